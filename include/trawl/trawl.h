@@ -1,0 +1,12 @@
+/* libtrawl: everything in one include. */
+#ifndef TRAWL_H
+#define TRAWL_H
+
+#include "trawl/status.h"
+#include "trawl/reg.h"
+#include "trawl/event.h"
+#include "trawl/input.h"
+
+#define TRAWL_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,344 @@
+/* Register catalogue: names -> canonical storage registers (see reg.h). */
+#include "trawl/reg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int lower(int c)
+{
+	return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+}
+
+/* Case-insensitive prefix match of a whole word: name[0..len) == word. */
+static int word_eq(const char *name, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+	if (n != len)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (lower((unsigned char)name[i]) != word[i])
+			return 0;
+	return 1;
+}
+
+/* Parse a decimal register number in name[0..len), max two digits. */
+static int reg_number(const char *s, size_t len, unsigned max, unsigned *out)
+{
+	unsigned v = 0;
+	if (len == 0 || len > 2)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	if (len == 2 && s[0] == '0')
+		return 0;
+	if (v > max)
+		return 0;
+	*out = v;
+	return 1;
+}
+
+static void set_ref(struct trawl_reg_ref *o, uint32_t reg, unsigned off, unsigned size,
+		    unsigned zext)
+{
+	o->reg = reg;
+	o->offset = (uint16_t)off;
+	o->size = (uint16_t)size;
+	o->zext = (uint16_t)zext;
+}
+
+/* Names with a banked suffix (r14_svc, SP_EL3, MSP_S): compare the part
+ * before the first underscore. */
+static size_t base_len(const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (name[i] == '_')
+			return i;
+	return len;
+}
+
+int trawl_reg_parse(const char *name, size_t len, enum trawl_reg_state state,
+		    struct trawl_reg_ref *out)
+{
+	unsigned n;
+	size_t blen = base_len(name, len);
+	int a32 = state == TRAWL_REG_STATE_A32;
+
+	if (len == 0)
+		return 0;
+	int c0 = lower((unsigned char)name[0]);
+
+	/* stack pointers: SP, WSP, SP_ELn, MSP/PSP (M-profile), any banking */
+	if (word_eq(name, blen, "sp") || word_eq(name, blen, "msp") ||
+	    word_eq(name, blen, "psp")) {
+		set_ref(out, TRAWL_REG_SP, 0, a32 ? 4 : 0, 0);
+		return 1;
+	}
+	if (word_eq(name, len, "wsp")) {
+		set_ref(out, TRAWL_REG_SP, 0, 4, 8);
+		return 1;
+	}
+	if (word_eq(name, blen, "lr")) {
+		if (a32)
+			set_ref(out, TRAWL_REG_X0 + 14, 0, 4, 0);
+		else
+			set_ref(out, TRAWL_REG_X0 + 30, 0, 0, 0);
+		return 1;
+	}
+	if (word_eq(name, len, "pc")) {
+		set_ref(out, TRAWL_REG_PC, 0, 0, 0);
+		return 1;
+	}
+	if (word_eq(name, blen, "cpsr") || word_eq(name, len, "psr") ||
+	    word_eq(name, len, "xpsr") || word_eq(name, len, "apsr") ||
+	    word_eq(name, len, "nzcv")) {
+		set_ref(out, TRAWL_REG_PSR, 0, 0, 0);
+		return 1;
+	}
+	if (word_eq(name, len, "fpsr")) {
+		set_ref(out, TRAWL_REG_FPSR, 0, 4, 0);
+		return 1;
+	}
+	if (word_eq(name, len, "fpcr")) {
+		set_ref(out, TRAWL_REG_FPCR, 0, 0, 0);
+		return 1;
+	}
+	if (word_eq(name, len, "fpscr")) {
+		set_ref(out, TRAWL_REG_FPSCR, 0, 4, 0);
+		return 1;
+	}
+	if (word_eq(name, len, "ffr")) {
+		set_ref(out, TRAWL_REG_FFR, 0, 0, 0);
+		return 1;
+	}
+	if (len < 2)
+		return 0;
+
+	switch (c0) {
+	case 'x':
+	case 'e': /* some producers print E0..E30 for X registers */
+		if (!reg_number(name + 1, len - 1, 30, &n))
+			return 0;
+		set_ref(out, TRAWL_REG_X0 + n, 0, 8, 0);
+		return 1;
+	case 'w':
+		if (!reg_number(name + 1, len - 1, 30, &n))
+			return 0;
+		set_ref(out, TRAWL_REG_X0 + n, 0, 4, 8);
+		return 1;
+	case 'r':
+		/* AArch32 core registers, possibly banked: r13_main_s, r14_svc */
+		if (!reg_number(name + 1, blen - 1, 15, &n))
+			return 0;
+		if (n == 13)
+			set_ref(out, TRAWL_REG_SP, 0, 4, 0);
+		else if (n == 15)
+			set_ref(out, TRAWL_REG_PC, 0, 4, 0);
+		else
+			set_ref(out, TRAWL_REG_X0 + n, 0, 4, 0);
+		return 1;
+	case 'q':
+	case 'v':
+		if (!reg_number(name + 1, len - 1, 31, &n))
+			return 0;
+		set_ref(out, TRAWL_REG_V0 + n, 0, 16, 0);
+		return 1;
+	case 'z':
+		if (!reg_number(name + 1, len - 1, 31, &n))
+			return 0;
+		set_ref(out, TRAWL_REG_V0 + n, 0, 0, 0);
+		return 1;
+	case 'p':
+		if (!reg_number(name + 1, len - 1, 31, &n))
+			return 0;
+		set_ref(out, TRAWL_REG_P0 + n, 0, 0, 0);
+		return 1;
+	case 'd':
+		if (!reg_number(name + 1, len - 1, 31, &n))
+			return 0;
+		if (a32)
+			set_ref(out, TRAWL_REG_V0 + n / 2, (n % 2) * 8, 8, 0);
+		else
+			set_ref(out, TRAWL_REG_V0 + n, 0, 8, 16);
+		return 1;
+	case 's':
+		if (!reg_number(name + 1, len - 1, 31, &n))
+			return 0;
+		if (a32)
+			set_ref(out, TRAWL_REG_V0 + n / 4, (n % 4) * 4, 4, 0);
+		else
+			set_ref(out, TRAWL_REG_V0 + n, 0, 4, 16);
+		return 1;
+	case 'h':
+		if (a32 || !reg_number(name + 1, len - 1, 31, &n))
+			return 0;
+		set_ref(out, TRAWL_REG_V0 + n, 0, 2, 16);
+		return 1;
+	case 'b':
+		if (a32 || !reg_number(name + 1, len - 1, 31, &n))
+			return 0;
+		set_ref(out, TRAWL_REG_V0 + n, 0, 1, 16);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+const char *trawl_reg_name(uint32_t reg)
+{
+	static const char *xn[31] = {
+		"x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6",  "x7",
+		"x8",  "x9",  "x10", "x11", "x12", "x13", "x14", "x15",
+		"x16", "x17", "x18", "x19", "x20", "x21", "x22", "x23",
+		"x24", "x25", "x26", "x27", "x28", "x29", "x30",
+	};
+	static const char *vn[32] = {
+		"v0",  "v1",  "v2",  "v3",  "v4",  "v5",  "v6",  "v7",
+		"v8",  "v9",  "v10", "v11", "v12", "v13", "v14", "v15",
+		"v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+		"v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31",
+	};
+	static const char *pn[32] = {
+		"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",
+		"p8",  "p9",  "p10", "p11", "p12", "p13", "p14", "p15",
+		"p16", "p17", "p18", "p19", "p20", "p21", "p22", "p23",
+		"p24", "p25", "p26", "p27", "p28", "p29", "p30", "p31",
+	};
+	if (reg <= 30)
+		return xn[reg];
+	if (reg >= TRAWL_REG_V0 && reg < TRAWL_REG_V0 + 32)
+		return vn[reg - TRAWL_REG_V0];
+	if (reg >= TRAWL_REG_P0 && reg < TRAWL_REG_P0 + 32)
+		return pn[reg - TRAWL_REG_P0];
+	switch (reg) {
+	case TRAWL_REG_SP: return "sp";
+	case TRAWL_REG_PC: return "pc";
+	case TRAWL_REG_PSR: return "psr";
+	case TRAWL_REG_FPSR: return "fpsr";
+	case TRAWL_REG_FPCR: return "fpcr";
+	case TRAWL_REG_FPSCR: return "fpscr";
+	case TRAWL_REG_FFR: return "ffr";
+	default: return NULL;
+	}
+}
+
+uint32_t trawl_reg_width(uint32_t reg)
+{
+	if (reg <= TRAWL_REG_PSR)
+		return 8;
+	if (reg == TRAWL_REG_FPSR || reg == TRAWL_REG_FPSCR)
+		return 4;
+	if (reg == TRAWL_REG_FPCR)
+		return 8;
+	if (reg >= TRAWL_REG_V0 && reg < TRAWL_REG_V0 + 32)
+		return TRAWL_REG_V_BYTES;
+	if ((reg >= TRAWL_REG_P0 && reg < TRAWL_REG_P0 + 32) || reg == TRAWL_REG_FFR)
+		return TRAWL_REG_P_BYTES;
+	if (reg >= TRAWL_REG_SYS_BASE)
+		return TRAWL_REG_SYS_BYTES;
+	return 0;
+}
+
+/* ---- interned system register names ---- */
+
+static uint32_t name_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (uint32_t)lower((unsigned char)s[i]);
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static int name_eq(const char *a, const char *b, size_t blen)
+{
+	size_t i;
+	for (i = 0; i < blen; i++)
+		if (a[i] == 0 || lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+			return 0;
+	return a[i] == 0;
+}
+
+void trawl_reg_names_init(struct trawl_reg_names *t)
+{
+	memset(t, 0, sizeof *t);
+}
+
+void trawl_reg_names_release(struct trawl_reg_names *t)
+{
+	for (size_t i = 0; i < t->count; i++)
+		free(t->names[i]);
+	free(t->names);
+	free(t->slots);
+	memset(t, 0, sizeof *t);
+}
+
+uint32_t trawl_reg_names_find(const struct trawl_reg_names *t, const char *name, size_t len)
+{
+	if (t->nslots == 0)
+		return 0;
+	size_t mask = t->nslots - 1;
+	for (size_t i = name_hash(name, len) & mask;; i = (i + 1) & mask) {
+		uint32_t s = t->slots[i];
+		if (s == 0)
+			return 0;
+		if (name_eq(t->names[s - 1], name, len))
+			return TRAWL_REG_SYS_BASE + s - 1;
+	}
+}
+
+static int rehash(struct trawl_reg_names *t, size_t nslots)
+{
+	uint32_t *slots = calloc(nslots, sizeof *slots);
+	if (!slots)
+		return 0;
+	for (size_t k = 0; k < t->count; k++) {
+		size_t i = name_hash(t->names[k], strlen(t->names[k])) & (nslots - 1);
+		while (slots[i])
+			i = (i + 1) & (nslots - 1);
+		slots[i] = (uint32_t)k + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = nslots;
+	return 1;
+}
+
+uint32_t trawl_reg_names_intern(struct trawl_reg_names *t, const char *name, size_t len)
+{
+	uint32_t id = trawl_reg_names_find(t, name, len);
+	if (id)
+		return id;
+	if ((t->count + 1) * 2 > t->nslots && !rehash(t, t->nslots ? t->nslots * 2 : 64))
+		return 0;
+	char **names = realloc(t->names, (t->count + 1) * sizeof *names);
+	if (!names)
+		return 0;
+	t->names = names;
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, name, len);
+	copy[len] = 0;
+	names[t->count] = copy;
+	size_t i = name_hash(name, len) & (t->nslots - 1);
+	while (t->slots[i])
+		i = (i + 1) & (t->nslots - 1);
+	t->slots[i] = (uint32_t)t->count + 1;
+	t->count++;
+	return TRAWL_REG_SYS_BASE + (uint32_t)t->count - 1;
+}
+
+const char *trawl_reg_names_get(const struct trawl_reg_names *t, uint32_t reg)
+{
+	if (reg >= TRAWL_REG_SYS_BASE) {
+		if (t && reg - TRAWL_REG_SYS_BASE < t->count)
+			return t->names[reg - TRAWL_REG_SYS_BASE];
+		return "?";
+	}
+	const char *n = trawl_reg_name(reg);
+	return n ? n : "?";
+}

@@ -1,0 +1,135 @@
+/* Shared CLI helpers: consistent messages, exit codes and progress. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void vmessage(const char *kind, const char *cmd, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "trawl: ");
+	if (cmd && *cmd)
+		fprintf(stderr, "%s: ", cmd);
+	if (kind)
+		fprintf(stderr, "%s", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(NULL, cmd, fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("warning: ", cmd, fmt, ap);
+	va_end(ap);
+}
+
+int cli_report(const char *cmd, const struct trawl_error *err)
+{
+	char buf[1024];
+	trawl_error_format(err, buf, sizeof buf);
+	cli_error(cmd, "%s", buf);
+	if (err->excerpt[0]) {
+		fprintf(stderr, "  | %s\n", err->excerpt);
+		if (err->column && err->column <= strlen(err->excerpt))
+			fprintf(stderr, "  | %*s^\n", (int)err->column - 1, "");
+	}
+	switch (err->status) {
+	case TRAWL_ERR_USAGE:
+		return EXIT_USAGE;
+	default:
+		return EXIT_BAD_INPUT;
+	}
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(NULL, cmd, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try 'trawl %s --help' for more information.\n", cmd);
+	return EXIT_USAGE;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return 0;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return 0;
+	*out = v;
+	return 1;
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void cli_progress_start(struct cli_progress *p, const char *label, uint64_t total)
+{
+	memset(p, 0, sizeof *p);
+	p->label = label;
+	p->total = total;
+	p->start = p->last = cli_now();
+	p->active = isatty(2) && getenv("TRAWL_NO_PROGRESS") == NULL;
+}
+
+void cli_progress_update(struct cli_progress *p, uint64_t done)
+{
+	if (!p->active)
+		return;
+	double now = cli_now();
+	if (now - p->start < 0.5 || now - p->last < 0.1)
+		return;
+	p->last = now;
+	p->shown = 1;
+	double mb = (double)done / 1e6, rate = mb / (now - p->start);
+	if (p->total) {
+		double f = (double)done / (double)p->total;
+		if (f > 1)
+			f = 1;
+		int w = 30, k = (int)(f * w);
+		fprintf(stderr, "\r%s [%.*s%*s] %5.1f%% %.0f MB/s ", p->label, k,
+			"##############################", w - k, "", f * 100, rate);
+	} else {
+		fprintf(stderr, "\r%s %.0f MB %.0f MB/s ", p->label, mb, rate);
+	}
+	fflush(stderr);
+}
+
+void cli_progress_finish(struct cli_progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+	p->shown = 0;
+}

@@ -1,0 +1,62 @@
+/* Helpers shared by the subcommands: messages, exit codes, progress. */
+#ifndef TRAWL_CLI_H
+#define TRAWL_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trawl/trawl.h"
+
+/* Exit codes: 0 ok, 1 bad input or failure, 2 usage. */
+#define EXIT_OK 0
+#define EXIT_BAD_INPUT 1
+#define EXIT_USAGE 2
+
+#define TRAWL_COMMAND(name, fn, summary) int fn(int argc, char **argv);
+#include "commands.h"
+#undef TRAWL_COMMAND
+
+/* "trawl: CMD: message" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+void cli_warn(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+/* Print a library error (with file:line:col and excerpt) and return the exit
+ * code that fits its status. */
+int cli_report(const char *cmd, const struct trawl_error *err);
+/* Usage error: message plus "see 'trawl CMD --help'"; returns EXIT_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/* Is argv[i] "--help" or "-h"? Commands print their help text and exit 0. */
+int cli_wants_help(int argc, char **argv);
+
+/* Parse an unsigned number (decimal or 0x hex). Returns 1 on success. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+/* Progress bar on stderr, shown only when stderr is a terminal and the work
+ * takes long enough to matter (> 0.5 s). */
+struct cli_progress {
+	const char *label;
+	uint64_t total;
+	double start;
+	double last;
+	int active;
+	int shown;
+};
+void cli_progress_start(struct cli_progress *p, const char *label, uint64_t total);
+void cli_progress_update(struct cli_progress *p, uint64_t done);
+void cli_progress_finish(struct cli_progress *p);
+
+double cli_now(void);
+
+#endif

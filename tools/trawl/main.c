@@ -1,0 +1,89 @@
+/* trawl: the command table and dispatch (git-style subcommands). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+#define TRAWL_COMMAND(name, fn, summary) { name, fn, summary },
+#include "commands.h"
+#undef TRAWL_COMMAND
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void print_overview(FILE *f)
+{
+	fprintf(f,
+		"usage: trawl [--version] [--help] COMMAND [ARGS...]\n"
+		"\n"
+		"trawl makes processor and system execution traces explorable in time.\n"
+		"\n"
+		"Commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f,
+		"\n"
+		"'trawl help COMMAND' or 'trawl COMMAND --help' explains one command.\n"
+		"Exit status: 0 success, 1 bad input or failure, 2 usage error.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int cmd_version(int argc, char **argv)
+{
+	if (cli_wants_help(argc, argv)) {
+		printf("usage: trawl version\n\nPrints the version of trawl.\n");
+		return EXIT_OK;
+	}
+	if (argc > 1)
+		return cli_usage("version", "unexpected argument '%s'", argv[1]);
+	printf("trawl %s\n", TRAWL_VERSION);
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_overview(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+		print_overview(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(name, "--version") == 0)
+		name = "version";
+	if (strcmp(name, "help") == 0) {
+		if (argc < 3) {
+			print_overview(stdout);
+			return EXIT_OK;
+		}
+		const struct command *c = find_command(argv[2]);
+		if (!c) {
+			fprintf(stderr, "trawl: help: no such command '%s'\n", argv[2]);
+			return EXIT_USAGE;
+		}
+		char *hargv[] = { argv[2], "--help", NULL };
+		return c->fn(2, hargv);
+	}
+	const struct command *c = find_command(name);
+	if (!c) {
+		fprintf(stderr, "trawl: '%s' is not a trawl command. See 'trawl --help'.\n", name);
+		return EXIT_USAGE;
+	}
+	return c->fn(argc - 1, argv + 1);
+}
