@@ -6,6 +6,7 @@
 #include "trawl/reg.h"
 #include "trawl/event.h"
 #include "trawl/input.h"
+#include "trawl/reader.h"
 
 #define TRAWL_VERSION "0.1.0"
 

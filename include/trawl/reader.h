@@ -1,0 +1,74 @@
+/* Readers: bytes in, event batches out, whatever the source format.
+ *
+ * trawl_reader_open recognises the format by content (in one place, so
+ * every command opens every format) and returns a reader that yields
+ * batches of events (see event.h). Readers are driven in chunks from a
+ * trawl_input, so files, pipes and compressed data all work the same way.
+ */
+#ifndef TRAWL_READER_H
+#define TRAWL_READER_H
+
+#include <stdint.h>
+
+#include "trawl/event.h"
+#include "trawl/input.h"
+#include "trawl/status.h"
+
+struct trawl_reader;
+
+enum trawl_format {
+	TRAWL_FORMAT_AUTO = 0,
+	TRAWL_FORMAT_TARMAC,
+};
+
+/* Called for each warning (bad line skipped in lenient mode, first line of
+ * an unknown record type, ...). The error record is only valid during the
+ * call. */
+typedef void (*trawl_warn_fn)(void *ctx, const struct trawl_error *warning);
+
+struct trawl_reader_options {
+	enum trawl_format format;      /* AUTO: detect from content */
+	int implicit_thumb;            /* Tarmac: lines without an instruction-set
+	                                  field are Thumb (M-profile traces) */
+	int big_endian;                /* Tarmac: memory values are big-endian */
+	int lenient;                   /* skip malformed lines (counted, warned)
+	                                  instead of failing */
+	uint32_t batch_events;         /* events per batch; 0 = default (4096) */
+	struct trawl_input_options input;
+	trawl_warn_fn warn;            /* may be NULL */
+	void *warn_ctx;
+};
+
+/* Counters a reader keeps; valid at any time. */
+struct trawl_reader_stats {
+	uint64_t lines;                /* lines read so far */
+	uint64_t bytes;                /* decompressed bytes read so far */
+	uint64_t events;
+	uint64_t bad_lines;            /* skipped in lenient mode */
+	uint64_t unknown_lines;        /* kept as text events */
+};
+
+/* Open `path` ("-" = stdin). opt may be NULL for defaults. */
+enum trawl_status trawl_reader_open(struct trawl_reader **out, const char *path,
+				    const struct trawl_reader_options *opt,
+				    struct trawl_error *err);
+
+/* Read from an input already opened; the reader takes ownership of `in`. */
+enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct trawl_input *in,
+					  const struct trawl_reader_options *opt,
+					  struct trawl_error *err);
+
+/* Next batch. TRAWL_OK with batch->count > 0; TRAWL_END when the input is
+ * exhausted; an error status (with err filled: file, line, column, excerpt)
+ * for bad input. Everything the batch points to is borrowed until the next
+ * call on this reader. */
+enum trawl_status trawl_reader_next(struct trawl_reader *r, struct trawl_event_batch *batch,
+				    struct trawl_error *err);
+
+const struct trawl_reader_stats *trawl_reader_stats(const struct trawl_reader *r);
+struct trawl_input *trawl_reader_input(struct trawl_reader *r);
+enum trawl_format trawl_reader_format(const struct trawl_reader *r);
+
+void trawl_reader_close(struct trawl_reader *r);
+
+#endif
