@@ -837,7 +837,7 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 				} else if (n && all_nib(nib, n, TL_NIB_DASH)) {
 					memset(nib + n, TL_NIB_DASH, want - n);
 				} else {
-					return fail(t, l, l->p, "register value too short: %zu hex digits, expected %zu",
+					return fail(t, l, vstart, "register value too short: %zu hex digits, expected %zu",
 						    n, want);
 				}
 				n = want;
