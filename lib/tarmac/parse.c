@@ -572,9 +572,14 @@ static int reg_lookup(struct trawl_tarmac *t, const char *name, size_t n, unsign
 	struct tarmac_regcache *c = NULL;
 	if (n <= sizeof c->name) {
 		c = &t->regcache[name_hash(name, n, state) & (TARMAC_REGCACHE - 1)];
-		if (c->valid && c->len == n && c->state == state && !memcmp(c->name, name, n)) {
-			*out = *c;
-			return 0;
+		if (c->valid && c->len == n && c->state == state) {
+			size_t i = 0;
+			while (i < n && c->name[i] == name[i])
+				i++;
+			if (i == n) {
+				*out = *c;
+				return 0;
+			}
 		}
 	}
 	struct trawl_reg_ref ref;
@@ -1130,7 +1135,8 @@ static int fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		time = time * 10 + (unsigned)(*p++ - '0');
 	size_t ul = t->fast_unit_len;
 	if (p == s || p - s > 19 || !ul || e - p < (ptrdiff_t)ul + 8 || *p != ' ' ||
-	    memcmp(p + 1, t->fast_unit, ul) != 0 || p[1 + ul] != ' ')
+	    p[1] != t->fast_unit[0] || p[2] != t->fast_unit[1] ||
+	    (ul == 3 && p[3] != t->fast_unit[2]) || p[1 + ul] != ' ')
 		return 0;
 	p += ul + 2;
 	ln->time = time;
@@ -1191,8 +1197,15 @@ static int fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		if (reg_lookup(t, name, (size_t)(ne - name), reg_state(t, 0), &rc))
 			return -1;
 		size_t want = rc.flexible ? 0 : 2u * rc.size;
-		if (!want || want > 16 || fast_hex(val, e, &n, &v) != e || n != want)
+		/* v holds at most 16 digits: longer values take the general path */
+		if (fast_hex(val, e, &n, &v) != e || (want ? n != want || want > 16 : (n != 8 && n != 16)))
 			return 0;
+		if (!want) {
+			/* cpsr, SP: the value's width is the write's */
+			if (rc.offset + n / 2 > reg_width(rc.reg))
+				return 0;
+			want = n;
+		}
 		size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
 		if (!tarmac_reserve_regs(t, 1))
 			return -1;
