@@ -109,6 +109,9 @@ static inline uint32_t tl_swar_hex8(uint64_t x)
 /* Scan a run of hex digits at p (stops at the first non-hex character);
  * returns its length, and in *v the value of its last 16 digits. Eight
  * characters at a time while the line has them, with no branch per digit. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline size_t tl_hexrun(const char *p, const char *e, uint64_t *v)
 {
 	const char *q = p;

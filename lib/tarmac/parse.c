@@ -172,6 +172,24 @@ static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 
 /* ---- small field helpers ---- */
 
+/* Store the low n bytes of v least significant first (n <= 8). */
+static inline void store_le(uint8_t *dst, uint64_t v, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(dst, &v, n);
+#else
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
+/* ... or most significant first (big-endian memory) */
+static inline void store_be(uint8_t *dst, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
 static unsigned dec_small(const char *s, size_t n)
 {
 	unsigned v = 0;
@@ -789,8 +807,7 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		uint32_t off = tarmac_pool_alloc(t, want / 2);
 		if (off == UINT32_MAX)
 			return E_NOMEM;
-		for (size_t i = 0; i < want / 2; i++)
-			t->pool[off + i] = (uint8_t)(v >> (8 * i));
+		store_le(t->pool + off, v, want / 2);
 		struct trawl_reg_write *w = &t->regs[t->nregs++];
 		w->reg = rc.reg;
 		w->offset = (uint16_t)base;
@@ -975,8 +992,10 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		}
 	}
 	if (got == want && (l->p + span == l->e || tl_is(l->p[span], TL_SPACE))) {
-		for (unsigned i = 0; i < size; i++)
-			bytes[i] = (uint8_t)(t->opt.big_endian ? v >> (8 * (size - 1 - i)) : v >> (8 * i));
+		if (t->opt.big_endian)
+			store_be(bytes, v, size);
+		else
+			store_le(bytes, v, size);
 		return emit_mem(t, flags, addr, paddr, bytes, NULL, size, 0);
 	}
 	uint8_t nib[72];
@@ -1212,8 +1231,7 @@ static int fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		uint32_t off = tarmac_pool_alloc(t, want / 2);
 		if (off == UINT32_MAX)
 			return -1;
-		for (size_t i = 0; i < want / 2; i++)
-			t->pool[off + i] = (uint8_t)(v >> (8 * i));
+		store_le(t->pool + off, v, want / 2);
 		struct trawl_reg_write *wr = &t->regs[t->nregs++];
 		wr->reg = rc.reg;
 		wr->offset = rc.offset;
@@ -1253,8 +1271,10 @@ static int fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		if (q != e || n != 2 * size)
 			return 0;
 		uint8_t bytes[8];
-		for (unsigned i = 0; i < size; i++)
-			bytes[i] = (uint8_t)(t->opt.big_endian ? v >> (8 * (size - 1 - i)) : v >> (8 * i));
+		if (t->opt.big_endian)
+			store_be(bytes, v, size);
+		else
+			store_le(bytes, v, size);
 		size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
 		if (emit_mem(t, flags, addr, pa, bytes, NULL, size, 0))
 			return -1;
