@@ -618,6 +618,78 @@ static void chunking_invariance(void **state)
 	free(text);
 }
 
+/* The fast path and the general grammar give identical events. */
+static char *flatten_lines(const char *text, int fast)
+{
+	struct trawl_tarmac *t = parser(0, 0, 0);
+	trawl_tarmac_set_fast_path(t, fast);
+	feed(t, text);
+	struct trawl_event_batch b;
+	peek_all(t, &b);
+	size_t cap = 1 << 20, n = 0;
+	char *out = malloc(cap);
+	for (size_t i = 0; i < b.count; i++) {
+		const struct trawl_event *e = &b.events[i];
+		if (n + 4096 > cap)
+			out = realloc(out, cap *= 2);
+		n += (size_t)snprintf(out + n, cap - n, "%llu+%u k%u f%x t%llu u%u c%u pc%llx e%x w%u i%u el%u %.*s|%.*s|",
+				      (unsigned long long)e->line, e->nlines, e->kind, e->flags,
+				      (unsigned long long)e->time, e->time_unit, e->cpu,
+				      (unsigned long long)e->u.insn.pc, e->u.insn.encoding, e->u.insn.width,
+				      e->u.insn.iset, e->u.insn.el,
+				      e->kind == TRAWL_EV_INSN ? (int)e->u.insn.mode.len : 0,
+				      e->kind == TRAWL_EV_INSN ? e->u.insn.mode.ptr : "",
+				      e->kind == TRAWL_EV_INSN ? (int)e->u.insn.disasm.len : 0,
+				      e->kind == TRAWL_EV_INSN ? e->u.insn.disasm.ptr : "");
+		for (uint32_t k = 0; k < e->nregs; k++) {
+			const struct trawl_reg_write *w = &b.regs[e->first_reg + k];
+			n += (size_t)snprintf(out + n, cap - n, " r%u@%u/%u/%u:", w->reg, w->offset, w->size, w->zext);
+			for (uint32_t j = 0; j < w->size; j++)
+				n += (size_t)snprintf(out + n, cap - n, "%02x", b.pool[w->value + j]);
+		}
+		for (uint32_t k = 0; k < e->nmems; k++) {
+			const struct trawl_mem_access *m = &b.mems[e->first_mem + k];
+			n += (size_t)snprintf(out + n, cap - n, " m%llx/%llx/%u/%x:", (unsigned long long)m->addr,
+					      (unsigned long long)m->paddr, m->size, m->flags);
+			for (uint32_t j = 0; j < m->size; j++)
+				n += (size_t)snprintf(out + n, cap - n, "%02x", b.pool[m->value + j]);
+		}
+		out[n++] = '\n';
+	}
+	out[n] = 0;
+	trawl_tarmac_destroy(t);
+	return out;
+}
+
+static void fast_path_agrees(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = sample_text(500, &len);
+	static const char extra[] =
+		"7 clk IT (7) 00008000 a00a T svc_s : ADR      r0,{pc}+0x2c ; 0x8034\n"
+		"7 clk R r0 0000ab34\n"
+		"7 clk R cpsr 600003c5\n"
+		"7 clk R SP_EL1 00000000000fffe0\n"
+		"7 clk R SCTLR_EL1 30d00800\n"
+		"7 clk R q0 93c467e37db0c7a4d1be3f810152cb56\n"
+		"7 clk R s0 3f800000\n"
+		"7 clk MR1 000090c0 72\n"
+		"7 clk MW2 0000ab94:00000000ab94 2202\n"
+		"8 clk IS (8) 0000802c 1afb T svc_s : SUBNE    r3,r7,r3\n"
+		"9 clk IT (9) 0000c7ec 54ffffa1 O EL3h_s : B.NE     {pc}-0xc ; 0xc7e0\n"
+		"9 clk R X30 0000000000008004\n"
+		"9 clk R W3 0000ffff\n";
+	text = realloc(text, len + sizeof extra);
+	memcpy(text + len, extra, sizeof extra);
+	char *fast = flatten_lines(text, 1), *general = flatten_lines(text, 0);
+	assert_true(strlen(fast) > 1000);
+	assert_string_equal(fast, general);
+	free(fast);
+	free(general);
+	free(text);
+}
+
 static void hostile_input(void **state)
 {
 	(void)state;
@@ -671,6 +743,7 @@ int main(void)
 		cmocka_unit_test(bad_lines),
 		cmocka_unit_test(lenient_mode),
 		cmocka_unit_test(chunking_invariance),
+		cmocka_unit_test(fast_path_agrees),
 		cmocka_unit_test(hostile_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
