@@ -31,6 +31,13 @@ struct emu_access {
 	uint32_t write;
 };
 
+/* Guest memory a system call wrote. */
+struct emu_range {
+	uint64_t addr;
+	uint64_t len;
+};
+#define EMU_MAX_SYSW 64
+
 struct trawl_emu {
 	struct trawl_emu_options opt;
 	char *path;
@@ -58,6 +65,8 @@ struct trawl_emu {
 	unsigned idx_len;
 	struct emu_access mem[EMU_MAX_MEM];
 	unsigned nmem;
+	struct emu_range sysw[EMU_MAX_SYSW];
+	unsigned nsysw;
 	int stopped;
 	struct trawl_emu_result res;
 	struct trawl_error fault;       /* why the run stopped early */

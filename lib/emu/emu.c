@@ -57,9 +57,9 @@ void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt,
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	e->fault_status = TRAWL_ERR_FORMAT;
-	trawl_error_set(&e->fault, TRAWL_ERR_FORMAT, "%s at pc 0x%llx%s after %llu instructions",
-			what, (unsigned long long)pc, "", (unsigned long long)(e->n ? e->n - 1 : 0));
-	trawl_error_at(&e->fault, e->path, 0, 0, 0);
+	trawl_error_set(&e->fault, TRAWL_ERR_FORMAT, "%s at pc 0x%llx, after %llu instructions",
+			what, (unsigned long long)pc, (unsigned long long)(e->n ? e->n - 1 : 0));
+	snprintf(e->fault.file, sizeof e->fault.file, "%s", e->path);
 	e->res.stop = TRAWL_EMU_FAULT;
 	e->res.fault_pc = pc;
 	e->res.fault_addr = addr;
@@ -434,7 +434,8 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 		goto fail;
 	st = trawl_elf_parse(e->file, e->file_len, &e->img, err);
 	if (st) {
-		trawl_error_at(err, elf_path, 0, 0, 0);
+		if (err)
+			snprintf(err->file, sizeof err->file, "%s", elf_path);
 		goto fail;
 	}
 	uc_err ue = uc_open(UC_ARCH_ARM64, UC_MODE_ARM, &e->uc);
@@ -450,7 +451,8 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	if (!st)
 		st = build_stack(e, err);
 	if (st) {
-		trawl_error_at(err, elf_path, 0, 0, 0);
+		if (err)
+			snprintf(err->file, sizeof err->file, "%s", elf_path);
 		goto fail;
 	}
 	/* EL0, AArch64, interrupts unmasked: where Linux starts a program */

@@ -55,6 +55,22 @@ static uint64_t reg(struct trawl_emu *e, int n)
 	return v;
 }
 
+/* Write guest memory on behalf of the kernel, and remember the range so the
+ * trace shows it as MW lines of the SVC: the memory contents a trace
+ * describes stay complete across read(), fstat() and the like. */
+static uc_err guest_write(struct trawl_emu *e, uint64_t addr, const void *data, size_t len)
+{
+	uc_err ue = uc_mem_write(e->uc, addr, data, len);
+	if (ue == UC_ERR_OK && len && e->nsysw < EMU_MAX_SYSW) {
+		struct emu_range *last = e->nsysw ? &e->sysw[e->nsysw - 1] : NULL;
+		if (last && last->addr + last->len == addr)
+			last->len += len;
+		else
+			e->sysw[e->nsysw++] = (struct emu_range){ addr, len };
+	}
+	return ue;
+}
+
 int emu_read_string(struct trawl_emu *e, uint64_t addr, char *buf, size_t cap)
 {
 	for (size_t i = 0; i < cap; i++) {
@@ -86,7 +102,7 @@ static int64_t guest_io(struct trawl_emu *e, int fd, uint64_t addr, uint64_t len
 			r = off >= 0 ? pwrite(fd, buf, n, off + (int64_t)done) : write(fd, buf, n);
 		} else {
 			r = off >= 0 ? pread(fd, buf, n, off + (int64_t)done) : read(fd, buf, n);
-			if (r > 0 && uc_mem_write(e->uc, addr + done, buf, (size_t)r) != UC_ERR_OK)
+			if (r > 0 && guest_write(e, addr + done, buf, (size_t)r) != UC_ERR_OK)
 				return done ? (int64_t)done : -EFAULT;
 		}
 		if (r < 0)
@@ -141,7 +157,7 @@ static int64_t put_stat(struct trawl_emu *e, uint64_t addr, const struct stat *s
 	PUT(104, int64_t, st->st_ctim.tv_sec);
 	PUT(112, int64_t, st->st_ctim.tv_nsec);
 #undef PUT
-	return uc_mem_write(e->uc, addr, b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
+	return guest_write(e, addr, b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 static int open_flags(uint64_t g)
@@ -212,7 +228,7 @@ static int64_t sys_brk(struct trawl_emu *e, uint64_t want)
 		static const uint8_t zero[4096];
 		for (uint64_t a = want; a < e->brk_cur;) {
 			uint64_t n = e->brk_cur - a > sizeof zero ? sizeof zero : e->brk_cur - a;
-			uc_mem_write(e->uc, a, zero, n);
+			guest_write(e, a, zero, n);
 			a += n;
 		}
 	}
@@ -297,7 +313,7 @@ static int64_t sys_uname(struct trawl_emu *e, uint64_t addr)
 	strcpy(u[2], "6.1.0");
 	strcpy(u[3], "#1 SMP trawl emulate");
 	strcpy(u[4], "aarch64");
-	return uc_mem_write(e->uc, addr, u, sizeof u) == UC_ERR_OK ? 0 : -EFAULT;
+	return guest_write(e, addr, u, sizeof u) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 /* Deterministic "random" bytes, so that traces can be reproduced. */
@@ -310,7 +326,7 @@ static int64_t sys_getrandom(struct trawl_emu *e, uint64_t addr, uint64_t len)
 		e->rng ^= e->rng >> 7;
 		e->rng ^= e->rng << 17;
 		uint8_t b = (uint8_t)e->rng;
-		if (uc_mem_write(e->uc, addr + i, &b, 1) != UC_ERR_OK)
+		if (guest_write(e, addr + i, &b, 1) != UC_ERR_OK)
 			return -EFAULT;
 	}
 	return (int64_t)len;
@@ -326,7 +342,7 @@ static int64_t sys_prlimit(struct trawl_emu *e, uint64_t resource, uint64_t old)
 		v[0] = EMU_STACK_SIZE;
 	if (resource == RLIMIT_NOFILE_)
 		v[0] = v[1] = EMU_MAX_FDS;
-	return uc_mem_write(e->uc, old, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
+	return guest_write(e, old, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 static int64_t sys_readlinkat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t buf,
@@ -350,7 +366,7 @@ static int64_t sys_readlinkat(struct trawl_emu *e, uint64_t dfd, uint64_t path, 
 	}
 	if ((uint64_t)n > size)
 		n = (ssize_t)size;
-	return uc_mem_write(e->uc, buf, target, (size_t)n) == UC_ERR_OK ? n : -EFAULT;
+	return guest_write(e, buf, target, (size_t)n) == UC_ERR_OK ? n : -EFAULT;
 }
 
 static int64_t sys_ioctl(struct trawl_emu *e, uint64_t fd, uint64_t req, uint64_t arg)
@@ -369,7 +385,7 @@ static int64_t sys_ioctl(struct trawl_emu *e, uint64_t fd, uint64_t req, uint64_
 	memcpy(b, f, 16);
 	b[16] = t.c_line;
 	memcpy(b + 17, t.c_cc, 19);
-	return uc_mem_write(e->uc, arg, b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
+	return guest_write(e, arg, b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 static int64_t sys_clock_gettime(struct trawl_emu *e, uint64_t clk, uint64_t addr)
@@ -378,7 +394,7 @@ static int64_t sys_clock_gettime(struct trawl_emu *e, uint64_t clk, uint64_t add
 	if (clock_gettime((clockid_t)clk, &ts) != 0)
 		return -errno;
 	int64_t v[2] = { ts.tv_sec, ts.tv_nsec };
-	return uc_mem_write(e->uc, addr, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
+	return guest_write(e, addr, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 static int64_t sys_fstatat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t buf,
@@ -448,7 +464,7 @@ int emu_syscall(struct trawl_emu *e)
 		else if (strlen(cwd) + 1 > a1)
 			r = -ERANGE;
 		else
-			r = uc_mem_write(e->uc, a0, cwd, strlen(cwd) + 1) == UC_ERR_OK
+			r = guest_write(e, a0, cwd, strlen(cwd) + 1) == UC_ERR_OK
 				    ? (int64_t)strlen(cwd) + 1 : -EFAULT;
 		break;
 	}
@@ -464,7 +480,7 @@ int emu_syscall(struct trawl_emu *e)
 		/* register: tell the program it runs on CPU 0 (cpu_id_start, cpu_id) */
 		if (!(a2 & 1)) {
 			uint32_t ids[2] = { 0, 0 };
-			r = uc_mem_write(e->uc, a0, ids, sizeof ids) == UC_ERR_OK ? 0 : -EFAULT;
+			r = guest_write(e, a0, ids, sizeof ids) == UC_ERR_OK ? 0 : -EFAULT;
 		} else {
 			r = 0;
 		}

@@ -233,6 +233,25 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	p += in->tail_len;
 	if (e->nmem)
 		p = put_memory(e, p, prefix, plen);
+	for (unsigned i = 0; i < e->nsysw; i++) {
+		/* written by the kernel during an SVC: shown in 16-byte pieces */
+		uint64_t a = e->sysw[i].addr, end = a + e->sysw[i].len;
+		while (a < end) {
+			if ((size_t)(p - e->buf) + 4096 > e->cap) {
+				e->len = (size_t)(p - e->buf);
+				if (emu_trace_flush(e) != TRAWL_OK)
+					return;
+				p = e->buf;
+			}
+			uint8_t b[16];
+			unsigned n = end - a > 16 ? 16 : (unsigned)(end - a);
+			if (uc_mem_read(e->uc, a, b, n) != UC_ERR_OK)
+				break;
+			p = put_access(e, p, prefix, plen, 1, a, b, n);
+			a += n;
+		}
+	}
+	e->nsysw = 0;
 	for (unsigned i = 0; i < in->nwrites; i++) {
 		memcpy(p, prefix, plen);
 		p = put_reg(e, p + plen, in->writes[i]);
