@@ -94,7 +94,7 @@ mode == "compare" {
 	next
 }
 END {
-	if (mode == "compare") { print "compared " compared " instructions, " bad " mismatches"; exit bad ? 1 : 0 }
+	if (mode == "compare") { print "compared " compared + 0 " instructions, " bad + 0 " mismatches"; exit bad ? 1 : 0 }
 	if (mode == "trace" && started) emit(curpc)
 	if (mode == "qemu" && started && k >= 1) emit(pc2)
 }
