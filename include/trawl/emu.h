@@ -52,7 +52,7 @@ struct trawl_emu_options {
 	int verify_writes;         /* slow self-check: compare the whole register
 	                              file before/after each instruction with the
 	                              decoded write set; a difference is an error */
-	size_t buffer_size;        /* output buffer bytes; 0 = 8 MiB */
+	size_t buffer_size;        /* output buffer bytes; 0 = 512 KiB (at least 256 KiB) */
 };
 
 /* Why the run ended. */

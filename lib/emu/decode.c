@@ -101,7 +101,7 @@ static size_t slot_of(uint64_t pc, size_t nslots)
 	return (size_t)(((pc >> 2) * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & (nslots - 1);
 }
 
-const struct emu_insn *emu_decoder_find(const struct emu_decoder *d, uint64_t pc)
+struct emu_insn *emu_decoder_find(const struct emu_decoder *d, uint64_t pc)
 {
 	size_t i = slot_of(pc, d->nslots);
 	for (;;) {
@@ -142,7 +142,7 @@ static char *put_hex(char *p, uint64_t v, int digits)
 	return p;
 }
 
-const struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc)
+struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc)
 {
 	if ((d->count + 1) * 2 > d->nslots && !grow(d))
 		return NULL;
@@ -150,16 +150,18 @@ const struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint3
 	struct emu_insn tmp;
 	emu_decode(d, pc, enc, &tmp, text, sizeof text);
 	size_t tlen = strlen(text);
-	/* " " pc(16) " " enc(8) " O EL0t_n : " text "\n" */
+	/* " " pc " " enc(8) " O EL0t_n : " text "\n"; the PC has 8 digits
+	 * when it fits in 32 bits, as Fast Models prints it */
 	size_t n = 1 + 16 + 1 + 8 + 12 + tlen + 1;
 	struct emu_insn *e = arena_alloc(d, sizeof *e);
-	char *t = arena_alloc(d, n);
+	/* padded: the writer copies the tail in whole 16-byte blocks */
+	char *t = arena_alloc(d, (n + 15) / 16 * 16);
 	if (!e || !t)
 		return NULL;
 	*e = tmp;
 	char *p = t;
 	*p++ = ' ';
-	p = put_hex(p, pc, 16);
+	p = put_hex(p, pc, pc >> 32 ? 16 : 8);
 	*p++ = ' ';
 	p = put_hex(p, enc, 8);
 	memcpy(p, " O EL0t_n : ", 12);

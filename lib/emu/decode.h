@@ -36,6 +36,10 @@ struct emu_insn {
 	uint16_t tail_len;
 	/* The IT line after "IT (<index>)": " <pc> <enc> O EL0t_n : <disasm>\n" */
 	const char *tail;
+	/* successors seen so far (the emulator's lookup shortcut): the
+	 * instruction at pc + 4 and the last other one that followed */
+	struct emu_insn *next_seq;
+	struct emu_insn *next_jump;
 };
 
 struct emu_decoder;
@@ -49,9 +53,9 @@ void emu_decode(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct emu_ins
 		char *text, size_t textsz);
 
 /* The cached decode of the instruction at pc, or NULL when not seen yet. */
-const struct emu_insn *emu_decoder_find(const struct emu_decoder *d, uint64_t pc);
+struct emu_insn *emu_decoder_find(const struct emu_decoder *d, uint64_t pc);
 /* Decode and remember; NULL when out of memory. */
-const struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc);
+struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc);
 
 /* Tarmac name of a register code ("X3", "SP_EL0", "cpsr", "q7"...). */
 const char *emu_reg_name(unsigned code);

@@ -60,9 +60,13 @@ struct trawl_emu {
 	/* run state */
 	struct trawl_outfile *out;
 	const struct emu_insn *cur;     /* instruction executing now, or NULL */
+	struct emu_insn *prev;          /* the one before it, for the successor shortcut */
 	uint64_t n;                     /* instructions started */
-	char idx[24];                   /* decimal n, right-aligned in idx[..24) */
-	unsigned idx_len;
+	/* "<n> clk " for the current instruction, kept up to date by counting
+	 * in place; ndigits digits, then " clk ". 64 bytes so that fixed-size
+	 * copies of it never read past the end. */
+	char prefix[64];
+	unsigned ndigits;
 	struct emu_access mem[EMU_MAX_MEM];
 	unsigned nmem;
 	struct emu_range sysw[EMU_MAX_SYSW];

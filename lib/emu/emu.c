@@ -69,17 +69,19 @@ void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt,
 
 /* ---- hooks ------------------------------------------------------------- */
 
+/* Add one to the decimal instruction index at the start of e->prefix; a new
+ * digit (at 10, 100, ...) shifts " clk " one place right. */
 static void count_up(struct trawl_emu *e)
 {
-	char *d = e->idx + sizeof e->idx - 1;
-	while (*d == '9') {
+	char *d = e->prefix + e->ndigits - 1;
+	while (d >= e->prefix && *d == '9')
 		*d-- = '0';
-	}
-	if (d < e->idx + sizeof e->idx - e->idx_len) {
-		*d = '1';
-		e->idx_len++;
-	} else {
+	if (d >= e->prefix) {
 		(*d)++;
+	} else {
+		memmove(e->prefix + 1, e->prefix, e->ndigits + 5);
+		e->prefix[0] = '1';
+		e->ndigits++;
 	}
 	e->n++;
 }
@@ -108,6 +110,22 @@ static void verify_writes(struct trawl_emu *e)
 	memcpy(e->verify_regs, now, sizeof now);
 }
 
+static struct emu_insn *lookup(struct trawl_emu *e, uint64_t addr)
+{
+	struct emu_insn *in = emu_decoder_find(e->dec, addr);
+	if (in)
+		return in;
+	uint32_t enc = 0;
+	if (uc_mem_read(e->uc, addr, &enc, 4) != UC_ERR_OK) {
+		emu_fault(e, addr, addr, "cannot read the instruction");
+		return NULL;
+	}
+	in = emu_decoder_add(e->dec, addr, enc);
+	if (!in)
+		emu_fault(e, addr, 0, "out of memory decoding");
+	return in;
+}
+
 static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct trawl_emu *e = user;
@@ -126,19 +144,24 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		return;
 	}
 	count_up(e);
-	const struct emu_insn *in = emu_decoder_find(e->dec, addr);
-	if (!in) {
-		uint32_t enc = 0;
-		if (uc_mem_read(uc, addr, &enc, 4) != UC_ERR_OK) {
-			emu_fault(e, addr, addr, "cannot read the instruction");
-			return;
-		}
-		in = emu_decoder_add(e->dec, addr, enc);
-		if (!in) {
-			emu_fault(e, addr, 0, "out of memory decoding");
-			return;
-		}
+	/* most instructions follow the previous one or its usual branch
+	 * target: try those before the hash table */
+	struct emu_insn *prev = e->prev, *in;
+	if (prev && prev->next_seq && prev->next_seq->pc == addr)
+		in = prev->next_seq;
+	else if (prev && prev->next_jump && prev->next_jump->pc == addr)
+		in = prev->next_jump;
+	else
+		in = lookup(e, addr);
+	if (!in)
+		return;
+	if (prev) {
+		if (addr == prev->pc + 4)
+			prev->next_seq = in;
+		else
+			prev->next_jump = in;
 	}
+	e->prev = in;
 	e->cur = in;
 	(void)size;
 }
@@ -460,8 +483,8 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	uc_reg_write(e->uc, UC_ARM64_REG_PSTATE, &pstate);
 	uc_reg_write(e->uc, UC_ARM64_REG_SP, &e->sp0);
 	uc_reg_write(e->uc, UC_ARM64_REG_PC, &e->img.entry);
-	e->idx[sizeof e->idx - 1] = '0';
-	e->idx_len = 1;
+	memcpy(e->prefix, "0 clk ", 6);
+	e->ndigits = 1;
 	*out = e;
 	return TRAWL_OK;
 fail:
@@ -476,10 +499,14 @@ enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 	int tracing = e->opt.style != TRAWL_EMU_STYLE_NONE;
 	memset(&e->res, 0, sizeof e->res);
 	e->out = out;
-	e->cap = e->opt.buffer_size ? e->opt.buffer_size : (size_t)8 << 20;
-	if (e->cap < (size_t)1 << 20)
-		e->cap = (size_t)1 << 20;
-	e->flush_at = e->cap - (512u << 10);
+	/* a buffer that stays in the CPU cache beats a huge one: the text is
+	 * written once and handed to write(2) or the compressor right away.
+	 * The margin holds the largest instruction (EMU_MAX_MEM accesses as
+	 * LD/ST lines, about 82 KiB) */
+	e->cap = e->opt.buffer_size ? e->opt.buffer_size : (size_t)512 << 10;
+	if (e->cap < (size_t)256 << 10)
+		e->cap = (size_t)256 << 10;
+	e->flush_at = e->cap - (128u << 10);
 	e->buf = malloc(e->cap);
 	if (!e->buf)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");

@@ -37,13 +37,6 @@ static char *put_bytes_hex(char *p, const uint8_t *b, unsigned n)
 	return p;
 }
 
-static char *put_str(char *p, const char *s)
-{
-	size_t n = strlen(s);
-	memcpy(p, s, n);
-	return p + n;
-}
-
 void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2])
 {
 	v[0] = v[1] = 0;
@@ -69,15 +62,33 @@ void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2])
 		uc_reg_read(e->uc, UC_ARM64_REG_Q0 + (int)(code - EMU_REG_V0), v);
 }
 
+/* "R NAME " for every register code, padded to 16 bytes for fixed copies. */
+static struct {
+	char text[16];
+	uint8_t len;
+} reg_head[EMU_REG_COUNT];
+
+static void init_reg_heads(void)
+{
+	if (reg_head[0].len)
+		return;
+	for (unsigned c = 0; c < EMU_REG_COUNT; c++) {
+		const char *n = emu_reg_name(c);
+		size_t l = strlen(n);
+		memcpy(reg_head[c].text, "R ", 2);
+		memcpy(reg_head[c].text + 2, n, l);
+		reg_head[c].text[2 + l] = ' ';
+		reg_head[c].len = (uint8_t)(3 + l);
+	}
+}
+
 /* "R NAME value" for one register, after the line prefix. */
 static char *put_reg(struct trawl_emu *e, char *p, unsigned code)
 {
 	uint64_t v[2];
 	emu_read_reg(e, code, v);
-	*p++ = 'R';
-	*p++ = ' ';
-	p = put_str(p, emu_reg_name(code));
-	*p++ = ' ';
+	memcpy(p, reg_head[code].text, 16);
+	p += reg_head[code].len;
 	if (code >= EMU_REG_V0) {
 		p = put_hex(p, v[1], 16);
 		p = put_hex(p, v[0], 16);
@@ -92,6 +103,7 @@ static char *put_reg(struct trawl_emu *e, char *p, unsigned code)
 
 void emu_trace_header(struct trawl_emu *e)
 {
+	init_reg_heads();
 	char *p = e->buf + e->len;
 	for (unsigned code = 0; code < EMU_REG_COUNT; code++) {
 		if (code > EMU_REG_TPIDR && code < EMU_REG_V0)
@@ -106,7 +118,7 @@ void emu_trace_header(struct trawl_emu *e)
 static char *put_mem_fm(char *p, const char *prefix, size_t plen, int write, uint64_t addr,
 			const uint8_t *b, unsigned size)
 {
-	memcpy(p, prefix, plen);
+	memcpy(p, prefix, 32);
 	p += plen;
 	*p++ = 'M';
 	*p++ = write ? 'W' : 'R';
@@ -114,7 +126,7 @@ static char *put_mem_fm(char *p, const char *prefix, size_t plen, int write, uin
 		*p++ = (char)('0' + size / 10);
 	*p++ = (char)('0' + size % 10);
 	*p++ = ' ';
-	p = put_hex(p, addr, 16);
+	p = put_hex(p, addr, addr >> 32 ? 16 : 8);
 	*p++ = ' ';
 	p = put_bytes_hex(p, b, size);
 	*p++ = '\n';
@@ -128,7 +140,7 @@ static char *put_mem_ldst(char *p, const char *prefix, size_t plen, int write, u
 {
 	uint64_t end = addr + size;
 	for (uint64_t base = addr & ~(uint64_t)15; base < end; base += 16) {
-		memcpy(p, prefix, plen);
+		memcpy(p, prefix, 32);
 		p += plen;
 		memcpy(p, write ? "ST " : "LD ", 3);
 		p = put_hex(p + 3, base, 16);
@@ -209,27 +221,30 @@ static char *put_memory(struct trawl_emu *e, char *p, const char *prefix, size_t
 	return p;
 }
 
+/* Copies of at most 32 bytes done as one fixed-size copy: the buffer
+ * always has room beyond the end (flush_at leaves a large margin) and every
+ * source is at least 32 bytes long, so no length-dependent call is made. */
+static inline char *put32(char *p, const char *src, size_t n)
+{
+	memcpy(p, src, 32);
+	return p + n;
+}
+
 void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 {
 	const struct emu_insn *in = e->cur;
 	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
 		return;
-	char prefix[40];
-	size_t plen = e->idx_len;
-	memcpy(prefix, e->idx + sizeof e->idx - e->idx_len, plen);
-	memcpy(prefix + plen, " clk ", 5);
-	plen += 5;
+	const char *prefix = e->prefix;
+	size_t plen = e->ndigits + 5;
 
-	char *p = e->buf + e->len;
-	memcpy(p, prefix, plen);
-	p += plen;
+	char *p = put32(e->buf + e->len, prefix, plen);
 	int failed = in->kind == EMU_INSN_COND_BRANCH && next_pc == in->pc + 4;
 	memcpy(p, failed ? "IS (" : "IT (", 4);
-	p += 4;
-	memcpy(p, e->idx + sizeof e->idx - e->idx_len, e->idx_len);
-	p += e->idx_len;
+	p = put32(p + 4, prefix, e->ndigits);
 	*p++ = ')';
-	memcpy(p, in->tail, in->tail_len);
+	for (unsigned i = 0; i < in->tail_len; i += 16)
+		memcpy(p + i, in->tail + i, 16);
 	p += in->tail_len;
 	if (e->nmem)
 		p = put_memory(e, p, prefix, plen);
@@ -252,10 +267,8 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 		}
 	}
 	e->nsysw = 0;
-	for (unsigned i = 0; i < in->nwrites; i++) {
-		memcpy(p, prefix, plen);
-		p = put_reg(e, p + plen, in->writes[i]);
-	}
+	for (unsigned i = 0; i < in->nwrites; i++)
+		p = put_reg(e, put32(p, prefix, plen), in->writes[i]);
 	e->len = (size_t)(p - e->buf);
 	e->nmem = 0;
 }

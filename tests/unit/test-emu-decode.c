@@ -124,7 +124,7 @@ static void cache_and_text(void **state)
 	assert_non_null(in);
 	assert_ptr_equal(emu_decoder_find(d, 0x12345678), in);
 	assert_null(emu_decoder_find(d, 0x12345670));
-	const char want[] = " 0000000012345678 eb02003f O EL0t_n : cmp      x1, x2\n";
+	const char want[] = " 12345678 eb02003f O EL0t_n : cmp      x1, x2\n";
 	assert_int_equal(in->tail_len, strlen(want));
 	assert_memory_equal(in->tail, want, in->tail_len);
 	assert_ptr_equal(emu_decoder_find(d, 0x400000 + 4 * 777)->pc, 0x400000 + 4 * 777);
