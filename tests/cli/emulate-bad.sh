@@ -58,6 +58,8 @@ fault() { # mode expected-message
 	[ "$last" = "$n" ] || fail "faults $1: trace ends at instruction $last, message says $n"
 	[ "$(tail -c 1 "$_tmp/f.tarmac" | od -An -c | tr -d ' ')" = '\n' ] ||
 		fail "faults $1: trace does not end with a whole line"
+	got=$("$TRAWL" stats --no-timing "$_tmp/f.tarmac" 2>"$_tmp/rerr" | awk '$1 == "insn" { print $2 }')
+	[ "$got" = "$n" ] || fail "faults $1: trawl stats reads '$got' instructions, expected $n: $(head -3 "$_tmp/rerr")"
 }
 fault null "write to unmapped memory: 4 bytes at 0x10"
 fault udf "undefined instruction 00000000"

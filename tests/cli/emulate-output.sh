@@ -41,4 +41,20 @@ grep -q ' M[RW][0-9]' "$_tmp/ldst" && fail "ldst style still has MR/MW lines"
 # instruction 5 is "ldr x1, [sp]" loading argc = 2 from the 16-byte aligned stack
 grep -q '^5 clk LD [0-9a-f]*0 \.\.\.\.\.\.\.\. \.\.\.\.\.\.\.\. 00000000 00000002$' "$_tmp/ldst" ||
 	fail "LD line of 'ldr x1, [sp]' wrong: $(grep '^5 clk LD' "$_tmp/ldst")"
+
+# trawl's own Tarmac reader accepts every style with no error and finds
+# exactly the instructions the emulator says it ran
+reader_count() { # trace -> number of instruction events, per trawl stats
+	"$TRAWL" stats --no-timing "$1" 2>"$_tmp/rerr" | awk '$1 == "insn" { print $2 }'
+}
+for style in fm ldst; do
+	for ext in tarmac tarmac.zst; do
+		"$TRAWL" emulate "$ex/simd" --style $style --stats -o "$_tmp/r.$ext" >/dev/null 2>"$_tmp/st" ||
+			fail "simd --style $style -o .$ext failed"
+		want=$(sed -n 's/^emulate: \([0-9]*\) instructions.*/\1/p' "$_tmp/st")
+		got=$(reader_count "$_tmp/r.$ext")
+		[ -n "$want" ] && [ "$got" = "$want" ] ||
+			fail "style $style .$ext: trawl stats counts '$got' instructions, emulate ran '$want': $(head -3 "$_tmp/rerr")"
+	done
+done
 finish
