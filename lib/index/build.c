@@ -273,7 +273,7 @@ static void block_read(struct trawl_index_builder *b, struct mblock *mb, uint64_
 	for (uint32_t ci = mb->civ; c && ci != NONE32; ci = b->civs[ci].next) {
 		struct civ *cv = &b->civs[ci];
 		uint64_t k = c & cv->open & ~cv->known;
-		for (unsigned i = 0; k >> i; i++)
+		for (unsigned i = 0; i < BLOCK; i++)
 			if ((k >> i) & 1)
 				cv->val[i] = v[i];
 		cv->known |= k;
