@@ -175,7 +175,7 @@ static enum trawl_status check_header(struct trawl_index *ix, const struct trawl
 	ix->created = ld64(h + 88);
 	ix->time_unit = ld32(h + 96);
 	uint32_t nsec = ld32(h + 100);
-	if (ix->K == 0 || ix->ncpu > 65536 || nsec > IDX_MAX_SECTIONS)
+	if (ix->K == 0 || ix->ncpu > 4096 || nsec > IDX_MAX_SECTIONS)
 		return TRAWL_CORRUPT(err, "'%s': bad index header field", p);
 	for (uint32_t i = 0; i < nsec; i++) {
 		const uint8_t *e = h + 128 + 32 * i;
