@@ -26,7 +26,6 @@
 #define NONE32 UINT32_MAX
 #define MAX_CPUS 4096u
 #define MAX_SYSREGS 65536u
-#define MAX_CLOBBER (256ull << 20)   /* larger semihosting ranges are ignored */
 
 /* One 64-byte block of memory as it is now. */
 struct mblock {
@@ -435,7 +434,7 @@ static enum trawl_status do_clobber(struct trawl_index_builder *b, uint64_t addr
 				    struct trawl_error *err)
 {
 	enum trawl_status st;
-	if (size == 0 || size > MAX_CLOBBER || addr + size < addr)
+	if (size == 0 || size > IDX_MAX_CLOBBER || addr + size < addr)
 		return TRAWL_OK;
 	uint8_t h[17];
 	uint64_t dloff = b->dl.pos;
