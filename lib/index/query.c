@@ -467,6 +467,8 @@ enum trawl_status trawl_index_mem_at(const struct trawl_index *ix, uint64_t ev, 
 
 static uint64_t range_mask(uint64_t lo, uint64_t hi)
 {
+	if (lo >= 64 || hi <= lo)
+		return 0;
 	uint64_t m = hi - lo >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << (hi - lo)) - 1);
 	return m << lo;
 }
@@ -498,7 +500,7 @@ static int search_writes(const struct idx_sec *s, uint64_t key, uint64_t ev, int
 			m = lo < whi && wlo < hi;
 		} else {
 			unsigned off = r[24], cnt = r[25];
-			m = off + cnt <= BLOCK ? range_mask(off, off + cnt) & want : 0;
+			m = range_mask(off, off + cnt) & want; /* empty when damaged */
 		}
 		if (m) {
 			*out = ld64(r + 8);
