@@ -889,7 +889,7 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 		return trawl_error_set(err, st, "out of memory");
 	if (opt)
 		b->opt = *opt;
-	b->K = b->opt.checkpoint_interval ? b->opt.checkpoint_interval : 256;
+	b->K = b->opt.checkpoint_interval ? b->opt.checkpoint_interval : 128;
 	size_t mem = b->opt.sort_memory ? b->opt.sort_memory : (64u << 20);
 	b->t0 = now_s();
 	trawl_reg_names_init(&b->names);
