@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "index-oracle.h"
@@ -146,12 +150,61 @@ static void maps_and_pcs(void **state)
 	synth_free(&s);
 }
 
+/* A write failure in the middle of a build (here a file-size limit, as a
+ * full disk would) leaves neither the index nor its temporary file, and an
+ * older index stays as it was. */
+static void failed_build_leaves_nothing(void **state)
+{
+	struct synth s;
+	make_stream(&s, 5, 1, 30000);
+	char *path = tmp_index();
+	struct trawl_index *ix = oracle_build(&s, path, 128, 0);
+	trawl_index_close(ix);
+	struct stat before;
+	assert_int_equal(stat(path, &before), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		struct rlimit rl = { 64 << 10, 64 << 10 };
+		setrlimit(RLIMIT_FSIZE, &rl);
+		struct trawl_index_builder *b;
+		struct trawl_error err;
+		if (trawl_index_builder_create(&b, path, NULL, &err))
+			_exit(3);
+		struct trawl_event_batch batch = synth_batch(&s, 0, s.nev);
+		enum trawl_status st = trawl_index_builder_add(b, &batch, &err);
+		if (!st)
+			st = trawl_index_builder_finish(b, NULL, &err);
+		trawl_index_builder_destroy(b);
+		_exit(st == TRAWL_ERR_IO ? 0 : 4);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	struct stat after;
+	assert_int_equal(stat(path, &after), 0);
+	assert_int_equal(after.st_size, before.st_size);
+	assert_int_equal(after.st_ino, before.st_ino);
+	char tmp[128];
+	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)pid);
+	assert_int_not_equal(access(tmp, F_OK), 0);
+	struct trawl_error err;
+	assert_int_equal(trawl_index_open(&ix, path, NULL, &err), TRAWL_OK);
+	trawl_index_close(ix);
+	unlink(path);
+	free(path);
+	synth_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(single_core_matches_oracle),
 		cmocka_unit_test(multi_core_small_runs_match_oracle),
 		cmocka_unit_test(maps_and_pcs),
+		cmocka_unit_test(failed_build_leaves_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
