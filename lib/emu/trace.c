@@ -89,6 +89,8 @@ static char *put_reg(struct trawl_emu *e, char *p, unsigned code)
 	emu_read_reg(e, code, v);
 	memcpy(p, reg_head[code].text, 16);
 	p += reg_head[code].len;
+	if (code == EMU_REG_FPSR)
+		e->fpsr = v[0];
 	if (code >= EMU_REG_V0) {
 		p = put_hex(p, v[1], 16);
 		p = put_hex(p, v[0], 16);
@@ -269,6 +271,13 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	e->nsysw = 0;
 	for (unsigned i = 0; i < in->nwrites; i++)
 		p = put_reg(e, put32(p, prefix, plen), in->writes[i]);
+	if (in->fp) {
+		/* the flags are sticky and rarely change: report FPSR only then */
+		uint64_t v[2];
+		emu_read_reg(e, EMU_REG_FPSR, v);
+		if (v[0] != e->fpsr)
+			p = put_reg(e, put32(p, prefix, plen), EMU_REG_FPSR);
+	}
 	e->len = (size_t)(p - e->buf);
 	e->nmem = 0;
 }
