@@ -28,6 +28,13 @@ check simd "n 1024 dot 1.00 after saxpy 5611.88 thirds 81.000 rgba hash e32fafc0
 printf 'The quick brown fox jumps over the lazy dog' >"$_tmp/fox"
 check checksum "bytes 43 crc32 414fa339" -f "$_tmp/fox"
 
+# the same replay over the ldst style's LD/ST diagrams
+for name in sort simd; do
+	"$TRAWL" emulate "$ex/$name" --style ldst -o "$_tmp/$name.ldst" >/dev/null 2>&1 </dev/null ||
+		fail "$name --style ldst failed"
+	awk -f "$mem" "$_tmp/$name.ldst" >"$_tmp/mem" || fail "$name ldst: memory replay: $(head -5 "$_tmp/mem")"
+done
+
 # the replay oracle notices a load that disagrees with the last store
 awk '!done && $3 == "MW8" && NR > 2000 { $5 = "00000000deadbeef"; done = 1 } { print }' \
 	"$_tmp/sort.tarmac" >"$_tmp/bad.tarmac"
