@@ -58,7 +58,8 @@ void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt,
 	va_end(ap);
 	e->fault_status = TRAWL_ERR_FORMAT;
 	trawl_error_set(&e->fault, TRAWL_ERR_FORMAT, "%s at pc 0x%llx, after %llu instructions",
-			what, (unsigned long long)pc, (unsigned long long)(e->n ? e->n - 1 : 0));
+			what, (unsigned long long)pc,
+			(unsigned long long)(e->n - (e->cur && e->n ? 1 : 0)));
 	snprintf(e->fault.file, sizeof e->fault.file, "%s", e->path);
 	e->res.stop = TRAWL_EMU_FAULT;
 	e->res.fault_pc = pc;
