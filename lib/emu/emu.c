@@ -480,6 +480,17 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 			snprintf(err->file, sizeof err->file, "%s", elf_path);
 		goto fail;
 	}
+	/* What Linux allows EL0 in SCTLR_EL1: reading CTR_EL0 (UCT) and cache
+	 * maintenance by address (UCI), as __clear_cache needs. DC ZVA stays
+	 * disabled (DZE = 0, so DCZID_EL0 tells glibc not to use it): QEMU
+	 * zeroes the block without calling memory hooks, so the trace would
+	 * miss those stores. */
+	uc_arm64_cp_reg sctlr = { .crn = 1, .crm = 0, .op0 = 3, .op1 = 0, .op2 = 0 };
+	if (uc_reg_read(e->uc, UC_ARM64_REG_CP_REG, &sctlr) == UC_ERR_OK) {
+		sctlr.val |= (UINT64_C(1) << 15) | (UINT64_C(1) << 26);
+		sctlr.val &= ~(UINT64_C(1) << 14);
+		uc_reg_write(e->uc, UC_ARM64_REG_CP_REG, &sctlr);
+	}
 	/* EL0, AArch64, interrupts unmasked: where Linux starts a program */
 	uint64_t pstate = 0;
 	uc_reg_write(e->uc, UC_ARM64_REG_PSTATE, &pstate);
