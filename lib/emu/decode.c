@@ -338,8 +338,10 @@ static void classify(const struct emu_decoder *d, uint32_t enc, const cs_insn *i
 	}
 	if (starts(m, "st")) {
 		/* exclusive stores write their status register */
-		if (starts(m, "stx") || starts(m, "stlx"))
+		if (starts(m, "stx") || starts(m, "stlx")) {
 			add_write(out, first);
+			out->no_reads = 1;
+		}
 		for (unsigned i = 0; i < a->op_count; i++)
 			if (a->operands[i].type == ARM64_OP_REG && op_reg(d, &a->operands[i]) >= EMU_REG_V0)
 				out->simd_mem = 1;

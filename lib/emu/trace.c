@@ -201,6 +201,8 @@ static char *put_memory(struct trawl_emu *e, char *p, const char *prefix, size_t
 	int cwrite = 0;
 	for (unsigned i = 0; i < e->nmem; i++) {
 		const struct emu_access *a = &e->mem[i];
+		if (in->no_reads && !a->write)
+			continue;
 		uint8_t b[64];
 		unsigned size = access_bytes(e, a, b);
 		/* vector loads/stores reach the emulator as element-sized pieces:
