@@ -17,7 +17,8 @@ main=$(nm "$ex" | awk '$3 == "main" { sub(/^0+/, "", $1); print $1 }')
 limit=110000
 
 expect_exit 0 "$TRAWL" emulate "$ex" -o "$_tmp/t.tarmac"
-qemu-aarch64 -singlestep -d cpu,nochain -D "$_tmp/q.log" "$ex" >/dev/null 2>&1 ||
+# the same environment trawl gives programs
+env -i PATH=/usr/bin:/bin LANG=C HOME=/ qemu-aarch64 -singlestep -d cpu,nochain -D "$_tmp/q.log" "$ex" >/dev/null 2>&1 ||
 	fail "qemu-aarch64 failed on $ex"
 awk -v mode=trace -v main="$main" -v limit=$limit -f "$awkf" "$_tmp/t.tarmac" >"$_tmp/t.txt"
 awk -v mode=qemu -v main="$main" -v limit=$limit -f "$awkf" "$_tmp/q.log" >"$_tmp/q.txt"
