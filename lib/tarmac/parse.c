@@ -1140,7 +1140,10 @@ static int parse_ldst(struct trawl_tarmac *t, struct tl *l, int is_store)
  * straight pass; anything unexpected returns 0 before touching any state
  * and the general grammar above takes the line. */
 
-static const char *fast_hex(const char *p, const char *e, size_t *n, uint64_t *v)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint64_t *v)
 {
 	*n = tl_hexrun(p, e, v);
 	return p + *n;
@@ -1191,7 +1194,7 @@ static int fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		q++;
 		while (q < e && tl_is(*q, TL_SPACE))
 			q++;
-		if (e - q >= 6 && !memcmp(q, "CCFAIL", 6))
+		if (e - q >= 6 && q[0] == 'C' && !memcmp(q, "CCFAIL", 6))
 			return 0;
 		memset(&in, 0, sizeof in);
 		in.pc = v;
