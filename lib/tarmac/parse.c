@@ -886,14 +886,15 @@ int tarmac_emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint6
 static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
 		     const char *type, size_t tn)
 {
-	int r, rw = 0, memorder = 0, fetch = 0;
+	int r, rw = 0, memorder = 0, fetch = 0, sized = 0;
 	unsigned size = 0;
 	if (type[0] == 'M') {
 		for (size_t i = 1; i < tn; i++) {
 			char c = type[i];
 			if (!rw && (c == 'R' || c == 'W')) {
 				rw = c == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
-			} else if (!size && tl_is(c, TL_DIGIT)) {
+			} else if (!sized && tl_is(c, TL_DIGIT)) {
+				sized = 1;
 				while (i < tn && tl_is(type[i], TL_DIGIT) && size < 1000)
 					size = size * 10 + (unsigned)(type[i++] - '0');
 				i--;
@@ -910,6 +911,10 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	} else {
 		rw = type[0] == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
 		size = dec_small(type + 1, 2);
+	}
+	if (type[0] == 'M' && (!rw || !sized)) {
+		/* not shaped like an access at all ("MODE ..."): an unknown record */
+		return parse_text(t, l, ln, type, tn);
 	}
 	if (!rw || size == 0 || size > 16)
 		return fail(t, l, type, "bad memory access type '%.*s'", (int)tn, type);
