@@ -24,12 +24,11 @@ static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint
 
 int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln)
 {
-	const char *s = p;
-	uint64_t time = 0;
-	while (p < e && (unsigned)(*p - '0') < 10)
-		time = time * 10 + (unsigned)(*p++ - '0');
+	uint64_t time;
+	size_t nd = tl_decrun(p, e, &time);
+	p += nd;
 	size_t ul = t->fast_unit_len;
-	if (p == s || p - s > 19 || !ul || e - p < (ptrdiff_t)ul + 8 || *p != ' ' ||
+	if (!nd || nd > 19 || !ul || e - p < (ptrdiff_t)ul + 8 || *p != ' ' ||
 	    p[1] != t->fast_unit[0] || p[2] != t->fast_unit[1] ||
 	    (ul == 3 && p[3] != t->fast_unit[2]) || p[1 + ul] != ' ')
 		return 0;
