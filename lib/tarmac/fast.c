@@ -18,6 +18,30 @@ __attribute__((always_inline))
 #endif
 static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint64_t *v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* the usual tokens are exactly 8 or 16 digits: check those whole */
+	if (e - p >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		if (tl_swar_hexmask(w) == TL_HIGH) {
+			if (p + 8 == e || trawl_tl_nibble[(unsigned char)p[8]] > 15) {
+				*n = 8;
+				*v = tl_swar_hex8(w);
+				return p + 8;
+			}
+			if (e - p >= 16) {
+				uint64_t w2;
+				memcpy(&w2, p + 8, 8);
+				if (tl_swar_hexmask(w2) == TL_HIGH &&
+				    (p + 16 == e || trawl_tl_nibble[(unsigned char)p[16]] > 15)) {
+					*n = 16;
+					*v = (uint64_t)tl_swar_hex8(w) << 32 | tl_swar_hex8(w2);
+					return p + 16;
+				}
+			}
+		}
+	}
+#endif
 	*n = tl_hexrun(p, e, v);
 	return p + *n;
 }
