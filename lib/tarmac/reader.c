@@ -23,7 +23,7 @@ struct tarmac_reader {
 	struct trawl_error perr;
 };
 
-#define RELEASE_STEP (64u << 20)
+#define RELEASE_STEP (8u << 20)
 
 /* A plain file is one mapped chunk; its pages would stay in our resident
  * set as we go, so memory would grow with the trace. Pages behind the batch
