@@ -449,7 +449,6 @@ static int commit_text(struct trawl_tarmac *t, const struct tarmac_line *ln, con
 	struct trawl_event *e = tarmac_begin_event(t, ln, TRAWL_EV_TEXT);
 	if (!e)
 		return E_NOMEM;
-	t->stats.unknown_lines++;
 	e->u.text.type = mkstr(type, type + tn);
 	e->u.text.text = mkstr(text, trim_end(text, end));
 	return 0;
@@ -541,8 +540,10 @@ static int known_text_type(const char *s, size_t n)
 static int parse_text(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
 		      const char *type, size_t tn)
 {
-	if (!known_text_type(type, tn))
+	if (!known_text_type(type, tn)) {
 		tarmac_warn_type(t, ln, type, tn);
+		t->stats.unknown_lines++;
+	}
 	if (tl_at(l, ':')) /* "SIGNAL: ..." */
 		l->p++;
 	tl_skipsp(l);
