@@ -25,21 +25,24 @@ struct tarmac_reader {
 
 #define RELEASE_STEP (8u << 20)
 
-/* A plain file is one mapped chunk; its pages would stay in our resident
- * set as we go, so memory would grow with the trace. Pages behind the batch
- * being built are dropped (MADV_DONTNEED on a read-only file mapping only
- * unmaps them: touching them again re-reads the page cache, so borrowed
- * pointers stay valid). Never done on buffers that are not the mapping. */
-static void release_behind(struct tarmac_reader *r, size_t keep_from)
+/* A plain file is handed out as windows of one mapping; its pages would
+ * stay in our resident set as we go, so memory would grow with the trace.
+ * Pages behind the batch being handed out are dropped every RELEASE_STEP
+ * (MADV_DONTNEED on a read-only file mapping only unmaps them: touching
+ * them again re-reads the page cache, so borrowed pointers stay valid). The
+ * input layer drops whole windows too; this keeps the resident part small
+ * within a window. Never done on buffers that are not the mapping. */
+static void release_behind(struct tarmac_reader *r, uint64_t keep_from)
 {
 	size_t maplen;
 	const char *map = trawl_input_mapping(r->in, &maplen);
-	if (!map || r->chunk.data != map || keep_from < r->released + RELEASE_STEP)
+	if (!map || r->chunk.data < map || r->chunk.data >= map + maplen ||
+	    keep_from > maplen || keep_from < r->released + RELEASE_STEP)
 		return;
 	long pg = sysconf(_SC_PAGESIZE);
 	if (pg <= 0)
 		return;
-	size_t upto = keep_from & ~((size_t)pg - 1);
+	size_t upto = (size_t)keep_from & ~((size_t)pg - 1);
 	if (upto > r->released) {
 		madvise((void *)(map + r->released), upto - r->released, MADV_DONTNEED);
 		r->released = upto;
@@ -142,8 +145,8 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 	}
 	trawl_tarmac_take(t, batch);
 	/* the oldest text the batch may point to is its first event's line */
-	if (batch->count && r->have_chunk && batch->events[0].offset >= r->chunk.offset)
-		release_behind(r, (size_t)(batch->events[0].offset - r->chunk.offset));
+	if (batch->count && r->have_chunk)
+		release_behind(r, batch->events[0].offset);
 	return TRAWL_OK;
 }
 
