@@ -1,0 +1,845 @@
+/* Instruction-flow decoder: packets + program image -> instruction ranges.
+ *
+ * Atoms say whether the next P0 instruction (branch, ISB, and in ETE also
+ * WFI/WFE and TSTART) was taken; the decoder finds that instruction by
+ * walking the image from the current address. Walks are cached as blocks:
+ * a block is the straight run from an address up to and including the next
+ * P0 instruction, so each atom costs one hash lookup once warm.
+ *
+ * Speculation: P0 elements (atoms, exceptions, Q, source addresses) wait in
+ * a queue with the non-P0 packets that follow them until a Commit (or a
+ * cycle-count packet with a commit section, or the speculation depth
+ * exceeding TRCIDR8.MAXSPEC) releases them in order; Cancel drops the
+ * newest, Mispredict flips the newest atom. Non-P0 packets arriving while
+ * nothing is held are handled at once (same order of output).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trawl/ete.h"
+#include "trawl/event.h"
+
+#define BLOCK_MAX_INSNS 4096
+#define RSTACK 16
+
+struct block {
+	uint64_t start;      /* key: address */
+	uint64_t end;        /* address after the last instruction */
+	uint64_t target;     /* direct branch target */
+	uint64_t nacc;       /* address with no image (when flags & NACC) */
+	uint32_t ninsn;
+	uint8_t isa;         /* key: instruction set */
+	uint8_t cls, iflags, size;
+	uint8_t used, nacc_hit, pad_[2];
+};
+
+struct qent {
+	struct trawl_ete_packet pkt;
+	uint32_t p0;         /* P0 elements still held in this entry */
+	uint32_t first;      /* atoms already consumed (index of next) */
+};
+
+struct trawl_ete_flow {
+	struct trawl_ete_config cfg;
+	struct trawl_ete_image *img;
+	trawl_ete_elem_fn fn;
+	void *fn_ctx;
+	/* PE state */
+	int pc_valid;
+	uint64_t pc;
+	uint8_t isa;
+	struct trawl_ete_ctx ctx;
+	int ctx_valid;
+	uint64_t rstack[RSTACK];
+	int rs_n;
+	int rs_pending;      /* indirect branch taken, address may come from the stack */
+	/* exception waiting for its address packet */
+	int exc_pending;
+	struct trawl_ete_packet exc;
+	/* speculation queue (ring) */
+	struct qent *q;
+	size_t qcap, qhead, qlen;
+	uint64_t uncommitted;
+	/* block cache */
+	struct block *blocks;
+	size_t bcap, bused;
+	struct trawl_ete_flow_stats stats;
+	int nomem;
+};
+
+static const char *const elem_names[] = {
+	"?", "NO_SYNC", "TRACE_ON", "PE_CONTEXT", "INSTR_RANGE", "I_RANGE_NOPATH", "ADDR_NACC",
+	"EXCEPTION", "EXCEPTION_RET", "TIMESTAMP", "CYCLE_COUNT", "EVENT", "SYNC_MARKER",
+	"INSTRUMENTATION", "MEMTRANS", "OVERFLOW", "DISCARD", "BAD_PACKET", "EO_TRACE",
+};
+
+const char *trawl_ete_elem_name(enum trawl_ete_elem_type t)
+{
+	return (unsigned)t < sizeof elem_names / sizeof elem_names[0] ? elem_names[t] : "?";
+}
+
+enum trawl_status trawl_ete_flow_create(struct trawl_ete_flow **out,
+					const struct trawl_ete_config *cfg,
+					struct trawl_ete_image *img, trawl_ete_elem_fn fn,
+					void *fn_ctx, struct trawl_error *err)
+{
+	struct trawl_ete_flow *f = calloc(1, sizeof *f);
+	*out = NULL;
+	if (!f)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	f->cfg = *cfg;
+	f->img = img;
+	f->fn = fn;
+	f->fn_ctx = fn_ctx;
+	f->qcap = 256;
+	f->q = malloc(f->qcap * sizeof *f->q);
+	f->bcap = 4096;
+	f->blocks = calloc(f->bcap, sizeof *f->blocks);
+	if (!f->q || !f->blocks) {
+		trawl_ete_flow_destroy(f);
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	}
+	f->isa = TRAWL_ISET_A64;
+	*out = f;
+	return TRAWL_OK;
+}
+
+void trawl_ete_flow_destroy(struct trawl_ete_flow *f)
+{
+	if (!f)
+		return;
+	free(f->q);
+	free(f->blocks);
+	free(f);
+}
+
+const struct trawl_ete_flow_stats *trawl_ete_flow_stats(const struct trawl_ete_flow *f)
+{
+	return &f->stats;
+}
+
+static inline void emit(struct trawl_ete_flow *f, struct trawl_ete_elem *e)
+{
+	e->el = f->ctx.el;
+	if (!e->isa)
+		e->isa = f->isa;
+	f->fn(f->fn_ctx, e);
+}
+
+static void emit_simple(struct trawl_ete_flow *f, int type, uint64_t off, uint64_t value,
+			uint32_t count)
+{
+	struct trawl_ete_elem e;
+	memset(&e, 0, sizeof e);
+	e.type = (uint8_t)type;
+	e.offset = off;
+	e.value = value;
+	e.count = count;
+	emit(f, &e);
+}
+
+/* ---- block cache */
+
+static inline size_t bhash(uint64_t a, uint8_t isa, size_t cap)
+{
+	uint64_t h = (a ^ ((uint64_t)isa << 61)) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+static int grow_blocks(struct trawl_ete_flow *f)
+{
+	size_t nc = f->bcap * 2;
+	struct block *nb = calloc(nc, sizeof *nb);
+	if (!nb)
+		return 0;
+	for (size_t i = 0; i < f->bcap; i++) {
+		if (!f->blocks[i].used)
+			continue;
+		size_t h = bhash(f->blocks[i].start, f->blocks[i].isa, nc);
+		while (nb[h].used)
+			h = (h + 1) & (nc - 1);
+		nb[h] = f->blocks[i];
+	}
+	free(f->blocks);
+	f->blocks = nb;
+	f->bcap = nc;
+	return 1;
+}
+
+static inline int fetch(struct trawl_ete_flow *f, uint64_t pc, int isa, uint32_t *enc)
+{
+	uint8_t b[4];
+	size_t n = trawl_ete_image_read(f->img, pc, b, isa == TRAWL_ISET_T32 ? 2 : 4);
+	if (isa == TRAWL_ISET_T32) {
+		if (n < 2)
+			return 0;
+		uint32_t h1 = (uint32_t)b[0] | ((uint32_t)b[1] << 8);
+		if ((h1 >> 11) >= 0x1d) {
+			if (trawl_ete_image_read(f->img, pc + 2, b + 2, 2) < 2)
+				return 0;
+			h1 |= ((uint32_t)b[2] | ((uint32_t)b[3] << 8)) << 16;
+		}
+		*enc = h1;
+		return 1;
+	}
+	if (n < 4)
+		return 0;
+	*enc = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
+	return 1;
+}
+
+/* The block starting at pc: walk until a P0 instruction, missing memory or
+ * the length limit. */
+static const struct block *get_block(struct trawl_ete_flow *f, uint64_t pc, uint8_t isa)
+{
+	size_t h = bhash(pc, isa, f->bcap);
+	while (f->blocks[h].used) {
+		if (f->blocks[h].start == pc && f->blocks[h].isa == isa) {
+			f->stats.block_hits++;
+			return &f->blocks[h];
+		}
+		h = (h + 1) & (f->bcap - 1);
+	}
+	f->stats.block_misses++;
+	struct block b;
+	memset(&b, 0, sizeof b);
+	b.start = pc;
+	b.isa = isa;
+	b.used = 1;
+	uint64_t a = pc;
+	for (;;) {
+		uint32_t enc;
+		struct trawl_ete_insn_info ii;
+		if (!fetch(f, a, isa, &enc)) {
+			b.nacc_hit = 1;
+			b.nacc = a;
+			break;
+		}
+		trawl_ete_insn_classify(enc, isa, a, f->cfg.is_ete, &ii);
+		b.ninsn++;
+		b.size = ii.size;
+		a += ii.size;
+		if (ii.cls != TRAWL_ETE_INSN_OTHER) {
+			b.cls = ii.cls;
+			b.iflags = ii.flags;
+			b.target = ii.target;
+			break;
+		}
+		if (b.ninsn >= BLOCK_MAX_INSNS)
+			break;
+	}
+	b.end = a;
+	if ((f->bused + 1) * 2 > f->bcap && !grow_blocks(f)) {
+		f->nomem = 1;
+		static struct block tmp;
+		tmp = b;
+		return &tmp;
+	}
+	h = bhash(pc, isa, f->bcap);
+	while (f->blocks[h].used)
+		h = (h + 1) & (f->bcap - 1);
+	f->blocks[h] = b;
+	f->bused++;
+	return &f->blocks[h];
+}
+
+/* ---- PE state updates */
+
+static uint8_t isa_for(const struct trawl_ete_flow *f, uint8_t is)
+{
+	if (f->ctx_valid && !f->ctx.sf)
+		return is ? TRAWL_ISET_T32 : TRAWL_ISET_A32;
+	if (!f->ctx_valid && is)
+		return TRAWL_ISET_T32;
+	return TRAWL_ISET_A64;
+}
+
+static void set_ctx(struct trawl_ete_flow *f, const struct trawl_ete_ctx *c, uint64_t off)
+{
+	struct trawl_ete_ctx n = *c;
+	/* VMID / context ID persist when the packet does not carry them */
+	if (!n.has_vmid && f->ctx.has_vmid) {
+		n.has_vmid = 1;
+		n.vmid = f->ctx.vmid;
+	}
+	if (!n.has_cid && f->ctx.has_cid) {
+		n.has_cid = 1;
+		n.cid = f->ctx.cid;
+	}
+	int changed = !f->ctx_valid || memcmp(&n, &f->ctx, sizeof n) != 0;
+	f->ctx = n;
+	f->ctx_valid = 1;
+	if (changed) {
+		struct trawl_ete_elem e;
+		memset(&e, 0, sizeof e);
+		e.type = TRAWL_ETE_EL_CONTEXT;
+		e.offset = off;
+		e.ctx = n;
+		e.isa = n.sf ? TRAWL_ISET_A64 : TRAWL_ISET_A32;
+		emit(f, &e);
+	}
+}
+
+static void set_addr(struct trawl_ete_flow *f, uint64_t addr, uint8_t is)
+{
+	f->pc = addr;
+	f->isa = isa_for(f, is);
+	f->pc_valid = 1;
+	f->rs_pending = 0;
+}
+
+static void rs_push(struct trawl_ete_flow *f, uint64_t a)
+{
+	if (f->rs_n == RSTACK) {
+		memmove(f->rstack, f->rstack + 1, (RSTACK - 1) * sizeof f->rstack[0]);
+		f->rs_n--;
+	}
+	f->rstack[f->rs_n++] = a;
+}
+
+/* Before a P0 element: an indirect branch whose address was omitted
+ * because the return stack predicted it. */
+static void resolve_rs(struct trawl_ete_flow *f)
+{
+	if (f->rs_pending && f->cfg.return_stack && f->rs_n > 0) {
+		f->pc = f->rstack[--f->rs_n];
+		f->pc_valid = 1;
+	}
+	f->rs_pending = 0;
+}
+
+static void nacc(struct trawl_ete_flow *f, uint64_t addr, uint64_t off)
+{
+	f->stats.nacc++;
+	emit_simple(f, TRAWL_ETE_EL_NACC, off, addr, 0);
+	f->pc_valid = 0;
+}
+
+static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
+{
+	resolve_rs(f);
+	if (!f->pc_valid)
+		return;
+	const struct block *b;
+	for (;;) {
+		b = get_block(f, f->pc, f->isa);
+		if (b->nacc_hit) {
+			nacc(f, b->nacc, off);
+			return;
+		}
+		if (b->cls != TRAWL_ETE_INSN_OTHER)
+			break;
+		/* very long straight run: report it and keep walking */
+		struct trawl_ete_elem e;
+		memset(&e, 0, sizeof e);
+		e.type = TRAWL_ETE_EL_RANGE;
+		e.offset = off;
+		e.start = b->start;
+		e.end = b->end;
+		e.count = b->ninsn;
+		e.last_size = b->size;
+		emit(f, &e);
+		f->stats.ranges++;
+		f->stats.instructions += b->ninsn;
+		f->pc = b->end;
+	}
+	struct trawl_ete_elem e;
+	memset(&e, 0, sizeof e);
+	e.type = TRAWL_ETE_EL_RANGE;
+	e.offset = off;
+	e.start = b->start;
+	e.end = b->end;
+	e.count = b->ninsn;
+	e.taken = (uint8_t)taken;
+	e.last_cls = b->cls;
+	e.last_flags = b->iflags;
+	e.last_size = b->size;
+	e.isa = b->isa;
+	uint64_t end = b->end, target = b->target;
+	uint8_t cls = b->cls, fl = b->iflags;
+	emit(f, &e);
+	f->stats.ranges++;
+	f->stats.instructions += e.count;
+	if (!taken) {
+		f->pc = end;
+		return;
+	}
+	if ((fl & TRAWL_ETE_INSN_LINK) && f->cfg.return_stack)
+		rs_push(f, end);
+	if (cls == TRAWL_ETE_INSN_BR) {
+		f->pc = target;
+		if (fl & TRAWL_ETE_INSN_XISA)
+			f->isa = f->isa == TRAWL_ISET_T32 ? TRAWL_ISET_A32 : TRAWL_ISET_T32;
+	} else if (cls == TRAWL_ETE_INSN_IBR) {
+		f->pc_valid = 0;
+		f->rs_pending = 1;
+		if (fl & TRAWL_ETE_INSN_ERET)
+			emit_simple(f, TRAWL_ETE_EL_EXC_RET, off, 0, 0);
+	} else {
+		f->pc = end;
+	}
+}
+
+/* Walk straight from pc to `stop` (exclusive) for an exception or a source
+ * address; returns instructions walked, 0 if not reachable in a straight
+ * line. */
+static uint32_t walk_to(struct trawl_ete_flow *f, uint64_t stop, uint64_t *last_end,
+			uint8_t *cls, uint8_t *fl, uint8_t *size)
+{
+	uint64_t a = f->pc;
+	uint32_t n = 0;
+	while (a != stop && n < BLOCK_MAX_INSNS) {
+		uint32_t enc;
+		struct trawl_ete_insn_info ii;
+		if (!fetch(f, a, f->isa, &enc))
+			return 0;
+		trawl_ete_insn_classify(enc, f->isa, a, f->cfg.is_ete, &ii);
+		a += ii.size;
+		n++;
+		*cls = ii.cls;
+		*fl = ii.flags;
+		*size = ii.size;
+		if (ii.cls != TRAWL_ETE_INSN_OTHER && a != stop)
+			return 0;
+	}
+	*last_end = a;
+	return a == stop ? n : 0;
+}
+
+static void do_exception(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	resolve_rs(f);
+	uint64_t ret = p->addr;
+	if (p->type == TRAWL_ETE_PKT_TRANS_FAIL) {
+		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 2);
+	} else {
+		if (f->pc_valid && (p->flags & TRAWL_ETE_PF_HAS_ADDR) && f->pc != ret) {
+			uint64_t end;
+			uint8_t cls = 0, fl = 0, size = 4;
+			uint32_t n = walk_to(f, ret, &end, &cls, &fl, &size);
+			if (n) {
+				struct trawl_ete_elem e;
+				memset(&e, 0, sizeof e);
+				e.type = TRAWL_ETE_EL_RANGE;
+				e.offset = p->offset;
+				e.start = f->pc;
+				e.end = end;
+				e.count = n;
+				e.taken = 1;
+				e.last_cls = cls;
+				e.last_flags = fl;
+				e.last_size = size;
+				emit(f, &e);
+				f->stats.ranges++;
+				f->stats.instructions += n;
+			}
+		}
+		struct trawl_ete_elem e;
+		memset(&e, 0, sizeof e);
+		e.type = TRAWL_ETE_EL_EXCEPTION;
+		e.offset = p->offset;
+		e.value = ret;
+		e.count = p->count;
+		e.start = (p->flags & TRAWL_ETE_PF_HAS_ADDR) ? 1 : 0;
+		emit(f, &e);
+		f->stats.exceptions++;
+	}
+	f->pc_valid = 0;
+}
+
+static void do_q(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	resolve_rs(f);
+	if (f->pc_valid && (p->flags & TRAWL_ETE_PF_HAS_COUNT) && p->count > 0) {
+		/* straight run of count instructions? */
+		uint64_t a = f->pc;
+		uint32_t n = 0;
+		int straight = 1, ok = 1;
+		uint8_t cls = 0, fl = 0, size = 4;
+		while (n < p->count) {
+			uint32_t enc;
+			struct trawl_ete_insn_info ii;
+			if (!fetch(f, a, f->isa, &enc)) {
+				ok = 0;
+				break;
+			}
+			trawl_ete_insn_classify(enc, f->isa, a, f->cfg.is_ete, &ii);
+			a += ii.size;
+			n++;
+			cls = ii.cls;
+			fl = ii.flags;
+			size = ii.size;
+			if (ii.cls != TRAWL_ETE_INSN_OTHER && n < p->count) {
+				straight = 0;
+				break;
+			}
+		}
+		struct trawl_ete_elem e;
+		memset(&e, 0, sizeof e);
+		e.offset = p->offset;
+		e.start = f->pc;
+		e.count = p->count;
+		if (ok && straight) {
+			e.type = TRAWL_ETE_EL_RANGE;
+			e.end = a;
+			e.taken = 1;
+			e.last_cls = cls;
+			e.last_flags = fl;
+			e.last_size = size;
+			f->stats.ranges++;
+			f->stats.instructions += n;
+		} else {
+			e.type = TRAWL_ETE_EL_RANGE_NOPATH;
+			e.end = (p->flags & TRAWL_ETE_PF_HAS_ADDR) ? p->addr : 0;
+		}
+		emit(f, &e);
+	}
+	if (p->flags & TRAWL_ETE_PF_HAS_ADDR)
+		set_addr(f, p->addr, p->is);
+	else
+		f->pc_valid = 0;
+}
+
+/* Source address: the instruction at addr is a taken branch reached in a
+ * straight line from pc. */
+static void do_src(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	resolve_rs(f);
+	if (!f->pc_valid) {
+		f->pc = p->addr;
+		f->isa = isa_for(f, p->is);
+		f->pc_valid = 1;
+	}
+	const struct block *b = get_block(f, f->pc, f->isa);
+	if (b->nacc_hit) {
+		nacc(f, b->nacc, p->offset);
+		return;
+	}
+	/* the block must end at the source instruction */
+	struct trawl_ete_elem e;
+	memset(&e, 0, sizeof e);
+	e.type = TRAWL_ETE_EL_RANGE;
+	e.offset = p->offset;
+	e.start = b->start;
+	e.end = b->end;
+	e.count = b->ninsn;
+	e.taken = 1;
+	e.last_cls = b->cls;
+	e.last_flags = b->iflags;
+	e.last_size = b->size;
+	uint64_t target = b->target;
+	uint8_t cls = b->cls;
+	emit(f, &e);
+	f->stats.ranges++;
+	f->stats.instructions += e.count;
+	if (cls == TRAWL_ETE_INSN_BR)
+		f->pc = target;
+	else
+		f->pc_valid = 0;
+}
+
+/* ---- speculation queue */
+
+static int q_push(struct trawl_ete_flow *f, const struct trawl_ete_packet *p, uint32_t p0)
+{
+	if (f->qlen == f->qcap) {
+		size_t nc = f->qcap * 2;
+		struct qent *nq = malloc(nc * sizeof *nq);
+		if (!nq) {
+			f->nomem = 1;
+			return 0;
+		}
+		for (size_t i = 0; i < f->qlen; i++)
+			nq[i] = f->q[(f->qhead + i) % f->qcap];
+		free(f->q);
+		f->q = nq;
+		f->qcap = nc;
+		f->qhead = 0;
+	}
+	struct qent *e = &f->q[(f->qhead + f->qlen) % f->qcap];
+	e->pkt = *p;
+	e->p0 = p0;
+	e->first = 0;
+	f->qlen++;
+	f->uncommitted += p0;
+	return 1;
+}
+
+static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p);
+
+/* Process held entries in order until n P0 elements have been released
+ * (all of them when n is UINT64_MAX). */
+static void commit(struct trawl_ete_flow *f, uint64_t n)
+{
+	while (f->qlen) {
+		struct qent *e = &f->q[f->qhead];
+		if (e->p0 == 0) {
+			if (n == 0)
+				break;
+			process(f, &e->pkt);
+		} else {
+			if (n == 0)
+				break;
+			if (e->pkt.natoms && e->pkt.type != TRAWL_ETE_PKT_EXCEPT &&
+			    e->pkt.type != TRAWL_ETE_PKT_Q) {
+				while (e->p0 && n) {
+					int taken = (e->pkt.atoms >> e->first) & 1;
+					e->first++;
+					e->p0--;
+					n--;
+					f->uncommitted--;
+					do_atom(f, taken, e->pkt.offset);
+				}
+				if (e->p0)
+					break;
+			} else {
+				e->p0 = 0;
+				n--;
+				f->uncommitted--;
+				process(f, &e->pkt);
+			}
+		}
+		f->qhead = (f->qhead + 1) % f->qcap;
+		f->qlen--;
+	}
+}
+
+/* Drop the newest n P0 elements. */
+static void cancel(struct trawl_ete_flow *f, uint32_t n)
+{
+	while (n && f->qlen) {
+		struct qent *e = &f->q[(f->qhead + f->qlen - 1) % f->qcap];
+		if (e->p0 == 0) {
+			f->qlen--;
+			continue;
+		}
+		uint32_t k = e->p0 < n ? e->p0 : n;
+		e->p0 -= k;
+		n -= k;
+		f->uncommitted -= k;
+		if (e->pkt.natoms && e->pkt.natoms >= k)
+			e->pkt.natoms = (uint8_t)(e->pkt.natoms - k);
+		if (e->p0 == 0)
+			f->qlen--;
+	}
+}
+
+static void mispredict(struct trawl_ete_flow *f)
+{
+	for (size_t i = f->qlen; i-- > 0;) {
+		struct qent *e = &f->q[(f->qhead + i) % f->qcap];
+		if (e->p0 && e->pkt.natoms && e->pkt.type >= TRAWL_ETE_PKT_ATOM_F1) {
+			e->pkt.atoms ^= 1u << (e->pkt.natoms - 1);
+			return;
+		}
+	}
+}
+
+/* Handle one released packet (P0 or not). */
+static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	switch (p->type) {
+	case TRAWL_ETE_PKT_ATOM_F1: case TRAWL_ETE_PKT_ATOM_F2: case TRAWL_ETE_PKT_ATOM_F3:
+	case TRAWL_ETE_PKT_ATOM_F4: case TRAWL_ETE_PKT_ATOM_F5: case TRAWL_ETE_PKT_ATOM_F6:
+	case TRAWL_ETE_PKT_MISPREDICT: case TRAWL_ETE_PKT_CANCEL_F2: case TRAWL_ETE_PKT_CANCEL_F3:
+		for (unsigned i = 0; i < p->natoms; i++)
+			do_atom(f, (p->atoms >> i) & 1, p->offset);
+		break;
+	case TRAWL_ETE_PKT_EXCEPT: case TRAWL_ETE_PKT_PE_RESET: case TRAWL_ETE_PKT_TRANS_FAIL:
+		do_exception(f, p);
+		if (p->flags & TRAWL_ETE_PF_HAS_CTX)
+			set_ctx(f, &p->ctx, p->offset);
+		break;
+	case TRAWL_ETE_PKT_Q:
+		do_q(f, p);
+		break;
+	case TRAWL_ETE_PKT_SRC_ADDR_MATCH: case TRAWL_ETE_PKT_SRC_ADDR_S_IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_S_IS1: case TRAWL_ETE_PKT_SRC_ADDR_L_32IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_L_32IS1: case TRAWL_ETE_PKT_SRC_ADDR_L_64IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_L_64IS1:
+		do_src(f, p);
+		break;
+	case TRAWL_ETE_PKT_CTXT:
+		if (p->flags & TRAWL_ETE_PF_HAS_CTX)
+			set_ctx(f, &p->ctx, p->offset);
+		break;
+	case TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0: case TRAWL_ETE_PKT_ADDR_CTXT_L_32IS1:
+	case TRAWL_ETE_PKT_ADDR_CTXT_L_64IS0: case TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1:
+		set_ctx(f, &p->ctx, p->offset);
+		set_addr(f, p->addr, p->is);
+		break;
+	case TRAWL_ETE_PKT_ADDR_MATCH: case TRAWL_ETE_PKT_ADDR_S_IS0: case TRAWL_ETE_PKT_ADDR_S_IS1:
+	case TRAWL_ETE_PKT_ADDR_L_32IS0: case TRAWL_ETE_PKT_ADDR_L_32IS1:
+	case TRAWL_ETE_PKT_ADDR_L_64IS0: case TRAWL_ETE_PKT_ADDR_L_64IS1:
+		set_addr(f, p->addr, p->is);
+		break;
+	case TRAWL_ETE_PKT_TRACE_ON:
+		emit_simple(f, TRAWL_ETE_EL_TRACE_ON, p->offset, 0, 0);
+		f->pc_valid = 0;
+		break;
+	case TRAWL_ETE_PKT_TIMESTAMP:
+		emit_simple(f, TRAWL_ETE_EL_TIMESTAMP, p->offset, p->value, 0);
+		if (p->flags & TRAWL_ETE_PF_HAS_CC)
+			emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset, 0, p->cc);
+		break;
+	case TRAWL_ETE_PKT_CCNT_F1: case TRAWL_ETE_PKT_CCNT_F2: case TRAWL_ETE_PKT_CCNT_F3:
+		if (p->flags & TRAWL_ETE_PF_HAS_CC)
+			emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset, 0, p->cc);
+		break;
+	case TRAWL_ETE_PKT_EVENT:
+		emit_simple(f, TRAWL_ETE_EL_EVENT, p->offset, 0, p->count);
+		break;
+	case TRAWL_ETE_PKT_TS_MARKER:
+		emit_simple(f, TRAWL_ETE_EL_SYNC_MARKER, p->offset, 0, 0);
+		break;
+	case TRAWL_ETE_PKT_ITE:
+		emit_simple(f, TRAWL_ETE_EL_INSTRUMENTATION, p->offset, p->value, p->ite_el);
+		break;
+	case TRAWL_ETE_PKT_TRANS_ST:
+		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 0);
+		break;
+	case TRAWL_ETE_PKT_TRANS_COMMIT:
+		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 1);
+		break;
+	case TRAWL_ETE_PKT_EXCEPT_RTN:
+		emit_simple(f, TRAWL_ETE_EL_EXC_RET, p->offset, 0, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static int is_p0(const struct trawl_ete_packet *p)
+{
+	switch (p->type) {
+	case TRAWL_ETE_PKT_ATOM_F1: case TRAWL_ETE_PKT_ATOM_F2: case TRAWL_ETE_PKT_ATOM_F3:
+	case TRAWL_ETE_PKT_ATOM_F4: case TRAWL_ETE_PKT_ATOM_F5: case TRAWL_ETE_PKT_ATOM_F6:
+		return p->natoms;
+	case TRAWL_ETE_PKT_EXCEPT: case TRAWL_ETE_PKT_PE_RESET: case TRAWL_ETE_PKT_TRANS_FAIL:
+	case TRAWL_ETE_PKT_Q: case TRAWL_ETE_PKT_SRC_ADDR_MATCH: case TRAWL_ETE_PKT_SRC_ADDR_S_IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_S_IS1: case TRAWL_ETE_PKT_SRC_ADDR_L_32IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_L_32IS1: case TRAWL_ETE_PKT_SRC_ADDR_L_64IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_L_64IS1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void reset_flow(struct trawl_ete_flow *f)
+{
+	f->qlen = 0;
+	f->qhead = 0;
+	f->uncommitted = 0;
+	f->pc_valid = 0;
+	f->exc_pending = 0;
+	f->rs_n = 0;
+	f->rs_pending = 0;
+}
+
+static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	/* an exception takes the address packet that follows it */
+	if (f->exc_pending && (p->flags & TRAWL_ETE_PF_HAS_ADDR) &&
+	    p->type != TRAWL_ETE_PKT_Q && p->type < TRAWL_ETE_PKT_SRC_ADDR_MATCH) {
+		struct trawl_ete_packet e = f->exc;
+		e.addr = p->addr;
+		e.is = p->is;
+		e.flags |= TRAWL_ETE_PF_HAS_ADDR | (p->flags & TRAWL_ETE_PF_HAS_CTX);
+		e.ctx = p->ctx;
+		f->exc_pending = 0;
+		if (f->qlen)
+			q_push(f, &e, 1);
+		else {
+			q_push(f, &e, 1);
+		}
+		/* the address is also where execution resumes */
+		struct trawl_ete_packet a = *p;
+		a.flags &= (uint8_t)~TRAWL_ETE_PF_HAS_CTX;
+		if (p->type >= TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0 && p->type <= TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1)
+			a.type = TRAWL_ETE_PKT_ADDR_L_64IS0 + (p->is ? 1 : 0);
+		(void)a;
+		goto settle;
+	}
+	switch (p->type) {
+	case TRAWL_ETE_PKT_NOTSYNC:
+		return;
+	case TRAWL_ETE_PKT_BAD: case TRAWL_ETE_PKT_INCOMPLETE:
+		commit(f, UINT64_MAX);
+		emit_simple(f, TRAWL_ETE_EL_BAD, p->offset, p->header, p->count);
+		reset_flow(f);
+		return;
+	case TRAWL_ETE_PKT_ASYNC: case TRAWL_ETE_PKT_IGNORE:
+		return;
+	case TRAWL_ETE_PKT_TRACE_INFO:
+		/* a new sync point: held elements are settled by the trace unit */
+		commit(f, UINT64_MAX);
+		f->pc_valid = 0;
+		f->rs_n = 0;
+		return;
+	case TRAWL_ETE_PKT_OVERFLOW: case TRAWL_ETE_PKT_DISCARD:
+		commit(f, UINT64_MAX);
+		emit_simple(f, p->type == TRAWL_ETE_PKT_OVERFLOW ? TRAWL_ETE_EL_OVERFLOW
+								  : TRAWL_ETE_EL_DISCARD,
+			    p->offset, 0, 0);
+		reset_flow(f);
+		return;
+	case TRAWL_ETE_PKT_EXCEPT: case TRAWL_ETE_PKT_PE_RESET:
+		f->exc_pending = 1;
+		f->exc = *p;
+		return;
+	case TRAWL_ETE_PKT_TRANS_FAIL:
+		q_push(f, p, 1);
+		goto settle;
+	case TRAWL_ETE_PKT_COMMIT:
+		commit(f, p->count);
+		return;
+	case TRAWL_ETE_PKT_CANCEL_F1:
+		cancel(f, p->count);
+		return;
+	case TRAWL_ETE_PKT_CANCEL_F1_MISPRED:
+		cancel(f, p->count);
+		mispredict(f);
+		return;
+	case TRAWL_ETE_PKT_MISPREDICT:
+		mispredict(f);
+		if (p->natoms)
+			q_push(f, p, p->natoms);
+		goto settle;
+	case TRAWL_ETE_PKT_CANCEL_F2: case TRAWL_ETE_PKT_CANCEL_F3:
+		cancel(f, p->count);
+		if (p->natoms)
+			q_push(f, p, p->natoms);
+		goto settle;
+	case TRAWL_ETE_PKT_CCNT_F1: case TRAWL_ETE_PKT_CCNT_F2: case TRAWL_ETE_PKT_CCNT_F3:
+		if (p->flags & TRAWL_ETE_PF_HAS_COMMIT)
+			commit(f, p->commit);
+		break;
+	default:
+		break;
+	}
+	{
+		int n = is_p0(p);
+		if (n == 0 && f->qlen == 0)
+			process(f, p);
+		else
+			q_push(f, p, (uint32_t)n);
+	}
+settle:
+	if (f->uncommitted > f->cfg.max_spec)
+		commit(f, f->uncommitted - f->cfg.max_spec);
+}
+
+void trawl_ete_flow_packets(void *flow, const struct trawl_ete_packet *pkts, size_t n)
+{
+	struct trawl_ete_flow *f = flow;
+	for (size_t i = 0; i < n; i++)
+		on_packet(f, &pkts[i]);
+}
+
+void trawl_ete_flow_finish(struct trawl_ete_flow *f)
+{
+	commit(f, UINT64_MAX);
+	emit_simple(f, TRAWL_ETE_EL_END, 0, 0, 0);
+	reset_flow(f);
+}
