@@ -21,6 +21,7 @@
 
 #define BLOCK_MAX_INSNS 4096
 #define RSTACK 16
+#define WALK_MAX (1u << 20)
 
 struct block {
 	uint64_t start;      /* key: address */
@@ -46,8 +47,10 @@ struct trawl_ete_flow {
 	void *fn_ctx;
 	/* PE state */
 	int pc_valid;
+	int pc_at_hole;      /* pc is where the image ran out */
 	uint64_t pc;
 	uint8_t isa;
+	uint8_t last_is;     /* IS bit of the last address */
 	struct trawl_ete_ctx ctx;
 	int ctx_valid;
 	uint64_t rstack[RSTACK];
@@ -65,6 +68,7 @@ struct trawl_ete_flow {
 	size_t bcap, bused;
 	struct trawl_ete_flow_stats stats;
 	int nomem;
+	int synced;          /* a Trace Info has been seen since the last error */
 };
 
 static const char *const elem_names[] = {
@@ -266,9 +270,13 @@ static void set_ctx(struct trawl_ete_flow *f, const struct trawl_ete_ctx *c, uin
 		n.has_cid = 1;
 		n.cid = f->ctx.cid;
 	}
-	int changed = !f->ctx_valid || memcmp(&n, &f->ctx, sizeof n) != 0;
+	/* every context packet is reported, changed or not (as OpenCSD does):
+	 * consumers see where the trace unit restated it */
+	int changed = 1;
 	f->ctx = n;
 	f->ctx_valid = 1;
+	/* the context may follow the address it applies to */
+	f->isa = isa_for(f, f->last_is);
 	if (changed) {
 		struct trawl_ete_elem e;
 		memset(&e, 0, sizeof e);
@@ -283,8 +291,10 @@ static void set_ctx(struct trawl_ete_flow *f, const struct trawl_ete_ctx *c, uin
 static void set_addr(struct trawl_ete_flow *f, uint64_t addr, uint8_t is)
 {
 	f->pc = addr;
+	f->last_is = is;
 	f->isa = isa_for(f, is);
 	f->pc_valid = 1;
+	f->pc_at_hole = 0;
 	f->rs_pending = 0;
 }
 
@@ -308,11 +318,15 @@ static void resolve_rs(struct trawl_ete_flow *f)
 	f->rs_pending = 0;
 }
 
+/* No image at addr: atoms cannot be followed until the next address, but
+ * the PE is known to be at addr (an exception walk still starts there). */
 static void nacc(struct trawl_ete_flow *f, uint64_t addr, uint64_t off)
 {
 	f->stats.nacc++;
 	emit_simple(f, TRAWL_ETE_EL_NACC, off, addr, 0);
+	f->pc = addr;
 	f->pc_valid = 0;
+	f->pc_at_hole = 1;
 }
 
 static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
@@ -380,43 +394,53 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 	}
 }
 
-/* Walk straight from pc to `stop` (exclusive) for an exception or a source
- * address; returns instructions walked, 0 if not reachable in a straight
- * line. */
+/* Walk straight from pc to `stop` (exclusive) for an exception: the
+ * instructions up to the preferred return address ran, and any P0
+ * instruction among them was not taken (else an atom would say so).
+ * Returns instructions walked, 0 if stop is not ahead. */
 static uint32_t walk_to(struct trawl_ete_flow *f, uint64_t stop, uint64_t *last_end,
-			uint8_t *cls, uint8_t *fl, uint8_t *size)
+			uint8_t *cls, uint8_t *fl, uint8_t *size, int *nacc_hit)
 {
 	uint64_t a = f->pc;
 	uint32_t n = 0;
-	while (a != stop && n < BLOCK_MAX_INSNS) {
+	*nacc_hit = 0;
+	*last_end = a;
+	if (stop < a || stop - a > WALK_MAX * 4ull)
+		return 0;
+	while (a < stop && n < WALK_MAX) {
 		uint32_t enc;
 		struct trawl_ete_insn_info ii;
-		if (!fetch(f, a, f->isa, &enc))
-			return 0;
+		if (!fetch(f, a, f->isa, &enc)) {
+			*nacc_hit = 1;
+			break;
+		}
 		trawl_ete_insn_classify(enc, f->isa, a, f->cfg.is_ete, &ii);
 		a += ii.size;
 		n++;
 		*cls = ii.cls;
 		*fl = ii.flags;
 		*size = ii.size;
-		if (ii.cls != TRAWL_ETE_INSN_OTHER && a != stop)
-			return 0;
 	}
 	*last_end = a;
-	return a == stop ? n : 0;
+	return (a == stop || *nacc_hit) ? n : 0;
 }
 
 static void do_exception(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 {
 	resolve_rs(f);
 	uint64_t ret = p->addr;
+	/* the context with the return address is the interrupted code's */
+	if (p->flags & TRAWL_ETE_PF_HAS_CTX)
+		set_ctx(f, &p->ctx, p->offset);
 	if (p->type == TRAWL_ETE_PKT_TRANS_FAIL) {
 		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 2);
 	} else {
-		if (f->pc_valid && (p->flags & TRAWL_ETE_PF_HAS_ADDR) && f->pc != ret) {
+		if ((f->pc_valid || f->pc_at_hole) && (p->flags & TRAWL_ETE_PF_HAS_ADDR) &&
+		    f->pc != ret) {
 			uint64_t end;
 			uint8_t cls = 0, fl = 0, size = 4;
-			uint32_t n = walk_to(f, ret, &end, &cls, &fl, &size);
+			int hole;
+			uint32_t n = walk_to(f, ret, &end, &cls, &fl, &size, &hole);
 			if (n) {
 				struct trawl_ete_elem e;
 				memset(&e, 0, sizeof e);
@@ -433,6 +457,8 @@ static void do_exception(struct trawl_ete_flow *f, const struct trawl_ete_packet
 				f->stats.ranges++;
 				f->stats.instructions += n;
 			}
+			if (hole)
+				nacc(f, end, p->offset);
 		}
 		struct trawl_ete_elem e;
 		memset(&e, 0, sizeof e);
@@ -445,41 +471,50 @@ static void do_exception(struct trawl_ete_flow *f, const struct trawl_ete_packet
 		f->stats.exceptions++;
 	}
 	f->pc_valid = 0;
+	f->pc_at_hole = 0;
 }
 
+/* Q: count instructions ran, path unknown. When walking count
+ * instructions straight reaches the Q address, or ends on a branch, the
+ * path is known after all; otherwise only the count is reported. */
 static void do_q(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 {
 	resolve_rs(f);
-	if (f->pc_valid && (p->flags & TRAWL_ETE_PF_HAS_COUNT) && p->count > 0) {
-		/* straight run of count instructions? */
+	if (!f->pc_valid && (p->flags & TRAWL_ETE_PF_HAS_COUNT)) {
+		struct trawl_ete_elem e;
+		memset(&e, 0, sizeof e);
+		e.type = TRAWL_ETE_EL_RANGE_NOPATH;
+		e.offset = p->offset;
+		e.count = p->count;
+		e.end = (p->flags & TRAWL_ETE_PF_HAS_ADDR) ? p->addr : 0;
+		emit(f, &e); /* start unknown (0) */
+	} else if (p->flags & TRAWL_ETE_PF_HAS_COUNT) {
 		uint64_t a = f->pc;
 		uint32_t n = 0;
-		int straight = 1, ok = 1;
+		int is_branch = 0;
 		uint8_t cls = 0, fl = 0, size = 4;
 		while (n < p->count) {
 			uint32_t enc;
 			struct trawl_ete_insn_info ii;
-			if (!fetch(f, a, f->isa, &enc)) {
-				ok = 0;
+			if (!fetch(f, a, f->isa, &enc))
 				break;
-			}
 			trawl_ete_insn_classify(enc, f->isa, a, f->cfg.is_ete, &ii);
 			a += ii.size;
 			n++;
 			cls = ii.cls;
 			fl = ii.flags;
 			size = ii.size;
-			if (ii.cls != TRAWL_ETE_INSN_OTHER && n < p->count) {
-				straight = 0;
+			is_branch = ii.cls == TRAWL_ETE_INSN_BR || ii.cls == TRAWL_ETE_INSN_IBR;
+			if (is_branch)
 				break;
-			}
 		}
 		struct trawl_ete_elem e;
 		memset(&e, 0, sizeof e);
 		e.offset = p->offset;
 		e.start = f->pc;
 		e.count = p->count;
-		if (ok && straight) {
+		int has_addr = (p->flags & TRAWL_ETE_PF_HAS_ADDR) != 0;
+		if (p->count && n == p->count && ((has_addr && a == p->addr) || is_branch)) {
 			e.type = TRAWL_ETE_EL_RANGE;
 			e.end = a;
 			e.taken = 1;
@@ -490,7 +525,7 @@ static void do_q(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 			f->stats.instructions += n;
 		} else {
 			e.type = TRAWL_ETE_EL_RANGE_NOPATH;
-			e.end = (p->flags & TRAWL_ETE_PF_HAS_ADDR) ? p->addr : 0;
+			e.end = has_addr ? p->addr : 0;
 		}
 		emit(f, &e);
 	}
@@ -500,42 +535,56 @@ static void do_q(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 		f->pc_valid = 0;
 }
 
-/* Source address: the instruction at addr is a taken branch reached in a
- * straight line from pc. */
+/* Source address (ETE): the instruction at addr is a taken P0
+ * instruction, reached from pc in a straight line (P0 instructions on the
+ * way were not taken). */
 static void do_src(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 {
 	resolve_rs(f);
-	if (!f->pc_valid) {
-		f->pc = p->addr;
-		f->isa = isa_for(f, p->is);
+	uint64_t src = p->addr;
+	if (!f->pc_valid || src < f->pc || src - f->pc > 4ull * BLOCK_MAX_INSNS * 16) {
+		f->pc = src;
 		f->pc_valid = 1;
 	}
-	const struct block *b = get_block(f, f->pc, f->isa);
-	if (b->nacc_hit) {
-		nacc(f, b->nacc, p->offset);
-		return;
+	uint64_t a = f->pc;
+	uint32_t n = 0, enc = 0;
+	struct trawl_ete_insn_info ii;
+	memset(&ii, 0, sizeof ii);
+	for (;;) {
+		if (!fetch(f, a, f->isa, &enc)) {
+			nacc(f, a, p->offset);
+			return;
+		}
+		trawl_ete_insn_classify(enc, f->isa, a, f->cfg.is_ete, &ii);
+		n++;
+		if (a >= src)
+			break;
+		a += ii.size;
 	}
-	/* the block must end at the source instruction */
 	struct trawl_ete_elem e;
 	memset(&e, 0, sizeof e);
 	e.type = TRAWL_ETE_EL_RANGE;
 	e.offset = p->offset;
-	e.start = b->start;
-	e.end = b->end;
-	e.count = b->ninsn;
+	e.start = f->pc;
+	e.end = a + ii.size;
+	e.count = n;
 	e.taken = 1;
-	e.last_cls = b->cls;
-	e.last_flags = b->iflags;
-	e.last_size = b->size;
-	uint64_t target = b->target;
-	uint8_t cls = b->cls;
+	e.last_cls = ii.cls;
+	e.last_flags = ii.flags;
+	e.last_size = ii.size;
 	emit(f, &e);
 	f->stats.ranges++;
-	f->stats.instructions += e.count;
-	if (cls == TRAWL_ETE_INSN_BR)
-		f->pc = target;
-	else
+	f->stats.instructions += n;
+	if ((ii.flags & TRAWL_ETE_INSN_LINK) && f->cfg.return_stack)
+		rs_push(f, e.end);
+	if (ii.cls == TRAWL_ETE_INSN_BR) {
+		f->pc = ii.target;
+	} else {
 		f->pc_valid = 0;
+		f->rs_pending = ii.cls == TRAWL_ETE_INSN_IBR;
+		if (ii.flags & TRAWL_ETE_INSN_ERET)
+			emit_simple(f, TRAWL_ETE_EL_EXC_RET, p->offset, 0, 0);
+	}
 }
 
 /* ---- speculation queue */
@@ -647,8 +696,6 @@ static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 		break;
 	case TRAWL_ETE_PKT_EXCEPT: case TRAWL_ETE_PKT_PE_RESET: case TRAWL_ETE_PKT_TRANS_FAIL:
 		do_exception(f, p);
-		if (p->flags & TRAWL_ETE_PF_HAS_CTX)
-			set_ctx(f, &p->ctx, p->offset);
 		break;
 	case TRAWL_ETE_PKT_Q:
 		do_q(f, p);
@@ -726,12 +773,28 @@ static int is_p0(const struct trawl_ete_packet *p)
 	}
 }
 
+/* End of a stretch of trace: report the non-speculative packets still
+ * queued ahead of the first held P0 element; the speculative rest was
+ * never committed, so it is dropped. */
+static void settle_eot(struct trawl_ete_flow *f)
+{
+	while (f->qlen && f->q[f->qhead].p0 == 0) {
+		process(f, &f->q[f->qhead].pkt);
+		f->qhead = (f->qhead + 1) % f->qcap;
+		f->qlen--;
+	}
+	f->qlen = 0;
+	f->qhead = 0;
+	f->uncommitted = 0;
+}
+
 static void reset_flow(struct trawl_ete_flow *f)
 {
 	f->qlen = 0;
 	f->qhead = 0;
 	f->uncommitted = 0;
 	f->pc_valid = 0;
+	f->pc_at_hole = 0;
 	f->exc_pending = 0;
 	f->rs_n = 0;
 	f->rs_pending = 0;
@@ -761,24 +824,30 @@ static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p
 		(void)a;
 		goto settle;
 	}
+	/* without a Trace Info since the start or the last bad packet the
+	 * state (addresses, speculation) is unknown: wait for one */
+	if (!f->synced && p->type != TRAWL_ETE_PKT_TRACE_INFO && p->type != TRAWL_ETE_PKT_BAD &&
+	    p->type != TRAWL_ETE_PKT_INCOMPLETE)
+		return;
 	switch (p->type) {
 	case TRAWL_ETE_PKT_NOTSYNC:
 		return;
 	case TRAWL_ETE_PKT_BAD: case TRAWL_ETE_PKT_INCOMPLETE:
-		commit(f, UINT64_MAX);
+		settle_eot(f);
 		emit_simple(f, TRAWL_ETE_EL_BAD, p->offset, p->header, p->count);
 		reset_flow(f);
+		f->synced = 0;
 		return;
 	case TRAWL_ETE_PKT_ASYNC: case TRAWL_ETE_PKT_IGNORE:
 		return;
 	case TRAWL_ETE_PKT_TRACE_INFO:
-		/* a new sync point: held elements are settled by the trace unit */
-		commit(f, UINT64_MAX);
-		f->pc_valid = 0;
-		f->rs_n = 0;
+		/* a new sync point: what is still speculative is not reported */
+		settle_eot(f);
+		reset_flow(f);
+		f->synced = 1;
 		return;
 	case TRAWL_ETE_PKT_OVERFLOW: case TRAWL_ETE_PKT_DISCARD:
-		commit(f, UINT64_MAX);
+		settle_eot(f);
 		emit_simple(f, p->type == TRAWL_ETE_PKT_OVERFLOW ? TRAWL_ETE_EL_OVERFLOW
 								  : TRAWL_ETE_EL_DISCARD,
 			    p->offset, 0, 0);
@@ -839,7 +908,7 @@ void trawl_ete_flow_packets(void *flow, const struct trawl_ete_packet *pkts, siz
 
 void trawl_ete_flow_finish(struct trawl_ete_flow *f)
 {
-	commit(f, UINT64_MAX);
+	settle_eot(f);
 	emit_simple(f, TRAWL_ETE_EL_END, 0, 0, 0);
 	reset_flow(f);
 }

@@ -44,24 +44,26 @@ mode == "ourpkt" {
 mode == "refel" && /OCSD_GEN_TRC_ELEM_/ {
 	split($0, a, ";"); id = (ignore_id ? "-" : idn(substr(a[2], 5)))
 	if (match($0, /INSTR_RANGE\(exec range=0x[0-9a-f]+:\[0x[0-9a-f]+\] num_i\([0-9]+\)/)) {
-		s = substr($0, RSTART, RLENGTH); gsub(/[^0-9a-fx]+/, " ", s); split(s, v, " ")
+		s = substr($0, RSTART + 23, RLENGTH - 23); gsub(/[^0-9a-fx]+/, " ", s); split(s, v, " ")
 		tk = ($0 ~ /\) E / ? "E" : "N")
-		print id " RANGE " hex(v[2]) " " hex(v[3]) " " v[4] " " tk; next
+		print id " RANGE " hex(v[1]) " " hex(v[2]) " " v[3] " " tk; next
 	}
 	if (match($0, /I_RANGE_NOPATH\(first 0x[0-9a-f]+:\[next 0x[0-9a-f]+\] num_i\([0-9]+\)/)) {
-		s = substr($0, RSTART, RLENGTH); gsub(/[^0-9a-fx]+/, " ", s); split(s, v, " ")
-		print id " NOPATH " hex(v[2]) " " hex(v[3]) " " v[4]; next
+		s = substr($0, RSTART, RLENGTH); gsub(/I_RANGE_NOPATH\(first |next |num_i/, "", s)
+		gsub(/[^0-9a-fx]+/, " ", s); split(s, v, " ")
+		print id " NOPATH " hex(v[1]) " " hex(v[2]) " " v[3]; next
 	}
 	if (match($0, /EXCEPTION\(pref ret addr:0x[0-9a-f]+; excep num \(0x[0-9a-f]+\)/)) {
 		s = substr($0, RSTART, RLENGTH); split(s, v, /0x/)
 		r = v[2]; sub(/;.*/, "", r); e = v[3]; sub(/\).*/, "", e)
-		print id " EXCEPTION " hex(r) " " hex(e); next
+		print id " EXCEPTION " hex("0x" r) " " hex("0x" e); next
 	}
 	if ($0 ~ /ELEM_EXCEPTION_RET/) { print id " EXC_RET"; next }
+	if ($0 ~ /ELEM_NO_SYNC|ELEM_EO_TRACE/) { print id " SYNC_LOST"; next }
 	if (match($0, /ADDR_NACC\( 0x[0-9a-f]+/)) { print id " NACC " hex(substr($0, RSTART + 11, RLENGTH - 11)); next }
 	if (match($0, /PE_CONTEXT\(\(ISA=[A-Z0-9]+\) EL[0-3][SNR]/)) {
-		s = substr($0, RSTART, RLENGTH); el = substr(s, length(s) - 2, 3)
-		print id " CONTEXT " substr(el, 1, 3) " " ($0 ~ /EL[0-3]N/ ? "NS" : "S") " " ($0 ~ /64-bit/ ? "64" : "32"); next
+		s = substr($0, RSTART, RLENGTH); el = substr(s, length(s) - 3, 3)
+		print id " CONTEXT " el " " ($0 ~ /EL[0-3]N/ ? "NS" : "S") " " ($0 ~ /64-bit/ ? "64" : "32"); next
 	}
 	next
 }
@@ -71,7 +73,19 @@ mode == "ourel" {
 	if (f[3] == "I_RANGE_NOPATH") { print id " NOPATH " hex(f[4]) " " hex(f[5]) " " f[6]; next }
 	if (f[3] == "EXCEPTION") { r = f[4]; sub(/ret=/, "", r); e = f[5]; sub(/type=/, "", e); print id " EXCEPTION " hex(r) " " hex(e); next }
 	if (f[3] == "EXCEPTION_RET") { print id " EXC_RET"; next }
+	if (f[3] == "BAD_PACKET" || f[3] == "EO_TRACE") { print id " SYNC_LOST"; next }
 	if (f[3] == "ADDR_NACC") { s = f[4]; sub(/no image at /, "", s); print id " NACC " hex(s); next }
 	if (f[3] == "PE_CONTEXT") { print id " CONTEXT " f[4] " " f[5] " " f[6]; next }
 	next
+}
+# mode=ctx: a context element only counts when execution follows it (an
+# instruction range, no-image, exception) before the trace ends or loses
+# sync: OpenCSD holds context elements until the next P0 element and drops
+# them at end of trace, trawl reports them when they arrive.
+mode == "ctx" {
+	id = $1
+	if ($2 == "CONTEXT") { held[id] = held[id] $0 "\n"; next }
+	if ($2 == "SYNC_LOST") { held[id] = ""; next }
+	if (held[id] != "") { printf "%s", held[id]; held[id] = "" }
+	print; next
 }
