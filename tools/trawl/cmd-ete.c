@@ -90,6 +90,9 @@ struct stream {
 	struct trawl_ete_flow *flow;
 	uint64_t *map;       /* formatted input: stream offset -> input offset */
 	size_t nmap, capmap;
+	uint64_t split;      /* unwrapped TRBE: stream offsets below this ... */
+	uint64_t first_off;  /* ... are file offsets from here; the rest from 0 */
+	int unwrapped;
 	int el;
 };
 
@@ -97,6 +100,8 @@ static const char *cmd = "ete";
 
 static uint64_t map_off(const struct stream *s, uint64_t off)
 {
+	if (s->unwrapped)
+		return off < s->split ? s->first_off + off : off - s->split;
 	if (!s->map)
 		return off;
 	return off < s->nmap ? s->map[off] : (s->nmap ? s->map[s->nmap - 1] : 0);
@@ -681,6 +686,11 @@ static int run_ete(struct opts *o)
 			rc = cli_report(cmd, &err);
 			goto out;
 		}
+		if (n2) {
+			s->unwrapped = 1;
+			s->split = n1;
+			s->first_off = (uint64_t)(p1 - data);
+		}
 		feed_raw(&r, s, p1, n1);
 		if (n2)
 			feed_raw(&r, s, p2, n2);
@@ -702,6 +712,18 @@ static int run_ete(struct opts *o)
 		trawl_ete_pkt_decoder_finish(s->pd);
 		if (s->flow)
 			trawl_ete_flow_finish(s->flow);
+	}
+	for (int i = 0; i < MAX_IDS; i++) {
+		struct stream *s = r.streams[i];
+		if (!s)
+			continue;
+		const struct trawl_ete_pkt_stats *ps = trawl_ete_pkt_decoder_stats(s->pd);
+		if (ps->bytes && !ps->by_type[TRAWL_ETE_PKT_ASYNC]) {
+			cli_warn(cmd, "%s: trace ID 0x%02x: no A-Sync in %" PRIu64 " bytes: nothing decoded "
+				 "(wrong format, or a wrapped TRBE buffer without --trbe-* pointers?)",
+				 o->src, s->id, ps->bytes);
+			r.bad++;
+		}
 	}
 	if (!strcmp(o->verb, "stats")) {
 		for (int i = 0; i < MAX_IDS; i++) {
