@@ -126,7 +126,8 @@ struct trawl_ete_ctx {
 	uint32_t cid;
 };
 
-/* One packet. Fields that do not apply to the type are 0. */
+/* One packet (64 bytes: the decoder writes one per packet in its hot
+ * loop). Fields that do not apply to the type are 0. */
 struct trawl_ete_packet {
 	uint64_t offset;         /* byte offset of the header in the stream */
 	uint64_t addr;           /* full address (after history/compression) */
@@ -136,6 +137,7 @@ struct trawl_ete_packet {
 	                            NOTSYNC skipped bytes, BAD reason */
 	uint32_t cc;             /* cycle count */
 	uint16_t len;            /* bytes in the packet */
+	uint16_t commit;         /* commit count carried by cycle-count packets */
 	uint8_t type;            /* enum trawl_ete_pkt_type */
 	uint8_t header;
 	uint8_t natoms;
@@ -144,11 +146,13 @@ struct trawl_ete_packet {
 	uint8_t flags;           /* TRAWL_ETE_PF_* */
 	uint8_t exc_addr_interp; /* exception packet E1:E0 */
 	uint8_t ite_el;
-	uint16_t commit;         /* commit count carried by cycle-count packets */
-	struct trawl_ete_ctx ctx;
-	/* trace info sections */
-	uint32_t tinfo_key, tinfo_spec, tinfo_cyct;
-	uint8_t tinfo_sections;  /* bit0 INFO, 1 KEY, 2 SPEC, 3 CYCT, 4 WNDW */
+	union {
+		struct trawl_ete_ctx ctx;  /* context and address-with-context */
+		struct {                   /* TRACE_INFO sections */
+			uint32_t tinfo_key, tinfo_spec, tinfo_cyct;
+			uint8_t tinfo_sections; /* bit0 INFO, 1 KEY, 2 SPEC, 3 CYCT, 4 WNDW */
+		};
+	};
 };
 
 #define TRAWL_ETE_PF_HAS_ADDR   0x01u
@@ -164,7 +168,9 @@ const char *trawl_ete_exception_name(uint32_t type, int is_ete);
 
 struct trawl_ete_pkt_decoder;
 
-/* Called with each batch of decoded packets (borrowed for the call). */
+/* Called with each batch of decoded packets (borrowed for the call). A
+ * decoder created with no callback parses every packet and only keeps the
+ * counters (trawl_ete_pkt_decoder_stats), without building records. */
 typedef void (*trawl_ete_packet_fn)(void *ctx, const struct trawl_ete_packet *pkts, size_t n);
 
 enum trawl_status trawl_ete_pkt_decoder_create(struct trawl_ete_pkt_decoder **out,

@@ -29,9 +29,10 @@ struct block {
 	uint64_t target;     /* direct branch target */
 	uint64_t nacc;       /* address with no image (when flags & NACC) */
 	uint32_t ninsn;
+	int32_t succ[2];     /* block index after N / after E (direct), -1 unknown */
 	uint8_t isa;         /* key: instruction set */
 	uint8_t cls, iflags, size;
-	uint8_t used, nacc_hit, pad_[2];
+	uint8_t nacc_hit, pad_[3];
 };
 
 struct qent {
@@ -64,8 +65,11 @@ struct trawl_ete_flow {
 	size_t qcap, qhead, qlen;
 	uint64_t uncommitted;
 	/* block cache */
-	struct block *blocks;
-	size_t bcap, bused;
+	struct block *blocks;  /* dense, append-only: indices stay valid */
+	size_t nblocks, capblocks;
+	int32_t *ht;           /* open addressing: block index + 1, 0 = empty */
+	size_t hcap;
+	int32_t cur;           /* block starting at pc, -1 unknown */
 	struct trawl_ete_flow_stats stats;
 	int nomem;
 	int synced;          /* a Trace Info has been seen since the last error */
@@ -97,9 +101,12 @@ enum trawl_status trawl_ete_flow_create(struct trawl_ete_flow **out,
 	f->fn_ctx = fn_ctx;
 	f->qcap = 256;
 	f->q = malloc(f->qcap * sizeof *f->q);
-	f->bcap = 4096;
-	f->blocks = calloc(f->bcap, sizeof *f->blocks);
-	if (!f->q || !f->blocks) {
+	f->capblocks = 256;
+	f->blocks = malloc(f->capblocks * sizeof *f->blocks);
+	f->hcap = 1024;
+	f->ht = calloc(f->hcap, sizeof *f->ht);
+	f->cur = -1;
+	if (!f->q || !f->blocks || !f->ht) {
 		trawl_ete_flow_destroy(f);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
@@ -114,6 +121,7 @@ void trawl_ete_flow_destroy(struct trawl_ete_flow *f)
 		return;
 	free(f->q);
 	free(f->blocks);
+	free(f->ht);
 	free(f);
 }
 
@@ -150,23 +158,21 @@ static inline size_t bhash(uint64_t a, uint8_t isa, size_t cap)
 	return (size_t)(h >> 20) & (cap - 1);
 }
 
-static int grow_blocks(struct trawl_ete_flow *f)
+static int grow_hash(struct trawl_ete_flow *f)
 {
-	size_t nc = f->bcap * 2;
-	struct block *nb = calloc(nc, sizeof *nb);
-	if (!nb)
+	size_t nc = f->hcap * 2;
+	int32_t *nh = calloc(nc, sizeof *nh);
+	if (!nh)
 		return 0;
-	for (size_t i = 0; i < f->bcap; i++) {
-		if (!f->blocks[i].used)
-			continue;
+	for (size_t i = 0; i < f->nblocks; i++) {
 		size_t h = bhash(f->blocks[i].start, f->blocks[i].isa, nc);
-		while (nb[h].used)
+		while (nh[h])
 			h = (h + 1) & (nc - 1);
-		nb[h] = f->blocks[i];
+		nh[h] = (int32_t)i + 1;
 	}
-	free(f->blocks);
-	f->blocks = nb;
-	f->bcap = nc;
+	free(f->ht);
+	f->ht = nh;
+	f->hcap = nc;
 	return 1;
 }
 
@@ -192,24 +198,46 @@ static inline int fetch(struct trawl_ete_flow *f, uint64_t pc, int isa, uint32_t
 	return 1;
 }
 
-/* The block starting at pc: walk until a P0 instruction, missing memory or
- * the length limit. */
-static const struct block *get_block(struct trawl_ete_flow *f, uint64_t pc, uint8_t isa)
+/* Index of the block starting at pc: walk until a P0 instruction, missing
+ * memory or the length limit. Returns -1 only when out of memory. */
+static int32_t get_block(struct trawl_ete_flow *f, uint64_t pc, uint8_t isa)
 {
-	size_t h = bhash(pc, isa, f->bcap);
-	while (f->blocks[h].used) {
-		if (f->blocks[h].start == pc && f->blocks[h].isa == isa) {
+	size_t h = bhash(pc, isa, f->hcap);
+	int32_t k;
+	while ((k = f->ht[h]) != 0) {
+		const struct block *c = &f->blocks[k - 1];
+		if (c->start == pc && c->isa == isa) {
 			f->stats.block_hits++;
-			return &f->blocks[h];
+			return k - 1;
 		}
-		h = (h + 1) & (f->bcap - 1);
+		h = (h + 1) & (f->hcap - 1);
 	}
 	f->stats.block_misses++;
+	if (f->nblocks == f->capblocks) {
+		if (f->capblocks >= (1u << 30))
+			return -1;
+		struct block *nb = realloc(f->blocks, 2 * f->capblocks * sizeof *nb);
+		if (!nb) {
+			f->nomem = 1;
+			return -1;
+		}
+		f->blocks = nb;
+		f->capblocks *= 2;
+	}
+	if ((f->nblocks + 1) * 2 > f->hcap) {
+		if (!grow_hash(f)) {
+			f->nomem = 1;
+			return -1;
+		}
+		h = bhash(pc, isa, f->hcap);
+		while (f->ht[h])
+			h = (h + 1) & (f->hcap - 1);
+	}
 	struct block b;
 	memset(&b, 0, sizeof b);
 	b.start = pc;
 	b.isa = isa;
-	b.used = 1;
+	b.succ[0] = b.succ[1] = -1;
 	uint64_t a = pc;
 	for (;;) {
 		uint32_t enc;
@@ -233,18 +261,10 @@ static const struct block *get_block(struct trawl_ete_flow *f, uint64_t pc, uint
 			break;
 	}
 	b.end = a;
-	if ((f->bused + 1) * 2 > f->bcap && !grow_blocks(f)) {
-		f->nomem = 1;
-		static struct block tmp;
-		tmp = b;
-		return &tmp;
-	}
-	h = bhash(pc, isa, f->bcap);
-	while (f->blocks[h].used)
-		h = (h + 1) & (f->bcap - 1);
-	f->blocks[h] = b;
-	f->bused++;
-	return &f->blocks[h];
+	int32_t idx = (int32_t)f->nblocks++;
+	f->blocks[idx] = b;
+	f->ht[h] = idx + 1;
+	return idx;
 }
 
 /* ---- PE state updates */
@@ -296,6 +316,7 @@ static void set_addr(struct trawl_ete_flow *f, uint64_t addr, uint8_t is)
 	f->pc_valid = 1;
 	f->pc_at_hole = 0;
 	f->rs_pending = 0;
+	f->cur = -1;
 }
 
 static void rs_push(struct trawl_ete_flow *f, uint64_t a)
@@ -334,10 +355,34 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 	resolve_rs(f);
 	if (!f->pc_valid)
 		return;
+	int32_t k = f->cur;
 	const struct block *b;
 	for (;;) {
-		b = get_block(f, f->pc, f->isa);
+		if (k < 0 || f->blocks[k].start != f->pc || f->blocks[k].isa != f->isa)
+			k = get_block(f, f->pc, f->isa);
+		else
+			f->stats.block_hits++;
+		if (k < 0) {
+			f->pc_valid = 0;
+			return;
+		}
+		b = &f->blocks[k];
 		if (b->nacc_hit) {
+			if (b->ninsn) { /* what ran before the image ends */
+				struct trawl_ete_elem e;
+				memset(&e, 0, sizeof e);
+				e.type = TRAWL_ETE_EL_RANGE;
+				e.offset = off;
+				e.start = b->start;
+				e.end = b->end;
+				e.count = b->ninsn;
+				e.taken = 1;
+				e.last_size = b->size;
+				emit(f, &e);
+				f->stats.ranges++;
+				f->stats.instructions += b->ninsn;
+			}
+			f->cur = -1;
 			nacc(f, b->nacc, off);
 			return;
 		}
@@ -356,6 +401,7 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 		f->stats.ranges++;
 		f->stats.instructions += b->ninsn;
 		f->pc = b->end;
+		k = b->succ[0];
 	}
 	struct trawl_ete_elem e;
 	memset(&e, 0, sizeof e);
@@ -369,28 +415,42 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 	e.last_flags = b->iflags;
 	e.last_size = b->size;
 	e.isa = b->isa;
-	uint64_t end = b->end, target = b->target;
-	uint8_t cls = b->cls, fl = b->iflags;
-	emit(f, &e);
 	f->stats.ranges++;
-	f->stats.instructions += e.count;
+	f->stats.instructions += b->ninsn;
+	emit(f, &e);
+	b = &f->blocks[k]; /* the callback cannot move blocks, but be explicit */
 	if (!taken) {
-		f->pc = end;
+		f->pc = b->end;
+		f->cur = b->succ[0];
+		if (f->cur < 0) {
+			int32_t n = get_block(f, f->pc, f->isa);
+			f->blocks[k].succ[0] = n;
+			f->cur = n;
+		}
 		return;
 	}
+	uint8_t cls = b->cls, fl = b->iflags;
 	if ((fl & TRAWL_ETE_INSN_LINK) && f->cfg.return_stack)
-		rs_push(f, end);
+		rs_push(f, b->end);
 	if (cls == TRAWL_ETE_INSN_BR) {
-		f->pc = target;
+		f->pc = b->target;
 		if (fl & TRAWL_ETE_INSN_XISA)
 			f->isa = f->isa == TRAWL_ISET_T32 ? TRAWL_ISET_A32 : TRAWL_ISET_T32;
+		f->cur = b->succ[1];
+		if (f->cur < 0) {
+			int32_t n = get_block(f, f->pc, f->isa);
+			f->blocks[k].succ[1] = n;
+			f->cur = n;
+		}
 	} else if (cls == TRAWL_ETE_INSN_IBR) {
 		f->pc_valid = 0;
+		f->cur = -1;
 		f->rs_pending = 1;
 		if (fl & TRAWL_ETE_INSN_ERET)
 			emit_simple(f, TRAWL_ETE_EL_EXC_RET, off, 0, 0);
 	} else {
-		f->pc = end;
+		f->pc = b->end;
+		f->cur = b->succ[0];
 	}
 }
 
@@ -889,7 +949,9 @@ static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p
 	}
 	{
 		int n = is_p0(p);
-		if (n == 0 && f->qlen == 0)
+		/* nothing held and nothing to hold: handle it now (the usual case
+		 * without speculation, TRCIDR8.MAXSPEC = 0) */
+		if (f->qlen == 0 && (n == 0 || f->cfg.max_spec == 0))
 			process(f, p);
 		else
 			q_push(f, p, (uint32_t)n);

@@ -57,7 +57,7 @@
 #include "trawl/ete.h"
 
 #define CARRY_MAX 64
-#define BATCH_MAX 1024
+#define BATCH_MAX 256  /* 16 KiB of packets: stays in L1 */
 #define CONT_MAX 5       /* bytes of a 32-bit continuation field */
 
 /* header classes for the 256-entry table */
@@ -78,6 +78,9 @@ struct hist {
 struct trawl_ete_pkt_decoder {
 	struct trawl_ete_config cfg;
 	uint8_t table[256];
+	/* atom headers: the whole packet precomputed, and its E/N counts */
+	struct trawl_ete_packet tmpl[256];
+	uint8_t is_atom[256], n_e[256], n_n[256];
 	trawl_ete_packet_fn fn;
 	void *fn_ctx;
 	uint64_t offset;          /* offset of the next byte fed */
@@ -171,6 +174,8 @@ enum trawl_status trawl_ete_config_derive(struct trawl_ete_config *cfg, struct t
 	return TRAWL_OK;
 }
 
+static void atom_decode(uint8_t h, int cls, struct trawl_ete_packet *p);
+
 static void set_range(uint8_t *t, int lo, int hi, uint8_t c)
 {
 	for (int i = lo; i <= hi; i++)
@@ -262,6 +267,23 @@ enum trawl_status trawl_ete_pkt_decoder_create(struct trawl_ete_pkt_decoder **ou
 	d->fn = fn;
 	d->fn_ctx = fn_ctx;
 	build_table(d);
+	for (int h = 0; h < 256; h++) {
+		int c = d->table[h];
+		if (c < H_ATOM1 || c > H_ATOM6)
+			continue;
+		struct trawl_ete_packet *p = &d->tmpl[h];
+		memset(p, 0, sizeof *p);
+		p->header = (uint8_t)h;
+		p->len = 1;
+		atom_decode((uint8_t)h, c, p);
+		d->is_atom[h] = 1;
+		for (unsigned i = 0; i < p->natoms; i++) {
+			if ((p->atoms >> i) & 1)
+				d->n_e[h]++;
+			else
+				d->n_n[h]++;
+		}
+	}
 	reset_state(d, 0);
 	*out = d;
 	return TRAWL_OK;
@@ -282,9 +304,43 @@ const struct trawl_ete_pkt_stats *trawl_ete_pkt_decoder_stats(const struct trawl
 	return &d->stats;
 }
 
+/* Statistics are taken over each batch as it leaves, with four
+ * interleaved histograms so runs of one packet type do not serialise on a
+ * single counter. */
+static void batch_stats(struct trawl_ete_pkt_decoder *d)
+{
+	uint32_t h[4][TRAWL_ETE_PKT_COUNT_];
+	uint64_t ae = 0, an = 0;
+	memset(h, 0, sizeof h);
+	size_t n = d->nbatch, i = 0;
+	const struct trawl_ete_packet *b = d->batch;
+	for (; i + 4 <= n; i += 4) {
+		h[0][b[i].type]++;
+		h[1][b[i + 1].type]++;
+		h[2][b[i + 2].type]++;
+		h[3][b[i + 3].type]++;
+		/* n_e/n_n are 0 for headers that are not atoms */
+		ae += (uint64_t)d->n_e[b[i].header] + d->n_e[b[i + 1].header] +
+		      d->n_e[b[i + 2].header] + d->n_e[b[i + 3].header];
+		an += (uint64_t)d->n_n[b[i].header] + d->n_n[b[i + 1].header] +
+		      d->n_n[b[i + 2].header] + d->n_n[b[i + 3].header];
+	}
+	for (; i < n; i++) {
+		h[0][b[i].type]++;
+		ae += d->n_e[b[i].header];
+		an += d->n_n[b[i].header];
+	}
+	for (int t = 0; t < TRAWL_ETE_PKT_COUNT_; t++)
+		d->stats.by_type[t] += (uint64_t)h[0][t] + h[1][t] + h[2][t] + h[3][t];
+	d->stats.packets += n;
+	d->stats.atoms_e += ae;
+	d->stats.atoms_n += an;
+}
+
 static void flush(struct trawl_ete_pkt_decoder *d)
 {
 	if (d->nbatch) {
+		batch_stats(d);
 		if (d->fn)
 			d->fn(d->fn_ctx, d->batch, d->nbatch);
 		d->nbatch = 0;
@@ -302,9 +358,8 @@ static inline struct trawl_ete_packet *new_pkt(struct trawl_ete_pkt_decoder *d)
 
 static inline void commit_pkt(struct trawl_ete_pkt_decoder *d, struct trawl_ete_packet *p)
 {
+	(void)p;
 	d->nbatch++;
-	d->stats.packets++;
-	d->stats.by_type[p->type]++;
 }
 
 /* Continuation field: 7 bits per byte, bit 7 = more. Returns bytes used,
@@ -431,7 +486,7 @@ static void atom_decode(uint8_t h, int cls, struct trawl_ete_packet *p)
 /* Decode one packet at b (synced). Returns its length, 0 when more bytes
  * are needed, or a negative value after filling p as a BAD packet (which
  * drops sync). */
-static int parse_one(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+static inline __attribute__((always_inline)) int parse_one(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
 		     struct trawl_ete_packet *p)
 {
 	uint8_t h = b[0];
@@ -814,17 +869,82 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 			 uint64_t base)
 {
 	size_t pos = 0;
+	if (!d->fn) {
+		/* counting only: atoms are tallied per header byte without a
+		 * packet record (two histograms so runs of one header byte do not
+		 * serialise on one counter) */
+		uint32_t hist[2][256];
+		memset(hist, 0, sizeof hist);
+		while (pos < len) {
+			uint8_t h = b[pos];
+			if (d->is_atom[h]) {
+				hist[pos & 1][h]++;
+				pos++;
+				continue;
+			}
+			struct trawl_ete_packet *p = &d->batch[0];
+			memset(p, 0, sizeof *p);
+			int r = parse_one(d, b + pos, len - pos, p);
+			if (r == 0)
+				break;
+			p->offset = base + pos;
+			if (r < 0) {
+				p->len = 1;
+				d->stats.bad++;
+				d->nbatch = 1;
+				batch_stats(d);
+				d->nbatch = 0;
+				pos += 1;
+				if (p->count == TRAWL_ETE_BAD_CONFIG)
+					continue;
+				drop_sync(d, base + pos);
+				break;
+			}
+			d->stats.packets++;
+			d->stats.by_type[p->type]++;
+			pos += (size_t)r;
+		}
+		for (int h = 0; h < 256; h++) {
+			uint64_t c = (uint64_t)hist[0][h] + hist[1][h];
+			if (!c)
+				continue;
+			d->stats.packets += c;
+			d->stats.by_type[d->tmpl[h].type] += c;
+			d->stats.atoms_e += c * d->n_e[h];
+			d->stats.atoms_n += c * d->n_n[h];
+		}
+		return pos;
+	}
+	size_t nb = d->nbatch;
+	struct trawl_ete_packet *batch = d->batch;
 	while (pos < len) {
+		uint8_t h = b[pos];
+		if (d->is_atom[h]) { /* most packets: one byte, precomputed */
+			if (nb == BATCH_MAX) {
+				d->nbatch = nb;
+				flush(d);
+				nb = 0;
+			}
+			struct trawl_ete_packet *a = &batch[nb++];
+			*a = d->tmpl[h];
+			a->offset = base + pos;
+			pos++;
+			continue;
+		}
+		d->nbatch = nb;
 		struct trawl_ete_packet *p = new_pkt(d);
 		int r = parse_one(d, b + pos, len - pos, p);
-		if (r == 0)
+		if (r == 0) {
+			nb = d->nbatch;
 			break;
+		}
 		p->offset = base + pos;
 		if (r < 0) {
 			p->len = 1;
 			d->stats.bad++;
 			commit_pkt(d, p);
 			pos += 1;
+			nb = d->nbatch;
 			/* a known one-byte header that this configuration does not
 			 * allow leaves the stream in step; anything else resyncs */
 			if (p->count == TRAWL_ETE_BAD_CONFIG)
@@ -835,17 +955,11 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 			return pos;
 		}
 		p->len = (uint16_t)r;
-		if (p->natoms) {
-			uint32_t m = p->natoms >= 32 ? 0xffffffffu : ((1u << p->natoms) - 1);
-			uint32_t e = (uint32_t)__builtin_popcount(p->atoms & m);
-			if (p->type >= TRAWL_ETE_PKT_ATOM_F1) {
-				d->stats.atoms_e += e;
-				d->stats.atoms_n += p->natoms - e;
-			}
-		}
 		commit_pkt(d, p);
 		pos += (size_t)r;
+		nb = d->nbatch;
 	}
+	d->nbatch = nb;
 	return pos;
 }
 
