@@ -107,6 +107,12 @@ esac
 expect_exit 1 "$TRAWL" ete packets --reg TRCIDR2=0x20 "$t/trace.bin"
 expect_stderr_has "reserved context ID size" "$TRAWL" ete packets --reg TRCIDR2=0x20 "$t/trace.bin"
 expect_exit 2 "$TRAWL" ete packets --reg TRCBOGUS=1 "$t/trace.bin"
+printf '[regs]\nTRCIDR2(id:0x7A)=0x00000020\n' >"$t/regs.ini"
+expect_stderr_has "reserved context ID size" "$TRAWL" ete packets --config "$t/regs.ini" "$t/trace.bin"
+# an ETMv4 configuration from a config file: 0x07 is an exception return
+printf '[device]\nname=etm\n[regs]\nTRCIDR0=0x08000CA1\nTRCIDR1=0x4200F410\nTRCIDR2=0x20001088\nTRCDEVARCH=0\n' >"$t/etm.ini"
+{ head -c 15 "$t/trace.bin"; printf '\007'; } >"$t/etm.bin"
+expect_stdout_has "15	00	EXCEPT_RTN" "$TRAWL" ete packets --config "$t/etm.ini" "$t/etm.bin"
 # a wrapped buffer described wrongly
 expect_exit 2 "$TRAWL" ete packets --trbe-base 0x1000 "$t/trbe.bin"
 expect_exit 2 "$TRAWL" ete packets --trbe-base 0x1000 --trbe-limit 0x2000 --trbe-write 0x1010 "$t/trbe.bin"

@@ -93,7 +93,7 @@ struct stream {
 	uint64_t split;      /* unwrapped TRBE: stream offsets below this ... */
 	uint64_t first_off;  /* ... are file offsets from here; the rest from 0 */
 	int unwrapped;
-	int el;
+	int el, ns;
 };
 
 static const char *cmd = "ete";
@@ -289,10 +289,10 @@ static void write_tarmac_range(struct stream *s, const struct trawl_ete_elem *e)
 		if (size == 2)
 			fprintf(r->out, "%" PRIu64 " clk IT (%" PRIu64 ") %016" PRIx64 " %04x %s EL%u%s_%s : %s\n",
 				r->ts, r->seq, a, enc & 0xffff, st, s->el, s->el ? "h" : "t",
-				"n", dis);
+				s->ns ? "n" : "s", dis);
 		else
 			fprintf(r->out, "%" PRIu64 " clk IT (%" PRIu64 ") %016" PRIx64 " %08x %s EL%u%s_%s : %s\n",
-				r->ts, r->seq, a, enc, st, s->el, s->el ? "h" : "t", "n", dis);
+				r->ts, r->seq, a, enc, st, s->el, s->el ? "h" : "t", s->ns ? "n" : "s", dis);
 		r->seq++;
 		a += (uint64_t)size;
 	}
@@ -306,8 +306,10 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 	r->elems[e->type & 31]++;
 	if (e->type == TRAWL_ETE_EL_RANGE)
 		r->insns += e->count;
-	if (e->type == TRAWL_ETE_EL_CONTEXT)
+	if (e->type == TRAWL_ETE_EL_CONTEXT) {
 		s->el = e->ctx.el;
+		s->ns = e->ctx.ns;
+	}
 	if (e->type == TRAWL_ETE_EL_TIMESTAMP)
 		r->ts = e->value;
 	const char *verb = r->o->verb;
