@@ -150,6 +150,27 @@ static void emit_simple(struct trawl_ete_flow *f, int type, uint64_t off, uint64
 	emit(f, &e);
 }
 
+/* Report instructions [start, end) that ran; the last one is described
+ * by cls/flags/size and was taken or not. */
+static void emit_range(struct trawl_ete_flow *f, uint64_t off, uint64_t start, uint64_t end,
+		       uint32_t count, int taken, uint8_t cls, uint8_t flags, uint8_t size)
+{
+	struct trawl_ete_elem e;
+	memset(&e, 0, sizeof e);
+	e.type = TRAWL_ETE_EL_RANGE;
+	e.offset = off;
+	e.start = start;
+	e.end = end;
+	e.count = count;
+	e.taken = (uint8_t)taken;
+	e.last_cls = cls;
+	e.last_flags = flags;
+	e.last_size = size;
+	f->stats.ranges++;
+	f->stats.instructions += count;
+	emit(f, &e);
+}
+
 /* ---- block cache */
 
 static inline size_t bhash(uint64_t a, uint8_t isa, size_t cap)
@@ -368,20 +389,8 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 		}
 		b = &f->blocks[k];
 		if (b->nacc_hit) {
-			if (b->ninsn) { /* what ran before the image ends */
-				struct trawl_ete_elem e;
-				memset(&e, 0, sizeof e);
-				e.type = TRAWL_ETE_EL_RANGE;
-				e.offset = off;
-				e.start = b->start;
-				e.end = b->end;
-				e.count = b->ninsn;
-				e.taken = 1;
-				e.last_size = b->size;
-				emit(f, &e);
-				f->stats.ranges++;
-				f->stats.instructions += b->ninsn;
-			}
+			if (b->ninsn) /* what ran before the image ends */
+				emit_range(f, off, b->start, b->end, b->ninsn, 1, 0, 0, b->size);
 			f->cur = -1;
 			nacc(f, b->nacc, off);
 			return;
@@ -389,35 +398,11 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 		if (b->cls != TRAWL_ETE_INSN_OTHER)
 			break;
 		/* very long straight run: report it and keep walking */
-		struct trawl_ete_elem e;
-		memset(&e, 0, sizeof e);
-		e.type = TRAWL_ETE_EL_RANGE;
-		e.offset = off;
-		e.start = b->start;
-		e.end = b->end;
-		e.count = b->ninsn;
-		e.last_size = b->size;
-		emit(f, &e);
-		f->stats.ranges++;
-		f->stats.instructions += b->ninsn;
+		emit_range(f, off, b->start, b->end, b->ninsn, 0, 0, 0, b->size);
 		f->pc = b->end;
 		k = b->succ[0];
 	}
-	struct trawl_ete_elem e;
-	memset(&e, 0, sizeof e);
-	e.type = TRAWL_ETE_EL_RANGE;
-	e.offset = off;
-	e.start = b->start;
-	e.end = b->end;
-	e.count = b->ninsn;
-	e.taken = (uint8_t)taken;
-	e.last_cls = b->cls;
-	e.last_flags = b->iflags;
-	e.last_size = b->size;
-	e.isa = b->isa;
-	f->stats.ranges++;
-	f->stats.instructions += b->ninsn;
-	emit(f, &e);
+	emit_range(f, off, b->start, b->end, b->ninsn, taken, b->cls, b->iflags, b->size);
 	b = &f->blocks[k]; /* the callback cannot move blocks, but be explicit */
 	if (!taken) {
 		f->pc = b->end;
@@ -501,22 +486,8 @@ static void do_exception(struct trawl_ete_flow *f, const struct trawl_ete_packet
 			uint8_t cls = 0, fl = 0, size = 4;
 			int hole;
 			uint32_t n = walk_to(f, ret, &end, &cls, &fl, &size, &hole);
-			if (n) {
-				struct trawl_ete_elem e;
-				memset(&e, 0, sizeof e);
-				e.type = TRAWL_ETE_EL_RANGE;
-				e.offset = p->offset;
-				e.start = f->pc;
-				e.end = end;
-				e.count = n;
-				e.taken = 1;
-				e.last_cls = cls;
-				e.last_flags = fl;
-				e.last_size = size;
-				emit(f, &e);
-				f->stats.ranges++;
-				f->stats.instructions += n;
-			}
+			if (n)
+				emit_range(f, p->offset, f->pc, end, n, 1, cls, fl, size);
 			if (hole)
 				nacc(f, end, p->offset);
 		}
@@ -621,22 +592,9 @@ static void do_src(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 			break;
 		a += ii.size;
 	}
-	struct trawl_ete_elem e;
-	memset(&e, 0, sizeof e);
-	e.type = TRAWL_ETE_EL_RANGE;
-	e.offset = p->offset;
-	e.start = f->pc;
-	e.end = a + ii.size;
-	e.count = n;
-	e.taken = 1;
-	e.last_cls = ii.cls;
-	e.last_flags = ii.flags;
-	e.last_size = ii.size;
-	emit(f, &e);
-	f->stats.ranges++;
-	f->stats.instructions += n;
+	emit_range(f, p->offset, f->pc, a + ii.size, n, 1, ii.cls, ii.flags, ii.size);
 	if ((ii.flags & TRAWL_ETE_INSN_LINK) && f->cfg.return_stack)
-		rs_push(f, e.end);
+		rs_push(f, a + ii.size);
 	if (ii.cls == TRAWL_ETE_INSN_BR) {
 		f->pc = ii.target;
 	} else {
