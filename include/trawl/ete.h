@@ -269,6 +269,12 @@ enum trawl_status trawl_ete_image_add_elf(struct trawl_ete_image *img, const cha
 size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, uint8_t *out,
 			    size_t n);
 size_t trawl_ete_image_regions(const struct trawl_ete_image *img);
+/* The instruction at pc in instruction set iset (enum trawl_iset): its
+ * encoding (T32: first halfword in bits 15:0, second in 31:16) and size in
+ * bytes, 0 when the image does not hold it. This is how a consumer expands
+ * a RANGE element into per-instruction PC, encoding and instruction set. */
+unsigned trawl_ete_insn_fetch(const struct trawl_ete_image *img, uint64_t pc, int iset,
+			      uint32_t *enc);
 void trawl_ete_image_destroy(struct trawl_ete_image *img);
 
 /* Instruction classes (the last instruction of a range). */

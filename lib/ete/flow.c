@@ -152,7 +152,7 @@ static void emit_simple(struct trawl_ete_flow *f, int type, uint64_t off, uint64
 
 /* Report instructions [start, end) that ran; the last one is described
  * by cls/flags/size and was taken or not. */
-static void emit_range(struct trawl_ete_flow *f, uint64_t off, uint64_t start, uint64_t end,
+static inline void emit_range(struct trawl_ete_flow *f, uint64_t off, uint64_t start, uint64_t end,
 		       uint32_t count, int taken, uint8_t cls, uint8_t flags, uint8_t size)
 {
 	struct trawl_ete_elem e;
@@ -199,24 +199,7 @@ static int grow_hash(struct trawl_ete_flow *f)
 
 static inline int fetch(struct trawl_ete_flow *f, uint64_t pc, int isa, uint32_t *enc)
 {
-	uint8_t b[4];
-	size_t n = trawl_ete_image_read(f->img, pc, b, isa == TRAWL_ISET_T32 ? 2 : 4);
-	if (isa == TRAWL_ISET_T32) {
-		if (n < 2)
-			return 0;
-		uint32_t h1 = (uint32_t)b[0] | ((uint32_t)b[1] << 8);
-		if ((h1 >> 11) >= 0x1d) {
-			if (trawl_ete_image_read(f->img, pc + 2, b + 2, 2) < 2)
-				return 0;
-			h1 |= ((uint32_t)b[2] | ((uint32_t)b[3] << 8)) << 16;
-		}
-		*enc = h1;
-		return 1;
-	}
-	if (n < 4)
-		return 0;
-	*enc = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
-	return 1;
+	return trawl_ete_insn_fetch(f->img, pc, isa, enc) != 0;
 }
 
 /* Index of the block starting at pc: walk until a P0 instruction, missing

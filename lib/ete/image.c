@@ -219,6 +219,29 @@ size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, ui
 	return k;
 }
 
+unsigned trawl_ete_insn_fetch(const struct trawl_ete_image *img, uint64_t pc, int iset,
+			      uint32_t *enc)
+{
+	uint8_t b[4];
+	if (iset == TRAWL_ISET_T32) {
+		if (trawl_ete_image_read(img, pc, b, 2) < 2)
+			return 0;
+		uint32_t h1 = (uint32_t)b[0] | ((uint32_t)b[1] << 8);
+		if ((h1 >> 11) < 0x1d) {
+			*enc = h1;
+			return 2;
+		}
+		if (trawl_ete_image_read(img, pc + 2, b + 2, 2) < 2)
+			return 0;
+		*enc = h1 | (((uint32_t)b[2] | ((uint32_t)b[3] << 8)) << 16);
+		return 4;
+	}
+	if (trawl_ete_image_read(img, pc, b, 4) < 4)
+		return 0;
+	*enc = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
+	return 4;
+}
+
 static inline int64_t sext(uint64_t v, int bits)
 {
 	uint64_t m = 1ull << (bits - 1);

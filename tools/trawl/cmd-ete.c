@@ -268,22 +268,9 @@ static void write_tarmac_range(struct stream *s, const struct trawl_ete_elem *e)
 	char dis[160];
 	const char *st = e->isa == TRAWL_ISET_A64 ? "O" : e->isa == TRAWL_ISET_T32 ? "T" : "A";
 	for (uint32_t i = 0; i < e->count && a < e->end; i++) {
-		uint8_t b[4] = { 0 };
 		uint32_t enc = 0;
-		int size = 4;
-		size_t got = trawl_ete_image_read(r->img, a, b, e->isa == TRAWL_ISET_T32 ? 2 : 4);
-		if (e->isa == TRAWL_ISET_T32) {
-			enc = (uint32_t)b[0] | ((uint32_t)b[1] << 8);
-			size = 2;
-			if ((enc >> 11) >= 0x1d && trawl_ete_image_read(r->img, a + 2, b + 2, 2) == 2) {
-				enc |= ((uint32_t)b[2] | ((uint32_t)b[3] << 8)) << 16;
-				size = 4;
-			}
-		} else {
-			enc = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
-			      ((uint32_t)b[3] << 24);
-		}
-		if (!got)
+		int size = (int)trawl_ete_insn_fetch(r->img, a, e->isa, &enc);
+		if (!size)
 			break;
 		disasm(r, a, enc, e->isa, size, dis, sizeof dis);
 		if (size == 2)
