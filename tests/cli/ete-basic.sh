@@ -61,6 +61,24 @@ awk '{print $5}' "$t/out.tarmac" | tr '\n' ' ' >"$t/pcs"
 	fail "tarmac PCs: $(cat "$t/pcs")"
 grep -q ': ret' "$t/out.tarmac" || fail "tarmac lacks disassembly: $(head -3 "$t/out.tarmac")"
 
+# the same program as an ELF file (built here when the cross compiler is
+# installed): --elf gives the same decode; with a bias, the code moves
+if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then
+	printf '.text\n.global _start\n_start:\n nop\n b.ne 1f\n nop\n1: ret\n' >"$t/p.s"
+	if aarch64-linux-gnu-gcc -nostdlib -static -Wl,-Ttext=0x1000 -Wl,--build-id=none \
+		-o "$t/p.elf" "$t/p.s" 2>"$t/cc.err"; then
+		"$TRAWL" ete decode --elf "$t/p.elf" "$t/trace.bin" | grep -v '^-' | cut -f3- >"$t/e2"
+		"$TRAWL" ete decode $img "$t/trace.bin" | grep -v '^-' | cut -f3- >"$t/e"
+		cmp -s "$t/e" "$t/e2" || fail "--elf decode differs: $(diff "$t/e" "$t/e2")"
+		"$TRAWL" ete decode --elf "$t/p.elf@0x100000" "$t/trace.bin" | grep -q 'no image at 0x1000' ||
+			fail "--elf with a bias still maps 0x1000"
+	else
+		fail "cannot build the ELF fixture: $(cat "$t/cc.err")"
+	fi
+fi
+expect_exit 1 "$TRAWL" ete decode --elf "$t/prog.bin" "$t/trace.bin"
+expect_stderr_has "is not an ELF file" "$TRAWL" ete decode --elf "$t/prog.bin" "$t/trace.bin"
+
 # stats
 expect_stdout_has "atoms E / N      3 / 1" "$TRAWL" ete stats $img "$t/trace.bin"
 expect_stdout_has "instructions     6" "$TRAWL" ete stats $img "$t/trace.bin"
