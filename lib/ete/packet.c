@@ -78,9 +78,11 @@ struct hist {
 struct trawl_ete_pkt_decoder {
 	struct trawl_ete_config cfg;
 	uint8_t table[256];
-	/* atom headers: the whole packet precomputed, and its E/N counts */
+	/* one-byte packets whose record does not depend on state (atoms,
+	 * events, ...): precomputed; one_byte: 1 = copy, 2 = copy and add the
+	 * cycle-count threshold (cycle count format 3). n_e/n_n: atom counts */
 	struct trawl_ete_packet tmpl[256];
-	uint8_t is_atom[256], n_e[256], n_n[256];
+	uint8_t one_byte[256], n_e[256], n_n[256];
 	trawl_ete_packet_fn fn;
 	void *fn_ctx;
 	uint64_t offset;          /* offset of the next byte fed */
@@ -175,6 +177,8 @@ enum trawl_status trawl_ete_config_derive(struct trawl_ete_config *cfg, struct t
 }
 
 static void atom_decode(uint8_t h, int cls, struct trawl_ete_packet *p);
+static inline int parse_one(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+			    struct trawl_ete_packet *p);
 
 static void set_range(uint8_t *t, int lo, int hi, uint8_t c)
 {
@@ -269,14 +273,29 @@ enum trawl_status trawl_ete_pkt_decoder_create(struct trawl_ete_pkt_decoder **ou
 	build_table(d);
 	for (int h = 0; h < 256; h++) {
 		int c = d->table[h];
+		struct trawl_ete_packet *p = &d->tmpl[h];
+		uint8_t one = (uint8_t)h;
+		if (c == H_CC_F3 || c == H_EVENT || c == H_IGNORE || c == H_TRACE_ON ||
+		    c == H_TS_MARKER || c == H_TRANS_ST || c == H_TRANS_COMMIT) {
+			memset(p, 0, sizeof *p);
+			/* parse_one on a one-byte packet; thresholds are added later */
+			uint32_t save = d->cc_threshold;
+			d->cc_threshold = 0;
+			if (parse_one(d, &one, 1, p) == 1) {
+				p->header = one;
+				p->len = 1;
+				d->one_byte[h] = c == H_CC_F3 ? 2 : 1;
+			}
+			d->cc_threshold = save;
+			continue;
+		}
 		if (c < H_ATOM1 || c > H_ATOM6)
 			continue;
-		struct trawl_ete_packet *p = &d->tmpl[h];
 		memset(p, 0, sizeof *p);
 		p->header = (uint8_t)h;
 		p->len = 1;
 		atom_decode((uint8_t)h, c, p);
-		d->is_atom[h] = 1;
+		d->one_byte[h] = 1;
 		for (unsigned i = 0; i < p->natoms; i++) {
 			if ((p->atoms >> i) & 1)
 				d->n_e[h]++;
@@ -877,7 +896,7 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 		memset(hist, 0, sizeof hist);
 		while (pos < len) {
 			uint8_t h = b[pos];
-			if (d->is_atom[h]) {
+			if (d->one_byte[h]) {
 				hist[pos & 1][h]++;
 				pos++;
 				continue;
@@ -919,7 +938,7 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 	struct trawl_ete_packet *batch = d->batch;
 	while (pos < len) {
 		uint8_t h = b[pos];
-		if (d->is_atom[h]) { /* most packets: one byte, precomputed */
+		if (d->one_byte[h]) { /* most packets: one byte, precomputed */
 			if (nb == BATCH_MAX) {
 				d->nbatch = nb;
 				flush(d);
@@ -928,6 +947,8 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 			struct trawl_ete_packet *a = &batch[nb++];
 			*a = d->tmpl[h];
 			a->offset = base + pos;
+			if (d->one_byte[h] == 2)
+				a->cc += d->cc_threshold;
 			pos++;
 			continue;
 		}
