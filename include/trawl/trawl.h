@@ -7,6 +7,7 @@
 #include "trawl/event.h"
 #include "trawl/input.h"
 #include "trawl/reader.h"
+#include "trawl/image.h"
 
 #define TRAWL_VERSION "0.1.0"
 
