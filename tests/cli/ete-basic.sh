@@ -60,6 +60,11 @@ awk '{print $5}' "$t/out.tarmac" | tr '\n' ' ' >"$t/pcs"
 [ "$(cat "$t/pcs")" = "0000000000001000 0000000000001004 0000000000001008 000000000000100c 0000000000001004 000000000000100c " ] ||
 	fail "tarmac PCs: $(cat "$t/pcs")"
 grep -q ': ret' "$t/out.tarmac" || fail "tarmac lacks disassembly: $(head -3 "$t/out.tarmac")"
+# trawl's own Tarmac reader takes it: six A64 instructions at EL1, secure
+if "$TRAWL" help cat >/dev/null 2>&1; then
+	"$TRAWL" cat "$t/out.tarmac" >"$t/cat" 2>&1 || fail "trawl cat cannot read the Tarmac: $(head -3 "$t/cat")"
+	[ "$(grep -c 'insn A64 pc=.* el=1 mode=EL1h_s' "$t/cat")" = 6 ] || fail "trawl cat: $(cat "$t/cat")"
+fi
 
 # the same program as an ELF file (built here when the cross compiler is
 # installed): --elf gives the same decode; with a bias, the code moves

@@ -94,6 +94,9 @@ struct stream {
 	uint64_t first_off;  /* ... are file offsets from here; the rest from 0 */
 	int unwrapped;
 	int el, ns;
+	int exc_pending;     /* tarmac: exception waiting for its handler address */
+	uint64_t exc_ret;
+	uint32_t exc_type;
 };
 
 static const char *cmd = "ete";
@@ -301,12 +304,23 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 		r->ts = e->value;
 	const char *verb = r->o->verb;
 	if (!strcmp(verb, "tarmac")) {
+		/* Tarmac E lines give the address the exception goes to: hold the
+		 * exception until the handler's first instructions are known */
+		if (s->exc_pending && (e->type == TRAWL_ETE_EL_RANGE || e->type == TRAWL_ETE_EL_END ||
+				       e->type == TRAWL_ETE_EL_EXCEPTION)) {
+			uint64_t to = e->type == TRAWL_ETE_EL_RANGE ? e->start : s->exc_ret;
+			fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " %08x CoreEvent_EXCEPTION %s (return address %" PRIx64 ")\n",
+				r->ts, to, s->exc_type, trawl_ete_exception_name(s->exc_type, s->cfg.is_ete),
+				s->exc_ret);
+			s->exc_pending = 0;
+		}
 		if (e->type == TRAWL_ETE_EL_RANGE)
 			write_tarmac_range(s, e);
-		else if (e->type == TRAWL_ETE_EL_EXCEPTION)
-			fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " %08x CoreEvent_EXCEPTION %s\n", r->ts,
-				e->value, e->count, trawl_ete_exception_name(e->count, s->cfg.is_ete));
-		else if (e->type == TRAWL_ETE_EL_NACC)
+		else if (e->type == TRAWL_ETE_EL_EXCEPTION) {
+			s->exc_pending = 1;
+			s->exc_ret = e->value;
+			s->exc_type = e->count;
+		} else if (e->type == TRAWL_ETE_EL_NACC)
 			fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " 00000000 NO_IMAGE\n", r->ts, e->value);
 		return;
 	}
