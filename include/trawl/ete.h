@@ -186,6 +186,11 @@ void trawl_ete_pkt_decoder_finish(struct trawl_ete_pkt_decoder *d);
 /* Forget all state (as at creation); the next byte has offset `offset`. */
 void trawl_ete_pkt_decoder_reset(struct trawl_ete_pkt_decoder *d, uint64_t offset);
 void trawl_ete_pkt_decoder_destroy(struct trawl_ete_pkt_decoder *d);
+/* on = 1: decode every packet through the general per-packet parser,
+ * bypassing the fast paths (precomputed one-byte records, the counting
+ * loop). Output is identical; tests use it as the reference for the fast
+ * paths. */
+void trawl_ete_pkt_decoder_set_generic(struct trawl_ete_pkt_decoder *d, int on);
 
 /* Counters over everything fed so far. */
 struct trawl_ete_pkt_stats {

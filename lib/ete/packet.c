@@ -70,6 +70,19 @@ enum hclass {
 	H_ATOM4, H_ATOM5, H_ATOM6, H_BAD_CFG,
 };
 
+/* Headers the counting fast path consumes itself: one-byte packets, cycle
+ * count formats 1 and 2, and the address packets (short, long, exact match, plain
+ * or source). Everything else goes through parse_one. */
+enum fast_kind {
+	FK_SLOW = 0, FK_ONE, FK_CC2, FK_S0, FK_S1, FK_L32_0, FK_L32_1, FK_L64_0, FK_L64_1,
+	FK_MATCH, FK_CC1,
+};
+
+/* Longest fast-path packet (64-bit long address; cycle count format 1 with
+ * 5 + 3 bytes of fields): while this many bytes remain, the fast path reads
+ * without bounds checks. */
+#define FAST_MAX 9
+
 struct hist {
 	uint64_t addr;
 	uint8_t is;
@@ -83,6 +96,9 @@ struct trawl_ete_pkt_decoder {
 	 * cycle-count threshold (cycle count format 3). n_e/n_n: atom counts */
 	struct trawl_ete_packet tmpl[256];
 	uint8_t one_byte[256], n_e[256], n_n[256];
+	/* counting fast path: packet kind (enum fast_kind) and type per header */
+	uint8_t fast[256], htype[256];
+	int generic;              /* every packet through parse_one (tests) */
 	trawl_ete_packet_fn fn;
 	void *fn_ctx;
 	uint64_t offset;          /* offset of the next byte fed */
@@ -244,6 +260,40 @@ static void build_table(struct trawl_ete_pkt_decoder *d)
 	set_range(t, 0xF8, 0xFF, H_ATOM3);
 }
 
+/* Kinds and types for the counting fast path. The type of each fast header
+ * is taken from parse_one itself (on a zero payload) so the two paths
+ * cannot disagree on it. */
+static void build_fast(struct trawl_ete_pkt_decoder *d)
+{
+	for (int h = 0; h < 256; h++) {
+		int c = d->table[h];
+		uint8_t k = FK_SLOW;
+		if (d->one_byte[h])
+			k = FK_ONE;
+		else if (c == H_CC_F2)
+			k = FK_CC2;
+		else if (c == H_CC_F1)
+			k = FK_CC1;
+		else if (c == H_ADDR_S || c == H_SRC_S)
+			k = (h == 0x96 || h == 0xB5) ? FK_S1 : FK_S0;
+		else if (c == H_ADDR_L32 || c == H_SRC_L32)
+			k = (h == 0x9B || h == 0xB7) ? FK_L32_1 : FK_L32_0;
+		else if (c == H_ADDR_L64 || c == H_SRC_L64)
+			k = (h == 0x9E || h == 0xB9) ? FK_L64_1 : FK_L64_0;
+		else if (c == H_ADDR_MATCH || c == H_SRC_MATCH)
+			k = FK_MATCH;
+		if (k == FK_SLOW)
+			continue;
+		uint8_t buf[16] = { (uint8_t)h };
+		struct trawl_ete_packet p;
+		memset(&p, 0, sizeof p);
+		if (parse_one(d, buf, sizeof buf, &p) <= 0)
+			continue;
+		d->fast[h] = k;
+		d->htype[h] = p.type;
+	}
+}
+
 static void reset_state(struct trawl_ete_pkt_decoder *d, uint64_t offset)
 {
 	d->offset = offset;
@@ -303,6 +353,7 @@ enum trawl_status trawl_ete_pkt_decoder_create(struct trawl_ete_pkt_decoder **ou
 				d->n_n[h]++;
 		}
 	}
+	build_fast(d);
 	reset_state(d, 0);
 	*out = d;
 	return TRAWL_OK;
@@ -311,6 +362,11 @@ enum trawl_status trawl_ete_pkt_decoder_create(struct trawl_ete_pkt_decoder **ou
 void trawl_ete_pkt_decoder_reset(struct trawl_ete_pkt_decoder *d, uint64_t offset)
 {
 	reset_state(d, offset);
+}
+
+void trawl_ete_pkt_decoder_set_generic(struct trawl_ete_pkt_decoder *d, int on)
+{
+	d->generic = on != 0;
 }
 
 void trawl_ete_pkt_decoder_destroy(struct trawl_ete_pkt_decoder *d)
@@ -829,6 +885,108 @@ bad_field:
 	return -1;
 }
 
+/* Counting fast path over b[pos, end), where end leaves FAST_MAX bytes of
+ * the run after it, so no read needs a bounds check. Each packet costs one
+ * kind lookup and one histogram increment (by header byte, two tables so
+ * runs of one header do not serialise on a counter); addresses are
+ * decoded into a register copy of the history. Returns at the first header
+ * the fast path does not handle (or at end). */
+static size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
+			 size_t end, uint32_t (*cnt)[256])
+{
+	const uint8_t *fk = d->fast;
+	uint32_t *c0 = cnt[0], *c1 = cnt[1];
+	/* addresses from packets have bit 0 clear: it holds the IS bit here */
+	uint64_t a0 = d->hist[0].addr | d->hist[0].is, a1 = d->hist[1].addr | d->hist[1].is,
+		 a2 = d->hist[2].addr | d->hist[2].is;
+	while (pos < end) {
+		uint8_t h = b[pos];
+		unsigned k = fk[h];
+		/* runs of one-byte packets (atoms, cycle count F3, events) */
+		while (__builtin_expect(k == FK_ONE, 1)) {
+			c0[h]++;
+			uint32_t *t = c0;
+			c0 = c1;
+			c1 = t;
+			if (++pos >= end)
+				goto out;
+			h = b[pos];
+			k = fk[h];
+		}
+		const uint8_t *q = b + pos + 1;
+		uint64_t na, v;
+		if (k == FK_CC2) {
+			c0[h]++;
+			pos += 2;
+			continue;
+		}
+		if (k == FK_S0 || k == FK_S1) {
+			unsigned sh = k == FK_S0 ? 2 : 1, more = q[0] >> 7;
+			v = (uint64_t)(q[0] & 0x7f) << sh;
+			v |= ((uint64_t)q[1] << (7 + sh)) & (0 - (uint64_t)more);
+			uint64_t mask = (1ull << (7 + sh + 8 * more)) - 1;
+			na = (a0 & ~mask) | v | (k == FK_S1);
+			pos += 2 + more;
+		} else if (k >= FK_L32_0 && k <= FK_L64_1) {
+			unsigned is = k == FK_L32_1 || k == FK_L64_1;
+			if (is)
+				v = ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8);
+			else
+				v = ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)(q[1] & 0x7f) << 9);
+			v |= ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24) | is;
+			if (k >= FK_L64_0) {
+				na = v | ((uint64_t)q[4] << 32) | ((uint64_t)q[5] << 40) |
+				     ((uint64_t)q[6] << 48) | ((uint64_t)q[7] << 56);
+				pos += 9;
+			} else {
+				na = (a0 & 0xffffffff00000000ull) | v;
+				pos += 5;
+			}
+		} else if (k == FK_CC1) {
+			/* fields are only measured; a too-long one is left to
+			 * parse_one, which reports it */
+			size_t n = pos + 1;
+			if (!d->cfg.commopt1) {
+				size_t lim = n + CONT_MAX;
+				while (n < lim && (b[n] & 0x80))
+					n++;
+				if (n == lim)
+					break;
+				n++;
+			}
+			if (!(h & 1)) {
+				size_t lim = n + 3;
+				while (n < lim && (b[n] & 0x80))
+					n++;
+				if (n == lim)
+					break;
+				n++;
+			}
+			c0[h]++;
+			pos = n;
+			continue;
+		} else if (k == FK_MATCH) {
+			unsigned idx = h & 3;
+			na = idx == 0 ? a0 : idx == 1 ? a1 : a2;
+			pos++;
+		} else {
+			break;
+		}
+		c0[h]++;
+		a2 = a1;
+		a1 = a0;
+		a0 = na;
+	}
+out:
+	d->hist[0].addr = a0 & ~1ull;
+	d->hist[1].addr = a1 & ~1ull;
+	d->hist[2].addr = a2 & ~1ull;
+	d->hist[0].is = a0 & 1;
+	d->hist[1].is = a1 & 1;
+	d->hist[2].is = a2 & 1;
+	return pos;
+}
+
 static void emit_notsync(struct trawl_ete_pkt_decoder *d)
 {
 	if (!d->skipped)
@@ -894,25 +1052,31 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 		 * serialise on one counter) */
 		uint32_t hist[2][256];
 		memset(hist, 0, sizeof hist);
+		size_t fast_end = d->generic || len < FAST_MAX ? 0 : len - FAST_MAX;
 		while (pos < len) {
+			if (pos < fast_end) {
+				pos = count_fast(d, b, pos, fast_end, hist);
+				if (pos >= len)
+					break;
+			}
 			uint8_t h = b[pos];
-			if (d->one_byte[h]) {
+			if (d->one_byte[h] && !d->generic) {
 				hist[pos & 1][h]++;
 				pos++;
 				continue;
 			}
-			struct trawl_ete_packet *p = &d->batch[0];
+			/* a scratch record: the batch may hold A-Sync/NOTSYNC
+			 * packets still to be counted at the next flush */
+			struct trawl_ete_packet tmp, *p = &tmp;
 			memset(p, 0, sizeof *p);
 			int r = parse_one(d, b + pos, len - pos, p);
 			if (r == 0)
 				break;
 			p->offset = base + pos;
 			if (r < 0) {
-				p->len = 1;
 				d->stats.bad++;
-				d->nbatch = 1;
-				batch_stats(d);
-				d->nbatch = 0;
+				d->stats.packets++;
+				d->stats.by_type[TRAWL_ETE_PKT_BAD]++;
 				pos += 1;
 				if (p->count == TRAWL_ETE_BAD_CONFIG)
 					continue;
@@ -921,6 +1085,11 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 			}
 			d->stats.packets++;
 			d->stats.by_type[p->type]++;
+			if (p->type >= TRAWL_ETE_PKT_ATOM_F1) { /* generic mode only */
+				unsigned e = (unsigned)__builtin_popcount(p->atoms);
+				d->stats.atoms_e += e;
+				d->stats.atoms_n += p->natoms - e;
+			}
 			pos += (size_t)r;
 		}
 		for (int h = 0; h < 256; h++) {
@@ -928,7 +1097,7 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 			if (!c)
 				continue;
 			d->stats.packets += c;
-			d->stats.by_type[d->tmpl[h].type] += c;
+			d->stats.by_type[d->htype[h]] += c;
 			d->stats.atoms_e += c * d->n_e[h];
 			d->stats.atoms_n += c * d->n_n[h];
 		}
@@ -938,7 +1107,7 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 	struct trawl_ete_packet *batch = d->batch;
 	while (pos < len) {
 		uint8_t h = b[pos];
-		if (d->one_byte[h]) { /* most packets: one byte, precomputed */
+		if (d->one_byte[h] && !d->generic) { /* most packets: one byte, precomputed */
 			if (nb == BATCH_MAX) {
 				d->nbatch = nb;
 				flush(d);
