@@ -885,29 +885,67 @@ bad_field:
 	return -1;
 }
 
-/* Counting fast path over b[pos, end), where end leaves FAST_MAX bytes of
- * the run after it, so no read needs a bounds check. Each packet costs one
- * kind lookup and one histogram increment (by header byte, two tables so
- * runs of one header do not serialise on a counter); addresses are
- * decoded into a register copy of the history. Returns at the first header
- * the fast path does not handle (or at end). */
-static size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
-			 size_t end, uint32_t (*cnt)[256])
+/* Length of a continuation field of at most max bytes at q (no bounds
+ * check: the caller leaves room), 0 when it runs longer. */
+static inline size_t fast_cont(const uint8_t *q, size_t max, uint64_t *val)
+{
+	uint64_t v = 0;
+	for (size_t i = 0; i < max; i++) {
+		v |= (uint64_t)(q[i] & 0x7f) << (7 * i);
+		if (!(q[i] & 0x80)) {
+			*val = v;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Fast path over b[pos, end), where end leaves FAST_MAX bytes of the run
+ * after it, so no read needs a bounds check. Common packets are consumed
+ * with one kind lookup and no per-packet dispatch; addresses are decoded
+ * into a register copy of the history. Returns at the first header the
+ * fast path does not handle (or at end).
+ *   rec = 0: counting only, by header byte into cnt (two tables used in
+ *            turn, so runs of one header do not serialise on a counter);
+ *   rec = 1: records into the batch, as parse_one would write them.
+ * rec is a constant at each call, so each variant compiles to its own loop. */
+static inline __attribute__((always_inline)) size_t
+fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t end,
+	 uint64_t base, uint32_t (*cnt)[256], const int rec)
 {
 	const uint8_t *fk = d->fast;
-	uint32_t *c0 = cnt[0], *c1 = cnt[1];
+	uint32_t *c0 = cnt ? cnt[0] : NULL, *c1 = cnt ? cnt[1] : NULL;
+	struct trawl_ete_packet *batch = d->batch, *a = NULL;
+	size_t nb = d->nbatch;
 	/* addresses from packets have bit 0 clear: it holds the IS bit here */
 	uint64_t a0 = d->hist[0].addr | d->hist[0].is, a1 = d->hist[1].addr | d->hist[1].is,
 		 a2 = d->hist[2].addr | d->hist[2].is;
+#define FAST_REC()                                         \
+	do {                                               \
+		if (nb == BATCH_MAX) {                     \
+			d->nbatch = nb;                    \
+			flush(d);                          \
+			nb = 0;                            \
+		}                                          \
+		a = &batch[nb++];                          \
+	} while (0)
 	while (pos < end) {
 		uint8_t h = b[pos];
 		unsigned k = fk[h];
 		/* runs of one-byte packets (atoms, cycle count F3, events) */
 		while (__builtin_expect(k == FK_ONE, 1)) {
-			c0[h]++;
-			uint32_t *t = c0;
-			c0 = c1;
-			c1 = t;
+			if (rec) {
+				FAST_REC();
+				*a = d->tmpl[h];
+				a->offset = base + pos;
+				if (d->one_byte[h] == 2)
+					a->cc += d->cc_threshold;
+			} else {
+				c0[h]++;
+				uint32_t *t = c0;
+				c0 = c1;
+				c1 = t;
+			}
 			if (++pos >= end)
 				goto out;
 			h = b[pos];
@@ -915,8 +953,23 @@ static size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 		}
 		const uint8_t *q = b + pos + 1;
 		uint64_t na, v;
+		unsigned len, bits = 0;
 		if (k == FK_CC2) {
-			c0[h]++;
+			if (rec) {
+				FAST_REC();
+				memset(a, 0, sizeof *a);
+				int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
+				int c = ((q[0] >> 4) & 0xf) + off;
+				a->commit = (uint16_t)(c < 0 ? 0 : c);
+				a->flags = TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
+				a->cc = d->cc_threshold + (q[0] & 0xf);
+				a->offset = base + pos;
+				a->type = d->htype[h];
+				a->header = h;
+				a->len = 2;
+			} else {
+				c0[h]++;
+			}
 			pos += 2;
 			continue;
 		}
@@ -924,9 +977,10 @@ static size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 			unsigned sh = k == FK_S0 ? 2 : 1, more = q[0] >> 7;
 			v = (uint64_t)(q[0] & 0x7f) << sh;
 			v |= ((uint64_t)q[1] << (7 + sh)) & (0 - (uint64_t)more);
-			uint64_t mask = (1ull << (7 + sh + 8 * more)) - 1;
+			bits = 7 + sh + 8 * more;
+			uint64_t mask = (1ull << bits) - 1;
 			na = (a0 & ~mask) | v | (k == FK_S1);
-			pos += 2 + more;
+			len = 2 + more;
 		} else if (k >= FK_L32_0 && k <= FK_L64_1) {
 			unsigned is = k == FK_L32_1 || k == FK_L64_1;
 			if (is)
@@ -937,47 +991,82 @@ static size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 			if (k >= FK_L64_0) {
 				na = v | ((uint64_t)q[4] << 32) | ((uint64_t)q[5] << 40) |
 				     ((uint64_t)q[6] << 48) | ((uint64_t)q[7] << 56);
-				pos += 9;
+				len = 9;
+				bits = 64;
 			} else {
 				na = (a0 & 0xffffffff00000000ull) | v;
-				pos += 5;
+				len = 5;
+				bits = 32;
 			}
 		} else if (k == FK_CC1) {
-			/* fields are only measured; a too-long one is left to
-			 * parse_one, which reports it */
-			size_t n = pos + 1;
+			/* a too-long field is left to parse_one, which reports it */
+			uint64_t commit = 0, cc = 0;
+			size_t n = 1, r;
 			if (!d->cfg.commopt1) {
-				size_t lim = n + CONT_MAX;
-				while (n < lim && (b[n] & 0x80))
-					n++;
-				if (n == lim)
+				r = fast_cont(q, CONT_MAX, &commit);
+				if (!r)
 					break;
-				n++;
+				n += r;
 			}
 			if (!(h & 1)) {
-				size_t lim = n + 3;
-				while (n < lim && (b[n] & 0x80))
-					n++;
-				if (n == lim)
+				r = fast_cont(b + pos + n, 3, &cc);
+				if (!r)
 					break;
-				n++;
+				n += r;
 			}
-			c0[h]++;
-			pos = n;
+			if (rec) {
+				FAST_REC();
+				memset(a, 0, sizeof *a);
+				if (!d->cfg.commopt1) {
+					a->commit = (uint16_t)(commit > 0xffff ? 0xffff : commit);
+					a->flags |= TRAWL_ETE_PF_HAS_COMMIT;
+				}
+				if (!(h & 1)) {
+					a->cc = (uint32_t)cc + d->cc_threshold;
+					a->flags |= TRAWL_ETE_PF_HAS_CC;
+				} else {
+					a->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
+				}
+				a->offset = base + pos;
+				a->type = d->htype[h];
+				a->header = h;
+				a->len = (uint16_t)n;
+			} else {
+				c0[h]++;
+			}
+			pos += n;
 			continue;
 		} else if (k == FK_MATCH) {
 			unsigned idx = h & 3;
 			na = idx == 0 ? a0 : idx == 1 ? a1 : a2;
-			pos++;
+			len = 1;
 		} else {
 			break;
 		}
-		c0[h]++;
+		if (rec) {
+			FAST_REC();
+			memset(a, 0, sizeof *a);
+			a->offset = base + pos;
+			a->addr = na & ~1ull;
+			a->is = (uint8_t)(na & 1);
+			a->addr_bits = (uint8_t)bits;
+			a->flags = TRAWL_ETE_PF_HAS_ADDR;
+			a->type = d->htype[h];
+			a->header = h;
+			a->len = (uint16_t)len;
+			if (k == FK_MATCH)
+				a->count = h & 3;
+		} else {
+			c0[h]++;
+		}
+		pos += len;
 		a2 = a1;
 		a1 = a0;
 		a0 = na;
 	}
 out:
+#undef FAST_REC
+	d->nbatch = nb;
 	d->hist[0].addr = a0 & ~1ull;
 	d->hist[1].addr = a1 & ~1ull;
 	d->hist[2].addr = a2 & ~1ull;
@@ -985,6 +1074,18 @@ out:
 	d->hist[1].is = a1 & 1;
 	d->hist[2].is = a2 & 1;
 	return pos;
+}
+
+static size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
+			 size_t end, uint32_t (*cnt)[256])
+{
+	return fast_run(d, b, pos, end, 0, cnt, 0);
+}
+
+static size_t records_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
+			   size_t end, uint64_t base)
+{
+	return fast_run(d, b, pos, end, base, NULL, 1);
 }
 
 static void emit_notsync(struct trawl_ete_pkt_decoder *d)
@@ -1105,7 +1206,15 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 	}
 	size_t nb = d->nbatch;
 	struct trawl_ete_packet *batch = d->batch;
+	size_t fast_end = d->generic || len < FAST_MAX ? 0 : len - FAST_MAX;
 	while (pos < len) {
+		if (pos < fast_end) {
+			d->nbatch = nb;
+			pos = records_fast(d, b, pos, fast_end, base);
+			nb = d->nbatch;
+			if (pos >= len)
+				break;
+		}
 		uint8_t h = b[pos];
 		if (d->one_byte[h] && !d->generic) { /* most packets: one byte, precomputed */
 			if (nb == BATCH_MAX) {
