@@ -6,7 +6,10 @@
  *   count    packets parsed and counted by the decoder itself (no records)
  *   packets  packet decoding to 64-byte records handed to a callback
  *   decode   packets + instruction flow to ranges (a counting consumer)
- * Prints "MB/s packets/s instructions/s" on one line.
+ * Prints "MB/s packets/s instructions/s best-pass-MB/s" on one line: the
+ * first three over all the time, the last for the fastest single pass
+ * (what the code costs when no other tenant of a shared machine gets in
+ * the way).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -66,8 +69,9 @@ int main(int argc, char **argv)
 	const struct trawl_ete_buffer *b = &s->buffers[0];
 	const struct trawl_ete_config *cfg = &s->sources[0].cfg;
 	uint64_t bytes = 0;
-	double t0 = cpu_now(), t = t0;
+	double t0 = cpu_now(), t = t0, best = 1e30;
 	while (t - t0 < limit) {
+		double tp = t;
 		struct trawl_ete_pkt_decoder *d;
 		struct trawl_ete_flow *f = NULL;
 		if (decode && trawl_ete_flow_create(&f, cfg, s->image, on_elem, NULL, &err) != TRAWL_OK)
@@ -86,10 +90,12 @@ int main(int argc, char **argv)
 		trawl_ete_flow_destroy(f);
 		bytes += b->len;
 		t = cpu_now();
+		if (t - tp < best)
+			best = t - tp;
 	}
 	double sec = t - t0;
-	printf("%.1f %.0f %.0f\n", (double)bytes / sec / 1e6, (double)npkts / sec,
-	       (double)ninsns / sec);
+	printf("%.1f %.0f %.0f %.1f\n", (double)bytes / sec / 1e6, (double)npkts / sec,
+	       (double)ninsns / sec, (double)b->len / best / 1e6);
 	trawl_ete_snapshot_close(s);
 	return 0;
 }

@@ -4,7 +4,9 @@
  *
  *   ocsd-speed BUFFER packets|decode SECONDS IDR0 IDR1 IDR2 IDR8 DEVARCH
  *              CONFIGR TRACEIDR [ADDR=FILE ...]
- * prints "MB/s packets/s instructions/s".
+ * prints "MB/s packets/s instructions/s best-pass-MB/s" (the last: the
+ * fastest single pass over the buffer, which filters out time lost to other
+ * tenants of a shared machine).
  * Built by bench-ete.sh only when the OpenCSD headers are installed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,8 +97,9 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	unsigned long long bytes = 0;
-	double t0 = cpu_now(), t = t0;
+	double t0 = cpu_now(), t = t0, best = 1e30;
 	while (t - t0 < limit) {
+		double tp = t;
 		dcd_tree_handle_t h = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, OCSD_DFRMTR_FRAME_MEM_ALIGN);
 		unsigned char csid = 0;
 		if (h == C_API_INVALID_TREE_HANDLE ||
@@ -139,10 +142,13 @@ int main(int argc, char **argv)
 		ocsd_destroy_dcd_tree(h);
 		bytes += len;
 		t = cpu_now();
+		if (t - tp < best)
+			best = t - tp;
 	}
 	double sec = t - t0;
 	if (no_sink)
 		fprintf(stderr, "ocsd-speed: no ETE packet sink in this OpenCSD: packets parsed without a consumer\n");
-	printf("%.2f %.0f %.0f\n", (double)bytes / sec / 1e6, (double)npkts / sec, (double)ninsns / sec);
+	printf("%.2f %.0f %.0f %.2f\n", (double)bytes / sec / 1e6, (double)npkts / sec,
+	       (double)ninsns / sec, (double)len / best / 1e6);
 	return 0;
 }
