@@ -365,16 +365,9 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 	enum trawl_status st = trawl_trace_id_get(trace_path, &id, err);
 	if (st)
 		return st;
-	/* read through the bounded streaming buffer, not a mapping of the whole
-	 * trace: mapped pages would count in the build's resident memory and
-	 * grow with the trace */
-	struct trawl_reader_options ropt;
-	if (opt)
-		ropt = opt->reader;
-	else
-		memset(&ropt, 0, sizeof ropt);
-	ropt.input.no_mmap = 1;
-	if ((st = trawl_reader_open(&r, trace_path, &ropt, err)))
+	/* the input layer maps plain files in windows and releases pages
+	 * behind the reader, so the build's memory does not follow the trace */
+	if ((st = trawl_reader_open(&r, trace_path, opt ? &opt->reader : NULL, err)))
 		goto out;
 	if ((st = trawl_index_builder_create(&b, index_path, opt, err)))
 		goto out;
