@@ -129,6 +129,23 @@ if [ "$(id -u)" != 0 ]; then
 	chmod 755 "$_tmp/ro"
 fi
 
+# every --json output parses
+if command -v python3 >/dev/null 2>&1; then
+	for c in "index $M" "info $M" "regs $M --at 13" "mem $M --at 13 0x10000 8" \
+		"last-write $M --at 27 x0" "next-write $M --at 1 0x10000" "pc $M 0x1004" \
+		"pc $M 0x1004 --from 8" "changes $M --from 1 --to 31" "last-write $M --at 1 0x99999"; do
+		"$TRAWL" $c --json | python3 -c "import json, sys; json.load(sys.stdin)" ||
+			fail "trawl $c --json is not valid JSON"
+	done
+fi
+
+# compressed traces index the same (decompressed offsets and lines)
+if command -v zstd >/dev/null 2>&1; then
+	zstd -q "$D/mixed.tarmac" -o "$_tmp/z.tarmac.zst"
+	expect_stdout_has "x3         0000000012345678" "$TRAWL" regs "$_tmp/z.tarmac.zst" --at 13
+	expect_stdout_has "line 25 (event 9)" "$TRAWL" last-write "$_tmp/z.tarmac.zst" --at 27 0x10001
+fi
+
 # usage errors
 expect_exit 2 "$TRAWL" regs "$M"
 expect_exit 2 "$TRAWL" mem "$M" 0x10
