@@ -79,6 +79,8 @@ expect_stdout_has "0000000000010000: dd cc 22 11" "$TRAWL" mem "$A" --at 10 0x10
 expect_stdout_has "0000000000010000: dd cc 22 ??" "$TRAWL" mem "$A" --at 19 0x10000 4
 expect_stdout_has "line 19 (event 5)" "$TRAWL" last-write "$A" --at 20 0x10003
 expect_stdout_has "line 10 (event 2)" "$TRAWL" last-write "$A" --at 20 0x10000:2
+# AArch32 state: r-names, 32 bits
+expect_stdout_has "r2         11223344" "$TRAWL" regs "$A" --at 3
 
 # a trace cut off inside its last event: what is there is indexed
 head -n 29 "$M" >"$_tmp/cut.tarmac"
