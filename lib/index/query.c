@@ -463,17 +463,23 @@ enum trawl_status trawl_index_regs_at(const struct trawl_index *ix, uint64_t ev,
 	/* one contiguous stretch of the delta log: the checkpoint of ev's
 	 * epoch, then the records of every event up to ev */
 	uint64_t first = ev / ix->K * ix->K, a, end;
-	uint8_t rec[2 * EV_REC];
-	if ((st = events_read(ix, first, 1, rec, err)))
-		return st;
-	a = ld64(rec + 32);
-	if (ev + 1 < ix->nev) {
-		if ((st = events_read(ix, ev + 1, 1, rec, err)))
+	uint8_t recs[130 * EV_REC];
+	uint64_t last = ev + 1 < ix->nev ? ev + 1 : ev;
+	if (last - first < 130) {
+		/* one read for both records (always so with the default K) */
+		if ((st = events_read(ix, first, last - first + 1, recs, err)))
 			return st;
-		end = ld64(rec + 32);
+		a = ld64(recs + 32);
+		end = ld64(recs + (last - first) * EV_REC + 32);
 	} else {
-		end = ix->sec[SEC_DELTAS].len;
+		if ((st = events_read(ix, first, 1, recs, err)) ||
+		    (st = events_read(ix, last, 1, recs + EV_REC, err)))
+			return st;
+		a = ld64(recs + 32);
+		end = ld64(recs + EV_REC + 32);
 	}
+	if (last == ev)
+		end = ix->sec[SEC_DELTAS].len;
 	if (a > end || end > ix->sec[SEC_DELTAS].len)
 		return CORRUPT(ix, "event delta range");
 	uint8_t small[16384], *buf = small;
