@@ -8,6 +8,7 @@
 #include "trawl/input.h"
 #include "trawl/reader.h"
 #include "trawl/image.h"
+#include "trawl/calls.h"
 
 #define TRAWL_VERSION "0.1.0"
 
