@@ -562,7 +562,7 @@ static void exc_return(struct trawl_calls *c, struct cpu_state *st, const struct
 			    ev->time);
 		return;
 	}
-	while (st->depth > k) {
+	while (st->depth >= k) { /* the exception frame is stack[k - 1] */
 		struct trawl_call *n = &c->nodes[st->stack[st->depth - 1]];
 		if (n->kind == TRAWL_FRAME_EXCEPTION) {
 			DBG(c, ev, "exception return from %s", n->name ? c->names + n->name : "exception");

@@ -337,6 +337,41 @@ static int cct_enter(void *ctx, uint32_t id, const struct trawl_call *n, unsigne
 	return 0;
 }
 
+static const struct trawl_cct *sort_cct;
+
+static int cmp_cct(const void *pa, const void *pb)
+{
+	const struct trawl_cct_node *a = &sort_cct->nodes[*(const uint32_t *)pa];
+	const struct trawl_cct_node *b = &sort_cct->nodes[*(const uint32_t *)pb];
+	if (a->parent != b->parent)
+		return a->parent < b->parent ? -1 : 1;
+	return strcmp(sort_cct->names + a->name, sort_cct->names + b->name);
+}
+
+/* Order every node's children by name, so output does not depend on the
+ * order calls happened in. */
+static int cct_sort_children(struct trawl_cct *t)
+{
+	if (t->count < 2)
+		return 1;
+	uint32_t *ids = malloc((t->count - 1) * sizeof *ids);
+	if (!ids)
+		return 0;
+	for (size_t i = 1; i < t->count; i++)
+		ids[i - 1] = (uint32_t)i;
+	sort_cct = t;
+	qsort(ids, t->count - 1, sizeof *ids, cmp_cct);
+	for (size_t i = 0; i < t->count; i++)
+		t->nodes[i].first_child = TRAWL_CALL_NONE;
+	for (size_t i = t->count - 1; i-- > 0;) { /* backwards: prepend keeps order */
+		struct trawl_cct_node *n = &t->nodes[ids[i]];
+		n->next = t->nodes[n->parent].first_child;
+		t->nodes[n->parent].first_child = ids[i];
+	}
+	free(ids);
+	return 1;
+}
+
 enum trawl_status trawl_cct_build(struct trawl_cct *t, const struct trawl_calls *c,
 				  struct trawl_error *err)
 {
@@ -372,6 +407,10 @@ enum trawl_status trawl_cct_build(struct trawl_cct *t, const struct trawl_calls 
 			break;
 	}
 	if (b.nomem) {
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory building the flame graph");
+		goto out;
+	}
+	if (!cct_sort_children(t)) {
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory building the flame graph");
 		goto out;
 	}
