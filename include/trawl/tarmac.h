@@ -62,6 +62,11 @@ enum trawl_status trawl_tarmac_detach_text(struct trawl_tarmac *t, struct trawl_
 /* Counters: lines, bytes, events, bad and unknown lines. */
 const struct trawl_reader_stats *trawl_tarmac_stats(const struct trawl_tarmac *t);
 
+/* The parser recognises the common Fast Models line shapes on a fast path
+ * and everything else with the general grammar; both must agree. Tests turn
+ * the fast path off (on = 0) to compare them. */
+void trawl_tarmac_set_fast_path(struct trawl_tarmac *t, int on);
+
 /* How much the start of a text looks like Tarmac: 0 (not at all: binary
  * data), 1 (text, but no Tarmac line recognised), 2 (Tarmac lines seen). */
 int trawl_tarmac_probe(const char *data, size_t len);

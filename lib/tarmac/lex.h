@@ -81,6 +81,42 @@ static inline uint64_t tl_hex64(const char *s, size_t n)
 	return v;
 }
 
+/* Scan a run of hex digits at p (stops at the first non-hex character);
+ * returns its length, and in *v the value of its last 16 digits. One pass:
+ * the digit table rejects everything that is not 0-9a-fA-F. */
+static inline size_t tl_hexrun(const char *p, const char *e, uint64_t *v)
+{
+	const uint8_t *n = trawl_tl_nibble;
+	const unsigned char *q = (const unsigned char *)p, *end = (const unsigned char *)e;
+	uint64_t x = 0;
+	/* eight digits at a time with no branch per digit: Tarmac values are
+	 * mostly 8 or 16 digits long */
+	while (end - q >= 8) {
+		unsigned d0 = n[q[0]], d1 = n[q[1]], d2 = n[q[2]], d3 = n[q[3]];
+		unsigned d4 = n[q[4]], d5 = n[q[5]], d6 = n[q[6]], d7 = n[q[7]];
+		if ((d0 | d1 | d2 | d3 | d4 | d5 | d6 | d7) & 0xf0)
+			break;
+		x = (x << 32) | (uint64_t)(d0 << 28 | d1 << 24 | d2 << 20 | d3 << 16 | d4 << 12 |
+					   d5 << 8 | d6 << 4 | d7);
+		q += 8;
+	}
+	while (q < end) {
+		uint8_t d = n[*q];
+		if (d > 15)
+			break;
+		x = (x << 4) | d;
+		q++;
+	}
+	*v = x;
+	return (size_t)(q - (const unsigned char *)p);
+}
+
+/* Does a token end at q (end of line, space, or punctuation)? */
+static inline int tl_tokend(const char *q, const char *e)
+{
+	return q >= e || !tl_is(*q, TL_WORD);
+}
+
 static inline int tl_eq(const char *s, size_t n, const char *lit, size_t litlen)
 {
 	if (n != litlen)

@@ -105,12 +105,17 @@ static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 {
 	const char *start = l->p;
 	uint64_t v = 0;
-	while (l->p < l->e && tl_is(*l->p, TL_DIGIT)) {
-		unsigned d = (unsigned)(*l->p - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return fail(t, l, start, "timestamp too large");
-		v = v * 10 + d;
-		l->p++;
+	while (l->p < l->e && tl_is(*l->p, TL_DIGIT))
+		v = v * 10 + (unsigned)(*l->p++ - '0');
+	if (l->p - start > 19) {
+		/* may have wrapped: redo it carefully */
+		v = 0;
+		for (const char *q = start; q < l->p; q++) {
+			unsigned d = (unsigned)(*q - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				return fail(t, l, start, "timestamp too large");
+			v = v * 10 + d;
+		}
 	}
 	uint64_t frac = 0, fscale = 1;
 	int has_frac = 0;
@@ -142,6 +147,11 @@ static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 		int u = un ? unit_of(l->p, un) : -1;
 		if (u != -1) {
 			unit = u;
+			if (u >= 0 && un <= sizeof t->fast_unit) {
+				memcpy(t->fast_unit, l->p, un);
+				t->fast_unit_len = (uint8_t)un;
+				t->fast_unit_id = (uint16_t)u;
+			}
 			l->p += un;
 		}
 	}
@@ -171,16 +181,15 @@ static unsigned dec_small(const char *s, size_t n)
 }
 
 
-/* A hex number of at most maxd digits as a word at p; returns its length. */
+/* A hex number of at most maxd digits as a whole word at p. */
 static int hex_word(struct trawl_tarmac *t, struct tl *l, unsigned maxd, uint64_t *v,
 		    const char *what)
 {
-	size_t n = tl_wordlen(l);
-	if (!n || !tl_allhex(l->p, n))
+	size_t n = tl_hexrun(l->p, l->e, v);
+	if (!n || !tl_tokend(l->p + n, l->e))
 		return fail(t, l, l->p, "expected %s", what);
 	if (n > maxd)
 		return fail(t, l, l->p, "%s has more than %u hex digits", what, maxd);
-	*v = tl_hex64(l->p, n);
 	l->p += n;
 	return 0;
 }
@@ -188,19 +197,18 @@ static int hex_word(struct trawl_tarmac *t, struct tl *l, unsigned maxd, uint64_
 /* hex with an optional _S/_NS security suffix (physical addresses) */
 static int paddr_word(struct trawl_tarmac *t, struct tl *l, uint64_t *v)
 {
-	size_t n = tl_wordlen(l);
 	const char *s = l->p;
-	size_t h = n;
-	if (h > 3 && TL_EQ(s + h - 3, 3, "_NS"))
-		h -= 3;
-	else if (h > 2 && TL_EQ(s + h - 2, 2, "_S"))
-		h -= 2;
-	if (!h || !tl_allhex(s, h))
+	size_t h = tl_hexrun(s, l->e, v);
+	const char *q = s + h;
+	if (q + 2 <= l->e && q[0] == '_' && q[1] == 'S')
+		q += 2;
+	else if (q + 3 <= l->e && q[0] == '_' && q[1] == 'N' && q[2] == 'S')
+		q += 3;
+	if (!h || !tl_tokend(q, l->e))
 		return fail(t, l, s, "expected a physical address");
 	if (h > 16)
 		return fail(t, l, s, "physical address has more than 16 hex digits");
-	*v = tl_hex64(s, h);
-	l->p += n;
+	l->p = q;
 	return 0;
 }
 
@@ -256,21 +264,23 @@ struct insn {
 /* The encoding field: hex, or hyphens for a failed fetch. */
 static int enc_word(struct trawl_tarmac *t, struct tl *l, struct insn *in)
 {
-	size_t n = tl_wordlen(l);
-	if (!n)
-		return fail(t, l, l->p, "expected an instruction encoding");
-	if (n > 8)
-		return fail(t, l, l->p, "instruction encoding has more than 8 hex digits");
-	size_t dashes = 0;
-	while (dashes < n && l->p[dashes] == '-')
-		dashes++;
-	if (dashes == n) {
-		in->flags |= TRAWL_EVF_FETCH_FAIL;
-	} else if (tl_allhex(l->p, n)) {
-		in->enc = (uint32_t)tl_hex64(l->p, n);
+	uint64_t v;
+	size_t n = tl_hexrun(l->p, l->e, &v);
+	if (n && tl_tokend(l->p + n, l->e)) {
+		if (n > 8)
+			return fail(t, l, l->p, "instruction encoding has more than 8 hex digits");
+		in->enc = (uint32_t)v;
 		in->flags |= TRAWL_EVF_HAS_ENCODING;
 	} else {
-		return fail(t, l, l->p, "expected an instruction encoding");
+		n = tl_wordlen(l);
+		size_t dashes = 0;
+		while (dashes < n && l->p[dashes] == '-')
+			dashes++;
+		if (!n || dashes != n)
+			return fail(t, l, l->p, "expected an instruction encoding");
+		if (n > 8)
+			return fail(t, l, l->p, "instruction encoding has more than 8 hex digits");
+		in->flags |= TRAWL_EVF_FETCH_FAIL;
 	}
 	in->width = (uint8_t)((n + 1) / 2);
 	l->p += n;
@@ -330,9 +340,10 @@ static int parse_it(struct trawl_tarmac *t, struct tl *l, struct insn *in)
 	if (tl_at(l, '(')) {
 		l->p++;
 		tl_skipsp(l);
-		brn = tl_wordlen(l);
+		uint64_t bv;
 		br = l->p;
-		if (!brn || !tl_allhex(br, brn))
+		brn = tl_hexrun(l->p, l->e, &bv);
+		if (!brn || !tl_tokend(br + brn, l->e))
 			return fail(t, l, l->p, "expected a number in brackets");
 		l->p += brn;
 		tl_skipsp(l);
@@ -340,8 +351,9 @@ static int parse_it(struct trawl_tarmac *t, struct tl *l, struct insn *in)
 			/* (address:serial) from RTL simulators */
 			l->p++;
 			tl_skipsp(l);
-			size_t n = tl_wordlen(l);
-			if (!n || !tl_allhex(l->p, n))
+			uint64_t sv;
+			size_t n = tl_hexrun(l->p, l->e, &sv);
+			if (!n || !tl_tokend(l->p + n, l->e))
 				return fail(t, l, l->p, "expected a number after ':'");
 			l->p += n;
 			tl_skipsp(l);
@@ -764,9 +776,9 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	}
 
 	/* fast path: one token of exactly the expected hex digits (X, W, R, D ...) */
-	if (want && want <= 16 && l->p + want <= l->e && tl_allhex(l->p, want) &&
+	uint64_t v;
+	if (want && want <= 16 && tl_hexrun(l->p, l->e, &v) == want &&
 	    (l->p + want == l->e || tl_is(l->p[want], TL_SPACE))) {
-		uint64_t v = tl_hex64(l->p, want);
 		if (!tarmac_reserve_regs(t, 1))
 			return E_NOMEM;
 		uint32_t off = tarmac_pool_alloc(t, want / 2);
@@ -943,9 +955,21 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	}
 	/* fast path: one token of exactly 2*size hex digits, size <= 8 */
 	size_t want = 2u * size;
-	if (size <= 8 && !memorder && l->p + want <= l->e && tl_allhex(l->p, want) &&
-	    (l->p + want == l->e || tl_is(l->p[want], TL_SPACE))) {
-		uint64_t v = tl_hex64(l->p, want);
+	uint64_t v;
+	size_t got = 0, span = 0;
+	if (size <= 8 && !memorder) {
+		got = span = tl_hexrun(l->p, l->e, &v);
+		if (got == 8 && want == 16 && l->p + 17 <= l->e && l->p[8] == '_') {
+			/* "00000000_0000ca68": Fast Models splits 8-byte values */
+			uint64_t lo;
+			if (tl_hexrun(l->p + 9, l->e, &lo) == 8) {
+				v = v << 32 | lo;
+				got = 16;
+				span = 17;
+			}
+		}
+	}
+	if (got == want && (l->p + span == l->e || tl_is(l->p[span], TL_SPACE))) {
 		for (unsigned i = 0; i < size; i++)
 			bytes[i] = (uint8_t)(t->opt.big_endian ? v >> (8 * (size - 1 - i)) : v >> (8 * i));
 		return emit_mem(t, flags, addr, paddr, bytes, NULL, size, 0);
@@ -1084,6 +1108,148 @@ static int parse_ldst(struct trawl_tarmac *t, struct tl *l, int is_store)
 	return 0;
 }
 
+/* ---- fast path ----
+ *
+ * Fast Models lines ("123 clk IT (45) 00008000 940011de O EL3h_s : ...",
+ * "123 clk R X8 0000000000010000", "123 clk MR8 a:pa 00000000_0000ca68") are
+ * nearly all of a big trace. This recognises exactly those shapes in one
+ * straight pass; anything unexpected returns 0 before touching any state
+ * and the general grammar above takes the line. */
+
+static const char *fast_hex(const char *p, const char *e, size_t *n, uint64_t *v)
+{
+	*n = tl_hexrun(p, e, v);
+	return p + *n;
+}
+
+static int fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln)
+{
+	const char *s = p;
+	uint64_t time = 0;
+	while (p < e && (unsigned)(*p - '0') < 10)
+		time = time * 10 + (unsigned)(*p++ - '0');
+	size_t ul = t->fast_unit_len;
+	if (p == s || p - s > 19 || !ul || e - p < (ptrdiff_t)ul + 8 || *p != ' ' ||
+	    memcmp(p + 1, t->fast_unit, ul) != 0 || p[1 + ul] != ' ')
+		return 0;
+	p += ul + 2;
+	ln->time = time;
+	ln->unit = t->fast_unit_id;
+	ln->has_time = 1;
+	ln->cpu = 0;
+	uint64_t v, w;
+	size_t n, m;
+
+	if (p[0] == 'I' && (p[1] == 'T' || p[1] == 'S') && p[2] == ' ' && p[3] == '(') {
+		struct insn in;
+		const char *q = fast_hex(p + 4, e, &n, &v);
+		if (!n || q + 2 > e || q[0] != ')' || q[1] != ' ')
+			return 0;
+		q = fast_hex(q + 2, e, &n, &v);
+		if (!n || n > 16 || q >= e || *q != ' ')
+			return 0;
+		q = fast_hex(q + 1, e, &m, &w);
+		if ((m != 8 && m != 4) || q + 3 > e || *q != ' ' || q[2] != ' ')
+			return 0;
+		int is = q[1] == 'O' ? TRAWL_ISET_A64 : q[1] == 'A' ? TRAWL_ISET_A32 :
+			 q[1] == 'T' ? TRAWL_ISET_T32 : 0;
+		if (!is)
+			return 0;
+		const char *mode = q + 3, *me = mode;
+		while (me < e && tl_is(*me, TL_WORD))
+			me++;
+		q = me;
+		while (q < e && *q == ' ')
+			q++;
+		if (me == mode || q >= e || *q != ':')
+			return 0;
+		q++;
+		while (q < e && tl_is(*q, TL_SPACE))
+			q++;
+		if (e - q >= 6 && !memcmp(q, "CCFAIL", 6))
+			return 0;
+		memset(&in, 0, sizeof in);
+		in.pc = v;
+		in.enc = (uint32_t)w;
+		in.width = (uint8_t)(m / 2);
+		in.iset = (uint8_t)is;
+		in.flags = TRAWL_EVF_HAS_ENCODING | (p[1] == 'S' ? TRAWL_EVF_CCFAIL : 0);
+		in.mode = mkstr(mode, me);
+		in.el = el_of_mode(mode, (size_t)(me - mode));
+		in.disasm = mkstr(q, e);
+		return commit_insn(t, ln, &in) ? -1 : 1;
+	}
+
+	if (p[0] == 'R' && p[1] == ' ') {
+		const char *name = p + 2, *ne = name;
+		while (ne < e && tl_is(*ne, TL_WORD))
+			ne++;
+		if (ne == name || ne - name > 15 || ne >= e || *ne != ' ')
+			return 0;
+		const char *val = ne + 1;
+		struct tarmac_regcache rc;
+		if (reg_lookup(t, name, (size_t)(ne - name), reg_state(t, 0), &rc))
+			return -1;
+		size_t want = rc.flexible ? 0 : 2u * rc.size;
+		if (!want || want > 16 || fast_hex(val, e, &n, &v) != e || n != want)
+			return 0;
+		size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
+		if (!tarmac_reserve_regs(t, 1))
+			return -1;
+		uint32_t off = tarmac_pool_alloc(t, want / 2);
+		if (off == UINT32_MAX)
+			return -1;
+		for (size_t i = 0; i < want / 2; i++)
+			t->pool[off + i] = (uint8_t)(v >> (8 * i));
+		struct trawl_reg_write *wr = &t->regs[t->nregs++];
+		wr->reg = rc.reg;
+		wr->offset = rc.offset;
+		wr->size = (uint16_t)(want / 2);
+		wr->zext = rc.zext;
+		wr->pad_ = 0;
+		wr->value = off;
+		wr->known = TRAWL_ALL_KNOWN;
+		return tarmac_attach_effects(t, ln, r0, m0, p0) ? 1 : -1;
+	}
+
+	if (p[0] == 'M' && (p[1] == 'R' || p[1] == 'W') && (unsigned)(p[2] - '1') < 8 && p[3] == ' ') {
+		unsigned size = (unsigned)(p[2] - '0');
+		if (size != 1 && size != 2 && size != 4 && size != 8)
+			return 0;
+		uint64_t addr, pa = 0;
+		uint32_t flags = p[1] == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
+		const char *q = fast_hex(p + 4, e, &n, &addr);
+		if (!n || n > 16 || q >= e)
+			return 0;
+		if (*q == ':') {
+			q = fast_hex(q + 1, e, &n, &pa);
+			if (!n || n > 16 || q >= e)
+				return 0;
+			flags |= TRAWL_MEM_HAS_PADDR;
+		}
+		if (*q != ' ')
+			return 0;
+		q = fast_hex(q + 1, e, &n, &v);
+		if (size == 8 && n == 8 && q < e && *q == '_') {
+			q = fast_hex(q + 1, e, &m, &w);
+			if (m != 8)
+				return 0;
+			v = v << 32 | w;
+			n = 16;
+		}
+		if (q != e || n != 2 * size)
+			return 0;
+		uint8_t bytes[8];
+		for (unsigned i = 0; i < size; i++)
+			bytes[i] = (uint8_t)(t->opt.big_endian ? v >> (8 * (size - 1 - i)) : v >> (8 * i));
+		size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
+		if (emit_mem(t, flags, addr, pa, bytes, NULL, size, 0))
+			return -1;
+		return tarmac_attach_effects(t, ln, r0, m0, p0) ? 1 : -1;
+	}
+	return 0;
+}
+
 /* ---- the line ---- */
 
 static int parse_body(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *ln, int *ldst)
@@ -1175,6 +1341,15 @@ enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *li
 			r = E_NOMEM;
 		goto done;
 	}
+	if (col == 0 && t->fast_unit_len && !t->prev_ldst && !t->no_fast) {
+		int f = fast_line(t, l.p, l.e, &ln);
+		if (f > 0)
+			goto done;
+		if (f < 0) {
+			r = E_NOMEM;
+			goto done;
+		}
+	}
 	if (tl_is(*l.p, TL_DIGIT)) {
 		if ((r = parse_time(t, &l, &ln)))
 			goto done;
@@ -1227,4 +1402,9 @@ done:
 	if (t->opt.warn && t->stats.bad_lines <= TARMAC_MAX_BAD_WARNINGS)
 		t->opt.warn(t->opt.warn_ctx, e);
 	return TRAWL_OK;
+}
+
+void trawl_tarmac_set_fast_path(struct trawl_tarmac *t, int on)
+{
+	t->no_fast = !on;
 }

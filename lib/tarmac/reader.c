@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/reader-backend.h"
 
@@ -16,7 +18,31 @@ struct tarmac_reader {
 	int have_chunk;
 	int eof;
 	int finished;
+	size_t released;   /* bytes of a mapped chunk given back to the kernel */
 };
+
+#define RELEASE_STEP (64u << 20)
+
+/* A plain file is one mapped chunk; its pages would stay in our resident
+ * set as we go, so memory would grow with the trace. Pages behind the batch
+ * being built are dropped (MADV_DONTNEED on a read-only file mapping only
+ * unmaps them: touching them again re-reads the page cache, so borrowed
+ * pointers stay valid). Never done on buffers that are not the mapping. */
+static void release_behind(struct tarmac_reader *r, size_t keep_from)
+{
+	size_t maplen;
+	const char *map = trawl_input_mapping(r->in, &maplen);
+	if (!map || r->chunk.data != map || keep_from < r->released + RELEASE_STEP)
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	if (pg <= 0)
+		return;
+	size_t upto = keep_from & ~((size_t)pg - 1);
+	if (upto > r->released) {
+		madvise((void *)(map + r->released), upto - r->released, MADV_DONTNEED);
+		r->released = upto;
+	}
+}
 
 static enum trawl_status tr_open(void **state, struct trawl_input *in,
 				 const struct trawl_chunk *first,
@@ -100,6 +126,9 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 		r->pos = 0;
 	}
 	trawl_tarmac_take(t, batch);
+	/* the oldest text the batch may point to is its first event's line */
+	if (batch->count && r->have_chunk && batch->events[0].offset >= r->chunk.offset)
+		release_behind(r, (size_t)(batch->events[0].offset - r->chunk.offset));
 	return TRAWL_OK;
 }
 

@@ -51,6 +51,10 @@ struct trawl_tarmac {
 	uint64_t time;
 	uint16_t unit;
 	uint16_t cpu;
+	int no_fast;             /* tests: always take the general grammar */
+	char fast_unit[4];       /* unit word of the last line, for the fast path */
+	uint8_t fast_unit_len;
+	uint16_t fast_unit_id;
 	int prev_ldst;           /* previous line was LD (1) or ST (2) */
 	size_t ldst_col;         /* column of the address on that line */
 	uint8_t cpu_iset[TARMAC_MAX_CPUS];
