@@ -9,6 +9,8 @@
 #include "trawl/reader.h"
 #include "trawl/image.h"
 #include "trawl/calls.h"
+#include "trawl/vcd.h"
+#include "trawl/stuck.h"
 
 #define TRAWL_VERSION "0.1.0"
 

@@ -8,6 +8,8 @@
  */
 #include "trawl/calls.h"
 
+#include "analysis-int.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,44 +336,6 @@ static void fold(struct trawl_calls *c, struct cpu_state *st)
 
 /* ---- registers ------------------------------------------------------- */
 
-static uint64_t get_bytes(const uint8_t *pool, uint32_t off, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n && i < 8; i++)
-		v |= (uint64_t)pool[off + i] << (8 * i);
-	return v;
-}
-
-/* Apply one register write to a tracked 64-bit register. */
-static void reg_apply(uint64_t *val, uint8_t *known, const struct trawl_reg_write *w,
-		      const uint8_t *pool)
-{
-	if (w->offset >= 8)
-		return;
-	unsigned n = w->size;
-	if (n + w->offset > 8)
-		n = 8 - w->offset;
-	if (w->known != TRAWL_ALL_KNOWN) {
-		for (unsigned i = 0; i < n; i++)
-			if (!trawl_known_bit(pool, w->known, i)) {
-				*known = 0;
-				return;
-			}
-	}
-	uint64_t bits = get_bytes(pool, w->value, n);
-	uint64_t mask = n >= 8 ? UINT64_MAX : ((1ull << (8 * n)) - 1);
-	mask <<= 8 * w->offset;
-	bits <<= 8 * w->offset;
-	*val = (*val & ~mask) | (bits & mask);
-	if (w->zext > w->offset + w->size) {
-		unsigned z = w->zext > 8 ? 8 : w->zext;
-		if (z > w->offset + n)
-			*val &= (z - w->offset - n) >= 8 ? 0 : ~(((1ull << (8 * (z - w->offset - n))) - 1) << (8 * (w->offset + n)));
-	}
-	if (w->offset == 0)
-		*known = 1;
-}
-
 /* mark: 3 when the writes come from an instruction (they count as "LR
  * written before a branch"), 0 for register dumps outside instructions. */
 static void track_regs(struct cpu_state *st, const struct trawl_event *ev,
@@ -381,14 +345,14 @@ static void track_regs(struct cpu_state *st, const struct trawl_event *ev,
 		const struct trawl_reg_write *w = &b->regs[ev->first_reg + i];
 		switch (w->reg) {
 		case TRAWL_REG_SP:
-			reg_apply(&st->sp, &st->sp_known, w, b->pool);
+			trawl_regval_apply(&st->sp, &st->sp_known, w, b->pool);
 			break;
 		case TRAWL_REG_X0 + 14:
-			reg_apply(&st->x14, &st->x14_known, w, b->pool);
+			trawl_regval_apply(&st->x14, &st->x14_known, w, b->pool);
 			st->lr_written |= mark & 1;
 			break;
 		case TRAWL_REG_X0 + 30:
-			reg_apply(&st->x30, &st->x30_known, w, b->pool);
+			trawl_regval_apply(&st->x30, &st->x30_known, w, b->pool);
 			st->lr_written |= mark & 2;
 			break;
 		default:

@@ -8,4 +8,6 @@ TRAWL_COMMAND("export", cmd_export, "export the call structure as Chrome Trace E
 TRAWL_COMMAND("flamegraph", cmd_flamegraph, "folded call stacks, or an interactive SVG flame graph")
 TRAWL_COMMAND("profile", cmd_profile, "calls, inclusive and exclusive instructions and time per function")
 TRAWL_COMMAND("stats", cmd_stats, "count lines, events, instructions and distinct PCs of a trace")
+TRAWL_COMMAND("truncate", cmd_truncate, "copy a trace up to where execution got stuck in a loop")
+TRAWL_COMMAND("vcd", cmd_vcd, "write a trace as a VCD waveform: PC, registers, function, memory accesses")
 TRAWL_COMMAND("version", cmd_version, "print the version of trawl")
