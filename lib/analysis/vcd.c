@@ -245,27 +245,44 @@ static void function_of(const struct trawl_vcd *v, uint64_t pc, char *buf, size_
 		buf[0] = 0;
 }
 
+/* The time of an event on the VCD axis, never earlier than the last. */
+static uint64_t event_time(struct trawl_vcd *v, const struct trawl_event *ev)
+{
+	if (!v->opt.use_timestamps)
+		return v->insns;
+	if (!v->unit_set && ev->time_unit != TRAWL_TIME_NONE) {
+		v->unit = (enum trawl_time_unit)ev->time_unit;
+		v->unit_set = 1;
+	}
+	if (v->time_written && ev->time < v->now) {
+		if (!v->backwards++)
+			v->first_backwards_line = ev->line;
+		return v->now;
+	}
+	return ev->time;
+}
+
+static void regs(struct trawl_vcd *v, struct cpu_sigs *s, const struct trawl_event *ev,
+		 const struct trawl_event_batch *b)
+{
+	for (uint32_t i = 0; i < ev->nregs; i++) {
+		const struct trawl_reg_write *w = &b->regs[ev->first_reg + i];
+		int k = reg_slot(w->reg);
+		if (k < 0)
+			continue;
+		trawl_regval_apply(&s->reg[k], &s->reg_known[k], w, b->pool);
+		if (s->reg_known[k])
+			change(v, s, SIG_REG + (unsigned)k, s->reg[k]);
+	}
+}
+
 static void on_insn(struct trawl_vcd *v, struct cpu_sigs *s, const struct trawl_event *ev,
 		    const struct trawl_event_batch *b)
 {
 	const struct trawl_event_insn *in = &ev->u.insn;
-	uint64_t t;
-	if (v->opt.use_timestamps) {
-		if (!v->unit_set) {
-			v->unit = (enum trawl_time_unit)ev->time_unit;
-			v->unit_set = 1;
-		}
-		t = ev->time;
-		if (v->time_written && t < v->now) {
-			if (!v->backwards++)
-				v->first_backwards_line = ev->line;
-			t = v->now;
-		}
-	} else {
-		t = v->insns;
-	}
+	uint64_t t = event_time(v, ev);
 	v->insns++;
-	if (!s->used) {
+	if (!s->used || !s->iset) {
 		s->used = 1;
 		s->iset = in->iset;
 	}
@@ -279,15 +296,7 @@ static void on_insn(struct trawl_vcd *v, struct cpu_sigs *s, const struct trawl_
 		function_of(v, in->pc, fn, sizeof fn);
 		change_text(v, s, SIG_FUNC, fn, strlen(fn));
 	}
-	for (uint32_t i = 0; i < ev->nregs; i++) {
-		const struct trawl_reg_write *w = &b->regs[ev->first_reg + i];
-		int k = reg_slot(w->reg);
-		if (k < 0)
-			continue;
-		trawl_regval_apply(&s->reg[k], &s->reg_known[k], w, b->pool);
-		if (s->reg_known[k])
-			change(v, s, SIG_REG + (unsigned)k, s->reg[k]);
-	}
+	regs(v, s, ev, b);
 	int rd = 0, wr = 0;
 	for (uint32_t i = 0; i < ev->nmems; i++) {
 		const struct trawl_mem_access *m = &b->mems[ev->first_mem + i];
@@ -313,12 +322,19 @@ enum trawl_status trawl_vcd_add(struct trawl_vcd *v, const struct trawl_event_ba
 {
 	for (size_t i = 0; i < b->count; i++) {
 		const struct trawl_event *ev = &b->events[i];
-		if (ev->kind != TRAWL_EV_INSN || (ev->flags & TRAWL_EVF_FETCH_FAIL))
+		int insn = ev->kind == TRAWL_EV_INSN && !(ev->flags & TRAWL_EVF_FETCH_FAIL);
+		if (!insn && !(ev->kind == TRAWL_EV_STATE && ev->nregs))
 			continue;
 		struct cpu_sigs *s = cpu_get(v, ev->cpu);
 		if (!s)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		on_insn(v, s, ev, b);
+		if (insn) {
+			on_insn(v, s, ev, b);
+		} else { /* register lines outside instructions: initial state */
+			s->used = 1;
+			set_time(v, event_time(v, ev));
+			regs(v, s, ev, b);
+		}
 	}
 	if (ferror(v->body))
 		return trawl_error_set(err, TRAWL_ERR_IO, "cannot write the temporary VCD body");
@@ -388,7 +404,7 @@ enum trawl_status trawl_vcd_finish(struct trawl_vcd *v, FILE *f, struct trawl_er
 				snprintf(name, sizeof name, "%s",
 					 k == 31 ? "sp" : k == 33 ? (a32 ? "cpsr" : "psr")
 						       : k == 34 ? "fpsr" : "fpcr");
-			declare(f, s->id[SIG_REG + k], k == 33 ? 32 : 64, name);
+			declare(f, s->id[SIG_REG + k], k == 33 || a32 ? 32 : 64, name);
 		}
 		fprintf(f, "$upscope $end\n");
 	}
