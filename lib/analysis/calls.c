@@ -595,7 +595,11 @@ static void transfer(struct trawl_calls *c, struct cpu_state *st, const struct t
 		exc_return(c, st, ev);
 		return;
 	}
-	size_t k = find_return(c, st, pc & mask);
+	/* a direct branch or a call never lands on a return address by
+	 * returning: skip the search (it is what hot loops do) */
+	int may_return = !((br->kind == TRAWL_BR_BRANCH && !br->indirect) ||
+			   br->kind == TRAWL_BR_CALL);
+	size_t k = may_return ? find_return(c, st, pc & mask) : 0;
 	if (k) {
 		return_to(c, st, k, ev, br->kind == TRAWL_BR_RETURN ? "return instruction"
 				  : "return address reached");

@@ -123,4 +123,19 @@ if [ -f "$Q/quicksort.tarmac" ] && [ -f "$Q/quicksort.elf" ]; then
 else
 	echo "SKIP (part): corpus quicksort not found"
 fi
+# the same program traced in two Tarmac styles must give the same calls and
+# instruction counts (an oracle independent of how either is written)
+if [ -f "$Q/calculator-aarch64-fastmodel.tarmac" ] && [ -f "$Q/calculator-aarch64-es-ld-st-style.tarmac" ]; then
+	"$TRAWL" profile --csv --sort=name --image "$Q/calculator-aarch64.elf" "$Q/calculator-aarch64-fastmodel.tarmac" |
+		cut -d, -f1-5 >"$_tmp/fm"
+	"$TRAWL" profile --csv --sort=name --image "$Q/calculator-aarch64.elf" "$Q/calculator-aarch64-es-ld-st-style.tarmac" |
+		cut -d, -f1-5 >"$_tmp/es"
+	cmp -s "$_tmp/fm" "$_tmp/es" || fail "calculator profiles differ between trace styles: $(diff "$_tmp/fm" "$_tmp/es" | head -5)"
+	# every executed BL in the trace text is one call, and nothing else is
+	bls=$(grep -cE "^[0-9]+ [a-z]+ IT .* BL " "$Q/calculator-aarch64-fastmodel.tarmac")
+	calls=$(awk -F, 'NR > 2 { s += $3 } END { print s }' "$_tmp/fm")
+	[ "$bls" = "$calls" ] || fail "calculator: $calls calls found, the trace executes $bls BLs"
+	adds=$(grep -cE "IT .* BL .*; 0x2110c4$" "$Q/calculator-aarch64-fastmodel.tarmac")
+	grep -q "^_ZN6Parser3addERj,0x2110c4,$adds," "$_tmp/fm" || fail "Parser::add should have $adds calls"
+fi
 finish
