@@ -32,6 +32,8 @@ struct cpu_state {
 	struct trawl_branch prev_br;
 	uint64_t prev_pc, prev_line;
 	uint64_t insns;
+	uint8_t exc_pending;    /* an exception frame awaits its first instruction */
+	uint64_t exc_next;      /* where execution would have gone without it */
 };
 
 struct label {
@@ -680,6 +682,16 @@ static void on_insn(struct trawl_calls *c, struct cpu_state *st, const struct tr
 		    st->prev_br.kind == TRAWL_BR_EXC_RETURN)
 			transfer(c, st, ev, in->pc);
 	}
+	if (st->exc_pending && st->depth) {
+		st->exc_pending = 0;
+		struct trawl_call *x = &c->nodes[st->stack[st->depth - 1]];
+		if (x->kind == TRAWL_FRAME_EXCEPTION && x->insns == 0 && st->depth > 1 &&
+		    in->pc == st->exc_next) {
+			DBG(c, ev, "exception event did not change the flow of control: no frame");
+			fold(c, st);
+			c->stats.exceptions--;
+		}
+	}
 	if (!st->depth)
 		start_root(c, st, ev);
 	if (c->failed || !st->depth)
@@ -714,10 +726,11 @@ static void on_insn(struct trawl_calls *c, struct cpu_state *st, const struct tr
 	st->prev_line = ev->line;
 }
 
-static int is_reset(const struct trawl_str *name)
+static int has_word(const struct trawl_str *name, const char *w)
 {
-	for (uint32_t i = 0; i + 5 <= name->len; i++)
-		if (strncasecmp(name->ptr + i, "reset", 5) == 0)
+	size_t n = strlen(w);
+	for (uint32_t i = 0; i + n <= name->len; i++)
+		if (strncasecmp(name->ptr + i, w, n) == 0)
 			return 1;
 	return 0;
 }
@@ -725,16 +738,23 @@ static int is_reset(const struct trawl_str *name)
 static void on_exception(struct trawl_calls *c, struct cpu_state *st, const struct trawl_event *ev)
 {
 	const struct trawl_event_exception *x = &ev->u.exc;
-	if (is_reset(&x->name)) {
+	if (has_word(&x->name, "reset")) {
 		if (st->depth)
 			DBG(c, ev, "reset: every open frame ends");
 		while (st->depth)
 			pop(c, st, TRAWL_FRAMEF_UNWOUND, 0);
 		st->have_prev = 0;
+		st->exc_pending = 0;
+		return;
+	}
+	if (has_word(&x->name, "debug")) { /* halting debug state: not a transfer */
+		DBG(c, ev, "debug event %.*s: ignored", (int)x->name.len, x->name.ptr);
 		return;
 	}
 	uint64_t sp = st->sp_known ? st->sp : NO_SP;
 	uint64_t call_pc = st->have_prev ? st->prev_pc : 0;
+	st->exc_pending = st->have_prev;
+	st->exc_next = st->prev_pc + st->prev_width;
 	uint32_t id = node_new(c, st, ev->cpu, TRAWL_FRAME_EXCEPTION);
 	if (id == TRAWL_CALL_NONE)
 		return;

@@ -15,6 +15,9 @@ $PY perfetto "$_tmp/a32.json" 3 >"$_tmp/r" || fail "$(cat "$_tmp/r")"
 # the innermost fact starts at instruction 12 (0-based) and runs 5
 grep -q '"name":"0x1010","ts":12.000000,"dur":5.000000' "$_tmp/a64.json" || fail "innermost slice"
 expect_exit 2 "$TRAWL" export "$D/calls-a64.tarmac"
+"$TRAWL" export --perfetto "$D/calls-2cpu.tarmac" -o "$_tmp/2cpu.json" || fail "export 2cpu"
+$PY perfetto "$_tmp/2cpu.json" 5 >"$_tmp/r" || fail "$(cat "$_tmp/r")"
+grep -q "on 2 tracks" "$_tmp/r" || fail "two cpus should give two tracks: $(cat "$_tmp/r")"
 Q="${TRAWL_CORPUS:-}/tarmac"
 if [ -f "$Q/quicksort.tarmac" ]; then
 	# 1 _start + c_entry + 27 quicksort + sys_write0 + sys_exit = 31 activations

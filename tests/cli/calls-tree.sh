@@ -50,6 +50,23 @@ check "a32/thumb calltree" "0x2000 @0x2000  lines 2-14  time 1-8clk  insns 8/4  
     0x3100 @0x3100  lines 10-10  time 5-6clk  insns 1/1  from 0x3002 line 8" \
 	"$TRAWL" calltree "$D/calls-a32.tarmac"
 
+# two cores interleaved, cpu1 taking an IRQ inside its call (ERET back);
+# a debug event on cpu1 is not a transfer of control
+check "two cpus" "cpu 0:
+0x1000 @0x1000  lines 4-13  time 1-4clk  insns 4/3  [unfinished]
+  0x1010 @0x1010  lines 10-10  time 3-4clk  insns 1/1  from 0x1004 line 6
+cpu 1:
+0x1000 @0x1000  lines 5-19  time 1-7clk  insns 7/3  [unfinished]
+  0x1020 @0x1020  lines 11-17  time 3-7clk  insns 4/2  from 0x1004 line 8
+    [CoreEvent_IRQ] @0x400  lines 14-16  time 4-6clk  insns 2/2  from 0x1020 line 12  [exception]" \
+	"$TRAWL" calltree "$D/calls-2cpu.tarmac"
+check "two cpus folded" "cpu0;0x1000 3
+cpu0;0x1000;0x1010 1
+cpu1;0x1000 3
+cpu1;0x1000;0x1020 2
+cpu1;0x1000;0x1020;[CoreEvent_IRQ] 2" \
+	"$TRAWL" flamegraph "$D/calls-2cpu.tarmac"
+
 # --debug=calls explains decisions on stderr
 "$TRAWL" calltree --debug=calls "$D/calls-a32.tarmac" >/dev/null 2>"$_tmp/dbg"
 grep -q "line 6 cpu0: call from 0x2004 to 0x3000 (branch with link), returns to 0x2008" "$_tmp/dbg" ||
