@@ -4,6 +4,7 @@
 TRAWL_COMMAND("callinfo", cmd_callinfo, "list every call to some functions, with time, line and caller")
 TRAWL_COMMAND("calltree", cmd_calltree, "print the call hierarchy of a trace with lines, times and instruction counts")
 TRAWL_COMMAND("cat", cmd_cat, "print the events of a trace, one per line (text or JSON)")
+TRAWL_COMMAND("emulate", cmd_emulate, "run a static AArch64 program and write its Tarmac trace")
 TRAWL_COMMAND("export", cmd_export, "export the call structure as Chrome Trace Event JSON for Perfetto")
 TRAWL_COMMAND("flamegraph", cmd_flamegraph, "folded call stacks, or an interactive SVG flame graph")
 TRAWL_COMMAND("profile", cmd_profile, "calls, inclusive and exclusive instructions and time per function")
