@@ -54,7 +54,7 @@ struct trawl_branch {
 	uint8_t kind;           /* enum trawl_branch_kind */
 	uint8_t indirect;       /* target comes from a register or memory */
 	uint8_t reg;            /* register number holding the target (BR/BLR/BX), else 0xff */
-	uint8_t pad_;
+	uint8_t conditional;    /* may fall through (B.cond, CBZ, TBZ, A32 cond != AL, ...) */
 	uint64_t target;        /* direct branches: the target address, else 0 */
 };
 

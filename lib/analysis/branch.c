@@ -34,8 +34,14 @@ static enum trawl_branch_kind set(struct trawl_branch *o, enum trawl_branch_kind
 	o->kind = (uint8_t)k;
 	o->indirect = (uint8_t)indirect;
 	o->reg = (uint8_t)reg;
-	o->pad_ = 0;
+	o->conditional = 0;
 	o->target = target;
+	return k;
+}
+
+static enum trawl_branch_kind set_cond(struct trawl_branch *o, enum trawl_branch_kind k, int c)
+{
+	o->conditional = (uint8_t)c;
 	return k;
 }
 
@@ -46,11 +52,12 @@ static enum trawl_branch_kind decode_a64(uint32_t e, uint64_t pc, struct trawl_b
 		return set(o, (e & 0x80000000u) ? TRAWL_BR_CALL : TRAWL_BR_BRANCH, 0, 0xff, t);
 	}
 	if ((e & 0xFF000010u) == 0x54000000u) /* B.cond */
-		return set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + (uint64_t)(sext(e >> 5, 19) * 4));
+		return set_cond(o, set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + (uint64_t)(sext(e >> 5, 19) * 4)),
+			    ((e & 0xF) & 0xE) != 0xE);
 	if ((e & 0x7E000000u) == 0x34000000u) /* CBZ/CBNZ */
-		return set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + (uint64_t)(sext(e >> 5, 19) * 4));
+		return set_cond(o, set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + (uint64_t)(sext(e >> 5, 19) * 4)), 1);
 	if ((e & 0x7E000000u) == 0x36000000u) /* TBZ/TBNZ */
-		return set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + (uint64_t)(sext(e >> 5, 14) * 4));
+		return set_cond(o, set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + (uint64_t)(sext(e >> 5, 14) * 4)), 1);
 	if ((e >> 25) == 0x6Bu && ((e >> 16) & 0x1F) == 0x1F) {
 		unsigned opc = (e >> 21) & 0xF, rn = (e >> 5) & 0x1F;
 		switch (opc) {
@@ -133,12 +140,12 @@ static enum trawl_branch_kind decode_t16(uint32_t e, uint64_t pc, struct trawl_b
 	if ((e & 0xFF00u) == 0xDF00u) /* SVC */
 		return set(o, TRAWL_BR_EXC_CALL, 0, 0xff, 0);
 	if ((e & 0xF000u) == 0xD000u && (e & 0x0E00u) != 0x0E00u) /* B<c> */
-		return set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + 4 + (uint64_t)(sext(e & 0xFF, 8) * 2));
+		return set_cond(o, set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + 4 + (uint64_t)(sext(e & 0xFF, 8) * 2)), 1);
 	if ((e & 0xF800u) == 0xE000u) /* B */
 		return set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + 4 + (uint64_t)(sext(e & 0x7FF, 11) * 2));
 	if ((e & 0xF500u) == 0xB100u) { /* CB{N}Z */
 		uint64_t off = (((e >> 9) & 1) << 6) | (((e >> 3) & 0x1F) << 1);
-		return set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + 4 + off);
+		return set_cond(o, set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + 4 + off), 1);
 	}
 	if ((e & 0xFD87u) == 0x4487u) { /* MOV pc, Rm / ADD pc, Rm */
 		unsigned rm = (e >> 3) & 0xF;
@@ -175,7 +182,7 @@ static enum trawl_branch_kind decode_t32(uint32_t e, uint64_t pc, struct trawl_b
 			uint64_t imm21 = ((uint64_t)s << 20) | ((uint64_t)j2 << 19) |
 					 ((uint64_t)j1 << 18) | ((uint64_t)(h1 & 0x3F) << 12) |
 					 ((uint64_t)(h2 & 0x7FF) << 1);
-			return set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + 4 + (uint64_t)sext(imm21, 21));
+			return set_cond(o, set(o, TRAWL_BR_BRANCH, 0, 0xff, pc + 4 + (uint64_t)sext(imm21, 21)), 1);
 		}
 		default:
 			break;
@@ -211,7 +218,10 @@ enum trawl_branch_kind trawl_branch_decode(uint32_t encoding, unsigned width,
 	case TRAWL_ISET_A64:
 		return decode_a64(encoding, pc, out);
 	case TRAWL_ISET_A32:
-		return decode_a32(encoding, pc, out);
+		decode_a32(encoding, pc, out);
+		if (out->kind != TRAWL_BR_NONE && (encoding >> 28) < 0xE)
+			out->conditional = 1;
+		return (enum trawl_branch_kind)out->kind;
 	case TRAWL_ISET_T32:
 		if (width == 2)
 			return decode_t16(encoding, pc, out);

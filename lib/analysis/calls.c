@@ -56,6 +56,7 @@ struct trawl_calls {
 	struct trawl_calls_stats stats;
 	enum trawl_time_unit unit;
 	int unit_set;
+	int has_code;           /* the image has loaded segments */
 	int failed;             /* out of memory or limit: status in fail_status */
 	enum trawl_status fail_status;
 	uint64_t last_time;
@@ -583,6 +584,22 @@ static void reroot(struct trawl_calls *c, struct cpu_state *st, const struct tra
 	c->stats.reroots++;
 }
 
+/* Could lr be where a call returns to? Code is aligned (A64: 4 bytes;
+ * A32/Thumb: 2, with the Thumb bit allowed) and, when the program image is
+ * known, inside it: x30 used as a scratch register holds data. */
+static int plausible_return(const struct trawl_calls *c, const struct cpu_state *st, uint64_t lr)
+{
+	if (lr == 0)
+		return 0;
+	if (st->prev_iset == TRAWL_ISET_A64 && (lr & 3) != 0)
+		return 0;
+	if (c->has_code) {
+		uint8_t b;
+		return trawl_image_read(c->opt.image, lr & addr_mask(st->prev_iset), &b, 1) == 1;
+	}
+	return 1;
+}
+
 /* Control went from the previous instruction to pc: decide what it was. */
 static void transfer(struct trawl_calls *c, struct cpu_state *st, const struct trawl_event *ev,
 		     uint64_t pc)
@@ -626,7 +643,7 @@ static void transfer(struct trawl_calls *c, struct cpu_state *st, const struct t
 		return;
 	}
 	if (lr_fresh && (br->kind == TRAWL_BR_BRANCH || br->kind == TRAWL_BR_NONE) &&
-	    (lr & mask) != (pc & mask) && lr != 0) {
+	    !br->conditional && (lr & mask) != (pc & mask) && plausible_return(c, st, lr)) {
 		uint8_t kind = tail_or_call(c, st, lr & mask);
 		DBG(c, ev, "call from 0x%llx to 0x%llx: link register set to 0x%llx before the "
 			   "branch (tentative until it returns)",
@@ -781,6 +798,13 @@ enum trawl_status trawl_calls_create(struct trawl_calls **out, const struct traw
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	if (opt)
 		c->opt = *opt;
+	if (c->opt.image) {
+		uint8_t b;
+		size_t n;
+		const struct trawl_symbol *sy = trawl_image_symbols(c->opt.image, &n);
+		for (size_t i = 0; i < n && !c->has_code; i++)
+			c->has_code = trawl_image_read(c->opt.image, sy[i].addr, &b, 1) == 1;
+	}
 	if (!load_labels(c)) {
 		trawl_calls_destroy(c);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
