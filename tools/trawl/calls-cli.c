@@ -46,6 +46,33 @@ int calls_run_option(struct calls_run *r, int argc, char **argv, int *i, int *rc
 	return 1;
 }
 
+int calls_run_args(struct calls_run *r, int argc, char **argv, calls_option_fn opt,
+		   calls_extra_fn extra, void *ctx)
+{
+	int rc = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int o = calls_run_option(r, argc, argv, &i, &rc);
+		if (o == 0 && opt)
+			o = opt(ctx, argc, argv, &i, &rc);
+		if (o < 0)
+			return rc;
+		if (o)
+			continue;
+		if (a[0] == '-' && a[1])
+			return cli_usage(r->to.cmd, "unknown option or missing value '%s'", a);
+		if (!r->to.path)
+			r->to.path = a;
+		else if (extra)
+			extra(ctx, a);
+		else
+			return cli_usage(r->to.cmd, "unexpected argument '%s'", a);
+	}
+	if (!r->to.path)
+		return cli_usage(r->to.cmd, "no trace given");
+	return 0;
+}
+
 static void debug_line(void *ctx, const struct trawl_event *ev, const char *msg)
 {
 	(void)ctx;

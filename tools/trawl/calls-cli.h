@@ -26,6 +26,18 @@ int calls_run_init(struct calls_run *r, const char *cmd);
  * *i past a separate argument) and return 1; -1 after printing a usage or
  * image error (the command returns the exit code in *rc); 0 otherwise. */
 int calls_run_option(struct calls_run *r, int argc, char **argv, int *i, int *rc);
+/* A command's own options: return 1 when argv[*i] was one (advance *i past
+ * a separate value), 0 when it is not, -1 after a usage error (exit code in
+ * *rc). */
+typedef int (*calls_option_fn)(void *ctx, int argc, char **argv, int *i, int *rc);
+/* Arguments after TRACE (callinfo's functions); NULL: they are errors. */
+typedef void (*calls_extra_fn)(void *ctx, const char *arg);
+
+/* Parse argv[1..]: the shared options, the command's own (opt), TRACE, and
+ * further arguments (extra). Returns 0 or the exit code to return. */
+int calls_run_args(struct calls_run *r, int argc, char **argv, calls_option_fn opt,
+		   calls_extra_fn extra, void *ctx);
+
 /* Read the whole trace at r->to.path into r->calls. Returns an exit code. */
 int calls_run_read(struct calls_run *r);
 void calls_run_release(struct calls_run *r);

@@ -75,6 +75,17 @@ static int info_visit(void *ctx, uint32_t id, const struct trawl_call *n, unsign
 	return 0;
 }
 
+struct want_list {
+	struct want *w;
+	size_t n;
+};
+
+static void add_want(void *ctx, const char *arg)
+{
+	struct want_list *wl = ctx;
+	wl->w[wl->n++].spec = arg; /* room for argc entries */
+}
+
 int cmd_callinfo(int argc, char **argv)
 {
 	struct calls_run r;
@@ -94,23 +105,12 @@ int cmd_callinfo(int argc, char **argv)
 		rc = EXIT_BAD_INPUT;
 		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		int o = calls_run_option(&r, argc, argv, &i, &rc);
-		if (o < 0)
-			goto out;
-		if (o)
-			continue;
-		if (argv[i][0] == '-' && argv[i][1]) {
-			rc = cli_usage("callinfo", "unknown option '%s'", argv[i]);
-			goto out;
-		} else if (!r.to.path) {
-			r.to.path = argv[i];
-		} else {
-			want[nwant++].spec = argv[i];
-		}
-	}
-	if (!r.to.path || !nwant) {
-		rc = cli_usage("callinfo", "need a trace and at least one function");
+	struct want_list wl = { want, 0 };
+	if ((rc = calls_run_args(&r, argc, argv, NULL, add_want, &wl)))
+		goto out;
+	nwant = wl.n;
+	if (!nwant) {
+		rc = cli_usage("callinfo", "need at least one function after the trace");
 		goto out;
 	}
 	for (size_t k = 0; k < nwant; k++) {

@@ -64,6 +64,18 @@ static int print_node(void *ctx, uint32_t id, const struct trawl_call *n, unsign
 	return 0;
 }
 
+static int calltree_option(void *ctx, int argc, char **argv, int *i, int *rc)
+{
+	struct tree_print *p = ctx;
+	if (strcmp(argv[*i], "--max-depth") != 0 || *i + 1 >= argc)
+		return 0;
+	if (!cli_parse_u64(argv[++*i], &p->max_depth)) {
+		*rc = cli_usage("calltree", "bad --max-depth '%s'", argv[*i]);
+		return -1;
+	}
+	return 1;
+}
+
 int cmd_calltree(int argc, char **argv)
 {
 	struct calls_run r;
@@ -75,31 +87,8 @@ int cmd_calltree(int argc, char **argv)
 	}
 	if ((rc = calls_run_init(&r, "calltree")))
 		return rc;
-	for (int i = 1; i < argc; i++) {
-		int o = calls_run_option(&r, argc, argv, &i, &rc);
-		if (o < 0)
-			goto out;
-		if (o)
-			continue;
-		if (strcmp(argv[i], "--max-depth") == 0 && i + 1 < argc) {
-			if (!cli_parse_u64(argv[++i], &p.max_depth)) {
-				rc = cli_usage("calltree", "bad --max-depth '%s'", argv[i]);
-				goto out;
-			}
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			rc = cli_usage("calltree", "unknown option '%s'", argv[i]);
-			goto out;
-		} else if (!r.to.path) {
-			r.to.path = argv[i];
-		} else {
-			rc = cli_usage("calltree", "unexpected argument '%s'", argv[i]);
-			goto out;
-		}
-	}
-	if (!r.to.path) {
-		rc = cli_usage("calltree", "no trace given");
+	if ((rc = calls_run_args(&r, argc, argv, calltree_option, NULL, &p)))
 		goto out;
-	}
 	if ((rc = calls_run_read(&r)))
 		goto out;
 	p.r = &r;

@@ -19,6 +19,27 @@ static const char export_usage[] =
 	"  --timestamps      use the trace's timestamps instead of instruction counts\n"
 	TRACE_OPTIONS_HELP;
 
+struct export_opts {
+	int perfetto, timestamps;
+	const char *out;
+};
+
+static int export_option(void *ctx, int argc, char **argv, int *i, int *rc)
+{
+	struct export_opts *eo = ctx;
+	const char *a = argv[*i];
+	(void)rc;
+	if (strcmp(a, "--perfetto") == 0)
+		eo->perfetto = 1;
+	else if (strcmp(a, "--timestamps") == 0)
+		eo->timestamps = 1;
+	else if (strcmp(a, "-o") == 0 && *i + 1 < argc)
+		eo->out = argv[++*i];
+	else
+		return 0;
+	return 1;
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct calls_run r;
@@ -32,35 +53,14 @@ int cmd_export(int argc, char **argv)
 	}
 	if ((rc = calls_run_init(&r, "export")))
 		return rc;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int o = calls_run_option(&r, argc, argv, &i, &rc);
-		if (o < 0)
-			goto out;
-		if (o)
-			continue;
-		if (strcmp(a, "--perfetto") == 0) {
-			perfetto = 1;
-		} else if (strcmp(a, "--timestamps") == 0) {
-			po.use_timestamps = 1;
-		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-			out_path = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			rc = cli_usage("export", "unknown option or missing value '%s'", a);
-			goto out;
-		} else if (!r.to.path) {
-			r.to.path = a;
-		} else {
-			rc = cli_usage("export", "unexpected argument '%s'", a);
-			goto out;
-		}
-	}
+	struct export_opts eo = { 0, 0, NULL };
+	if ((rc = calls_run_args(&r, argc, argv, export_option, NULL, &eo)))
+		goto out;
+	perfetto = eo.perfetto;
+	po.use_timestamps = eo.timestamps;
+	out_path = eo.out;
 	if (!perfetto) {
 		rc = cli_usage("export", "say which format: --perfetto");
-		goto out;
-	}
-	if (!r.to.path) {
-		rc = cli_usage("export", "no trace given");
 		goto out;
 	}
 	if ((rc = calls_run_read(&r)))

@@ -23,6 +23,24 @@ static const char flamegraph_usage[] =
 	"  --title TEXT      title of the SVG (default: the trace name)\n"
 	TRACE_OPTIONS_HELP;
 
+struct flame_opts {
+	const char *out, *svg, *title;
+};
+
+static int flame_option(void *ctx, int argc, char **argv, int *i, int *rc)
+{
+	struct flame_opts *fo = ctx;
+	const char *a = argv[*i];
+	const char **dst = strcmp(a, "-o") == 0 ? &fo->out
+			 : strcmp(a, "--svg") == 0 ? &fo->svg
+			 : strcmp(a, "--title") == 0 ? &fo->title : NULL;
+	(void)rc;
+	if (!dst || *i + 1 >= argc)
+		return 0;
+	*dst = argv[++*i];
+	return 1;
+}
+
 int cmd_flamegraph(int argc, char **argv)
 {
 	struct calls_run r;
@@ -36,31 +54,12 @@ int cmd_flamegraph(int argc, char **argv)
 	}
 	if ((rc = calls_run_init(&r, "flamegraph")))
 		return rc;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int o = calls_run_option(&r, argc, argv, &i, &rc);
-		if (o < 0)
-			goto out;
-		if (o)
-			continue;
-		if ((strcmp(a, "-o") == 0 || strcmp(a, "--svg") == 0 || strcmp(a, "--title") == 0) &&
-		    i + 1 < argc) {
-			const char **dst = a[1] == 'o' ? &out_path : a[2] == 's' ? &svg_path : &title;
-			*dst = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			rc = cli_usage("flamegraph", "unknown option or missing value '%s'", a);
-			goto out;
-		} else if (!r.to.path) {
-			r.to.path = a;
-		} else {
-			rc = cli_usage("flamegraph", "unexpected argument '%s'", a);
-			goto out;
-		}
-	}
-	if (!r.to.path) {
-		rc = cli_usage("flamegraph", "no trace given");
+	struct flame_opts fo = { NULL, NULL, NULL };
+	if ((rc = calls_run_args(&r, argc, argv, flame_option, NULL, &fo)))
 		goto out;
-	}
+	out_path = fo.out;
+	svg_path = fo.svg;
+	title = fo.title;
 	if ((rc = calls_run_read(&r)))
 		goto out;
 	struct trawl_error err;

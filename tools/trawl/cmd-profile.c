@@ -50,53 +50,52 @@ static void csv_str(const char *s)
 	putchar('"');
 }
 
+struct profile_opts {
+	enum trawl_profile_sort by;
+	int json, csv;
+};
+
+static int profile_option(void *ctx, int argc, char **argv, int *i, int *rc)
+{
+	struct profile_opts *po = ctx;
+	const char *a = argv[*i];
+	(void)argc;
+	if (strcmp(a, "--json") == 0) {
+		po->json = 1;
+	} else if (strcmp(a, "--csv") == 0) {
+		po->csv = 1;
+	} else if (strncmp(a, "--sort=", 7) == 0) {
+		static const char *keys[] = { "incl", "self", "calls", "name", "addr" };
+		size_t k = 0;
+		while (k < 5 && strcmp(a + 7, keys[k]) != 0)
+			k++;
+		if (k == 5) {
+			*rc = cli_usage("profile", "unknown sort key '%s'", a + 7);
+			return -1;
+		}
+		po->by = (enum trawl_profile_sort)k;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	struct calls_run r;
 	struct trawl_profile prof = { 0 };
-	enum trawl_profile_sort by = TRAWL_PROFILE_BY_INCL;
-	int json = 0, csv = 0, rc;
+	struct profile_opts po = { .by = TRAWL_PROFILE_BY_INCL };
+	int rc;
 	if (cli_wants_help(argc, argv)) {
 		fputs(profile_usage, stdout);
 		return EXIT_OK;
 	}
 	if ((rc = calls_run_init(&r, "profile")))
 		return rc;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int o = calls_run_option(&r, argc, argv, &i, &rc);
-		if (o < 0)
-			goto out;
-		if (o)
-			continue;
-		if (strcmp(a, "--json") == 0) {
-			json = 1;
-		} else if (strcmp(a, "--csv") == 0) {
-			csv = 1;
-		} else if (strncmp(a, "--sort=", 7) == 0) {
-			static const char *keys[] = { "incl", "self", "calls", "name", "addr" };
-			size_t k = 0;
-			while (k < 5 && strcmp(a + 7, keys[k]) != 0)
-				k++;
-			if (k == 5) {
-				rc = cli_usage("profile", "unknown sort key '%s'", a + 7);
-				goto out;
-			}
-			by = (enum trawl_profile_sort)k;
-		} else if (a[0] == '-' && a[1]) {
-			rc = cli_usage("profile", "unknown option '%s'", a);
-			goto out;
-		} else if (!r.to.path) {
-			r.to.path = a;
-		} else {
-			rc = cli_usage("profile", "unexpected argument '%s'", a);
-			goto out;
-		}
-	}
-	if (!r.to.path) {
-		rc = cli_usage("profile", "no trace given");
+	if ((rc = calls_run_args(&r, argc, argv, profile_option, NULL, &po)))
 		goto out;
-	}
+	int json = po.json, csv = po.csv;
+	enum trawl_profile_sort by = po.by;
 	if (json && csv) {
 		rc = cli_usage("profile", "--json and --csv exclude each other");
 		goto out;

@@ -22,6 +22,25 @@ static const char vcd_usage[] =
 	"  --timestamps      time from the trace's timestamps\n"
 	TRACE_OPTIONS_HELP;
 
+struct export_opts {
+	int timestamps;
+	const char *out;
+};
+
+static int vcd_option(void *ctx, int argc, char **argv, int *i, int *rc)
+{
+	struct export_opts *eo = ctx;
+	const char *a = argv[*i];
+	(void)rc;
+	if (strcmp(a, "--timestamps") == 0)
+		eo->timestamps = 1;
+	else if (strcmp(a, "-o") == 0 && *i + 1 < argc)
+		eo->out = argv[++*i];
+	else
+		return 0;
+	return 1;
+}
+
 int cmd_vcd(int argc, char **argv)
 {
 	struct calls_run r;
@@ -37,31 +56,11 @@ int cmd_vcd(int argc, char **argv)
 	}
 	if ((rc = calls_run_init(&r, "vcd")))
 		return rc;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int o = calls_run_option(&r, argc, argv, &i, &rc);
-		if (o < 0)
-			goto out;
-		if (o)
-			continue;
-		if (strcmp(a, "--timestamps") == 0) {
-			vo.use_timestamps = 1;
-		} else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-			out_path = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			rc = cli_usage("vcd", "unknown option or missing value '%s'", a);
-			goto out;
-		} else if (!r.to.path) {
-			r.to.path = a;
-		} else {
-			rc = cli_usage("vcd", "unexpected argument '%s'", a);
-			goto out;
-		}
-	}
-	if (!r.to.path) {
-		rc = cli_usage("vcd", "no trace given");
+	struct export_opts eo = { 0, NULL };
+	if ((rc = calls_run_args(&r, argc, argv, vcd_option, NULL, &eo)))
 		goto out;
-	}
+	vo.use_timestamps = eo.timestamps;
+	out_path = eo.out;
 	size_t nsyms;
 	trawl_image_symbols(r.image, &nsyms);
 	vo.image = nsyms ? r.image : NULL;
