@@ -634,8 +634,10 @@ static void transfer(struct trawl_calls *c, struct cpu_state *st, const struct t
 		}
 	}
 	if (br->kind == TRAWL_BR_CALL) {
+		/* never a tail call: the BL made a new return address (the same
+		 * as the caller's only in recursion from one call site) */
 		uint64_t ret = (st->prev_pc + st->prev_width) & mask;
-		uint8_t kind = tail_or_call(c, st, ret);
+		uint8_t kind = TRAWL_FRAME_CALL;
 		DBG(c, ev, "call from 0x%llx to 0x%llx (branch with link), returns to 0x%llx",
 		    (unsigned long long)st->prev_pc, (unsigned long long)pc, (unsigned long long)ret);
 		push_call(c, st, ev, kind, 0, ret);

@@ -42,4 +42,12 @@ want_calls=$1 want_depth=$2
 "$TRAWL" profile --csv --image "$E/sort" "$_tmp/sort.tarmac" >"$_tmp/sp" || fail "profile sort"
 grep -q "^quick_sort,0x[0-9a-f]*,$want_calls,[0-9]*,[0-9]*,[0-9]*,[0-9]*,$want_depth$" "$_tmp/sp" ||
 	fail "quick_sort: expected $want_calls calls $want_depth deep: $(grep quick_sort "$_tmp/sp")"
+# the index fast path agrees on the sort program
+"$TRAWL" profile --csv --use-index --image "$E/sort" "$_tmp/sort.tarmac" >"$_tmp/sp2" || fail "profile --use-index"
+# (on the program's own functions: without register values the index path
+# cannot see glibc's LR-reload-and-branch tail calls into unnamed IFUNC stubs)
+grep -E "^(main|quick_sort)," "$_tmp/sp" >"$_tmp/own1"
+grep -E "^(main|quick_sort)," "$_tmp/sp2" >"$_tmp/own2"
+[ -s "$_tmp/own1" ] && cmp -s "$_tmp/own1" "$_tmp/own2" ||
+	fail "--use-index profile differs: $(diff "$_tmp/own1" "$_tmp/own2" | head -5)"
 finish

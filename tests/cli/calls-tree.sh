@@ -44,6 +44,12 @@ check "a64 callinfo" "0x1010 (0x1010):
 "$TRAWL" calltree "$D/calls-a64.tarmac" >"$_tmp/file.out" 2>&1
 cmp -s "$_tmp/stdin.out" "$_tmp/file.out" || fail "calltree from stdin differs from file"
 
+# the index fast path gives the same tree (BL calls, RET returns)
+cp "$D/calls-a64.tarmac" "$_tmp/ix.tarmac"
+"$TRAWL" calltree --use-index "$_tmp/ix.tarmac" >"$_tmp/ix.out" 2>&1 || fail "calltree --use-index: $(cat "$_tmp/ix.out")"
+cmp -s "$_tmp/ix.out" "$_tmp/file.out" || fail "--use-index tree differs: $(diff "$_tmp/file.out" "$_tmp/ix.out" | head -5)"
+[ -f "$_tmp/ix.tarmac.trawlidx" ] || fail "--use-index did not build the index"
+
 # A32 main BLX -> Thumb f (PUSH {lr}; BL g; POP {pc}) -> Thumb g (BX lr)
 check "a32/thumb calltree" "0x2000 @0x2000  lines 2-14  time 1-8clk  insns 8/4  [unfinished]
   0x3000 @0x3000  lines 6-11  time 3-7clk  insns 4/3  from 0x2004 line 4

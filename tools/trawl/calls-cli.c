@@ -1,6 +1,8 @@
 /* Shared plumbing of the call-structure commands. */
 #include "calls-cli.h"
 
+#include "trawl/index.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,9 @@ int calls_run_option(struct calls_run *r, int argc, char **argv, int *i, int *rc
 		spec = argv[++*i];
 	} else if (strncmp(a, "--image=", 8) == 0) {
 		spec = a + 8;
+	} else if (strcmp(a, "--use-index") == 0) {
+		r->use_index = 1;
+		return 1;
 	} else if (strcmp(a, "--debug=calls") == 0) {
 		r->debug = 1;
 		return 1;
@@ -79,12 +84,68 @@ static void debug_line(void *ctx, const struct trawl_event *ev, const char *msg)
 	fprintf(stderr, "calls: line %" PRIu64 " cpu%u: %s\n", ev->line, (unsigned)ev->cpu, msg);
 }
 
+/* The fast path: events as the index keeps them (PC, encoding, line,
+ * time, CPU, kind), in batches, through the same detector. The index has no
+ * register values, so the link-register and stack-pointer rules stay off. */
+static int read_index(struct calls_run *r)
+{
+	struct trawl_index *ix = NULL;
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	int rc = 0, built = 0;
+	static struct trawl_event evs[4096];
+	if (trawl_index_open_trace(&ix, r->to.path, NULL, NULL, &built, &err) != TRAWL_OK)
+		return cli_report(r->to.cmd, &err);
+	uint64_t n = trawl_index_event_count(ix);
+	struct trawl_index_info info;
+	trawl_index_get_info(ix, &info);
+	for (uint64_t i = 0; i < n;) {
+		size_t k = 0;
+		for (; k < 4096 && i < n; k++, i++) {
+			struct trawl_index_event e;
+			if (trawl_index_event(ix, i, &e, &err) != TRAWL_OK) {
+				rc = cli_report(r->to.cmd, &err);
+				goto out;
+			}
+			struct trawl_event *ev = &evs[k];
+			memset(ev, 0, sizeof *ev);
+			ev->seq = e.seq;
+			ev->line = e.line;
+			ev->nlines = e.nlines;
+			ev->kind = e.kind;
+			ev->flags = e.flags;
+			ev->offset = e.offset;
+			ev->length = e.length;
+			ev->time = e.time;
+			ev->time_unit = (uint16_t)info.time_unit;
+			ev->cpu = e.cpu;
+			if (e.kind == TRAWL_EV_INSN) {
+				ev->u.insn.pc = e.pc;
+				ev->u.insn.encoding = e.encoding;
+				ev->u.insn.iset = e.iset;
+				ev->u.insn.el = e.el;
+				ev->u.insn.width = e.width;
+			}
+		}
+		struct trawl_event_batch b = { .events = evs, .count = k };
+		r->events += k;
+		if (trawl_calls_add(r->calls, &b, &err) != TRAWL_OK) {
+			rc = cli_report(r->to.cmd, &err);
+			goto out;
+		}
+	}
+	trawl_calls_finish(r->calls);
+out:
+	trawl_index_close(ix);
+	return rc;
+}
+
 int calls_run_read(struct calls_run *r)
 {
 	struct trawl_reader *rd = NULL;
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	int rc = trace_reader_open(&r->to, &rd);
+	int rc = r->use_index ? 0 : trace_reader_open(&r->to, &rd);
 	if (rc)
 		return rc;
 	struct trawl_calls_options copt = { .image = r->image };
@@ -94,6 +155,10 @@ int calls_run_read(struct calls_run *r)
 	}
 	if (trawl_calls_create(&r->calls, &copt, &err) != TRAWL_OK) {
 		rc = cli_report(r->to.cmd, &err);
+		goto out;
+	}
+	if (r->use_index) {
+		rc = read_index(r);
 		goto out;
 	}
 	struct cli_progress prog;

@@ -10,13 +10,18 @@
 	"  --image ELF[@OFFSET]  read symbols from ELF, loaded OFFSET bytes above its\n" \
 	"                    link addresses (repeatable)\n"                             \
 	"  --debug=calls     explain every call, return and tail-call decision on\n"   \
-	"                    standard error\n"
+	"                    standard error\n"                                         \
+	"  --use-index       read PCs and encodings from the trace's index (built\n"   \
+	"                    when missing) instead of parsing the text: much faster\n" \
+	"                    once the index exists; without register values, calls\n"  \
+	"                    need BL/BLR/BLX and returns are matched by address only\n"
 
 struct calls_run {
 	struct trace_open to;
 	struct trawl_image *image;
 	struct trawl_calls *calls;
 	int debug;
+	int use_index;
 	uint64_t events;
 };
 
