@@ -663,6 +663,14 @@ static void transfer(struct trawl_calls *c, struct cpu_state *st, const struct t
 		c->stats.tail_calls++;
 		return;
 	}
+	if (br->kind == TRAWL_BR_RETURN && st->depth >= 1 &&
+	    c->nodes[st->stack[st->depth - 1]].kind == TRAWL_FRAME_EXCEPTION) {
+		/* a handler returning by itself: M-profile BX lr / POP {pc} with
+		 * an EXC_RETURN value, the only exception return it has */
+		DBG(c, ev, "return instruction in an exception handler's own frame: exception return");
+		exc_return(c, st, ev);
+		return;
+	}
 	if (br->kind == TRAWL_BR_RETURN && st->depth == 1 &&
 	    c->nodes[st->stack[0]].kind == TRAWL_FRAME_ROOT) {
 		reroot(c, st, ev, pc & mask);

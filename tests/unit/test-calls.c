@@ -390,6 +390,38 @@ static void exceptions(void **state_)
 	trawl_calls_destroy(c);
 }
 
+/* M-profile: no ERET; the handler returns with POP {pc} (an EXC_RETURN
+ * value), which must end the exception frame.
+ *   root 0x100 {[IRQ] {0x300}} then the root continues at 0x104 */
+static void mprofile_exception(void **state_)
+{
+	struct tb t = { 0 };
+	state(&t);
+	reg(&t, SP, 0x8000);
+	insn(&t, 0x100, 0xbf00u, TRAWL_ISET_T32, 2);
+	exception(&t, "IRQ");
+	insn(&t, 0x200, 0xb500u, TRAWL_ISET_T32, 2);          /* PUSH {lr} */
+	reg(&t, SP, 0x7fdc);
+	insn(&t, 0x202, 0xf000f87du, TRAWL_ISET_T32, 4);     /* BL 0x300 */
+	reg(&t, X14, 0x207);
+	insn(&t, 0x300, 0x4770u, TRAWL_ISET_T32, 2);         /* BX lr */
+	insn(&t, 0x206, 0xbd00u, TRAWL_ISET_T32, 2);         /* POP {pc} = EXC_RETURN */
+	reg(&t, SP, 0x8000);
+	insn(&t, 0x102, 0xbf00u, TRAWL_ISET_T32, 2);
+	insn(&t, 0x104, 0xbf00u, TRAWL_ISET_T32, 2);
+	struct trawl_calls *c = run(&t, NULL);
+	const struct trawl_call *r = root(c, 0);
+	assert_int_equal(r->insns, 7);
+	assert_int_equal(r->self, 3);
+	assert_int_equal(nchildren(c, r), 1);
+	const struct trawl_call *x = child(c, r, 0);
+	assert_int_equal(x->kind, TRAWL_FRAME_EXCEPTION);
+	assert_true(x->flags & TRAWL_FRAMEF_RETURNED);
+	assert_int_equal(x->insns, 4);
+	assert_int_equal(child(c, x, 0)->entry_pc, 0x300);
+	trawl_calls_destroy(c);
+}
+
 /* The trace starts inside f (its return address in x30): f's RET goes
  * past the first frame, so a new root (the caller) appears above it.
  *   R 0x1008 {f 0x2000 [before], 0x3000} ; R = 6 insns, 3 self, from line 2 */
@@ -643,6 +675,7 @@ int main(void)
 		cmocka_unit_test(a32_calls),
 		cmocka_unit_test(thumb_calls),
 		cmocka_unit_test(exceptions),
+		cmocka_unit_test(mprofile_exception),
 		cmocka_unit_test(starts_inside),
 		cmocka_unit_test(sp_resync),
 		cmocka_unit_test(fold_pc_read),
