@@ -124,6 +124,11 @@ if [ -f "$C/calltest64.tarmac" ] && [ -f "$C/calltest64.elf" ]; then
   branch_after_call_wrapper
     branch_after_call" \
 	sh -c "'$TRAWL' calltree --image '$C/calltest32.elf' '$C/calltest32.tarmac' | sed -e 's/ @0x.*  \[/ [/' -e 's/ @0x.*//' -e 's/\]  \[.*/]/' -e 's/ \[unfinished\]//'"
+	# --image repeats: an unrelated second image changes no name
+	"$TRAWL" calltree --image "$C/calltest64.elf" "$C/calltest64.tarmac" >"$_tmp/one"
+	"$TRAWL" calltree --image "${TRAWL_CORPUS}/tarmac/quicksort.elf" --image "$C/calltest64.elf" \
+		"$C/calltest64.tarmac" >"$_tmp/two"
+	cmp -s "$_tmp/one" "$_tmp/two" || fail "a second --image changed the calltest64 tree"
 	# every frame but the root returned where it was expected to
 	"$TRAWL" calltree --image "$C/calltest32.elf" "$C/calltest32.tarmac" | grep -c "unwound" >"$_tmp/n" 
 	[ "$(cat "$_tmp/n")" = 0 ] || fail "calltest32 has unwound frames"
