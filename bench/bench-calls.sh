@@ -31,11 +31,12 @@ else
 fi
 echo "trace: $trace, $(wc -c <"$trace") bytes"
 
-# run NAME CMD...: best of 2 wall times, the CPU time of that run, the larger peak RSS
+# run NAME CMD...: best of $RUNS (2) wall times, the CPU time of that run,
+# the larger peak RSS
 run() {
 	name=$1; shift
 	best="" cpu="" rss=0
-	for i in 1 2; do
+	for i in $(seq "${RUNS:-2}"); do
 		/usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/err.txt" ||
 			{ echo "bench-calls: '$*' failed: $(head -3 "$out/err.txt")"; return 1; }
 		set -- $(cat "$out/time.txt") "$@"
@@ -50,7 +51,7 @@ rm -f "$out/calls-results.txt"
 run "stats(baseline)" "$TRAWL" stats "$trace" || exit 1
 run profile "$TRAWL" profile $image "$trace" || exit 1
 run calltree "$TRAWL" calltree $image "$trace" || exit 1
-run flamegraph "$TRAWL" flamegraph $image "$trace" || exit 1
+RUNS=1 run flamegraph "$TRAWL" flamegraph $image "$trace" || exit 1
 # the fast path: per-event PC and encoding from the time-travel index (built
 # once here, and timed: every later command on the trace reuses it)
 ix="$out/calls-bench.trawlidx"
