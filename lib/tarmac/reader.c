@@ -19,9 +19,11 @@ struct tarmac_reader {
 	int eof;
 	int finished;
 	size_t released;   /* bytes of a mapped chunk given back to the kernel */
+	enum trawl_status pending;   /* error to report once the events before it are out */
+	struct trawl_error perr;
 };
 
-#define RELEASE_STEP (64u << 20)
+#define RELEASE_STEP (8u << 20)
 
 /* A plain file is one mapped chunk; its pages would stay in our resident
  * set as we go, so memory would grow with the trace. Pages behind the batch
@@ -75,6 +77,11 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 	size_t limit = t->opt.batch_events;
 	enum trawl_status st;
 
+	if (r->pending != TRAWL_OK) {
+		if (err)
+			*err = r->perr;
+		return r->pending;
+	}
 	for (;;) {
 		if (r->have_chunk && r->pos < r->chunk.len) {
 			const char *data = r->chunk.data;
@@ -85,8 +92,16 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 				st = trawl_tarmac_parse_line(t, data + pos, end - pos,
 							     r->chunk.offset + pos, err);
 				if (st != TRAWL_OK) {
+					/* hand out the events before the bad line first */
 					r->pos = pos;
-					return st;
+					trawl_tarmac_finish(t);
+					if (!trawl_tarmac_completed(t))
+						return st;
+					r->pending = st;
+					if (err)
+						r->perr = *err;
+					trawl_tarmac_take(t, batch);
+					return TRAWL_OK;
 				}
 				pos = nl ? end + 1 : len;
 				if (t->nev >= limit && !t->taken)
