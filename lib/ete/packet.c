@@ -906,7 +906,7 @@ static inline size_t fast_cont(const uint8_t *q, size_t max, uint64_t *val)
  * into a register copy of the history. Returns at the first header the
  * fast path does not handle (or at end).
  *   rec = 0: counting only, by header byte into cnt (two tables used in
- *            turn, so runs of one header do not serialise on a counter);
+ *            turn, so runs of one header do not serialise on one counter);
  *   rec = 1: records into the batch, as parse_one would write them.
  * rec is a constant at each call, so each variant compiles to its own loop. */
 static inline __attribute__((always_inline)) size_t
@@ -932,20 +932,28 @@ fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t e
 	while (pos < end) {
 		uint8_t h = b[pos];
 		unsigned k = fk[h];
-		/* runs of one-byte packets (atoms, cycle count F3, events) */
-		while (__builtin_expect(k == FK_ONE, 1)) {
-			if (rec) {
-				FAST_REC();
-				*a = d->tmpl[h];
-				a->offset = base + pos;
-				if (d->one_byte[h] == 2)
-					a->cc += d->cc_threshold;
-			} else {
-				c0[h]++;
-				uint32_t *t = c0;
-				c0 = c1;
-				c1 = t;
-			}
+		/* runs of one-byte packets (atoms, cycle count F3, events);
+		 * counting alternates between the two tables by unrolling */
+		while (!rec && k == FK_ONE) {
+			c0[h]++;
+			if (++pos >= end)
+				goto out;
+			h = b[pos];
+			k = fk[h];
+			if (k != FK_ONE)
+				break;
+			c1[h]++;
+			if (++pos >= end)
+				goto out;
+			h = b[pos];
+			k = fk[h];
+		}
+		while (rec && __builtin_expect(k == FK_ONE, 1)) {
+			FAST_REC();
+			*a = d->tmpl[h];
+			a->offset = base + pos;
+			if (d->one_byte[h] == 2)
+				a->cc += d->cc_threshold;
 			if (++pos >= end)
 				goto out;
 			h = b[pos];
