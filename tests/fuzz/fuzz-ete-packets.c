@@ -1,7 +1,9 @@
 /* libFuzzer harness: the ETE/ETMv4 packet decoder and the flow decoder.
  * The first input byte picks a configuration and a chunk size, so odd
  * configurations (ETMv4, Q support, speculation, context sizes) and every
- * chunk boundary are exercised; the rest is the trace. */
+ * chunk boundary are exercised; the rest is the trace. The packet decoder's
+ * fast paths are also checked against its general parser (abort on any
+ * difference in packets or counters). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,53 @@ static void on_pkts(void *ctx, const struct trawl_ete_packet *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		sink += p[i].addr + p[i].type;
 	trawl_ete_flow_packets(ctx, p, n);
+}
+
+/* Digest of every field of every packet, to compare the decoder's fast
+ * paths with its general parser (trawl_ete_pkt_decoder_set_generic). */
+static void on_digest(void *ctx, const struct trawl_ete_packet *p, size_t n)
+{
+	uint64_t *h = ctx;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t f[] = { p[i].offset, p[i].addr, p[i].value, p[i].atoms, p[i].count,
+				 p[i].cc, p[i].len, p[i].commit, p[i].type, p[i].header,
+				 p[i].natoms, p[i].is, p[i].addr_bits, p[i].flags,
+				 p[i].exc_addr_interp, p[i].ite_el };
+		for (size_t j = 0; j < sizeof f / sizeof f[0]; j++)
+			*h = (*h ^ f[j]) * 0x100000001b3ull;
+	}
+}
+
+/* One pass over data; returns the packet digest (records) or the packet
+ * count (counting), and the stats. */
+static uint64_t pass(const struct trawl_ete_config *cfg, const uint8_t *data, size_t size,
+		     size_t chunk, int generic, int records, struct trawl_ete_pkt_stats *st)
+{
+	struct trawl_ete_pkt_decoder *d;
+	uint64_t h = 0xcbf29ce484222325ull;
+	if (trawl_ete_pkt_decoder_create(&d, cfg, records ? on_digest : NULL, &h, NULL) != TRAWL_OK)
+		abort();
+	trawl_ete_pkt_decoder_set_generic(d, generic);
+	for (size_t i = 0; i < size; i += chunk)
+		trawl_ete_pkt_decoder_feed(d, data + i, size - i < chunk ? size - i : chunk);
+	trawl_ete_pkt_decoder_finish(d);
+	*st = *trawl_ete_pkt_decoder_stats(d);
+	trawl_ete_pkt_decoder_destroy(d);
+	return h;
+}
+
+static void differential(const struct trawl_ete_config *cfg, const uint8_t *data, size_t size,
+			 size_t chunk)
+{
+	struct trawl_ete_pkt_stats s[4];
+	uint64_t ref = pass(cfg, data, size, chunk, 1, 1, &s[0]);
+	if (pass(cfg, data, size, chunk, 0, 1, &s[1]) != ref)
+		abort(); /* fast path records differ from the general parser's */
+	pass(cfg, data, size, chunk, 0, 0, &s[2]);
+	pass(cfg, data, size, chunk, 1, 0, &s[3]);
+	for (int i = 1; i < 4; i++)
+		if (memcmp(&s[0], &s[i], sizeof s[0]) != 0)
+			abort(); /* counters differ between paths */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -50,6 +99,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (trawl_ete_config_derive(&cfg, NULL) != TRAWL_OK)
 		return 0;
 	size_t chunk = (size_t)(sel >> 5) * 3 + 1;
+	if (size)
+		differential(&cfg, data, size, size);
+	differential(&cfg, data, size, chunk);
 	struct trawl_ete_image *img = NULL;
 	struct trawl_ete_flow *flow = NULL;
 	struct trawl_ete_pkt_decoder *d = NULL;
