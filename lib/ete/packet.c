@@ -1084,7 +1084,9 @@ out:
 	return pos;
 }
 
-static size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
+/* Kept out of line: inside decode_run (with parse_one inlined) the address
+ * history no longer fits in registers and the counting loop slows by ~5%. */
+static __attribute__((noinline)) size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
 			 size_t end, uint32_t (*cnt)[256])
 {
 	return fast_run(d, b, pos, end, 0, cnt, 0);
