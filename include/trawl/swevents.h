@@ -167,6 +167,54 @@ typedef int (*trawl_bf_fn)(void *ctx, const struct trawl_bf_event *ev);
 enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file, trawl_bf_fn fn, void *ctx,
 				 struct trawl_bf_stats *stats, struct trawl_error *err);
 
+/* ---- stream protocol (recorder -> `trawl listen`) ----
+ * The wire format is in docs/stream-protocol.md and rec/include/trawl/rec-proto.h.
+ * The parser is fed whatever bytes arrive and hands out whole items; it
+ * checks every length, sequence number, class and packet before handing
+ * it out, and buffers at most max_chunk + 24 bytes. */
+#define TRAWL_SP_HELLO_SIZE 48
+#define TRAWL_SP_CHUNK_HEADER 24
+#define TRAWL_SP_ACK_SIZE 16
+#define TRAWL_SP_MAX_CLASSES 4096
+
+enum trawl_sp_kind { TRAWL_SP_HELLO = 0, TRAWL_SP_CLASS = 1, TRAWL_SP_PACKET = 2, TRAWL_SP_END = 3 };
+
+struct trawl_sp_hello {
+	uint16_t version;
+	uint32_t nstreams;
+	uint64_t clock_freq;
+	int64_t clock_offset_s;
+	uint32_t clock_offset_ns;
+	uint32_t pid;
+	uint32_t flags;
+};
+
+struct trawl_sp_item {
+	enum trawl_sp_kind kind;
+	uint64_t seq;                /* 0 for the hello */
+	uint32_t stream;
+	const struct trawl_sp_hello *hello;  /* TRAWL_SP_HELLO */
+	const struct trawl_sw_class *cls;    /* TRAWL_SP_CLASS */
+	const uint8_t *data;         /* TRAWL_SP_PACKET: the CTF packet */
+	size_t len;
+	uint32_t nevents;            /* events in the packet */
+};
+
+struct trawl_sp_parser;
+
+/* Return non-zero to stop feeding (the item is consumed). */
+typedef int (*trawl_sp_fn)(void *ctx, const struct trawl_sp_item *item);
+
+enum trawl_status trawl_sp_parser_create(struct trawl_sp_parser **out, size_t max_chunk, struct trawl_error *err);
+/* Feed bytes. Protocol violations return TRAWL_ERR_FORMAT with the byte
+ * offset in the connection; the parser is then unusable. */
+enum trawl_status trawl_sp_parser_feed(struct trawl_sp_parser *p, const uint8_t *data, size_t len, trawl_sp_fn fn,
+				       void *ctx, struct trawl_error *err);
+/* Bytes buffered (the memory a connection holds). */
+size_t trawl_sp_parser_buffered(const struct trawl_sp_parser *p);
+int trawl_sp_parser_ended(const struct trawl_sp_parser *p);
+void trawl_sp_parser_destroy(struct trawl_sp_parser *p);
+
 /* Read a whole file into a malloc'd buffer (NUL-terminated; len excludes
  * the NUL). TRAWL_ERR_LIMIT when larger than max. */
 enum trawl_status trawl_sw_read_file(const char *path, uint8_t **out, size_t *len, size_t max,
