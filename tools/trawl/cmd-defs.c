@@ -93,10 +93,13 @@ int cmd_defs(int argc, char **argv)
 	char base[256], tmp[4096];
 	snprintf(tmp, sizeof tmp, "%s", in);
 	snprintf(base, sizeof base, "%s", basename(tmp));
+	snprintf(tmp, sizeof tmp, "%s", in);
 	char *dot = strrchr(base, '.');
 	if (dot && dot != base)
 		*dot = 0;
-	h = trawl_defs_to_header(d, base, in);
+	char src[300];
+	snprintf(src, sizeof src, "%s", basename(tmp));
+	h = trawl_defs_to_header(d, base, src);
 	c = trawl_defs_to_ctf(d);
 	j = trawl_defs_to_json(d);
 	if (!h || !c || !j) {
