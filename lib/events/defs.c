@@ -336,6 +336,8 @@ static enum trawl_status parse_subsys(struct lex *L, struct trawl_defs *d, struc
 			return st;
 		if (is(L, ",") || is(L, ";"))
 			next(L);
+		else if (L->kind == K_END)
+			return FAIL_HERE("subsystem '%s' is not closed with '}'", s->name);
 		else if (!is(L, "}"))
 			return FAIL_HERE("expected ',' between events");
 	}
