@@ -239,6 +239,49 @@ static char *get_desc(const struct jval *o)
 	return d && d->str[0] ? strdup(d->str) : NULL;
 }
 
+/* Duplicate ids or names in one scope, found by sorting (a hostile file
+ * may hold 65536 events): reported at the later of the two. */
+struct dup_key {
+	const char *name;
+	unsigned id;
+	size_t order;
+	const struct jval *v;
+};
+
+static int by_id(const void *a, const void *b)
+{
+	const struct dup_key *x = a, *y = b;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct dup_key *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->order < y->order ? -1 : x->order > y->order);
+}
+
+static const struct jval *find_dup(struct dup_key *k, size_t n)
+{
+	const struct jval *at = NULL;
+	size_t best = SIZE_MAX;
+	qsort(k, n, sizeof *k, by_id);
+	for (size_t i = 1; i < n; i++)
+		if (k[i].id == k[i - 1].id && k[i].order < best) {
+			best = k[i].order;
+			at = k[i].v;
+		}
+	qsort(k, n, sizeof *k, by_name);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(k[i].name, k[i - 1].name) && k[i].order < best) {
+			best = k[i].order;
+			at = k[i].v;
+		}
+	return at;
+}
+
 static enum trawl_status build(struct jp *p, const struct jval *root, struct trawl_defs *d)
 {
 	enum trawl_status st;
@@ -258,9 +301,6 @@ static enum trawl_status build(struct jp *p, const struct jval *root, struct tra
 		if (!get_id(so, TRAWL_DEFS_MAX_SUBSYS, &id))
 			return shape_err(p, so, "subsystem without a valid \"id\" (0-32767)");
 		s->id = (uint16_t)id;
-		for (size_t k = 0; k + 1 < d->nsubsys; k++)
-			if (d->subsys[k].id == s->id || strcmp(d->subsys[k].name, s->name) == 0)
-				return shape_err(p, so, "duplicate subsystem name or id");
 		s->desc = get_desc(so);
 		const struct jval *evs = get(so, "events", J_ARR);
 		if (!evs)
@@ -277,9 +317,6 @@ static enum trawl_status build(struct jp *p, const struct jval *root, struct tra
 			if (!get_id(eo, TRAWL_DEFS_MAX_EVENTS, &id))
 				return shape_err(p, eo, "event without a valid \"id\" (0-65535)");
 			e->id = (uint16_t)id;
-			for (size_t k = 0; k + 1 < s->nevents; k++)
-				if (s->events[k].id == e->id || strcmp(s->events[k].name, e->name) == 0)
-					return shape_err(p, eo, "duplicate event name or id");
 			e->desc = get_desc(eo);
 			const struct jval *fs = get(eo, "fields", J_ARR);
 			if (!fs)
@@ -296,6 +333,28 @@ static enum trawl_status build(struct jp *p, const struct jval *root, struct tra
 				fd->desc = get_desc(&fs->kids[f]);
 			}
 		}
+		if (s->nevents > 1) {
+			struct dup_key *k = malloc(s->nevents * sizeof *k);
+			if (!k)
+				return trawl_error_set(p->err, TRAWL_ERR_NOMEM, "out of memory");
+			for (size_t j = 0; j < s->nevents; j++)
+				k[j] = (struct dup_key){ s->events[j].name, s->events[j].id, j, &evs->kids[j] };
+			const struct jval *dup = find_dup(k, s->nevents);
+			free(k);
+			if (dup)
+				return shape_err(p, dup, "duplicate event name or id");
+		}
+	}
+	if (d->nsubsys > 1) {
+		struct dup_key *k = malloc(d->nsubsys * sizeof *k);
+		if (!k)
+			return trawl_error_set(p->err, TRAWL_ERR_NOMEM, "out of memory");
+		for (size_t i = 0; i < d->nsubsys; i++)
+			k[i] = (struct dup_key){ d->subsys[i].name, d->subsys[i].id, i, &subs->kids[i] };
+		const struct jval *dup = find_dup(k, d->nsubsys);
+		free(k);
+		if (dup)
+			return shape_err(p, dup, "duplicate subsystem name or id");
 	}
 	return TRAWL_OK;
 }

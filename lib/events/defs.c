@@ -78,6 +78,65 @@ void trawl_defs_class(const struct trawl_defs_subsys *s, const struct trawl_defs
 	}
 }
 
+/* Names seen so far in one scope, so duplicate checks stay linear: an
+ * open-addressing table of indices into the caller's array, which `name`
+ * reads back. */
+struct name_set {
+	uint32_t *slots;             /* index + 1, 0 = empty */
+	size_t cap, n;
+};
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* 1 if a name equal to name(ctx, idx) is already in the set, else add idx.
+ * -1 when out of memory. */
+static int name_set_add(struct name_set *ns, uint32_t idx, const char *(*name)(const void *, uint32_t),
+			const void *ctx)
+{
+	if (2 * (ns->n + 1) > ns->cap) {
+		size_t ncap = ns->cap ? ns->cap * 2 : 64;
+		uint32_t *nsl = calloc(ncap, sizeof *nsl);
+		if (!nsl)
+			return -1;
+		for (size_t i = 0; i < ns->cap; i++)
+			if (ns->slots[i]) {
+				size_t h = (size_t)name_hash(name(ctx, ns->slots[i] - 1)) & (ncap - 1);
+				while (nsl[h])
+					h = (h + 1) & (ncap - 1);
+				nsl[h] = ns->slots[i];
+			}
+		free(ns->slots);
+		ns->slots = nsl;
+		ns->cap = ncap;
+	}
+	const char *want = name(ctx, idx);
+	size_t h = (size_t)name_hash(want) & (ns->cap - 1);
+	while (ns->slots[h]) {
+		if (strcmp(name(ctx, ns->slots[h] - 1), want) == 0)
+			return 1;
+		h = (h + 1) & (ns->cap - 1);
+	}
+	ns->slots[h] = idx + 1;
+	ns->n++;
+	return 0;
+}
+
+static const char *event_name(const void *ctx, uint32_t i)
+{
+	return ((const struct trawl_defs_subsys *)ctx)->events[i].name;
+}
+
+static const char *subsys_name(const void *ctx, uint32_t i)
+{
+	return ((const struct trawl_defs *)ctx)->subsys[i].name;
+}
+
 /* ---- .tdef lexer ---- */
 
 enum { K_END, K_NAME, K_STR, K_PUNCT, K_BAD };
@@ -235,7 +294,8 @@ static enum trawl_status take_desc(struct lex *L, struct trawl_error *err, char 
 	return TRAWL_OK;
 }
 
-static enum trawl_status parse_event(struct lex *L, struct trawl_defs_subsys *s, struct trawl_error *err)
+static enum trawl_status parse_event(struct lex *L, struct trawl_defs_subsys *s, struct name_set *names,
+				     struct trawl_error *err)
 {
 	enum trawl_status st;
 	uint64_t line = L->tline;
@@ -258,9 +318,11 @@ static enum trawl_status parse_event(struct lex *L, struct trawl_defs_subsys *s,
 	uint32_t ncol = L->tcol;
 	if ((st = take_name(L, err, e->name, sizeof e->name, "event")))
 		return st;
-	for (size_t i = 0; i + 1 < s->nevents; i++)
-		if (strcmp(s->events[i].name, e->name) == 0)
-			return fail(L, err, nline, ncol, "duplicate event '%s' in subsystem '%s'", e->name, s->name);
+	int dup = name_set_add(names, (uint32_t)(s->nevents - 1), event_name, s);
+	if (dup < 0)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	if (dup)
+		return fail(L, err, nline, ncol, "duplicate event '%s' in subsystem '%s'", e->name, s->name);
 	if ((st = take_desc(L, err, &e->desc)))
 		return st;
 	if (!is(L, "("))
@@ -297,9 +359,11 @@ static enum trawl_status parse_event(struct lex *L, struct trawl_defs_subsys *s,
 	return TRAWL_OK;
 }
 
-static enum trawl_status parse_subsys(struct lex *L, struct trawl_defs *d, struct trawl_error *err)
+static enum trawl_status parse_subsys(struct lex *L, struct trawl_defs *d, struct name_set *subsys_names,
+				      struct trawl_error *err)
 {
 	enum trawl_status st;
+	struct name_set names = { 0 };
 	uint64_t line = L->tline;
 	uint32_t col = L->tcol;
 	next(L); /* "subsystem" */
@@ -319,32 +383,43 @@ static enum trawl_status parse_subsys(struct lex *L, struct trawl_defs *d, struc
 	uint32_t nc = L->tcol;
 	if ((st = take_name(L, err, s->name, sizeof s->name, "subsystem")))
 		return st;
-	for (size_t i = 0; i + 1 < d->nsubsys; i++)
-		if (strcmp(d->subsys[i].name, s->name) == 0)
-			return fail(L, err, nl, nc, "duplicate subsystem '%s'", s->name);
+	int dup = name_set_add(subsys_names, (uint32_t)(d->nsubsys - 1), subsys_name, d);
+	if (dup < 0)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	if (dup)
+		return fail(L, err, nl, nc, "duplicate subsystem '%s'", s->name);
 	if ((st = take_desc(L, err, &s->desc)))
 		return st;
 	if (!is(L, "{"))
 		return FAIL_HERE("expected '{' after subsystem '%s'", s->name);
 	next(L);
 	while (!is(L, "}")) {
-		if (L->kind == K_END)
-			return FAIL_HERE("subsystem '%s' is not closed with '}'", s->name);
-		if (!is(L, "event"))
-			return FAIL_HERE("expected 'event' or '}'");
-		if ((st = parse_event(L, s, err)))
-			return st;
-		if (is(L, ",") || is(L, ";"))
+		if (L->kind == K_END) {
+			st = FAIL_HERE("subsystem '%s' is not closed with '}'", s->name);
+			goto out;
+		}
+		if (!is(L, "event")) {
+			st = FAIL_HERE("expected 'event' or '}'");
+			goto out;
+		}
+		if ((st = parse_event(L, s, &names, err)))
+			goto out;
+		if (is(L, ",") || is(L, ";")) {
 			next(L);
-		else if (L->kind == K_END)
-			return FAIL_HERE("subsystem '%s' is not closed with '}'", s->name);
-		else if (!is(L, "}"))
-			return FAIL_HERE("expected ',' between events");
+		} else if (L->kind == K_END) {
+			st = FAIL_HERE("subsystem '%s' is not closed with '}'", s->name);
+			goto out;
+		} else if (!is(L, "}")) {
+			st = FAIL_HERE("expected ',' between events");
+			goto out;
+		}
 	}
 	next(L);
 	if (is(L, ";"))
 		next(L);
-	return TRAWL_OK;
+out:
+	free(names.slots);
+	return st;
 }
 
 enum trawl_status trawl_defs_parse(struct trawl_defs **out, const char *text, size_t len, const char *file,
@@ -352,6 +427,7 @@ enum trawl_status trawl_defs_parse(struct trawl_defs **out, const char *text, si
 {
 	struct lex L0 = { .s = text, .len = len, .line = 1, .file = file ? file : "" }, *L = &L0;
 	enum trawl_status st = TRAWL_OK;
+	struct name_set subsys_names = { 0 };
 	struct trawl_defs *d = calloc(1, sizeof *d);
 	*out = NULL;
 	if (!d)
@@ -362,10 +438,11 @@ enum trawl_status trawl_defs_parse(struct trawl_defs **out, const char *text, si
 			st = FAIL_HERE(L->kind == K_BAD ? "unterminated string" : "expected 'subsystem'");
 			goto out;
 		}
-		if ((st = parse_subsys(L, d, err)))
+		if ((st = parse_subsys(L, d, &subsys_names, err)))
 			goto out;
 	}
 out:
+	free(subsys_names.slots);
 	if (st) {
 		trawl_defs_free(d);
 		return st;

@@ -136,26 +136,37 @@ uint64_t trawl_rec_ticks_fallback(void)
 	return mono_ns(CLOCK_MONOTONIC);
 }
 
-/* Tie the cycle counter to CLOCK_MONOTONIC: two bracketed samples 10 ms
- * apart on x86 (no architectural frequency register), CNTFRQ on AArch64. */
+/* One (ticks, monotonic ns) pair: the clock read bracketed by two counter
+ * reads, the tightest of several tries (a preemption between the reads
+ * would skew the pair). */
+static void clock_pair(uint64_t *ticks, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 16; i++) {
+		uint64_t a = trawl_rec_ticks(), m = mono_ns(CLOCK_MONOTONIC), b = trawl_rec_ticks();
+		if (b - a < best) {
+			best = b - a;
+			*ticks = a + (b - a) / 2;
+			*ns = m;
+		}
+	}
+}
+
+/* Tie the cycle counter to CLOCK_MONOTONIC: two pairs 20 ms apart on x86
+ * (no architectural frequency register), CNTFRQ on AArch64. */
 static void calibrate(void)
 {
-	uint64_t a = trawl_rec_ticks(), m0 = mono_ns(CLOCK_MONOTONIC), b = trawl_rec_ticks();
-	R.tsc0 = a + (b - a) / 2;
-	R.mono0 = m0;
+	clock_pair(&R.tsc0, &R.mono0);
 #if defined(__aarch64__)
 	uint64_t frq;
 	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(frq));
 	R.ns_per_tick = frq ? 1e9 / (double)frq : 1.0;
 #elif defined(__x86_64__) || defined(__i386__)
 	uint64_t m1, t1;
-	do {
-		a = trawl_rec_ticks();
-		m1 = mono_ns(CLOCK_MONOTONIC);
-		b = trawl_rec_ticks();
-		t1 = a + (b - a) / 2;
-	} while (m1 - m0 < 10000000ull);
-	R.ns_per_tick = t1 > R.tsc0 ? (double)(m1 - m0) / (double)(t1 - R.tsc0) : 1.0;
+	struct timespec nap = { 0, 20 * 1000000L };
+	nanosleep(&nap, NULL);
+	clock_pair(&t1, &m1);
+	R.ns_per_tick = t1 > R.tsc0 && m1 > R.mono0 ? (double)(m1 - R.mono0) / (double)(t1 - R.tsc0) : 1.0;
 #else
 	R.ns_per_tick = 1.0;
 #endif
