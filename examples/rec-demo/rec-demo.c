@@ -1,7 +1,8 @@
 /* rec-demo: a toy packet pipeline instrumented with the trawl recorder.
  *
- *   rec-demo [--threads T] [--packets N] [--pace US] [--out DIR]
+ *   rec-demo [--threads T] [--packets N] [--pace US] [--out DIR] [--no-start]
  *
+ * --no-start leaves the recorder to the environment (TRAWL_REC_OUT ...).
  * --pace sleeps US microseconds every 100 packets (to make a run last).
  *
  * Each of T worker threads handles N packets: RX, take the shared lock,
@@ -58,9 +59,21 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static void run(unsigned nthreads)
+{
+	trawl_app_start(nthreads);
+	pthread_t th[64];
+	for (unsigned i = 0; i < nthreads; i++)
+		pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
+	for (unsigned i = 0; i < nthreads; i++)
+		pthread_join(th[i], NULL);
+	trawl_app_stop(nthreads * npackets);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned nthreads = 2;
+	int no_start = 0;
 	const char *out = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--threads") && i + 1 < argc)
@@ -69,15 +82,24 @@ int main(int argc, char **argv)
 			npackets = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--pace") && i + 1 < argc)
 			pace_us = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--no-start"))
+			no_start = 1;
 		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
 			out = argv[++i];
 		else {
-			fprintf(stderr, "usage: rec-demo [--threads T] [--packets N] [--pace US] [--out DIR]\n");
+			fprintf(stderr, "usage: rec-demo [--threads T] [--packets N] [--pace US] [--out DIR] [--no-start]\n");
 			return 2;
 		}
 	}
 	if (nthreads < 1 || nthreads > 64)
 		nthreads = 2;
+	if (no_start) {
+		/* traced through TRAWL_REC_* alone: the recorder starts at the
+		 * first event and writes the trace at exit */
+		run(nthreads);
+		printf("rec-demo: %u threads x %u packets\n", nthreads, npackets);
+		return 0;
+	}
 	struct trawl_rec_config cfg;
 	trawl_rec_config_init(&cfg);
 	cfg.buffer_bytes = 4u << 20;
@@ -92,13 +114,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rec-demo: cannot start the recorder: %s\n", strerror(-rc));
 		return 1;
 	}
-	trawl_app_start(nthreads);
-	pthread_t th[64];
-	for (unsigned i = 0; i < nthreads; i++)
-		pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
-	for (unsigned i = 0; i < nthreads; i++)
-		pthread_join(th[i], NULL);
-	trawl_app_stop(nthreads * npackets);
+	run(nthreads);
 	trawl_rec_stop();
 	struct trawl_rec_stats st;
 	trawl_rec_get_stats(&st);

@@ -116,6 +116,8 @@ static struct {
 	pthread_key_t key;
 	int key_made;
 	int atexit_done;
+	int autostart;               /* 1: the environment asks for tracing and
+	                                nobody called trawl_rec_start yet */
 } R = {
 	.reg_mu = PTHREAD_MUTEX_INITIALIZER,
 	.flush_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -201,6 +203,8 @@ static void apply_modes(void)
 		if (st == ST_WAITING && R.cfg.start.set && R.cfg.start.subsys == s)
 			m = 2;
 		if (st == ST_ACTIVE && R.cfg.stop.set && R.cfg.stop.subsys == s)
+			m = 2;
+		if (st == ST_IDLE && __atomic_load_n(&R.autostart, __ATOMIC_RELAXED) == 1)
 			m = 2;
 		__atomic_store_n(&trawl_rec_sub_mode[s], m, __ATOMIC_RELAXED);
 	}
@@ -355,6 +359,21 @@ static int slow_should_record(uint16_t subsys, uint16_t event, uint32_t arg, int
 	uint8_t m = __atomic_load_n(&trawl_rec_sub_mode[subsys], __ATOMIC_RELAXED);
 	if (m == 0)
 		return 0;
+	if (__atomic_load_n(&R.autostart, __ATOMIC_ACQUIRE)) {
+		/* first event of a program traced through the environment only */
+		int one = 1;
+		if (__atomic_compare_exchange_n(&R.autostart, &one, 2, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			if (trawl_rec_start(NULL) != 0)
+				trawl_rec_enable_all(0);
+			__atomic_store_n(&R.autostart, 0, __ATOMIC_RELEASE);
+		} else {
+			while (__atomic_load_n(&R.autostart, __ATOMIC_ACQUIRE) == 2)
+				sched_yield();
+		}
+		m = __atomic_load_n(&trawl_rec_sub_mode[subsys], __ATOMIC_RELAXED);
+		if (m == 0)
+			return 0;
+	}
 	if (m == 1)
 		return 1;
 	int st = __atomic_load_n(&R.state, __ATOMIC_ACQUIRE);
@@ -980,6 +999,8 @@ int trawl_rec_start(const struct trawl_rec_config *c)
 	int rc = 0;
 	if (R.running)
 		return -EALREADY;
+	if (__atomic_load_n(&R.autostart, __ATOMIC_ACQUIRE) == 1)
+		__atomic_store_n(&R.autostart, 0, __ATOMIC_RELEASE);
 	if (c) {
 		cfg = *c;
 	} else {
@@ -1138,11 +1159,16 @@ const char *trawl_rec_out_dir(void)
 	return R.out_dir;
 }
 
-/* Trace a program without code changes: the environment alone starts it. */
+/* Trace a program without code changes: when the environment asks for it,
+ * every switch sends events to the slow path, where the first one starts
+ * the recorder from the environment. A program that calls trawl_rec_start
+ * itself before its first event keeps its own configuration. */
 __attribute__((constructor)) static void rec_autostart(void)
 {
 	const char *v = getenv("TRAWL_REC");
 	if ((getenv("TRAWL_REC_OUT") && *getenv("TRAWL_REC_OUT")) ||
-	    (getenv("TRAWL_REC_STREAM") && *getenv("TRAWL_REC_STREAM")) || (v && strcmp(v, "1") == 0))
-		trawl_rec_start(NULL);
+	    (getenv("TRAWL_REC_STREAM") && *getenv("TRAWL_REC_STREAM")) || (v && strcmp(v, "1") == 0)) {
+		R.autostart = 1;
+		memset(trawl_rec_sub_mode, 2, sizeof trawl_rec_sub_mode);
+	}
 }
