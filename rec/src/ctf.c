@@ -210,7 +210,7 @@ out:
 	return rc;
 }
 
-static int packet_reserve(struct trawl_ctf_packet *p, size_t more)
+int trawl_ctf_packet_reserve(struct trawl_ctf_packet *p, size_t more)
 {
 	if (p->len + more <= p->cap)
 		return 0;
@@ -230,7 +230,7 @@ void trawl_ctf_packet_begin(struct trawl_ctf_packet *p)
 	p->len = 0;
 	p->nevents = 0;
 	p->ts_begin = p->ts_end = 0;
-	if (packet_reserve(p, TRAWL_CTF_PREAMBLE) == 0) {
+	if (trawl_ctf_packet_reserve(p, TRAWL_CTF_PREAMBLE) == 0) {
 		memset(p->buf, 0, TRAWL_CTF_PREAMBLE);
 		p->len = TRAWL_CTF_PREAMBLE;
 	}
@@ -240,7 +240,7 @@ int trawl_ctf_packet_event(struct trawl_ctf_packet *p, const struct trawl_ctf_cl
 			   const uint64_t *vals)
 {
 	size_t need = TRAWL_CTF_EVENT_HEADER + (size_t)c->nfields * 8;
-	if (p->len < TRAWL_CTF_PREAMBLE || packet_reserve(p, need) != 0)
+	if (p->len < TRAWL_CTF_PREAMBLE || trawl_ctf_packet_reserve(p, need) != 0)
 		return -ENOMEM;
 	uint8_t *q = p->buf + p->len;
 	memcpy(q, &c->id, 4);

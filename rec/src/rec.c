@@ -313,7 +313,10 @@ static int sub_open(struct rec_thread *t)
 	uint64_t k = t->open ? t->cur + 1 : __atomic_load_n(&t->produced, __ATOMIC_RELAXED);
 	sub_close(t);
 	uint64_t consumed = __atomic_load_n(&t->consumed, __ATOMIC_ACQUIRE);
-	if (k - consumed >= t->nsub / 2)
+	/* discard mode loses events when the reader falls behind, so call it
+	 * early; a flight recorder (overwrite) is read on demand, periodically
+	 * and at exit, and never needs to wake anyone */
+	if (R.cfg.mode == TRAWL_REC_DISCARD && k - consumed >= t->nsub / 2)
 		wake_flusher();
 	if (R.cfg.mode == TRAWL_REC_DISCARD && k - consumed >= t->nsub)
 		return 0;
@@ -621,9 +624,15 @@ static void deliver(struct rec_thread *t, const uint8_t *data, size_t len, int s
 	}
 	struct trawl_ctf_packet *p = &R.pkt;
 	trawl_ctf_packet_begin(p);
+	/* every record encodes to no more bytes than it takes in memory */
+	if (p->len != TRAWL_CTF_PREAMBLE || trawl_ctf_packet_reserve(p, len) != 0)
+		return;
 	const uint64_t *s = (const uint64_t *)data;
 	size_t nslots = len / 8, i = 0;
 	uint64_t vals[TRAWL_REC_MAX_FIELDS];
+	uint32_t last_id = UINT32_MAX;
+	const struct trawl_ctf_class *c = NULL;
+	int plain = 0;               /* c is one u32 field: write it directly */
 	pthread_mutex_lock(&R.meta_mu);
 	while (i + 2 <= nslots) {
 		uint64_t ts = ticks_to_ns(s[i]), w = s[i + 1];
@@ -633,13 +642,33 @@ static void deliver(struct rec_thread *t, const uint8_t *data, size_t len, int s
 		size_t slots = typed ? 2 + n + (n & 1) : 2;
 		if (n > TRAWL_REC_MAX_FIELDS || i + slots > nslots)
 			break; /* cannot happen with our producer; stop rather than misread */
-		const struct trawl_ctf_class *c = class_for(id, typed, n);
-		if (c) {
-			memset(vals, 0, sizeof vals);
-			if (typed)
-				memcpy(vals, &s[i + 2], (n < c->nfields ? n : c->nfields) * 8);
+		if (id != last_id || typed) {
+			size_t before = R.meta.nclasses;
+			c = class_for(id, typed, n);
+			if (R.meta.nclasses != before)
+				last_id = UINT32_MAX; /* classes moved: no stale pointer */
 			else
-				vals[0] = (uint32_t)w;
+				last_id = id;
+			plain = c && c->nfields == 1 && c->fields[0].type == TRAWL_REC_U32;
+		}
+		if (c && !typed && plain) {
+			uint8_t *q = p->buf + p->len;
+			uint32_t arg = (uint32_t)w;
+			memcpy(q, &id, 4);
+			memcpy(q + 4, &ts, 8);
+			memcpy(q + 12, &arg, 4);
+			p->len += 16;
+			if (p->nevents++ == 0)
+				p->ts_begin = ts;
+			p->ts_end = ts;
+		} else if (c) {
+			unsigned k = n < c->nfields ? n : c->nfields;
+			if (typed)
+				memcpy(vals, &s[i + 2], k * 8);
+			else
+				vals[0] = (uint32_t)w, k = 1;
+			for (unsigned f = k; f < c->nfields; f++)
+				vals[f] = 0;
 			trawl_ctf_packet_event(p, c, ts, vals);
 		}
 		t->expected++;

@@ -81,6 +81,8 @@ struct trawl_ctf_packet {
 };
 
 void trawl_ctf_packet_begin(struct trawl_ctf_packet *p);
+/* Make room for `more` bytes after len (for encoders that write directly). */
+int trawl_ctf_packet_reserve(struct trawl_ctf_packet *p, size_t more);
 /* Append one event; vals has c->nfields values (NULL when none). */
 int trawl_ctf_packet_event(struct trawl_ctf_packet *p, const struct trawl_ctf_class *c,
 			   uint64_t ts, const uint64_t *vals);
