@@ -5,3 +5,7 @@ build=${1:-build}
 T="$PWD/$build/trawl"
 echo "== trawl $("$T" --version)"
 "$T" --help
+# recorded software events: an instrumented program, its trace, two readers
+if [ -x "$PWD/$build/rec/rec-demo/rec-demo" ]; then
+	sh scripts/demo-rec.sh "$build"
+fi
