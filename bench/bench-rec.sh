@@ -10,6 +10,9 @@ OUT=${TRAWL_BENCH_OUT:-bench/out}/rec
 SRC=${TRAWL_SRC:-.}
 rm -rf "$OUT"
 mkdir -p "$OUT"
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+AOUT=$(abs "$OUT")
+AB=$(abs "$B")
 drv="$B/bench-bench-rec"
 [ -x "$drv" ] || { echo "bench-rec: $drv not built"; exit 1; }
 N=2000000
@@ -32,7 +35,7 @@ CC=${CC:-cc}
 if $CC -O2 -fPIC -shared -I"$SRC/rec/include" -I"$SRC/bench/rec" "$SRC/bench/rec/emit-so.c" \
 	-L"$B/rec" -ltrawlrec -o "$OUT/libemit.so" 2>"$OUT/cc.err" &&
    $CC -O2 -I"$SRC/rec/include" "$SRC/bench/rec/so-main.c" -L"$OUT" -lemit -L"$B/rec" -ltrawlrec -lpthread \
-	-Wl,-rpath,"$PWD/$OUT" -Wl,-rpath,"$PWD/$B/rec" -o "$OUT/so-main" 2>>"$OUT/cc.err" &&
+	-Wl,-rpath,"$AOUT" -Wl,-rpath,"$AB/rec" -o "$OUT/so-main" 2>>"$OUT/cc.err" &&
    "$OUT/so-main" $N "$OUT/t4" >"$OUT/so"; then
 	sb=$(val so_baseline_ns "$OUT/so"); se=$(val so_enabled_ns "$OUT/so")
 	tls=$(objdump -d "$OUT/libemit.so" 2>/dev/null | grep -c "__tls_get_addr")
@@ -45,7 +48,7 @@ fi
 lt="not measured"
 if command -v lttng >/dev/null 2>&1 && command -v lttng-sessiond >/dev/null 2>&1 &&
    $CC -O2 -I"$SRC/bench/rec" "$SRC/bench/rec/lttng-bench.c" -llttng-ust -ldl -o "$OUT/lttng-bench" 2>"$OUT/lt.err"; then
-	export LTTNG_HOME="$PWD/$OUT/lttng-home"
+	export LTTNG_HOME="$AOUT/lttng-home"
 	mkdir -p "$LTTNG_HOME"
 	started=
 	if ! lttng list >/dev/null 2>&1; then
@@ -53,7 +56,7 @@ if command -v lttng >/dev/null 2>&1 && command -v lttng-sessiond >/dev/null 2>&1
 		sleep 1
 	fi
 	s=trawlbench$$
-	if lttng create $s --output="$PWD/$OUT/lttng-trace" >/dev/null 2>&1 &&
+	if lttng create $s --output="$AOUT/lttng-trace" >/dev/null 2>&1 &&
 	   lttng enable-event -u 'trawlbench:*' -s $s >/dev/null 2>&1 && lttng start $s >/dev/null 2>&1; then
 		"$OUT/lttng-bench" 1000000 >"$OUT/lttng" 2>&1
 		lttng stop $s >/dev/null 2>&1

@@ -304,11 +304,14 @@ static enum trawl_status parse_event(struct lex *L, struct trawl_defs_subsys *s,
 	if (s->nevents >= TRAWL_DEFS_MAX_EVENTS)
 		return fail(L, err, line, col, "too many events in subsystem '%s' (at most %u)", s->name,
 			    TRAWL_DEFS_MAX_EVENTS);
-	if (s->nevents % 16 == 0) {
-		void *n = realloc(s->events, (s->nevents + 16) * sizeof *s->events);
+	/* capacity is the next power of two (at least 16): grow when full */
+	if (s->nevents >= 16 && (s->nevents & (s->nevents - 1)) == 0) {
+		void *n = realloc(s->events, s->nevents * 2 * sizeof *s->events);
 		if (!n)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 		s->events = n;
+	} else if (!s->events && !(s->events = malloc(16 * sizeof *s->events))) {
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
 	struct trawl_defs_event *e = &s->events[s->nevents];
 	memset(e, 0, sizeof *e);
@@ -369,11 +372,13 @@ static enum trawl_status parse_subsys(struct lex *L, struct trawl_defs *d, struc
 	next(L); /* "subsystem" */
 	if (d->nsubsys >= TRAWL_DEFS_MAX_SUBSYS)
 		return fail(L, err, line, col, "too many subsystems (at most %u)", TRAWL_DEFS_MAX_SUBSYS);
-	if (d->nsubsys % 16 == 0) {
-		void *n = realloc(d->subsys, (d->nsubsys + 16) * sizeof *d->subsys);
+	if (d->nsubsys >= 16 && (d->nsubsys & (d->nsubsys - 1)) == 0) {
+		void *n = realloc(d->subsys, d->nsubsys * 2 * sizeof *d->subsys);
 		if (!n)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 		d->subsys = n;
+	} else if (!d->subsys && !(d->subsys = malloc(16 * sizeof *d->subsys))) {
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
 	struct trawl_defs_subsys *s = &d->subsys[d->nsubsys];
 	memset(s, 0, sizeof *s);

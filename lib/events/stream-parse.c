@@ -41,8 +41,9 @@ struct trawl_sp_parser {
 	uint64_t seq;
 	int have_hello, ended, broken;
 	struct trawl_sp_hello hello;
-	struct trawl_sw_class *classes; /* sorted by id */
-	size_t nclasses;
+	struct trawl_sw_class *classes; /* in arrival order */
+	uint32_t *order;             /* indices into classes, sorted by id */
+	size_t nclasses, ccap;
 };
 
 static uint64_t le(const uint8_t *p, int n)
@@ -70,12 +71,13 @@ void trawl_sp_parser_destroy(struct trawl_sp_parser *p)
 		return;
 	free(p->buf);
 	free(p->classes);
+	free(p->order);
 	free(p);
 }
 
 size_t trawl_sp_parser_buffered(const struct trawl_sp_parser *p)
 {
-	return p->cap + p->nclasses * sizeof *p->classes;
+	return p->cap + p->ccap * (sizeof *p->classes + sizeof *p->order);
 }
 
 int trawl_sp_parser_ended(const struct trawl_sp_parser *p)
@@ -92,17 +94,23 @@ static enum trawl_status violation(struct trawl_sp_parser *p, struct trawl_error
 	return TRAWL_ERR_FORMAT;
 }
 
-static const struct trawl_sw_class *find(const struct trawl_sp_parser *p, uint32_t id)
+static size_t order_pos(const struct trawl_sp_parser *p, uint32_t id)
 {
 	size_t lo = 0, hi = p->nclasses;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (p->classes[mid].id < id)
+		if (p->classes[p->order[mid]].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < p->nclasses && p->classes[lo].id == id ? &p->classes[lo] : NULL;
+	return lo;
+}
+
+static const struct trawl_sw_class *find(const struct trawl_sp_parser *p, uint32_t id)
+{
+	size_t i = order_pos(p, id);
+	return i < p->nclasses && p->classes[p->order[i]].id == id ? &p->classes[p->order[i]] : NULL;
 }
 
 static int valid_ident(const uint8_t *s, size_t cap)
@@ -211,17 +219,21 @@ static enum trawl_status add_class(struct trawl_sp_parser *p, const struct trawl
 		return same_class(old, c) ? TRAWL_OK : violation(p, err, 0, "event id redefined differently");
 	if (p->nclasses >= TRAWL_SP_MAX_CLASSES)
 		return violation(p, err, 0, "too many event classes");
-	void *n = realloc(p->classes, (p->nclasses + 1) * sizeof *p->classes);
-	if (!n)
-		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	p->classes = n;
-	size_t i = p->nclasses;
-	while (i > 0 && p->classes[i - 1].id > c->id) {
-		p->classes[i] = p->classes[i - 1];
-		i--;
+	if (p->nclasses == p->ccap) {
+		size_t ncap = p->ccap ? p->ccap * 2 : 32;
+		void *n = realloc(p->classes, ncap * sizeof *p->classes);
+		if (!n)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		p->classes = n;
+		if (!(n = realloc(p->order, ncap * sizeof *p->order)))
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		p->order = n;
+		p->ccap = ncap;
 	}
-	p->classes[i] = *c;
-	p->nclasses++;
+	size_t pos = order_pos(p, c->id);
+	memmove(p->order + pos + 1, p->order + pos, (p->nclasses - pos) * sizeof *p->order);
+	p->order[pos] = (uint32_t)p->nclasses;
+	p->classes[p->nclasses++] = *c;
 	return TRAWL_OK;
 }
 

@@ -36,29 +36,37 @@ void trawl_ctf_meta_init(struct trawl_ctf_meta *m)
 void trawl_ctf_meta_release(struct trawl_ctf_meta *m)
 {
 	free(m->classes);
+	free(m->order);
 	m->classes = NULL;
+	m->order = NULL;
 	m->nclasses = m->cap = 0;
 }
 
-const struct trawl_ctf_class *trawl_ctf_meta_find(const struct trawl_ctf_meta *m, uint32_t id)
+/* Position in `order` where id is or would go. */
+static size_t order_pos(const struct trawl_ctf_meta *m, uint32_t id)
 {
-	/* classes are kept sorted by id */
 	size_t lo = 0, hi = m->nclasses;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (m->classes[mid].id < id)
+		if (m->classes[m->order[mid]].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < m->nclasses && m->classes[lo].id == id ? &m->classes[lo] : NULL;
+	return lo;
+}
+
+const struct trawl_ctf_class *trawl_ctf_meta_find(const struct trawl_ctf_meta *m, uint32_t id)
+{
+	size_t i = order_pos(m, id);
+	return i < m->nclasses && m->classes[m->order[i]].id == id ? &m->classes[m->order[i]] : NULL;
 }
 
 int trawl_ctf_meta_add(struct trawl_ctf_meta *m, const struct trawl_ctf_class *c)
 {
 	if (trawl_ctf_meta_find(m, c->id))
 		return 0;
-	if (c->nfields > TRAWL_REC_MAX_FIELDS)
+	if (c->nfields > TRAWL_REC_MAX_FIELDS || m->nclasses >= UINT32_MAX)
 		return -EINVAL;
 	if (m->nclasses == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 32;
@@ -66,15 +74,17 @@ int trawl_ctf_meta_add(struct trawl_ctf_meta *m, const struct trawl_ctf_class *c
 		if (!n)
 			return -ENOMEM;
 		m->classes = n;
+		n = realloc(m->order, ncap * sizeof *m->order);
+		if (!n)
+			return -ENOMEM;
+		m->order = n;
 		m->cap = ncap;
 	}
-	size_t i = m->nclasses;
-	while (i > 0 && m->classes[i - 1].id > c->id) {
-		m->classes[i] = m->classes[i - 1];
-		i--;
-	}
-	m->classes[i] = *c;
-	m->nclasses++;
+	/* classes are big: append them, keep only the small index sorted */
+	size_t pos = order_pos(m, c->id);
+	memmove(m->order + pos + 1, m->order + pos, (m->nclasses - pos) * sizeof *m->order);
+	m->order[pos] = (uint32_t)m->nclasses;
+	m->classes[m->nclasses++] = *c;
 	return 1;
 }
 
@@ -166,7 +176,7 @@ char *trawl_ctf_meta_text(const struct trawl_ctf_meta *m)
 		  "\t\tuint32_t cpu_id;\n\t\tuint32_t thread_id;\n\t};\n"
 		  "\tevent.header := struct {\n\t\tuint32_t id;\n\t\ttrawl_clock_t timestamp;\n\t};\n};\n");
 	for (size_t i = 0; i < m->nclasses; i++) {
-		const struct trawl_ctf_class *c = &m->classes[i];
+		const struct trawl_ctf_class *c = &m->classes[m->order[i]];
 		sb_printf(&b, "\nevent {\n\tname = ");
 		sb_quoted(&b, c->name);
 		sb_printf(&b, ";\n\tid = %u;\n\tstream_id = 0;\n\tfields := struct {\n", c->id);

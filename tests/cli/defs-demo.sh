@@ -19,7 +19,9 @@ if command -v cc >/dev/null 2>&1; then
 fi
 if command -v c++ >/dev/null 2>&1 && [ -f "$TRAWL_BUILD/rec/libtrawlrec.a" ]; then
 	cp "$_tmp/use.c" "$_tmp/use.cc"
-	c++ -Wall -Wextra -Werror -I"$TRAWL_SRC/rec/include" -I"$_tmp/g" "$_tmp/use.cc" "$TRAWL_BUILD/rec/libtrawlrec.a" \
+	san=
+	nm "$TRAWL_BUILD/rec/libtrawlrec.a" 2>/dev/null | grep -q __asan && san="-fsanitize=address,undefined"
+	c++ $san -Wall -Wextra -Werror -I"$TRAWL_SRC/rec/include" -I"$_tmp/g" "$_tmp/use.cc" "$TRAWL_BUILD/rec/libtrawlrec.a" \
 		-lpthread -o "$_tmp/use" || fail "generated header does not compile as C++"
 	(cd "$_tmp" && TRAWL_REC_OUT="$_tmp/cxx" ./use) || fail "C++ program failed"
 	"$TRAWL" events list "$_tmp/cxx" | grep -q "net:TX len=2 port=3 latency_ns=-4$" || fail "C++ program's events"

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t k = size - off < step ? size - off : step;
 		if (trawl_sp_parser_feed(p, data + off, k, count_cb, &items, &err) != TRAWL_OK)
 			break;
-		if (trawl_sp_parser_buffered(p) > 8192 + 72 + TRAWL_SP_MAX_CLASSES * sizeof(struct trawl_sw_class))
+		if (trawl_sp_parser_buffered(p) > 8192 + 72 + TRAWL_SP_MAX_CLASSES * (sizeof(struct trawl_sw_class) + 4))
 			abort(); /* the memory bound the listener relies on */
 	}
 	trawl_sp_parser_destroy(p);

@@ -431,6 +431,31 @@ static void test_ctf_damage(void **state)
 	trawl_ctf_meta_release(&m);
 }
 
+/* Classes added in any order are found by id and written sorted. */
+static void test_ctf_meta_order(void **state)
+{
+	(void)state;
+	struct trawl_ctf_meta m;
+	trawl_ctf_meta_init(&m);
+	static const uint32_t ids[] = { 0x50000, 0x30001, 0x90000, 0x30000, 0x50000 };
+	static const int added[] = { 1, 1, 1, 1, 0 };
+	for (int i = 0; i < 5; i++) {
+		struct trawl_ctf_class c = { .id = ids[i], .nfields = 0 };
+		snprintf(c.name, sizeof c.name, "s:e%d", i);
+		assert_int_equal(trawl_ctf_meta_add(&m, &c), added[i]);
+	}
+	assert_int_equal(m.nclasses, 4);
+	assert_string_equal(trawl_ctf_meta_find(&m, 0x30000)->name, "s:e3");
+	assert_string_equal(trawl_ctf_meta_find(&m, 0x50000)->name, "s:e0");
+	assert_null(trawl_ctf_meta_find(&m, 0x30002));
+	char *t = trawl_ctf_meta_text(&m);
+	const char *a = strstr(t, "id = 196608;"), *b = strstr(t, "id = 196609;"), *c = strstr(t, "id = 327680;"),
+		   *d = strstr(t, "id = 589824;");
+	assert_true(a && b && c && d && a < b && b < c && c < d);
+	free(t);
+	trawl_ctf_meta_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -440,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_bf_parse),
 		cmocka_unit_test(test_stream_parser),
 		cmocka_unit_test(test_ctf_damage),
+		cmocka_unit_test(test_ctf_meta_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

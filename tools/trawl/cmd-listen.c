@@ -27,6 +27,7 @@
 
 #define MAX_CONNS 64
 #define MAX_STREAMS_PER_CONN 1024
+#define MAX_CLASSES 65536          /* over all connections */
 
 static const char listen_help[] =
 	"usage: trawl listen -o OUT [--port N] [--bind ADDR] [--count N] [--max-mem BYTES]\n"
@@ -142,6 +143,10 @@ static int item_cb(void *ctx, const struct trawl_sp_item *it)
 				c->failed = 1;
 				return 1;
 			}
+		} else if (L->meta.nclasses >= MAX_CLASSES) {
+			cli_warn("listen", "connection %u: more than %d event classes in all; dropping it", c->id, MAX_CLASSES);
+			c->failed = 1;
+			return 1;
 		} else if (trawl_ctf_meta_add(&L->meta, &cc) > 0) {
 			L->meta_dirty = 1;
 		}

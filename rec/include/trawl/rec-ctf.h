@@ -48,7 +48,8 @@ struct trawl_ctf_class {
 
 /* Everything the metadata file says. */
 struct trawl_ctf_meta {
-	struct trawl_ctf_class *classes;
+	struct trawl_ctf_class *classes;   /* in the order they were added */
+	uint32_t *order;                   /* indices into classes, sorted by id */
 	size_t nclasses, cap;
 	int64_t clock_offset_s;            /* clock value 0 = this many s + ns after the epoch */
 	uint32_t clock_offset_ns;
