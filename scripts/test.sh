@@ -21,7 +21,9 @@ run_ctest() {
 run_ctest "$build"
 TRAWL_ASAN=1 run_ctest "$asan"
 
-if command -v clang >/dev/null 2>&1 && [ -n "$(ls tests/fuzz/fuzz-*.c 2>/dev/null)" ]; then
+if [ -z "$(ls tests/fuzz/fuzz-*.c 2>/dev/null)" ]; then
+	echo "== fuzzing skipped: no harnesses"
+elif command -v clang >/dev/null 2>&1; then
 	echo "== fuzzing (bounded)"
 	if make -s build-fuzz FUZZ_BUILD="$fuzz" >/dev/null 2>&1 || make build-fuzz FUZZ_BUILD="$fuzz"; then
 		if sh scripts/fuzz.sh "$fuzz" "${FUZZ_SECONDS:-30}"; then

@@ -7,6 +7,10 @@
 #include "trawl/event.h"
 #include "trawl/input.h"
 #include "trawl/reader.h"
+#include "trawl/image.h"
+#include "trawl/calls.h"
+#include "trawl/vcd.h"
+#include "trawl/stuck.h"
 
 #define TRAWL_VERSION "0.1.0"
 

@@ -1,0 +1,65 @@
+/* Program images: ELF files with their load offsets, for symbol names
+ * (`--image PROGRAM.elf[@OFFSET]`) and for the bytes of loaded code (the ETE
+ * decoder walks the program image to follow the instruction flow).
+ */
+#ifndef TRAWL_IMAGE_H
+#define TRAWL_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trawl/status.h"
+
+struct trawl_image;
+
+enum trawl_symbol_type {
+	TRAWL_SYM_FUNC = 1,
+	TRAWL_SYM_OBJECT,
+	TRAWL_SYM_OTHER,
+};
+
+struct trawl_symbol {
+	uint64_t addr;          /* load address (offset applied, Thumb bit cleared) */
+	uint64_t size;          /* 0 when the ELF does not say */
+	const char *name;
+	uint8_t type;           /* enum trawl_symbol_type */
+	uint8_t thumb;          /* function is Thumb code (ELF address had bit 0 set) */
+};
+
+enum trawl_status trawl_image_create(struct trawl_image **out, struct trawl_error *err);
+void trawl_image_destroy(struct trawl_image *img);
+
+/* Add an ELF file loaded `offset` bytes above its link addresses. */
+enum trawl_status trawl_image_add_elf(struct trawl_image *img, const char *path,
+				      uint64_t offset, struct trawl_error *err);
+
+/* Add from a command-line spec "PATH" or "PATH@OFFSET" (offset in C syntax:
+ * decimal or 0x hex). */
+enum trawl_status trawl_image_add_spec(struct trawl_image *img, const char *spec,
+				       struct trawl_error *err);
+
+/* The symbol covering addr: the function (or object) whose [addr, addr+size)
+ * holds it, else the nearest preceding function symbol of unknown size.
+ * NULL when none. The pointer is valid until the image is destroyed. */
+const struct trawl_symbol *trawl_image_symbol_at(const struct trawl_image *img, uint64_t addr);
+
+/* Address of a symbol by exact name; returns NULL when absent. */
+const struct trawl_symbol *trawl_image_symbol_named(const struct trawl_image *img,
+						    const char *name);
+
+/* Format addr as "symbol+0xoff" (or "symbol", or hex when no symbol covers
+ * it) into buf. Returns buf. */
+char *trawl_image_describe(const struct trawl_image *img, uint64_t addr, char *buf, size_t size);
+
+/* Copy up to len bytes of loaded file contents at addr into buf; returns the
+ * number of bytes available contiguously from addr (0 when addr is not in a
+ * loaded segment; zero-filled .bss counts as available). */
+size_t trawl_image_read(const struct trawl_image *img, uint64_t addr, void *buf, size_t len);
+
+/* Every symbol, sorted by address. */
+const struct trawl_symbol *trawl_image_symbols(const struct trawl_image *img, size_t *count);
+
+/* ELF machine of the first file added (EM_AARCH64 = 183, EM_ARM = 40), 0 if none. */
+unsigned trawl_image_machine(const struct trawl_image *img);
+
+#endif

@@ -1,0 +1,326 @@
+/* Program images from ELF files (libelf): symbols and loaded bytes. */
+#include "trawl/image.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct segment {
+	uint64_t addr;
+	uint64_t memsz;
+	uint8_t *bytes;       /* memsz bytes: file contents then zeros */
+};
+
+struct trawl_image {
+	struct trawl_symbol *syms;
+	size_t nsyms, cap_syms;
+	char **names;         /* owned symbol name strings */
+	size_t nnames;
+	struct segment *segs;
+	size_t nsegs;
+	unsigned machine;
+	int sorted;
+};
+
+enum trawl_status trawl_image_create(struct trawl_image **out, struct trawl_error *err)
+{
+	struct trawl_image *img = calloc(1, sizeof *img);
+	if (!img)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	*out = img;
+	return TRAWL_OK;
+}
+
+void trawl_image_destroy(struct trawl_image *img)
+{
+	if (!img)
+		return;
+	for (size_t i = 0; i < img->nnames; i++)
+		free(img->names[i]);
+	for (size_t i = 0; i < img->nsegs; i++)
+		free(img->segs[i].bytes);
+	free(img->names);
+	free(img->segs);
+	free(img->syms);
+	free(img);
+}
+
+/* ARM ELF mapping symbols ($a, $t, $d, $x, optionally ".suffix") mark code
+ * and data regions; they are not names a person wants to see. */
+static int is_mapping_symbol(const char *name)
+{
+	return name[0] == '$' && strchr("atdx", name[1]) && name[1] &&
+	       (name[2] == 0 || name[2] == '.');
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct trawl_symbol *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* functions first at the same address, then larger sizes */
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static enum trawl_status add_symbol(struct trawl_image *img, const char *name, uint64_t addr,
+				    uint64_t size, uint8_t type, uint8_t thumb,
+				    struct trawl_error *err)
+{
+	if (img->nsyms == img->cap_syms) {
+		size_t cap = img->cap_syms ? img->cap_syms * 2 : 256;
+		struct trawl_symbol *s = realloc(img->syms, cap * sizeof *s);
+		char **n = realloc(img->names, cap * sizeof *n);
+		if (s)
+			img->syms = s;
+		if (n)
+			img->names = n;
+		if (!s || !n)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading symbols");
+		img->cap_syms = cap;
+	}
+	char *copy = strdup(name);
+	if (!copy)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading symbols");
+	img->names[img->nnames++] = copy;
+	img->syms[img->nsyms++] = (struct trawl_symbol){ addr, size, copy, type, thumb };
+	img->sorted = 0;
+	return TRAWL_OK;
+}
+
+static enum trawl_status read_symbols(struct trawl_image *img, Elf *elf, uint64_t offset,
+				      const char *path, struct trawl_error *err)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL, *use = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			use = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dyn = scn;
+	}
+	if (!use)
+		use = dyn;
+	if (!use)
+		return TRAWL_OK; /* stripped: no names, still usable for bytes */
+	if (!gelf_getshdr(use, &sh) || sh.sh_entsize == 0)
+		return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: bad symbol table header", path);
+	Elf_Data *data = elf_getdata(use, NULL);
+	if (!data)
+		return TRAWL_OK;
+	size_t n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		int t = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF || sym.st_shndx == SHN_ABS ||
+		    t == STT_SECTION || t == STT_FILE || is_mapping_symbol(name))
+			continue;
+		uint8_t type = t == STT_FUNC ? TRAWL_SYM_FUNC
+			     : t == STT_OBJECT ? TRAWL_SYM_OBJECT : TRAWL_SYM_OTHER;
+		uint8_t thumb = 0;
+		uint64_t addr = sym.st_value;
+		if (type == TRAWL_SYM_FUNC && img->machine == EM_ARM && (addr & 1)) {
+			thumb = 1;
+			addr &= ~(uint64_t)1;
+		}
+		enum trawl_status st = add_symbol(img, name, addr + offset, sym.st_size, type,
+						  thumb, err);
+		if (st)
+			return st;
+	}
+	return TRAWL_OK;
+}
+
+static enum trawl_status read_segments(struct trawl_image *img, Elf *elf, uint64_t offset,
+				       const char *path, const unsigned char *file,
+				       size_t file_len, struct trawl_error *err)
+{
+	size_t phnum;
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return TRAWL_OK;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_memsz == 0)
+			continue;
+		if (ph.p_filesz > ph.p_memsz || ph.p_offset > file_len ||
+		    ph.p_filesz > file_len - ph.p_offset || ph.p_memsz > (1ull << 32))
+			return trawl_error_set(err, TRAWL_ERR_FORMAT,
+					       "%s: program header %zu is out of bounds", path, i);
+		struct segment *segs = realloc(img->segs, (img->nsegs + 1) * sizeof *segs);
+		if (!segs)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory loading %s", path);
+		img->segs = segs;
+		uint8_t *bytes = calloc(1, ph.p_memsz);
+		if (!bytes)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory loading %s", path);
+		memcpy(bytes, file + ph.p_offset, ph.p_filesz);
+		segs[img->nsegs++] = (struct segment){ ph.p_vaddr + offset, ph.p_memsz, bytes };
+	}
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_image_add_elf(struct trawl_image *img, const char *path,
+				      uint64_t offset, struct trawl_error *err)
+{
+	enum trawl_status st = TRAWL_OK;
+	unsigned char *file = NULL;
+	Elf *elf = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return trawl_error_errno(err, errno, "cannot open image '%s'", path);
+	off_t len = lseek(fd, 0, SEEK_END);
+	if (len <= 0 || len > (off_t)1 << 31) {
+		st = trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is not an ELF file (size)", path);
+		goto out;
+	}
+	file = malloc((size_t)len);
+	if (!file) {
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory loading %s", path);
+		goto out;
+	}
+	if (pread(fd, file, (size_t)len, 0) != len) {
+		st = trawl_error_errno(err, errno, "cannot read image '%s'", path);
+		goto out;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)file, (size_t)len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		st = trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is not an ELF file", path);
+		goto out;
+	}
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh)) {
+		st = trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s': bad ELF header: %s", path,
+				     elf_errmsg(-1));
+		goto out;
+	}
+	if (!img->machine)
+		img->machine = eh.e_machine;
+	st = read_segments(img, elf, offset, path, file, (size_t)len, err);
+	if (!st)
+		st = read_symbols(img, elf, offset, path, err);
+out:
+	if (elf)
+		elf_end(elf);
+	free(file);
+	close(fd);
+	return st;
+}
+
+enum trawl_status trawl_image_add_spec(struct trawl_image *img, const char *spec,
+				       struct trawl_error *err)
+{
+	const char *at = strrchr(spec, '@');
+	uint64_t offset = 0;
+	char path[4096];
+	if (at) {
+		char *end;
+		errno = 0;
+		offset = strtoull(at + 1, &end, 0);
+		if (at[1] == 0 || *end || errno)
+			return trawl_error_set(err, TRAWL_ERR_USAGE,
+					       "bad load offset in image '%s' (expected PATH@OFFSET)",
+					       spec);
+		if ((size_t)(at - spec) >= sizeof path)
+			return trawl_error_set(err, TRAWL_ERR_USAGE, "image path too long");
+		memcpy(path, spec, (size_t)(at - spec));
+		path[at - spec] = 0;
+	} else {
+		snprintf(path, sizeof path, "%s", spec);
+	}
+	return trawl_image_add_elf(img, path, offset, err);
+}
+
+static void ensure_sorted(const struct trawl_image *cimg)
+{
+	struct trawl_image *img = (struct trawl_image *)cimg; /* lazily sorted cache */
+	if (img->sorted)
+		return;
+	if (img->nsyms)
+		qsort(img->syms, img->nsyms, sizeof *img->syms, cmp_sym);
+	img->sorted = 1;
+}
+
+const struct trawl_symbol *trawl_image_symbols(const struct trawl_image *img, size_t *count)
+{
+	ensure_sorted(img);
+	*count = img->nsyms;
+	return img->syms;
+}
+
+const struct trawl_symbol *trawl_image_symbol_at(const struct trawl_image *img, uint64_t addr)
+{
+	ensure_sorted(img);
+	size_t lo = 0, hi = img->nsyms;
+	while (lo < hi) { /* first symbol with sym.addr > addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* look back a little for a symbol whose extent covers addr: sizes let a
+	 * small object sit inside a function without hiding it */
+	const struct trawl_symbol *unsized = NULL;
+	for (size_t k = lo, steps = 0; k > 0 && steps < 16; k--, steps++) {
+		const struct trawl_symbol *s = &img->syms[k - 1];
+		if (s->size && addr < s->addr + s->size)
+			return s;
+		if (!s->size && s->type == TRAWL_SYM_FUNC && !unsized)
+			unsized = s;
+	}
+	return unsized;
+}
+
+const struct trawl_symbol *trawl_image_symbol_named(const struct trawl_image *img,
+						    const char *name)
+{
+	for (size_t i = 0; i < img->nsyms; i++)
+		if (strcmp(img->syms[i].name, name) == 0)
+			return &img->syms[i];
+	return NULL;
+}
+
+char *trawl_image_describe(const struct trawl_image *img, uint64_t addr, char *buf, size_t size)
+{
+	const struct trawl_symbol *s = img ? trawl_image_symbol_at(img, addr) : NULL;
+	if (!s)
+		snprintf(buf, size, "0x%llx", (unsigned long long)addr);
+	else if (addr == s->addr)
+		snprintf(buf, size, "%s", s->name);
+	else
+		snprintf(buf, size, "%s+0x%llx", s->name, (unsigned long long)(addr - s->addr));
+	return buf;
+}
+
+size_t trawl_image_read(const struct trawl_image *img, uint64_t addr, void *buf, size_t len)
+{
+	for (size_t i = 0; i < img->nsegs; i++) {
+		const struct segment *s = &img->segs[i];
+		if (addr >= s->addr && addr - s->addr < s->memsz) {
+			uint64_t avail = s->memsz - (addr - s->addr);
+			size_t n = avail < len ? (size_t)avail : len;
+			memcpy(buf, s->bytes + (addr - s->addr), n);
+			return n;
+		}
+	}
+	return 0;
+}
+
+unsigned trawl_image_machine(const struct trawl_image *img)
+{
+	return img->machine;
+}

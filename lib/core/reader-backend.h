@@ -1,0 +1,30 @@
+/* What a format reader provides to the dispatcher in reader.c. Adding a
+ * format (ETE, recorded software events ...) means one more backend and one
+ * line in reader.c's table; detection stays in one place. */
+#ifndef TRAWL_READER_BACKEND_H
+#define TRAWL_READER_BACKEND_H
+
+#include "trawl/reader.h"
+
+struct trawl_reader_backend {
+	enum trawl_format format;
+	const char *name;
+	/* How sure the backend is that the start of an input is its format:
+	 * 0 = not this format; larger = more confident. `data` is the first
+	 * chunk of the (decompressed) input, possibly empty. */
+	int (*probe)(const char *data, size_t len);
+	/* Start reading. `first` is the chunk the dispatcher already read for
+	 * detection (NULL when the input was empty); `in` stays owned by the
+	 * dispatcher. */
+	enum trawl_status (*open)(void **state, struct trawl_input *in,
+				  const struct trawl_chunk *first,
+				  const struct trawl_reader_options *opt, struct trawl_error *err);
+	enum trawl_status (*next)(void *state, struct trawl_event_batch *batch,
+				  struct trawl_error *err);
+	const struct trawl_reader_stats *(*stats)(const void *state);
+	void (*close)(void *state);
+};
+
+extern const struct trawl_reader_backend trawl_tarmac_backend;
+
+#endif

@@ -1,0 +1,131 @@
+/* Readers: recognise the format of an input by content and hand its events
+ * out in batches through the backend that reads it (reader-backend.h). */
+#include "trawl/reader.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/reader-backend.h"
+
+/* Every format trawl reads; detection asks each in turn. */
+static const struct trawl_reader_backend *const backends[] = {
+	&trawl_tarmac_backend,
+};
+
+#define NBACKENDS (sizeof backends / sizeof backends[0])
+
+struct trawl_reader {
+	const struct trawl_reader_backend *be;
+	void *state;
+	struct trawl_input *in;
+	int failed;               /* a bad-input error ends the stream */
+};
+
+static const struct trawl_reader_backend *pick(const struct trawl_reader_options *opt,
+					       const struct trawl_chunk *first)
+{
+	enum trawl_format want = opt ? opt->format : TRAWL_FORMAT_AUTO;
+	const struct trawl_reader_backend *best = NULL;
+	int best_score = 0;
+	for (size_t i = 0; i < NBACKENDS; i++) {
+		if (want != TRAWL_FORMAT_AUTO) {
+			if (backends[i]->format == want)
+				return backends[i];
+			continue;
+		}
+		int s = backends[i]->probe(first ? first->data : "", first ? first->len : 0);
+		if (s > best_score) {
+			best_score = s;
+			best = backends[i];
+		}
+	}
+	return best;
+}
+
+enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct trawl_input *in,
+					  const struct trawl_reader_options *opt,
+					  struct trawl_error *err)
+{
+	struct trawl_reader *r = NULL;
+	struct trawl_chunk chunk;
+	enum trawl_status st;
+
+	*out = NULL;
+	memset(&chunk, 0, sizeof chunk);
+	st = trawl_input_next(in, &chunk, err);
+	if (st < 0)
+		goto out;
+	const struct trawl_chunk *first = st == TRAWL_END ? NULL : &chunk;
+	const struct trawl_reader_backend *be = pick(opt, first);
+	if (!be) {
+		st = trawl_error_set(err, TRAWL_ERR_FORMAT,
+				     "'%s' is not a trace format trawl recognises (Tarmac text expected)",
+				     trawl_input_name(in));
+		goto out;
+	}
+	r = calloc(1, sizeof *r);
+	if (!r) {
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	r->be = be;
+	r->in = in;
+	st = be->open(&r->state, in, first, opt, err);
+	if (st != TRAWL_OK)
+		goto out;
+	*out = r;
+	return TRAWL_OK;
+out:
+	free(r);
+	trawl_input_close(in);
+	return st;
+}
+
+enum trawl_status trawl_reader_open(struct trawl_reader **out, const char *path,
+				    const struct trawl_reader_options *opt,
+				    struct trawl_error *err)
+{
+	struct trawl_input *in;
+	enum trawl_status st = trawl_input_open(&in, path, opt ? &opt->input : NULL, err);
+	if (st != TRAWL_OK) {
+		*out = NULL;
+		return st;
+	}
+	return trawl_reader_open_input(out, in, opt, err);
+}
+
+enum trawl_status trawl_reader_next(struct trawl_reader *r, struct trawl_event_batch *batch,
+				    struct trawl_error *err)
+{
+	memset(batch, 0, sizeof *batch);
+	if (r->failed)
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "reader already failed");
+	enum trawl_status st = r->be->next(r->state, batch, err);
+	if (st < 0)
+		r->failed = 1;
+	return st;
+}
+
+const struct trawl_reader_stats *trawl_reader_stats(const struct trawl_reader *r)
+{
+	return r->be->stats(r->state);
+}
+
+struct trawl_input *trawl_reader_input(struct trawl_reader *r)
+{
+	return r->in;
+}
+
+enum trawl_format trawl_reader_format(const struct trawl_reader *r)
+{
+	return r->be->format;
+}
+
+void trawl_reader_close(struct trawl_reader *r)
+{
+	if (!r)
+		return;
+	r->be->close(r->state);
+	trawl_input_close(r->in);
+	free(r);
+}

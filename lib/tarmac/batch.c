@@ -1,0 +1,316 @@
+/* Tarmac parser state, the batch being built, and event grouping.
+ *
+ * The line parser (parse.c) appends register writes and memory accesses at
+ * the tail of the batch arrays and then asks this file to attach them to
+ * the event in progress or to open a new one. The event in progress always
+ * sits just after the completed events, and its effects at the tail of the
+ * arrays, so handing a batch out and starting the next one only has to move
+ * that one event to the front.
+ */
+#include "tarmac/tarmac-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_BATCH 4096u
+
+enum trawl_status trawl_tarmac_create(struct trawl_tarmac **out, const char *file,
+				      const struct trawl_reader_options *opt,
+				      struct trawl_error *err)
+{
+	struct trawl_tarmac *t = calloc(1, sizeof *t);
+	if (!t)
+		goto nomem;
+	if (opt)
+		t->opt = *opt;
+	if (!t->opt.batch_events)
+		t->opt.batch_events = DEFAULT_BATCH;
+	t->file = strdup(file ? file : "-");
+	if (!t->file)
+		goto nomem;
+	trawl_reg_names_init(&t->sysregs);
+	memset(t->cpu_iset, 0, sizeof t->cpu_iset);
+	*out = t;
+	return TRAWL_OK;
+nomem:
+	free(t);
+	return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory creating the Tarmac parser");
+}
+
+void trawl_tarmac_destroy(struct trawl_tarmac *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nwarned; i++)
+		free(t->warned[i]);
+	trawl_reg_names_release(&t->sysregs);
+	free(t->ev);
+	free(t->regs);
+	free(t->mems);
+	free(t->pool);
+	free(t->carry);
+	free(t->file);
+	free(t);
+}
+
+/* ---- growth ---- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 1;
+	size_t n = *cap ? *cap : 256;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * elem);
+	if (!q)
+		return 0;
+	*p = q;
+	*cap = n;
+	return 1;
+}
+
+int tarmac_reserve_regs(struct trawl_tarmac *t, size_t n)
+{
+	return grow((void **)&t->regs, &t->regs_cap, t->nregs + n, sizeof *t->regs);
+}
+
+int tarmac_reserve_mems(struct trawl_tarmac *t, size_t n)
+{
+	return grow((void **)&t->mems, &t->mems_cap, t->nmems + n, sizeof *t->mems);
+}
+
+/* Room for n more pool bytes; returns the offset or UINT32_MAX. Offsets are
+ * 32-bit in the event model, so a batch's pool stays below 4 GiB. */
+uint32_t tarmac_pool_alloc(struct trawl_tarmac *t, size_t n)
+{
+	if (t->pool_len + n >= UINT32_MAX - 1)
+		return UINT32_MAX;
+	if (!grow((void **)&t->pool, &t->pool_cap, t->pool_len + n, 1))
+		return UINT32_MAX;
+	uint32_t off = (uint32_t)t->pool_len;
+	t->pool_len += n;
+	return off;
+}
+
+static int reserve_event(struct trawl_tarmac *t)
+{
+	return grow((void **)&t->ev, &t->ev_cap, t->nev + 2, sizeof *t->ev);
+}
+
+/* ---- handing batches out ---- */
+
+/* Move the event in progress (and its effects and pool bytes) to the front
+ * after a batch was taken. Deferred to the next mutating call so that the
+ * taken batch stays valid until then. */
+void tarmac_compact(struct trawl_tarmac *t)
+{
+	if (!t->taken)
+		return;
+	t->taken = 0;
+	if (!t->open) {
+		t->nev = 0;
+		t->nregs = t->nmems = t->pool_len = 0;
+		return;
+	}
+	struct trawl_event *e = &t->ev[t->nev];
+	size_t pstart = t->open_pool;
+	size_t plen = t->pool_len - pstart;
+	if (pstart)
+		memmove(t->pool, t->pool + pstart, plen);
+	if (e->first_reg) {
+		memmove(t->regs, t->regs + e->first_reg, e->nregs * sizeof *t->regs);
+	}
+	for (uint32_t i = 0; i < e->nregs; i++) {
+		t->regs[i].value -= (uint32_t)pstart;
+		if (t->regs[i].known != TRAWL_ALL_KNOWN)
+			t->regs[i].known -= (uint32_t)pstart;
+	}
+	if (e->first_mem)
+		memmove(t->mems, t->mems + e->first_mem, e->nmems * sizeof *t->mems);
+	for (uint32_t i = 0; i < e->nmems; i++) {
+		t->mems[i].value -= (uint32_t)pstart;
+		if (t->mems[i].known != TRAWL_ALL_KNOWN)
+			t->mems[i].known -= (uint32_t)pstart;
+	}
+	t->nregs = e->nregs;
+	t->nmems = e->nmems;
+	e->first_reg = e->first_mem = 0;
+	t->pool_len = plen;
+	t->open_pool = 0;
+	if (t->nev)
+		t->ev[0] = *e;
+	t->nev = 0;
+}
+
+static void fill_batch(const struct trawl_tarmac *t, struct trawl_event_batch *b, size_t n)
+{
+	b->events = t->ev;
+	b->count = n;
+	b->regs = t->regs;
+	b->mems = t->mems;
+	b->pool = t->pool;
+	b->sysregs = t->sysregs.count ? &t->sysregs : NULL;
+}
+
+void trawl_tarmac_peek(const struct trawl_tarmac *t, struct trawl_event_batch *batch)
+{
+	fill_batch(t, batch, t->taken ? t->nev : t->nev + (size_t)t->open);
+}
+
+size_t trawl_tarmac_completed(const struct trawl_tarmac *t)
+{
+	return t->taken ? 0 : t->nev;
+}
+
+void trawl_tarmac_take(struct trawl_tarmac *t, struct trawl_event_batch *batch)
+{
+	tarmac_compact(t);
+	fill_batch(t, batch, t->nev);
+	t->taken = 1;
+}
+
+/* The strings of the in-progress instruction point into the input buffer;
+ * copy them into `carry` before that buffer is reused. Events already
+ * handed out never point into carry again, so one buffer is enough. */
+enum trawl_status trawl_tarmac_detach_text(struct trawl_tarmac *t, struct trawl_error *err)
+{
+	tarmac_compact(t);
+	if (!t->open)
+		return TRAWL_OK;
+	struct trawl_event *e = &t->ev[t->nev];
+	if (e->kind != TRAWL_EV_INSN)
+		return TRAWL_OK;
+	struct trawl_str *m = &e->u.insn.mode, *d = &e->u.insn.disasm;
+	size_t need = (size_t)m->len + d->len;
+	if (!need || t->open_detached)
+		return TRAWL_OK;
+	if (need > t->carry_cap) {
+		char *c = malloc(need);
+		if (!c)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		free(t->carry);
+		t->carry = c;
+		t->carry_cap = need;
+	}
+	memcpy(t->carry, m->ptr, m->len);
+	memcpy(t->carry + m->len, d->ptr, d->len);
+	m->ptr = t->carry;
+	d->ptr = t->carry + m->len;
+	t->open_detached = 1; /* an event spanning 3 chunks is copied once */
+	return TRAWL_OK;
+}
+
+/* ---- event grouping ---- */
+
+static void close_open(struct trawl_tarmac *t)
+{
+	if (!t->open)
+		return;
+	t->open = 0;
+	t->nev++;
+	t->stats.events++;
+}
+
+void trawl_tarmac_finish(struct trawl_tarmac *t)
+{
+	tarmac_compact(t);
+	close_open(t);
+}
+
+static struct trawl_event *new_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
+				     enum trawl_event_kind kind)
+{
+	struct trawl_event *e = &t->ev[t->nev];
+	memset(e, 0, sizeof *e);
+	e->seq = t->seq++;
+	e->line = ln->lineno;
+	e->nlines = 1;
+	e->kind = (uint16_t)kind;
+	e->flags = ln->has_time ? TRAWL_EVF_HAS_TIME : 0;
+	e->offset = ln->offset;
+	e->length = ln->len;
+	e->time = ln->time;
+	e->time_unit = ln->unit;
+	e->cpu = ln->cpu;
+	e->first_reg = (uint32_t)t->nregs;
+	e->first_mem = (uint32_t)t->nmems;
+	return e;
+}
+
+/* Start an event for this line; INSN events stay open for effects. */
+struct trawl_event *tarmac_begin_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
+				       enum trawl_event_kind kind)
+{
+	close_open(t);
+	if (!reserve_event(t))
+		return NULL;
+	struct trawl_event *e = new_event(t, ln, kind);
+	if (kind == TRAWL_EV_INSN) {
+		t->open = 1;
+		t->open_pool = t->pool_len;
+		t->open_detached = 0;
+	} else {
+		t->nev++;
+		t->stats.events++;
+	}
+	return e;
+}
+
+/* Attach the effects this line appended (from regs index r0 / mems m0 /
+ * pool p0 on) to the open event, or open a STATE event for them. */
+int tarmac_attach_effects(struct trawl_tarmac *t, const struct tarmac_line *ln, size_t r0,
+			  size_t m0, size_t p0)
+{
+	struct trawl_event *e = t->open ? &t->ev[t->nev] : NULL;
+	if (e && e->cpu == ln->cpu && e->time == ln->time && e->time_unit == ln->unit) {
+		e->nregs += (uint32_t)(t->nregs - r0);
+		e->nmems += (uint32_t)(t->nmems - m0);
+		e->nlines = (uint32_t)(ln->lineno - e->line + 1);
+		e->length = ln->offset + ln->len - e->offset;
+		return 1;
+	}
+	close_open(t);
+	if (!reserve_event(t))
+		return 0;
+	e = new_event(t, ln, TRAWL_EV_STATE);
+	e->first_reg = (uint32_t)r0;
+	e->first_mem = (uint32_t)m0;
+	e->nregs = (uint32_t)(t->nregs - r0);
+	e->nmems = (uint32_t)(t->nmems - m0);
+	t->open = 1;
+	t->open_pool = p0;
+	return 1;
+}
+
+const struct trawl_reader_stats *trawl_tarmac_stats(const struct trawl_tarmac *t)
+{
+	return &t->stats;
+}
+
+/* Warn once per unknown record type (through the options' callback). */
+void tarmac_warn_type(struct trawl_tarmac *t, const struct tarmac_line *ln, const char *type,
+		      size_t n)
+{
+	for (size_t i = 0; i < t->nwarned; i++)
+		if (strlen(t->warned[i]) == n && memcmp(t->warned[i], type, n) == 0)
+			return;
+	if (t->nwarned < TARMAC_MAX_WARNED) {
+		char *s = malloc(n + 1);
+		if (!s)
+			return;
+		memcpy(s, type, n);
+		s[n] = 0;
+		t->warned[t->nwarned++] = s;
+	}
+	if (!t->opt.warn)
+		return;
+	struct trawl_error w;
+	trawl_error_clear(&w);
+	trawl_error_set(&w, TRAWL_ERR_FORMAT,
+			"unknown Tarmac record type '%.*s' kept as text (warned once)",
+			(int)(n > 64 ? 64 : n), type);
+	trawl_error_at(&w, t->file, ln->lineno, (uint32_t)(type - ln->text) + 1, ln->offset);
+	trawl_error_excerpt(&w, ln->text, ln->len);
+	t->opt.warn(t->opt.warn_ctx, &w);
+}

@@ -1,0 +1,1273 @@
+/* The Tarmac line grammar: one line in, effects and events out.
+ *
+ * Line layout (fields in brackets are optional; see docs/tarmac.md for every
+ * producer's variant):
+ *
+ *   [time[.frac][ ]unit] [cpuN] TYPE fields...
+ *
+ *   TYPE        fields                                         event
+ *   IT IS IF    [(idx|addr[:serial])] addr[:pa[,pa2]] enc ISET [mode] : disasm   INSN
+ *   ES          (addr:enc|--------) ISET mode: [CCFAIL] disasm        INSN
+ *   ES EXC, EXC [[num]] name                                   EXCEPTION
+ *   E           addr [num] CoreEvent_NAME                      EXCEPTION
+ *   R           name [(qual)] [<hi:lo>] value...               effect: register
+ *   M.. R0n W0n [X] [(a:s)] addr[:pa] value[ value] | (ABORTED) effect: memory
+ *   LD ST       addr  16 bytes as 4 words (.. ## hex)  [pa] attrs  effect: memory
+ *   (indent)    continuation of LD/ST, address under the previous one
+ *   anything    text                                           TEXT
+ *
+ * ISET is A (A32), T/T16/T32 (T32) or O (A64). Register values are written
+ * most significant digit first; '-' digits mean "byte not written", 'x'
+ * digits "written, value unknown". Memory values are the accessed quantity
+ * as a number (converted to address order by endianness) except Cortex-M
+ * "M...D" lines and LD/ST diagrams, which are pictures of memory.
+ */
+#include "tarmac/tarmac-int.h"
+#include "tarmac/lex.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trawl/reg.h"
+
+#define E_FORMAT (-1)
+#define E_NOMEM (-2)
+#define MAX_NIBBLES 640   /* a 256-byte SVE Z register plus slack */
+
+static int fail(struct trawl_tarmac *t, const struct tl *l, const char *at, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+
+static int fail(struct trawl_tarmac *t, const struct tl *l, const char *at, const char *fmt, ...)
+{
+	va_list ap;
+	if (at < l->s)
+		at = l->s;
+	if (at > l->e)
+		at = l->e;
+	t->ecol = (uint32_t)(at - l->s) + 1;
+	va_start(ap, fmt);
+	vsnprintf(t->emsg, sizeof t->emsg, fmt, ap);
+	va_end(ap);
+	return E_FORMAT;
+}
+
+static const char *trim_end(const char *s, const char *e)
+{
+	while (e > s && tl_is(e[-1], TL_SPACE))
+		e--;
+	return e;
+}
+
+static struct trawl_str mkstr(const char *s, const char *e)
+{
+	struct trawl_str r = { s, (uint32_t)(e - s) };
+	return r;
+}
+
+/* ---- line prefix: time, unit, cpu ---- */
+
+static int unit_of(const char *s, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (s[0] == 'n' && s[1] == 's') return TRAWL_TIME_NS;
+		if (s[0] == 'p' && s[1] == 's') return TRAWL_TIME_PS;
+		if (s[0] == 'c' && s[1] == 's') return TRAWL_TIME_CS;
+		if (s[0] == 'u' && s[1] == 's') return TRAWL_TIME_US;
+		if (s[0] == 'm' && s[1] == 's') return -2; /* fractional form only */
+		break;
+	case 3:
+		if (TL_EQ(s, n, "clk")) return TRAWL_TIME_CLK;
+		if (TL_EQ(s, n, "cyc")) return TRAWL_TIME_CYC;
+		if (TL_EQ(s, n, "tic")) return TRAWL_TIME_TIC;
+		break;
+	}
+	return -1;
+}
+
+/* Picoseconds per unit for fractional real-time stamps. */
+static uint64_t ps_per(int unit)
+{
+	switch (unit) {
+	case TRAWL_TIME_PS: return 1;
+	case TRAWL_TIME_NS: return 1000;
+	case TRAWL_TIME_US: return 1000000;
+	case -2: return 1000000000;
+	default: return 0;
+	}
+}
+
+static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *ln)
+{
+	const char *start = l->p;
+	uint64_t v = 0;
+	while (l->p < l->e && tl_is(*l->p, TL_DIGIT))
+		v = v * 10 + (unsigned)(*l->p++ - '0');
+	if (l->p - start > 19) {
+		/* may have wrapped: redo it carefully */
+		v = 0;
+		for (const char *q = start; q < l->p; q++) {
+			unsigned d = (unsigned)(*q - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				return fail(t, l, start, "timestamp too large");
+			v = v * 10 + d;
+		}
+	}
+	uint64_t frac = 0, fscale = 1;
+	int has_frac = 0;
+	if (tl_at(l, '.')) {
+		l->p++;
+		has_frac = 1;
+		while (l->p < l->e && tl_is(*l->p, TL_DIGIT)) {
+			if (fscale < 1000000000000ull) {
+				frac = frac * 10 + (uint64_t)(*l->p - '0');
+				fscale *= 10;
+			}
+			l->p++;
+		}
+	}
+	int unit = TRAWL_TIME_NONE;
+	const char *ustart = l->p;
+	size_t un = tl_wordlen(l);
+	if (un) {
+		/* unit glued to the number ("271ns", "10.356000us") */
+		unit = unit_of(l->p, un);
+		if (unit == -1)
+			return fail(t, l, ustart, "unknown time unit '%.*s'", (int)(un > 16 ? 16 : un), ustart);
+		l->p += un;
+	} else if (l->p < l->e && !tl_is(*l->p, TL_SPACE)) {
+		return fail(t, l, l->p, "unexpected character after timestamp");
+	} else {
+		tl_skipsp(l);
+		un = tl_wordlen(l);
+		int u = un ? unit_of(l->p, un) : -1;
+		if (u != -1) {
+			unit = u;
+			if (u >= 0 && un <= sizeof t->fast_unit) {
+				memcpy(t->fast_unit, l->p, un);
+				t->fast_unit_len = (uint8_t)un;
+				t->fast_unit_id = (uint16_t)u;
+			}
+			l->p += un;
+		}
+	}
+	if (has_frac || unit == -2) {
+		uint64_t m = ps_per(unit);
+		if (!m)
+			return fail(t, l, start, "a fractional timestamp needs a unit of ps, ns, us or ms");
+		if (v > UINT64_MAX / m)
+			return fail(t, l, start, "timestamp too large");
+		v = v * m + frac * m / fscale;
+		unit = TRAWL_TIME_PS;
+	}
+	ln->time = v;
+	ln->unit = (uint16_t)unit;
+	ln->has_time = 1;
+	return 0;
+}
+
+/* ---- small field helpers ---- */
+
+static unsigned dec_small(const char *s, size_t n)
+{
+	unsigned v = 0;
+	for (size_t i = 0; i < n && i < 6; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	return v;
+}
+
+
+/* A hex number of at most maxd digits as a whole word at p. */
+static int hex_word(struct trawl_tarmac *t, struct tl *l, unsigned maxd, uint64_t *v,
+		    const char *what)
+{
+	size_t n = tl_hexrun(l->p, l->e, v);
+	if (!n || !tl_tokend(l->p + n, l->e))
+		return fail(t, l, l->p, "expected %s", what);
+	if (n > maxd)
+		return fail(t, l, l->p, "%s has more than %u hex digits", what, maxd);
+	l->p += n;
+	return 0;
+}
+
+/* hex with an optional _S/_NS security suffix (physical addresses) */
+static int paddr_word(struct trawl_tarmac *t, struct tl *l, uint64_t *v)
+{
+	const char *s = l->p;
+	size_t h = tl_hexrun(s, l->e, v);
+	const char *q = s + h;
+	if (q + 2 <= l->e && q[0] == '_' && q[1] == 'S')
+		q += 2;
+	else if (q + 3 <= l->e && q[0] == '_' && q[1] == 'N' && q[2] == 'S')
+		q += 3;
+	if (!h || !tl_tokend(q, l->e))
+		return fail(t, l, s, "expected a physical address");
+	if (h > 16)
+		return fail(t, l, s, "physical address has more than 16 hex digits");
+	l->p = q;
+	return 0;
+}
+
+static int iset_of(const char *s, size_t n)
+{
+	if (n == 1) {
+		if (s[0] == 'A') return TRAWL_ISET_A32;
+		if (s[0] == 'T') return TRAWL_ISET_T32;
+		if (s[0] == 'O') return TRAWL_ISET_A64;
+	} else if (n == 3 && s[0] == 'T' && ((s[1] == '1' && s[2] == '6') || (s[1] == '3' && s[2] == '2'))) {
+		return TRAWL_ISET_T32;
+	}
+	return 0;
+}
+
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+/* Exception level from the mode field ("EL3h_s", "el0t_ns", "svc_s"). */
+uint8_t tarmac_el_of_mode(const char *s, size_t n)
+{
+	if (n >= 3 && lower(s[0]) == 'e' && lower(s[1]) == 'l' && s[2] >= '0' && s[2] <= '3')
+		return (uint8_t)(s[2] - '0');
+	if (n < 3)
+		return 0xff;
+	char m[3] = { (char)lower(s[0]), (char)lower(s[1]), (char)lower(s[2]) };
+	if (n > 3 && s[3] != '_')
+		return 0xff;
+	if (!memcmp(m, "usr", 3))
+		return 0;
+	if (!memcmp(m, "svc", 3) || !memcmp(m, "irq", 3) || !memcmp(m, "fiq", 3) ||
+	    !memcmp(m, "abt", 3) || !memcmp(m, "und", 3) || !memcmp(m, "sys", 3))
+		return 1;
+	if (!memcmp(m, "hyp", 3))
+		return 2;
+	if (!memcmp(m, "mon", 3))
+		return 3;
+	return 0xff;
+}
+
+/* ---- instruction lines ---- */
+
+
+/* The encoding field: hex, or hyphens for a failed fetch. */
+static int enc_word(struct trawl_tarmac *t, struct tl *l, struct tarmac_insn *in)
+{
+	uint64_t v;
+	size_t n = tl_hexrun(l->p, l->e, &v);
+	if (n && tl_tokend(l->p + n, l->e)) {
+		if (n > 8)
+			return fail(t, l, l->p, "instruction encoding has more than 8 hex digits");
+		in->enc = (uint32_t)v;
+		in->flags |= TRAWL_EVF_HAS_ENCODING;
+	} else {
+		n = tl_wordlen(l);
+		size_t dashes = 0;
+		while (dashes < n && l->p[dashes] == '-')
+			dashes++;
+		if (!n || dashes != n)
+			return fail(t, l, l->p, "expected an instruction encoding");
+		if (n > 8)
+			return fail(t, l, l->p, "instruction encoding has more than 8 hex digits");
+		in->flags |= TRAWL_EVF_FETCH_FAIL;
+	}
+	in->width = (uint8_t)((n + 1) / 2);
+	l->p += n;
+	return 0;
+}
+
+/* After the encoding: instruction set, mode, colon, CCFAIL, disassembly. */
+static int insn_tail(struct trawl_tarmac *t, struct tl *l, struct tarmac_insn *in, int have_iset)
+{
+	tl_skipsp(l);
+	if (!have_iset) {
+		size_t n = tl_wordlen(l);
+		int is = iset_of(l->p, n);
+		if (is) {
+			in->iset = (uint8_t)is;
+			l->p += n;
+		} else if (t->opt.implicit_thumb) {
+			in->iset = TRAWL_ISET_T32;
+			goto disasm; /* no state, no mode: the rest is disassembly */
+		} else {
+			return fail(t, l, l->p,
+				    "expected the instruction set (A, T, T16, T32 or O); "
+				    "M-profile traces without it need --implicit-thumb");
+		}
+		tl_skipsp(l);
+	}
+	if (tl_at(l, ':')) {
+		l->p++;
+	} else {
+		size_t n = tl_wordlen(l);
+		const char *q = l->p + n;
+		while (q < l->e && tl_is(*q, TL_SPACE))
+			q++;
+		if (n && q < l->e && *q == ':') {
+			in->mode = mkstr(l->p, l->p + n);
+			in->el = tarmac_el_of_mode(l->p, n);
+			l->p = q + 1;
+		}
+	}
+	tl_skipsp(l);
+	if (tl_wordlen(l) == 6 && !memcmp(l->p, "CCFAIL", 6)) {
+		in->flags |= TRAWL_EVF_CCFAIL;
+		l->p += 6;
+		tl_skipsp(l);
+	}
+disasm:
+	in->disasm = mkstr(l->p, trim_end(l->p, l->e));
+	return 0;
+}
+
+static int parse_it(struct trawl_tarmac *t, struct tl *l, struct tarmac_insn *in)
+{
+	const char *br = NULL;
+	size_t brn = 0;
+	int r;
+	tl_skipsp(l);
+	if (tl_at(l, '(')) {
+		l->p++;
+		tl_skipsp(l);
+		uint64_t bv;
+		br = l->p;
+		brn = tl_hexrun(l->p, l->e, &bv);
+		if (!brn || !tl_tokend(br + brn, l->e))
+			return fail(t, l, l->p, "expected a number in brackets");
+		l->p += brn;
+		tl_skipsp(l);
+		if (tl_at(l, ':')) {
+			/* (address:serial) from RTL simulators */
+			l->p++;
+			tl_skipsp(l);
+			uint64_t sv;
+			size_t n = tl_hexrun(l->p, l->e, &sv);
+			if (!n || !tl_tokend(l->p + n, l->e))
+				return fail(t, l, l->p, "expected a number after ':'");
+			l->p += n;
+			tl_skipsp(l);
+		}
+		if (!tl_at(l, ')'))
+			return fail(t, l, l->p, "expected ')'");
+		l->p++;
+		tl_skipsp(l);
+	}
+	uint64_t post;
+	const char *postp = l->p;
+	size_t postn = tl_wordlen(l);
+	if ((r = hex_word(t, l, 16, &post, "an instruction address")))
+		return r;
+	if (tl_at(l, ':')) {
+		/* virtual:physical, optionally ",second-halfword-physical" */
+		l->p++;
+		if ((r = paddr_word(t, l, &in->paddr)))
+			return r;
+		in->flags |= TRAWL_EVF_HAS_PADDR;
+		if (tl_at(l, ',')) {
+			uint64_t pa2;
+			l->p++;
+			if ((r = paddr_word(t, l, &pa2)))
+				return r;
+		}
+	}
+	tl_skipsp(l);
+	size_t n = tl_wordlen(l);
+	int is = iset_of(l->p, n);
+	if (is) {
+		/* "IT (address) encoding ISET": the bracket held the address */
+		if (!br)
+			return fail(t, l, l->p, "expected an instruction encoding");
+		if (brn > 16)
+			return fail(t, l, br, "instruction address has more than 16 hex digits");
+		if (postn > 8)
+			return fail(t, l, postp, "instruction encoding has more than 8 hex digits");
+		in->pc = tl_hex64(br, brn);
+		in->enc = (uint32_t)post;
+		in->width = (uint8_t)((postn + 1) / 2);
+		in->flags |= TRAWL_EVF_HAS_ENCODING;
+		in->iset = (uint8_t)is;
+		l->p += n;
+		return insn_tail(t, l, in, 1);
+	}
+	in->pc = post;
+	if ((r = enc_word(t, l, in)))
+		return r;
+	return insn_tail(t, l, in, 0);
+}
+
+static int parse_es_insn(struct trawl_tarmac *t, struct tl *l, struct tarmac_insn *in)
+{
+	int r;
+	if (!tl_at(l, '('))
+		return fail(t, l, l->p, "expected '(' before the instruction address");
+	l->p++;
+	tl_skipsp(l);
+	if ((r = hex_word(t, l, 16, &in->pc, "an instruction address")))
+		return r;
+	tl_skipsp(l);
+	if (!tl_at(l, ':'))
+		return fail(t, l, l->p, "expected ':' between address and encoding");
+	l->p++;
+	tl_skipsp(l);
+	if ((r = enc_word(t, l, in)))
+		return r;
+	tl_skipsp(l);
+	if (!tl_at(l, ')'))
+		return fail(t, l, l->p, "expected ')' after the encoding");
+	l->p++;
+	return insn_tail(t, l, in, 0);
+}
+
+int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln, const struct tarmac_insn *in)
+{
+	struct trawl_event *e = tarmac_begin_event(t, ln, TRAWL_EV_INSN);
+	if (!e)
+		return E_NOMEM;
+	e->flags |= in->flags;
+	e->u.insn.pc = in->pc;
+	e->u.insn.paddr = in->paddr;
+	e->u.insn.encoding = in->enc;
+	e->u.insn.width = in->width;
+	e->u.insn.iset = in->iset;
+	e->u.insn.el = in->el;
+	e->u.insn.mode = in->mode;
+	e->u.insn.disasm = in->disasm;
+	if (ln->cpu < TARMAC_MAX_CPUS)
+		t->cpu_iset[ln->cpu] = in->iset;
+	return 0;
+}
+
+/* ---- exceptions and text ---- */
+
+static int commit_text(struct trawl_tarmac *t, const struct tarmac_line *ln, const char *type,
+		       size_t tn, const char *text, const char *end)
+{
+	struct trawl_event *e = tarmac_begin_event(t, ln, TRAWL_EV_TEXT);
+	if (!e)
+		return E_NOMEM;
+	e->u.text.type = mkstr(type, type + tn);
+	e->u.text.text = mkstr(text, trim_end(text, end));
+	return 0;
+}
+
+/* "[0x200] Synchronous ..." or "Reset": optional number, then the name. */
+static int parse_exc(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln)
+{
+	uint32_t num = 0;
+	tl_skipsp(l);
+	if (tl_at(l, '[')) {
+		l->p++;
+		tl_skipsp(l);
+		size_t n = tl_wordlen(l);
+		const char *s = l->p;
+		uint64_t v;
+		if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && tl_allhex(s + 2, n - 2) && n <= 10)
+			v = tl_hex64(s + 2, n - 2);
+		else if (tl_alldigits(s, n) && n <= 6)
+			v = dec_small(s, n);
+		else
+			return fail(t, l, s, "expected an exception number in brackets");
+		num = (uint32_t)v;
+		l->p += n;
+		tl_skipsp(l);
+		if (!tl_at(l, ']'))
+			return fail(t, l, l->p, "expected ']'");
+		l->p++;
+		tl_skipsp(l);
+	}
+	struct trawl_event *e = tarmac_begin_event(t, ln, TRAWL_EV_EXCEPTION);
+	if (!e)
+		return E_NOMEM;
+	e->u.exc.name = mkstr(l->p, trim_end(l->p, l->e));
+	e->u.exc.number = num;
+	return 0;
+}
+
+/* "E 10001848 00000001 CoreEvent_RESET" is an exception; other E lines
+ * (DebugEvent_*, signal changes) are text. */
+static int parse_e(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
+		   const char *type)
+{
+	const char *rest;
+	uint64_t hex[2] = { 0, 0 };
+	unsigned nhex = 0;
+	tl_skipsp(l);
+	rest = l->p;
+	for (;;) {
+		tl_skipsp(l);
+		size_t n = tl_wordlen(l);
+		if (!n)
+			break;
+		if (n >= 10 && !memcmp(l->p, "CoreEvent_", 10)) {
+			struct trawl_event *e = tarmac_begin_event(t, ln, TRAWL_EV_EXCEPTION);
+			if (!e)
+				return E_NOMEM;
+			e->u.exc.name = mkstr(l->p, trim_end(l->p, l->e));
+			e->u.exc.target = hex[0];
+			e->u.exc.number = (uint32_t)hex[1];
+			return 0;
+		}
+		if (!tl_allhex(l->p, n) || n > 16)
+			break;
+		if (nhex < 2)
+			hex[nhex] = tl_hex64(l->p, n);
+		nhex++;
+		l->p += n;
+		if (tl_at(l, ':')) { /* virtual:physical */
+			l->p++;
+			l->p += tl_wordlen(l);
+		}
+	}
+	return commit_text(t, ln, type, 1, rest, l->e);
+}
+
+static int known_text_type(const char *s, size_t n)
+{
+	static const char *const known[] = {
+		"CADI", "P", "CACHE", "TTW", "BR", "INFO_EXCEPTION_REASON", "SIGNAL", "Tarmac",
+		"EXC",
+	};
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (tl_eq(s, n, known[i], strlen(known[i])))
+			return 1;
+	return 0;
+}
+
+static int parse_text(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
+		      const char *type, size_t tn)
+{
+	if (!known_text_type(type, tn)) {
+		tarmac_warn_type(t, ln, type, tn);
+		t->stats.unknown_lines++;
+	}
+	if (tl_at(l, ':')) /* "SIGNAL: ..." */
+		l->p++;
+	tl_skipsp(l);
+	return commit_text(t, ln, type, tn, l->p, l->e);
+}
+
+/* ---- register lines ---- */
+
+static uint32_t name_hash(const char *s, size_t n, unsigned state)
+{
+	uint32_t h = 2166136261u ^ state;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+int tarmac_reg_lookup(struct trawl_tarmac *t, const char *name, size_t n, unsigned state,
+		      struct tarmac_regcache *out)
+{
+	struct tarmac_regcache *c = NULL;
+	if (n <= sizeof c->name) {
+		c = &t->regcache[name_hash(name, n, state) & (TARMAC_REGCACHE - 1)];
+		if (c->valid && c->len == n && c->state == state) {
+			size_t i = 0;
+			while (i < n && c->name[i] == name[i])
+				i++;
+			if (i == n) {
+				*out = *c;
+				return 0;
+			}
+		}
+	}
+	struct trawl_reg_ref ref;
+	struct tarmac_regcache v;
+	memset(&v, 0, sizeof v);
+	if (trawl_reg_parse(name, n, (enum trawl_reg_state)state, &ref)) {
+		v.reg = ref.reg;
+		v.offset = ref.offset;
+		v.size = ref.size;
+		v.zext = ref.zext;
+		/* SP is printed 32- or 64-bit whatever the state; size from the value */
+		v.flexible = ref.size == 0 || ref.reg == TRAWL_REG_SP;
+		if (ref.reg == TRAWL_REG_SP)
+			v.size = 0;
+	} else {
+		v.reg = trawl_reg_names_intern(&t->sysregs, name, n);
+		if (!v.reg)
+			return E_NOMEM;
+		v.flexible = 1;
+	}
+	v.valid = 1;
+	v.state = (uint8_t)state;
+	if (c) {
+		v.len = (uint8_t)n;
+		memcpy(v.name, name, n);
+		*c = v;
+	}
+	*out = v;
+	return 0;
+}
+
+uint32_t tarmac_reg_width(uint32_t reg)
+{
+	uint32_t w = trawl_reg_width(reg);
+	return w ? w : 8;
+}
+
+/* Append the nibbles of one value token; returns count or -1 on a bad char. */
+static int take_token(struct tl *l, uint8_t *nib, size_t *n, size_t cap)
+{
+	const char *q = l->p;
+	while (q < l->e && !tl_is(*q, TL_SPACE) && *q != ':') {
+		uint8_t v = trawl_tl_nibble[(unsigned char)*q];
+		if (v == TL_NIB_BAD)
+			return -1;
+		if (v != TL_NIB_SKIP) {
+			if (*n >= cap)
+				return -2;
+			nib[(*n)++] = v;
+		}
+		q++;
+	}
+	l->p = q;
+	return 0;
+}
+
+static int all_nib(const uint8_t *nib, size_t n, uint8_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (nib[i] != v)
+			return 0;
+	return 1;
+}
+
+/* Emit the bytes of a register value (nibbles, most significant first) as
+ * one write per run of written bytes. */
+static int emit_reg(struct trawl_tarmac *t, uint32_t reg, unsigned base, const uint8_t *nib,
+		    size_t n, unsigned zext)
+{
+	size_t nbytes = n / 2;
+	uint8_t val[MAX_NIBBLES / 2], st[MAX_NIBBLES / 2]; /* st: 0 known 1 unknown 2 skip */
+	int partial = 0;
+	for (size_t i = 0; i < nbytes; i++) {
+		uint8_t hi = nib[n - 2 * i - 2], lo = nib[n - 2 * i - 1];
+		if (hi < 16 && lo < 16) {
+			val[i] = (uint8_t)(hi << 4 | lo);
+			st[i] = 0;
+		} else if (hi == TL_NIB_DASH && lo == TL_NIB_DASH) {
+			val[i] = 0;
+			st[i] = 2;
+			partial = 1;
+		} else {
+			val[i] = 0;
+			st[i] = 1;
+		}
+	}
+	for (size_t i = 0; i < nbytes;) {
+		if (st[i] == 2) {
+			i++;
+			continue;
+		}
+		size_t j = i, unknown = 0;
+		while (j < nbytes && st[j] != 2)
+			unknown |= st[j++];
+		if (!tarmac_reserve_regs(t, 1))
+			return E_NOMEM;
+		size_t run = j - i;
+		uint32_t off = tarmac_pool_alloc(t, run + (unknown ? (run + 7) / 8 : 0));
+		if (off == UINT32_MAX)
+			return E_NOMEM;
+		memcpy(t->pool + off, val + i, run);
+		struct trawl_reg_write *w = &t->regs[t->nregs++];
+		w->reg = reg;
+		w->offset = (uint16_t)(base + i);
+		w->size = (uint16_t)run;
+		w->zext = (uint16_t)(partial ? 0 : zext);
+		w->pad_ = 0;
+		w->value = off;
+		w->known = TRAWL_ALL_KNOWN;
+		if (unknown) {
+			uint8_t *m = t->pool + off + run;
+			memset(m, 0, (run + 7) / 8);
+			for (size_t k = 0; k < run; k++)
+				if (st[i + k] == 0)
+					m[k / 8] |= (uint8_t)(1u << (k % 8));
+			w->known = off + (uint32_t)run;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+unsigned tarmac_reg_state(const struct trawl_tarmac *t, uint16_t cpu)
+{
+	uint8_t is = cpu < TARMAC_MAX_CPUS ? t->cpu_iset[cpu] : 0;
+	if (is == TRAWL_ISET_A64)
+		return TRAWL_REG_STATE_A64;
+	if (is == TRAWL_ISET_A32 || is == TRAWL_ISET_T32)
+		return TRAWL_REG_STATE_A32;
+	return TRAWL_REG_STATE_GUESS;
+}
+
+static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
+		     const char *type)
+{
+	int r;
+	tl_skipsp(l);
+	const char *name = l->p;
+	size_t nn = tl_wordlen(l);
+	if (!nn)
+		return fail(t, l, l->p, "expected a register name");
+	l->p += nn;
+	/* system operations look like registers but are not state */
+	if ((nn == 2 && (!memcmp(name, "DC", 2) || !memcmp(name, "IC", 2) || !memcmp(name, "AT", 2))) ||
+	    (nn == 4 && !memcmp(name, "TLBI", 4))) {
+		tl_skipsp(l);
+		return commit_text(t, ln, name, nn, l->p, l->e);
+	}
+	(void)type;
+	struct tarmac_regcache rc;
+	if ((r = tarmac_reg_lookup(t, name, nn, tarmac_reg_state(t, ln->cpu), &rc)))
+		return r;
+	tl_skipsp(l);
+	if (tl_at(l, '(')) {
+		/* banking qualifier: "R1 (USR)", "SCTLR (AARCH32)" */
+		l->p++;
+		tl_skipsp(l);
+		size_t n = tl_wordlen(l);
+		if (!n)
+			return fail(t, l, l->p, "expected a register qualifier in brackets");
+		l->p += n;
+		tl_skipsp(l);
+		if (!tl_at(l, ')'))
+			return fail(t, l, l->p, "expected ')'");
+		l->p++;
+		tl_skipsp(l);
+	}
+	uint32_t width = tarmac_reg_width(rc.reg);
+	unsigned base = rc.offset;
+	size_t want = rc.flexible ? 0 : 2u * rc.size;
+	unsigned zext = rc.zext;
+	if (tl_at(l, '<')) {
+		/* bit range: "V0<127:64>" */
+		const char *at = l->p++;
+		size_t a = tl_wordlen(l);
+		if (!a || !tl_alldigits(l->p, a) || a > 5)
+			return fail(t, l, l->p, "expected the high bit of a register range");
+		unsigned hi = dec_small(l->p, a);
+		l->p += a;
+		if (!tl_at(l, ':'))
+			return fail(t, l, l->p, "expected ':' in a register bit range");
+		l->p++;
+		size_t b = tl_wordlen(l);
+		if (!b || !tl_alldigits(l->p, b) || b > 5)
+			return fail(t, l, l->p, "expected the low bit of a register range");
+		unsigned lo = dec_small(l->p, b);
+		l->p += b;
+		if (!tl_at(l, '>'))
+			return fail(t, l, l->p, "expected '>' after a register bit range");
+		l->p++;
+		if (hi % 8 != 7 || lo % 8 != 0 || lo > hi)
+			return fail(t, l, at, "register bit range must cover whole bytes");
+		if (base + hi / 8 >= width)
+			return fail(t, l, at, "register bit range is outside the register");
+		base += lo / 8;
+		want = 2u * ((hi - lo + 1) / 8);
+		zext = 0;
+		tl_skipsp(l);
+	}
+
+	/* fast path: one token of exactly the expected hex digits (X, W, R, D ...) */
+	uint64_t v;
+	if (want && want <= 16 && tl_hexrun(l->p, l->e, &v) == want &&
+	    (l->p + want == l->e || tl_is(l->p[want], TL_SPACE))) {
+		if (!tarmac_reserve_regs(t, 1))
+			return E_NOMEM;
+		uint32_t off = tarmac_pool_alloc(t, want / 2);
+		if (off == UINT32_MAX)
+			return E_NOMEM;
+		store_le(t->pool + off, v, want / 2);
+		struct trawl_reg_write *w = &t->regs[t->nregs++];
+		w->reg = rc.reg;
+		w->offset = (uint16_t)base;
+		w->size = (uint16_t)(want / 2);
+		w->zext = (uint16_t)zext;
+		w->pad_ = 0;
+		w->value = off;
+		w->known = TRAWL_ALL_KNOWN;
+		return 0;
+	}
+
+	uint8_t nib[MAX_NIBBLES];
+	size_t n = 0;
+	const char *vstart = l->p;
+	if (tl_eol(l))
+		return fail(t, l, l->p, "expected a register value");
+	if (!want) {
+		/* size from the value: one token, or two joined by ':' or a
+		 * second word-sized (8 digit) token; annotations may follow */
+		if ((r = take_token(l, nib, &n, MAX_NIBBLES)))
+			return fail(t, l, l->p, r == -2 ? "register value too long" : "expected a register value");
+		if (tl_at(l, ':')) {
+			l->p++;
+			if ((r = take_token(l, nib, &n, MAX_NIBBLES)))
+				return fail(t, l, l->p, "expected a register value after ':'");
+		} else {
+			struct tl k = *l;
+			tl_skipsp(&k);
+			size_t m = tl_wordlen(&k);
+			if (m == 8 && tl_allhex(k.p, 8)) {
+				*l = k;
+				take_token(l, nib, &n, MAX_NIBBLES);
+			}
+		}
+		if (!n)
+			return fail(t, l, vstart, "expected a register value");
+		if (n % 2) {
+			memmove(nib + 1, nib, n);
+			nib[0] = 0;
+			n++;
+		}
+	} else {
+		while (n < want) {
+			tl_skipsp(l);
+			if (tl_eol(l)) {
+				/* abbreviated values: all zeros or all dashes */
+				if (n && all_nib(nib, n, 0)) {
+					memset(nib + n, 0, want - n);
+				} else if (n && all_nib(nib, n, TL_NIB_DASH)) {
+					memset(nib + n, TL_NIB_DASH, want - n);
+				} else {
+					return fail(t, l, vstart, "register value too short: %zu hex digits, expected %zu",
+						    n, want);
+				}
+				n = want;
+				break;
+			}
+			if (tl_at(l, ':'))
+				l->p++;
+			const char *tok = l->p;
+			if ((r = take_token(l, nib, &n, MAX_NIBBLES)) || l->p == tok)
+				return fail(t, l, tok, "expected a register value");
+		}
+		if (n > want)
+			return fail(t, l, vstart, "register value has %zu hex digits, expected %zu", n, want);
+	}
+	if (base + n / 2 > width)
+		return fail(t, l, vstart, "register value is wider than the register (%zu bytes)", n / 2);
+	return emit_reg(t, rc.reg, base, nib, n, zext);
+}
+
+/* ---- memory lines ---- */
+
+int tarmac_emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint64_t paddr,
+		    const uint8_t *bytes, const uint8_t *known, size_t size, int any_unknown)
+{
+	if (!tarmac_reserve_mems(t, 1))
+		return E_NOMEM;
+	uint32_t off = tarmac_pool_alloc(t, size + (any_unknown ? (size + 7) / 8 : 0));
+	if (off == UINT32_MAX)
+		return E_NOMEM;
+	memcpy(t->pool + off, bytes, size);
+	struct trawl_mem_access *m = &t->mems[t->nmems++];
+	m->addr = addr;
+	m->paddr = paddr;
+	m->size = (uint32_t)size;
+	m->flags = flags;
+	m->value = off;
+	m->known = TRAWL_ALL_KNOWN;
+	if (any_unknown) {
+		uint8_t *k = t->pool + off + size;
+		memset(k, 0, (size + 7) / 8);
+		for (size_t i = 0; i < size; i++)
+			if (known[i])
+				k[i / 8] |= (uint8_t)(1u << (i % 8));
+		m->known = off + (uint32_t)size;
+	}
+	return 0;
+}
+
+static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
+		     const char *type, size_t tn)
+{
+	int r, rw = 0, memorder = 0, fetch = 0, sized = 0;
+	unsigned size = 0;
+	if (type[0] == 'M') {
+		for (size_t i = 1; i < tn; i++) {
+			char c = type[i];
+			if (!rw && (c == 'R' || c == 'W')) {
+				rw = c == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
+			} else if (!sized && tl_is(c, TL_DIGIT)) {
+				sized = 1;
+				while (i < tn && tl_is(type[i], TL_DIGIT) && size < 1000)
+					size = size * 10 + (unsigned)(type[i++] - '0');
+				i--;
+			}
+		}
+		if (tn == 8 && (type[7] == 'I' || type[7] == 'A')) {
+			/* Cortex-M4 RTL instruction/peripheral bus accesses: their
+			 * byte order is not reliable, so they stay text */
+			tl_skipsp(l);
+			return commit_text(t, ln, type, tn, l->p, l->e);
+		}
+		memorder = tn == 8 && type[7] == 'D';
+		fetch = tn > 2 && type[tn - 2] == '_' && type[tn - 1] == 'I';
+	} else {
+		rw = type[0] == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
+		size = dec_small(type + 1, 2);
+	}
+	if (type[0] == 'M' && (!rw || !sized)) {
+		/* not shaped like an access at all ("MODE ..."): an unknown record */
+		return parse_text(t, l, ln, type, tn);
+	}
+	if (!rw || size == 0 || size > 16)
+		return fail(t, l, type, "bad memory access type '%.*s'", (int)tn, type);
+	tl_skipsp(l);
+	if (tl_wordlen(l) == 1 && *l->p == 'X') { /* exclusive */
+		l->p++;
+		tl_skipsp(l);
+	}
+	if (tl_at(l, '(')) {
+		/* (instruction address:serial) from Cortex-R RTL: skip */
+		const char *q = memchr(l->p, ')', (size_t)(l->e - l->p));
+		if (!q)
+			return fail(t, l, l->p, "expected ')'");
+		l->p = q + 1;
+		tl_skipsp(l);
+	}
+	if (tl_wordlen(l) == 8 && !memcmp(l->p, "TRANSFER", 8))
+		return commit_text(t, ln, type, tn, l->p, l->e); /* coprocessor transfer */
+	uint64_t addr, paddr = 0;
+	uint32_t flags = (uint32_t)rw | (fetch ? TRAWL_MEM_FETCH : 0);
+	if ((r = hex_word(t, l, 16, &addr, "a memory address")))
+		return r;
+	if (tl_at(l, ':')) {
+		l->p++;
+		if ((r = paddr_word(t, l, &paddr)))
+			return r;
+		flags |= TRAWL_MEM_HAS_PADDR;
+	}
+	tl_skipsp(l);
+	uint8_t bytes[16], known[16];
+	if (tl_at(l, '(')) {
+		struct tl k = *l;
+		k.p++;
+		if (tl_wordlen(&k) == 7 && !memcmp(k.p, "ABORTED", 7)) {
+			memset(bytes, 0, sizeof bytes);
+			memset(known, 0, sizeof known);
+			return tarmac_emit_mem(t, flags | TRAWL_MEM_ABORTED, addr, paddr, bytes, known, size, 1);
+		}
+		return fail(t, l, l->p, "unexpected bracket in a memory access");
+	}
+	/* fast path: one token of exactly 2*size hex digits, size <= 8 */
+	size_t want = 2u * size;
+	uint64_t v;
+	size_t got = 0, span = 0;
+	if (size <= 8 && !memorder) {
+		got = span = tl_hexrun(l->p, l->e, &v);
+		if (got == 8 && want == 16 && l->p + 17 <= l->e && l->p[8] == '_') {
+			/* "00000000_0000ca68": Fast Models splits 8-byte values */
+			uint64_t lo;
+			if (tl_hexrun(l->p + 9, l->e, &lo) == 8) {
+				v = v << 32 | lo;
+				got = 16;
+				span = 17;
+			}
+		}
+	}
+	if (got == want && (l->p + span == l->e || tl_is(l->p[span], TL_SPACE))) {
+		if (t->opt.big_endian)
+			store_be(bytes, v, size);
+		else
+			store_le(bytes, v, size);
+		return tarmac_emit_mem(t, flags, addr, paddr, bytes, NULL, size, 0);
+	}
+	uint8_t nib[72];
+	size_t n = 0;
+	const char *vstart = l->p;
+	if ((r = take_token(l, nib, &n, 64)) || !n)
+		return fail(t, l, vstart, "expected memory contents in hex");
+	for (size_t i = 0; i < n; i++)
+		if (nib[i] == TL_NIB_DASH)
+			return fail(t, l, vstart, "expected memory contents in hex");
+	if (n < want) {
+		/* two-word form of 16-byte accesses: "hi lo" */
+		struct tl k = *l;
+		tl_skipsp(&k);
+		size_t m = tl_wordlen(&k);
+		if (m && n + m <= want && tl_allhex(k.p, m)) {
+			*l = k;
+			take_token(l, nib, &n, 64);
+		}
+	}
+	if (n % 2)
+		return fail(t, l, vstart, "memory contents must be whole bytes");
+	size_t bus = n / 2, lane = 0;
+	if (n < want) {
+		memmove(nib + (want - n), nib, n);
+		memset(nib, 0, want - n);
+		n = want;
+		bus = size;
+	} else if (n > want) {
+		/* a whole bus word: pick the accessed lanes (MR2_I 0000010a b5100000) */
+		if ((bus & (bus - 1)) || bus > 16)
+			return fail(t, l, vstart, "memory contents longer than the access size");
+		lane = (size_t)(addr % bus);
+		if (lane + size > bus)
+			return fail(t, l, vstart, "access crosses the bus word it is shown in");
+	}
+	int any_unknown = 0;
+	uint8_t word[32], wknown[32];
+	for (size_t k = 0; k < bus; k++) {
+		/* pair index of the byte at address (word base + k) */
+		size_t pair = (memorder || t->opt.big_endian) ? k : bus - 1 - k;
+		uint8_t hi = nib[2 * pair], lo = nib[2 * pair + 1];
+		wknown[k] = hi < 16 && lo < 16;
+		word[k] = wknown[k] ? (uint8_t)(hi << 4 | lo) : 0;
+	}
+	for (size_t i = 0; i < size; i++) {
+		bytes[i] = word[lane + i];
+		known[i] = wknown[lane + i];
+		any_unknown |= !known[i];
+	}
+	return tarmac_emit_mem(t, flags, addr, paddr, bytes, known, size, any_unknown);
+}
+
+/* LD/ST: 16 bytes of memory drawn highest address first; ".." not accessed,
+ * "##" accessed with unknown value. */
+static int parse_ldst(struct trawl_tarmac *t, struct tl *l, int is_store)
+{
+	int r;
+	uint64_t base, paddr = 0;
+	uint8_t b[16], st[16]; /* st: 0 unused 1 known 2 unknown */
+	tl_skipsp(l);
+	t->ldst_col = (size_t)(l->p - l->s);
+	if ((r = hex_word(t, l, 16, &base, "a load/store address")))
+		return r;
+	int nb = 0;
+	while (nb < 16) {
+		tl_skipsp(l);
+		const char *w = l->p;
+		size_t n = tl_wordlen(l);
+		if (!n)
+			return fail(t, l, l->p, "expected 16 data bytes (hex, '..' or '##')");
+		if (n % 2)
+			return fail(t, l, w, "data word must cover whole bytes");
+		for (size_t i = 0; i < n; i += 2) {
+			if (nb >= 16)
+				return fail(t, l, w + i, "more than 16 data bytes");
+			char c0 = w[i], c1 = w[i + 1];
+			if (c0 == '.' && c1 == '.') {
+				st[nb] = 0;
+				b[nb] = 0;
+			} else if (c0 == '#' && c1 == '#') {
+				st[nb] = 2;
+				b[nb] = 0;
+			} else if (tl_is(c0, TL_HEX) && tl_is(c1, TL_HEX)) {
+				st[nb] = 1;
+				b[nb] = (uint8_t)(trawl_tl_nibble[(unsigned char)c0] << 4 |
+						  trawl_tl_nibble[(unsigned char)c1]);
+			} else {
+				return fail(t, l, w + i, "expected a data byte (hex, '..' or '##')");
+			}
+			nb++;
+		}
+		l->p += n;
+	}
+	/* physical address: "S:007ff80fe0", "NS:...", or a bare hex number */
+	tl_skipsp(l);
+	int has_pa = 0;
+	{
+		struct tl k = *l;
+		size_t n = tl_wordlen(&k);
+		if ((n == 1 && k.p[0] == 'S') || (n == 2 && k.p[0] == 'N' && k.p[1] == 'S')) {
+			k.p += n;
+			if (tl_at(&k, ':')) {
+				k.p++;
+				n = tl_wordlen(&k);
+			} else {
+				n = 0;
+			}
+		}
+		if (n && n <= 16 && tl_allhex(k.p, n)) {
+			paddr = tl_hex64(k.p, n);
+			has_pa = 1;
+		}
+	}
+	uint32_t flags = is_store ? TRAWL_MEM_WRITE : TRAWL_MEM_READ;
+	/* address order: offset a is drawn at position 15 - a */
+	for (int a = 0; a < 16;) {
+		if (st[15 - a] == 0) {
+			a++;
+			continue;
+		}
+		int s = a, unknown = 0;
+		uint8_t bytes[16], known[16];
+		while (a < 16 && st[15 - a] != 0) {
+			bytes[a - s] = b[15 - a];
+			known[a - s] = st[15 - a] == 1;
+			unknown |= st[15 - a] == 2;
+			a++;
+		}
+		if ((r = tarmac_emit_mem(t, flags | (has_pa ? TRAWL_MEM_HAS_PADDR : 0), base + (uint64_t)s,
+				  has_pa ? paddr + (uint64_t)s : 0, bytes, known, (size_t)(a - s), unknown)))
+			return r;
+	}
+	return 0;
+}
+
+/* ---- the line ---- */
+
+static int parse_body(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *ln, int *ldst)
+{
+	const char *type = l->p;
+	size_t tn = tl_wordlen(l);
+	struct tarmac_insn in;
+	int r;
+	if (!tn)
+		return fail(t, l, l->p, "expected a Tarmac record type");
+	l->p += tn;
+	char c0 = type[0];
+	if (tn == 2 && (c0 == 'I' || c0 == 'E') &&
+	    (type[1] == 'T' || type[1] == 'S' || type[1] == 'F')) {
+		if (c0 == 'E' && type[1] != 'S')
+			goto text;
+		memset(&in, 0, sizeof in);
+		in.el = 0xff;
+		if (type[1] == 'S' && c0 == 'I')
+			in.flags |= TRAWL_EVF_CCFAIL;
+		if (c0 == 'E') {
+			tl_skipsp(l);
+			size_t n = tl_wordlen(l);
+			if (n == 3 && !memcmp(l->p, "EXC", 3)) {
+				l->p += 3;
+				return parse_exc(t, l, ln);
+			}
+			if (n == 5 && !memcmp(l->p, "Reset", 5))
+				return parse_exc(t, l, ln);
+			r = parse_es_insn(t, l, &in);
+		} else {
+			r = parse_it(t, l, &in);
+		}
+		return r ? r : tarmac_commit_insn(t, ln, &in);
+	}
+	if (tn == 1 && c0 == 'R') {
+		return parse_reg(t, l, ln, type);
+	}
+	if (c0 == 'M' || (tn == 3 && (c0 == 'R' || c0 == 'W') && tl_alldigits(type + 1, 2)))
+		return parse_mem(t, l, ln, type, tn);
+	if (tn == 2 && ((c0 == 'L' && type[1] == 'D') || (c0 == 'S' && type[1] == 'T'))) {
+		*ldst = c0 == 'L' ? 1 : 2;
+		return parse_ldst(t, l, c0 == 'S');
+	}
+	if (tn == 1 && c0 == 'E')
+		return parse_e(t, l, ln, type);
+	if (tn == 3 && !memcmp(type, "EXC", 3))
+		return parse_exc(t, l, ln);
+text:
+	return parse_text(t, l, ln, type, tn);
+}
+
+static int is_effect_type(const char *type, size_t tn)
+{
+	char c0 = type[0];
+	if (tn == 1 && c0 == 'R')
+		return 1;
+	if (c0 == 'M' || (tn == 3 && (c0 == 'R' || c0 == 'W') && tl_alldigits(type + 1, 2)))
+		return 1;
+	return tn == 2 && ((c0 == 'L' && type[1] == 'D') || (c0 == 'S' && type[1] == 'T'));
+}
+
+enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *line,
+					  size_t len, uint64_t offset,
+					  struct trawl_error *err)
+{
+	tarmac_compact(t);
+	t->lineno++;
+	t->stats.lines++;
+	struct tl l = { line, line, line + len };
+	while (l.e > l.s && (l.e[-1] == '\r' || l.e[-1] == ' ' || l.e[-1] == '\t'))
+		l.e--;
+	tl_skipsp(&l);
+	if (tl_eol(&l)) {
+		t->prev_ldst = 0;
+		return TRAWL_OK;
+	}
+	struct tarmac_line ln = { line, len, offset, t->lineno, t->time, t->unit, t->cpu, 0 };
+	size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
+	size_t ev0 = t->nev;
+	int ldst = 0, r = 0;
+	size_t col = (size_t)(l.p - l.s);
+
+	if (t->prev_ldst && col == t->ldst_col && tl_is(*l.p, TL_HEX)) {
+		/* continuation of an LD/ST diagram: same type, no prefix */
+		ldst = t->prev_ldst;
+		r = parse_ldst(t, &l, ldst == 2);
+		if (!r && !tarmac_attach_effects(t, &ln, r0, m0, p0))
+			r = E_NOMEM;
+		goto done;
+	}
+	if (col == 0 && t->fast_unit_len && !t->prev_ldst && !t->no_fast) {
+		int f = tarmac_fast_line(t, l.p, l.e, &ln);
+		if (f > 0)
+			goto done;
+		if (f < 0) {
+			r = E_NOMEM;
+			goto done;
+		}
+	}
+	if (tl_is(*l.p, TL_DIGIT)) {
+		if ((r = parse_time(t, &l, &ln)))
+			goto done;
+		ln.cpu = 0;
+		tl_skipsp(&l);
+	}
+	if (l.p + 3 < l.e && l.p[0] == 'c' && l.p[1] == 'p' && l.p[2] == 'u' && tl_is(l.p[3], TL_DIGIT)) {
+		size_t n = tl_wordlen(&l);
+		if (n > 8 || !tl_alldigits(l.p + 3, n - 3) || dec_small(l.p + 3, n - 3) > 65535) {
+			r = fail(t, &l, l.p, "bad cpu number");
+			goto done;
+		}
+		ln.cpu = (uint16_t)dec_small(l.p + 3, n - 3);
+		l.p += n;
+		tl_skipsp(&l);
+	}
+	const char *body = l.p;
+	size_t tn = tl_wordlen(&l);
+	r = parse_body(t, &l, &ln, &ldst);
+	/* effect lines that did not turn into text join an event */
+	if (!r && tn && is_effect_type(body, tn) && t->nev == ev0 &&
+	    !tarmac_attach_effects(t, &ln, r0, m0, p0))
+		r = E_NOMEM;
+done:
+	if (!r) {
+		t->time = ln.time;
+		t->unit = ln.unit;
+		t->cpu = ln.cpu;
+		t->prev_ldst = ldst;
+		return TRAWL_OK;
+	}
+	/* roll the line back: drop its effects */
+	t->nregs = r0;
+	t->nmems = m0;
+	t->pool_len = p0;
+	if (r == E_NOMEM)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory parsing line %llu",
+				       (unsigned long long)t->lineno);
+	t->prev_ldst = 0;
+	t->stats.bad_lines++;
+	struct trawl_error tmp, *e = err;
+	if (t->opt.lenient)
+		e = &tmp;
+	trawl_error_clear(e);
+	trawl_error_set(e, TRAWL_ERR_FORMAT, "%s", t->emsg);
+	trawl_error_at(e, t->file, t->lineno, t->ecol, offset + t->ecol - 1);
+	trawl_error_excerpt(e, line, len);
+	if (!t->opt.lenient)
+		return TRAWL_ERR_FORMAT;
+	if (t->opt.warn && t->stats.bad_lines <= TARMAC_MAX_BAD_WARNINGS)
+		t->opt.warn(t->opt.warn_ctx, e);
+	return TRAWL_OK;
+}
+
+void trawl_tarmac_set_fast_path(struct trawl_tarmac *t, int on)
+{
+	t->no_fast = !on;
+}

@@ -1,0 +1,212 @@
+/* The Tarmac backend of the reader API: drives the line parser over the
+ * input's chunks of whole lines (zero-copy: lines are parsed where the
+ * chunk holds them) and recognises Tarmac by content. */
+#include "tarmac/tarmac-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/reader-backend.h"
+
+struct tarmac_reader {
+	struct trawl_tarmac *t;
+	struct trawl_input *in;
+	struct trawl_chunk chunk;
+	size_t pos;
+	int have_chunk;
+	int eof;
+	int finished;
+	size_t released;   /* bytes of a mapped chunk given back to the kernel */
+	enum trawl_status pending;   /* error to report once the events before it are out */
+	struct trawl_error perr;
+};
+
+#define RELEASE_STEP (8u << 20)
+
+/* A plain file is handed out as windows of one mapping; its pages would
+ * stay in our resident set as we go, so memory would grow with the trace.
+ * Pages behind the batch being handed out are dropped every RELEASE_STEP
+ * (MADV_DONTNEED on a read-only file mapping only unmaps them: touching
+ * them again re-reads the page cache, so borrowed pointers stay valid). The
+ * input layer drops whole windows too; this keeps the resident part small
+ * within a window. Never done on buffers that are not the mapping. */
+static void release_behind(struct tarmac_reader *r, uint64_t keep_from)
+{
+	size_t maplen;
+	const char *map = trawl_input_mapping(r->in, &maplen);
+	if (!map || r->chunk.data < map || r->chunk.data >= map + maplen ||
+	    keep_from > maplen || keep_from < r->released + RELEASE_STEP)
+		return;
+	long pg = sysconf(_SC_PAGESIZE);
+	if (pg <= 0)
+		return;
+	size_t upto = (size_t)keep_from & ~((size_t)pg - 1);
+	if (upto > r->released) {
+		madvise((void *)(map + r->released), upto - r->released, MADV_DONTNEED);
+		r->released = upto;
+	}
+}
+
+static enum trawl_status tr_open(void **state, struct trawl_input *in,
+				 const struct trawl_chunk *first,
+				 const struct trawl_reader_options *opt, struct trawl_error *err)
+{
+	struct tarmac_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	enum trawl_status st = trawl_tarmac_create(&r->t, trawl_input_name(in), opt, err);
+	if (st != TRAWL_OK) {
+		free(r);
+		return st;
+	}
+	r->in = in;
+	if (first) {
+		r->chunk = *first;
+		r->have_chunk = 1;
+	} else {
+		r->eof = 1;
+	}
+	*state = r;
+	return TRAWL_OK;
+}
+
+static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
+				 struct trawl_error *err)
+{
+	struct tarmac_reader *r = state;
+	struct trawl_tarmac *t = r->t;
+	size_t limit = t->opt.batch_events;
+	enum trawl_status st;
+
+	if (r->pending != TRAWL_OK) {
+		if (err)
+			*err = r->perr;
+		return r->pending;
+	}
+	for (;;) {
+		if (r->have_chunk && r->pos < r->chunk.len) {
+			const char *data = r->chunk.data;
+			size_t len = r->chunk.len, pos = r->pos;
+			while (pos < len) {
+				const char *nl = memchr(data + pos, '\n', len - pos);
+				size_t end = nl ? (size_t)(nl - data) : len;
+				st = trawl_tarmac_parse_line(t, data + pos, end - pos,
+							     r->chunk.offset + pos, err);
+				if (st != TRAWL_OK) {
+					/* hand out the events before the bad line first */
+					r->pos = pos;
+					trawl_tarmac_finish(t);
+					if (!trawl_tarmac_completed(t))
+						return st;
+					r->pending = st;
+					if (err)
+						r->perr = *err;
+					trawl_tarmac_take(t, batch);
+					return TRAWL_OK;
+				}
+				pos = nl ? end + 1 : len;
+				if (t->nev >= limit && !t->taken)
+					break;
+			}
+			r->pos = pos;
+			t->stats.bytes = r->chunk.offset + pos;
+			if (t->nev >= limit && !t->taken)
+				break;
+			continue;
+		}
+		/* this chunk is used up: hand its events out while it is valid */
+		if (trawl_tarmac_completed(t))
+			break;
+		if (r->have_chunk && r->chunk.last)
+			r->eof = 1;
+		if (r->eof) {
+			if (r->finished)
+				return TRAWL_END;
+			r->finished = 1;
+			trawl_tarmac_finish(t);
+			if (trawl_tarmac_completed(t))
+				break;
+			return TRAWL_END;
+		}
+		if ((st = trawl_tarmac_detach_text(t, err)) != TRAWL_OK)
+			return st;
+		st = trawl_input_next(r->in, &r->chunk, err);
+		if (st == TRAWL_END) {
+			r->eof = 1;
+			r->have_chunk = 0;
+			continue;
+		}
+		if (st != TRAWL_OK)
+			return st;
+		r->have_chunk = 1;
+		r->pos = 0;
+	}
+	trawl_tarmac_take(t, batch);
+	/* the oldest text the batch may point to is its first event's line */
+	if (batch->count && r->have_chunk)
+		release_behind(r, batch->events[0].offset);
+	return TRAWL_OK;
+}
+
+static const struct trawl_reader_stats *tr_stats(const void *state)
+{
+	const struct tarmac_reader *r = state;
+	return trawl_tarmac_stats(r->t);
+}
+
+static void tr_close(void *state)
+{
+	struct tarmac_reader *r = state;
+	if (!r)
+		return;
+	trawl_tarmac_destroy(r->t);
+	free(r);
+}
+
+static void count_warning(void *ctx, const struct trawl_error *w)
+{
+	(void)w;
+	(*(int *)ctx)++;
+}
+
+/* Binary data is not Tarmac; text is Tarmac if one of its first lines parses
+ * as a record type the parser knows; other text is accepted with low
+ * confidence (Tarmac is the only text format so far). */
+int trawl_tarmac_probe(const char *data, size_t len)
+{
+	size_t n = len < 65536 ? len : 65536;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)data[i];
+		if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v'))
+			return 0;
+	}
+	int unknown = 0, good = 0;
+	struct trawl_reader_options o;
+	memset(&o, 0, sizeof o);
+	o.implicit_thumb = 1;
+	o.lenient = 1;
+	o.warn = count_warning;
+	o.warn_ctx = &unknown;
+	struct trawl_tarmac *t;
+	if (trawl_tarmac_create(&t, "probe", &o, NULL) != TRAWL_OK)
+		return 1;
+	size_t pos = 0;
+	for (int lines = 0; pos < n && lines < 32; lines++) {
+		const char *nl = memchr(data + pos, '\n', n - pos);
+		size_t end = nl ? (size_t)(nl - data) : n;
+		uint64_t bad = t->stats.bad_lines;
+		int unk = unknown;
+		trawl_tarmac_parse_line(t, data + pos, end - pos, pos, NULL);
+		if (t->stats.bad_lines == bad && unknown == unk && end > pos)
+			good++;
+		pos = end + 1;
+	}
+	trawl_tarmac_destroy(t);
+	return good ? 2 : 1;
+}
+
+const struct trawl_reader_backend trawl_tarmac_backend = {
+	TRAWL_FORMAT_TARMAC, "tarmac", trawl_tarmac_probe, tr_open, tr_next, tr_stats, tr_close,
+};

@@ -1,0 +1,136 @@
+/* Tarmac parser internals shared by batch.c (state, grouping) and parse.c
+ * (the line grammar). */
+#ifndef TRAWL_TARMAC_INT_H
+#define TRAWL_TARMAC_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "trawl/tarmac.h"
+
+#define TARMAC_MAX_WARNED 64
+#define TARMAC_MAX_CPUS 256
+#define TARMAC_REGCACHE 512
+#define TARMAC_MAX_BAD_WARNINGS 20
+
+/* One cached register-name lookup (names up to 15 characters). */
+struct tarmac_regcache {
+	uint8_t len;
+	uint8_t state;
+	char name[15];
+	uint32_t reg;
+	uint16_t offset, size, zext;
+	uint8_t valid;
+	uint8_t flexible;  /* size depends on the value's length */
+};
+
+struct trawl_tarmac {
+	struct trawl_reader_options opt;
+	char *file;
+
+	/* the batch: completed events [0, nev), then the open one at nev */
+	struct trawl_event *ev;
+	size_t nev, ev_cap;
+	int open;
+	int taken;               /* batch handed out; compact before mutating */
+	int open_detached;
+	size_t open_pool;        /* pool offset where the open event's bytes start */
+	struct trawl_reg_write *regs;
+	size_t nregs, regs_cap;
+	struct trawl_mem_access *mems;
+	size_t nmems, mems_cap;
+	uint8_t *pool;
+	size_t pool_len, pool_cap;
+	char *carry;
+	size_t carry_cap;
+	struct trawl_reg_names sysregs;
+
+	/* state carried from line to line */
+	uint64_t seq;
+	uint64_t lineno;
+	uint64_t time;
+	uint16_t unit;
+	uint16_t cpu;
+	int no_fast;             /* tests: always take the general grammar */
+	char fast_unit[4];       /* unit word of the last line, for the fast path */
+	uint8_t fast_unit_len;
+	uint16_t fast_unit_id;
+	int prev_ldst;           /* previous line was LD (1) or ST (2) */
+	size_t ldst_col;         /* column of the address on that line */
+	uint8_t cpu_iset[TARMAC_MAX_CPUS];
+
+	struct trawl_reader_stats stats;
+	char *warned[TARMAC_MAX_WARNED];
+	size_t nwarned;
+	struct tarmac_regcache regcache[TARMAC_REGCACHE];
+
+	/* the last error of parse.c: column (1-based) and message */
+	uint32_t ecol;
+	char emsg[160];
+};
+
+/* What the line prefix said. */
+struct tarmac_line {
+	const char *text;
+	size_t len;
+	uint64_t offset;
+	uint64_t lineno;
+	uint64_t time;
+	uint16_t unit;
+	uint16_t cpu;
+	int has_time;
+};
+
+/* An instruction line's fields before it becomes an event. */
+struct tarmac_insn {
+	uint64_t pc, paddr;
+	uint32_t enc;
+	uint8_t width, iset, el;
+	uint16_t flags;
+	struct trawl_str mode, disasm;
+};
+
+/* Store the low n bytes of v least significant first (n <= 8). */
+static inline void store_le(uint8_t *dst, uint64_t v, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(dst, &v, n);
+#else
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
+/* ... or most significant first (big-endian memory) */
+static inline void store_be(uint8_t *dst, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+int tarmac_reserve_regs(struct trawl_tarmac *t, size_t n);
+int tarmac_reserve_mems(struct trawl_tarmac *t, size_t n);
+uint32_t tarmac_pool_alloc(struct trawl_tarmac *t, size_t n);
+void tarmac_compact(struct trawl_tarmac *t);
+struct trawl_event *tarmac_begin_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
+				       enum trawl_event_kind kind);
+int tarmac_attach_effects(struct trawl_tarmac *t, const struct tarmac_line *ln, size_t r0,
+			  size_t m0, size_t p0);
+/* parse.c helpers shared with the fast path (fast.c) */
+int tarmac_reg_lookup(struct trawl_tarmac *t, const char *name, size_t n, unsigned state,
+		      struct tarmac_regcache *out);
+unsigned tarmac_reg_state(const struct trawl_tarmac *t, uint16_t cpu);
+uint32_t tarmac_reg_width(uint32_t reg);
+uint8_t tarmac_el_of_mode(const char *s, size_t n);
+int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln,
+		       const struct tarmac_insn *in);
+int tarmac_emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint64_t paddr,
+		    const uint8_t *bytes, const uint8_t *known, size_t size, int any_unknown);
+/* 1 handled, 0 not a fast-path shape (nothing changed), -1 out of memory */
+int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln);
+
+void tarmac_warn_type(struct trawl_tarmac *t, const struct tarmac_line *ln, const char *type,
+		      size_t n);
+
+#endif

@@ -1,0 +1,210 @@
+/* The index against a naive replay oracle (index-oracle.h) on synthetic
+ * event streams: every alias shape, partly unknown values, unaligned and
+ * block-crossing accesses, back-dated reads, semihosting, two cores, tiny
+ * sort buffers. Thousands of random points, zero mismatches allowed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "index-oracle.h"
+
+static char *tmp_index(void)
+{
+	static int n;
+	char *p = malloc(64);
+	snprintf(p, 64, "/tmp/trawl-test-index-%d-%d.trawlidx", (int)getpid(), n++);
+	return p;
+}
+
+/* The oracle decodes semihosting on its own: it must find exactly the
+ * calls the generator made. */
+static void check_semihosting_decoded(const struct synth *s)
+{
+	struct oracle *o = or_prepare(s);
+	assert_int_equal(o->nclob, s->nclob);
+	for (size_t i = 0; i < s->nclob; i++) {
+		assert_int_equal(o->clob[i].ev, s->clob[i].ev);
+		assert_int_equal(o->clob[i].addr, s->clob[i].addr);
+		assert_int_equal(o->clob[i].len, s->clob[i].len);
+	}
+	or_free(o);
+}
+
+static void make_stream(struct synth *s, uint64_t seed, int cpus, size_t nev)
+{
+	synth_init(s, seed, cpus);
+	while (s->nev < nev)
+		synth_event(s);
+}
+
+static void single_core_matches_oracle(void **state)
+{
+	struct synth s;
+	make_stream(&s, 1, 1, 20000);
+	char *path = tmp_index();
+	struct trawl_index *ix = oracle_build(&s, path, 64, 0);
+	assert_int_equal(trawl_index_event_count(ix), s.nev);
+	check_semihosting_decoded(&s);
+	assert_true(s.nclob > 10);
+	oracle_check(&s, ix, 2000, 7);
+	trawl_index_close(ix);
+	unlink(path);
+	free(path);
+	synth_free(&s);
+}
+
+/* Two cores, lots of unknown bytes and semihosting; tiny sorter memory so
+ * the external merge of several runs is exercised. */
+static void multi_core_small_runs_match_oracle(void **state)
+{
+	struct synth s;
+	synth_init(&s, 2, 2);
+	s.unknown_pct = 30;
+	s.semihost_every = 50;
+	while (s.nev < 15000)
+		synth_event(&s);
+	char *path = tmp_index();
+	struct trawl_index *ix = oracle_build(&s, path, 7, 4096);
+	check_semihosting_decoded(&s);
+	oracle_check(&s, ix, 2000, 11);
+	trawl_index_close(ix);
+	unlink(path);
+	free(path);
+	synth_free(&s);
+}
+
+/* Line, time and byte-offset maps against a scan; PC visits. */
+static void maps_and_pcs(void **state)
+{
+	struct synth s;
+	make_stream(&s, 3, 1, 5000);
+	char *path = tmp_index();
+	struct trawl_index *ix = oracle_build(&s, path, 256, 0);
+	struct trawl_error err;
+	uint64_t ev;
+	assert_int_equal(trawl_index_event_at_line(ix, 0, &ev, &err), TRAWL_ERR_NOT_FOUND);
+	uint64_t last = s.ev[s.nev - 1].line + s.ev[s.nev - 1].nlines - 1;
+	for (uint64_t line = 1; line <= last; line += 7) {
+		size_t want = 0;
+		while (want + 1 < s.nev && s.ev[want + 1].line <= line)
+			want++;
+		assert_int_equal(trawl_index_event_at_line(ix, line, &ev, &err), TRAWL_OK);
+		assert_int_equal(ev, want);
+		struct trawl_index_event e;
+		assert_int_equal(trawl_index_event(ix, ev, &e, &err), TRAWL_OK);
+		assert_int_equal(e.line, s.ev[want].line);
+		assert_int_equal(e.offset, s.ev[want].offset);
+		assert_int_equal(trawl_index_event_at_offset(ix, e.offset + 3, &ev, &err), TRAWL_OK);
+		assert_int_equal(ev, want);
+		assert_int_equal(trawl_index_event_at_time(ix, s.ev[want].time, &ev, &err), TRAWL_OK);
+		assert_int_equal(ev, want);
+	}
+	assert_int_equal(trawl_index_event_at_line(ix, last + 1, &ev, &err), TRAWL_ERR_NOT_FOUND);
+	for (uint64_t pc = 0x400000; pc < 0x400000 + 4 * 64; pc += 4) {
+		uint64_t want = 0;
+		for (size_t i = 0; i < s.nev; i++)
+			want += s.ev[i].kind == TRAWL_EV_INSN && s.ev[i].u.insn.pc == pc;
+		assert_int_equal(trawl_index_pc_count(ix, pc), want);
+		uint64_t prev = 0;
+		for (uint64_t i = 0; i < want; i++) {
+			assert_int_equal(trawl_index_pc_visit(ix, pc, i, &ev, &err), TRAWL_OK);
+			assert_true(i == 0 || ev > prev);
+			assert_int_equal(s.ev[ev].u.insn.pc, pc);
+			if (i) {
+				uint64_t st;
+				assert_int_equal(trawl_index_pc_step(ix, pc, ev, -1, &st, &err), TRAWL_OK);
+				assert_int_equal(st, prev);
+				assert_int_equal(trawl_index_pc_step(ix, pc, prev, 1, &st, &err), TRAWL_OK);
+				assert_int_equal(st, ev);
+			}
+			prev = ev;
+		}
+	}
+	/* call depth: BL (0x94..) +1, BLR +1, RET -1, on executed A64 insns */
+	int32_t depth = 0;
+	for (size_t i = 0; i < s.nev; i++) {
+		struct trawl_index_event e;
+		assert_int_equal(trawl_index_event(ix, i, &e, &err), TRAWL_OK);
+		assert_int_equal(e.depth, depth);
+		const struct trawl_event *x = &s.ev[i];
+		if (x->kind == TRAWL_EV_INSN && !(x->flags & TRAWL_EVF_CCFAIL)) {
+			uint32_t enc = x->u.insn.encoding;
+			depth += enc == 0x94000010u || enc == 0xd63f0020u;
+			depth -= enc == 0xd65f03c0u;
+		}
+	}
+	trawl_index_close(ix);
+	unlink(path);
+	free(path);
+	synth_free(&s);
+}
+
+/* A write failure in the middle of a build (here a file-size limit, as a
+ * full disk would) leaves neither the index nor its temporary file, and an
+ * older index stays as it was. */
+static void failed_build_leaves_nothing(void **state)
+{
+	struct synth s;
+	make_stream(&s, 5, 1, 30000);
+	char *path = tmp_index();
+	struct trawl_index *ix = oracle_build(&s, path, 128, 0);
+	trawl_index_close(ix);
+	struct stat before;
+	assert_int_equal(stat(path, &before), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		struct rlimit rl = { 64 << 10, 64 << 10 };
+		setrlimit(RLIMIT_FSIZE, &rl);
+		struct trawl_index_builder *b;
+		struct trawl_error err;
+		if (trawl_index_builder_create(&b, path, NULL, &err))
+			_exit(3);
+		struct trawl_event_batch batch = synth_batch(&s, 0, s.nev);
+		enum trawl_status st = trawl_index_builder_add(b, &batch, &err);
+		if (!st)
+			st = trawl_index_builder_finish(b, NULL, &err);
+		trawl_index_builder_destroy(b);
+		_exit(st == TRAWL_ERR_IO ? 0 : 4);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	struct stat after;
+	assert_int_equal(stat(path, &after), 0);
+	assert_int_equal(after.st_size, before.st_size);
+	assert_int_equal(after.st_ino, before.st_ino);
+	char tmp[128];
+	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)pid);
+	assert_int_not_equal(access(tmp, F_OK), 0);
+	struct trawl_error err;
+	assert_int_equal(trawl_index_open(&ix, path, NULL, &err), TRAWL_OK);
+	trawl_index_close(ix);
+	unlink(path);
+	free(path);
+	synth_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(single_core_matches_oracle),
+		cmocka_unit_test(multi_core_small_runs_match_oracle),
+		cmocka_unit_test(maps_and_pcs),
+		cmocka_unit_test(failed_build_leaves_nothing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

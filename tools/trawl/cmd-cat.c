@@ -1,0 +1,264 @@
+/* trawl cat: every event of a trace in a stable normalized form, one event
+ * per line (docs/tarmac.md describes the format), or JSON Lines. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace-open.h"
+
+static const char cat_usage[] =
+	"usage: trawl cat [--json] [--implicit-thumb] [--big-endian] [--lenient] TRACE\n"
+	"\n"
+	"Prints every event of TRACE (a file, or - for standard input; .gz and\n"
+	".zst are decompressed) one per line in trawl's normalized form:\n"
+	"\n"
+	"  L<line>[-<last>] cpu<N> t=<time><unit> <kind> <details> [; <effect>]...\n"
+	"\n"
+	"where an effect is a register write <reg>=<hex value> or a memory access\n"
+	"MR|MW <addr>:<size>=<bytes in address order>. Unknown bytes print as xx.\n"
+	"\n"
+	"Options:\n"
+	"  --json            JSON Lines: one object per event\n"
+	TRACE_OPTIONS_HELP;
+
+/* Text inside double quotes: escape quotes, backslashes and controls. */
+static void put_quoted(FILE *f, struct trawl_str s)
+{
+	putc('"', f);
+	for (uint32_t i = 0; i < s.len; i++) {
+		unsigned char c = (unsigned char)s.ptr[i];
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			putc(c, f);
+	}
+	putc('"', f);
+}
+
+/* bytes[0..n) printed as hex; reversed when msb_first (registers) */
+static void put_bytes(FILE *f, const uint8_t *pool, uint32_t value, uint32_t known, uint32_t n,
+		      int msb_first)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = msb_first ? n - 1 - k : k;
+		if (trawl_known_bit(pool, known, i))
+			fprintf(f, "%02x", pool[value + i]);
+		else
+			fputs("xx", f);
+	}
+}
+
+static const char *reg_name(const struct trawl_event_batch *b, uint32_t reg)
+{
+	return trawl_reg_names_get(b->sysregs, reg);
+}
+
+static void text_event(FILE *f, const struct trawl_event_batch *b, const struct trawl_event *e)
+{
+	fprintf(f, "L%" PRIu64, e->line);
+	if (e->nlines > 1)
+		fprintf(f, "-%" PRIu64, e->line + e->nlines - 1);
+	fprintf(f, " cpu%u t=%" PRIu64 "%s %s", e->cpu, e->time,
+		trawl_time_unit_name((enum trawl_time_unit)e->time_unit),
+		trawl_event_kind_name((enum trawl_event_kind)e->kind));
+	switch (e->kind) {
+	case TRAWL_EV_INSN: {
+		const struct trawl_event_insn *in = &e->u.insn;
+		fprintf(f, " %s pc=%" PRIx64, trawl_iset_name((enum trawl_iset)in->iset), in->pc);
+		if (e->flags & TRAWL_EVF_HAS_ENCODING)
+			fprintf(f, " enc=%0*" PRIx32, in->width * 2, in->encoding);
+		if (e->flags & TRAWL_EVF_HAS_PADDR)
+			fprintf(f, " pa=%" PRIx64, in->paddr);
+		if (in->el != 0xff)
+			fprintf(f, " el=%u", in->el);
+		if (in->mode.len)
+			fprintf(f, " mode=%.*s", (int)in->mode.len, in->mode.ptr);
+		if (e->flags & TRAWL_EVF_CCFAIL)
+			fputs(" ccfail", f);
+		if (e->flags & TRAWL_EVF_FETCH_FAIL)
+			fputs(" fetchfail", f);
+		putc(' ', f);
+		put_quoted(f, in->disasm);
+		break;
+	}
+	case TRAWL_EV_EXCEPTION:
+		if (e->u.exc.number)
+			fprintf(f, " num=%" PRIu32, e->u.exc.number);
+		if (e->u.exc.target)
+			fprintf(f, " target=%" PRIx64, e->u.exc.target);
+		putc(' ', f);
+		put_quoted(f, e->u.exc.name);
+		break;
+	case TRAWL_EV_TEXT:
+		fprintf(f, " %.*s ", (int)e->u.text.type.len, e->u.text.type.ptr);
+		put_quoted(f, e->u.text.text);
+		break;
+	default:
+		break;
+	}
+	for (uint32_t i = 0; i < e->nregs; i++) {
+		const struct trawl_reg_write *w = &b->regs[e->first_reg + i];
+		fprintf(f, " ; %s", reg_name(b, w->reg));
+		if (w->offset)
+			fprintf(f, "[%u..%u]", w->offset, w->offset + w->size - 1);
+		putc('=', f);
+		put_bytes(f, b->pool, w->value, w->known, w->size, 1);
+		if (w->zext > w->offset + w->size)
+			fprintf(f, "/z%u", w->zext);
+	}
+	for (uint32_t i = 0; i < e->nmems; i++) {
+		const struct trawl_mem_access *m = &b->mems[e->first_mem + i];
+		fprintf(f, " ; %s %" PRIx64 ":%" PRIu32, (m->flags & TRAWL_MEM_READ) ? "MR" : "MW",
+			m->addr, m->size);
+		if (m->flags & TRAWL_MEM_ABORTED) {
+			fputs(" aborted", f);
+		} else {
+			putc('=', f);
+			put_bytes(f, b->pool, m->value, m->known, m->size, 0);
+		}
+		if (m->flags & TRAWL_MEM_HAS_PADDR)
+			fprintf(f, " pa=%" PRIx64, m->paddr);
+		if (m->flags & TRAWL_MEM_FETCH)
+			fputs(" fetch", f);
+	}
+	putc('\n', f);
+}
+
+static void json_hex(FILE *f, const char *key, const uint8_t *pool, uint32_t value,
+		     uint32_t known, uint32_t n, int msb_first)
+{
+	fprintf(f, ",\"%s\":\"", key);
+	put_bytes(f, pool, value, known, n, msb_first);
+	putc('"', f);
+}
+
+static void json_event(FILE *f, const struct trawl_event_batch *b, const struct trawl_event *e)
+{
+	fprintf(f, "{\"seq\":%" PRIu64 ",\"line\":%" PRIu64 ",\"nlines\":%u,\"offset\":%" PRIu64
+		   ",\"length\":%" PRIu64 ",\"kind\":\"%s\",\"time\":%" PRIu64 ",\"unit\":\"%s\",\"cpu\":%u",
+		e->seq, e->line, e->nlines, e->offset, e->length,
+		trawl_event_kind_name((enum trawl_event_kind)e->kind), e->time,
+		trawl_time_unit_name((enum trawl_time_unit)e->time_unit), e->cpu);
+	switch (e->kind) {
+	case TRAWL_EV_INSN: {
+		const struct trawl_event_insn *in = &e->u.insn;
+		fprintf(f, ",\"iset\":\"%s\",\"pc\":\"0x%" PRIx64 "\",\"width\":%u",
+			trawl_iset_name((enum trawl_iset)in->iset), in->pc, in->width);
+		if (e->flags & TRAWL_EVF_HAS_ENCODING)
+			fprintf(f, ",\"encoding\":\"0x%0*" PRIx32 "\"", in->width * 2, in->encoding);
+		if (e->flags & TRAWL_EVF_HAS_PADDR)
+			fprintf(f, ",\"paddr\":\"0x%" PRIx64 "\"", in->paddr);
+		if (in->el != 0xff)
+			fprintf(f, ",\"el\":%u", in->el);
+		fputs(",\"mode\":", f);
+		put_quoted(f, in->mode);
+		fprintf(f, ",\"ccfail\":%s,\"fetchfail\":%s,\"disasm\":",
+			(e->flags & TRAWL_EVF_CCFAIL) ? "true" : "false",
+			(e->flags & TRAWL_EVF_FETCH_FAIL) ? "true" : "false");
+		put_quoted(f, in->disasm);
+		break;
+	}
+	case TRAWL_EV_EXCEPTION:
+		fputs(",\"name\":", f);
+		put_quoted(f, e->u.exc.name);
+		fprintf(f, ",\"number\":%" PRIu32 ",\"target\":\"0x%" PRIx64 "\"", e->u.exc.number,
+			e->u.exc.target);
+		break;
+	case TRAWL_EV_TEXT:
+		fputs(",\"type\":", f);
+		put_quoted(f, e->u.text.type);
+		fputs(",\"text\":", f);
+		put_quoted(f, e->u.text.text);
+		break;
+	default:
+		break;
+	}
+	fputs(",\"regs\":[", f);
+	for (uint32_t i = 0; i < e->nregs; i++) {
+		const struct trawl_reg_write *w = &b->regs[e->first_reg + i];
+		fprintf(f, "%s{\"reg\":\"%s\",\"offset\":%u,\"size\":%u,\"zext\":%u", i ? "," : "",
+			reg_name(b, w->reg), w->offset, w->size, w->zext);
+		json_hex(f, "value", b->pool, w->value, w->known, w->size, 1);
+		putc('}', f);
+	}
+	fputs("],\"mems\":[", f);
+	for (uint32_t i = 0; i < e->nmems; i++) {
+		const struct trawl_mem_access *m = &b->mems[e->first_mem + i];
+		fprintf(f, "%s{\"access\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu32,
+			i ? "," : "", (m->flags & TRAWL_MEM_READ) ? "read" : "write", m->addr, m->size);
+		if (m->flags & TRAWL_MEM_HAS_PADDR)
+			fprintf(f, ",\"paddr\":\"0x%" PRIx64 "\"", m->paddr);
+		if (m->flags & TRAWL_MEM_ABORTED)
+			fputs(",\"aborted\":true", f);
+		else
+			json_hex(f, "bytes", b->pool, m->value, m->known, m->size, 0);
+		if (m->flags & TRAWL_MEM_FETCH)
+			fputs(",\"fetch\":true", f);
+		putc('}', f);
+	}
+	fputs("]}\n", f);
+}
+
+int cmd_cat(int argc, char **argv)
+{
+	struct trace_open to = { .cmd = "cat" };
+	int json = 0, rc;
+	struct trawl_reader *r = NULL;
+
+	if (cli_wants_help(argc, argv)) {
+		fputs(cat_usage, stdout);
+		return EXIT_OK;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (trace_option(&to, argc, argv, &i))
+			continue;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage("cat", "unknown option '%s'", argv[i]);
+		else if (to.path)
+			return cli_usage("cat", "unexpected argument '%s'", argv[i]);
+		else
+			to.path = argv[i];
+	}
+	if (!to.path)
+		return cli_usage("cat", "missing TRACE");
+	if ((rc = trace_reader_open(&to, &r)))
+		return rc;
+
+	struct trawl_event_batch b;
+	struct trawl_error err;
+	enum trawl_status st;
+	struct cli_progress prog;
+	trawl_error_clear(&err);
+	/* a progress bar only when the events go elsewhere than the terminal */
+	cli_progress_start(&prog, "cat", trawl_input_raw_size(trawl_reader_input(r)));
+	if (isatty(1))
+		prog.active = 0;
+	while ((st = trawl_reader_next(r, &b, &err)) == TRAWL_OK) {
+		for (size_t i = 0; i < b.count; i++) {
+			if (json)
+				json_event(stdout, &b, &b.events[i]);
+			else
+				text_event(stdout, &b, &b.events[i]);
+		}
+		cli_progress_update(&prog, trace_progress(r));
+	}
+	cli_progress_finish(&prog);
+	rc = EXIT_OK;
+	if (st != TRAWL_END)
+		rc = cli_report("cat", &err);
+	else
+		trace_report_skipped(&to, r);
+	if (fflush(stdout) != 0 && rc == EXIT_OK) {
+		cli_error("cat", "cannot write the output");
+		rc = EXIT_BAD_INPUT;
+	}
+	trawl_reader_close(r);
+	return rc;
+}

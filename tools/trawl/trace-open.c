@@ -1,0 +1,56 @@
+/* Shared reader options and warnings for trace-reading commands. */
+#include "trace-open.h"
+
+#include <string.h>
+
+int trace_option(struct trace_open *to, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	(void)argc;
+	if (strcmp(a, "--implicit-thumb") == 0)
+		to->opt.implicit_thumb = 1;
+	else if (strcmp(a, "--big-endian") == 0)
+		to->opt.big_endian = 1;
+	else if (strcmp(a, "--lenient") == 0)
+		to->opt.lenient = 1;
+	else
+		return 0;
+	return 1;
+}
+
+static void print_warning(void *ctx, const struct trawl_error *w)
+{
+	const struct trace_open *to = ctx;
+	char buf[1024];
+	trawl_error_format(w, buf, sizeof buf);
+	cli_warn(to->cmd, "%s", buf);
+	if (w->excerpt[0])
+		fprintf(stderr, "  | %s\n", w->excerpt);
+}
+
+int trace_reader_open(struct trace_open *to, struct trawl_reader **out)
+{
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	to->opt.warn = print_warning;
+	to->opt.warn_ctx = to;
+	if (trawl_reader_open(out, to->path, &to->opt, &err) != TRAWL_OK)
+		return cli_report(to->cmd, &err);
+	return 0;
+}
+
+void trace_report_skipped(const struct trace_open *to, const struct trawl_reader *r)
+{
+	const struct trawl_reader_stats *s = trawl_reader_stats(r);
+	if (s->bad_lines)
+		cli_warn(to->cmd, "%s: skipped %llu malformed line%s", to->path,
+			 (unsigned long long)s->bad_lines, s->bad_lines == 1 ? "" : "s");
+}
+
+uint64_t trace_progress(struct trawl_reader *r)
+{
+	struct trawl_input *in = trawl_reader_input(r);
+	if (trawl_input_compression(in) == TRAWL_COMPRESSION_NONE)
+		return trawl_reader_stats(r)->bytes;
+	return trawl_input_raw_pos(in);
+}
