@@ -50,10 +50,14 @@ if command -v lttng >/dev/null 2>&1 && command -v lttng-sessiond >/dev/null 2>&1
    $CC -O2 -I"$SRC/bench/rec" "$SRC/bench/rec/lttng-bench.c" -llttng-ust -ldl -o "$OUT/lttng-bench" 2>"$OUT/lt.err"; then
 	export LTTNG_HOME="$AOUT/lttng-home"
 	mkdir -p "$LTTNG_HOME"
-	started=
+	mine=
 	if ! lttng list >/dev/null 2>&1; then
-		lttng-sessiond --daemonize >"$OUT/sessiond.log" 2>&1 && started=1
-		sleep 1
+		# remember which session daemons existed, so we stop only ours
+		before=$(pgrep -x lttng-sessiond | tr '\n' ' ')
+		lttng-sessiond --daemonize >"$OUT/sessiond.log" 2>&1
+		for p in $(pgrep -x lttng-sessiond); do
+			case " $before " in *" $p "*) ;; *) mine="$mine $p" ;; esac
+		done
 	fi
 	s=trawlbench$$
 	if lttng create $s --output="$AOUT/lttng-trace" >/dev/null 2>&1 &&
@@ -66,9 +70,9 @@ if command -v lttng >/dev/null 2>&1 && command -v lttng-sessiond >/dev/null 2>&1
 	else
 		lt="not measured: the LTTng session daemon could not be used here ($(tail -1 "$OUT/sessiond.log" 2>/dev/null))"
 	fi
-	if [ -n "$started" ] && [ -f "$LTTNG_HOME/.lttng/lttng-sessiond.pid" ]; then
-		kill "$(cat "$LTTNG_HOME/.lttng/lttng-sessiond.pid")" 2>/dev/null
-	fi
+	for p in $mine; do
+		kill "$p" 2>/dev/null
+	done
 else
 	lt="not measured (lttng tools or liblttng-ust-dev missing: $(head -1 "$OUT/lt.err" 2>/dev/null))"
 fi
