@@ -363,6 +363,34 @@ static void test_threads_no_loss(void **state)
 	remove_dir(d);
 }
 
+/* trawl_rec_flush writes what was emitted a moment ago, including the
+ * sub-buffer still being written, while recording goes on. */
+static void test_flush_on_demand(void **state)
+{
+	(void)state;
+	const char *d = fresh_dir("flush");
+	struct trawl_rec_config c;
+	config(&c, d);
+	assert_int_equal(trawl_rec_start(&c), 0);
+	for (uint32_t i = 0; i < 10; i++)
+		TRAWL_REC(8, 0, i);
+	assert_int_equal(trawl_rec_flush(), 0);
+	struct readback rb;
+	read_trace(d, &rb);
+	assert_int_equal(rb.n, 10);
+	assert_int_equal(rb.ev[9].vals[0], 9);
+	free(rb.ev);
+	for (uint32_t i = 10; i < 15; i++)
+		TRAWL_REC(8, 0, i);
+	assert_int_equal(trawl_rec_stop(), 0);
+	read_trace(d, &rb);
+	assert_int_equal(rb.n, 15);
+	for (size_t i = 0; i < 15; i++)
+		assert_int_equal(rb.ev[i].vals[0], i);
+	free(rb.ev);
+	remove_dir(d);
+}
+
 static void test_env_config(void **state)
 {
 	(void)state;
@@ -426,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_typed_fields),
 		cmocka_unit_test(test_timestamps_calibrated),
 		cmocka_unit_test(test_threads_no_loss),
+		cmocka_unit_test(test_flush_on_demand),
 		cmocka_unit_test(test_env_config),
 		cmocka_unit_test(test_protocol_constants_agree),
 	};
