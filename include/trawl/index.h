@@ -1,0 +1,235 @@
+/* The time-travel index: every register and memory byte at every event.
+ *
+ * A builder consumes event batches (event.h) and writes an index file; a
+ * query object maps that file and answers, in microseconds, what the
+ * registers and memory held after any event, which event last or next wrote
+ * a register or address, every visit of a PC, and what changed between two
+ * events. The file format is described in docs/index-format.md and at the
+ * top of lib/index/format.h.
+ *
+ * Event numbers are 0-based positions in the trace. "State at event N" is
+ * the state after event N has completed. Unknown bytes are reported as
+ * unknown (a cleared bit in a known-mask), never as zero.
+ *
+ * Known-masks in this API have one bit per byte, like event.h: bit i%8 of
+ * byte i/8 is set when byte i is known.
+ */
+#ifndef TRAWL_INDEX_H
+#define TRAWL_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trawl/event.h"
+#include "trawl/reader.h"
+#include "trawl/status.h"
+
+/* Index kinds a file may hold (the header says which). */
+enum trawl_index_kind {
+	TRAWL_INDEX_KIND_LINEAR = 1,    /* event table + delta log + checkpoints +
+	                                   sorted write lists (docs/index.md) */
+};
+
+/* ---- building ---- */
+
+struct trawl_index_builder;
+
+/* Identity of the trace an index belongs to: an index is only used with the
+ * trace it was built from. */
+struct trawl_trace_id {
+	uint64_t size;
+	uint64_t mtime_ns;
+	uint64_t hash;          /* of the first and last 64 KiB */
+};
+
+struct trawl_index_build_options {
+	uint32_t checkpoint_interval;   /* events between checkpoints; 0 = 256 */
+	size_t sort_memory;             /* bytes per external sorter; 0 = 64 MiB */
+	/* progress: called now and then with bytes of trace consumed; may be NULL */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+	struct trawl_reader_options reader;  /* for trawl_index_build */
+};
+
+/* Start building an index that will be written to `path` (through a
+ * temporary file renamed into place by _finish). opt may be NULL. */
+enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, const char *path,
+					     const struct trawl_index_build_options *opt,
+					     struct trawl_error *err);
+/* Feed the next batch of events, in trace order. */
+enum trawl_status trawl_index_builder_add(struct trawl_index_builder *b,
+					  const struct trawl_event_batch *batch,
+					  struct trawl_error *err);
+/* Write the index file and rename it into place. id may be NULL (an index
+ * with no trace identity, for tests). After this only _destroy is valid. */
+enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
+					     const struct trawl_trace_id *id,
+					     struct trawl_error *err);
+/* Free everything; removes the temporary file if _finish did not succeed. */
+void trawl_index_builder_destroy(struct trawl_index_builder *b);
+
+/* Compute the identity of a trace file. */
+enum trawl_status trawl_trace_id_get(const char *trace_path, struct trawl_trace_id *id,
+				     struct trawl_error *err);
+
+/* Read `trace_path` with trawl_reader_open and write its index to
+ * `index_path`. */
+enum trawl_status trawl_index_build(const char *trace_path, const char *index_path,
+				    const struct trawl_index_build_options *opt,
+				    struct trawl_error *err);
+
+/* Where the index of a trace lives by default: TRACE.trawlidx beside it when
+ * that folder is writable, else $XDG_CACHE_HOME/trawl/ (or ~/.cache/trawl/)
+ * under a name derived from the trace's absolute path. */
+enum trawl_status trawl_index_default_path(const char *trace_path, char *buf, size_t size,
+					   struct trawl_error *err);
+
+/* ---- querying ---- */
+
+struct trawl_index;
+
+/* Open an index file. When id is not NULL, the index must belong to that
+ * trace (else TRAWL_ERR_NOT_FOUND: "stale"). Every header field and section
+ * bound is checked: a damaged file gives TRAWL_ERR_CORRUPT. */
+enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_path,
+				   const struct trawl_trace_id *id, struct trawl_error *err);
+
+/* Open the index of a trace, building (or rebuilding) it when it is
+ * missing, stale, incomplete or damaged. index_path may be NULL for the
+ * default place. *built (may be NULL) is set to 1 when a build happened. */
+enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *trace_path,
+					 const char *index_path,
+					 const struct trawl_index_build_options *opt, int *built,
+					 struct trawl_error *err);
+
+void trawl_index_close(struct trawl_index *ix);
+
+struct trawl_index_info {
+	uint32_t version;
+	uint32_t kind;
+	uint64_t file_size;
+	uint64_t events;
+	uint64_t lines;             /* last line of the last event */
+	uint64_t trace_size;
+	uint64_t build_ns;          /* how long the build took */
+	uint64_t created;           /* unix time */
+	uint32_t checkpoint_interval;
+	uint32_t cpus;
+	uint32_t time_unit;         /* enum trawl_time_unit of the first timed event */
+	uint64_t mem_writes;        /* write-list records (block pieces) */
+	uint64_t reg_writes;
+	uint64_t snapshots;         /* memory block snapshots */
+	uint64_t backdated;         /* back-dated block records */
+	uint64_t clobbers;          /* ranges made unknown (semihosting, unknown writes) */
+};
+void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info *info);
+
+/* Check every section checksum (reads the whole file). */
+enum trawl_status trawl_index_verify(struct trawl_index *ix, struct trawl_error *err);
+
+/* One event as the index keeps it. */
+struct trawl_index_event {
+	uint64_t seq;
+	uint64_t line;
+	uint32_t nlines;
+	uint64_t offset;
+	uint64_t length;
+	uint64_t time;
+	uint64_t pc;
+	uint32_t encoding;
+	int32_t depth;          /* call depth (BL/BLR/RET heuristics), may be negative */
+	uint16_t cpu;
+	uint16_t flags;         /* TRAWL_EVF_* (low 8 bits) */
+	uint8_t kind;           /* enum trawl_event_kind */
+	uint8_t iset;
+	uint8_t el;
+	uint8_t width;
+};
+
+uint64_t trawl_index_event_count(const struct trawl_index *ix);
+enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
+				    struct trawl_index_event *out, struct trawl_error *err);
+/* The event containing line `line` (or the last event starting before it).
+ * TRAWL_ERR_NOT_FOUND when the line is before the first event. */
+enum trawl_status trawl_index_event_at_line(const struct trawl_index *ix, uint64_t line,
+					    uint64_t *ev, struct trawl_error *err);
+/* The last event with time <= t (times are non-decreasing in traces). */
+enum trawl_status trawl_index_event_at_time(const struct trawl_index *ix, uint64_t t,
+					    uint64_t *ev, struct trawl_error *err);
+/* The event whose bytes contain trace byte offset `off`. */
+enum trawl_status trawl_index_event_at_offset(const struct trawl_index *ix, uint64_t off,
+					      uint64_t *ev, struct trawl_error *err);
+
+/* A register file as it was after some event. `value`/`known` hold every
+ * register the file layout has; use trawl_index_regs_view for one register.
+ * known is one byte per byte (0/1) here, for easy use by views. */
+struct trawl_index_regs {
+	uint16_t cpu;
+	uint32_t nsys;          /* system registers: ids TRAWL_REG_SYS_BASE.. +nsys */
+	size_t size;
+	uint8_t *value;
+	uint8_t *known;
+	size_t cap;
+};
+void trawl_index_regs_init(struct trawl_index_regs *r);
+void trawl_index_regs_release(struct trawl_index_regs *r);
+/* Bytes of register `reg` in r: returns its width (0 when r has no such
+ * register) and points value/known at its bytes (least significant first). */
+uint32_t trawl_index_regs_view(const struct trawl_index_regs *r, uint32_t reg,
+			       const uint8_t **value, const uint8_t **known);
+/* Name of a register id as the trace called it (system registers included). */
+const char *trawl_index_reg_name(const struct trawl_index *ix, uint32_t reg);
+/* Look up a register name the trace used: returns the id or UINT32_MAX. */
+uint32_t trawl_index_reg_find(const struct trawl_index *ix, const char *name);
+
+/* Registers of `cpu` after event ev. */
+enum trawl_status trawl_index_regs_at(const struct trawl_index *ix, uint64_t ev, uint16_t cpu,
+				      struct trawl_index_regs *out, struct trawl_error *err);
+
+/* Memory [addr, addr+len) after event ev: value[len] (unknown bytes are 0)
+ * and known as a bit mask of (len+7)/8 bytes. */
+enum trawl_status trawl_index_mem_at(const struct trawl_index *ix, uint64_t ev, uint64_t addr,
+				     size_t len, uint8_t *value, uint8_t *known,
+				     struct trawl_error *err);
+
+/* The last event <= ev (or next event > ev) that wrote any byte of the
+ * range. TRAWL_ERR_NOT_FOUND when there is none. Registers: bytes
+ * [offset, offset+size) of storage register `reg` of `cpu`. */
+enum trawl_status trawl_index_last_write_mem(const struct trawl_index *ix, uint64_t ev,
+					     uint64_t addr, uint64_t len, uint64_t *out,
+					     struct trawl_error *err);
+enum trawl_status trawl_index_next_write_mem(const struct trawl_index *ix, uint64_t ev,
+					     uint64_t addr, uint64_t len, uint64_t *out,
+					     struct trawl_error *err);
+enum trawl_status trawl_index_last_write_reg(const struct trawl_index *ix, uint64_t ev,
+					     uint16_t cpu, uint32_t reg, uint32_t offset,
+					     uint32_t size, uint64_t *out, struct trawl_error *err);
+enum trawl_status trawl_index_next_write_reg(const struct trawl_index *ix, uint64_t ev,
+					     uint16_t cpu, uint32_t reg, uint32_t offset,
+					     uint32_t size, uint64_t *out, struct trawl_error *err);
+
+/* Visits of a PC, in event order: the number of visits, and the i-th. */
+uint64_t trawl_index_pc_count(const struct trawl_index *ix, uint64_t pc);
+enum trawl_status trawl_index_pc_visit(const struct trawl_index *ix, uint64_t pc, uint64_t i,
+				       uint64_t *ev, struct trawl_error *err);
+/* First visit of pc after ev (dir > 0) or last visit before ev (dir < 0). */
+enum trawl_status trawl_index_pc_step(const struct trawl_index *ix, uint64_t pc, uint64_t ev,
+				      int dir, uint64_t *out, struct trawl_error *err);
+
+/* What differs between the state after ev1 and after ev2 (ev1 < ev2):
+ * registers (cpu, reg) and memory ranges written in between whose bytes
+ * (value or knownness) differ. Called once per item, in order: registers
+ * first (by cpu, reg), then memory ranges by address. A non-zero return
+ * from the callback stops the walk. */
+struct trawl_index_change {
+	int is_mem;
+	uint16_t cpu;
+	uint32_t reg;
+	uint64_t addr;          /* memory: range start */
+	uint64_t len;           /* memory: range length */
+};
+enum trawl_status trawl_index_changes(const struct trawl_index *ix, uint64_t ev1, uint64_t ev2,
+				      int (*fn)(void *ctx, const struct trawl_index_change *c),
+				      void *ctx, struct trawl_error *err);
+
+#endif

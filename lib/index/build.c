@@ -1,0 +1,1145 @@
+/* The index builder: event batches in, an index file (format.h) out.
+ *
+ * One pass over the events. Per event it appends a fixed-size record to the
+ * event spool and the event's register and memory effects to the delta
+ * spool; it keeps the current register files and memory (64-byte blocks in
+ * a hash table) so that every K events it can write a checkpoint of the
+ * register files and a snapshot of each block written since the last one.
+ * Write lists, snapshots and by-PC pairs go to external sorters. finish()
+ * assembles the sections into a temporary file and renames it into place.
+ *
+ * Memory use: sorter buffers (bounded) + the state of the memory the trace
+ * touched (its footprint, not its length).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "index/format.h"
+#include "index/spool.h"
+#include "trawl/index.h"
+
+#define NONE32 UINT32_MAX
+#define MAX_CPUS 4096u
+#define MAX_SYSREGS 65536u
+#define MAX_CLOBBER (256ull << 20)   /* larger semihosting ranges are ignored */
+
+/* One 64-byte block of memory as it is now. */
+struct mblock {
+	uint64_t addr;
+	uint64_t known;         /* bytes whose value is known now */
+	uint64_t start;         /* bytes never written: reads back-date to the start */
+	uint64_t clob;          /* bytes unwritten since a clobber (see civ) */
+	uint64_t bdk;           /* which bytes of bd are known */
+	uint64_t dirty;         /* epoch + 1 of the last write */
+	uint32_t civ;           /* newest clobber interval of this block, or NONE32 */
+	uint8_t val[BLOCK];
+	uint8_t bd[BLOCK];      /* values learnt for the start interval */
+};
+
+/* A clobber interval: bytes of a block made unknown at event `ev`, whose
+ * value a later read (before any write) reveals back to that event. */
+struct civ {
+	uint64_t block, ev;
+	uint64_t open;          /* bytes still unwritten since ev */
+	uint64_t known;
+	uint32_t next;          /* older interval of the same block */
+	uint8_t val[BLOCK];
+};
+
+struct rfile {
+	uint8_t *val, *kn;      /* one byte per register byte; kn is 0/1 */
+	uint32_t nsys;
+	int32_t depth;
+	int used;
+};
+
+struct trawl_index_builder {
+	char *path, *tmp_path, *dir;
+	struct trawl_index_build_options opt;
+	uint32_t K;
+	double t0;
+
+	struct idx_file ev, dl, cki, ckd;
+	struct idx_sorter memw, snap, clob, regw, pcs;
+
+	uint64_t nev, last_line;
+	uint32_t time_unit;
+	uint64_t nclob;
+
+	struct rfile *rf;
+	uint32_t ncpu;
+
+	struct mblock *blocks;
+	size_t nblocks, cap_blocks;
+	uint32_t *slots;        /* hash: block index + 1, 0 = empty */
+	size_t nslots;
+	uint32_t *dirty;
+	size_t ndirty, cap_dirty;
+
+	struct civ *civs;
+	size_t nciv, cap_civ;
+
+	struct trawl_reg_names names;
+	uint8_t *scratch;
+	size_t scratch_cap;
+};
+
+/* ---- register files ---- */
+
+int32_t rf_core_offset(uint32_t reg)
+{
+	if (reg <= TRAWL_REG_FPSCR)
+		return (int32_t)(reg * 8);
+	if (reg >= TRAWL_REG_V0 && reg < TRAWL_REG_V0 + 32)
+		return (int32_t)(37 * 8 + (reg - TRAWL_REG_V0) * 256);
+	if (reg >= TRAWL_REG_P0 && reg <= TRAWL_REG_FFR)
+		return (int32_t)(37 * 8 + 32 * 256 + (reg - TRAWL_REG_P0) * 32);
+	return -1;
+}
+
+static uint32_t rf_width(uint32_t reg)
+{
+	if (reg <= TRAWL_REG_FPSCR)
+		return 8;
+	return trawl_reg_width(reg);
+}
+
+static enum trawl_status rf_get(struct trawl_index_builder *b, uint16_t cpu, struct rfile **out,
+				struct trawl_error *err)
+{
+	if (cpu >= MAX_CPUS)
+		return trawl_error_set(err, TRAWL_ERR_LIMIT, "cpu %u: at most %u cpus are indexed",
+				       cpu, MAX_CPUS);
+	if (cpu >= b->ncpu) {
+		struct rfile *rf = realloc(b->rf, (cpu + 1u) * sizeof *rf);
+		if (!rf)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		memset(rf + b->ncpu, 0, (cpu + 1u - b->ncpu) * sizeof *rf);
+		b->rf = rf;
+		b->ncpu = cpu + 1u;
+	}
+	struct rfile *r = &b->rf[cpu];
+	if (!r->val) {
+		r->val = calloc(1, RF_CORE_BYTES);
+		r->kn = calloc(1, RF_CORE_BYTES);
+		if (!r->val || !r->kn)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	}
+	r->used = 1;
+	*out = r;
+	return TRAWL_OK;
+}
+
+static enum trawl_status rf_grow_sys(struct rfile *r, uint32_t nsys, struct trawl_error *err)
+{
+	if (nsys <= r->nsys)
+		return TRAWL_OK;
+	size_t bytes = RF_CORE_BYTES + (size_t)nsys * TRAWL_REG_SYS_BYTES;
+	uint8_t *v = realloc(r->val, bytes);
+	if (!v)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	r->val = v;
+	uint8_t *k = realloc(r->kn, bytes);
+	if (!k)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	r->kn = k;
+	size_t old = RF_CORE_BYTES + (size_t)r->nsys * TRAWL_REG_SYS_BYTES;
+	memset(r->val + old, 0, bytes - old);
+	memset(r->kn + old, 0, bytes - old);
+	r->nsys = nsys;
+	return TRAWL_OK;
+}
+
+/* ---- memory blocks ---- */
+
+static uint64_t block_hash(uint64_t a)
+{
+	a >>= 6;
+	a *= 0x9e3779b97f4a7c15ull;
+	return a ^ (a >> 31);
+}
+
+static enum trawl_status rehash(struct trawl_index_builder *b, size_t nslots,
+				struct trawl_error *err)
+{
+	uint32_t *s = calloc(nslots, sizeof *s);
+	if (!s)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory for memory state");
+	for (size_t i = 0; i < b->nblocks; i++) {
+		size_t h = block_hash(b->blocks[i].addr) & (nslots - 1);
+		while (s[h])
+			h = (h + 1) & (nslots - 1);
+		s[h] = (uint32_t)i + 1;
+	}
+	free(b->slots);
+	b->slots = s;
+	b->nslots = nslots;
+	return TRAWL_OK;
+}
+
+static struct mblock *block_find(struct trawl_index_builder *b, uint64_t addr)
+{
+	if (!b->nslots)
+		return NULL;
+	for (size_t h = block_hash(addr) & (b->nslots - 1);; h = (h + 1) & (b->nslots - 1)) {
+		uint32_t s = b->slots[h];
+		if (!s)
+			return NULL;
+		if (b->blocks[s - 1].addr == addr)
+			return &b->blocks[s - 1];
+	}
+}
+
+static enum trawl_status block_get(struct trawl_index_builder *b, uint64_t addr,
+				   struct mblock **out, struct trawl_error *err)
+{
+	struct mblock *m = block_find(b, addr);
+	if (m) {
+		*out = m;
+		return TRAWL_OK;
+	}
+	if (b->nblocks >= UINT32_MAX - 1)
+		return trawl_error_set(err, TRAWL_ERR_LIMIT, "too much memory touched");
+	if ((b->nblocks + 1) * 2 > b->nslots) {
+		enum trawl_status st = rehash(b, b->nslots ? b->nslots * 2 : 1024, err);
+		if (st)
+			return st;
+	}
+	if (b->nblocks == b->cap_blocks) {
+		size_t c = b->cap_blocks ? b->cap_blocks * 2 : 1024;
+		struct mblock *nb = realloc(b->blocks, c * sizeof *nb);
+		if (!nb)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory for memory state");
+		b->blocks = nb;
+		b->cap_blocks = c;
+	}
+	m = &b->blocks[b->nblocks];
+	memset(m, 0, sizeof *m);
+	m->addr = addr;
+	m->start = ~(uint64_t)0;
+	m->civ = NONE32;
+	size_t h = block_hash(addr) & (b->nslots - 1);
+	while (b->slots[h])
+		h = (h + 1) & (b->nslots - 1);
+	b->slots[h] = (uint32_t)++b->nblocks;
+	*out = m;
+	return TRAWL_OK;
+}
+
+static enum trawl_status mark_dirty(struct trawl_index_builder *b, struct mblock *m,
+				    struct trawl_error *err)
+{
+	uint64_t epoch = b->nev / b->K + 1;
+	if (m->dirty == epoch)
+		return TRAWL_OK;
+	m->dirty = epoch;
+	if (b->ndirty == b->cap_dirty) {
+		size_t c = b->cap_dirty ? b->cap_dirty * 2 : 1024;
+		uint32_t *d = realloc(b->dirty, c * sizeof *d);
+		if (!d)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		b->dirty = d;
+		b->cap_dirty = c;
+	}
+	b->dirty[b->ndirty++] = (uint32_t)(m - b->blocks);
+	return TRAWL_OK;
+}
+
+/* A read of bytes `m` (known in the access) of block mb with values v[]
+ * (indexed by byte in block): bytes nobody wrote since the start or since a
+ * clobber get their value for that whole interval. */
+static void block_read(struct trawl_index_builder *b, struct mblock *mb, uint64_t m,
+		       const uint8_t *v)
+{
+	uint64_t fresh = m & ~mb->known;
+	if (!fresh)
+		return;
+	uint64_t s = fresh & mb->start;
+	uint64_t c = fresh & mb->clob;
+	for (unsigned i = 0; i < BLOCK; i++) {
+		uint64_t bit = (uint64_t)1 << i;
+		if (!(fresh & bit))
+			continue;
+		mb->val[i] = v[i];
+		if (s & bit)
+			mb->bd[i] = v[i];
+	}
+	mb->bdk |= s;
+	for (uint32_t ci = mb->civ; c && ci != NONE32; ci = b->civs[ci].next) {
+		struct civ *cv = &b->civs[ci];
+		uint64_t k = c & cv->open & ~cv->known;
+		for (unsigned i = 0; i < BLOCK; i++)
+			if ((k >> i) & 1)
+				cv->val[i] = v[i];
+		cv->known |= k;
+		c &= ~cv->open;
+	}
+	mb->known |= fresh;
+}
+
+/* A write of bytes `m` of block mb: `vm` of them with values v[], the rest
+ * made unknown (a clobber, opening a new back-dating interval). */
+static enum trawl_status block_write(struct trawl_index_builder *b, struct mblock *mb,
+				     uint64_t m, uint64_t vm, const uint8_t *v,
+				     struct trawl_error *err)
+{
+	enum trawl_status st = mark_dirty(b, mb, err);
+	if (st)
+		return st;
+	for (unsigned i = 0; i < BLOCK; i++)
+		if ((vm >> i) & 1)
+			mb->val[i] = v[i];
+	uint64_t um = m & ~vm;
+	mb->known = (mb->known | vm) & ~um;
+	mb->start &= ~m;
+	if (mb->clob & m) {
+		for (uint32_t ci = mb->civ; ci != NONE32; ci = b->civs[ci].next)
+			b->civs[ci].open &= ~m;
+		mb->clob &= ~m;
+	}
+	if (!um)
+		return TRAWL_OK;
+	/* CLOB record for the query side, and a new interval here */
+	uint8_t *r;
+	st = idx_sorter_add(&b->clob, &r, err);
+	if (st)
+		return st;
+	st64(r, mb->addr);
+	st64(r + 8, b->nev);
+	st64(r + 16, um);
+	b->nclob++;
+	if (mb->civ != NONE32 && b->civs[mb->civ].ev == b->nev) {
+		b->civs[mb->civ].open |= um;
+	} else {
+		if (b->nciv == b->cap_civ) {
+			size_t c = b->cap_civ ? b->cap_civ * 2 : 64;
+			struct civ *nc = realloc(b->civs, c * sizeof *nc);
+			if (!nc)
+				return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+			b->civs = nc;
+			b->cap_civ = c;
+		}
+		if (b->nciv >= NONE32)
+			return trawl_error_set(err, TRAWL_ERR_LIMIT, "too many clobbered ranges");
+		struct civ *cv = &b->civs[b->nciv];
+		memset(cv, 0, sizeof *cv);
+		cv->block = mb->addr;
+		cv->ev = b->nev;
+		cv->open = um;
+		cv->next = mb->civ;
+		mb->civ = (uint32_t)b->nciv++;
+	}
+	mb->clob |= um;
+	return TRAWL_OK;
+}
+
+/* Pieces of [addr, addr+size) by 64-byte block: calls fn per piece with the
+ * block address, first byte in block, byte count, index of that piece's
+ * first byte in the access. */
+#define FOR_EACH_PIECE(addr, size, blk, off, cnt, idx)                                   \
+	for (uint64_t idx = 0, blk, off, cnt; idx < (size) &&                              \
+	     ((blk = ((addr) + idx) & BLOCK_MASK), (off = ((addr) + idx) - blk),              \
+	      (cnt = BLOCK - off < (size) - idx ? BLOCK - off : (size) - idx), 1);          \
+	     idx += cnt)
+
+static uint64_t piece_mask(uint64_t off, uint64_t cnt)
+{
+	return (cnt >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << cnt) - 1)) << off;
+}
+
+static enum trawl_status add_memw(struct trawl_index_builder *b, uint64_t blk, uint64_t dloff,
+				  uint64_t off, uint64_t cnt, unsigned flags,
+				  struct trawl_error *err)
+{
+	uint8_t *r;
+	enum trawl_status st = idx_sorter_add(&b->memw, &r, err);
+	if (st)
+		return st;
+	st64(r, blk);
+	st64(r + 8, b->nev);
+	st64(r + 16, dloff);
+	r[24] = (uint8_t)off;
+	r[25] = (uint8_t)cnt;
+	r[26] = (uint8_t)flags;
+	memset(r + 27, 0, 5);
+	return TRAWL_OK;
+}
+
+static enum trawl_status scratch(struct trawl_index_builder *b, size_t n, struct trawl_error *err)
+{
+	if (n <= b->scratch_cap)
+		return TRAWL_OK;
+	size_t c = n < 4096 ? 4096 : n;
+	uint8_t *s = realloc(b->scratch, c);
+	if (!s)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	b->scratch = s;
+	b->scratch_cap = c;
+	return TRAWL_OK;
+}
+
+static enum trawl_status do_mem_write(struct trawl_index_builder *b, uint64_t addr,
+				      uint64_t size, const uint8_t *value, const uint8_t *pool,
+				      uint32_t known, struct trawl_error *err)
+{
+	enum trawl_status st;
+	int all = known == TRAWL_ALL_KNOWN;
+	if (all) {
+		for (uint64_t i = 0; i < size && all; i++)
+			all = trawl_known_bit(pool, known, (uint32_t)i);
+	}
+	size_t mlen = all ? 0 : (size_t)((size + 7) / 8);
+	uint64_t dloff = b->dl.pos;
+	st = scratch(b, 13 + mlen, err);
+	if (st)
+		return st;
+	uint8_t *h = b->scratch;
+	h[0] = (uint8_t)(DT_MEM | (all ? 0 : DT_MASK));
+	st64(h + 1, addr);
+	st32(h + 9, (uint32_t)size);
+	if ((st = idx_file_write(&b->dl, h, 13, err)) ||
+	    (st = idx_file_write(&b->dl, value, (size_t)size, err)))
+		return st;
+	if (!all) {
+		memset(h, 0, mlen);
+		for (uint64_t i = 0; i < size; i++)
+			if (trawl_known_bit(pool, known, (uint32_t)i))
+				h[i / 8] |= (uint8_t)(1u << (i % 8));
+		if ((st = idx_file_write(&b->dl, h, mlen, err)))
+			return st;
+	}
+	FOR_EACH_PIECE(addr, size, blk, off, cnt, idx) {
+		struct mblock *mb;
+		if ((st = block_get(b, blk, &mb, err)) ||
+		    (st = add_memw(b, blk, dloff, off, cnt, 0, err)))
+			return st;
+		uint8_t v[BLOCK];
+		uint64_t vm = 0;
+		for (uint64_t i = 0; i < cnt; i++) {
+			v[off + i] = value[idx + i];
+			if (all || trawl_known_bit(pool, known, (uint32_t)(idx + i)))
+				vm |= (uint64_t)1 << (off + i);
+		}
+		if ((st = block_write(b, mb, piece_mask(off, cnt), vm, v, err)))
+			return st;
+	}
+	return TRAWL_OK;
+}
+
+static enum trawl_status do_clobber(struct trawl_index_builder *b, uint64_t addr, uint64_t size,
+				    struct trawl_error *err)
+{
+	enum trawl_status st;
+	if (size == 0 || size > MAX_CLOBBER || addr + size < addr)
+		return TRAWL_OK;
+	uint8_t h[17];
+	uint64_t dloff = b->dl.pos;
+	h[0] = DT_CLOB;
+	st64(h + 1, addr);
+	st64(h + 9, size);
+	if ((st = idx_file_write(&b->dl, h, 17, err)))
+		return st;
+	FOR_EACH_PIECE(addr, size, blk, off, cnt, idx) {
+		struct mblock *mb;
+		(void)idx;
+		if ((st = block_get(b, blk, &mb, err)) ||
+		    (st = add_memw(b, blk, dloff, off, cnt, MEMW_CLOBBER, err)) ||
+		    (st = block_write(b, mb, piece_mask(off, cnt), 0, NULL, err)))
+			return st;
+	}
+	return TRAWL_OK;
+}
+
+static enum trawl_status do_mem_read(struct trawl_index_builder *b, uint64_t addr,
+				     uint64_t size, const uint8_t *value, const uint8_t *pool,
+				     uint32_t known, struct trawl_error *err)
+{
+	FOR_EACH_PIECE(addr, size, blk, off, cnt, idx) {
+		struct mblock *mb;
+		enum trawl_status st = block_get(b, blk, &mb, err);
+		if (st)
+			return st;
+		uint8_t v[BLOCK];
+		uint64_t m = 0;
+		for (uint64_t i = 0; i < cnt; i++) {
+			v[off + i] = value[idx + i];
+			if (trawl_known_bit(pool, known, (uint32_t)(idx + i)))
+				m |= (uint64_t)1 << (off + i);
+		}
+		block_read(b, mb, m, v);
+	}
+	return TRAWL_OK;
+}
+
+/* Current value of memory, when every byte is known (semihosting). */
+static int mem_peek(struct trawl_index_builder *b, uint64_t addr, unsigned len, uint64_t *out)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < len; i++) {
+		uint64_t a = addr + i;
+		struct mblock *mb = block_find(b, a & BLOCK_MASK);
+		unsigned o = (unsigned)(a & (BLOCK - 1));
+		if (!mb || !((mb->known >> o) & 1))
+			return 0;
+		v |= (uint64_t)mb->val[o] << (8 * i);
+	}
+	*out = v;
+	return 1;
+}
+
+static int reg_peek(const struct rfile *r, uint32_t reg, unsigned len, uint64_t *out)
+{
+	int32_t o = rf_core_offset(reg);
+	uint64_t v = 0;
+	for (unsigned i = 0; i < len; i++) {
+		if (!r->kn[o + i])
+			return 0;
+		v |= (uint64_t)r->val[o + i] << (8 * i);
+	}
+	*out = v;
+	return 1;
+}
+
+/* Semihosting calls write memory the trace does not log. Recognise the
+ * trap (HLT #0xF000 on A64; SVC 0x123456 / HLT #0xF000 on A32; SVC, BKPT
+ * or HLT with 0xAB/0x3C on T32), and return the range the operation in
+ * r0 fills, from the parameter block r1 points at. */
+static int semihosting_range(struct trawl_index_builder *b, const struct trawl_event *e,
+			     const struct rfile *r, uint64_t *addr, uint64_t *size)
+{
+	if (e->kind != TRAWL_EV_INSN || (e->flags & TRAWL_EVF_CCFAIL))
+		return 0;
+	uint32_t enc = e->u.insn.encoding;
+	unsigned w;
+	if (e->u.insn.iset == TRAWL_ISET_A64 && enc == 0xd45e0000u)
+		w = 8;
+	else if (e->u.insn.iset == TRAWL_ISET_A32 &&
+		 ((enc & 0x0fffffffu) == 0x0f123456u || (enc & 0x0fffffffu) == 0x010f0070u))
+		w = 4;
+	else if (e->u.insn.iset == TRAWL_ISET_T32 &&
+		 (enc == 0xdfabu || enc == 0xbeabu || enc == 0xbabcu))
+		w = 4;
+	else
+		return 0;
+	uint64_t op, p, a, l;
+	if (!reg_peek(r, TRAWL_REG_X0, 4, &op) || !reg_peek(r, TRAWL_REG_X0 + 1, w, &p))
+		return 0;
+	switch (op) {
+	case 0x06: /* SYS_READ {handle, buf, len} */
+	case 0x0d: /* SYS_TMPNAM {buf, id, len} */
+		if (!mem_peek(b, op == 0x06 ? p + w : p, w, &a) || !mem_peek(b, p + 2 * w, w, &l))
+			return 0;
+		break;
+	case 0x15: /* SYS_GET_CMDLINE {buf, len} */
+		if (!mem_peek(b, p, w, &a) || !mem_peek(b, p + w, w, &l))
+			return 0;
+		break;
+	case 0x16: /* SYS_HEAPINFO: *block points at 4 words */
+		if (!mem_peek(b, p, w, &a))
+			return 0;
+		l = 4 * w;
+		break;
+	case 0x30: /* SYS_ELAPSED: 8 bytes at the block */
+		a = p;
+		l = 8;
+		break;
+	default:
+		return 0;
+	}
+	*addr = a;
+	*size = l;
+	return 1;
+}
+
+/* Call depth heuristics: calls are BL/BLR (and A32/T32 BL/BLX), returns are
+ * RET (and BX LR, POP {..., pc}). */
+static int call_effect(const struct trawl_event *e)
+{
+	if (e->kind != TRAWL_EV_INSN || (e->flags & TRAWL_EVF_CCFAIL))
+		return 0;
+	uint32_t x = e->u.insn.encoding;
+	switch (e->u.insn.iset) {
+	case TRAWL_ISET_A64:
+		if ((x & 0xfc000000u) == 0x94000000u || (x & 0xfffffc1fu) == 0xd63f0000u)
+			return 1;
+		if ((x & 0xfffffc1fu) == 0xd65f0000u)
+			return -1;
+		return 0;
+	case TRAWL_ISET_A32:
+		if ((x & 0x0f000000u) == 0x0b000000u || (x & 0xfe000000u) == 0xfa000000u ||
+		    (x & 0x0ffffff0u) == 0x012fff30u)
+			return 1;
+		if ((x & 0x0fffffffu) == 0x012fff1eu || (x & 0x0fff8000u) == 0x08bd8000u)
+			return -1;
+		return 0;
+	case TRAWL_ISET_T32:
+		if (e->u.insn.width == 4 && (x & 0xf800d000u) == 0xf000d000u)
+			return 1;
+		if (e->u.insn.width == 4 && (x & 0xf800d001u) == 0xf000c000u)
+			return 1;
+		if (e->u.insn.width == 2 && (x & 0xff87u) == 0x4780u)
+			return 1;
+		if (e->u.insn.width == 2 && ((x & 0xffffu) == 0x4770u || (x & 0xff00u) == 0xbd00u))
+			return -1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static enum trawl_status copy_sysreg_names(struct trawl_index_builder *b,
+					   const struct trawl_reg_names *src, uint32_t upto,
+					   struct trawl_error *err)
+{
+	while (b->names.count < upto) {
+		const char *n = src && b->names.count < src->count ? src->names[b->names.count] : NULL;
+		char tmp[32];
+		if (!n) {
+			snprintf(tmp, sizeof tmp, "sysreg%zu", b->names.count);
+			n = tmp;
+		}
+		size_t before = b->names.count;
+		uint32_t id = trawl_reg_names_intern(&b->names, n, strlen(n));
+		if (!id)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		if (b->names.count == before) {
+			/* the same name twice: keep ids aligned with a unique name */
+			snprintf(tmp, sizeof tmp, "sysreg%zu", before);
+			if (!trawl_reg_names_intern(&b->names, tmp, strlen(tmp)))
+				return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		}
+	}
+	return TRAWL_OK;
+}
+
+static enum trawl_status do_reg_write(struct trawl_index_builder *b, struct rfile *r,
+				      const struct trawl_reg_write *w,
+				      const struct trawl_event_batch *batch, uint16_t cpu,
+				      struct trawl_error *err)
+{
+	enum trawl_status st;
+	uint32_t width, base;
+	if (w->reg >= TRAWL_REG_SYS_BASE) {
+		uint32_t i = w->reg - TRAWL_REG_SYS_BASE;
+		if (i >= MAX_SYSREGS)
+			return trawl_error_set(err, TRAWL_ERR_LIMIT, "too many system registers");
+		if ((st = copy_sysreg_names(b, batch->sysregs, i + 1, err)) ||
+		    (st = rf_grow_sys(r, i + 1, err)))
+			return st;
+		width = TRAWL_REG_SYS_BYTES;
+		base = RF_CORE_BYTES + i * TRAWL_REG_SYS_BYTES;
+	} else {
+		int32_t o = rf_core_offset(w->reg);
+		if (o < 0)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT, "write to unknown register %u",
+					       w->reg);
+		width = rf_width(w->reg);
+		base = (uint32_t)o;
+	}
+	uint32_t end = (uint32_t)w->offset + w->size;
+	if (end > width || w->zext > width)
+		return trawl_error_set(err, TRAWL_ERR_FORMAT,
+				       "register write outside %s (bytes %u-%u of %u)",
+				       trawl_reg_names_get(&b->names, w->reg), w->offset, end, width);
+	const uint8_t *val = batch->pool + w->value;
+	int all = 1;
+	for (uint32_t i = 0; i < w->size && all; i++)
+		all = trawl_known_bit(batch->pool, w->known, i);
+	size_t mlen = all ? 0 : (w->size + 7u) / 8u;
+	if ((st = scratch(b, 11 + w->size + mlen, err)))
+		return st;
+	uint64_t dloff = b->dl.pos;
+	uint8_t *h = b->scratch;
+	h[0] = (uint8_t)(DT_REG | (all ? 0 : DT_MASK));
+	st32(h + 1, w->reg);
+	st16(h + 5, w->offset);
+	st16(h + 7, w->size);
+	st16(h + 9, w->zext);
+	memcpy(h + 11, val, w->size);
+	if (!all) {
+		memset(h + 11 + w->size, 0, mlen);
+		for (uint32_t i = 0; i < w->size; i++)
+			if (trawl_known_bit(batch->pool, w->known, i))
+				h[11 + w->size + i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	if ((st = idx_file_write(&b->dl, h, 11 + w->size + mlen, err)))
+		return st;
+	for (uint32_t i = 0; i < w->size; i++) {
+		int k = all || trawl_known_bit(batch->pool, w->known, i);
+		r->val[base + w->offset + i] = k ? val[i] : 0;
+		r->kn[base + w->offset + i] = (uint8_t)k;
+	}
+	for (uint32_t i = end; i < w->zext; i++) {
+		r->val[base + i] = 0;
+		r->kn[base + i] = 1;
+	}
+	uint8_t *rec;
+	if ((st = idx_sorter_add(&b->regw, &rec, err)))
+		return st;
+	st64(rec, (uint64_t)cpu << 32 | w->reg);
+	st64(rec + 8, b->nev);
+	st64(rec + 16, dloff);
+	st16(rec + 24, w->offset);
+	st16(rec + 26, (uint16_t)(w->zext > end ? w->zext : end));
+	st32(rec + 28, 0);
+	return TRAWL_OK;
+}
+
+/* Register files of every cpu, as they are before event b->nev. */
+static enum trawl_status write_checkpoint(struct trawl_index_builder *b, struct trawl_error *err)
+{
+	enum trawl_status st;
+	uint8_t tmp[8];
+	st64(tmp, b->ckd.pos);
+	if ((st = idx_file_write(&b->cki, tmp, 8, err)))
+		return st;
+	uint32_t n = 0;
+	for (uint32_t c = 0; c < b->ncpu; c++)
+		n += b->rf[c].used;
+	st32(tmp, n);
+	if ((st = idx_file_write(&b->ckd, tmp, 4, err)))
+		return st;
+	for (uint32_t c = 0; c < b->ncpu; c++) {
+		struct rfile *r = &b->rf[c];
+		if (!r->used)
+			continue;
+		/* count first, then write: registers with any known byte */
+		uint32_t nregs = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass == 1) {
+				st16(tmp, (uint16_t)c);
+				st16(tmp + 2, 0);
+				st32(tmp + 4, nregs);
+				if ((st = idx_file_write(&b->ckd, tmp, 8, err)))
+					return st;
+			}
+			for (uint32_t reg = 0; reg <= TRAWL_REG_FFR + r->nsys; reg++) {
+				uint32_t id = reg <= TRAWL_REG_FFR ? reg
+					: TRAWL_REG_SYS_BASE + (reg - TRAWL_REG_FFR - 1);
+				uint32_t base, width;
+				if (id >= TRAWL_REG_SYS_BASE) {
+					base = RF_CORE_BYTES +
+					       (id - TRAWL_REG_SYS_BASE) * TRAWL_REG_SYS_BYTES;
+					width = TRAWL_REG_SYS_BYTES;
+				} else {
+					int32_t o = rf_core_offset(id);
+					if (o < 0)
+						continue;
+					base = (uint32_t)o;
+					width = rf_width(id);
+				}
+				uint32_t size = width;
+				while (size && !r->kn[base + size - 1])
+					size--;
+				if (!size)
+					continue;
+				if (pass == 0) {
+					nregs++;
+					continue;
+				}
+				int all = 1;
+				for (uint32_t i = 0; i < size; i++)
+					all &= r->kn[base + i];
+				uint8_t h[8 + 256 + 32];
+				st32(h, id);
+				st16(h + 4, (uint16_t)size);
+				h[6] = (uint8_t)all;
+				h[7] = 0;
+				for (uint32_t i = 0; i < size; i++)
+					h[8 + i] = r->kn[base + i] ? r->val[base + i] : 0;
+				size_t len = 8 + size;
+				if (!all) {
+					memset(h + len, 0, (size + 7) / 8);
+					for (uint32_t i = 0; i < size; i++)
+						if (r->kn[base + i])
+							h[len + i / 8] |= (uint8_t)(1u << (i % 8));
+					len += (size + 7) / 8;
+				}
+				if ((st = idx_file_write(&b->ckd, h, len, err)))
+					return st;
+			}
+		}
+	}
+	return TRAWL_OK;
+}
+
+/* Snapshots of the blocks written in the epoch that just ended. */
+static enum trawl_status write_snapshots(struct trawl_index_builder *b, struct trawl_error *err)
+{
+	for (size_t i = 0; i < b->ndirty; i++) {
+		struct mblock *m = &b->blocks[b->dirty[i]];
+		uint8_t *r;
+		enum trawl_status st = idx_sorter_add(&b->snap, &r, err);
+		if (st)
+			return st;
+		st64(r, m->addr);
+		st64(r + 8, b->nev);
+		for (unsigned k = 0; k < BLOCK; k++)
+			r[16 + k] = ((m->known >> k) & 1) ? m->val[k] : 0;
+		st64(r + 80, m->known);
+	}
+	b->ndirty = 0;
+	return TRAWL_OK;
+}
+
+static enum trawl_status add_event(struct trawl_index_builder *b, const struct trawl_event *e,
+				   const struct trawl_event_batch *batch, struct trawl_error *err)
+{
+	enum trawl_status st;
+	if (b->nev % b->K == 0) {
+		if ((b->nev && (st = write_snapshots(b, err))) || (st = write_checkpoint(b, err)))
+			return st;
+	}
+	struct rfile *r = NULL;
+	if ((st = rf_get(b, e->cpu, &r, err)))
+		return st;
+	uint64_t dloff = b->dl.pos;
+	uint64_t sh_addr = 0, sh_size = 0;
+	int sh = semihosting_range(b, e, r, &sh_addr, &sh_size);
+	for (uint32_t i = 0; i < e->nregs; i++)
+		if ((st = do_reg_write(b, r, &batch->regs[e->first_reg + i], batch, e->cpu, err)))
+			return st;
+	for (uint32_t i = 0; i < e->nmems; i++) {
+		const struct trawl_mem_access *m = &batch->mems[e->first_mem + i];
+		if (m->flags & (TRAWL_MEM_ABORTED | TRAWL_MEM_FETCH) || !m->size)
+			continue;
+		if (m->addr + m->size < m->addr)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT,
+					       "memory access wraps around the address space");
+		const uint8_t *v = batch->pool + m->value;
+		if (m->flags & TRAWL_MEM_WRITE)
+			st = do_mem_write(b, m->addr, m->size, v, batch->pool, m->known, err);
+		else if (m->flags & TRAWL_MEM_READ)
+			st = do_mem_read(b, m->addr, m->size, v, batch->pool, m->known, err);
+		if (st)
+			return st;
+	}
+	if (sh && (st = do_clobber(b, sh_addr, sh_size, err)))
+		return st;
+
+	uint8_t rec[EV_REC];
+	int isinsn = e->kind == TRAWL_EV_INSN;
+	st64(rec, e->line);
+	st64(rec + 8, e->offset);
+	st64(rec + 16, e->time);
+	st64(rec + 24, isinsn ? e->u.insn.pc : 0);
+	st64(rec + 32, dloff);
+	st32(rec + 40, e->nlines);
+	st32(rec + 44, e->length > UINT32_MAX ? UINT32_MAX : (uint32_t)e->length);
+	st32(rec + 48, isinsn ? e->u.insn.encoding : 0);
+	st32(rec + 52, (uint32_t)r->depth);
+	st16(rec + 56, e->cpu);
+	st16(rec + 58, e->flags & 0xff);
+	rec[60] = (uint8_t)e->kind;
+	rec[61] = isinsn ? e->u.insn.iset : 0;
+	rec[62] = isinsn ? e->u.insn.el : 0xff;
+	rec[63] = isinsn ? e->u.insn.width : 0;
+	if ((st = idx_file_write(&b->ev, rec, EV_REC, err)))
+		return st;
+	r->depth += call_effect(e);
+	if (isinsn) {
+		uint8_t *p;
+		if ((st = idx_sorter_add(&b->pcs, &p, err)))
+			return st;
+		st64(p, e->u.insn.pc);
+		st64(p + 8, b->nev);
+	}
+	if (!b->time_unit && e->time_unit)
+		b->time_unit = e->time_unit;
+	if (e->line + (e->nlines ? e->nlines - 1 : 0) > b->last_line)
+		b->last_line = e->line + (e->nlines ? e->nlines - 1 : 0);
+	b->nev++;
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_index_builder_add(struct trawl_index_builder *b,
+					  const struct trawl_event_batch *batch,
+					  struct trawl_error *err)
+{
+	for (size_t i = 0; i < batch->count; i++) {
+		const struct trawl_event *e = &batch->events[i];
+		enum trawl_status st = add_event(b, e, batch, err);
+		if (st) {
+			if (e->line)
+				trawl_error_at(err, NULL, e->line, 0, e->offset);
+			return st;
+		}
+	}
+	return TRAWL_OK;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, const char *path,
+					     const struct trawl_index_build_options *opt,
+					     struct trawl_error *err)
+{
+	enum trawl_status st = TRAWL_ERR_NOMEM;
+	struct trawl_index_builder *b = calloc(1, sizeof *b);
+	if (!b)
+		return trawl_error_set(err, st, "out of memory");
+	if (opt)
+		b->opt = *opt;
+	b->K = b->opt.checkpoint_interval ? b->opt.checkpoint_interval : 256;
+	size_t mem = b->opt.sort_memory ? b->opt.sort_memory : (64u << 20);
+	b->t0 = now_s();
+	trawl_reg_names_init(&b->names);
+	b->ev.fd = b->dl.fd = b->cki.fd = b->ckd.fd = -1;
+	b->path = strdup(path);
+	b->tmp_path = malloc(strlen(path) + 32);
+	b->dir = strdup(path);
+	if (!b->path || !b->tmp_path || !b->dir) {
+		st = trawl_error_set(err, st, "out of memory");
+		goto fail;
+	}
+	snprintf(b->tmp_path, strlen(path) + 32, "%s.tmp%ld", path, (long)getpid());
+	char *slash = strrchr(b->dir, '/');
+	if (!slash)
+		strcpy(b->dir, ".");
+	else if (slash == b->dir)
+		slash[1] = 0;
+	else
+		*slash = 0;
+	if ((st = idx_file_temp(&b->ev, b->dir, "event spool", err)) ||
+	    (st = idx_file_temp(&b->dl, b->dir, "delta spool", err)) ||
+	    (st = idx_file_temp(&b->cki, b->dir, "checkpoint spool", err)) ||
+	    (st = idx_file_temp(&b->ckd, b->dir, "checkpoint spool", err)))
+		goto fail;
+	idx_sorter_init(&b->memw, MEMW_REC, mem, b->dir, err);
+	idx_sorter_init(&b->snap, SNAP_REC, mem, b->dir, err);
+	idx_sorter_init(&b->clob, CLOB_REC, mem / 4, b->dir, err);
+	idx_sorter_init(&b->regw, REGW_REC, mem, b->dir, err);
+	idx_sorter_init(&b->pcs, PCS_REC, mem, b->dir, err);
+	*out = b;
+	return TRAWL_OK;
+fail:
+	trawl_index_builder_destroy(b);
+	return st;
+}
+
+void trawl_index_builder_destroy(struct trawl_index_builder *b)
+{
+	if (!b)
+		return;
+	idx_file_close(&b->ev);
+	idx_file_close(&b->dl);
+	idx_file_close(&b->cki);
+	idx_file_close(&b->ckd);
+	idx_sorter_release(&b->memw);
+	idx_sorter_release(&b->snap);
+	idx_sorter_release(&b->clob);
+	idx_sorter_release(&b->regw);
+	idx_sorter_release(&b->pcs);
+	if (b->tmp_path)
+		unlink(b->tmp_path);
+	for (uint32_t c = 0; c < b->ncpu; c++) {
+		free(b->rf[c].val);
+		free(b->rf[c].kn);
+	}
+	free(b->rf);
+	free(b->blocks);
+	free(b->slots);
+	free(b->dirty);
+	free(b->civs);
+	free(b->scratch);
+	trawl_reg_names_release(&b->names);
+	free(b->path);
+	free(b->tmp_path);
+	free(b->dir);
+	free(b);
+}
+
+/* ---- writing the file ---- */
+
+struct sec {
+	uint32_t id, rec;
+	uint64_t off, len, sum;
+};
+
+static enum trawl_status begin_sec(struct idx_file *f, struct sec *s, uint32_t id, uint32_t rec,
+				   struct trawl_error *err)
+{
+	enum trawl_status st = idx_file_align(f, err);
+	if (st)
+		return st;
+	idx_file_mark(f);
+	s->id = id;
+	s->rec = rec;
+	s->off = f->pos;
+	return TRAWL_OK;
+}
+
+static void end_sec(struct idx_file *f, struct sec *s)
+{
+	s->len = f->pos - s->off;
+	s->sum = idx_file_sum(f);
+}
+
+/* Back-dated values: start-of-trace records for every block, then clobber
+ * intervals in creation order; the stable sort keeps that order per block,
+ * which is (block, key) order. */
+static enum trawl_status write_backdate(struct trawl_index_builder *b, struct idx_file *f,
+					uint64_t *count, struct trawl_error *err)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < b->nblocks; i++)
+		n += b->blocks[i].bdk != 0;
+	for (size_t i = 0; i < b->nciv; i++)
+		n += b->civs[i].known != 0;
+	*count = n;
+	if (!n)
+		return TRAWL_OK;
+	uint8_t *recs = malloc(n * BD_REC);
+	if (!recs)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	size_t k = 0;
+	for (size_t i = 0; i < b->nblocks; i++) {
+		struct mblock *m = &b->blocks[i];
+		if (!m->bdk)
+			continue;
+		uint8_t *r = recs + k++ * BD_REC;
+		st64(r, m->addr);
+		st64(r + 8, 0);
+		for (unsigned j = 0; j < BLOCK; j++)
+			r[16 + j] = ((m->bdk >> j) & 1) ? m->bd[j] : 0;
+		st64(r + 80, m->bdk);
+	}
+	for (size_t i = 0; i < b->nciv; i++) {
+		struct civ *c = &b->civs[i];
+		if (!c->known)
+			continue;
+		uint8_t *r = recs + k++ * BD_REC;
+		st64(r, c->block);
+		st64(r + 8, c->ev + 1);
+		for (unsigned j = 0; j < BLOCK; j++)
+			r[16 + j] = ((c->known >> j) & 1) ? c->val[j] : 0;
+		st64(r + 80, c->known);
+	}
+	enum trawl_status st = TRAWL_OK;
+	if (idx_sort_records(recs, n, BD_REC))
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	else
+		st = idx_file_write(f, recs, n * BD_REC, err);
+	free(recs);
+	return st;
+}
+
+enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
+					     const struct trawl_trace_id *id,
+					     struct trawl_error *err)
+{
+	enum trawl_status st;
+	struct idx_file out = { .fd = -1 };
+	struct sec secs[SEC_COUNT_];
+	uint64_t nbd = 0;
+	memset(secs, 0, sizeof secs);
+	int fd = open(b->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return trawl_error_errno(err, errno, "cannot create '%s'", b->tmp_path);
+	if ((st = idx_file_fd(&out, fd, b->tmp_path, err))) {
+		close(fd);
+		return st;
+	}
+	static const uint8_t zero[IDX_HEADER_SIZE];
+	if ((st = idx_file_write(&out, zero, IDX_HEADER_SIZE, err)))
+		goto out;
+	struct sec *s = secs;
+#define SEC(id_, rec_, body)                                                               \
+	do {                                                                               \
+		if ((st = begin_sec(&out, s, id_, rec_, err)))                             \
+			goto out;                                                          \
+		if ((st = (body)))                                                         \
+			goto out;                                                          \
+		end_sec(&out, s++);                                                        \
+	} while (0)
+	SEC(SEC_EVENTS, EV_REC, idx_file_copy(&out, &b->ev, err));
+	SEC(SEC_DELTAS, 0, idx_file_copy(&out, &b->dl, err));
+	SEC(SEC_CKPT_INDEX, 8, idx_file_copy(&out, &b->cki, err));
+	SEC(SEC_CKPT_DATA, 0, idx_file_copy(&out, &b->ckd, err));
+	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, &out, err));
+	SEC(SEC_SNAP, SNAP_REC, idx_sorter_output(&b->snap, &out, err));
+	SEC(SEC_CLOB, CLOB_REC, idx_sorter_output(&b->clob, &out, err));
+	SEC(SEC_BACKDATE, BD_REC, write_backdate(b, &out, &nbd, err));
+	SEC(SEC_REGW, REGW_REC, idx_sorter_output(&b->regw, &out, err));
+	SEC(SEC_PCS, PCS_REC, idx_sorter_output(&b->pcs, &out, err));
+	if ((st = begin_sec(&out, s, SEC_SYSREGS, 0, err)))
+		goto out;
+	for (size_t i = 0; i < b->names.count; i++)
+		if ((st = idx_file_write(&out, b->names.names[i], strlen(b->names.names[i]) + 1,
+					 err)))
+			goto out;
+	end_sec(&out, s++);
+#undef SEC
+	if ((st = idx_file_flush(&out, err)))
+		goto out;
+
+	uint8_t h[IDX_HEADER_SIZE];
+	memset(h, 0, sizeof h);
+	memcpy(h, IDX_MAGIC, 8);
+	st32(h + 8, IDX_VERSION);
+	st32(h + 12, TRAWL_INDEX_KIND_LINEAR);
+	st32(h + 16, IDX_FLAG_COMPLETE);
+	st32(h + 20, IDX_HEADER_SIZE);
+	st64(h + 24, out.pos);
+	if (id) {
+		st64(h + 32, id->size);
+		st64(h + 40, id->mtime_ns);
+		st64(h + 48, id->hash);
+	}
+	st64(h + 56, b->nev);
+	st64(h + 64, b->last_line);
+	st32(h + 72, b->K);
+	st32(h + 76, b->ncpu);
+	st64(h + 80, (uint64_t)((now_s() - b->t0) * 1e9));
+	st64(h + 88, (uint64_t)time(NULL));
+	st32(h + 96, b->time_unit);
+	st32(h + 100, (uint32_t)(s - secs));
+	for (size_t i = 0; i < (size_t)(s - secs); i++) {
+		uint8_t *e = h + 128 + 32 * i;
+		st32(e, secs[i].id);
+		st32(e + 4, secs[i].rec);
+		st64(e + 8, secs[i].off);
+		st64(e + 16, secs[i].len);
+		st64(e + 24, secs[i].sum);
+	}
+	st64(h + IDX_HDR_CHECKSUM_OFF, idx_hash(0, h, IDX_HDR_CHECKSUM_OFF));
+	/* the header (with the complete flag) is the last write */
+	for (size_t done = 0; done < sizeof h;) {
+		ssize_t n = pwrite(out.fd, h + done, sizeof h - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			st = trawl_error_errno(err, n < 0 ? errno : ENOSPC, "cannot write '%s'",
+					       b->tmp_path);
+			goto out;
+		}
+		done += (size_t)n;
+	}
+	if (close(out.fd) != 0) {
+		out.fd = -1;
+		st = trawl_error_errno(err, errno, "cannot write '%s'", b->tmp_path);
+		goto out;
+	}
+	out.fd = -1;
+	if (rename(b->tmp_path, b->path) != 0) {
+		st = trawl_error_errno(err, errno, "cannot rename '%s' to '%s'", b->tmp_path,
+				       b->path);
+		goto out;
+	}
+	free(b->tmp_path);
+	b->tmp_path = NULL;
+	(void)nbd;
+out:
+	idx_file_close(&out);
+	return st;
+}

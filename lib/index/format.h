@@ -1,0 +1,173 @@
+/* On-disk layout of a trawl index file (kind 1, "linear"). Also in
+ * docs/index-format.md. Every integer is little-endian, whatever the host.
+ *
+ * Header (1024 bytes at offset 0)
+ *   off  size  meaning
+ *     0     8  magic "TRAWLIDX"
+ *     8     4  format version (1)
+ *    12     4  kind (1 = linear)
+ *    16     4  flags: bit 0 = complete (set in the last write of a build)
+ *    20     4  header size (1024)
+ *    24     8  file size in bytes
+ *    32     8  trace size          } identity of the trace the index
+ *    40     8  trace mtime (ns)    } belongs to (all 0 = none recorded)
+ *    48     8  trace hash (head and tail)
+ *    56     8  event count
+ *    64     8  last line of the last event
+ *    72     4  checkpoint interval K (events)
+ *    76     4  cpu count (highest cpu number + 1)
+ *    80     8  build duration (ns)
+ *    88     8  creation time (unix seconds)
+ *    96     4  time unit (enum trawl_time_unit)
+ *   100     4  section count (<= 24)
+ *   104    24  reserved (0)
+ *   128   768  section table: 24 entries of 32 bytes
+ *                +0 u32 id, +4 u32 record size (0 = bytes),
+ *                +8 u64 offset, +16 u64 length, +24 u64 checksum
+ *   896   120  reserved (0)
+ *  1016     8  header checksum: hash of bytes [0, 1016)
+ *
+ * Sections (offsets 8-aligned, inside the file, not overlapping the header)
+ *   1 EVENTS   64-byte records, one per event, in event order:
+ *              +0 line u64, +8 byte offset u64, +16 time u64, +24 pc u64,
+ *              +32 delta-log offset u64, +40 line count u32, +44 byte length
+ *              u32 (saturated), +48 encoding u32, +52 call depth i32,
+ *              +56 cpu u16, +58 flags u16, +60 kind u8, +61 iset u8,
+ *              +62 el u8, +63 encoding width u8
+ *   2 DELTAS   the effects of each event; event i owns bytes [delta(i),
+ *              delta(i+1)). Records:
+ *                REG  tag 0x01 (|0x80 when a known-mask follows), reg u32,
+ *                     offset u16, size u16, zext u16, value[size],
+ *                     [mask ceil(size/8)]
+ *                MEM  tag 0x02 (|0x80 mask), addr u64, size u32, value[size],
+ *                     [mask] (a memory write; values in address order)
+ *                CLOB tag 0x03, addr u64, size u64 (range made unknown)
+ *   3 CKPT_INDEX  u64 per checkpoint j: offset in CKPT_DATA of the register
+ *              files before event j*K
+ *   4 CKPT_DATA  per checkpoint: u32 n; n x { u16 cpu, u16 0, u32 nregs,
+ *              nregs x { u32 reg, u16 size, u8 all_known, u8 0, value[size],
+ *              [mask ceil(size/8) unless all_known] } }; bytes of a register
+ *              beyond `size` are unknown
+ *   5 MEMW     32-byte write-list records sorted by (block, event, delta):
+ *              +0 block address u64 (64-byte aligned), +8 event u64,
+ *              +16 delta-log offset of the MEM/CLOB record u64,
+ *              +24 first byte in block u8, +25 byte count u8 (1-64),
+ *              +26 flags u8 (1 = clobber), +27 5 bytes 0
+ *   6 SNAP     88-byte block snapshots sorted by (block, event): the block
+ *              as it was before event `event` (a checkpoint event), taken for
+ *              blocks written in the epoch before it: +0 block u64,
+ *              +8 event u64, +16 value[64], +80 known mask u64 (bit i = byte i)
+ *   7 CLOB     24-byte records sorted by (block, event): +0 block, +8 event,
+ *              +16 mask of bytes made unknown at that event
+ *   8 BACKDATE 88-byte records sorted by (block, key): values learnt from
+ *              reads of bytes nobody had written since `key` (0 = the start
+ *              of the trace, else clobber event + 1): +0 block, +8 key,
+ *              +16 value[64], +80 known mask u64
+ *   9 REGW     32-byte records sorted by (cpu << 32 | reg, event, delta):
+ *              +0 key u64, +8 event u64, +16 delta offset u64,
+ *              +24 first byte u16, +26 end byte u16 (zero-extension
+ *              included), +28 u32 0
+ *  10 PCS      16-byte records sorted by (pc, event): +0 pc, +8 event
+ *  11 SYSREGS  names of system registers, NUL-terminated, in id order
+ *              (TRAWL_REG_SYS_BASE + i)
+ */
+#ifndef TRAWL_INDEX_FORMAT_H
+#define TRAWL_INDEX_FORMAT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define IDX_MAGIC "TRAWLIDX"
+#define IDX_VERSION 1u
+#define IDX_HEADER_SIZE 1024u
+#define IDX_MAX_SECTIONS 24u
+#define IDX_FLAG_COMPLETE 1u
+#define IDX_HDR_CHECKSUM_OFF 1016u
+
+enum idx_section {
+	SEC_EVENTS = 1,
+	SEC_DELTAS,
+	SEC_CKPT_INDEX,
+	SEC_CKPT_DATA,
+	SEC_MEMW,
+	SEC_SNAP,
+	SEC_CLOB,
+	SEC_BACKDATE,
+	SEC_REGW,
+	SEC_PCS,
+	SEC_SYSREGS,
+	SEC_COUNT_ = SEC_SYSREGS,
+};
+
+#define EV_REC 64u
+#define MEMW_REC 32u
+#define SNAP_REC 88u
+#define CLOB_REC 24u
+#define BD_REC 88u
+#define REGW_REC 32u
+#define PCS_REC 16u
+
+#define BLOCK 64u
+#define BLOCK_MASK (~(uint64_t)(BLOCK - 1))
+
+#define DT_REG 0x01u
+#define DT_MEM 0x02u
+#define DT_CLOB 0x03u
+#define DT_MASK 0x80u
+
+#define MEMW_CLOBBER 1u
+
+/* Little-endian loads and stores (fixed file byte order). */
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&v, p, 8);
+#else
+	v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+#endif
+	return v;
+}
+static inline uint32_t ld32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint16_t ld16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline void st64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 8);
+#else
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+static inline void st32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+static inline void st16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+/* A fast 64-bit hash over bytes, used for checksums and trace identity. */
+uint64_t idx_hash(uint64_t seed, const void *data, size_t len);
+
+/* ---- register-file layout shared by builder and queries ---- */
+
+/* Byte offset of a core register in a register file, or -1. System
+ * registers follow the core area at RF_CORE_BYTES + i*16. */
+#define RF_CORE_BYTES (37u * 8 + 32u * 256 + 33u * 32)
+int32_t rf_core_offset(uint32_t reg);
+
+#endif

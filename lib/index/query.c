@@ -1,0 +1,714 @@
+/* Queries on an open index (layout in format.h).
+ *
+ * Registers after event N: the checkpoint before N's epoch plus the
+ * register writes of at most K events. Memory after event N, per 64-byte
+ * block: the block's last snapshot at or before N plus its writes since
+ * (only those of one epoch), then back-dated values for bytes still unknown.
+ * Last/next writes are binary searches in write lists sorted by (key,
+ * event). Every offset and length read from the file is checked.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/index-int.h"
+
+#define CORRUPT(ix, what) TRAWL_CORRUPT(err, "'%s': damaged index: %s", (ix)->path, what)
+
+static const uint8_t *rec_at(const struct idx_sec *s, uint64_t i)
+{
+	return s->p + i * s->rec;
+}
+
+uint64_t idx_lower_bound2(const struct idx_sec *s, uint64_t a, uint64_t b)
+{
+	uint64_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const uint8_t *r = rec_at(s, mid);
+		uint64_t ra = ld64(r), rb = ld64(r + 8);
+		if (ra < a || (ra == a && rb < b))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* ---- events ---- */
+
+uint64_t trawl_index_event_count(const struct trawl_index *ix)
+{
+	return ix->nev;
+}
+
+enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
+				    struct trawl_index_event *o, struct trawl_error *err)
+{
+	if (ev >= ix->nev)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no event %llu (the trace has %llu)",
+				       (unsigned long long)ev, (unsigned long long)ix->nev);
+	const uint8_t *r = rec_at(&ix->sec[SEC_EVENTS], ev);
+	o->seq = ev;
+	o->line = ld64(r);
+	o->offset = ld64(r + 8);
+	o->time = ld64(r + 16);
+	o->pc = ld64(r + 24);
+	o->nlines = ld32(r + 40);
+	o->length = ld32(r + 44);
+	o->encoding = ld32(r + 48);
+	o->depth = (int32_t)ld32(r + 52);
+	o->cpu = ld16(r + 56);
+	o->flags = ld16(r + 58);
+	o->kind = r[60];
+	o->iset = r[61];
+	o->el = r[62];
+	o->width = r[63];
+	return TRAWL_OK;
+}
+
+/* Last event whose field at `off` is <= v (fields are non-decreasing). */
+static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v)
+{
+	const struct idx_sec *s = &ix->sec[SEC_EVENTS];
+	uint64_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (ld64(rec_at(s, mid) + off) <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo - 1;
+}
+
+enum trawl_status trawl_index_event_at_line(const struct trawl_index *ix, uint64_t line,
+					    uint64_t *ev, struct trawl_error *err)
+{
+	int64_t i = last_le(ix, 0, line);
+	if (i < 0 || line > ix->last_line || line == 0)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "line %llu is not in the trace",
+				       (unsigned long long)line);
+	*ev = (uint64_t)i;
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_index_event_at_time(const struct trawl_index *ix, uint64_t t,
+					    uint64_t *ev, struct trawl_error *err)
+{
+	int64_t i = last_le(ix, 16, t);
+	if (i < 0)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "time %llu is before the trace",
+				       (unsigned long long)t);
+	*ev = (uint64_t)i;
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_index_event_at_offset(const struct trawl_index *ix, uint64_t off,
+					      uint64_t *ev, struct trawl_error *err)
+{
+	int64_t i = last_le(ix, 8, off);
+	if (i < 0)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
+				       "byte offset %llu is before the first event",
+				       (unsigned long long)off);
+	*ev = (uint64_t)i;
+	return TRAWL_OK;
+}
+
+/* Delta-log range [*a, *b) of event ev, checked. */
+static enum trawl_status delta_range(const struct trawl_index *ix, uint64_t ev, uint64_t *a,
+				     uint64_t *b, struct trawl_error *err)
+{
+	const struct idx_sec *e = &ix->sec[SEC_EVENTS];
+	*a = ld64(rec_at(e, ev) + 32);
+	*b = ev + 1 < ix->nev ? ld64(rec_at(e, ev + 1) + 32) : ix->sec[SEC_DELTAS].len;
+	if (*a > *b || *b > ix->sec[SEC_DELTAS].len)
+		return CORRUPT(ix, "event delta range");
+	return TRAWL_OK;
+}
+
+/* One delta record, decoded with bounds checks. */
+struct delta {
+	unsigned tag;
+	uint32_t reg;
+	uint16_t off, size, zext;
+	uint64_t addr, len;
+	const uint8_t *value, *mask; /* mask NULL = all known */
+};
+
+static enum trawl_status delta_next(const struct trawl_index *ix, uint64_t *pos, uint64_t end,
+				    struct delta *d, struct trawl_error *err)
+{
+	const uint8_t *p = ix->sec[SEC_DELTAS].p + *pos;
+	uint64_t left = end - *pos;
+	if (!left)
+		return CORRUPT(ix, "empty delta record");
+	unsigned tag = p[0] & 0x7f;
+	int masked = p[0] & DT_MASK;
+	uint64_t n;
+	d->tag = tag;
+	d->mask = NULL;
+	if (tag == DT_REG) {
+		if (left < 11)
+			return CORRUPT(ix, "short register delta");
+		d->reg = ld32(p + 1);
+		d->off = ld16(p + 5);
+		d->size = ld16(p + 7);
+		d->zext = ld16(p + 9);
+		n = 11 + (uint64_t)d->size + (masked ? (d->size + 7u) / 8u : 0);
+		d->value = p + 11;
+		d->len = d->size;
+	} else if (tag == DT_MEM) {
+		if (left < 13)
+			return CORRUPT(ix, "short memory delta");
+		d->addr = ld64(p + 1);
+		d->len = ld32(p + 9);
+		n = 13 + d->len + (masked ? (d->len + 7) / 8 : 0);
+		d->value = p + 13;
+	} else if (tag == DT_CLOB) {
+		if (left < 17)
+			return CORRUPT(ix, "short clobber delta");
+		d->addr = ld64(p + 1);
+		d->len = ld64(p + 9);
+		n = 17;
+		d->value = NULL;
+	} else {
+		return CORRUPT(ix, "unknown delta record");
+	}
+	if (n > left)
+		return CORRUPT(ix, "delta record overruns its event");
+	if (masked)
+		d->mask = d->value + d->len;
+	*pos += n;
+	return TRAWL_OK;
+}
+
+static int mask_bit(const uint8_t *mask, uint64_t i)
+{
+	return !mask || ((mask[i / 8] >> (i % 8)) & 1);
+}
+
+/* ---- registers ---- */
+
+void trawl_index_regs_init(struct trawl_index_regs *r)
+{
+	memset(r, 0, sizeof *r);
+}
+
+void trawl_index_regs_release(struct trawl_index_regs *r)
+{
+	free(r->value);
+	free(r->known);
+	memset(r, 0, sizeof *r);
+}
+
+static int reg_place(uint32_t reg, uint32_t nsys, uint32_t *base, uint32_t *width)
+{
+	if (reg >= TRAWL_REG_SYS_BASE) {
+		if (reg - TRAWL_REG_SYS_BASE >= nsys)
+			return 0;
+		*base = RF_CORE_BYTES + (reg - TRAWL_REG_SYS_BASE) * TRAWL_REG_SYS_BYTES;
+		*width = TRAWL_REG_SYS_BYTES;
+		return 1;
+	}
+	int32_t o = rf_core_offset(reg);
+	if (o < 0)
+		return 0;
+	*base = (uint32_t)o;
+	*width = reg <= TRAWL_REG_FPSCR ? 8 : trawl_reg_width(reg);
+	return 1;
+}
+
+uint32_t trawl_index_regs_view(const struct trawl_index_regs *r, uint32_t reg,
+			       const uint8_t **value, const uint8_t **known)
+{
+	uint32_t base, width;
+	if (!reg_place(reg, r->nsys, &base, &width) || base + width > r->size)
+		return 0;
+	*value = r->value + base;
+	*known = r->known + base;
+	return width;
+}
+
+const char *trawl_index_reg_name(const struct trawl_index *ix, uint32_t reg)
+{
+	if (reg >= TRAWL_REG_SYS_BASE)
+		return reg - TRAWL_REG_SYS_BASE < ix->nsys ? ix->sysnames[reg - TRAWL_REG_SYS_BASE]
+							   : "?";
+	const char *n = trawl_reg_name(reg);
+	return n ? n : "?";
+}
+
+uint32_t trawl_index_reg_find(const struct trawl_index *ix, const char *name)
+{
+	for (uint32_t i = 0; i < ix->nsys; i++)
+		if (strcasecmp(ix->sysnames[i], name) == 0)
+			return TRAWL_REG_SYS_BASE + i;
+	return UINT32_MAX;
+}
+
+static enum trawl_status load_checkpoint(const struct trawl_index *ix, uint64_t j, uint16_t cpu,
+					 struct trawl_index_regs *r, struct trawl_error *err)
+{
+	const struct idx_sec *d = &ix->sec[SEC_CKPT_DATA];
+	uint64_t pos = ld64(rec_at(&ix->sec[SEC_CKPT_INDEX], j));
+	if (pos > d->len || d->len - pos < 4)
+		return CORRUPT(ix, "checkpoint offset");
+	uint32_t ncpu = ld32(d->p + pos);
+	pos += 4;
+	for (uint32_t c = 0; c < ncpu; c++) {
+		if (d->len - pos < 8)
+			return CORRUPT(ix, "checkpoint");
+		uint16_t cc = ld16(d->p + pos);
+		uint32_t nregs = ld32(d->p + pos + 4);
+		pos += 8;
+		for (uint32_t i = 0; i < nregs; i++) {
+			if (d->len - pos < 8)
+				return CORRUPT(ix, "checkpoint register");
+			const uint8_t *p = d->p + pos;
+			uint32_t reg = ld32(p), size = ld16(p + 4), all = p[6];
+			uint64_t n = 8 + size + (all ? 0 : (size + 7) / 8);
+			uint32_t base, width;
+			if (n > d->len - pos || !reg_place(reg, ix->nsys, &base, &width) ||
+			    size > width)
+				return CORRUPT(ix, "checkpoint register");
+			if (cc == cpu) {
+				const uint8_t *mask = all ? NULL : p + 8 + size;
+				for (uint32_t k = 0; k < size; k++) {
+					int kn = mask_bit(mask, k);
+					r->value[base + k] = kn ? p[8 + k] : 0;
+					r->known[base + k] = (uint8_t)kn;
+				}
+			}
+			pos += n;
+		}
+		if (cc == cpu)
+			break;
+	}
+	return TRAWL_OK;
+}
+
+static enum trawl_status apply_reg_delta(const struct trawl_index *ix, const struct delta *d,
+					 struct trawl_index_regs *r, struct trawl_error *err)
+{
+	uint32_t base, width;
+	if (!reg_place(d->reg, ix->nsys, &base, &width) || (uint32_t)d->off + d->size > width ||
+	    d->zext > width)
+		return CORRUPT(ix, "register delta");
+	for (uint32_t k = 0; k < d->size; k++) {
+		int kn = mask_bit(d->mask, k);
+		r->value[base + d->off + k] = kn ? d->value[k] : 0;
+		r->known[base + d->off + k] = (uint8_t)kn;
+	}
+	for (uint32_t k = (uint32_t)d->off + d->size; k < d->zext; k++) {
+		r->value[base + k] = 0;
+		r->known[base + k] = 1;
+	}
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_index_regs_at(const struct trawl_index *ix, uint64_t ev, uint16_t cpu,
+				      struct trawl_index_regs *r, struct trawl_error *err)
+{
+	enum trawl_status st;
+	if (ev >= ix->nev)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no event %llu",
+				       (unsigned long long)ev);
+	size_t size = RF_CORE_BYTES + (size_t)ix->nsys * TRAWL_REG_SYS_BYTES;
+	if (r->cap < size) {
+		uint8_t *v = realloc(r->value, size), *k = v ? realloc(r->known, size) : NULL;
+		if (v)
+			r->value = v;
+		if (!v || !k)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		r->known = k;
+		r->cap = size;
+	}
+	r->size = size;
+	r->cpu = cpu;
+	r->nsys = ix->nsys;
+	memset(r->value, 0, size);
+	memset(r->known, 0, size);
+	uint64_t j = ev / ix->K;
+	if ((st = load_checkpoint(ix, j, cpu, r, err)))
+		return st;
+	const struct idx_sec *e = &ix->sec[SEC_EVENTS];
+	for (uint64_t i = j * ix->K; i <= ev; i++) {
+		if (ld16(rec_at(e, i) + 56) != cpu)
+			continue;
+		uint64_t a, b;
+		if ((st = delta_range(ix, i, &a, &b, err)))
+			return st;
+		while (a < b) {
+			struct delta d;
+			if ((st = delta_next(ix, &a, b, &d, err)))
+				return st;
+			if (d.tag == DT_REG && (st = apply_reg_delta(ix, &d, r, err)))
+				return st;
+		}
+	}
+	return TRAWL_OK;
+}
+
+/* ---- memory ---- */
+
+/* The 64 bytes of block blk after event ev: val[] and a known mask. */
+static enum trawl_status block_at(const struct trawl_index *ix, uint64_t blk, uint64_t ev,
+				  uint8_t *val, uint64_t *known_out, struct trawl_error *err)
+{
+	enum trawl_status st;
+	const struct idx_sec *sn = &ix->sec[SEC_SNAP], *w = &ix->sec[SEC_MEMW];
+	uint64_t known = 0, from = 0;
+	memset(val, 0, BLOCK);
+	uint64_t i = idx_lower_bound2(sn, blk, ev + 1);
+	if (i > 0 && ld64(rec_at(sn, i - 1)) == blk) {
+		const uint8_t *r = rec_at(sn, i - 1);
+		from = ld64(r + 8);
+		memcpy(val, r + 16, BLOCK);
+		known = ld64(r + 80);
+	}
+	for (i = idx_lower_bound2(w, blk, from); i < w->n; i++) {
+		const uint8_t *r = rec_at(w, i);
+		if (ld64(r) != blk || ld64(r + 8) > ev)
+			break;
+		uint64_t dl = ld64(r + 16);
+		unsigned off = r[24], cnt = r[25];
+		if (off + cnt > BLOCK || cnt == 0 || dl >= ix->sec[SEC_DELTAS].len)
+			return CORRUPT(ix, "memory write record");
+		struct delta d;
+		uint64_t pos = dl;
+		if ((st = delta_next(ix, &pos, ix->sec[SEC_DELTAS].len, &d, err)))
+			return st;
+		uint64_t first = blk + off;
+		if ((d.tag != DT_MEM && d.tag != DT_CLOB) || first < d.addr ||
+		    first - d.addr > d.len || d.len - (first - d.addr) < cnt)
+			return CORRUPT(ix, "memory write record");
+		uint64_t idx = first - d.addr;
+		for (unsigned k = 0; k < cnt; k++) {
+			uint64_t bit = (uint64_t)1 << (off + k);
+			if (d.tag == DT_MEM && mask_bit(d.mask, idx + k)) {
+				val[off + k] = d.value[idx + k];
+				known |= bit;
+			} else {
+				val[off + k] = 0;
+				known &= ~bit;
+			}
+		}
+	}
+	uint64_t unk = ~known;
+	if (!unk) {
+		*known_out = known;
+		return TRAWL_OK;
+	}
+	/* bytes still unknown: the interval each is in starts at its last
+	 * clobber (or at the start of the trace); reads in that interval
+	 * tell its value */
+	const struct idx_sec *cl = &ix->sec[SEC_CLOB], *bd = &ix->sec[SEC_BACKDATE];
+	uint64_t left = unk;
+	uint64_t c = idx_lower_bound2(cl, blk, ev + 1);
+	while (left) {
+		uint64_t key = 0, m = left;
+		if (c > 0 && ld64(rec_at(cl, c - 1)) == blk) {
+			const uint8_t *r = rec_at(cl, --c);
+			m = left & ld64(r + 16);
+			if (!m)
+				continue;
+			key = ld64(r + 8) + 1;
+		}
+		uint64_t b = idx_lower_bound2(bd, blk, key);
+		if (b < bd->n) {
+			const uint8_t *r = rec_at(bd, b);
+			if (ld64(r) == blk && ld64(r + 8) == key) {
+				uint64_t bk = ld64(r + 80) & m;
+				for (unsigned k = 0; k < BLOCK; k++)
+					if ((bk >> k) & 1)
+						val[k] = r[16 + k];
+				known |= bk;
+			}
+		}
+		left &= ~m;
+	}
+	*known_out = known;
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_index_mem_at(const struct trawl_index *ix, uint64_t ev, uint64_t addr,
+				     size_t len, uint8_t *value, uint8_t *known,
+				     struct trawl_error *err)
+{
+	if (ev >= ix->nev)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no event %llu",
+				       (unsigned long long)ev);
+	if (addr + len < addr)
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "address range wraps around");
+	memset(known, 0, (len + 7) / 8);
+	size_t done = 0;
+	while (done < len) {
+		uint64_t a = addr + done, blk = a & BLOCK_MASK, off = a - blk;
+		size_t cnt = BLOCK - off < len - done ? (size_t)(BLOCK - off) : len - done;
+		uint8_t v[BLOCK];
+		uint64_t k;
+		enum trawl_status st = block_at(ix, blk, ev, v, &k, err);
+		if (st)
+			return st;
+		for (size_t i = 0; i < cnt; i++) {
+			value[done + i] = v[off + i];
+			if ((k >> (off + i)) & 1)
+				known[(done + i) / 8] |= (uint8_t)(1u << ((done + i) % 8));
+		}
+		done += cnt;
+	}
+	return TRAWL_OK;
+}
+
+/* ---- last and next writes ---- */
+
+static uint64_t range_mask(uint64_t lo, uint64_t hi)
+{
+	uint64_t m = hi - lo >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << (hi - lo)) - 1);
+	return m << lo;
+}
+
+/* Search one write list for key: the last record <= ev (dir < 0) or the
+ * first > ev (dir > 0) whose byte mask meets `want`. */
+static int search_writes(const struct idx_sec *s, uint64_t key, uint64_t ev, int dir,
+			 uint64_t want, int is_reg, uint64_t *out)
+{
+	uint64_t i = idx_lower_bound2(s, key, ev + 1);
+	for (;;) {
+		const uint8_t *r;
+		if (dir < 0) {
+			if (i == 0)
+				return 0;
+			r = rec_at(s, --i);
+		} else {
+			if (i >= s->n)
+				return 0;
+			r = rec_at(s, i++);
+		}
+		if (ld64(r) != key)
+			return 0;
+		uint64_t m;
+		if (is_reg) {
+			uint16_t lo = ld16(r + 24), hi = ld16(r + 26);
+			/* register ranges can be 256 bytes: compare as ranges */
+			uint64_t wlo = want & 0xffff, whi = want >> 16;
+			m = lo < whi && wlo < hi;
+		} else {
+			unsigned off = r[24], cnt = r[25];
+			m = off + cnt <= BLOCK ? range_mask(off, off + cnt) & want : 0;
+		}
+		if (m) {
+			*out = ld64(r + 8);
+			return 1;
+		}
+	}
+}
+
+static enum trawl_status write_mem(const struct trawl_index *ix, uint64_t ev, uint64_t addr,
+				   uint64_t len, int dir, uint64_t *out, struct trawl_error *err)
+{
+	if (!len || addr + len < addr)
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "bad address range");
+	int found = 0;
+	uint64_t best = 0;
+	for (uint64_t done = 0; done < len;) {
+		uint64_t a = addr + done, blk = a & BLOCK_MASK, off = a - blk;
+		uint64_t cnt = BLOCK - off < len - done ? BLOCK - off : len - done;
+		uint64_t e;
+		if (search_writes(&ix->sec[SEC_MEMW], blk, ev, dir, range_mask(off, off + cnt), 0,
+				  &e) &&
+		    (!found || (dir < 0 ? e > best : e < best))) {
+			best = e;
+			found = 1;
+		}
+		done += cnt;
+	}
+	if (!found)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no %s write to that range",
+				       dir < 0 ? "earlier" : "later");
+	*out = best;
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_index_last_write_mem(const struct trawl_index *ix, uint64_t ev,
+					     uint64_t addr, uint64_t len, uint64_t *out,
+					     struct trawl_error *err)
+{
+	return write_mem(ix, ev, addr, len, -1, out, err);
+}
+
+enum trawl_status trawl_index_next_write_mem(const struct trawl_index *ix, uint64_t ev,
+					     uint64_t addr, uint64_t len, uint64_t *out,
+					     struct trawl_error *err)
+{
+	return write_mem(ix, ev, addr, len, 1, out, err);
+}
+
+static enum trawl_status write_reg(const struct trawl_index *ix, uint64_t ev, uint16_t cpu,
+				   uint32_t reg, uint32_t offset, uint32_t size, int dir,
+				   uint64_t *out, struct trawl_error *err)
+{
+	uint64_t want = (uint64_t)offset | (uint64_t)(offset + size) << 16;
+	if (!search_writes(&ix->sec[SEC_REGW], (uint64_t)cpu << 32 | reg, ev, dir, want, 1, out))
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no %s write to %s",
+				       dir < 0 ? "earlier" : "later",
+				       trawl_index_reg_name(ix, reg));
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_index_last_write_reg(const struct trawl_index *ix, uint64_t ev,
+					     uint16_t cpu, uint32_t reg, uint32_t offset,
+					     uint32_t size, uint64_t *out, struct trawl_error *err)
+{
+	return write_reg(ix, ev, cpu, reg, offset, size, -1, out, err);
+}
+
+enum trawl_status trawl_index_next_write_reg(const struct trawl_index *ix, uint64_t ev,
+					     uint16_t cpu, uint32_t reg, uint32_t offset,
+					     uint32_t size, uint64_t *out, struct trawl_error *err)
+{
+	return write_reg(ix, ev, cpu, reg, offset, size, 1, out, err);
+}
+
+/* ---- PC visits ---- */
+
+uint64_t trawl_index_pc_count(const struct trawl_index *ix, uint64_t pc)
+{
+	const struct idx_sec *s = &ix->sec[SEC_PCS];
+	uint64_t a = idx_lower_bound2(s, pc, 0);
+	uint64_t b = pc == UINT64_MAX ? s->n : idx_lower_bound2(s, pc + 1, 0);
+	return b - a;
+}
+
+enum trawl_status trawl_index_pc_visit(const struct trawl_index *ix, uint64_t pc, uint64_t i,
+				       uint64_t *ev, struct trawl_error *err)
+{
+	const struct idx_sec *s = &ix->sec[SEC_PCS];
+	uint64_t a = idx_lower_bound2(s, pc, 0);
+	if (i >= s->n - a || ld64(rec_at(s, a + i)) != pc)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no such visit");
+	*ev = ld64(rec_at(s, a + i) + 8);
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_index_pc_step(const struct trawl_index *ix, uint64_t pc, uint64_t ev,
+				      int dir, uint64_t *out, struct trawl_error *err)
+{
+	const struct idx_sec *s = &ix->sec[SEC_PCS];
+	uint64_t i = idx_lower_bound2(s, pc, dir > 0 ? ev + 1 : ev);
+	const uint8_t *r = NULL;
+	if (dir > 0 && i < s->n)
+		r = rec_at(s, i);
+	else if (dir < 0 && i > 0)
+		r = rec_at(s, i - 1);
+	if (!r || ld64(r) != pc)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no %s visit of 0x%llx",
+				       dir > 0 ? "later" : "earlier", (unsigned long long)pc);
+	*out = ld64(r + 8);
+	return TRAWL_OK;
+}
+
+/* ---- changes ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+enum trawl_status trawl_index_changes(const struct trawl_index *ix, uint64_t ev1, uint64_t ev2,
+				      int (*fn)(void *ctx, const struct trawl_index_change *c),
+				      void *ctx, struct trawl_error *err)
+{
+	enum trawl_status st = TRAWL_OK;
+	if (ev1 >= ix->nev || ev2 >= ix->nev || ev1 > ev2)
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "bad event range");
+	struct trawl_index_regs r1, r2;
+	trawl_index_regs_init(&r1);
+	trawl_index_regs_init(&r2);
+	uint64_t *blocks = NULL;
+	size_t nb = 0, cap = 0;
+	struct trawl_index_change c;
+	memset(&c, 0, sizeof c);
+	for (uint32_t cpu = 0; cpu < ix->ncpu; cpu++) {
+		if ((st = trawl_index_regs_at(ix, ev1, (uint16_t)cpu, &r1, err)) ||
+		    (st = trawl_index_regs_at(ix, ev2, (uint16_t)cpu, &r2, err)))
+			goto out;
+		for (uint32_t k = 0; k <= TRAWL_REG_FFR + ix->nsys; k++) {
+			uint32_t reg = k <= TRAWL_REG_FFR ? k : TRAWL_REG_SYS_BASE + k - TRAWL_REG_FFR - 1;
+			const uint8_t *v1, *k1, *v2, *k2;
+			uint32_t w = trawl_index_regs_view(&r1, reg, &v1, &k1);
+			if (!w || !trawl_index_regs_view(&r2, reg, &v2, &k2))
+				continue;
+			int diff = 0;
+			for (uint32_t b = 0; b < w && !diff; b++)
+				diff = k1[b] != k2[b] || (k1[b] && v1[b] != v2[b]);
+			if (!diff)
+				continue;
+			c.cpu = (uint16_t)cpu;
+			c.reg = reg;
+			if (fn(ctx, &c))
+				goto out;
+		}
+	}
+	/* blocks written in (ev1, ev2] */
+	for (uint64_t e = ev1 + 1; e <= ev2; e++) {
+		uint64_t a, b;
+		if ((st = delta_range(ix, e, &a, &b, err)))
+			goto out;
+		while (a < b) {
+			struct delta d;
+			if ((st = delta_next(ix, &a, b, &d, err)))
+				goto out;
+			if (d.tag == DT_REG || !d.len || d.addr + d.len < d.addr)
+				continue;
+			for (uint64_t blk = d.addr & BLOCK_MASK; blk < d.addr + d.len; blk += BLOCK) {
+				if (nb == cap) {
+					cap = cap ? cap * 2 : 256;
+					uint64_t *nbk = realloc(blocks, cap * sizeof *nbk);
+					if (!nbk) {
+						st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+						goto out;
+					}
+					blocks = nbk;
+				}
+				blocks[nb++] = blk;
+				if (blk + BLOCK < blk)
+					break;
+			}
+		}
+	}
+	qsort(blocks, nb, sizeof *blocks, cmp_u64);
+	c.is_mem = 1;
+	c.len = 0;
+	for (size_t i = 0; i < nb; i++) {
+		if (i && blocks[i] == blocks[i - 1])
+			continue;
+		uint8_t a1[BLOCK], a2[BLOCK];
+		uint64_t m1, m2;
+		if ((st = block_at(ix, blocks[i], ev1, a1, &m1, err)) ||
+		    (st = block_at(ix, blocks[i], ev2, a2, &m2, err)))
+			goto out;
+		for (unsigned k = 0; k < BLOCK; k++) {
+			int kn1 = (m1 >> k) & 1, kn2 = (m2 >> k) & 1;
+			int diff = kn1 != kn2 || (kn1 && a1[k] != a2[k]);
+			uint64_t a = blocks[i] + k;
+			if (diff && c.len && c.addr + c.len == a) {
+				c.len++;
+			} else if (diff) {
+				if (c.len && fn(ctx, &c))
+					goto out;
+				c.addr = a;
+				c.len = 1;
+			}
+		}
+	}
+	if (c.len)
+		fn(ctx, &c);
+out:
+	free(blocks);
+	trawl_index_regs_release(&r1);
+	trawl_index_regs_release(&r2);
+	return st;
+}

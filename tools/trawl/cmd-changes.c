@@ -1,0 +1,167 @@
+/* trawl changes: registers and memory that differ between two lines. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "index-cli.h"
+
+static const char usage[] =
+	"usage: trawl changes [options] TRACE --from LINE1 --to LINE2\n"
+	"\n"
+	"Lists the registers (per core) and memory ranges whose value differs\n"
+	"between the state after LINE1 and the state after LINE2, with the old and\n"
+	"new values (memory values are shown for ranges up to 64 bytes).\n"
+	"\n"
+	"Options:\n"
+	"  --from LINE1      the earlier line\n"
+	"  --to LINE2        the later line\n"
+	INDEX_OPTIONS_HELP
+	TRACE_OPTIONS_HELP;
+
+struct walk {
+	struct index_cli *c;
+	uint64_t ev1, ev2;
+	struct trawl_index_regs r1, r2;
+	int cpu;               /* cpu loaded in r1/r2, -1 none */
+	int first;
+	int rc;
+};
+
+static void print_bytes(const uint8_t *v, const uint8_t *k, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		if ((k[i / 8] >> (i % 8)) & 1)
+			printf("%02x", v[i]);
+		else
+			fputs("??", stdout);
+	}
+}
+
+static int on_change(void *ctx, const struct trawl_index_change *ch)
+{
+	struct walk *w = ctx;
+	struct trawl_error err;
+	const char *sep = w->first ? "" : ",";
+	w->first = 0;
+	if (!ch->is_mem) {
+		if (w->cpu != ch->cpu) {
+			if (trawl_index_regs_at(w->c->ix, w->ev1, ch->cpu, &w->r1, &err) ||
+			    trawl_index_regs_at(w->c->ix, w->ev2, ch->cpu, &w->r2, &err)) {
+				w->rc = cli_report("changes", &err);
+				return 1;
+			}
+			w->cpu = ch->cpu;
+		}
+		const uint8_t *v1, *k1, *v2, *k2;
+		uint32_t n = trawl_index_regs_view(&w->r1, ch->reg, &v1, &k1);
+		trawl_index_regs_view(&w->r2, ch->reg, &v2, &k2);
+		/* print only up to the last byte known on either side */
+		while (n > 8 && !k1[n - 1] && !k2[n - 1])
+			n--;
+		if (n > 8)
+			n = (n + 15) / 16 * 16;
+		const char *name = trawl_index_reg_name(w->c->ix, ch->reg);
+		if (w->c->json) {
+			printf("%s{\"cpu\":%u,\"reg\":\"%s\",\"old\":\"", sep, ch->cpu, name);
+			print_reg_hex(stdout, v1, k1, n);
+			printf("\",\"new\":\"");
+			print_reg_hex(stdout, v2, k2, n);
+			printf("\"}");
+		} else {
+			printf("cpu %u %-8s ", ch->cpu, name);
+			print_reg_hex(stdout, v1, k1, n);
+			printf(" -> ");
+			print_reg_hex(stdout, v2, k2, n);
+			putchar('\n');
+		}
+		return 0;
+	}
+	if (w->c->json)
+		printf("%s{\"address\":\"0x%llx\",\"length\":%llu", sep, (unsigned long long)ch->addr,
+		       (unsigned long long)ch->len);
+	else
+		printf("mem 0x%llx+%llu", (unsigned long long)ch->addr, (unsigned long long)ch->len);
+	if (ch->len <= 64) {
+		uint8_t v1[64], v2[64], k1[8], k2[8];
+		if (trawl_index_mem_at(w->c->ix, w->ev1, ch->addr, ch->len, v1, k1, &err) ||
+		    trawl_index_mem_at(w->c->ix, w->ev2, ch->addr, ch->len, v2, k2, &err)) {
+			w->rc = cli_report("changes", &err);
+			return 1;
+		}
+		printf(w->c->json ? ",\"old\":\"" : " ");
+		print_bytes(v1, k1, ch->len);
+		printf(w->c->json ? "\",\"new\":\"" : " -> ");
+		print_bytes(v2, k2, ch->len);
+		if (w->c->json)
+			putchar('"');
+	}
+	if (w->c->json)
+		putchar('}');
+	else
+		putchar('\n');
+	return 0;
+}
+
+int cmd_changes(int argc, char **argv)
+{
+	struct index_cli c;
+	const char *from = NULL, *to = NULL;
+	int bad;
+	memset(&c, 0, sizeof c);
+	c.to.cmd = "changes";
+	if (cli_wants_help(argc, argv)) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (index_cli_option(&c, argc, argv, &i, &bad)) {
+			if (bad)
+				return cli_usage("changes", "%s needs an argument", a);
+		} else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
+			if (i + 1 >= argc)
+				return cli_usage("changes", "%s needs an argument", a);
+			*(a[2] == 'f' ? &from : &to) = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage("changes", "unknown option '%s'", a);
+		} else if (!c.to.path) {
+			c.to.path = a;
+		} else {
+			return cli_usage("changes", "unexpected argument '%s'", a);
+		}
+	}
+	if (!c.to.path || !from || !to)
+		return cli_usage("changes", "give a trace, --from LINE1 and --to LINE2");
+	int rc = index_cli_open(&c);
+	if (rc)
+		return rc;
+	struct walk w;
+	memset(&w, 0, sizeof w);
+	w.c = &c;
+	w.cpu = -1;
+	w.first = 1;
+	trawl_index_regs_init(&w.r1);
+	trawl_index_regs_init(&w.r2);
+	struct trawl_error err;
+	if ((rc = index_cli_line(&c, from, &w.ev1)) || (rc = index_cli_line(&c, to, &w.ev2)))
+		goto out;
+	if (w.ev1 > w.ev2) {
+		uint64_t t = w.ev1;
+		w.ev1 = w.ev2;
+		w.ev2 = t;
+	}
+	if (c.json)
+		printf("{\"from\":%llu,\"to\":%llu,\"changes\":[", (unsigned long long)w.ev1,
+		       (unsigned long long)w.ev2);
+	if (trawl_index_changes(c.ix, w.ev1, w.ev2, on_change, &w, &err)) {
+		rc = cli_report("changes", &err);
+		goto out;
+	}
+	rc = w.rc;
+	if (c.json)
+		puts("]}");
+out:
+	trawl_index_regs_release(&w.r1);
+	trawl_index_regs_release(&w.r2);
+	index_cli_close(&c);
+	return rc;
+}

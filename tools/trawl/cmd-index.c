@@ -1,0 +1,88 @@
+/* trawl index: build (or check) the time-travel index of a trace. */
+#include <string.h>
+
+#include "index-cli.h"
+
+static const char usage[] =
+	"usage: trawl index [--index FILE] [--force] [--json] [reader options] TRACE\n"
+	"\n"
+	"Builds the time-travel index of TRACE, so that registers and memory at any\n"
+	"line, last and next writes, PC visits and changes are answered at once.\n"
+	"The index is written beside the trace as TRACE.trawlidx (or under\n"
+	"$XDG_CACHE_HOME/trawl/ when that folder is read-only). An index that is\n"
+	"up to date is kept; other commands build it themselves when needed.\n"
+	"\n"
+	"Options:\n"
+	INDEX_OPTIONS_HELP
+	"  --force           rebuild even when the index is up to date\n"
+	TRACE_OPTIONS_HELP;
+
+int cmd_index(int argc, char **argv)
+{
+	struct index_cli c;
+	int force = 0, bad;
+	memset(&c, 0, sizeof c);
+	c.to.cmd = "index";
+	if (cli_wants_help(argc, argv)) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (index_cli_option(&c, argc, argv, &i, &bad)) {
+			if (bad)
+				return cli_usage("index", "%s needs an argument", argv[i]);
+		} else if (strcmp(argv[i], "--force") == 0) {
+			force = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage("index", "unknown option '%s'", argv[i]);
+		} else if (!c.to.path) {
+			c.to.path = argv[i];
+		} else {
+			return cli_usage("index", "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!c.to.path)
+		return cli_usage("index", "no trace given");
+	char def[4096];
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	if (!c.index_path) {
+		if (trawl_index_default_path(c.to.path, def, sizeof def, &err))
+			return cli_report("index", &err);
+		c.index_path = def;
+	}
+	if (force) {
+		struct cli_progress p;
+		struct trawl_index_build_options opt;
+		memset(&opt, 0, sizeof opt);
+		opt.reader = c.to.opt;
+		struct trawl_trace_id id;
+		cli_progress_start(&p, "indexing",
+				   trawl_trace_id_get(c.to.path, &id, NULL) ? 0 : id.size);
+		enum trawl_status st = trawl_index_build(c.to.path, c.index_path, &opt, &err);
+		cli_progress_finish(&p);
+		if (st)
+			return cli_report("index", &err);
+	}
+	int rc = index_cli_open(&c);
+	if (rc)
+		return rc;
+	struct trawl_index_info info;
+	trawl_index_get_info(c.ix, &info);
+	double ratio = info.trace_size ? (double)info.file_size / (double)info.trace_size : 0;
+	if (c.json) {
+		printf("{\"index\":");
+		json_str(stdout, c.index_path, strlen(c.index_path));
+		printf(",\"events\":%llu,\"lines\":%llu,\"size\":%llu,\"trace_size\":%llu,"
+		       "\"ratio\":%.3f,\"build_seconds\":%.3f}\n",
+		       (unsigned long long)info.events, (unsigned long long)info.lines,
+		       (unsigned long long)info.file_size, (unsigned long long)info.trace_size, ratio,
+		       (double)info.build_ns / 1e9);
+	} else {
+		printf("%s: %llu events, %llu lines, %llu bytes (%.2fx the trace), built in %.2f s\n",
+		       c.index_path, (unsigned long long)info.events, (unsigned long long)info.lines,
+		       (unsigned long long)info.file_size, ratio, (double)info.build_ns / 1e9);
+	}
+	index_cli_close(&c);
+	return EXIT_OK;
+}

@@ -1,0 +1,89 @@
+/* trawl info: what an index holds. */
+#include <string.h>
+
+#include "index-cli.h"
+
+static const char usage[] =
+	"usage: trawl info [--index FILE] [--verify] [--json] [reader options] TRACE\n"
+	"\n"
+	"Describes the index of TRACE (building it if needed): its kind, size,\n"
+	"events, lines, cores, checkpoint interval, record counts and build time.\n"
+	"\n"
+	"Options:\n"
+	INDEX_OPTIONS_HELP
+	"  --verify          check the checksum of every section (reads the whole index)\n"
+	TRACE_OPTIONS_HELP;
+
+int cmd_info(int argc, char **argv)
+{
+	struct index_cli c;
+	int verify = 0, bad;
+	memset(&c, 0, sizeof c);
+	c.to.cmd = "info";
+	if (cli_wants_help(argc, argv)) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (index_cli_option(&c, argc, argv, &i, &bad)) {
+			if (bad)
+				return cli_usage("info", "%s needs an argument", argv[i]);
+		} else if (strcmp(argv[i], "--verify") == 0) {
+			verify = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage("info", "unknown option '%s'", argv[i]);
+		} else if (!c.to.path) {
+			c.to.path = argv[i];
+		} else {
+			return cli_usage("info", "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!c.to.path)
+		return cli_usage("info", "no trace given");
+	int rc = index_cli_open(&c);
+	if (rc)
+		return rc;
+	struct trawl_error err;
+	if (verify && trawl_index_verify(c.ix, &err)) {
+		index_cli_close(&c);
+		return cli_report("info", &err);
+	}
+	struct trawl_index_info in;
+	trawl_index_get_info(c.ix, &in);
+	double ratio = in.trace_size ? (double)in.file_size / (double)in.trace_size : 0;
+	if (c.json) {
+		printf("{\"kind\":\"linear\",\"version\":%u,\"size\":%llu,\"trace_size\":%llu,"
+		       "\"ratio\":%.3f,\"events\":%llu,\"lines\":%llu,\"cpus\":%u,"
+		       "\"checkpoint_interval\":%u,\"time_unit\":\"%s\",\"mem_writes\":%llu,"
+		       "\"reg_writes\":%llu,\"snapshots\":%llu,\"backdated\":%llu,"
+		       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu%s}\n",
+		       in.version, (unsigned long long)in.file_size,
+		       (unsigned long long)in.trace_size, ratio, (unsigned long long)in.events,
+		       (unsigned long long)in.lines, in.cpus, in.checkpoint_interval,
+		       trawl_time_unit_name((enum trawl_time_unit)in.time_unit),
+		       (unsigned long long)in.mem_writes, (unsigned long long)in.reg_writes,
+		       (unsigned long long)in.snapshots, (unsigned long long)in.backdated,
+		       (unsigned long long)in.clobbers, (double)in.build_ns / 1e9,
+		       (unsigned long long)in.created, verify ? ",\"verified\":true" : "");
+	} else {
+		printf("kind:                linear (version %u)\n", in.version);
+		printf("index size:          %llu bytes (%.2fx the trace, %llu bytes)\n",
+		       (unsigned long long)in.file_size, ratio, (unsigned long long)in.trace_size);
+		printf("events:              %llu\n", (unsigned long long)in.events);
+		printf("lines:               %llu\n", (unsigned long long)in.lines);
+		printf("cpus:                %u\n", in.cpus);
+		printf("checkpoint interval: %u events\n", in.checkpoint_interval);
+		printf("time unit:           %s\n",
+		       in.time_unit ? trawl_time_unit_name((enum trawl_time_unit)in.time_unit) : "none");
+		printf("memory writes:       %llu block records\n", (unsigned long long)in.mem_writes);
+		printf("register writes:     %llu\n", (unsigned long long)in.reg_writes);
+		printf("block snapshots:     %llu\n", (unsigned long long)in.snapshots);
+		printf("back-dated blocks:   %llu\n", (unsigned long long)in.backdated);
+		printf("clobbered blocks:    %llu\n", (unsigned long long)in.clobbers);
+		printf("build time:          %.3f s\n", (double)in.build_ns / 1e9);
+		if (verify)
+			printf("checksums:           ok\n");
+	}
+	index_cli_close(&c);
+	return EXIT_OK;
+}

@@ -1,0 +1,142 @@
+/* trawl last-write / next-write: which line wrote (or will next write) a
+ * register or a memory range. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "index-cli.h"
+
+static const char usage_last[] =
+	"usage: trawl last-write [options] TRACE --at LINE REG|ADDR[:LEN]\n"
+	"\n"
+	"Prints the last event at or before LINE that wrote register REG (any alias:\n"
+	"x3, w3, q0, d1, sp, a system register name) or any byte of memory\n"
+	"[ADDR, ADDR+LEN) (LEN defaults to 1). A semihosting call that filled the\n"
+	"memory counts as a write.\n"
+	"\n"
+	"Options:\n"
+	"  --at LINE         a line of the trace (1-based)\n"
+	"  --cpu N           the core whose register is meant (default: that of LINE)\n"
+	INDEX_OPTIONS_HELP
+	TRACE_OPTIONS_HELP;
+
+static const char usage_next[] =
+	"usage: trawl next-write [options] TRACE --at LINE REG|ADDR[:LEN]\n"
+	"\n"
+	"Prints the first event after LINE that writes register REG (any alias) or\n"
+	"any byte of memory [ADDR, ADDR+LEN) (LEN defaults to 1).\n"
+	"\n"
+	"Options:\n"
+	"  --at LINE         a line of the trace (1-based)\n"
+	"  --cpu N           the core whose register is meant (default: that of LINE)\n"
+	INDEX_OPTIONS_HELP
+	TRACE_OPTIONS_HELP;
+
+static int run(int argc, char **argv, const char *cmd, int dir)
+{
+	struct index_cli c;
+	const char *at = NULL, *target = NULL, *cpu_arg = NULL;
+	int bad;
+	memset(&c, 0, sizeof c);
+	c.to.cmd = cmd;
+	if (cli_wants_help(argc, argv)) {
+		fputs(dir < 0 ? usage_last : usage_next, stdout);
+		return EXIT_OK;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (index_cli_option(&c, argc, argv, &i, &bad)) {
+			if (bad)
+				return cli_usage(cmd, "%s needs an argument", a);
+		} else if (!strcmp(a, "--at") || !strcmp(a, "--cpu")) {
+			if (i + 1 >= argc)
+				return cli_usage(cmd, "%s needs an argument", a);
+			*(a[2] == 'a' ? &at : &cpu_arg) = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage(cmd, "unknown option '%s'", a);
+		} else if (!c.to.path) {
+			c.to.path = a;
+		} else if (!target) {
+			target = a;
+		} else {
+			return cli_usage(cmd, "unexpected argument '%s'", a);
+		}
+	}
+	if (!c.to.path || !target)
+		return cli_usage(cmd, "give a trace and a register or address");
+	if (!at)
+		return cli_usage(cmd, "--at LINE is required");
+	uint64_t cpu = 0;
+	if (cpu_arg && (!cli_parse_u64(cpu_arg, &cpu) || cpu > 65535))
+		return cli_usage(cmd, "bad cpu number '%s'", cpu_arg);
+	/* ADDR[:LEN] when it reads as a number, else a register */
+	uint64_t addr = 0, len = 1;
+	char *copy = strdup(target), *colon = copy ? strchr(copy, ':') : NULL;
+	if (colon)
+		*colon = 0;
+	int is_mem = copy && cli_parse_u64(copy, &addr);
+	if (is_mem && colon && (!cli_parse_u64(colon + 1, &len) || len == 0)) {
+		free(copy);
+		return cli_usage(cmd, "bad length in '%s'", target);
+	}
+	free(copy);
+	int rc = index_cli_open(&c);
+	if (rc)
+		return rc;
+	uint64_t ev, found;
+	struct trawl_error err;
+	enum trawl_status st;
+	if ((rc = index_cli_line(&c, at, &ev)))
+		goto out;
+	if (is_mem) {
+		st = dir < 0 ? trawl_index_last_write_mem(c.ix, ev, addr, len, &found, &err)
+			     : trawl_index_next_write_mem(c.ix, ev, addr, len, &found, &err);
+	} else {
+		uint32_t reg, off, size;
+		if (!index_cli_reg(&c, target, &reg, &off, &size)) {
+			rc = cli_usage(cmd, "'%s' is neither an address nor a register of this trace",
+				       target);
+			goto out;
+		}
+		if (!cpu_arg) {
+			struct trawl_index_event e;
+			trawl_index_event(c.ix, ev, &e, NULL);
+			cpu = e.cpu;
+		}
+		st = dir < 0 ? trawl_index_last_write_reg(c.ix, ev, (uint16_t)cpu, reg, off, size,
+							  &found, &err)
+			     : trawl_index_next_write_reg(c.ix, ev, (uint16_t)cpu, reg, off, size,
+							  &found, &err);
+	}
+	if (st == TRAWL_ERR_NOT_FOUND) {
+		if (c.json)
+			printf("{\"write\":null}\n");
+		else
+			printf("no %s write to %s\n", dir < 0 ? "earlier" : "later", target);
+		goto out;
+	}
+	if (st) {
+		rc = cli_report(cmd, &err);
+		goto out;
+	}
+	if (c.json) {
+		printf("{\"write\":");
+		index_cli_print_event(&c, stdout, found);
+		printf("}\n");
+	} else {
+		index_cli_print_event(&c, stdout, found);
+		putchar('\n');
+	}
+out:
+	index_cli_close(&c);
+	return rc;
+}
+
+int cmd_last_write(int argc, char **argv)
+{
+	return run(argc, argv, "last-write", -1);
+}
+
+int cmd_next_write(int argc, char **argv)
+{
+	return run(argc, argv, "next-write", 1);
+}

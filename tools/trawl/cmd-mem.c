@@ -1,0 +1,129 @@
+/* trawl mem: a hexdump of memory as it was after a line of the trace. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "index-cli.h"
+
+static const char usage[] =
+	"usage: trawl mem [options] TRACE --at LINE ADDR [LEN]\n"
+	"\n"
+	"Prints LEN bytes (default 64) of memory from ADDR as they were after the\n"
+	"event containing LINE. Bytes the trace never showed are printed as ??;\n"
+	"a value read from memory nobody wrote is known from the start of the\n"
+	"trace (or from the semihosting call that last filled it).\n"
+	"\n"
+	"Options:\n"
+	"  --at LINE         a line of the trace (1-based)\n"
+	INDEX_OPTIONS_HELP
+	TRACE_OPTIONS_HELP;
+
+#define MAX_LEN (16u << 20)
+
+int cmd_mem(int argc, char **argv)
+{
+	struct index_cli c;
+	const char *at = NULL, *pos[2] = { NULL, NULL };
+	int npos = 0, bad;
+	memset(&c, 0, sizeof c);
+	c.to.cmd = "mem";
+	if (cli_wants_help(argc, argv)) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (index_cli_option(&c, argc, argv, &i, &bad)) {
+			if (bad)
+				return cli_usage("mem", "%s needs an argument", a);
+		} else if (!strcmp(a, "--at")) {
+			if (i + 1 >= argc)
+				return cli_usage("mem", "--at needs an argument");
+			at = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage("mem", "unknown option '%s'", a);
+		} else if (!c.to.path) {
+			c.to.path = a;
+		} else if (npos < 2) {
+			pos[npos++] = a;
+		} else {
+			return cli_usage("mem", "unexpected argument '%s'", a);
+		}
+	}
+	if (!c.to.path || !npos)
+		return cli_usage("mem", "give a trace and an address");
+	if (!at)
+		return cli_usage("mem", "--at LINE is required");
+	uint64_t addr, len = 64;
+	if (!cli_parse_u64(pos[0], &addr))
+		return cli_usage("mem", "bad address '%s'", pos[0]);
+	if (npos > 1 && (!cli_parse_u64(pos[1], &len) || len == 0 || len > MAX_LEN))
+		return cli_usage("mem", "bad length '%s' (1 to %u bytes)", pos[1], MAX_LEN);
+	if (addr + len < addr)
+		return cli_usage("mem", "the range wraps around the address space");
+	int rc = index_cli_open(&c);
+	if (rc)
+		return rc;
+	uint64_t ev;
+	uint8_t *val = NULL, *known = NULL;
+	if ((rc = index_cli_line(&c, at, &ev)))
+		goto out;
+	val = malloc(len);
+	known = malloc((len + 7) / 8);
+	struct trawl_error err;
+	if (!val || !known) {
+		rc = cli_report("mem", &(struct trawl_error){ .status = TRAWL_ERR_NOMEM,
+							     .message = "out of memory" });
+		goto out;
+	}
+	if (trawl_index_mem_at(c.ix, ev, addr, len, val, known, &err)) {
+		rc = cli_report("mem", &err);
+		goto out;
+	}
+#define KNOWN(i) ((known[(i) / 8] >> ((i) % 8)) & 1)
+	if (c.json) {
+		printf("{\"event\":%llu,\"address\":\"0x%llx\",\"bytes\":\"", (unsigned long long)ev,
+		       (unsigned long long)addr);
+		for (uint64_t i = 0; i < len; i++) {
+			if (KNOWN(i))
+				printf("%02x", val[i]);
+			else
+				fputs("??", stdout);
+		}
+		printf("\"}\n");
+		goto out;
+	}
+	printf("memory after ");
+	index_cli_print_event(&c, stdout, ev);
+	putchar('\n');
+	/* rows of 16 aligned to 16-byte addresses */
+	for (uint64_t row = addr & ~(uint64_t)15; row < addr + len; row += 16) {
+		printf("%016llx:", (unsigned long long)row);
+		char ascii[17];
+		for (unsigned k = 0; k < 16; k++) {
+			uint64_t a = row + k;
+			ascii[k] = ' ';
+			if (k == 8)
+				putchar(' ');
+			if (a < addr || a >= addr + len) {
+				fputs("   ", stdout);
+				continue;
+			}
+			uint64_t i = a - addr;
+			if (KNOWN(i)) {
+				printf(" %02x", val[i]);
+				ascii[k] = val[i] >= 0x20 && val[i] < 0x7f ? (char)val[i] : '.';
+			} else {
+				fputs(" ??", stdout);
+				ascii[k] = '?';
+			}
+		}
+		ascii[16] = 0;
+		printf("  |%s|\n", ascii);
+	}
+#undef KNOWN
+out:
+	free(val);
+	free(known);
+	index_cli_close(&c);
+	return rc;
+}

@@ -1,0 +1,122 @@
+/* trawl pc: every visit of an instruction address. */
+#include <string.h>
+
+#include "index-cli.h"
+
+static const char usage[] =
+	"usage: trawl pc [options] TRACE ADDR [--from LINE] [--limit N]\n"
+	"\n"
+	"Lists the events that executed the instruction at ADDR, in trace order.\n"
+	"With --from LINE, prints only the previous visit before that line's event\n"
+	"and the next one after it.\n"
+	"\n"
+	"Options:\n"
+	"  --from LINE       show the visits around this line\n"
+	"  --limit N         list at most N visits (default 1000, 0 = all)\n"
+	INDEX_OPTIONS_HELP
+	TRACE_OPTIONS_HELP;
+
+int cmd_pc(int argc, char **argv)
+{
+	struct index_cli c;
+	const char *from = NULL, *target = NULL, *limit_arg = NULL;
+	int bad;
+	memset(&c, 0, sizeof c);
+	c.to.cmd = "pc";
+	if (cli_wants_help(argc, argv)) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (index_cli_option(&c, argc, argv, &i, &bad)) {
+			if (bad)
+				return cli_usage("pc", "%s needs an argument", a);
+		} else if (!strcmp(a, "--from") || !strcmp(a, "--limit")) {
+			if (i + 1 >= argc)
+				return cli_usage("pc", "%s needs an argument", a);
+			*(a[2] == 'f' ? &from : &limit_arg) = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage("pc", "unknown option '%s'", a);
+		} else if (!c.to.path) {
+			c.to.path = a;
+		} else if (!target) {
+			target = a;
+		} else {
+			return cli_usage("pc", "unexpected argument '%s'", a);
+		}
+	}
+	uint64_t pc, limit = 1000;
+	if (!c.to.path || !target)
+		return cli_usage("pc", "give a trace and an address");
+	if (!cli_parse_u64(target, &pc))
+		return cli_usage("pc", "bad address '%s'", target);
+	if (limit_arg && !cli_parse_u64(limit_arg, &limit))
+		return cli_usage("pc", "bad limit '%s'", limit_arg);
+	int rc = index_cli_open(&c);
+	if (rc)
+		return rc;
+	uint64_t n = trawl_index_pc_count(c.ix, pc), ev;
+	struct trawl_error err;
+	if (from) {
+		uint64_t at, prev, next;
+		if ((rc = index_cli_line(&c, from, &at)))
+			goto out;
+		int hp = trawl_index_pc_step(c.ix, pc, at, -1, &prev, &err) == TRAWL_OK;
+		int hn = trawl_index_pc_step(c.ix, pc, at, 1, &next, &err) == TRAWL_OK;
+		if (c.json) {
+			printf("{\"pc\":\"0x%llx\",\"visits\":%llu,\"previous\":",
+			       (unsigned long long)pc, (unsigned long long)n);
+			if (hp)
+				index_cli_print_event(&c, stdout, prev);
+			else
+				fputs("null", stdout);
+			fputs(",\"next\":", stdout);
+			if (hn)
+				index_cli_print_event(&c, stdout, next);
+			else
+				fputs("null", stdout);
+			puts("}");
+		} else {
+			printf("previous: ");
+			if (hp)
+				index_cli_print_event(&c, stdout, prev);
+			else
+				fputs("none", stdout);
+			printf("\nnext:     ");
+			if (hn)
+				index_cli_print_event(&c, stdout, next);
+			else
+				fputs("none", stdout);
+			putchar('\n');
+		}
+		goto out;
+	}
+	uint64_t shown = limit && limit < n ? limit : n;
+	if (c.json)
+		printf("{\"pc\":\"0x%llx\",\"visits\":%llu,\"events\":[", (unsigned long long)pc,
+		       (unsigned long long)n);
+	else
+		printf("0x%llx: %llu visit%s\n", (unsigned long long)pc, (unsigned long long)n,
+		       n == 1 ? "" : "s");
+	for (uint64_t i = 0; i < shown; i++) {
+		if (trawl_index_pc_visit(c.ix, pc, i, &ev, &err)) {
+			rc = cli_report("pc", &err);
+			goto out;
+		}
+		if (c.json && i)
+			putchar(',');
+		if (!c.json)
+			fputs("  ", stdout);
+		index_cli_print_event(&c, stdout, ev);
+		if (!c.json)
+			putchar('\n');
+	}
+	if (c.json)
+		puts("]}");
+	else if (shown < n)
+		printf("  ... %llu more (--limit 0 shows all)\n", (unsigned long long)(n - shown));
+out:
+	index_cli_close(&c);
+	return rc;
+}

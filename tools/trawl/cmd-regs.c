@@ -1,0 +1,132 @@
+/* trawl regs: every register as it was after a line of the trace. */
+#include <string.h>
+
+#include "index-cli.h"
+
+static const char usage[] =
+	"usage: trawl regs [options] TRACE --at LINE|--time T [--cpu N]\n"
+	"\n"
+	"Prints the registers of one core as they were after the event containing\n"
+	"LINE (or the last event at or before time T). Bytes the trace never showed\n"
+	"are printed as ??. Registers with no known byte are left out.\n"
+	"\n"
+	"Options:\n"
+	"  --at LINE         a line of the trace (1-based)\n"
+	"  --time T          a time in the trace's unit\n"
+	"  --cpu N           the core (default: the core of that event)\n"
+	INDEX_OPTIONS_HELP
+	TRACE_OPTIONS_HELP;
+
+/* Bytes worth printing: whole width for core registers, the known part of
+ * vector/predicate registers rounded up to 16 (q) or their full size. */
+static uint32_t shown_width(uint32_t reg, const uint8_t *k, uint32_t w)
+{
+	uint32_t n = w;
+	while (n && !k[n - 1])
+		n--;
+	if (!n)
+		return 0;
+	if (reg >= TRAWL_REG_V0 && reg < TRAWL_REG_V0 + 32)
+		return n <= 16 ? 16 : (n + 15) / 16 * 16;
+	if ((reg >= TRAWL_REG_P0 && reg < TRAWL_REG_P0 + 32) || reg == TRAWL_REG_FFR)
+		return (n + 1) / 2 * 2;
+	if (reg == TRAWL_REG_FPSR || reg == TRAWL_REG_FPSCR)
+		return 4;
+	return w;
+}
+
+int cmd_regs(int argc, char **argv)
+{
+	struct index_cli c;
+	const char *at = NULL, *when = NULL, *cpu_arg = NULL;
+	int bad;
+	memset(&c, 0, sizeof c);
+	c.to.cmd = "regs";
+	if (cli_wants_help(argc, argv)) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (index_cli_option(&c, argc, argv, &i, &bad)) {
+			if (bad)
+				return cli_usage("regs", "%s needs an argument", a);
+		} else if (!strcmp(a, "--at") || !strcmp(a, "--time") || !strcmp(a, "--cpu")) {
+			if (i + 1 >= argc)
+				return cli_usage("regs", "%s needs an argument", a);
+			const char **dst = a[2] == 'a' ? &at : a[2] == 't' ? &when : &cpu_arg;
+			*dst = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage("regs", "unknown option '%s'", a);
+		} else if (!c.to.path) {
+			c.to.path = a;
+		} else {
+			return cli_usage("regs", "unexpected argument '%s'", a);
+		}
+	}
+	if (!c.to.path)
+		return cli_usage("regs", "no trace given");
+	if (!at == !when)
+		return cli_usage("regs", "give one of --at LINE or --time T");
+	uint64_t cpu = 0, t = 0;
+	if (cpu_arg && (!cli_parse_u64(cpu_arg, &cpu) || cpu > 65535))
+		return cli_usage("regs", "bad cpu number '%s'", cpu_arg);
+	if (when && !cli_parse_u64(when, &t))
+		return cli_usage("regs", "bad time '%s'", when);
+	int rc = index_cli_open(&c);
+	if (rc)
+		return rc;
+	uint64_t ev;
+	struct trawl_error err;
+	struct trawl_index_regs regs;
+	trawl_index_regs_init(&regs);
+	if (at)
+		rc = index_cli_line(&c, at, &ev);
+	else if (trawl_index_event_at_time(c.ix, t, &ev, &err))
+		rc = cli_report("regs", &err);
+	if (rc)
+		goto out;
+	struct trawl_index_event e;
+	trawl_index_event(c.ix, ev, &e, NULL);
+	if (!cpu_arg)
+		cpu = e.cpu;
+	if (trawl_index_regs_at(c.ix, ev, (uint16_t)cpu, &regs, &err)) {
+		rc = cli_report("regs", &err);
+		goto out;
+	}
+	if (c.json) {
+		printf("{\"event\":%llu,\"line\":%llu,\"cpu\":%u,\"registers\":{",
+		       (unsigned long long)ev, (unsigned long long)e.line, (unsigned)cpu);
+	} else {
+		printf("cpu %u after ", (unsigned)cpu);
+		index_cli_print_event(&c, stdout, ev);
+		putchar('\n');
+	}
+	int first = 1;
+	uint32_t last = TRAWL_REG_FFR + regs.nsys;
+	for (uint32_t k = 0; k <= last; k++) {
+		uint32_t reg = k <= TRAWL_REG_FFR ? k : TRAWL_REG_SYS_BASE + (k - TRAWL_REG_FFR - 1);
+		const uint8_t *v, *kn;
+		uint32_t w = trawl_index_regs_view(&regs, reg, &v, &kn);
+		uint32_t n = w ? shown_width(reg, kn, w) : 0;
+		if (!n)
+			continue;
+		const char *name = trawl_index_reg_name(c.ix, reg);
+		if (c.json) {
+			printf("%s\"%s\":\"", first ? "" : ",", name);
+			print_reg_hex(stdout, v, kn, n);
+			putchar('"');
+		} else {
+			printf("  %-10s ", name);
+			print_reg_hex(stdout, v, kn, n);
+			putchar('\n');
+		}
+		first = 0;
+	}
+	if (c.json)
+		printf("}}\n");
+out:
+	trawl_index_regs_release(&regs);
+	index_cli_close(&c);
+	return rc;
+}

@@ -1,0 +1,164 @@
+/* Helpers shared by the index commands. */
+#include "index-cli.h"
+
+#include <string.h>
+
+int index_cli_option(struct index_cli *c, int argc, char **argv, int *i, int *bad)
+{
+	const char *a = argv[*i];
+	*bad = 0;
+	if (strcmp(a, "--json") == 0) {
+		c->json = 1;
+		return 1;
+	}
+	if (strcmp(a, "--index") == 0) {
+		if (*i + 1 >= argc) {
+			*bad = 1;
+			return 1;
+		}
+		c->index_path = argv[++*i];
+		return 1;
+	}
+	return trace_option(&c->to, argc, argv, i);
+}
+
+static void progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct cli_progress *p = ctx;
+	(void)total;
+	cli_progress_update(p, done);
+}
+
+static void print_warning(void *ctx, const struct trawl_error *w)
+{
+	const struct index_cli *c = ctx;
+	char buf[1024];
+	trawl_error_format(w, buf, sizeof buf);
+	cli_warn(c->to.cmd, "%s", buf);
+}
+
+int index_cli_open(struct index_cli *c)
+{
+	struct trawl_error err;
+	struct cli_progress p;
+	struct trawl_index_build_options opt;
+	memset(&opt, 0, sizeof opt);
+	trawl_error_clear(&err);
+	opt.reader = c->to.opt;
+	opt.reader.warn = print_warning;
+	opt.reader.warn_ctx = c;
+	opt.progress = progress;
+	opt.progress_ctx = &p;
+	struct trawl_trace_id id;
+	uint64_t total = trawl_trace_id_get(c->to.path, &id, NULL) == TRAWL_OK ? id.size : 0;
+	cli_progress_start(&p, "indexing", total);
+	enum trawl_status st = trawl_index_open_trace(&c->ix, c->to.path, c->index_path, &opt,
+						      NULL, &err);
+	cli_progress_finish(&p);
+	if (st)
+		return cli_report(c->to.cmd, &err);
+	if (trawl_input_open(&c->text, c->to.path, NULL, NULL) == TRAWL_OK)
+		c->map = trawl_input_mapping(c->text, &c->map_len);
+	return 0;
+}
+
+void index_cli_close(struct index_cli *c)
+{
+	trawl_index_close(c->ix);
+	if (c->text)
+		trawl_input_close(c->text);
+	c->ix = NULL;
+	c->text = NULL;
+}
+
+int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev)
+{
+	uint64_t line;
+	struct trawl_error err;
+	if (!cli_parse_u64(arg, &line))
+		return cli_usage(c->to.cmd, "bad line number '%s'", arg);
+	if (trawl_index_event_at_line(c->ix, line, ev, &err))
+		return cli_report(c->to.cmd, &err);
+	return 0;
+}
+
+void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len)
+{
+	struct trawl_index_event e;
+	*s = "";
+	*len = 0;
+	if (!c->map || trawl_index_event(c->ix, ev, &e, NULL) || e.offset >= c->map_len)
+		return;
+	const char *p = c->map + e.offset;
+	size_t n = 0, max = c->map_len - e.offset;
+	while (n < max && p[n] != '\n')
+		n++;
+	if (n && p[n - 1] == '\r')
+		n--;
+	*s = p;
+	*len = n;
+}
+
+void json_str(FILE *f, const char *s, size_t len)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+void index_cli_print_event(struct index_cli *c, FILE *f, uint64_t ev)
+{
+	struct trawl_index_event e;
+	const char *s;
+	size_t len;
+	if (trawl_index_event(c->ix, ev, &e, NULL))
+		return;
+	index_cli_event_text(c, ev, &s, &len);
+	if (c->json) {
+		fprintf(f, "{\"event\":%llu,\"line\":%llu,\"time\":%llu,\"cpu\":%u,\"pc\":\"0x%llx\",\"text\":",
+			(unsigned long long)ev, (unsigned long long)e.line,
+			(unsigned long long)e.time, e.cpu, (unsigned long long)e.pc);
+		json_str(f, s, len);
+		fputc('}', f);
+		return;
+	}
+	fprintf(f, "line %llu (event %llu): %.*s", (unsigned long long)e.line,
+		(unsigned long long)ev, (int)len, s);
+}
+
+void print_reg_hex(FILE *f, const uint8_t *v, const uint8_t *k, uint32_t n)
+{
+	for (uint32_t i = n; i-- > 0;) {
+		if (k[i])
+			fprintf(f, "%02x", v[i]);
+		else
+			fputs("??", f);
+	}
+}
+
+int index_cli_reg(struct index_cli *c, const char *name, uint32_t *reg, uint32_t *off,
+		  uint32_t *size)
+{
+	struct trawl_reg_ref ref;
+	if (trawl_reg_parse(name, strlen(name), TRAWL_REG_STATE_GUESS, &ref)) {
+		*reg = ref.reg;
+		*off = ref.offset;
+		*size = ref.size ? ref.size : trawl_reg_width(ref.reg) - ref.offset;
+		return 1;
+	}
+	uint32_t id = trawl_index_reg_find(c->ix, name);
+	if (id == UINT32_MAX)
+		return 0;
+	*reg = id;
+	*off = 0;
+	*size = TRAWL_REG_SYS_BYTES;
+	return 1;
+}
