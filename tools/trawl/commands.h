@@ -1,6 +1,7 @@
 /* The command table, one line per subcommand: TRAWL_COMMAND(name, function,
  * one-line summary). Each function lives in cmd-NAME.c and parses its own
  * options; `trawl help NAME` runs it with --help. Keep the list sorted. */
+TRAWL_COMMAND("browse", cmd_browse, "browse a trace in time on the terminal (registers, memory, jumps)")
 TRAWL_COMMAND("cat", cmd_cat, "print the events of a trace, one per line (text or JSON)")
 TRAWL_COMMAND("changes", cmd_changes, "registers and memory that differ between two lines")
 TRAWL_COMMAND("index", cmd_index, "build the time-travel index of a trace")
