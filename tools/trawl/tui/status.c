@@ -15,7 +15,7 @@ void pane_status_draw(struct browser *b, const struct rect *r)
 		return;
 	const struct trawl_index_event *e = &b->cur;
 	sym[0] = 0;
-	if (b->img && e->kind == TRAWL_EV_INSN) {
+	if (b->img && e->kind == TRAWL_EV_INSN && trawl_image_symbol_at(b->img, e->pc)) {
 		sym[0] = ' ';
 		trawl_image_describe(b->img, e->pc, sym + 1, sizeof sym - 1);
 	}
