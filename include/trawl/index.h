@@ -43,7 +43,7 @@ struct trawl_trace_id {
 };
 
 struct trawl_index_build_options {
-	uint32_t checkpoint_interval;   /* events between checkpoints; 0 = 256 */
+	uint32_t checkpoint_interval;   /* events between checkpoints; 0 = 128 */
 	size_t sort_memory;             /* bytes per external sorter; 0 = 64 MiB */
 	/* progress: called now and then with bytes of trace consumed; may be NULL */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);

@@ -26,7 +26,6 @@
 #define NONE32 UINT32_MAX
 #define MAX_CPUS 4096u
 #define MAX_SYSREGS 65536u
-#define MAX_CLOBBER (256ull << 20)   /* larger semihosting ranges are ignored */
 
 /* One 64-byte block of memory as it is now. */
 struct mblock {
@@ -435,7 +434,7 @@ static enum trawl_status do_clobber(struct trawl_index_builder *b, uint64_t addr
 				    struct trawl_error *err)
 {
 	enum trawl_status st;
-	if (size == 0 || size > MAX_CLOBBER || addr + size < addr)
+	if (size == 0 || size > IDX_MAX_CLOBBER || addr + size < addr)
 		return TRAWL_OK;
 	uint8_t h[17];
 	uint64_t dloff = b->dl.pos;
@@ -890,7 +889,7 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 		return trawl_error_set(err, st, "out of memory");
 	if (opt)
 		b->opt = *opt;
-	b->K = b->opt.checkpoint_interval ? b->opt.checkpoint_interval : 256;
+	b->K = b->opt.checkpoint_interval ? b->opt.checkpoint_interval : 128;
 	size_t mem = b->opt.sort_memory ? b->opt.sort_memory : (64u << 20);
 	b->t0 = now_s();
 	trawl_reg_names_init(&b->names);
@@ -910,8 +909,22 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 		slash[1] = 0;
 	else
 		*slash = 0;
-	if ((st = idx_file_temp(&b->ev, b->dir, "event spool", err)) ||
-	    (st = idx_file_temp(&b->dl, b->dir, "delta spool", err)) ||
+	/* events go straight to the output file, right after its header;
+	 * the other streams are spooled and appended by finish() */
+	int fd = open(b->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		st = trawl_error_errno(err, errno, "cannot create '%s'", b->tmp_path);
+		goto fail;
+	}
+	static const uint8_t zero[IDX_HEADER_SIZE];
+	if ((st = idx_file_fd(&b->ev, fd, b->tmp_path, err))) {
+		close(fd);
+		goto fail;
+	}
+	if ((st = idx_file_write(&b->ev, zero, IDX_HEADER_SIZE, err)))
+		goto fail;
+	idx_file_mark(&b->ev);
+	if ((st = idx_file_temp(&b->dl, b->dir, "delta spool", err)) ||
 	    (st = idx_file_temp(&b->cki, b->dir, "checkpoint spool", err)) ||
 	    (st = idx_file_temp(&b->ckd, b->dir, "checkpoint spool", err)))
 		goto fail;
@@ -1039,48 +1052,40 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 					     struct trawl_error *err)
 {
 	enum trawl_status st;
-	struct idx_file out = { .fd = -1 };
+	struct idx_file *o = &b->ev;
 	struct sec secs[SEC_COUNT_];
 	uint64_t nbd = 0;
 	memset(secs, 0, sizeof secs);
-	int fd = open(b->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return trawl_error_errno(err, errno, "cannot create '%s'", b->tmp_path);
-	if ((st = idx_file_fd(&out, fd, b->tmp_path, err))) {
-		close(fd);
-		return st;
-	}
-	static const uint8_t zero[IDX_HEADER_SIZE];
-	if ((st = idx_file_write(&out, zero, IDX_HEADER_SIZE, err)))
-		goto out;
 	struct sec *s = secs;
+	s->id = SEC_EVENTS;
+	s->rec = EV_REC;
+	s->off = IDX_HEADER_SIZE;
+	end_sec(o, s++);
 #define SEC(id_, rec_, body)                                                               \
 	do {                                                                               \
-		if ((st = begin_sec(&out, s, id_, rec_, err)))                             \
+		if ((st = begin_sec(o, s, id_, rec_, err)))                                \
 			goto out;                                                          \
 		if ((st = (body)))                                                         \
 			goto out;                                                          \
-		end_sec(&out, s++);                                                        \
+		end_sec(o, s++);                                                           \
 	} while (0)
-	SEC(SEC_EVENTS, EV_REC, idx_file_copy(&out, &b->ev, err));
-	SEC(SEC_DELTAS, 0, idx_file_copy(&out, &b->dl, err));
-	SEC(SEC_CKPT_INDEX, 8, idx_file_copy(&out, &b->cki, err));
-	SEC(SEC_CKPT_DATA, 0, idx_file_copy(&out, &b->ckd, err));
-	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, &out, err));
-	SEC(SEC_SNAP, SNAP_REC, idx_sorter_output(&b->snap, &out, err));
-	SEC(SEC_CLOB, CLOB_REC, idx_sorter_output(&b->clob, &out, err));
-	SEC(SEC_BACKDATE, BD_REC, write_backdate(b, &out, &nbd, err));
-	SEC(SEC_REGW, REGW_REC, idx_sorter_output(&b->regw, &out, err));
-	SEC(SEC_PCS, PCS_REC, idx_sorter_output(&b->pcs, &out, err));
-	if ((st = begin_sec(&out, s, SEC_SYSREGS, 0, err)))
+	SEC(SEC_DELTAS, 0, idx_file_copy(o, &b->dl, err));
+	SEC(SEC_CKPT_INDEX, 8, idx_file_copy(o, &b->cki, err));
+	SEC(SEC_CKPT_DATA, 0, idx_file_copy(o, &b->ckd, err));
+	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, o, err));
+	SEC(SEC_SNAP, SNAP_REC, idx_sorter_output(&b->snap, o, err));
+	SEC(SEC_CLOB, CLOB_REC, idx_sorter_output(&b->clob, o, err));
+	SEC(SEC_BACKDATE, BD_REC, write_backdate(b, o, &nbd, err));
+	SEC(SEC_REGW, REGW_REC, idx_sorter_output(&b->regw, o, err));
+	SEC(SEC_PCS, PCS_REC, idx_sorter_output(&b->pcs, o, err));
+	if ((st = begin_sec(o, s, SEC_SYSREGS, 0, err)))
 		goto out;
 	for (size_t i = 0; i < b->names.count; i++)
-		if ((st = idx_file_write(&out, b->names.names[i], strlen(b->names.names[i]) + 1,
-					 err)))
+		if ((st = idx_file_write(o, b->names.names[i], strlen(b->names.names[i]) + 1, err)))
 			goto out;
-	end_sec(&out, s++);
+	end_sec(o, s++);
 #undef SEC
-	if ((st = idx_file_flush(&out, err)))
+	if ((st = idx_file_flush(o, err)))
 		goto out;
 
 	uint8_t h[IDX_HEADER_SIZE];
@@ -1090,7 +1095,7 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	st32(h + 12, TRAWL_INDEX_KIND_LINEAR);
 	st32(h + 16, IDX_FLAG_COMPLETE);
 	st32(h + 20, IDX_HEADER_SIZE);
-	st64(h + 24, out.pos);
+	st64(h + 24, o->pos);
 	if (id) {
 		st64(h + 32, id->size);
 		st64(h + 40, id->mtime_ns);
@@ -1115,7 +1120,7 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	st64(h + IDX_HDR_CHECKSUM_OFF, idx_hash(0, h, IDX_HDR_CHECKSUM_OFF));
 	/* the header (with the complete flag) is the last write */
 	for (size_t done = 0; done < sizeof h;) {
-		ssize_t n = pwrite(out.fd, h + done, sizeof h - done, (off_t)done);
+		ssize_t n = pwrite(o->fd, h + done, sizeof h - done, (off_t)done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -1125,12 +1130,12 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 		}
 		done += (size_t)n;
 	}
-	if (close(out.fd) != 0) {
-		out.fd = -1;
+	int fd = o->fd;
+	o->fd = -1;
+	if (close(fd) != 0) {
 		st = trawl_error_errno(err, errno, "cannot write '%s'", b->tmp_path);
 		goto out;
 	}
-	out.fd = -1;
 	if (rename(b->tmp_path, b->path) != 0) {
 		st = trawl_error_errno(err, errno, "cannot rename '%s' to '%s'", b->tmp_path,
 				       b->path);
@@ -1140,6 +1145,5 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	b->tmp_path = NULL;
 	(void)nbd;
 out:
-	idx_file_close(&out);
 	return st;
 }

@@ -117,6 +117,10 @@ enum idx_section {
 
 #define MEMW_CLOBBER 1u
 
+/* Largest range a semihosting call may make unknown (larger ones are not
+ * believed, and a CLOB record claiming more is damage). */
+#define IDX_MAX_CLOBBER (256ull << 20)
+
 /* Little-endian loads and stores (fixed file byte order). */
 static inline uint64_t ld64(const uint8_t *p)
 {

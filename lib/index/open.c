@@ -175,7 +175,7 @@ static enum trawl_status check_header(struct trawl_index *ix, const struct trawl
 	ix->created = ld64(h + 88);
 	ix->time_unit = ld32(h + 96);
 	uint32_t nsec = ld32(h + 100);
-	if (ix->K == 0 || ix->ncpu > 65536 || nsec > IDX_MAX_SECTIONS)
+	if (ix->K == 0 || ix->ncpu > 4096 || nsec > IDX_MAX_SECTIONS)
 		return TRAWL_CORRUPT(err, "'%s': bad index header field", p);
 	for (uint32_t i = 0; i < nsec; i++) {
 		const uint8_t *e = h + 128 + 32 * i;
@@ -329,7 +329,16 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 	enum trawl_status st = trawl_trace_id_get(trace_path, &id, err);
 	if (st)
 		return st;
-	if ((st = trawl_reader_open(&r, trace_path, opt ? &opt->reader : NULL, err)))
+	/* read through the bounded streaming buffer, not a mapping of the whole
+	 * trace: mapped pages would count in the build's resident memory and
+	 * grow with the trace */
+	struct trawl_reader_options ropt;
+	if (opt)
+		ropt = opt->reader;
+	else
+		memset(&ropt, 0, sizeof ropt);
+	ropt.input.no_mmap = 1;
+	if ((st = trawl_reader_open(&r, trace_path, &ropt, err)))
 		goto out;
 	if ((st = trawl_index_builder_create(&b, index_path, opt, err)))
 		goto out;

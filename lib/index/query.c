@@ -170,6 +170,8 @@ static enum trawl_status delta_next(const struct trawl_index *ix, uint64_t *pos,
 			return CORRUPT(ix, "short clobber delta");
 		d->addr = ld64(p + 1);
 		d->len = ld64(p + 9);
+		if (d->len == 0 || d->len > IDX_MAX_CLOBBER)
+			return CORRUPT(ix, "clobber delta");
 		n = 17;
 		d->value = NULL;
 	} else {
@@ -465,6 +467,8 @@ enum trawl_status trawl_index_mem_at(const struct trawl_index *ix, uint64_t ev, 
 
 static uint64_t range_mask(uint64_t lo, uint64_t hi)
 {
+	if (lo >= 64 || hi <= lo)
+		return 0;
 	uint64_t m = hi - lo >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << (hi - lo)) - 1);
 	return m << lo;
 }
@@ -496,7 +500,7 @@ static int search_writes(const struct idx_sec *s, uint64_t key, uint64_t ev, int
 			m = lo < whi && wlo < hi;
 		} else {
 			unsigned off = r[24], cnt = r[25];
-			m = off + cnt <= BLOCK ? range_mask(off, off + cnt) & want : 0;
+			m = range_mask(off, off + cnt) & want; /* empty when damaged */
 		}
 		if (m) {
 			*out = ld64(r + 8);
@@ -627,7 +631,7 @@ enum trawl_status trawl_index_changes(const struct trawl_index *ix, uint64_t ev1
 	struct trawl_index_regs r1, r2;
 	trawl_index_regs_init(&r1);
 	trawl_index_regs_init(&r2);
-	uint64_t *blocks = NULL;
+	uint64_t *ranges = NULL;
 	size_t nb = 0, cap = 0;
 	struct trawl_index_change c;
 	memset(&c, 0, sizeof c);
@@ -652,7 +656,8 @@ enum trawl_status trawl_index_changes(const struct trawl_index *ix, uint64_t ev1
 				goto out;
 		}
 	}
-	/* blocks written in (ev1, ev2] */
+	/* ranges written in (ev1, ev2], merged, then compared block by block:
+	 * memory use follows the number of writes, not their sizes */
 	for (uint64_t e = ev1 + 1; e <= ev2; e++) {
 		uint64_t a, b;
 		if ((st = delta_range(ix, e, &a, &b, err)))
@@ -663,51 +668,59 @@ enum trawl_status trawl_index_changes(const struct trawl_index *ix, uint64_t ev1
 				goto out;
 			if (d.tag == DT_REG || !d.len || d.addr + d.len < d.addr)
 				continue;
-			for (uint64_t blk = d.addr & BLOCK_MASK; blk < d.addr + d.len; blk += BLOCK) {
-				if (nb == cap) {
-					cap = cap ? cap * 2 : 256;
-					uint64_t *nbk = realloc(blocks, cap * sizeof *nbk);
-					if (!nbk) {
-						st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-						goto out;
-					}
-					blocks = nbk;
+			if (nb + 2 > cap) {
+				cap = cap ? cap * 2 : 256;
+				uint64_t *nr = realloc(ranges, cap * sizeof *nr);
+				if (!nr) {
+					st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+					goto out;
 				}
-				blocks[nb++] = blk;
-				if (blk + BLOCK < blk)
-					break;
+				ranges = nr;
 			}
+			ranges[nb++] = d.addr & BLOCK_MASK;
+			ranges[nb++] = d.addr + d.len - 1;
 		}
 	}
-	qsort(blocks, nb, sizeof *blocks, cmp_u64);
+	qsort(ranges, nb / 2, 2 * sizeof *ranges, cmp_u64);
 	c.is_mem = 1;
 	c.len = 0;
-	for (size_t i = 0; i < nb; i++) {
-		if (i && blocks[i] == blocks[i - 1])
-			continue;
-		uint8_t a1[BLOCK], a2[BLOCK];
-		uint64_t m1, m2;
-		if ((st = block_at(ix, blocks[i], ev1, a1, &m1, err)) ||
-		    (st = block_at(ix, blocks[i], ev2, a2, &m2, err)))
-			goto out;
-		for (unsigned k = 0; k < BLOCK; k++) {
-			int kn1 = (m1 >> k) & 1, kn2 = (m2 >> k) & 1;
-			int diff = kn1 != kn2 || (kn1 && a1[k] != a2[k]);
-			uint64_t a = blocks[i] + k;
-			if (diff && c.len && c.addr + c.len == a) {
-				c.len++;
-			} else if (diff) {
-				if (c.len && fn(ctx, &c))
-					goto out;
-				c.addr = a;
-				c.len = 1;
+	uint64_t next = 0;  /* first block not yet compared */
+	int any = 0, done = 0;
+	for (size_t i = 0; i < nb && !done; i += 2) {
+		uint64_t blk = ranges[i], last = ranges[i + 1] & BLOCK_MASK;
+		if (any && blk < next)
+			blk = next;
+		for (; blk <= last; blk += BLOCK) {
+			uint8_t a1[BLOCK], a2[BLOCK];
+			uint64_t m1, m2;
+			if ((st = block_at(ix, blk, ev1, a1, &m1, err)) ||
+			    (st = block_at(ix, blk, ev2, a2, &m2, err)))
+				goto out;
+			for (unsigned k = 0; k < BLOCK; k++) {
+				int kn1 = (m1 >> k) & 1, kn2 = (m2 >> k) & 1;
+				int diff = kn1 != kn2 || (kn1 && a1[k] != a2[k]);
+				uint64_t a = blk + k;
+				if (diff && c.len && c.addr + c.len == a) {
+					c.len++;
+				} else if (diff) {
+					if (c.len && fn(ctx, &c))
+						goto out;
+					c.addr = a;
+					c.len = 1;
+				}
+			}
+			any = 1;
+			next = blk + BLOCK;
+			if (next == 0) {
+				done = 1; /* reached the top of the address space */
+				break;
 			}
 		}
 	}
 	if (c.len)
 		fn(ctx, &c);
 out:
-	free(blocks);
+	free(ranges);
 	trawl_index_regs_release(&r1);
 	trawl_index_regs_release(&r2);
 	return st;

@@ -25,35 +25,60 @@ static inline uint64_t mix_word(uint64_t h, uint64_t v)
 void idx_hasher_init(struct idx_hasher *hs, uint64_t seed)
 {
 	memset(hs, 0, sizeof *hs);
-	hs->h = seed ^ 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < 4; i++)
+		hs->h[i] = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1));
+}
+
+/* Four independent lanes over 32-byte stripes keep the multipliers busy. */
+static void stripes(uint64_t *h, const uint8_t *p, size_t n)
+{
+	uint64_t a = h[0], b = h[1], c = h[2], d = h[3];
+	for (; n >= 32; p += 32, n -= 32) {
+		a = mix_word(a, ld64(p));
+		b = mix_word(b, ld64(p + 8));
+		c = mix_word(c, ld64(p + 16));
+		d = mix_word(d, ld64(p + 24));
+	}
+	h[0] = a;
+	h[1] = b;
+	h[2] = c;
+	h[3] = d;
 }
 
 void idx_hasher_update(struct idx_hasher *hs, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	hs->len += len;
-	while (hs->npend && len) {
-		hs->pend[hs->npend++] = *p++;
-		len--;
-		if (hs->npend == 8) {
-			hs->h = mix_word(hs->h, ld64(hs->pend));
-			hs->npend = 0;
-		}
+	if (hs->npend) {
+		size_t k = 32 - hs->npend < len ? 32 - hs->npend : len;
+		memcpy(hs->pend + hs->npend, p, k);
+		hs->npend += (unsigned)k;
+		p += k;
+		len -= k;
+		if (hs->npend < 32)
+			return;
+		stripes(hs->h, hs->pend, 32);
+		hs->npend = 0;
 	}
-	uint64_t h = hs->h;
-	for (; len >= 8; p += 8, len -= 8)
-		h = mix_word(h, ld64(p));
-	hs->h = h;
-	while (len--)
-		hs->pend[hs->npend++] = *p++;
+	size_t whole = len & ~(size_t)31;
+	stripes(hs->h, p, whole);
+	memcpy(hs->pend, p + whole, len - whole);
+	hs->npend = (unsigned)(len - whole);
 }
 
 uint64_t idx_hasher_final(const struct idx_hasher *hs)
 {
-	uint64_t t = 0;
-	for (unsigned i = 0; i < hs->npend; i++)
-		t |= (uint64_t)hs->pend[i] << (8 * i);
-	uint64_t h = mix_word(hs->h, t ^ hs->len);
+	uint64_t h = hs->h[0];
+	h = mix_word(h, hs->h[1]);
+	h = mix_word(h, hs->h[2]);
+	h = mix_word(h, hs->h[3]);
+	for (unsigned i = 0; i < hs->npend; i += 8) {
+		uint64_t t = 0;
+		for (unsigned j = i; j < hs->npend && j < i + 8; j++)
+			t |= (uint64_t)hs->pend[j] << (8 * (j - i));
+		h = mix_word(h, t);
+	}
+	h = mix_word(h, hs->len);
 	return h ^ (h >> 33);
 }
 
@@ -99,6 +124,8 @@ enum trawl_status idx_file_temp(struct idx_file *f, const char *dir, const char 
 	enum trawl_status st = file_init(f, fd, what, err);
 	if (st)
 		close(fd);
+	else
+		idx_file_mark(f);
 	return st;
 }
 
@@ -166,10 +193,20 @@ enum trawl_status idx_file_align(struct idx_file *f, struct trawl_error *err)
 enum trawl_status idx_file_copy(struct idx_file *f, struct idx_file *src,
 				struct trawl_error *err)
 {
-	enum trawl_status st = idx_file_flush(src, err);
-	if (st)
+	enum trawl_status st;
+	if ((st = idx_file_flush(src, err)) || (st = idx_file_flush(f, err)))
 		return st;
-	uint64_t left = src->pos, off = 0;
+	uint64_t left = src->pos;
+	loff_t off = 0;
+	while (left) {
+		ssize_t n = copy_file_range(src->fd, &off, f->fd, NULL, (size_t)left, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* not supported here: copy through memory */
+		left -= (uint64_t)n;
+	}
+	f->pos += src->pos - left;
 	while (left) {
 		size_t want = left < src->cap ? (size_t)left : src->cap;
 		ssize_t n = pread(src->fd, src->buf, want, (off_t)off);
@@ -178,12 +215,12 @@ enum trawl_status idx_file_copy(struct idx_file *f, struct idx_file *src,
 		if (n <= 0)
 			return trawl_error_errno(err, n < 0 ? errno : EIO, "cannot read back %s",
 						 src->what);
-		st = idx_file_write(f, src->buf, (size_t)n, err);
-		if (st)
+		if ((st = idx_file_write(f, src->buf, (size_t)n, err)))
 			return st;
-		off += (uint64_t)n;
+		off += n;
 		left -= (uint64_t)n;
 	}
+	f->sum = src->sum;
 	return TRAWL_OK;
 }
 

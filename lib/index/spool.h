@@ -11,8 +11,8 @@
 /* Streaming form of idx_hash (format.h): same result however the bytes
  * are split. */
 struct idx_hasher {
-	uint64_t h, len;
-	uint8_t pend[8];
+	uint64_t h[4], len;
+	uint8_t pend[32];
 	unsigned npend;
 };
 void idx_hasher_init(struct idx_hasher *hs, uint64_t seed);
@@ -31,6 +31,8 @@ struct idx_file {
 	const char *what;       /* for messages */
 };
 
+/* An anonymous temporary file in dir; its checksum covers everything
+ * written to it. */
 enum trawl_status idx_file_temp(struct idx_file *f, const char *dir, const char *what,
 				struct trawl_error *err);
 enum trawl_status idx_file_fd(struct idx_file *f, int fd, const char *what,
@@ -40,7 +42,9 @@ enum trawl_status idx_file_write(struct idx_file *f, const void *data, size_t le
 enum trawl_status idx_file_flush(struct idx_file *f, struct trawl_error *err);
 void idx_file_mark(struct idx_file *f);
 uint64_t idx_file_sum(const struct idx_file *f);
-/* Append the whole content of spool `src` (flushed first) to f. */
+/* Append the whole content of spool `src` (flushed first) to f, in the
+ * kernel when it can. f must be at a fresh idx_file_mark: its checksum
+ * becomes src's (which covers all of src). */
 enum trawl_status idx_file_copy(struct idx_file *f, struct idx_file *src,
 				struct trawl_error *err);
 /* Pad with zeros to a multiple of 8. */

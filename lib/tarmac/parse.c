@@ -172,6 +172,24 @@ static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 
 /* ---- small field helpers ---- */
 
+/* Store the low n bytes of v least significant first (n <= 8). */
+static inline void store_le(uint8_t *dst, uint64_t v, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(dst, &v, n);
+#else
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
+/* ... or most significant first (big-endian memory) */
+static inline void store_be(uint8_t *dst, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
 static unsigned dec_small(const char *s, size_t n)
 {
 	unsigned v = 0;
@@ -572,9 +590,14 @@ static int reg_lookup(struct trawl_tarmac *t, const char *name, size_t n, unsign
 	struct tarmac_regcache *c = NULL;
 	if (n <= sizeof c->name) {
 		c = &t->regcache[name_hash(name, n, state) & (TARMAC_REGCACHE - 1)];
-		if (c->valid && c->len == n && c->state == state && !memcmp(c->name, name, n)) {
-			*out = *c;
-			return 0;
+		if (c->valid && c->len == n && c->state == state) {
+			size_t i = 0;
+			while (i < n && c->name[i] == name[i])
+				i++;
+			if (i == n) {
+				*out = *c;
+				return 0;
+			}
 		}
 	}
 	struct trawl_reg_ref ref;
@@ -784,8 +807,7 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		uint32_t off = tarmac_pool_alloc(t, want / 2);
 		if (off == UINT32_MAX)
 			return E_NOMEM;
-		for (size_t i = 0; i < want / 2; i++)
-			t->pool[off + i] = (uint8_t)(v >> (8 * i));
+		store_le(t->pool + off, v, want / 2);
 		struct trawl_reg_write *w = &t->regs[t->nregs++];
 		w->reg = rc.reg;
 		w->offset = (uint16_t)base;
@@ -837,7 +859,7 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 				} else if (n && all_nib(nib, n, TL_NIB_DASH)) {
 					memset(nib + n, TL_NIB_DASH, want - n);
 				} else {
-					return fail(t, l, l->p, "register value too short: %zu hex digits, expected %zu",
+					return fail(t, l, vstart, "register value too short: %zu hex digits, expected %zu",
 						    n, want);
 				}
 				n = want;
@@ -970,8 +992,10 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		}
 	}
 	if (got == want && (l->p + span == l->e || tl_is(l->p[span], TL_SPACE))) {
-		for (unsigned i = 0; i < size; i++)
-			bytes[i] = (uint8_t)(t->opt.big_endian ? v >> (8 * (size - 1 - i)) : v >> (8 * i));
+		if (t->opt.big_endian)
+			store_be(bytes, v, size);
+		else
+			store_le(bytes, v, size);
 		return emit_mem(t, flags, addr, paddr, bytes, NULL, size, 0);
 	}
 	uint8_t nib[72];
@@ -1130,7 +1154,8 @@ static int fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		time = time * 10 + (unsigned)(*p++ - '0');
 	size_t ul = t->fast_unit_len;
 	if (p == s || p - s > 19 || !ul || e - p < (ptrdiff_t)ul + 8 || *p != ' ' ||
-	    memcmp(p + 1, t->fast_unit, ul) != 0 || p[1 + ul] != ' ')
+	    p[1] != t->fast_unit[0] || p[2] != t->fast_unit[1] ||
+	    (ul == 3 && p[3] != t->fast_unit[2]) || p[1 + ul] != ' ')
 		return 0;
 	p += ul + 2;
 	ln->time = time;
@@ -1191,16 +1216,22 @@ static int fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		if (reg_lookup(t, name, (size_t)(ne - name), reg_state(t, 0), &rc))
 			return -1;
 		size_t want = rc.flexible ? 0 : 2u * rc.size;
-		if (!want || want > 16 || fast_hex(val, e, &n, &v) != e || n != want)
+		/* v holds at most 16 digits: longer values take the general path */
+		if (fast_hex(val, e, &n, &v) != e || (want ? n != want || want > 16 : (n != 8 && n != 16)))
 			return 0;
+		if (!want) {
+			/* cpsr, SP: the value's width is the write's */
+			if (rc.offset + n / 2 > reg_width(rc.reg))
+				return 0;
+			want = n;
+		}
 		size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
 		if (!tarmac_reserve_regs(t, 1))
 			return -1;
 		uint32_t off = tarmac_pool_alloc(t, want / 2);
 		if (off == UINT32_MAX)
 			return -1;
-		for (size_t i = 0; i < want / 2; i++)
-			t->pool[off + i] = (uint8_t)(v >> (8 * i));
+		store_le(t->pool + off, v, want / 2);
 		struct trawl_reg_write *wr = &t->regs[t->nregs++];
 		wr->reg = rc.reg;
 		wr->offset = rc.offset;
@@ -1240,8 +1271,10 @@ static int fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		if (q != e || n != 2 * size)
 			return 0;
 		uint8_t bytes[8];
-		for (unsigned i = 0; i < size; i++)
-			bytes[i] = (uint8_t)(t->opt.big_endian ? v >> (8 * (size - 1 - i)) : v >> (8 * i));
+		if (t->opt.big_endian)
+			store_be(bytes, v, size);
+		else
+			store_le(bytes, v, size);
 		size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
 		if (emit_mem(t, flags, addr, pa, bytes, NULL, size, 0))
 			return -1;

@@ -70,6 +70,16 @@ cp "$D/big-endian.tarmac" "$_tmp/be.tarmac"
 expect_stdout_has "0000000000030000: 11 22 33 44 ?? ?? ?? ??  01 02 03 04 05 06 07 08" \
 	"$TRAWL" mem "$_tmp/be.tarmac" --big-endian --at 3 0x30000 16
 
+# AArch32 SVC 0x123456 and T32 BKPT 0xab semihosting (32-bit parameter
+# blocks): SYS_READ of 2 bytes, then of 1 byte
+cp "$D/a32-semihost.tarmac" "$_tmp/a32.tarmac"
+A="$_tmp/a32.tarmac"
+expect_stdout_has "0000000000010000: 44 33 22 11" "$TRAWL" mem "$A" --at 9 0x10000 4
+expect_stdout_has "0000000000010000: dd cc 22 11" "$TRAWL" mem "$A" --at 10 0x10000 4
+expect_stdout_has "0000000000010000: dd cc 22 ??" "$TRAWL" mem "$A" --at 19 0x10000 4
+expect_stdout_has "line 19 (event 5)" "$TRAWL" last-write "$A" --at 20 0x10003
+expect_stdout_has "line 10 (event 2)" "$TRAWL" last-write "$A" --at 20 0x10000:2
+
 # a trace cut off inside its last event: what is there is indexed
 head -n 29 "$M" >"$_tmp/cut.tarmac"
 printf '12 clk cpu1 IT (2) 00001004 d2800040 O EL1h_n : MOV x0,#2\n' >>"$_tmp/cut.tarmac"

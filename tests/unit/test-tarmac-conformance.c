@@ -381,8 +381,10 @@ static int check_file(const char *txtname, const char *refname, int implicit_thu
 			our_facts(&b, e, fresh && e->kind != TRAWL_EV_STATE, fresh ? 0 : nr,
 				  fresh ? 0 : nm, &of);
 		}
-		qsort(rf.s, rf.n, sizeof *rf.s, cmpstr);
-		qsort(of.s, of.n, sizeof *of.s, cmpstr);
+		if (rf.n)
+			qsort(rf.s, rf.n, sizeof *rf.s, cmpstr);
+		if (of.n)
+			qsort(of.s, of.n, sizeof *of.s, cmpstr);
 		dedupe_time(&rf);
 		dedupe_time(&of);
 		int same = rf.n == of.n;

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace-open.h"
 
@@ -233,7 +234,12 @@ int cmd_cat(int argc, char **argv)
 	struct trawl_event_batch b;
 	struct trawl_error err;
 	enum trawl_status st;
+	struct cli_progress prog;
 	trawl_error_clear(&err);
+	/* a progress bar only when the events go elsewhere than the terminal */
+	cli_progress_start(&prog, "cat", trawl_input_raw_size(trawl_reader_input(r)));
+	if (isatty(1))
+		prog.active = 0;
 	while ((st = trawl_reader_next(r, &b, &err)) == TRAWL_OK) {
 		for (size_t i = 0; i < b.count; i++) {
 			if (json)
@@ -241,7 +247,9 @@ int cmd_cat(int argc, char **argv)
 			else
 				text_event(stdout, &b, &b.events[i]);
 		}
+		cli_progress_update(&prog, trace_progress(r));
 	}
+	cli_progress_finish(&prog);
 	rc = EXIT_OK;
 	if (st != TRAWL_END)
 		rc = cli_report("cat", &err);

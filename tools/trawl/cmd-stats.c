@@ -218,7 +218,7 @@ int cmd_stats(int argc, char **argv)
 				goto out;
 			}
 		}
-		cli_progress_update(&prog, trawl_input_raw_pos(in));
+		cli_progress_update(&prog, trace_progress(r));
 	}
 	cli_progress_finish(&prog);
 	if (st != TRAWL_END) {

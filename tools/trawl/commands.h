@@ -4,6 +4,7 @@
 TRAWL_COMMAND("browse", cmd_browse, "browse a trace in time on the terminal (registers, memory, jumps)")
 TRAWL_COMMAND("cat", cmd_cat, "print the events of a trace, one per line (text or JSON)")
 TRAWL_COMMAND("changes", cmd_changes, "registers and memory that differ between two lines")
+TRAWL_COMMAND("emulate", cmd_emulate, "run a static AArch64 program and write its Tarmac trace")
 TRAWL_COMMAND("index", cmd_index, "build the time-travel index of a trace")
 TRAWL_COMMAND("info", cmd_info, "describe the index of a trace")
 TRAWL_COMMAND("last-write", cmd_last_write, "the line that last wrote a register or memory range")

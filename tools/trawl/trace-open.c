@@ -46,3 +46,11 @@ void trace_report_skipped(const struct trace_open *to, const struct trawl_reader
 		cli_warn(to->cmd, "%s: skipped %llu malformed line%s", to->path,
 			 (unsigned long long)s->bad_lines, s->bad_lines == 1 ? "" : "s");
 }
+
+uint64_t trace_progress(struct trawl_reader *r)
+{
+	struct trawl_input *in = trawl_reader_input(r);
+	if (trawl_input_compression(in) == TRAWL_COMPRESSION_NONE)
+		return trawl_reader_stats(r)->bytes;
+	return trawl_input_raw_pos(in);
+}

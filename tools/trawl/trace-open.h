@@ -26,6 +26,11 @@ int trace_option(struct trace_open *to, int argc, char **argv, int *i);
  * (0 on success). */
 int trace_reader_open(struct trace_open *to, struct trawl_reader **out);
 
+/* How far through its input a reader is, in the units of
+ * trawl_input_raw_size: parsed bytes for plain files (handed out as one
+ * mapped chunk), compressed bytes consumed otherwise. */
+uint64_t trace_progress(struct trawl_reader *r);
+
 /* After reading: report skipped bad lines (lenient mode). */
 void trace_report_skipped(const struct trace_open *to, const struct trawl_reader *r);
 

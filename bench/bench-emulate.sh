@@ -1,0 +1,86 @@
+#!/bin/sh
+# trawl emulate speed: instructions per second of CPU time while writing a
+# Tarmac trace, beside two baselines measured in the same run: the same
+# program under qemu-aarch64 (no tracing at all) and under trawl's own
+# emulator with tracing off (Unicorn with no per-instruction hooks).
+# Targets (issue 3): >= 15 M instructions/s as a Fast-Models-style trace to
+# /dev/null, >= 10 M/s to a .zst file, a 10-million-instruction trace in
+# under 1 s of CPU. Each figure is the best of several runs (shared
+# machine); compressed runs are repeated less, compression dominates them.
+set -u
+TRAWL=${TRAWL:-build/trawl}
+ex="${TRAWL_BUILD:-build}/examples/sort"
+out="${TRAWL_BENCH_OUT:-bench/out}"
+mkdir -p "$out"
+if [ ! -x "$ex" ]; then
+	echo "bench-emulate: $ex not built (needs aarch64-linux-gnu-gcc): skipped"
+	exit 0
+fi
+N=${BENCH_EMULATE_N:-60000}   # sort of 60000 numbers: about 10.7 M instructions
+
+# run REPEATS LABEL ARGS...: best CPU time of REPEATS runs, from trawl's
+# --stats line
+run() {
+	reps=$1 label=$2; shift 2
+	best=""
+	for i in $(seq "$reps"); do
+		"$TRAWL" emulate "$ex" --stats "$@" -- $N >/dev/null 2>"$out/emulate-stats" </dev/null ||
+			{ echo "bench-emulate: $label failed: $(tail -2 "$out/emulate-stats")"; return 1; }
+		line=$(grep '^emulate:' "$out/emulate-stats")
+		cpu=$(echo "$line" | sed 's/.* \([0-9.]*\) s cpu.*/\1/')
+		if [ -z "$best" ] || awk "BEGIN { exit !($cpu < $best) }"; then best=$cpu; bestline=$line; fi
+	done
+	insns=$(echo "$bestline" | sed 's/emulate: \([0-9]*\) instructions.*/\1/')
+	bytes=$(echo "$bestline" | sed 's/.*instructions, \([0-9]*\) trace bytes.*/\1/')
+	rss=$(echo "$bestline" | sed 's/.*peak RSS \([0-9]*\) KiB.*/\1/')
+	LAST_CPU=$best LAST_INSNS=$insns LAST_BYTES=$bytes LAST_RSS=$rss
+	mips=$(awk "BEGIN { printf \"%.2f\", $insns / ($best > 0 ? $best : 1e-9) / 1e6 }")
+	[ "$insns" = 0 ] && mips="-"
+	bpi=$(awk "BEGIN { printf \"%.1f\", $insns ? $bytes / $insns : 0 }")
+	printf '  %-34s %7.3f s cpu  %7s M insn/s  %6s B/insn  peak RSS %s KiB\n' "$label" "$best" "$mips" "$bpi" "$rss"
+}
+
+echo "program: sort $N (static AArch64, glibc); CPU time of the whole trawl process"
+
+# baseline 1: QEMU user mode, no tracing
+if command -v qemu-aarch64 >/dev/null; then
+	qbest=""
+	for i in 1 2 3 4 5; do
+		/usr/bin/time -f '%U %S %M' -o "$out/qemu-time" qemu-aarch64 "$ex" $N >/dev/null 2>&1
+		q=$(awk '{ printf "%.3f", $1 + $2 }' "$out/qemu-time")
+		if [ -z "$qbest" ] || awk "BEGIN { exit !($q < $qbest) }"; then qbest=$q; qrss=$(awk '{ print $3 }' "$out/qemu-time"); fi
+	done
+	printf '  %-34s %7.3f s cpu  peak RSS %s KiB\n' "baseline: qemu-aarch64, no trace" "$qbest" "$qrss"
+else
+	qbest=""
+	echo "  baseline: qemu-aarch64 not installed"
+fi
+
+run 5 "baseline: trawl, no trace" --style none || exit 1
+none_cpu=$LAST_CPU
+run 5 "fm trace -> /dev/null" -o /dev/null || exit 1
+fm_cpu=$LAST_CPU fm_insns=$LAST_INSNS
+run 5 "ldst trace -> /dev/null" --style ldst -o /dev/null || exit 1
+run 3 "fm trace -> file" -o "$out/sort.tarmac" || exit 1
+file_cpu=$LAST_CPU
+run 2 "fm trace -> .zst file" -o "$out/sort.tarmac.zst" || exit 1
+zst_cpu=$LAST_CPU
+zsize=$(wc -c <"$out/sort.tarmac.zst")
+run 1 "fm trace -> .gz file" -o "$out/sort.tarmac.gz" || exit 1
+gz_cpu=$LAST_CPU
+gsize=$(wc -c <"$out/sort.tarmac.gz")
+tsize=$(wc -c <"$out/sort.tarmac")
+rm -f "$out/sort.tarmac" "$out/sort.tarmac.gz" "$out/sort.tarmac.zst"
+
+awk -v n="$fm_insns" -v none="$none_cpu" -v fm="$fm_cpu" -v file="$file_cpu" -v zst="$zst_cpu" \
+    -v gz="$gz_cpu" -v q="${qbest:-0}" -v t="$tsize" -v z="$zsize" -v g="$gsize" 'BEGIN {
+	printf "ratios:\n"
+	printf "  fm trace to /dev/null vs trawl without trace: %.1fx the CPU time\n", fm / none
+	if (q > 0) printf "  fm trace to /dev/null vs qemu-aarch64 without trace: %.1fx the CPU time\n", fm / q
+	printf "  .zst vs /dev/null: %.1fx the CPU time (compressed %.1f:1, %.1f B/insn on disk)\n", zst / fm, t / z, z / n
+	printf "  .gz vs /dev/null: %.1fx the CPU time (compressed %.1f:1)\n", gz / fm, t / g
+	printf "targets:\n"
+	printf "  fm to /dev/null   %6.2f M insn/s   target >= 15   %s\n", n / fm / 1e6, ((n / fm / 1e6 >= 15) ? "met" : "NOT met")
+	printf "  fm to .zst file   %6.2f M insn/s   target >= 10   %s\n", n / zst / 1e6, ((n / zst / 1e6 >= 10) ? "met" : "NOT met")
+	printf "  10 M insns traced %6.2f s cpu      target < 1 s   %s\n", fm * 1e7 / n, ((fm * 1e7 / n < 1) ? "met" : "NOT met")
+}'

@@ -1,0 +1,68 @@
+#!/bin/sh
+# The time-travel index: build speed (trace lines per second), index size
+# against the trace, peak resident memory of the build (and whether it
+# grows with the trace), and query latency (registers at a line, 64 bytes
+# of memory at a line) from freshly started processes with the index in the
+# page cache. Baselines in the same run: `wc -l` and `trawl cat` over the
+# same trace, and a single event-record read for the queries.
+#
+# The trace is a synthetic AArch64 Tarmac trace (bench/index-gen.c) of
+# $TRAWL_BENCH_INDEX_INSNS instructions (default 10 million).
+set -u
+build=${TRAWL_BUILD:-build}
+out=${TRAWL_BENCH_OUT:-bench/out}
+trawl=${TRAWL:-$build/trawl}
+n=${TRAWL_BENCH_INDEX_INSNS:-10000000}
+small=$((n / 5))
+mkdir -p "$out"
+big_trace="$out/index-$n.tarmac"
+small_trace="$out/index-$small.tarmac"
+for t in "$big_trace:$n" "$small_trace:$small"; do
+	f=${t%%:*}; k=${t##*:}
+	[ -s "$f" ] || "$build/bench-index-gen" "$k" >"$f" || exit 1
+done
+lines=$(wc -l <"$big_trace")
+bytes=$(wc -c <"$big_trace")
+
+# run CMD, print "wall user+sys maxrss_kb"
+measure() {
+	/usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/err.txt" || {
+		cat "$out/err.txt"; return 1; }
+	awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$out/time.txt"
+}
+
+set -- $(measure wc -l "$big_trace"); wc_wall=$1
+set -- $(measure "$trawl" cat "$big_trace"); cat_wall=$1 cat_cpu=$2
+set -- $(measure "$trawl" index --force "$big_trace"); ix_wall=$1 ix_cpu=$2 ix_rss=$3
+set -- $(measure "$trawl" index --force "$small_trace"); sm_rss=$3
+isize=$(wc -c <"$big_trace.trawlidx")
+
+awk -v l="$lines" -v b="$bytes" -v n="$n" -v w="$wc_wall" -v cw="$cat_wall" -v cc="$cat_cpu" \
+    -v iw="$ix_wall" -v ic="$ix_cpu" -v ir="$ix_rss" -v sr="$sm_rss" -v is="$isize" 'BEGIN {
+	printf "trace: %d instructions, %d lines, %.0f MB\n", n, l, b / 1e6
+	printf "build: %.2f s wall, %.2f s cpu: %.0f lines/s (wall), %.0f lines/s (cpu)   target >= 1000000\n", iw, ic, l / iw, l / ic
+	printf "  baseline wc -l %.2f s (build is %.1fx), trawl cat %.2f s wall %.2f s cpu (build is %.2fx its cpu)\n", w, iw / (w > 0 ? w : 0.01), cw, cc, ic / (cc > 0 ? cc : 0.01)
+	printf "index size: %.0f MB = %.2fx the trace (%.1f bytes/line)   target <= 2x\n", is / 1e6, is / b, is / l
+	printf "build peak RSS: %.0f MB (trace of 1/5 the length: %.0f MB, ratio %.2f)   target <= 1024 MB, flat\n", ir / 1024, sr / 1024, ir / sr
+}'
+
+# queries: 20 fresh processes x 50 random lines each
+: >"$out/q.txt"
+i=0
+while [ $i -lt 20 ]; do
+	"$build/bench-index-query" "$big_trace" "$big_trace.trawlidx" 50 $((i * 7919 + 1)) \
+		0x90000000 0x400000 >>"$out/q.txt" || exit 1
+	i=$((i + 1))
+done
+for kind in regs mem open base; do
+	grep "^$kind " "$out/q.txt" | awk '{print $2}' | sort -n >"$out/q-$kind.txt"
+done
+Q="$out" awk 'function pct(f, p,   n, v, i) { n = 0; while ((getline v < f) > 0) a[++n] = v; close(f);
+		i = int(p * n + 0.5); if (i < 1) i = 1; if (i > n) i = n; r = a[i]; delete a; return r }
+	BEGIN {
+		d = ENVIRON["Q"]
+		b = pct(d "/q-base.txt", 0.5)
+		printf "regs-at-line: median %.1f us, p99 %.1f us   target < 20 / < 100 us\n", pct(d "/q-regs.txt", 0.5) / 1e3, pct(d "/q-regs.txt", 0.99) / 1e3
+		printf "mem-at-line (64 bytes): median %.1f us, p99 %.1f us   target < 20 / < 100 us\n", pct(d "/q-mem.txt", 0.5) / 1e3, pct(d "/q-mem.txt", 0.99) / 1e3
+		printf "  baseline one event-record read: median %.2f us; open (checks, identity hash) median %.0f us\n", b / 1e3, pct(d "/q-open.txt", 0.5) / 1e3
+	}' </dev/null

@@ -1,0 +1,29 @@
+/* A program that goes wrong on purpose, to show how trawl emulate reports
+ * guest faults (message with PC and address, partial trace, exit 1).
+ *   faults null | udf | syscall | abort | exit N */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "null";
+	printf("faults: %s\n", what);
+	fflush(stdout);
+	if (strcmp(what, "null") == 0) {
+		volatile int *p = (volatile int *)(uintptr_t)0x10;
+		*p = 42;                                 /* unmapped write */
+	} else if (strcmp(what, "udf") == 0) {
+		__asm__ volatile(".inst 0x00000000");    /* UDF #0 */
+	} else if (strcmp(what, "syscall") == 0) {
+		register long x8 __asm__("x8") = 999;    /* no such system call */
+		register long x0 __asm__("x0") = 0;
+		__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8) : "memory");
+	} else if (strcmp(what, "abort") == 0) {
+		abort();
+	} else if (strcmp(what, "exit") == 0) {
+		return argc > 2 ? atoi(argv[2]) : 0;
+	}
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* AArch64 emulation that writes Tarmac traces.
+ *
+ * trawl_emu runs a statically linked AArch64 Linux program (ELF) at EL0 on
+ * the Unicorn engine, emulating the Linux system calls ordinary C programs
+ * make, and writes a Tarmac trace of every instruction: IT/IS lines, the
+ * registers each instruction writes, and every memory access. Capstone
+ * provides the disassembly. Built only when libunicorn and libcapstone are
+ * available (TRAWL_HAVE_UNICORN, TRAWL_HAVE_CAPSTONE); otherwise
+ * trawl_emu_open returns TRAWL_ERR_UNSUPPORTED.
+ */
+#ifndef TRAWL_EMU_H
+#define TRAWL_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trawl/status.h"
+
+/* ---- trace output files ------------------------------------------------ */
+
+struct trawl_outfile;
+
+/* Create `path` ("-" = standard output). A name ending in .gz or .zst is
+ * compressed on the fly (gzip level 1, zstd level 1). */
+enum trawl_status trawl_outfile_open(struct trawl_outfile **out, const char *path,
+				     struct trawl_error *err);
+enum trawl_status trawl_outfile_write(struct trawl_outfile *o, const void *data, size_t len,
+				      struct trawl_error *err);
+/* Bytes accepted (compressed = 0) or written to the file (compressed = 1). */
+uint64_t trawl_outfile_bytes(const struct trawl_outfile *o, int compressed);
+/* Finish the compressed stream and close. With err == NULL the stream is
+ * abandoned unfinished (used on the error path). */
+enum trawl_status trawl_outfile_close(struct trawl_outfile *o, struct trawl_error *err);
+
+/* ---- the emulator ------------------------------------------------------ */
+
+enum trawl_emu_style {
+	TRAWL_EMU_STYLE_FM = 0,    /* Fast Models: IT/IS, R, MR/MW lines */
+	TRAWL_EMU_STYLE_LDST,      /* as FM, with LD/ST 16-byte diagram lines for memory */
+	TRAWL_EMU_STYLE_NONE,      /* no trace at all (baseline for benchmarks) */
+};
+
+struct trawl_emu_options {
+	int argc;                  /* guest argv (argv[0] = program name shown to it) */
+	char **argv;
+	char **envp;               /* NULL-terminated; NULL = a small fixed environment */
+	uint64_t max_insns;        /* stop after this many instructions; 0 = no limit */
+	enum trawl_emu_style style;
+	int guest_stdout;          /* host fd behind the guest's fd 1 (default 1) */
+	int guest_stderr;          /* host fd behind the guest's fd 2 (default 2) */
+	int guest_stdin;           /* host fd behind the guest's fd 0 (default 0) */
+	int verify_writes;         /* slow self-check: compare the whole register
+	                              file before/after each instruction with the
+	                              decoded write set; a difference is an error */
+	size_t buffer_size;        /* output buffer bytes; 0 = 512 KiB (at least 256 KiB) */
+};
+
+/* Why the run ended. */
+enum trawl_emu_stop {
+	TRAWL_EMU_EXITED = 0,      /* the program called exit/exit_group */
+	TRAWL_EMU_LIMIT,           /* max_insns reached */
+	TRAWL_EMU_FAULT,           /* unmapped access, undefined instruction,
+	                              unsupported system call ... (see error) */
+};
+
+struct trawl_emu_result {
+	enum trawl_emu_stop stop;
+	int exit_code;             /* the program's exit status when EXITED */
+	uint64_t insns;            /* instructions executed and traced */
+	uint64_t fault_pc;         /* FAULT: the instruction that failed */
+	uint64_t fault_addr;       /* FAULT: the address it touched (0 if none) */
+	uint64_t trace_bytes;      /* uncompressed trace bytes written */
+};
+
+struct trawl_emu;
+
+/* Load `elf_path` (a static AArch64 executable) and prepare a run with the
+ * given options (copied; the strings must stay valid until close). Bad
+ * ELF files fail with TRAWL_ERR_FORMAT and a message saying why. */
+enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
+				 const struct trawl_emu_options *opt, struct trawl_error *err);
+
+/* Run to the end, writing the trace to `out` (may be NULL with STYLE_NONE).
+ * Returns TRAWL_OK when the program exited or the limit was reached (see
+ * res->stop). A guest fault returns TRAWL_ERR_FORMAT with res->stop =
+ * TRAWL_EMU_FAULT, the PC and address in res and in the message; the trace
+ * written so far is complete up to the last finished instruction. */
+enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
+				struct trawl_emu_result *res, struct trawl_error *err);
+
+void trawl_emu_close(struct trawl_emu *e);
+
+#endif

@@ -1,0 +1,66 @@
+/* Decoded instructions for the emulator's trace writer: what each
+ * instruction writes, its disassembly, cached per PC. Private to lib/emu. */
+#ifndef TRAWL_EMU_DECODE_H
+#define TRAWL_EMU_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trawl/status.h"
+
+/* Register codes used in write sets. */
+#define EMU_REG_SP 31
+#define EMU_REG_CPSR 32
+#define EMU_REG_FPCR 33
+#define EMU_REG_FPSR 34
+#define EMU_REG_TPIDR 35
+#define EMU_REG_V0 64            /* V0..V31 = 64..95 */
+#define EMU_REG_COUNT 96
+#define EMU_REG_NONE 0xff
+
+#define EMU_INSN_MAX_WRITES 8
+
+enum emu_insn_kind {
+	EMU_INSN_PLAIN = 0,
+	EMU_INSN_COND_BRANCH,    /* B.cond/CBZ/CBNZ/TBZ/TBNZ: IS when not taken */
+	EMU_INSN_UNDEFINED,      /* Capstone could not decode it */
+};
+
+struct emu_insn {
+	uint64_t pc;
+	uint32_t enc;
+	uint8_t kind;
+	uint8_t nwrites;
+	uint8_t simd_mem;        /* vector load/store: merge its accesses */
+	uint8_t writes[EMU_INSN_MAX_WRITES];
+	uint16_t tail_len;
+	/* The IT line after "IT (<index>)": " <pc> <enc> O EL0t_n : <disasm>\n" */
+	const char *tail;
+	/* successors seen so far (the emulator's lookup shortcut): the
+	 * instruction at pc + 4 and the last other one that followed */
+	struct emu_insn *next_seq;
+	struct emu_insn *next_jump;
+};
+
+struct emu_decoder;
+
+enum trawl_status emu_decoder_create(struct emu_decoder **out, struct trawl_error *err);
+void emu_decoder_destroy(struct emu_decoder *d);
+
+/* Decode `enc` at `pc` into `out` (tail is not filled); writes the
+ * disassembly ("mnemonic operands") to text. Used by the cache and tests. */
+void emu_decode(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct emu_insn *out,
+		char *text, size_t textsz);
+
+/* The cached decode of the instruction at pc, or NULL when not seen yet. */
+struct emu_insn *emu_decoder_find(const struct emu_decoder *d, uint64_t pc);
+/* Decode and remember; NULL when out of memory. */
+struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc);
+
+/* Tarmac name of a register code ("X3", "SP_EL0", "cpsr", "q7"...). */
+const char *emu_reg_name(unsigned code);
+
+/* Two hex digits for every byte value: byte b is at emu_hex + 2 * b. */
+extern const char emu_hex[513];
+
+#endif

@@ -1,0 +1,109 @@
+/* The emulator's private state, shared by its files:
+ *   emu.c      loading, the Unicorn hooks, the run loop, faults
+ *   syscall.c  the Linux system calls
+ *   trace.c    the Tarmac writer
+ */
+#ifndef TRAWL_EMU_INT_H
+#define TRAWL_EMU_INT_H
+
+#include <stdint.h>
+
+#if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
+#include <unicorn/unicorn.h>
+
+#include "emu/decode.h"
+#include "emu/elf.h"
+#include "trawl/emu.h"
+
+#define EMU_PAGE 4096u
+#define EMU_STACK_TOP UINT64_C(0x0000fffffffff000)
+#define EMU_STACK_SIZE (UINT64_C(8) << 20)
+#define EMU_MMAP_BASE UINT64_C(0x0000400000000000)
+#define EMU_BRK_LIMIT (UINT64_C(4) << 30)
+#define EMU_MAX_FDS 256
+#define EMU_MAX_MEM 512     /* memory accesses one instruction may make */
+
+/* One memory access of the instruction being executed. */
+struct emu_access {
+	uint64_t addr;
+	uint64_t value;         /* little-endian value for size <= 8 */
+	uint32_t size;
+	uint32_t write;
+};
+
+/* Guest memory a system call wrote. */
+struct emu_range {
+	uint64_t addr;
+	uint64_t len;
+};
+#define EMU_MAX_SYSW 64
+
+struct trawl_emu {
+	struct trawl_emu_options opt;
+	char *path;
+	uint8_t *file;          /* the ELF file contents */
+	size_t file_len;
+	struct trawl_elf_image img;
+	uc_engine *uc;
+	struct emu_decoder *dec;
+	uc_hook hooks[6];
+	int nhooks;
+
+	/* guest memory bookkeeping */
+	uint64_t brk_start, brk_cur, brk_mapped;
+	uint64_t mmap_next;
+	uint64_t sp0;
+	int host_fd[EMU_MAX_FDS];   /* guest fd -> host fd, -1 = closed */
+	uint8_t own_fd[EMU_MAX_FDS];
+	uint64_t rng;
+
+	/* run state */
+	struct trawl_outfile *out;
+	const struct emu_insn *cur;     /* instruction executing now, or NULL */
+	struct emu_insn *prev;          /* the one before it, for the successor shortcut */
+	uint64_t n;                     /* instructions started */
+	/* "<n> clk " for the current instruction, kept up to date by counting
+	 * in place; ndigits digits, then " clk ". 64 bytes so that fixed-size
+	 * copies of it never read past the end. */
+	char prefix[64];
+	unsigned ndigits;
+	struct emu_access mem[EMU_MAX_MEM];
+	unsigned nmem;
+	struct emu_range sysw[EMU_MAX_SYSW];
+	unsigned nsysw;
+	int stopped;
+	struct trawl_emu_result res;
+	struct trawl_error fault;       /* why the run stopped early */
+	enum trawl_status fault_status;
+	uint64_t verify_regs[EMU_REG_COUNT][2];
+
+	/* output buffer */
+	char *buf;
+	size_t len, cap, flush_at;
+	enum trawl_status out_status;
+	struct trawl_error out_err;
+};
+
+/* syscall.c: perform the system call the guest asked for (X8 = number).
+ * Returns 0 to continue, 1 when the program exited, -1 on an unsupported
+ * call or a failure (e->fault filled). */
+int emu_syscall(struct trawl_emu *e);
+/* Copy a NUL-terminated guest string (at most cap-1 bytes). 0 on success. */
+int emu_read_string(struct trawl_emu *e, uint64_t addr, char *buf, size_t cap);
+
+/* trace.c */
+void emu_trace_header(struct trawl_emu *e);
+void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc);
+enum trawl_status emu_trace_flush(struct trawl_emu *e);
+void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2]);
+
+/* emu.c: record a fault that ends the run. */
+void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+
+#endif /* TRAWL_HAVE_UNICORN && TRAWL_HAVE_CAPSTONE */
+
+#endif

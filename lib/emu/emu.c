@@ -1,0 +1,619 @@
+/* The emulator: loads a static AArch64 Linux executable into Unicorn, builds
+ * the initial stack the kernel would, runs it at EL0 and turns Unicorn's
+ * callbacks into trace lines.
+ *
+ * How the per-instruction data is obtained cheaply:
+ *  - one code hook per instruction does all the work for the *previous*
+ *    instruction, whose effects are complete by then: it writes its IT/IS
+ *    line (taken or not = whether this PC follows it), its memory accesses
+ *    (collected by the memory hooks meanwhile) and reads only the registers
+ *    its decoded write set names;
+ *  - decoding (Capstone plus our write-set rules) and the text of the IT
+ *    line are cached per PC, so a loop costs a hash lookup per instruction;
+ *  - memory hooks use UC_HOOK_MEM_READ_AFTER, which hands over the loaded
+ *    value, so no extra guest memory reads are needed.
+ *
+ * Guest memory layout: the ELF segments where they ask to be, the heap
+ * (brk) right after the highest segment, mmap regions from 0x4000_0000_0000
+ * upwards and an 8 MiB stack below 0xffff_ffff_f000.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emu/emu-int.h"
+
+#if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
+
+/* QEMU's AArch64 exception numbers as Unicorn reports them in UC_HOOK_INTR. */
+#define EXCP_UDEF 1
+#define EXCP_SWI 2
+#define EXCP_PREFETCH_ABORT 3
+#define EXCP_DATA_ABORT 4
+#define EXCP_BKPT 7
+
+/* Auxiliary vector keys (Linux include/uapi/linux/auxvec.h). */
+enum {
+	AT_NULL = 0, AT_PHDR = 3, AT_PHENT = 4, AT_PHNUM = 5, AT_PAGESZ = 6, AT_BASE = 7,
+	AT_FLAGS = 8, AT_ENTRY = 9, AT_UID = 11, AT_EUID = 12, AT_GID = 13, AT_EGID = 14,
+	AT_PLATFORM = 15, AT_HWCAP = 16, AT_CLKTCK = 17, AT_SECURE = 23, AT_RANDOM = 25,
+	AT_HWCAP2 = 26, AT_EXECFN = 31,
+};
+/* HWCAP_FP | HWCAP_ASIMD: what the emulated core offers that glibc should use. */
+#define EMU_HWCAP 0x3u
+
+void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt, ...)
+{
+	if (e->fault_status != TRAWL_OK)
+		return;   /* keep the first cause */
+	char what[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	e->fault_status = TRAWL_ERR_FORMAT;
+	trawl_error_set(&e->fault, TRAWL_ERR_FORMAT, "%s at pc 0x%llx, after %llu instructions",
+			what, (unsigned long long)pc, (unsigned long long)(e->n ? e->n - 1 : 0));
+	snprintf(e->fault.file, sizeof e->fault.file, "%s", e->path);
+	e->res.stop = TRAWL_EMU_FAULT;
+	e->res.fault_pc = pc;
+	e->res.fault_addr = addr;
+	e->stopped = 1;
+	uc_emu_stop(e->uc);
+}
+
+/* ---- hooks ------------------------------------------------------------- */
+
+/* Add one to the decimal instruction index at the start of e->prefix; a new
+ * digit (at 10, 100, ...) shifts " clk " one place right. */
+static void count_up(struct trawl_emu *e)
+{
+	char *d = e->prefix + e->ndigits - 1;
+	while (d >= e->prefix && *d == '9')
+		*d-- = '0';
+	if (d >= e->prefix) {
+		(*d)++;
+	} else {
+		memmove(e->prefix + 1, e->prefix, e->ndigits + 5);
+		e->prefix[0] = '1';
+		e->ndigits++;
+	}
+	e->n++;
+}
+
+static void verify_writes(struct trawl_emu *e)
+{
+	uint64_t now[EMU_REG_COUNT][2];
+	for (unsigned c = 0; c < EMU_REG_COUNT; c++)
+		emu_read_reg(e, c, now[c]);
+	const struct emu_insn *in = e->cur;
+	for (unsigned c = 0; in && c < EMU_REG_COUNT; c++) {
+		/* FPSR's cumulative exception bits are not tracked (see docs) */
+		if (c == EMU_REG_FPSR || memcmp(now[c], e->verify_regs[c], 16) == 0)
+			continue;
+		unsigned k = 0;
+		while (k < in->nwrites && in->writes[k] != c)
+			k++;
+		if (k == in->nwrites) {
+			emu_fault(e, in->pc, 0,
+				  "internal check: instruction %08x writes %s but its decoded "
+				  "write set does not say so",
+				  in->enc, emu_reg_name(c));
+			return;
+		}
+	}
+	memcpy(e->verify_regs, now, sizeof now);
+}
+
+static struct emu_insn *lookup(struct trawl_emu *e, uint64_t addr)
+{
+	struct emu_insn *in = emu_decoder_find(e->dec, addr);
+	if (in)
+		return in;
+	uint32_t enc = 0;
+	if (uc_mem_read(e->uc, addr, &enc, 4) != UC_ERR_OK) {
+		emu_fault(e, addr, addr, "cannot read the instruction");
+		return NULL;
+	}
+	in = emu_decoder_add(e->dec, addr, enc);
+	if (!in)
+		emu_fault(e, addr, 0, "out of memory decoding");
+	return in;
+}
+
+static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	struct trawl_emu *e = user;
+	if (e->stopped)
+		return;
+	if (e->opt.verify_writes)
+		verify_writes(e);
+	if (e->cur) {
+		emu_trace_finish(e, addr);
+		e->cur = NULL;
+	}
+	if (e->opt.max_insns && e->n >= e->opt.max_insns) {
+		e->res.stop = TRAWL_EMU_LIMIT;
+		e->stopped = 1;
+		uc_emu_stop(uc);
+		return;
+	}
+	count_up(e);
+	/* most instructions follow the previous one or its usual branch
+	 * target: try those before the hash table */
+	struct emu_insn *prev = e->prev, *in;
+	if (prev && prev->next_seq && prev->next_seq->pc == addr)
+		in = prev->next_seq;
+	else if (prev && prev->next_jump && prev->next_jump->pc == addr)
+		in = prev->next_jump;
+	else
+		in = lookup(e, addr);
+	if (!in)
+		return;
+	if (prev) {
+		if (addr == prev->pc + 4)
+			prev->next_seq = in;
+		else
+			prev->next_jump = in;
+	}
+	e->prev = in;
+	e->cur = in;
+	(void)size;
+}
+
+static void mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
+		     void *user)
+{
+	struct trawl_emu *e = user;
+	(void)uc;
+	if (e->stopped || !e->cur)
+		return;
+	if (e->nmem == EMU_MAX_MEM) {
+		emu_fault(e, e->cur->pc, addr, "more than %u memory accesses in one instruction",
+			  EMU_MAX_MEM);
+		return;
+	}
+	struct emu_access *a = &e->mem[e->nmem++];
+	a->addr = addr;
+	a->size = (uint32_t)size;
+	a->value = (uint64_t)value;
+	a->write = type == UC_MEM_WRITE;
+}
+
+static bool invalid_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
+			 int64_t value, void *user)
+{
+	struct trawl_emu *e = user;
+	(void)uc;
+	(void)value;
+	uint64_t pc = e->cur ? e->cur->pc : addr;
+	const char *what;
+	switch (type) {
+	case UC_MEM_READ_UNMAPPED: what = "read of unmapped memory"; break;
+	case UC_MEM_WRITE_UNMAPPED: what = "write to unmapped memory"; break;
+	case UC_MEM_FETCH_UNMAPPED: what = "jump to unmapped memory"; pc = addr; break;
+	case UC_MEM_WRITE_PROT: what = "write to read-only memory"; break;
+	case UC_MEM_READ_PROT: what = "read of unreadable memory"; break;
+	case UC_MEM_FETCH_PROT: what = "jump to non-executable memory"; pc = addr; break;
+	default: what = "bad memory access"; break;
+	}
+	if (type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT) {
+		/* the branch that got here did complete: keep it in the trace */
+		if (e->cur && !e->stopped) {
+			emu_trace_finish(e, addr);
+			e->cur = NULL;
+		}
+	}
+	emu_fault(e, pc, addr, "%s: %d bytes at 0x%llx", what, size, (unsigned long long)addr);
+	return false;
+}
+
+static void intr_hook(uc_engine *uc, uint32_t intno, void *user)
+{
+	struct trawl_emu *e = user;
+	uint64_t pc = e->cur ? e->cur->pc : 0;
+	if (!e->cur)
+		uc_reg_read(uc, UC_ARM64_REG_PC, &pc);
+	if (e->stopped)
+		return;
+	switch (intno) {
+	case EXCP_SWI: {
+		int r = emu_syscall(e);
+		if (r == 1) {
+			e->res.stop = TRAWL_EMU_EXITED;
+			e->stopped = 1;
+			if (e->cur) {
+				emu_trace_finish(e, 0);
+				e->cur = NULL;
+			}
+			uc_emu_stop(uc);
+		}
+		return;
+	}
+	case EXCP_UDEF:
+		emu_fault(e, pc, 0, "undefined instruction %08x", e->cur ? e->cur->enc : 0);
+		return;
+	case EXCP_BKPT:
+		emu_fault(e, pc, 0, "breakpoint instruction (BRK) reached");
+		return;
+	default:
+		emu_fault(e, pc, 0, "exception %u raised", intno);
+		return;
+	}
+}
+
+/* ---- loading ----------------------------------------------------------- */
+
+static enum trawl_status read_file(const char *path, uint8_t **data, size_t *len,
+				   struct trawl_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return trawl_error_errno(err, errno, "cannot open '%s'", path);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is not a regular file", path);
+	}
+	if (st.st_size > (off_t)1 << 31) {
+		close(fd);
+		return trawl_error_set(err, TRAWL_ERR_LIMIT, "'%s' is larger than 2 GiB", path);
+	}
+	size_t n = (size_t)st.st_size, got = 0;
+	uint8_t *buf = malloc(n ? n : 1);
+	if (!buf) {
+		close(fd);
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading '%s'", path);
+	}
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			int e = r < 0 ? errno : EIO;
+			free(buf);
+			close(fd);
+			return trawl_error_errno(err, e, "cannot read '%s'", path);
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	*data = buf;
+	*len = n;
+	return TRAWL_OK;
+}
+
+static uint64_t page_down(uint64_t a)
+{
+	return a & ~(uint64_t)(EMU_PAGE - 1);
+}
+
+static uint64_t page_up(uint64_t a)
+{
+	return (a + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
+}
+
+/* Map the segments' pages (merged where they share pages) and copy the
+ * file bytes in; the rest of each mapping stays zero, which is the bss. */
+static enum trawl_status load_segments(struct trawl_emu *e, struct trawl_error *err)
+{
+	uint64_t lo[TRAWL_ELF_MAX_SEGMENTS], hi[TRAWL_ELF_MAX_SEGMENTS];
+	unsigned n = e->img.nsegments;
+	for (unsigned i = 0; i < n; i++) {
+		lo[i] = page_down(e->img.segments[i].vaddr);
+		hi[i] = page_up(e->img.segments[i].vaddr + e->img.segments[i].memsz);
+	}
+	/* insertion sort by start, then merge overlapping ranges */
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned k = i; k > 0 && lo[k] < lo[k - 1]; k--) {
+			uint64_t t = lo[k]; lo[k] = lo[k - 1]; lo[k - 1] = t;
+			t = hi[k]; hi[k] = hi[k - 1]; hi[k - 1] = t;
+		}
+	unsigned m = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (m && lo[i] <= hi[m - 1]) {
+			if (hi[i] > hi[m - 1])
+				hi[m - 1] = hi[i];
+			continue;
+		}
+		lo[m] = lo[i];
+		hi[m] = hi[i];
+		m++;
+	}
+	for (unsigned i = 0; i < m; i++) {
+		uc_err ue = uc_mem_map(e->uc, lo[i], hi[i] - lo[i], UC_PROT_ALL);
+		if (ue != UC_ERR_OK)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT,
+					       "cannot map segment pages 0x%llx-0x%llx: %s",
+					       (unsigned long long)lo[i], (unsigned long long)hi[i],
+					       uc_strerror(ue));
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct trawl_elf_segment *s = &e->img.segments[i];
+		if (s->filesz &&
+		    uc_mem_write(e->uc, s->vaddr, e->file + s->offset, s->filesz) != UC_ERR_OK)
+			return trawl_error_set(err, TRAWL_ERR_INTERNAL, "cannot copy segment %u", i);
+	}
+	e->brk_start = e->brk_cur = e->brk_mapped = page_up(e->img.highest);
+	e->mmap_next = EMU_MMAP_BASE;
+	return TRAWL_OK;
+}
+
+static const char *const default_env[] = { "PATH=/usr/bin:/bin", "LANG=C", "HOME=/", NULL };
+
+/* The initial stack as Linux builds it for an ELF program:
+ *   sp -> argc, argv[0..argc-1], NULL, envp[..], NULL, auxv pairs, AT_NULL
+ * with the strings, AT_RANDOM's 16 bytes and the platform name above. */
+static enum trawl_status build_stack(struct trawl_emu *e, struct trawl_error *err)
+{
+	uint64_t base = EMU_STACK_TOP - EMU_STACK_SIZE;
+	if (uc_mem_map(e->uc, base, EMU_STACK_SIZE, UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
+		return trawl_error_set(err, TRAWL_ERR_FORMAT,
+				       "the program's segments overlap the stack");
+	char **envp = e->opt.envp ? e->opt.envp : (char **)default_env;
+	int envc = 0;
+	while (envp[envc])
+		envc++;
+	int argc = e->opt.argc;
+
+	/* strings, from the top down */
+	uint64_t top = EMU_STACK_TOP - 16, strings_size = 0;
+	for (int i = 0; i < argc; i++)
+		strings_size += strlen(e->opt.argv[i]) + 1;
+	for (int i = 0; i < envc; i++)
+		strings_size += strlen(envp[i]) + 1;
+	strings_size += strlen(e->path) + 1 + 8 + 16;
+	if (strings_size > EMU_STACK_SIZE / 2)
+		return trawl_error_set(err, TRAWL_ERR_LIMIT, "arguments and environment too large");
+	uint64_t *ptrs = calloc((size_t)(argc + envc + 2), sizeof *ptrs);
+	if (!ptrs)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	uint64_t p = top;
+#define PUSH_STR(s, slot)                                                   \
+	do {                                                                \
+		size_t l_ = strlen(s) + 1;                                  \
+		p -= l_;                                                    \
+		uc_mem_write(e->uc, p, (s), l_);                            \
+		slot = p;                                                   \
+	} while (0)
+	uint64_t execfn, platform, random;
+	PUSH_STR(e->path, execfn);
+	PUSH_STR("aarch64", platform);
+	for (int i = envc - 1; i >= 0; i--)
+		PUSH_STR(envp[i], ptrs[argc + 1 + i]);
+	for (int i = argc - 1; i >= 0; i--)
+		PUSH_STR(e->opt.argv[i], ptrs[i]);
+#undef PUSH_STR
+	/* AT_RANDOM: fixed bytes so that traces are reproducible */
+	uint8_t rnd[16];
+	for (int i = 0; i < 16; i++)
+		rnd[i] = (uint8_t)(0x5a ^ (i * 37));
+	p = (p - 16) & ~(uint64_t)15;
+	random = p;
+	uc_mem_write(e->uc, random, rnd, 16);
+
+	uint64_t auxv[][2] = {
+		{ AT_PHDR, e->img.phdr_vaddr }, { AT_PHENT, e->img.phentsize },
+		{ AT_PHNUM, e->img.phnum }, { AT_PAGESZ, EMU_PAGE }, { AT_BASE, 0 },
+		{ AT_FLAGS, 0 }, { AT_ENTRY, e->img.entry }, { AT_UID, 1000 }, { AT_EUID, 1000 },
+		{ AT_GID, 1000 }, { AT_EGID, 1000 }, { AT_PLATFORM, platform },
+		{ AT_HWCAP, EMU_HWCAP }, { AT_HWCAP2, 0 }, { AT_CLKTCK, 100 }, { AT_SECURE, 0 },
+		{ AT_RANDOM, random }, { AT_EXECFN, execfn }, { AT_NULL, 0 },
+	};
+	size_t nwords = 1 + (size_t)argc + 1 + (size_t)envc + 1 + 2 * (sizeof auxv / sizeof auxv[0]);
+	uint64_t sp = (p - nwords * 8) & ~(uint64_t)15;
+	uint64_t *words = calloc(nwords, 8);
+	if (!words) {
+		free(ptrs);
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	}
+	size_t w = 0;
+	words[w++] = (uint64_t)argc;
+	for (int i = 0; i < argc; i++)
+		words[w++] = ptrs[i];
+	words[w++] = 0;
+	for (int i = 0; i < envc; i++)
+		words[w++] = ptrs[argc + 1 + i];
+	words[w++] = 0;
+	memcpy(words + w, auxv, sizeof auxv);
+	uc_mem_write(e->uc, sp, words, nwords * 8);
+	free(words);
+	free(ptrs);
+	e->sp0 = sp;
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
+				 const struct trawl_emu_options *opt, struct trawl_error *err)
+{
+	enum trawl_status st;
+	*out = NULL;
+	struct trawl_emu *e = calloc(1, sizeof *e);
+	if (!e)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	e->opt = *opt;
+	if (!e->opt.guest_stdout)
+		e->opt.guest_stdout = 1;
+	if (!e->opt.guest_stderr)
+		e->opt.guest_stderr = 2;
+	for (int i = 0; i < EMU_MAX_FDS; i++)
+		e->host_fd[i] = -1;
+	e->host_fd[0] = e->opt.guest_stdin;
+	e->host_fd[1] = e->opt.guest_stdout;
+	e->host_fd[2] = e->opt.guest_stderr;
+	e->rng = UINT64_C(0x9e3779b97f4a7c15);
+	e->path = strdup(elf_path);
+	if (!e->path) {
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		goto fail;
+	}
+	st = read_file(elf_path, &e->file, &e->file_len, err);
+	if (st)
+		goto fail;
+	st = trawl_elf_parse(e->file, e->file_len, &e->img, err);
+	if (st) {
+		if (err)
+			snprintf(err->file, sizeof err->file, "%s", elf_path);
+		goto fail;
+	}
+	uc_err ue = uc_open(UC_ARCH_ARM64, UC_MODE_ARM, &e->uc);
+	if (ue != UC_ERR_OK) {
+		st = trawl_error_set(err, TRAWL_ERR_INTERNAL, "cannot start Unicorn: %s",
+				     uc_strerror(ue));
+		goto fail;
+	}
+	st = emu_decoder_create(&e->dec, err);
+	if (st)
+		goto fail;
+	st = load_segments(e, err);
+	if (!st)
+		st = build_stack(e, err);
+	if (st) {
+		if (err)
+			snprintf(err->file, sizeof err->file, "%s", elf_path);
+		goto fail;
+	}
+	/* EL0, AArch64, interrupts unmasked: where Linux starts a program */
+	uint64_t pstate = 0;
+	uc_reg_write(e->uc, UC_ARM64_REG_PSTATE, &pstate);
+	uc_reg_write(e->uc, UC_ARM64_REG_SP, &e->sp0);
+	uc_reg_write(e->uc, UC_ARM64_REG_PC, &e->img.entry);
+	memcpy(e->prefix, "0 clk ", 6);
+	e->ndigits = 1;
+	*out = e;
+	return TRAWL_OK;
+fail:
+	trawl_emu_close(e);
+	return st;
+}
+
+enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
+				struct trawl_emu_result *res, struct trawl_error *err)
+{
+	enum trawl_status st = TRAWL_OK;
+	int tracing = e->opt.style != TRAWL_EMU_STYLE_NONE;
+	memset(&e->res, 0, sizeof e->res);
+	e->out = out;
+	/* a buffer that stays in the CPU cache beats a huge one: the text is
+	 * written once and handed to write(2) or the compressor right away.
+	 * The margin holds the largest instruction (EMU_MAX_MEM accesses as
+	 * LD/ST lines, about 82 KiB) */
+	e->cap = e->opt.buffer_size ? e->opt.buffer_size : (size_t)512 << 10;
+	if (e->cap < (size_t)256 << 10)
+		e->cap = (size_t)256 << 10;
+	e->flush_at = e->cap - (128u << 10);
+	e->buf = malloc(e->cap);
+	if (!e->buf)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+
+	uc_hook h;
+	struct { int type; void *cb; } hooks[] = {
+		{ UC_HOOK_INTR, (void *)intr_hook },
+		{ UC_HOOK_MEM_INVALID, (void *)invalid_hook },
+		{ tracing || e->opt.max_insns || e->opt.verify_writes ? UC_HOOK_CODE : 0,
+		  (void *)code_hook },
+		{ tracing ? UC_HOOK_MEM_READ_AFTER : 0, (void *)mem_hook },
+		{ tracing ? UC_HOOK_MEM_WRITE : 0, (void *)mem_hook },
+	};
+	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
+		if (!hooks[i].type)
+			continue;
+		uc_err ue = uc_hook_add(e->uc, &h, hooks[i].type, hooks[i].cb, e, 1, 0);
+		if (ue != UC_ERR_OK) {
+			st = trawl_error_set(err, TRAWL_ERR_INTERNAL, "cannot hook Unicorn: %s",
+					     uc_strerror(ue));
+			goto out;
+		}
+	}
+	if (e->opt.verify_writes)
+		for (unsigned c = 0; c < EMU_REG_COUNT; c++)
+			emu_read_reg(e, c, e->verify_regs[c]);
+	if (tracing)
+		emu_trace_header(e);
+
+	uc_err ue = uc_emu_start(e->uc, e->img.entry, 0, 0, 0);
+	if (ue != UC_ERR_OK && e->fault_status == TRAWL_OK && e->out_status == TRAWL_OK) {
+		uint64_t pc = 0;
+		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+		emu_fault(e, e->cur ? e->cur->pc : pc, 0, "emulation stopped: %s", uc_strerror(ue));
+	}
+	if (e->fault_status == TRAWL_OK && !e->stopped) {
+		/* Unicorn returned without an exit: the program ran off (PC 0) */
+		uint64_t pc = 0;
+		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+		if (e->cur && tracing) {
+			emu_trace_finish(e, pc);
+			e->cur = NULL;
+		}
+		emu_fault(e, pc, pc, "jump to address 0");
+	}
+	if (e->cur && e->fault_status == TRAWL_OK && e->out_status == TRAWL_OK && tracing) {
+		emu_trace_finish(e, 0);
+		e->cur = NULL;
+	}
+	e->res.insns = e->n - (e->fault_status != TRAWL_OK && e->cur ? 1 : 0);
+	if (tracing)
+		emu_trace_flush(e);
+	if (e->out_status != TRAWL_OK) {
+		*err = e->out_err;
+		st = e->out_status;
+	} else if (e->fault_status != TRAWL_OK) {
+		*err = e->fault;
+		st = e->fault_status;
+	}
+out:
+	if (res)
+		*res = e->res;
+	free(e->buf);
+	e->buf = NULL;
+	return st;
+}
+
+void trawl_emu_close(struct trawl_emu *e)
+{
+	if (!e)
+		return;
+	for (int i = 3; i < EMU_MAX_FDS; i++)
+		if (e->own_fd[i])
+			close(e->host_fd[i]);
+	emu_decoder_destroy(e->dec);
+	if (e->uc)
+		uc_close(e->uc);
+	free(e->file);
+	free(e->path);
+	free(e);
+}
+
+#else /* built without Unicorn or Capstone */
+
+enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
+				 const struct trawl_emu_options *opt, struct trawl_error *err)
+{
+	(void)elf_path;
+	(void)opt;
+	*out = NULL;
+	return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED,
+			       "trawl was built without Unicorn and Capstone (libunicorn-dev, "
+			       "libcapstone-dev)");
+}
+
+enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
+				struct trawl_emu_result *res, struct trawl_error *err)
+{
+	(void)e;
+	(void)out;
+	(void)res;
+	return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED, "built without Unicorn");
+}
+
+void trawl_emu_close(struct trawl_emu *e)
+{
+	(void)e;
+}
+
+#endif

@@ -1,0 +1,529 @@
+/* Linux system calls for emulated AArch64 programs.
+ *
+ * Numbers are the asm-generic ones AArch64 uses (include/uapi/asm-generic/
+ * unistd.h). Arguments arrive in X0-X5 with the number in X8; the result,
+ * or -errno, goes back in X0. Files are real host files: the guest's file
+ * descriptors map onto host descriptors through a small table. Structures
+ * whose layout differs between the AArch64 guest and the host (struct stat)
+ * are converted field by field. Anything not listed stops the run with a
+ * message naming the call number and PC.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emu/emu-int.h"
+
+#if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
+
+enum {
+	SYS_getcwd = 17, SYS_ioctl = 29, SYS_faccessat = 48, SYS_openat = 56, SYS_close = 57,
+	SYS_lseek = 62, SYS_read = 63, SYS_write = 64, SYS_readv = 65, SYS_writev = 66,
+	SYS_pread64 = 67, SYS_pwrite64 = 68, SYS_readlinkat = 78, SYS_newfstatat = 79,
+	SYS_fstat = 80, SYS_exit = 93, SYS_exit_group = 94, SYS_set_tid_address = 96,
+	SYS_futex = 98, SYS_set_robust_list = 99, SYS_nanosleep = 101, SYS_clock_gettime = 113,
+	SYS_sched_yield = 124, SYS_kill = 129, SYS_tgkill = 131, SYS_sigaltstack = 132,
+	SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172,
+	SYS_getppid = 173, SYS_getuid = 174, SYS_geteuid = 175, SYS_getgid = 176,
+	SYS_getegid = 177, SYS_gettid = 178, SYS_brk = 214, SYS_munmap = 215, SYS_mremap = 216,
+	SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_prlimit64 = 261,
+	SYS_getrandom = 278, SYS_rseq = 293,
+};
+
+#define GUEST_PID 4242
+#define GUEST_AT_FDCWD (-100)
+#define GUEST_TCGETS 0x5401
+/* AArch64 open flags that differ from x86-64 (asm-generic/fcntl.h vs x86) */
+#define GUEST_O_DIRECTORY 040000
+#define GUEST_O_NOFOLLOW 0100000
+#define GUEST_O_DIRECT 0200000
+#define GUEST_O_LARGEFILE 0400000
+
+static uint64_t reg(struct trawl_emu *e, int n)
+{
+	uint64_t v = 0;
+	uc_reg_read(e->uc, UC_ARM64_REG_X0 + n, &v);
+	return v;
+}
+
+/* Write guest memory on behalf of the kernel, and remember the range so the
+ * trace shows it as MW lines of the SVC: the memory contents a trace
+ * describes stay complete across read(), fstat() and the like. */
+static uc_err guest_write(struct trawl_emu *e, uint64_t addr, const void *data, size_t len)
+{
+	uc_err ue = uc_mem_write(e->uc, addr, data, len);
+	if (ue == UC_ERR_OK && len && e->nsysw < EMU_MAX_SYSW) {
+		struct emu_range *last = e->nsysw ? &e->sysw[e->nsysw - 1] : NULL;
+		if (last && last->addr + last->len == addr)
+			last->len += len;
+		else
+			e->sysw[e->nsysw++] = (struct emu_range){ addr, len };
+	}
+	return ue;
+}
+
+int emu_read_string(struct trawl_emu *e, uint64_t addr, char *buf, size_t cap)
+{
+	for (size_t i = 0; i < cap; i++) {
+		if (uc_mem_read(e->uc, addr + i, buf + i, 1) != UC_ERR_OK)
+			return -1;
+		if (buf[i] == 0)
+			return 0;
+	}
+	return -1;
+}
+
+static int host_fd(struct trawl_emu *e, uint64_t fd)
+{
+	return fd < EMU_MAX_FDS ? e->host_fd[fd] : -1;
+}
+
+/* Copy between guest memory and a host buffer in bounded pieces. */
+static int64_t guest_io(struct trawl_emu *e, int fd, uint64_t addr, uint64_t len, int writing,
+			int64_t off)
+{
+	char buf[65536];
+	uint64_t done = 0;
+	while (done < len) {
+		size_t n = len - done > sizeof buf ? sizeof buf : (size_t)(len - done);
+		ssize_t r;
+		if (writing) {
+			if (uc_mem_read(e->uc, addr + done, buf, n) != UC_ERR_OK)
+				return done ? (int64_t)done : -EFAULT;
+			r = off >= 0 ? pwrite(fd, buf, n, off + (int64_t)done) : write(fd, buf, n);
+		} else {
+			r = off >= 0 ? pread(fd, buf, n, off + (int64_t)done) : read(fd, buf, n);
+			if (r > 0 && guest_write(e, addr + done, buf, (size_t)r) != UC_ERR_OK)
+				return done ? (int64_t)done : -EFAULT;
+		}
+		if (r < 0)
+			return done ? (int64_t)done : -errno;
+		done += (uint64_t)r;
+		if ((size_t)r < n)
+			break;
+	}
+	return (int64_t)done;
+}
+
+static int64_t sys_iov(struct trawl_emu *e, int fd, uint64_t iov, uint64_t cnt, int writing)
+{
+	if (fd < 0)
+		return -EBADF;
+	if (cnt > 1024)
+		return -EINVAL;
+	int64_t total = 0;
+	for (uint64_t i = 0; i < cnt; i++) {
+		uint64_t v[2];
+		if (uc_mem_read(e->uc, iov + 16 * i, v, 16) != UC_ERR_OK)
+			return -EFAULT;
+		int64_t r = guest_io(e, fd, v[0], v[1], writing, -1);
+		if (r < 0)
+			return total ? total : r;
+		total += r;
+		if ((uint64_t)r < v[1])
+			break;
+	}
+	return total;
+}
+
+/* struct stat as the AArch64 kernel lays it out (asm-generic/stat.h). */
+static int64_t put_stat(struct trawl_emu *e, uint64_t addr, const struct stat *st)
+{
+	uint8_t b[128] = { 0 };
+#define PUT(off, type, val) do { type v_ = (type)(val); memcpy(b + (off), &v_, sizeof v_); } while (0)
+	PUT(0, uint64_t, st->st_dev);
+	PUT(8, uint64_t, st->st_ino);
+	PUT(16, uint32_t, st->st_mode);
+	PUT(20, uint32_t, st->st_nlink);
+	PUT(24, uint32_t, st->st_uid);
+	PUT(28, uint32_t, st->st_gid);
+	PUT(32, uint64_t, st->st_rdev);
+	PUT(48, int64_t, st->st_size);
+	PUT(56, int32_t, st->st_blksize);
+	PUT(64, int64_t, st->st_blocks);
+	PUT(72, int64_t, st->st_atim.tv_sec);
+	PUT(80, int64_t, st->st_atim.tv_nsec);
+	PUT(88, int64_t, st->st_mtim.tv_sec);
+	PUT(96, int64_t, st->st_mtim.tv_nsec);
+	PUT(104, int64_t, st->st_ctim.tv_sec);
+	PUT(112, int64_t, st->st_ctim.tv_nsec);
+#undef PUT
+	return guest_write(e, addr, b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+static int open_flags(uint64_t g)
+{
+	int f = (int)(g & (O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND |
+			   O_NONBLOCK | O_CLOEXEC));
+	if (g & GUEST_O_DIRECTORY)
+		f |= O_DIRECTORY;
+	if (g & GUEST_O_NOFOLLOW)
+		f |= O_NOFOLLOW;
+	return f | O_CLOEXEC;
+}
+
+static int dir_fd(struct trawl_emu *e, uint64_t g)
+{
+	if ((int32_t)g == GUEST_AT_FDCWD)
+		return AT_FDCWD;
+	int fd = host_fd(e, g);
+	return fd < 0 ? -2 : fd;
+}
+
+static int64_t sys_openat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t flags,
+			  uint64_t mode)
+{
+	char name[PATH_MAX];
+	if (emu_read_string(e, path, name, sizeof name) != 0)
+		return -EFAULT;
+	int d = dir_fd(e, dfd);
+	if (d == -2)
+		return -EBADF;
+	int slot = 3;
+	while (slot < EMU_MAX_FDS && e->host_fd[slot] >= 0)
+		slot++;
+	if (slot == EMU_MAX_FDS)
+		return -EMFILE;
+	int fd = openat(d, name, open_flags(flags), (mode_t)mode);
+	if (fd < 0)
+		return -errno;
+	e->host_fd[slot] = fd;
+	e->own_fd[slot] = 1;
+	return slot;
+}
+
+static int64_t sys_close(struct trawl_emu *e, uint64_t fd)
+{
+	if (host_fd(e, fd) < 0)
+		return -EBADF;
+	if (e->own_fd[fd])
+		close(e->host_fd[fd]);
+	e->host_fd[fd] = -1;
+	e->own_fd[fd] = 0;
+	return 0;
+}
+
+static int64_t sys_brk(struct trawl_emu *e, uint64_t want)
+{
+	if (want < e->brk_start || want > e->brk_start + EMU_BRK_LIMIT)
+		return (int64_t)e->brk_cur;
+	uint64_t need = (want + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
+	if (need > e->brk_mapped) {
+		if (uc_mem_map(e->uc, e->brk_mapped, need - e->brk_mapped, UC_PROT_READ | UC_PROT_WRITE) !=
+		    UC_ERR_OK)
+			return (int64_t)e->brk_cur;
+		e->brk_mapped = need;
+	}
+	/* shrinking keeps the pages mapped; the kernel would zero them on regrowth */
+	if (want < e->brk_cur) {
+		static const uint8_t zero[4096];
+		for (uint64_t a = want; a < e->brk_cur;) {
+			uint64_t n = e->brk_cur - a > sizeof zero ? sizeof zero : e->brk_cur - a;
+			guest_write(e, a, zero, n);
+			a += n;
+		}
+	}
+	e->brk_cur = want;
+	return (int64_t)want;
+}
+
+static uint32_t guest_prot(uint64_t prot)
+{
+	uint32_t p = 0;
+	if (prot & 1)
+		p |= UC_PROT_READ;
+	if (prot & 2)
+		p |= UC_PROT_WRITE;
+	if (prot & 4)
+		p |= UC_PROT_EXEC;
+	return p;
+}
+
+static int64_t sys_mmap(struct trawl_emu *e, uint64_t addr, uint64_t len, uint64_t prot,
+			uint64_t flags, uint64_t fd, uint64_t off)
+{
+	const uint64_t MAP_FIXED_ = 0x10, MAP_ANON_ = 0x20;
+	if (len == 0 || len > (UINT64_C(1) << 40) || (off & (EMU_PAGE - 1)))
+		return -EINVAL;
+	len = (len + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
+	if (!(flags & MAP_ANON_) && host_fd(e, fd) < 0)
+		return -EBADF;
+	uint64_t at;
+	if (flags & MAP_FIXED_) {
+		if (addr & (EMU_PAGE - 1))
+			return -EINVAL;
+		at = addr;
+		uc_mem_unmap(e->uc, at, len); /* replaces what was there, if anything */
+	} else {
+		at = e->mmap_next;
+		e->mmap_next += len + EMU_PAGE; /* a guard page between regions */
+	}
+	/* map writable first so file contents can be copied in */
+	if (uc_mem_map(e->uc, at, len, UC_PROT_ALL) != UC_ERR_OK)
+		return -ENOMEM;
+	if (!(flags & MAP_ANON_)) {
+		int64_t r = guest_io(e, host_fd(e, fd), at, len, 0, (int64_t)off);
+		if (r < 0) {
+			uc_mem_unmap(e->uc, at, len);
+			return r;
+		}
+	}
+	if (uc_mem_protect(e->uc, at, len, guest_prot(prot)) != UC_ERR_OK) {
+		uc_mem_unmap(e->uc, at, len);
+		return -ENOMEM;
+	}
+	return (int64_t)at;
+}
+
+static int64_t sys_munmap(struct trawl_emu *e, uint64_t addr, uint64_t len)
+{
+	if ((addr & (EMU_PAGE - 1)) || len == 0)
+		return -EINVAL;
+	len = (len + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
+	/* unmapping something not mapped is not an error on Linux */
+	uc_mem_unmap(e->uc, addr, len);
+	return 0;
+}
+
+static int64_t sys_mprotect(struct trawl_emu *e, uint64_t addr, uint64_t len, uint64_t prot)
+{
+	if (addr & (EMU_PAGE - 1))
+		return -EINVAL;
+	len = (len + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
+	if (len == 0)
+		return 0;
+	return uc_mem_protect(e->uc, addr, len, guest_prot(prot)) == UC_ERR_OK ? 0 : -ENOMEM;
+}
+
+static int64_t sys_uname(struct trawl_emu *e, uint64_t addr)
+{
+	char u[6][65];
+	memset(u, 0, sizeof u);
+	strcpy(u[0], "Linux");
+	strcpy(u[1], "trawl");
+	strcpy(u[2], "6.1.0");
+	strcpy(u[3], "#1 SMP trawl emulate");
+	strcpy(u[4], "aarch64");
+	return guest_write(e, addr, u, sizeof u) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+/* Deterministic "random" bytes, so that traces can be reproduced. */
+static int64_t sys_getrandom(struct trawl_emu *e, uint64_t addr, uint64_t len)
+{
+	if (len > 1 << 20)
+		len = 1 << 20;
+	for (uint64_t i = 0; i < len; i++) {
+		e->rng ^= e->rng << 13;
+		e->rng ^= e->rng >> 7;
+		e->rng ^= e->rng << 17;
+		uint8_t b = (uint8_t)e->rng;
+		if (guest_write(e, addr + i, &b, 1) != UC_ERR_OK)
+			return -EFAULT;
+	}
+	return (int64_t)len;
+}
+
+static int64_t sys_prlimit(struct trawl_emu *e, uint64_t resource, uint64_t old)
+{
+	const uint64_t RLIMIT_STACK_ = 3, RLIMIT_NOFILE_ = 7;
+	if (!old)
+		return 0;
+	uint64_t v[2] = { UINT64_MAX, UINT64_MAX };
+	if (resource == RLIMIT_STACK_)
+		v[0] = EMU_STACK_SIZE;
+	if (resource == RLIMIT_NOFILE_)
+		v[0] = v[1] = EMU_MAX_FDS;
+	return guest_write(e, old, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+static int64_t sys_readlinkat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t buf,
+			      uint64_t size)
+{
+	char name[PATH_MAX], target[PATH_MAX];
+	if (emu_read_string(e, path, name, sizeof name) != 0)
+		return -EFAULT;
+	ssize_t n;
+	if (strcmp(name, "/proc/self/exe") == 0) {
+		if (!realpath(e->path, target))
+			snprintf(target, sizeof target, "%s", e->path);
+		n = (ssize_t)strlen(target);
+	} else {
+		int d = dir_fd(e, dfd);
+		if (d == -2)
+			return -EBADF;
+		n = readlinkat(d, name, target, sizeof target);
+		if (n < 0)
+			return -errno;
+	}
+	if ((uint64_t)n > size)
+		n = (ssize_t)size;
+	return guest_write(e, buf, target, (size_t)n) == UC_ERR_OK ? n : -EFAULT;
+}
+
+static int64_t sys_ioctl(struct trawl_emu *e, uint64_t fd, uint64_t req, uint64_t arg)
+{
+	int h = host_fd(e, fd);
+	if (h < 0)
+		return -EBADF;
+	if (req != GUEST_TCGETS)
+		return -ENOTTY;
+	struct termios t;
+	if (tcgetattr(h, &t) != 0)
+		return -errno;
+	/* the kernel's struct termios (not glibc's): 4 flag words, line, 19 cc */
+	uint8_t b[36] = { 0 };
+	uint32_t f[4] = { t.c_iflag, t.c_oflag, t.c_cflag, t.c_lflag };
+	memcpy(b, f, 16);
+	b[16] = t.c_line;
+	memcpy(b + 17, t.c_cc, 19);
+	return guest_write(e, arg, b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+static int64_t sys_clock_gettime(struct trawl_emu *e, uint64_t clk, uint64_t addr)
+{
+	struct timespec ts;
+	if (clock_gettime((clockid_t)clk, &ts) != 0)
+		return -errno;
+	int64_t v[2] = { ts.tv_sec, ts.tv_nsec };
+	return guest_write(e, addr, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+static int64_t sys_fstatat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t buf,
+			   uint64_t flags)
+{
+	char name[PATH_MAX];
+	struct stat st;
+	if (emu_read_string(e, path, name, sizeof name) != 0)
+		return -EFAULT;
+	int d = dir_fd(e, dfd);
+	if (d == -2)
+		return -EBADF;
+	/* AT_SYMLINK_NOFOLLOW 0x100 and AT_EMPTY_PATH 0x1000 are the same on both */
+	if (fstatat(d, name, &st, (int)(flags & 0x1100)) != 0)
+		return -errno;
+	return put_stat(e, buf, &st);
+}
+
+int emu_syscall(struct trawl_emu *e)
+{
+	uint64_t nr = 0, pc = 0;
+	uc_reg_read(e->uc, UC_ARM64_REG_X8, &nr);
+	uint64_t a0 = reg(e, 0), a1 = reg(e, 1), a2 = reg(e, 2), a3 = reg(e, 3), a4 = reg(e, 4),
+		 a5 = reg(e, 5);
+	int64_t r;
+	struct stat st;
+	switch (nr) {
+	case SYS_exit:
+	case SYS_exit_group:
+		e->res.exit_code = (int)(a0 & 0xff);
+		return 1;
+	case SYS_read: r = host_fd(e, a0) < 0 ? -EBADF : guest_io(e, host_fd(e, a0), a1, a2, 0, -1); break;
+	case SYS_write: r = host_fd(e, a0) < 0 ? -EBADF : guest_io(e, host_fd(e, a0), a1, a2, 1, -1); break;
+	case SYS_pread64: r = host_fd(e, a0) < 0 ? -EBADF : guest_io(e, host_fd(e, a0), a1, a2, 0, (int64_t)a3); break;
+	case SYS_pwrite64: r = host_fd(e, a0) < 0 ? -EBADF : guest_io(e, host_fd(e, a0), a1, a2, 1, (int64_t)a3); break;
+	case SYS_readv: r = sys_iov(e, host_fd(e, a0), a1, a2, 0); break;
+	case SYS_writev: r = sys_iov(e, host_fd(e, a0), a1, a2, 1); break;
+	case SYS_openat: r = sys_openat(e, a0, a1, a2, a3); break;
+	case SYS_close: r = sys_close(e, a0); break;
+	case SYS_lseek:
+		r = host_fd(e, a0) < 0 ? -EBADF : lseek(host_fd(e, a0), (off_t)a1, (int)a2);
+		if (r < 0 && host_fd(e, a0) >= 0)
+			r = -errno;
+		break;
+	case SYS_fstat:
+		if (host_fd(e, a0) < 0)
+			r = -EBADF;
+		else
+			r = fstat(host_fd(e, a0), &st) == 0 ? put_stat(e, a1, &st) : -errno;
+		break;
+	case SYS_newfstatat: r = sys_fstatat(e, a0, a1, a2, a3); break;
+	case SYS_faccessat: {
+		char name[PATH_MAX];
+		int d = dir_fd(e, a0);
+		if (emu_read_string(e, a1, name, sizeof name) != 0)
+			r = -EFAULT;
+		else if (d == -2)
+			r = -EBADF;
+		else
+			r = faccessat(d, name, (int)a2, 0) == 0 ? 0 : -errno;
+		break;
+	}
+	case SYS_getcwd: {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd))
+			r = -errno;
+		else if (strlen(cwd) + 1 > a1)
+			r = -ERANGE;
+		else
+			r = guest_write(e, a0, cwd, strlen(cwd) + 1) == UC_ERR_OK
+				    ? (int64_t)strlen(cwd) + 1 : -EFAULT;
+		break;
+	}
+	case SYS_brk: r = sys_brk(e, a0); break;
+	case SYS_mmap: r = sys_mmap(e, a0, a1, a2, a3, a4, a5); break;
+	case SYS_munmap: r = sys_munmap(e, a0, a1); break;
+	case SYS_mremap: r = -ENOMEM; break; /* glibc falls back to malloc+copy */
+	case SYS_mprotect: r = sys_mprotect(e, a0, a1, a2); break;
+	case SYS_madvise: r = 0; break;
+	case SYS_set_tid_address: r = GUEST_PID; break;
+	case SYS_set_robust_list: r = 0; break;
+	case SYS_rseq:
+		/* register: tell the program it runs on CPU 0 (cpu_id_start, cpu_id) */
+		if (!(a2 & 1)) {
+			uint32_t ids[2] = { 0, 0 };
+			r = guest_write(e, a0, ids, sizeof ids) == UC_ERR_OK ? 0 : -EFAULT;
+		} else {
+			r = 0;
+		}
+		break;
+	case SYS_uname: r = sys_uname(e, a0); break;
+	case SYS_getrandom: r = sys_getrandom(e, a0, a1); break;
+	case SYS_prlimit64: r = sys_prlimit(e, a1, a3); break;
+	case SYS_readlinkat: r = sys_readlinkat(e, a0, a1, a2, a3); break;
+	case SYS_ioctl: r = sys_ioctl(e, a0, a1, a2); break;
+	case SYS_clock_gettime: r = sys_clock_gettime(e, a0, a1); break;
+	case SYS_nanosleep: r = 0; break;
+	case SYS_sched_yield: r = 0; break;
+	case SYS_futex: r = (a1 & 0x7f) == 1 ? 0 : -EAGAIN; break; /* WAKE: nobody waits */
+	case SYS_rt_sigaction:
+	case SYS_rt_sigprocmask:
+	case SYS_sigaltstack:
+		r = 0; /* no signals are ever delivered */
+		break;
+	case SYS_getpid: case SYS_gettid: r = GUEST_PID; break;
+	case SYS_getppid: r = 1; break;
+	case SYS_getuid: case SYS_geteuid: case SYS_getgid: case SYS_getegid: r = 1000; break;
+	case SYS_kill:
+	case SYS_tgkill: {
+		/* abort() and raise(): the program dies of the signal */
+		int sig = (int)(nr == SYS_kill ? a1 : a2);
+		if (sig == 0) {
+			r = 0;
+			break;
+		}
+		e->res.exit_code = 128 + (sig & 0x7f);
+		return 1;
+	}
+	default:
+		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+		emu_fault(e, e->cur ? e->cur->pc : pc - 4, 0,
+			  "unsupported system call %llu (X0=0x%llx X1=0x%llx X2=0x%llx)",
+			  (unsigned long long)nr, (unsigned long long)a0, (unsigned long long)a1,
+			  (unsigned long long)a2);
+		return -1;
+	}
+	uint64_t v = (uint64_t)r;
+	uc_reg_write(e->uc, UC_ARM64_REG_X0, &v);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,291 @@
+/* The Tarmac writer: one IT/IS line per instruction, then its memory
+ * accesses, then the registers it wrote, all in Fast Models form:
+ *
+ *   7 clk IT (7) 0000000000400584 d10083ff O EL0t_n : sub      sp, sp, #0x20
+ *   7 clk MW8 0000fffffffee0f8 00000000004005e0
+ *   7 clk R SP_EL0 0000fffffffee0d8
+ *
+ * The timestamp is the instruction index. With the ldst style, memory is
+ * shown as 16-byte LD/ST diagram lines (highest address on the left, bytes
+ * not accessed as dots). Everything is formatted by hand into one large
+ * buffer: a printf per field would cost more than the emulation itself.
+ */
+#include <string.h>
+
+#include "emu/emu-int.h"
+
+#if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
+
+static char *put_hex(char *p, uint64_t v, int digits)
+{
+	for (int i = digits - 2; i >= 0; i -= 2) {
+		memcpy(p, emu_hex + 2 * ((v >> (4 * i)) & 0xff), 2);
+		p += 2;
+	}
+	return p;
+}
+
+static char *put_bytes_hex(char *p, const uint8_t *b, unsigned n)
+{
+	/* little-endian memory printed as a number: last byte first */
+	for (unsigned i = n; i-- > 0;) {
+		memcpy(p, emu_hex + 2 * b[i], 2);
+		p += 2;
+		if (n == 16 && i == 8)
+			*p++ = ' ';
+	}
+	return p;
+}
+
+void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2])
+{
+	v[0] = v[1] = 0;
+	if (code <= 28)
+		uc_reg_read(e->uc, UC_ARM64_REG_X0 + (int)code, v);
+	else if (code == 29)
+		uc_reg_read(e->uc, UC_ARM64_REG_X29, v);
+	else if (code == 30)
+		uc_reg_read(e->uc, UC_ARM64_REG_X30, v);
+	else if (code == EMU_REG_SP)
+		uc_reg_read(e->uc, UC_ARM64_REG_SP, v);
+	else if (code == EMU_REG_CPSR) {
+		uint32_t x = 0;
+		uc_reg_read(e->uc, UC_ARM64_REG_NZCV, &x);
+		v[0] = x & 0xf0000000u;
+	} else if (code == EMU_REG_FPCR || code == EMU_REG_FPSR) {
+		uint32_t x = 0;
+		uc_reg_read(e->uc, code == EMU_REG_FPCR ? UC_ARM64_REG_FPCR : UC_ARM64_REG_FPSR, &x);
+		v[0] = x;
+	} else if (code == EMU_REG_TPIDR)
+		uc_reg_read(e->uc, UC_ARM64_REG_TPIDR_EL0, v);
+	else if (code >= EMU_REG_V0 && code < EMU_REG_V0 + 32)
+		uc_reg_read(e->uc, UC_ARM64_REG_Q0 + (int)(code - EMU_REG_V0), v);
+}
+
+/* "R NAME " for every register code, padded to 16 bytes for fixed copies. */
+static struct {
+	char text[16];
+	uint8_t len;
+} reg_head[EMU_REG_COUNT];
+
+static void init_reg_heads(void)
+{
+	if (reg_head[0].len)
+		return;
+	for (unsigned c = 0; c < EMU_REG_COUNT; c++) {
+		const char *n = emu_reg_name(c);
+		size_t l = strlen(n);
+		memcpy(reg_head[c].text, "R ", 2);
+		memcpy(reg_head[c].text + 2, n, l);
+		reg_head[c].text[2 + l] = ' ';
+		reg_head[c].len = (uint8_t)(3 + l);
+	}
+}
+
+/* "R NAME value" for one register, after the line prefix. */
+static char *put_reg(struct trawl_emu *e, char *p, unsigned code)
+{
+	uint64_t v[2];
+	emu_read_reg(e, code, v);
+	memcpy(p, reg_head[code].text, 16);
+	p += reg_head[code].len;
+	if (code >= EMU_REG_V0) {
+		p = put_hex(p, v[1], 16);
+		p = put_hex(p, v[0], 16);
+	} else if (code == EMU_REG_CPSR || code == EMU_REG_FPCR || code == EMU_REG_FPSR) {
+		p = put_hex(p, v[0], 8);
+	} else {
+		p = put_hex(p, v[0], 16);
+	}
+	*p++ = '\n';
+	return p;
+}
+
+void emu_trace_header(struct trawl_emu *e)
+{
+	init_reg_heads();
+	char *p = e->buf + e->len;
+	for (unsigned code = 0; code < EMU_REG_COUNT; code++) {
+		if (code > EMU_REG_TPIDR && code < EMU_REG_V0)
+			continue;
+		memcpy(p, "0 clk ", 6);
+		p = put_reg(e, p + 6, code);
+	}
+	e->len = (size_t)(p - e->buf);
+}
+
+/* One memory line in FM form: "MR8 <addr> <value>". */
+static char *put_mem_fm(char *p, const char *prefix, size_t plen, int write, uint64_t addr,
+			const uint8_t *b, unsigned size)
+{
+	memcpy(p, prefix, 32);
+	p += plen;
+	*p++ = 'M';
+	*p++ = write ? 'W' : 'R';
+	if (size >= 10)
+		*p++ = (char)('0' + size / 10);
+	*p++ = (char)('0' + size % 10);
+	*p++ = ' ';
+	p = put_hex(p, addr, addr >> 32 ? 16 : 8);
+	*p++ = ' ';
+	p = put_bytes_hex(p, b, size);
+	*p++ = '\n';
+	return p;
+}
+
+/* LD/ST diagram lines: one per 16-byte line the access touches; four
+ * groups of four bytes, highest address first, untouched bytes as "..". */
+static char *put_mem_ldst(char *p, const char *prefix, size_t plen, int write, uint64_t addr,
+			  const uint8_t *b, unsigned size)
+{
+	uint64_t end = addr + size;
+	for (uint64_t base = addr & ~(uint64_t)15; base < end; base += 16) {
+		memcpy(p, prefix, 32);
+		p += plen;
+		memcpy(p, write ? "ST " : "LD ", 3);
+		p = put_hex(p + 3, base, 16);
+		for (int byte = 15; byte >= 0; byte--) {
+			if ((byte & 3) == 3)
+				*p++ = ' ';
+			uint64_t a = base + (uint64_t)byte;
+			if (a >= addr && a < end)
+				memcpy(p, emu_hex + 2 * b[a - addr], 2);
+			else
+				memcpy(p, "..", 2);
+			p += 2;
+		}
+		*p++ = '\n';
+	}
+	return p;
+}
+
+static char *put_access(struct trawl_emu *e, char *p, const char *prefix, size_t plen,
+			int write, uint64_t addr, const uint8_t *b, unsigned size)
+{
+	if (e->opt.style == TRAWL_EMU_STYLE_LDST)
+		return put_mem_ldst(p, prefix, plen, write, addr, b, size);
+	/* keep access sizes to the powers of two Tarmac readers expect */
+	while (size > 0) {
+		unsigned n = size >= 16 ? 16 : size >= 8 ? 8 : size >= 4 ? 4 : size >= 2 ? 2 : 1;
+		p = put_mem_fm(p, prefix, plen, write, addr, b, n);
+		addr += n;
+		b += n;
+		size -= n;
+	}
+	return p;
+}
+
+/* The bytes of one recorded access: from the hook's value when it fits in
+ * 64 bits, otherwise read back from guest memory (after the instruction,
+ * which for a store is the value stored). */
+static unsigned access_bytes(struct trawl_emu *e, const struct emu_access *a, uint8_t *b)
+{
+	unsigned size = a->size > 64 ? 64 : a->size;
+	if (size <= 8) {
+		for (unsigned i = 0; i < size; i++)
+			b[i] = (uint8_t)(a->value >> (8 * i));
+	} else if (uc_mem_read(e->uc, a->addr, b, size) != UC_ERR_OK) {
+		memset(b, 0, size);
+	}
+	return size;
+}
+
+static char *put_memory(struct trawl_emu *e, char *p, const char *prefix, size_t plen)
+{
+	const struct emu_insn *in = e->cur;
+	uint8_t chunk[64 + 16];
+	uint64_t caddr = 0;
+	unsigned csize = 0;
+	int cwrite = 0;
+	for (unsigned i = 0; i < e->nmem; i++) {
+		const struct emu_access *a = &e->mem[i];
+		uint8_t b[64];
+		unsigned size = access_bytes(e, a, b);
+		/* vector loads/stores reach the emulator as element-sized pieces:
+		 * join neighbours into accesses of up to 16 bytes */
+		if (in->simd_mem && csize && cwrite == (int)a->write && caddr + csize == a->addr &&
+		    csize + size <= 16) {
+			memcpy(chunk + csize, b, size);
+			csize += size;
+			continue;
+		}
+		if (csize)
+			p = put_access(e, p, prefix, plen, cwrite, caddr, chunk, csize);
+		memcpy(chunk, b, size);
+		caddr = a->addr;
+		csize = size;
+		cwrite = (int)a->write;
+	}
+	if (csize)
+		p = put_access(e, p, prefix, plen, cwrite, caddr, chunk, csize);
+	return p;
+}
+
+/* Copies of at most 32 bytes done as one fixed-size copy: the buffer
+ * always has room beyond the end (flush_at leaves a large margin) and every
+ * source is at least 32 bytes long, so no length-dependent call is made. */
+static inline char *put32(char *p, const char *src, size_t n)
+{
+	memcpy(p, src, 32);
+	return p + n;
+}
+
+void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
+{
+	const struct emu_insn *in = e->cur;
+	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
+		return;
+	const char *prefix = e->prefix;
+	size_t plen = e->ndigits + 5;
+
+	char *p = put32(e->buf + e->len, prefix, plen);
+	int failed = in->kind == EMU_INSN_COND_BRANCH && next_pc == in->pc + 4;
+	memcpy(p, failed ? "IS (" : "IT (", 4);
+	p = put32(p + 4, prefix, e->ndigits);
+	*p++ = ')';
+	for (unsigned i = 0; i < in->tail_len; i += 16)
+		memcpy(p + i, in->tail + i, 16);
+	p += in->tail_len;
+	if (e->nmem)
+		p = put_memory(e, p, prefix, plen);
+	for (unsigned i = 0; i < e->nsysw; i++) {
+		/* written by the kernel during an SVC: shown in 16-byte pieces */
+		uint64_t a = e->sysw[i].addr, end = a + e->sysw[i].len;
+		while (a < end) {
+			if ((size_t)(p - e->buf) + 4096 > e->cap) {
+				e->len = (size_t)(p - e->buf);
+				if (emu_trace_flush(e) != TRAWL_OK)
+					return;
+				p = e->buf;
+			}
+			uint8_t b[16];
+			unsigned n = end - a > 16 ? 16 : (unsigned)(end - a);
+			if (uc_mem_read(e->uc, a, b, n) != UC_ERR_OK)
+				break;
+			p = put_access(e, p, prefix, plen, 1, a, b, n);
+			a += n;
+		}
+	}
+	e->nsysw = 0;
+	for (unsigned i = 0; i < in->nwrites; i++)
+		p = put_reg(e, put32(p, prefix, plen), in->writes[i]);
+	e->len = (size_t)(p - e->buf);
+	e->nmem = 0;
+}
+
+enum trawl_status emu_trace_flush(struct trawl_emu *e)
+{
+	if (e->out_status != TRAWL_OK)
+		return e->out_status;
+	if (e->len && e->out)
+		e->out_status = trawl_outfile_write(e->out, e->buf, e->len, &e->out_err);
+	e->res.trace_bytes += e->len;
+	e->len = 0;
+	if (e->out_status != TRAWL_OK) {
+		e->stopped = 1;
+		uc_emu_stop(e->uc);
+	}
+	return e->out_status;
+}
+
+#endif

@@ -1,0 +1,49 @@
+#!/bin/sh
+# trawl cat: the normalized form and JSON Lines of hand-made traces in each
+# producer style, read from a file, stdin, .gz and .zst alike.
+. "$TRAWL_SRC/tests/cli-lib.sh"
+D="$TRAWL_SRC/tests/data/tarmac"
+
+expect_golden cat-mixed "$TRAWL" cat "$D/mixed.tarmac"
+expect_golden cat-es-style "$TRAWL" cat "$D/es-style.tarmac"
+expect_golden cat-cortex-m "$TRAWL" cat --implicit-thumb "$D/cortex-m.tarmac"
+expect_golden cat-cortex-m-be "$TRAWL" cat --implicit-thumb --big-endian "$D/cortex-m.tarmac"
+expect_golden cat-mixed-json "$TRAWL" cat --json "$D/mixed.tarmac"
+expect_golden cat-es-style-json "$TRAWL" cat --json "$D/es-style.tarmac"
+
+# every JSON line is a JSON object
+if command -v python3 >/dev/null 2>&1; then
+	"$TRAWL" cat --json "$D/es-style.tarmac" >"$_tmp/j" 2>/dev/null
+	python3 -c 'import json,sys
+for l in open(sys.argv[1]): json.loads(l)' "$_tmp/j" || fail "cat --json is not JSON Lines"
+fi
+
+# stdin, gzip and zstd give the same events as the file
+"$TRAWL" cat "$D/mixed.tarmac" >"$_tmp/plain" 2>&1
+"$TRAWL" cat - <"$D/mixed.tarmac" >"$_tmp/stdin" 2>&1
+cmp -s "$_tmp/plain" "$_tmp/stdin" || fail "cat - differs from cat FILE"
+gzip -c "$D/mixed.tarmac" >"$_tmp/m.tarmac.gz"
+"$TRAWL" cat "$_tmp/m.tarmac.gz" >"$_tmp/gz" 2>&1
+cmp -s "$_tmp/plain" "$_tmp/gz" || fail "cat of a .gz differs"
+gzip -c "$D/mixed.tarmac" | "$TRAWL" cat - >"$_tmp/gzpipe" 2>&1
+cmp -s "$_tmp/plain" "$_tmp/gzpipe" || fail "cat of gzip on stdin differs"
+if command -v zstd >/dev/null 2>&1; then
+	zstd -q -c "$D/mixed.tarmac" >"$_tmp/m.tarmac.zst"
+	"$TRAWL" cat "$_tmp/m.tarmac.zst" >"$_tmp/zst" 2>&1
+	cmp -s "$_tmp/plain" "$_tmp/zst" || fail "cat of a .zst differs"
+fi
+
+# the corpus traces (when present) read without a warning
+if [ -d "${TRAWL_CORPUS:-}/tarmac" ]; then
+	for f in quicksort.tarmac calltests/calltest64.tarmac calculator-aarch64-es-ld-st-style.tarmac; do
+		expect_exit 0 "$TRAWL" cat "$TRAWL_CORPUS/tarmac/$f"
+		[ -s "$_tmp/err" ] && fail "cat $f warned: $(head -3 "$_tmp/err")"
+		# one line out per event: as many as stats counts
+		n=$(wc -l <"$_tmp/out")
+		e=$("$TRAWL" stats --no-timing "$TRAWL_CORPUS/tarmac/$f" | sed -n 's/^events: //p')
+		[ "$n" = "$e" ] || fail "cat $f printed $n lines for $e events"
+	done
+else
+	echo "corpus not found: corpus part skipped"
+fi
+finish

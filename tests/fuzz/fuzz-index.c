@@ -1,0 +1,83 @@
+/* Fuzz the index reader: the input is an index file. Opening it and
+ * running every kind of query must never crash, hang or read out of
+ * bounds; damage is reported as an error. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "trawl/index.h"
+
+static int count_change(void *ctx, const struct trawl_index_change *c)
+{
+	(void)c;
+	return ++*(int *)ctx > 100000;
+}
+
+static void queries(struct trawl_index *ix)
+{
+	struct trawl_error err;
+	struct trawl_index_regs regs;
+	uint64_t n = trawl_index_event_count(ix), out;
+	uint8_t val[200], known[25];
+	trawl_index_regs_init(&regs);
+	trawl_index_verify(ix, &err);
+	uint64_t pts[4] = { 0, n / 3, n / 2, n ? n - 1 : 0 };
+	for (int i = 0; i < 4 && n; i++) {
+		uint64_t ev = pts[i];
+		struct trawl_index_event e;
+		if (trawl_index_event(ix, ev, &e, &err))
+			continue;
+		trawl_index_event_at_line(ix, e.line, &out, &err);
+		trawl_index_event_at_time(ix, e.time, &out, &err);
+		trawl_index_event_at_offset(ix, e.offset, &out, &err);
+		trawl_index_regs_at(ix, ev, e.cpu, &regs, &err);
+		const uint8_t *v, *k;
+		trawl_index_regs_view(&regs, 0, &v, &k);
+		trawl_index_regs_view(&regs, TRAWL_REG_SYS_BASE, &v, &k);
+		trawl_index_reg_name(ix, TRAWL_REG_SYS_BASE + 1);
+		uint64_t addrs[3] = { 0x10000, 0x7fff0000, e.pc };
+		for (int a = 0; a < 3; a++) {
+			trawl_index_mem_at(ix, ev, addrs[a] - 7, sizeof val, val, known, &err);
+			trawl_index_last_write_mem(ix, ev, addrs[a], 16, &out, &err);
+			trawl_index_next_write_mem(ix, ev, addrs[a], 16, &out, &err);
+		}
+		trawl_index_last_write_reg(ix, ev, e.cpu, 0, 0, 8, &out, &err);
+		trawl_index_next_write_reg(ix, ev, e.cpu, 40, 0, 16, &out, &err);
+		uint64_t c = trawl_index_pc_count(ix, e.pc);
+		if (c)
+			trawl_index_pc_visit(ix, e.pc, c - 1, &out, &err);
+		trawl_index_pc_step(ix, e.pc, ev, 1, &out, &err);
+		trawl_index_pc_step(ix, e.pc, ev, -1, &out, &err);
+	}
+	struct trawl_index_info info;
+	trawl_index_get_info(ix, &info);
+	if (n && info.cpus <= 8) {
+		uint64_t to = n - 1 < 64 ? n - 1 : 64;
+		int count = 0;
+		trawl_index_changes(ix, 0, to, count_change, &count, &err);
+	}
+	trawl_index_regs_release(&regs);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("fuzz-index", 0);
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return 0;
+	}
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	struct trawl_index *ix;
+	struct trawl_error err;
+	if (trawl_index_open(&ix, path, NULL, &err) == TRAWL_OK) {
+		queries(ix);
+		trawl_index_close(ix);
+	}
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,90 @@
+/* The index against the replay oracle (index-oracle.h) on real Tarmac
+ * traces read by the reader: the hand-made ones in tests/data/index and,
+ * when $TRAWL_CORPUS is there, every Tarmac trace of the conformance
+ * corpus (the Fast Models and LD/ST-style calculator runs, quicksort, the
+ * call tests). Zero mismatches allowed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "index-oracle.h"
+
+static int check_trace(const char *path, const struct trawl_reader_options *opt)
+{
+	struct synth s;
+	struct stat sb;
+	if (stat(path, &sb) != 0)
+		return 0;
+	assert_int_equal(stream_from_trace(&s, path, opt), TRAWL_OK);
+	assert_true(s.nev > 0);
+	char out[128];
+	snprintf(out, sizeof out, "/tmp/trawl-test-index-trace-%d.trawlidx", (int)getpid());
+	static const uint32_t ks[] = { 5, 256 };
+	for (int k = 0; k < 2; k++) {
+		struct trawl_index *ix = oracle_build(&s, out, ks[k], 0);
+		assert_int_equal(trawl_index_event_count(ix), s.nev);
+		oracle_check(&s, ix, s.nev < 1500 ? (int)s.nev : 1500, 99 + (uint64_t)k);
+		trawl_index_close(ix);
+	}
+	unlink(out);
+	synth_free(&s);
+	return 1;
+}
+
+static void hand_made_traces(void **state)
+{
+	const char *src = getenv("TRAWL_SRC");
+	char p[4096];
+	if (!src)
+		skip();
+	snprintf(p, sizeof p, "%s/tests/data/index/mixed.tarmac", src);
+	assert_true(check_trace(p, NULL));
+	struct trawl_reader_options be = { .big_endian = 1 };
+	snprintf(p, sizeof p, "%s/tests/data/index/big-endian.tarmac", src);
+	assert_true(check_trace(p, &be));
+}
+
+static void corpus_traces(void **state)
+{
+	const char *corpus = getenv("TRAWL_CORPUS");
+	static const char *names[] = {
+		"calculator-aarch64-fastmodel.tarmac", "calculator-aarch64-es-ld-st-style.tarmac",
+		"quicksort.tarmac", "indextest.tarmac", "calltests/calltest32.tarmac",
+		"calltests/calltest64.tarmac", "parsertest.txt",
+	};
+	int n = 0;
+	if (!corpus) {
+		print_message("TRAWL_CORPUS not set: corpus traces skipped\n");
+		skip();
+	}
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char p[4096];
+		snprintf(p, sizeof p, "%s/tarmac/%s", corpus, names[i]);
+		n += check_trace(p, NULL);
+	}
+	struct trawl_reader_options thumb = { .implicit_thumb = 1 };
+	char p[4096];
+	snprintf(p, sizeof p, "%s/tarmac/parsertest-implicit-thumb.txt", corpus);
+	n += check_trace(p, &thumb);
+	if (!n) {
+		print_message("no corpus traces under %s: skipped\n", corpus);
+		skip();
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hand_made_traces),
+		cmocka_unit_test(corpus_traces),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,165 @@
+/* trawl emulate: run a static AArch64 Linux program and write its Tarmac trace. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "trawl/emu.h"
+
+static const char help_text[] =
+	"usage: trawl emulate PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst] [--stats]\n"
+	"                     [--check-writes] [-- ARGS...]\n"
+	"\n"
+	"Runs PROGRAM, a statically linked AArch64 Linux executable (for example built\n"
+	"with 'aarch64-linux-gnu-gcc -static'), in an emulator at EL0 and writes a Tarmac\n"
+	"trace of every instruction: an IT line (IS when a conditional branch is not\n"
+	"taken) with index, PC, encoding and disassembly, an R line for each register\n"
+	"the instruction writes, and MR/MW lines for every memory access. Timestamps\n"
+	"count instructions. The program's system calls are emulated on the host\n"
+	"(files it opens are real host files); its exit status becomes trawl's.\n"
+	"\n"
+	"Options:\n"
+	"  -o TRACE        write the trace to TRACE (default: standard output, in which\n"
+	"                  case the program's own output goes to standard error);\n"
+	"                  TRACE ending in .gz or .zst is compressed on the fly\n"
+	"  -n MAX_INSNS    stop after MAX_INSNS instructions (exit status 0)\n"
+	"  --style fm      Fast Models style memory lines: MR8 ADDR VALUE (default)\n"
+	"  --style ldst    LD/ST lines: 16-byte memory diagrams, highest address first\n"
+	"  --style none    no trace at all (to time the emulation alone)\n"
+	"  --stats         print instructions, trace size and speed on standard error\n"
+	"  --check-writes  slow self-check: compare the whole register file after each\n"
+	"                  instruction with the registers the trace reports as written\n"
+	"  -- ARGS...      arguments for PROGRAM (its argv[1...])\n"
+	"\n"
+	"A program that faults (unmapped access, undefined instruction, unsupported\n"
+	"system call) stops the run with a message giving the PC and address; the\n"
+	"trace is valid up to the last completed instruction and the exit status is 1.\n"
+	"\n"
+	"Example:\n"
+	"  trawl emulate build/examples/sort -o sort.tarmac.zst -- 5000\n";
+
+int cmd_emulate(int argc, char **argv)
+{
+	if (cli_wants_help(argc, argv)) {
+		fputs(help_text, stdout);
+		return EXIT_OK;
+	}
+	const char *program = NULL, *output = NULL;
+	struct trawl_emu_options opt = { 0 };
+	int stats = 0, i;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+			if (++i >= argc)
+				return cli_usage("emulate", "%s needs a file name", a);
+			output = argv[i];
+		} else if (strcmp(a, "-n") == 0 || strcmp(a, "--max-insns") == 0) {
+			if (++i >= argc || !cli_parse_u64(argv[i], &opt.max_insns) || !opt.max_insns)
+				return cli_usage("emulate", "%s needs a positive number", a);
+		} else if (strcmp(a, "--style") == 0) {
+			if (++i >= argc)
+				return cli_usage("emulate", "--style needs fm, ldst or none");
+			if (strcmp(argv[i], "fm") == 0)
+				opt.style = TRAWL_EMU_STYLE_FM;
+			else if (strcmp(argv[i], "ldst") == 0)
+				opt.style = TRAWL_EMU_STYLE_LDST;
+			else if (strcmp(argv[i], "none") == 0)
+				opt.style = TRAWL_EMU_STYLE_NONE;
+			else
+				return cli_usage("emulate", "unknown style '%s' (fm, ldst or none)",
+						 argv[i]);
+		} else if (strcmp(a, "--stats") == 0) {
+			stats = 1;
+		} else if (strcmp(a, "--check-writes") == 0) {
+			opt.verify_writes = 1;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage("emulate", "unknown option '%s'", a);
+		} else if (!program) {
+			program = a;
+		} else {
+			return cli_usage("emulate", "unexpected argument '%s' (program arguments go "
+					 "after --)", a);
+		}
+	}
+	if (!program)
+		return cli_usage("emulate", "no program given");
+	if (opt.style == TRAWL_EMU_STYLE_NONE && output)
+		return cli_usage("emulate", "--style none writes no trace; drop -o");
+	if (!output && opt.style != TRAWL_EMU_STYLE_NONE && isatty(1))
+		return cli_usage("emulate", "the trace would go to the terminal; give -o FILE");
+
+	/* guest argv: the program's name, then everything after -- */
+	int gargc = 1 + (argc - i);
+	char **gargv = calloc((size_t)gargc + 1, sizeof *gargv);
+	if (!gargv) {
+		cli_error("emulate", "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	gargv[0] = (char *)program;
+	for (int k = 1; k < gargc; k++)
+		gargv[k] = argv[i + k - 1];
+	opt.argc = gargc;
+	opt.argv = gargv;
+	int to_stdout = opt.style != TRAWL_EMU_STYLE_NONE && (!output || strcmp(output, "-") == 0);
+	opt.guest_stdout = to_stdout ? 2 : 1;
+
+	struct trawl_error err;
+	struct trawl_emu *emu = NULL;
+	struct trawl_outfile *out = NULL;
+	struct trawl_emu_result res = { 0 };
+	int rc = EXIT_BAD_INPUT;
+	enum trawl_status st = trawl_emu_open(&emu, program, &opt, &err);
+	if (st) {
+		rc = cli_report("emulate", &err);
+		goto done;
+	}
+	if (opt.style != TRAWL_EMU_STYLE_NONE) {
+		st = trawl_outfile_open(&out, output ? output : "-", &err);
+		if (st) {
+			rc = cli_report("emulate", &err);
+			goto done;
+		}
+	}
+	double t0 = cli_now();
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
+	st = trawl_emu_run(emu, out, &res, &err);
+	if (out) {
+		struct trawl_error cerr;
+		enum trawl_status cst = trawl_outfile_close(out, &cerr);
+		out = NULL;
+		if (cst && !st) {
+			st = cst;
+			err = cerr;
+		}
+	}
+	getrusage(RUSAGE_SELF, &ru1);
+	double wall = cli_now() - t0;
+	double cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+		     (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+		     (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+		     (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+	if (stats)
+		fprintf(stderr,
+			"emulate: %llu instructions, %llu trace bytes (%.1f per instruction), "
+			"%.3f s wall, %.3f s cpu, %.2f M instructions/s (cpu), peak RSS %ld KiB\n",
+			(unsigned long long)res.insns, (unsigned long long)res.trace_bytes,
+			res.insns ? (double)res.trace_bytes / (double)res.insns : 0.0, wall, cpu,
+			cpu > 0 ? (double)res.insns / cpu / 1e6 : 0.0, ru1.ru_maxrss);
+	if (st) {
+		rc = cli_report("emulate", &err);
+		goto done;
+	}
+	rc = res.stop == TRAWL_EMU_EXITED ? res.exit_code : EXIT_OK;
+done:
+	if (out)
+		trawl_outfile_close(out, NULL);
+	trawl_emu_close(emu);
+	free(gargv);
+	return rc;
+}
