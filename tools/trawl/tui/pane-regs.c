@@ -153,7 +153,8 @@ static int vec_items(const struct browser *b, int bytes_per_row, struct vec_item
 		else
 			snprintf(x->name, sizeof x->name, "%s", r == 32 ? "fpsr" : "fpcr");
 		x->lo = 0;
-		x->hi = r < 32 ? 16 : 4;
+		/* as trawl regs prints them: fpsr as 32 bits, fpcr at full width */
+		x->hi = r < 32 ? 16 : r == 32 ? 4 : trawl_reg_width(TRAWL_REG_FPCR);
 	}
 	return n;
 }
