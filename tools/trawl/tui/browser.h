@@ -149,6 +149,14 @@ void nav_msg(struct browser *b, int error, const char *fmt, ...)
 extern const uint32_t core_regs[];
 extern const unsigned core_reg_count;
 
+/* ---- calls.c: over whole calls by return address (O(log n)) ---- */
+/* When ev makes a call: the event the call returns to (first event after
+ * it at its depth, same CPU); NO_EVENT when ev makes no call or the
+ * shortcut cannot tell. */
+uint64_t calls_return_of(const struct browser *b, uint64_t ev);
+/* When ev is where a call returned to: the event that made the call. */
+uint64_t calls_call_of(const struct browser *b, uint64_t ev);
+
 /* ---- layout.c ---- */
 void layout_compute(struct browser *b, int rows, int cols, struct layout *l);
 

@@ -73,9 +73,26 @@ int nav_visible(struct browser *b, const struct trawl_index_event *e)
 /* Scans stop on a signal so that q/Ctrl-C still work during a long one. */
 #define CHECK_EVERY 65536
 
+/* With calls folded, a call made at the fold depth is hidden as a whole:
+ * jump to its return (or, backwards, to the call) through the PC index
+ * instead of scanning it. Only when no other CPU's events could show in
+ * between (one CPU, or a pinned one). */
+static int fold_shortcut(const struct browser *b, uint64_t ev)
+{
+	struct trawl_index_event e;
+	return b->fold && (b->ncpus == 1 || b->cpu_pinned) &&
+	       trawl_index_event(b->ix, ev, &e, NULL) == TRAWL_OK && e.depth == b->fold_depth &&
+	       (!b->cpu_pinned || e.cpu == b->cpu);
+}
+
 uint64_t nav_next(struct browser *b, uint64_t ev)
 {
 	struct trawl_index_event e;
+	if (fold_shortcut(b, ev)) {
+		uint64_t r = calls_return_of(b, ev);
+		if (r != NO_EVENT)
+			return r;
+	}
 	for (uint64_t i = ev + 1; i < b->nev; i++) {
 		if (trawl_index_event(b->ix, i, &e, NULL))
 			break;
@@ -90,6 +107,11 @@ uint64_t nav_next(struct browser *b, uint64_t ev)
 uint64_t nav_prev(struct browser *b, uint64_t ev)
 {
 	struct trawl_index_event e;
+	if (fold_shortcut(b, ev)) {
+		uint64_t c = calls_call_of(b, ev);
+		if (c != NO_EVENT)
+			return c;
+	}
 	for (uint64_t i = ev; i-- > 0;) {
 		if (trawl_index_event(b->ix, i, &e, NULL))
 			break;
@@ -190,6 +212,11 @@ int nav_step_over(struct browser *b, int dir)
 	int32_t d = b->cur.depth;
 	uint16_t cpu = b->cur.cpu;
 	uint64_t i = b->ev;
+	uint64_t quick = dir > 0 ? calls_return_of(b, i) : calls_call_of(b, i);
+	if (quick != NO_EVENT) {
+		nav_goto(b, quick);
+		return 1;
+	}
 	while (dir > 0 ? i + 1 < b->nev : i > 0) {
 		i = dir > 0 ? i + 1 : i - 1;
 		if (trawl_index_event(b->ix, i, &e, NULL))
@@ -205,11 +232,32 @@ int nav_step_over(struct browser *b, int dir)
 	return 0;
 }
 
+/* Step out: walk forward at the current level, hopping over each call by
+ * its return (calls.c), until the depth drops; scan when a hop fails. */
 int nav_step_out(struct browser *b)
 {
 	struct trawl_index_event e;
 	int32_t d = b->cur.depth;
-	for (uint64_t i = b->ev + 1; i < b->nev; i++) {
+	uint64_t i = b->ev, n = 0;
+	if (b->ncpus == 1) {
+		while (i + 1 < b->nev && !browser_interrupted) {
+			uint64_t nx = calls_return_of(b, i);
+			if (nx == NO_EVENT)
+				nx = i + 1;
+			if (trawl_index_event(b->ix, nx, &e, NULL))
+				break;
+			if (e.depth < d) {
+				nav_goto(b, nx);
+				return 1;
+			}
+			if (e.depth > d)
+				break;  /* a call whose return was not found: scan */
+			i = nx;
+			if (++n > (1u << 20))
+				break;
+		}
+	}
+	for (i = i + 1; i < b->nev; i++) {
 		if (trawl_index_event(b->ix, i, &e, NULL))
 			break;
 		if (e.cpu == b->cur.cpu && e.depth < d) {

@@ -95,6 +95,41 @@ double term_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* A script key as one word for the timings file. */
+static void script_key_name(int c, char *buf, size_t size)
+{
+	if (c == ' ')
+		snprintf(buf, size, "space");
+	else if (c == '\t')
+		snprintf(buf, size, "tab");
+	else if (c == '\r' || c == '\n')
+		snprintf(buf, size, "enter");
+	else if (c > 0x20 && c < 0x7f)
+		snprintf(buf, size, "%c", c);
+	else
+		snprintf(buf, size, "0x%02x", (unsigned)c & 0xff);
+}
+
+/* Resident memory split into our own (anonymous) pages and pages of the
+ * mapped trace and index (file-backed: shared, dropped under pressure). */
+static void memory_figures(FILE *f)
+{
+	FILE *st = fopen("/proc/self/status", "r");
+	char line[256];
+	if (!st)
+		return;
+	while (fgets(line, sizeof line, st)) {
+		if (!strncmp(line, "VmHWM:", 6) || !strncmp(line, "RssAnon:", 8) ||
+		    !strncmp(line, "RssFile:", 8)) {
+			char name[32];
+			unsigned long kb;
+			if (sscanf(line, "%31[^:]: %lu", name, &kb) == 2)
+				fprintf(f, "mem %s %lu\n", name, kb);
+		}
+	}
+	fclose(st);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -134,8 +169,12 @@ static int run_script(struct browser *b, const struct browse_options *o, double 
 		goto out;
 	}
 	fprintf(f, "curses_start_ms %.3f\nfirst_screen_ms %.3f\n", t_open, first);
-	for (size_t i = 0; i < k; i++)
-		fprintf(f, "key %c %.3f\n", keys[i] >= 0x20 && keys[i] < 0x7f ? keys[i] : '.', ms[i]);
+	for (size_t i = 0; i < k; i++) {
+		char name[8];
+		script_key_name(keys[i], name, sizeof name);
+		fprintf(f, "key %s %.3f\n", name, ms[i]);
+	}
+	memory_figures(f);
 	double *sorted = ms;
 	qsort(sorted, k, sizeof *sorted, cmp_double);
 	if (k)
