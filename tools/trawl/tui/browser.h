@@ -1,6 +1,6 @@
 /* trawl browse: the terminal browser over the index.
  *
- * The browser is split by job: nav.c moves through the trace (no curses),
+ * The browser is split by job: nav.c moves through the trace (no curses; whole calls are hopped over with lib/analysis/callhop.c),
  * layout.c places the panes, pane-*.c draw one pane each, keys.c maps keys
  * to actions, prompt.c reads a line of input and shows help, term.c owns
  * the terminal (curses start/stop, signals, the main loop, --bench-keys).
@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trawl/callhop.h"
 #include "trawl/expr.h"
 #include "trawl/image.h"
 #include "trawl/index.h"
@@ -148,14 +149,6 @@ void nav_msg(struct browser *b, int error, const char *fmt, ...)
 /* The core registers the register pane lists, in order. */
 extern const uint32_t core_regs[];
 extern const unsigned core_reg_count;
-
-/* ---- calls.c: over whole calls by return address (O(log n)) ---- */
-/* When ev makes a call: the event the call returns to (first event after
- * it at its depth, same CPU); NO_EVENT when ev makes no call or the
- * shortcut cannot tell. */
-uint64_t calls_return_of(const struct browser *b, uint64_t ev);
-/* When ev is where a call returned to: the event that made the call. */
-uint64_t calls_call_of(const struct browser *b, uint64_t ev);
 
 /* ---- layout.c ---- */
 void layout_compute(struct browser *b, int rows, int cols, struct layout *l);

@@ -89,8 +89,8 @@ uint64_t nav_next(struct browser *b, uint64_t ev)
 {
 	struct trawl_index_event e;
 	if (fold_shortcut(b, ev)) {
-		uint64_t r = calls_return_of(b, ev);
-		if (r != NO_EVENT)
+		uint64_t r;
+		if (trawl_callhop_return(b->ix, ev, &r, NULL) == TRAWL_OK)
 			return r;
 	}
 	for (uint64_t i = ev + 1; i < b->nev; i++) {
@@ -108,8 +108,8 @@ uint64_t nav_prev(struct browser *b, uint64_t ev)
 {
 	struct trawl_index_event e;
 	if (fold_shortcut(b, ev)) {
-		uint64_t c = calls_call_of(b, ev);
-		if (c != NO_EVENT)
+		uint64_t c;
+		if (trawl_callhop_call(b->ix, ev, &c, NULL) == TRAWL_OK)
 			return c;
 	}
 	for (uint64_t i = ev; i-- > 0;) {
@@ -212,8 +212,9 @@ int nav_step_over(struct browser *b, int dir)
 	int32_t d = b->cur.depth;
 	uint16_t cpu = b->cur.cpu;
 	uint64_t i = b->ev;
-	uint64_t quick = dir > 0 ? calls_return_of(b, i) : calls_call_of(b, i);
-	if (quick != NO_EVENT) {
+	uint64_t quick;
+	if ((dir > 0 ? trawl_callhop_return(b->ix, i, &quick, NULL)
+		     : trawl_callhop_call(b->ix, i, &quick, NULL)) == TRAWL_OK) {
 		nav_goto(b, quick);
 		return 1;
 	}
@@ -233,7 +234,7 @@ int nav_step_over(struct browser *b, int dir)
 }
 
 /* Step out: walk forward at the current level, hopping over each call by
- * its return (calls.c), until the depth drops; scan when a hop fails. */
+ * its return (callhop.h), until the depth drops; scan when a hop fails. */
 int nav_step_out(struct browser *b)
 {
 	struct trawl_index_event e;
@@ -241,8 +242,8 @@ int nav_step_out(struct browser *b)
 	uint64_t i = b->ev, n = 0;
 	if (b->ncpus == 1) {
 		while (i + 1 < b->nev && !browser_interrupted) {
-			uint64_t nx = calls_return_of(b, i);
-			if (nx == NO_EVENT)
+			uint64_t nx;
+			if (trawl_callhop_return(b->ix, i, &nx, NULL))
 				nx = i + 1;
 			if (trawl_index_event(b->ix, nx, &e, NULL))
 				break;
