@@ -95,3 +95,14 @@ check_mem_row() {
 	grep -qF -- "$want" "$_tmp/scr" || fail "line $_line: memory row should read '$want'; screen:
 $(cat "$_tmp/scr")"
 }
+
+# After the browser exits: the pane left full-screen (alternate) mode, so
+# the terminal is back to the shell's screen.
+expect_restored() {
+	alt=$(tm display-message -p -t b '#{alternate_on}' 2>/dev/null)
+	[ "$alt" = 0 ] || fail "terminal still in full-screen mode after exit ($1)"
+}
+expect_fullscreen() {
+	alt=$(tm display-message -p -t b '#{alternate_on}' 2>/dev/null)
+	[ "$alt" = 1 ] || fail "browser is not in full-screen mode"
+}

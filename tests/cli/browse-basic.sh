@@ -172,8 +172,10 @@ tm resize-window -t b -x 180 -y 50
 wait_status "line 19  ev 10/21"
 check_regs "$C" 19
 
+expect_fullscreen
 keys q
 wait_for "browse exited 0"
+expect_restored q
 
 # two CPUs: c pins cpu 0, then cpu 1; steps skip the other CPU
 M="$_tmp/mixed.tarmac"
@@ -204,6 +206,7 @@ wait_status "line 30  ev 11/12"
 # Ctrl-C restores the terminal and exits 130
 keys C-c
 wait_for "browse exited 130"
+expect_restored SIGINT
 
 # SIGTERM too
 start_browse 120 30 "$M"
@@ -212,7 +215,17 @@ pid=$(pgrep -n -f "browse $M" 2>/dev/null || true)
 if [ -n "$pid" ]; then
 	kill -TERM "$pid"
 	wait_for "browse exited 130"
+	expect_restored SIGTERM
 else
 	echo "note: pgrep found no process: SIGTERM check skipped"
+fi
+# a crash restores the terminal too, then dies of its signal (128+11)
+start_browse 120 30 "$M"
+wait_status "line 1  ev 0/12"
+pid=$(pgrep -n -f "browse $M" 2>/dev/null || true)
+if [ -n "$pid" ]; then
+	kill -SEGV "$pid"
+	wait_for "browse exited 139"
+	expect_restored SIGSEGV
 fi
 finish

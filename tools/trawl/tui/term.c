@@ -2,8 +2,9 @@
  * --bench-keys mode that plays a key script and times each redraw.
  *
  * The terminal is restored on every way out: q, Ctrl-C (SIGINT), SIGTERM,
- * SIGHUP, and exit() from anywhere (atexit). Signal handlers only set a
- * flag: the loop (getch wakes up every 100 ms) and long scans notice it.
+ * SIGHUP, and exit() from anywhere (atexit). Those signal handlers only set
+ * a flag: the loop (getch wakes up every 100 ms) and long scans notice it.
+ * A crash restores the terminal from its handler, then dies as it would.
  */
 #include <curses.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,10 +21,42 @@
 static SCREEN *screen;
 static const char *script;      /* --bench-keys: remaining keys */
 
+/* For a crash (SIGSEGV, SIGABRT ...): only async-signal-safe calls are
+ * allowed, so the terminal settings and the "leave full-screen mode"
+ * strings are saved at start and put back with tcsetattr and write. */
+static struct termios saved_tty;
+static int have_saved_tty;
+static char leave_seq[128];
+static size_t leave_len;
+
 static void on_signal(int sig)
 {
 	(void)sig;
 	browser_interrupted = 1;
+}
+
+static void on_fatal(int sig)
+{
+	if (leave_len) {
+		ssize_t w = write(STDOUT_FILENO, leave_seq, leave_len);
+		(void)w;
+	}
+	if (have_saved_tty)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void add_leave(const char *cap)
+{
+	char *s = tigetstr(cap);
+	if (!s || s == (char *)-1)
+		return;
+	size_t n = strlen(s);
+	if (leave_len + n < sizeof leave_seq) {
+		memcpy(leave_seq + leave_len, s, n);
+		leave_len += n;
+	}
 }
 
 static void restore(void)
@@ -41,10 +75,15 @@ static int start(void)
 	/* Esc alone should cancel a prompt without a long wait */
 	if (!getenv("ESCDELAY"))
 		setenv("ESCDELAY", "25", 1);
+	have_saved_tty = tcgetattr(STDIN_FILENO, &saved_tty) == 0;
 	screen = newterm(NULL, stdout, stdin);
 	if (!screen)
 		return -1;
 	set_term(screen);
+	add_leave("sgr0");
+	add_leave("cnorm");
+	add_leave("rmkx");
+	add_leave("rmcup");
 	atexit(restore);
 	cbreak();       /* not raw: Ctrl-C still raises SIGINT */
 	noecho();
@@ -71,6 +110,13 @@ static int start(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_fatal;
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGFPE, &sa, NULL);
+	sigaction(SIGILL, &sa, NULL);
+	sigaction(SIGABRT, &sa, NULL);
 	return 0;
 }
 
