@@ -6,8 +6,10 @@
 # page cache. Baselines in the same run: `wc -l` and `trawl cat` over the
 # same trace, and a single event-record read for the queries.
 #
-# The trace is a synthetic AArch64 Tarmac trace (bench/index-gen.c) of
-# $TRAWL_BENCH_INDEX_INSNS instructions (default 10 million).
+# The trace is a `trawl emulate` trace of $TRAWL_BENCH_INDEX_INSNS
+# instructions (default 10 million) of the sort example; when the examples
+# are not built (no AArch64 cross compiler), a synthetic AArch64 Tarmac
+# trace of the same length (bench/index-gen.c).
 set -u
 build=${TRAWL_BUILD:-build}
 out=${TRAWL_BENCH_OUT:-bench/out}
@@ -15,12 +17,34 @@ trawl=${TRAWL:-$build/trawl}
 n=${TRAWL_BENCH_INDEX_INSNS:-10000000}
 small=$((n / 5))
 mkdir -p "$out"
-big_trace="$out/index-$n.tarmac"
-small_trace="$out/index-$small.tarmac"
+sort_ex="$build/examples/sort"
+if [ -x "$sort_ex" ]; then
+	kind=emulate
+	big_trace="$out/index-emu-$n.tarmac"
+	small_trace="$out/index-emu-$small.tarmac"
+else
+	kind=synthetic
+	big_trace="$out/index-$n.tarmac"
+	small_trace="$out/index-$small.tarmac"
+fi
 for t in "$big_trace:$n" "$small_trace:$small"; do
 	f=${t%%:*}; k=${t##*:}
-	[ -s "$f" ] || "$build/bench-index-gen" "$k" >"$f" || exit 1
+	[ -s "$f" ] && continue
+	if [ $kind = emulate ]; then
+		# sorting 200000 numbers runs far longer than n: -n stops it
+		"$trawl" emulate "$sort_ex" -n "$k" -o "$f" -- 200000 >/dev/null 2>&1 || exit 1
+	else
+		"$build/bench-index-gen" "$k" >"$f" || exit 1
+	fi
 done
+# the stack and heap of the emulated program, or of the generator
+if [ $kind = emulate ]; then
+	membase=$(grep -m1 -o ' MW8 [0-9a-f]*' "$big_trace" | awk '{ print "0x" $2 }')
+	membase=$(printf '0x%x' $((membase & ~0xffff)))
+	memspan=0x20000
+else
+	membase=0x90000000 memspan=0x400000
+fi
 lines=$(wc -l <"$big_trace")
 bytes=$(wc -c <"$big_trace")
 
@@ -37,9 +61,9 @@ set -- $(measure "$trawl" index --force "$big_trace"); ix_wall=$1 ix_cpu=$2 ix_r
 set -- $(measure "$trawl" index --force "$small_trace"); sm_rss=$3
 isize=$(wc -c <"$big_trace.trawlidx")
 
-awk -v l="$lines" -v b="$bytes" -v n="$n" -v w="$wc_wall" -v cw="$cat_wall" -v cc="$cat_cpu" \
+awk -v k="$kind" -v l="$lines" -v b="$bytes" -v n="$n" -v w="$wc_wall" -v cw="$cat_wall" -v cc="$cat_cpu" \
     -v iw="$ix_wall" -v ic="$ix_cpu" -v ir="$ix_rss" -v sr="$sm_rss" -v is="$isize" 'BEGIN {
-	printf "trace: %d instructions, %d lines, %.0f MB\n", n, l, b / 1e6
+	printf "trace (%s): %d instructions, %d lines, %.0f MB\n", k, n, l, b / 1e6
 	printf "build: %.2f s wall, %.2f s cpu: %.0f lines/s (wall), %.0f lines/s (cpu)   target >= 1000000\n", iw, ic, l / iw, l / ic
 	printf "  baseline wc -l %.2f s (build is %.1fx), trawl cat %.2f s wall %.2f s cpu (build is %.2fx its cpu)\n", w, iw / (w > 0 ? w : 0.01), cw, cc, ic / (cc > 0 ? cc : 0.01)
 	printf "index size: %.0f MB = %.2fx the trace (%.1f bytes/line)   target <= 2x\n", is / 1e6, is / b, is / l
@@ -51,7 +75,7 @@ awk -v l="$lines" -v b="$bytes" -v n="$n" -v w="$wc_wall" -v cw="$cat_wall" -v c
 i=0
 while [ $i -lt 20 ]; do
 	"$build/bench-index-query" "$big_trace" "$big_trace.trawlidx" 50 $((i * 7919 + 1)) \
-		0x90000000 0x400000 >>"$out/q.txt" || exit 1
+		"$membase" "$memspan" >>"$out/q.txt" || exit 1
 	i=$((i + 1))
 done
 for kind in regs mem open base; do

@@ -1002,7 +1002,8 @@ static void end_sec(struct idx_file *f, struct sec *s)
  * intervals in creation order; the stable sort keeps that order per block,
  * which is (block, key) order. */
 static enum trawl_status write_backdate(struct trawl_index_builder *b, struct idx_file *f,
-					uint64_t *count, struct trawl_error *err)
+					struct idx_fence *fence, uint64_t *count,
+					struct trawl_error *err)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < b->nblocks; i++)
@@ -1041,7 +1042,9 @@ static enum trawl_status write_backdate(struct trawl_index_builder *b, struct id
 	enum trawl_status st = TRAWL_OK;
 	if (idx_sort_records(recs, n, BD_REC))
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	else
+	for (size_t i = 0; i < n && !st; i++)
+		st = idx_fence_add(fence, recs + i * BD_REC, err);
+	if (!st)
 		st = idx_file_write(f, recs, n * BD_REC, err);
 	free(recs);
 	return st;
@@ -1053,6 +1056,8 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 {
 	enum trawl_status st;
 	struct idx_file *o = &b->ev;
+	struct idx_fence fences[6];
+	memset(fences, 0, sizeof fences);
 	struct sec secs[SEC_COUNT_];
 	uint64_t nbd = 0;
 	memset(secs, 0, sizeof secs);
@@ -1072,18 +1077,20 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	SEC(SEC_DELTAS, 0, idx_file_copy(o, &b->dl, err));
 	SEC(SEC_CKPT_INDEX, 8, idx_file_copy(o, &b->cki, err));
 	SEC(SEC_CKPT_DATA, 0, idx_file_copy(o, &b->ckd, err));
-	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, o, err));
-	SEC(SEC_SNAP, SNAP_REC, idx_sorter_output(&b->snap, o, err));
-	SEC(SEC_CLOB, CLOB_REC, idx_sorter_output(&b->clob, o, err));
-	SEC(SEC_BACKDATE, BD_REC, write_backdate(b, o, &nbd, err));
-	SEC(SEC_REGW, REGW_REC, idx_sorter_output(&b->regw, o, err));
-	SEC(SEC_PCS, PCS_REC, idx_sorter_output(&b->pcs, o, err));
+	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, o, &fences[0], err));
+	SEC(SEC_SNAP, SNAP_REC, idx_sorter_output(&b->snap, o, &fences[1], err));
+	SEC(SEC_CLOB, CLOB_REC, idx_sorter_output(&b->clob, o, &fences[2], err));
+	SEC(SEC_BACKDATE, BD_REC, write_backdate(b, o, &fences[3], &nbd, err));
+	SEC(SEC_REGW, REGW_REC, idx_sorter_output(&b->regw, o, &fences[4], err));
+	SEC(SEC_PCS, PCS_REC, idx_sorter_output(&b->pcs, o, &fences[5], err));
 	if ((st = begin_sec(o, s, SEC_SYSREGS, 0, err)))
 		goto out;
 	for (size_t i = 0; i < b->names.count; i++)
 		if ((st = idx_file_write(o, b->names.names[i], strlen(b->names.names[i]) + 1, err)))
 			goto out;
 	end_sec(o, s++);
+	for (int i = 0; i < 6; i++)
+		SEC(SEC_FENCE_MEMW + i, FENCE_REC, idx_file_write(o, fences[i].p, fences[i].n, err));
 #undef SEC
 	if ((st = idx_file_flush(o, err)))
 		goto out;
@@ -1145,5 +1152,7 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	b->tmp_path = NULL;
 	(void)nbd;
 out:
+	for (int i = 0; i < 6; i++)
+		free(fences[i].p);
 	return st;
 }

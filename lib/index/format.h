@@ -70,6 +70,9 @@
  *  10 PCS      16-byte records sorted by (pc, event): +0 pc, +8 event
  *  11 SYSREGS  names of system registers, NUL-terminated, in id order
  *              (TRAWL_REG_SYS_BASE + i)
+ *  12-17 FENCE of MEMW, SNAP, CLOB, BACKDATE, REGW, PCS: the first 16
+ *              bytes (the sort key) of every IDX_FENCE-th record, so a
+ *              search touches a few contiguous pages before the big table
  */
 #ifndef TRAWL_INDEX_FORMAT_H
 #define TRAWL_INDEX_FORMAT_H
@@ -96,8 +99,17 @@ enum idx_section {
 	SEC_REGW,
 	SEC_PCS,
 	SEC_SYSREGS,
-	SEC_COUNT_ = SEC_SYSREGS,
+	SEC_FENCE_MEMW,
+	SEC_FENCE_SNAP,
+	SEC_FENCE_CLOB,
+	SEC_FENCE_BACKDATE,
+	SEC_FENCE_REGW,
+	SEC_FENCE_PCS,
+	SEC_COUNT_ = SEC_FENCE_PCS,
 };
+
+#define IDX_FENCE 256u          /* records per fence entry */
+#define FENCE_REC 16u
 
 #define EV_REC 64u
 #define MEMW_REC 32u

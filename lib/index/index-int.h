@@ -13,6 +13,8 @@ struct idx_sec {
 	uint64_t n;             /* records (len / rec), or len for byte sections */
 	uint32_t rec;
 	uint64_t sum;
+	const uint8_t *fence;   /* keys of every IDX_FENCE-th record, or NULL */
+	uint64_t nfence;
 };
 
 struct trawl_index {

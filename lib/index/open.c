@@ -137,6 +137,15 @@ static const uint32_t sec_rec[SEC_COUNT_ + 1] = {
 	[SEC_CKPT_DATA] = 0,     [SEC_MEMW] = MEMW_REC,  [SEC_SNAP] = SNAP_REC,
 	[SEC_CLOB] = CLOB_REC,   [SEC_BACKDATE] = BD_REC, [SEC_REGW] = REGW_REC,
 	[SEC_PCS] = PCS_REC,     [SEC_SYSREGS] = 0,
+	[SEC_FENCE_MEMW] = FENCE_REC, [SEC_FENCE_SNAP] = FENCE_REC, [SEC_FENCE_CLOB] = FENCE_REC,
+	[SEC_FENCE_BACKDATE] = FENCE_REC, [SEC_FENCE_REGW] = FENCE_REC, [SEC_FENCE_PCS] = FENCE_REC,
+};
+
+/* Sorted sections and their fences. */
+static const uint32_t fenced[6][2] = {
+	{ SEC_MEMW, SEC_FENCE_MEMW }, { SEC_SNAP, SEC_FENCE_SNAP },
+	{ SEC_CLOB, SEC_FENCE_CLOB }, { SEC_BACKDATE, SEC_FENCE_BACKDATE },
+	{ SEC_REGW, SEC_FENCE_REGW }, { SEC_PCS, SEC_FENCE_PCS },
 };
 
 /* Check the header and the section table of a mapped file. */
@@ -195,6 +204,15 @@ static enum trawl_status check_header(struct trawl_index *ix, const struct trawl
 	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++)
 		if (!ix->sec[sid].p)
 			return TRAWL_CORRUPT(err, "'%s': index section %u is missing", p, sid);
+	for (int i = 0; i < 6; i++) {
+		struct idx_sec *t = &ix->sec[fenced[i][0]];
+		const struct idx_sec *f = &ix->sec[fenced[i][1]];
+		if (f->n != t->n / IDX_FENCE + (t->n % IDX_FENCE != 0))
+			return TRAWL_CORRUPT(err, "'%s': index fence %u has a bad size", p,
+					     fenced[i][1]);
+		t->fence = f->p;
+		t->nfence = f->n;
+	}
 	ix->nckpt = ix->nev / ix->K + (ix->nev % ix->K != 0);
 	if (ix->sec[SEC_EVENTS].n != ix->nev || ix->sec[SEC_CKPT_INDEX].n != ix->nckpt)
 		return TRAWL_CORRUPT(err, "'%s': index section sizes disagree with the header", p);

@@ -19,9 +19,32 @@ static const uint8_t *rec_at(const struct idx_sec *s, uint64_t i)
 	return s->p + i * s->rec;
 }
 
+static int key_less(const uint8_t *r, uint64_t a, uint64_t b)
+{
+	uint64_t ra = ld64(r);
+	return ra < a || (ra == a && ld64(r + 8) < b);
+}
+
+/* The fence (a small contiguous copy of every IDX_FENCE-th key) narrows
+ * the search to one window first: a cold process then faults in a few
+ * pages instead of one per bisection step of a big table. */
 uint64_t idx_lower_bound2(const struct idx_sec *s, uint64_t a, uint64_t b)
 {
 	uint64_t lo = 0, hi = s->n;
+	if (s->fence) {
+		uint64_t flo = 0, fhi = s->nfence;
+		while (flo < fhi) {
+			uint64_t mid = flo + (fhi - flo) / 2;
+			if (key_less(s->fence + mid * FENCE_REC, a, b))
+				flo = mid + 1;
+			else
+				fhi = mid;
+		}
+		if (flo == 0)
+			return 0;
+		lo = (flo - 1) * IDX_FENCE + 1;
+		hi = flo * IDX_FENCE < s->n ? flo * IDX_FENCE : s->n;
+	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		const uint8_t *r = rec_at(s, mid);
@@ -66,19 +89,42 @@ enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
 	return TRAWL_OK;
 }
 
-/* Last event whose field at `off` is <= v (fields are non-decreasing). */
+/* Last event whose field at `off` is <= v (fields are non-decreasing).
+ * Lines, offsets and times grow almost linearly with the event number, so
+ * interpolation finds the place in a few probes (a few page faults in a
+ * cold process); a step that does not halve the range is followed by a
+ * bisection, which bounds the worst case. */
 static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v)
 {
 	const struct idx_sec *s = &ix->sec[SEC_EVENTS];
-	uint64_t lo = 0, hi = s->n;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (ld64(rec_at(s, mid) + off) <= v)
-			lo = mid + 1;
+	if (!s->n || ld64(rec_at(s, 0) + off) > v)
+		return -1;
+	uint64_t lo = 0, hi = s->n - 1;
+	if (ld64(rec_at(s, hi) + off) <= v)
+		return (int64_t)hi;
+	/* invariant: f(lo) <= v < f(hi) */
+	int bisect = 0;
+	while (hi - lo > 1) {
+		uint64_t flo = ld64(rec_at(s, lo) + off), fhi = ld64(rec_at(s, hi) + off);
+		uint64_t probe;
+		if (bisect || fhi <= flo) {
+			probe = lo + (hi - lo) / 2;
+		} else {
+			long double f = (long double)(v - flo) / (long double)(fhi - flo);
+			probe = lo + (uint64_t)(f * (long double)(hi - lo));
+			if (probe <= lo)
+				probe = lo + 1;
+			if (probe >= hi)
+				probe = hi - 1;
+		}
+		uint64_t before = hi - lo;
+		if (ld64(rec_at(s, probe) + off) <= v)
+			lo = probe;
 		else
-			hi = mid;
+			hi = probe;
+		bisect = !bisect && (hi - lo) * 2 > before;
 	}
-	return (int64_t)lo - 1;
+	return (int64_t)lo;
 }
 
 enum trawl_status trawl_index_event_at_line(const struct trawl_index *ix, uint64_t line,
