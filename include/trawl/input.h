@@ -3,9 +3,10 @@
  *
  * Readers consume the input as *chunks of whole lines*: every chunk but the
  * last ends just after a '\n', so a parser never sees a line split across
- * two chunks. A plain file is mapped and handed out as one chunk with no
- * copy; other inputs go through a bounded buffer, so memory use does not
- * grow with the input size (only with the longest line).
+ * two chunks. A plain file is mapped and handed out in windows of about
+ * 64 MiB with no copy (pages behind the reader are released, so resident
+ * memory stays bounded); other inputs go through a bounded buffer, so memory
+ * use does not grow with the input size (only with the longest line).
  */
 #ifndef TRAWL_INPUT_H
 #define TRAWL_INPUT_H

@@ -15,6 +15,7 @@
 #define DEFAULT_CHUNK (4u << 20)
 #define DEFAULT_MAX_LINE (64u << 20)
 #define RAW_BUF (1u << 20)
+#define MAP_WINDOW ((size_t)64 << 20) /* bytes of a mapped file per chunk */
 
 struct trawl_input {
 	char *name;
@@ -29,6 +30,7 @@ struct trawl_input {
 	size_t map_len;
 	int map_owned;                /* munmap on close */
 	size_t map_pos;               /* consumed raw bytes of map */
+	size_t dropped;               /* mapped bytes already released (DONTNEED) */
 	unsigned char *raw;           /* read buffer when not mapped */
 	size_t raw_len, raw_pos;
 	int raw_eof;
@@ -397,14 +399,34 @@ enum trawl_status trawl_input_next(struct trawl_input *in, struct trawl_chunk *c
 	if (in->done)
 		return TRAWL_END;
 	if (in->map && in->comp == TRAWL_COMPRESSION_NONE) {
-		/* zero-copy: the whole mapping is one chunk */
-		chunk->data = (const char *)in->map;
-		chunk->len = in->map_len;
-		chunk->offset = 0;
-		chunk->last = 1;
-		in->map_pos = in->map_len;
-		in->raw_total = in->map_len;
-		in->done = 1;
+		/* zero-copy windows of a mapped file. Pages of windows already handed
+		 * out are dropped (a read-only file mapping re-reads them if touched
+		 * again), so resident memory stays bounded however large the file. */
+		size_t start = in->map_pos, end = in->map_len;
+		if (in->map_owned) {
+			size_t page = (size_t)sysconf(_SC_PAGESIZE);
+			size_t drop_end = start & ~(page - 1);
+			if (drop_end > in->dropped) {
+				madvise((void *)(in->map + in->dropped), drop_end - in->dropped,
+					MADV_DONTNEED);
+				in->dropped = drop_end;
+			}
+			if (in->map_len - start > MAP_WINDOW) {
+				const unsigned char *base = in->map + start;
+				const unsigned char *nl = memrchr(base, '\n', MAP_WINDOW);
+				if (!nl)
+					nl = memchr(base + MAP_WINDOW, '\n', in->map_len - start - MAP_WINDOW);
+				if (nl)
+					end = (size_t)(nl - in->map) + 1;
+			}
+		}
+		chunk->data = (const char *)in->map + start;
+		chunk->len = end - start;
+		chunk->offset = start;
+		chunk->last = end == in->map_len;
+		in->map_pos = end;
+		in->raw_total = end;
+		in->done = chunk->last;
 		return TRAWL_OK;
 	}
 	enum trawl_status st = next_streamed(in, chunk, err);
