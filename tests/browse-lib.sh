@@ -36,33 +36,23 @@ start_browse() {
 screen() { tm capture-pane -p -t b 2>/dev/null; }
 status_line() { screen | sed -n '$p'; }
 
-# wait_for TEXT [SECONDS]: until the screen shows TEXT (fixed string).
-wait_for() {
-	_deadline=$(( $(date +%s) + ${2:-10} ))
+# _wait WHAT TEXT SECONDS: poll WHAT (screen or status_line) until TEXT.
+_wait() {
+	_deadline=$(( $(date +%s) + $3 ))
 	while :; do
-		screen >"$_pane_log"
-		grep -qF -- "$1" "$_pane_log" && return 0
+		$1 >"$_pane_log"
+		grep -qF -- "$2" "$_pane_log" && return 0
 		[ "$(date +%s)" -ge "$_deadline" ] && break
 		sleep 0.05
 	done
-	fail "screen never showed '$1'; it showed:
-$(cat "$_pane_log")"
-	return 1
-}
-
-# wait_status TEXT: the status line (last row) shows TEXT.
-wait_status() {
-	_deadline=$(( $(date +%s) + ${2:-10} ))
-	while :; do
-		status_line >"$_pane_log"
-		grep -qF -- "$1" "$_pane_log" && return 0
-		[ "$(date +%s)" -ge "$_deadline" ] && break
-		sleep 0.05
-	done
-	fail "status line never showed '$1'; screen:
+	fail "$1 never showed '$2'; screen:
 $(screen)"
 	return 1
 }
+# wait_for TEXT [SECONDS]: until the screen shows TEXT (fixed string).
+wait_for() { _wait screen "$1" "${2:-10}"; }
+# wait_status TEXT: the status line (last row) shows TEXT.
+wait_status() { _wait status_line "$1" "${2:-10}"; }
 
 keys() { tm send-keys -t b "$@"; }
 # type TEXT then Enter, as a person at a prompt would

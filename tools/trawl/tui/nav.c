@@ -182,28 +182,30 @@ static void land(struct browser *b, uint64_t ev)
 	nav_goto(b, ev);
 }
 
+/* Land on the event a lookup found, or show why there is none. */
+static int land_on(struct browser *b, enum trawl_status st, const uint64_t *ev,
+		   const struct trawl_error *err)
+{
+	if (st) {
+		nav_msg(b, 1, "%s", err->message);
+		return 0;
+	}
+	land(b, *ev);
+	return 1;
+}
+
 int nav_goto_line(struct browser *b, uint64_t line)
 {
 	struct trawl_error err;
-	uint64_t ev;
-	if (trawl_index_event_at_line(b->ix, line, &ev, &err)) {
-		nav_msg(b, 1, "%s", err.message);
-		return 0;
-	}
-	land(b, ev);
-	return 1;
+	uint64_t ev = 0;
+	return land_on(b, trawl_index_event_at_line(b->ix, line, &ev, &err), &ev, &err);
 }
 
 int nav_goto_time(struct browser *b, uint64_t t)
 {
 	struct trawl_error err;
-	uint64_t ev;
-	if (trawl_index_event_at_time(b->ix, t, &ev, &err)) {
-		nav_msg(b, 1, "%s", err.message);
-		return 0;
-	}
-	land(b, ev);
-	return 1;
+	uint64_t ev = 0;
+	return land_on(b, trawl_index_event_at_time(b->ix, t, &ev, &err), &ev, &err);
 }
 
 int nav_step_over(struct browser *b, int dir)
