@@ -1,7 +1,8 @@
 #!/bin/sh
 # trawl browse driven through tmux: open, step, jump to a line, time travel
 # to the last/next write of a register and of a memory byte, PC search,
-# text search, fold a call, switch CPU, help, resize, quit and signals.
+# text search, fold a call, switch CPU, SVE and FP/SIMD panes, help,
+# resize, quit and signals.
 # Every value on screen is checked against what trawl regs / mem /
 # last-write / next-write / pc print for the same line.
 . "$TRAWL_SRC/tests/cli-lib.sh"
@@ -219,6 +220,35 @@ if [ -n "$pid" ]; then
 else
 	echo "note: pgrep found no process: SIGTERM check skipped"
 fi
+# SVE pane: z and p registers at the trace's vector length (512 bits here),
+# FP/SIMD pane: their low 128 bits; both as trawl regs prints them
+V="$_tmp/sve.tarmac"
+cp "$D/sve.tarmac" "$V"
+start_browse 220 50 "$V"
+wait_status "line 1  ev 0/4"
+keys G
+wait_status "line 7  ev 3/4"
+keys z
+wait_for "SVE: z, p, ffr"
+"$TRAWL" regs "$V" --at 7 >"$_tmp/sregs"
+for r in v0:z0 v1:z1; do
+	v=$(awk -v r="${r%%:*}" '$1 == r { print $2 }' "$_tmp/sregs")
+	[ ${#v} -eq 128 ] || fail "trawl regs has no 512-bit ${r%%:*}"
+	wait_for "${r##*:}    $v"
+done
+wait_for "z2    ????????????????????????????????????????????????????????????????"
+# the predicates are below the 32 z registers: scroll 8 x 4 rows
+keys '>' '>' '>' '>' '>' '>' '>' '>'
+v=$(awk '$1 == "p1" { print $2 }' "$_tmp/sregs")
+wait_for "p1    $v"
+wait_for "p0    ????????????????"
+keys v
+wait_for "FP/SIMD: v (128 bits)"
+v=$(awk '$1 == "v1" { print substr($2, length($2) - 31) }' "$_tmp/sregs")
+wait_for "v1    $v"
+keys q
+wait_for "browse exited 0"
+
 # a crash restores the terminal too, then dies of its signal (128+11)
 start_browse 120 30 "$M"
 wait_status "line 1  ev 0/12"
