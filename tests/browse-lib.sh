@@ -96,3 +96,9 @@ expect_fullscreen() {
 	alt=$(tm display-message -p -t b '#{alternate_on}' 2>/dev/null)
 	[ "$alt" = 1 ] || fail "browser is not in full-screen mode"
 }
+
+# How many bytes of the memory row ADDR (16 hex digits) are highlighted as
+# changed (red, ESC[31m, in tmux's capture with attributes).
+changed_bytes() {
+	tm capture-pane -e -p -t b | grep "$1:" | sed 's/|.*//' | grep -o '\[31m[0-9a-f?][0-9a-f?]' | wc -l
+}

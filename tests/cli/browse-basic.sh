@@ -101,6 +101,25 @@ wait_status "line $pw  ev"
 # a reference line for the highlighting
 keys r
 wait_for "changed since line $pw"
+# highlighting: against the previous event only the byte the STR at line 25
+# changed (01 -> 02); against line 1 all 16 bytes (unknown -> known)
+keys R
+keys l; type_line 25
+wait_status "line 25  ev 13/21"
+wait_for "changed since the previous event"
+n=$(changed_bytes 0000000000010000)
+[ "$n" = 1 ] || fail "line 25: $n bytes highlighted as changed, want 1"
+keys g
+wait_status "line 1  ev 0/21"
+keys r G
+wait_status "line 37  ev 20/21"
+wait_for "changed since line 1"
+n=$(changed_bytes 0000000000010000)
+[ "$n" = 16 ] || fail "since line 1: $n bytes highlighted as changed, want 16"
+keys R
+wait_for "changed since the previous event"
+n=$(changed_bytes 0000000000010000)
+[ "$n" = 0 ] || fail "the HLT changed no memory, yet $n bytes are highlighted"
 
 # PC search: p, then n/N to repeat
 keys g

@@ -74,8 +74,9 @@ void pane_mem_draw(struct browser *b, const struct rect *r)
 			int attr = changed ? CP(COL_CHANGED) | (int)A_BOLD : 0;
 			if (!k && !changed)
 				attr = CP(COL_UNKNOWN);
+			/* reverse video keeps the changed/unknown colour visible */
 			if (sel)
-				attr = CP(COL_SELECT) | (int)A_BOLD;
+				attr |= (int)A_REVERSE;
 			else if (b->target == FOCUS_MEM && a + c == b->sel_addr)
 				attr |= (int)A_UNDERLINE;
 			if (k)

@@ -33,18 +33,20 @@ static void draw_reg_bytes(const struct browser *b, int y, int x, int w, uint32_
 	uint32_t rw = trawl_index_regs_view(&b->regs, reg, &v, &k);
 	for (uint32_t i = hi; i-- > lo && w >= 2; x += 2, w -= 2) {
 		char t[3];
-		int attr = sel ? CP(COL_SELECT) : 0;
+		int attr = 0;
 		if (i < rw && k[i]) {
 			snprintf(t, sizeof t, "%02x", v[i]);
 			if (byte_changed(b, reg, i))
 				attr = CP(COL_CHANGED) | (int)A_BOLD;
 		} else {
 			memcpy(t, "??", 3);
-			if (!sel)
-				attr = CP(COL_UNKNOWN);
+			attr = CP(COL_UNKNOWN);
 			if (i < rw && byte_changed(b, reg, i))
 				attr = CP(COL_CHANGED);
 		}
+		/* reverse video keeps the changed/unknown colour visible */
+		if (sel)
+			attr |= (int)A_REVERSE;
 		draw_str(y, x, 2, t, 2, attr);
 	}
 }
