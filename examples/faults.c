@@ -1,6 +1,6 @@
 /* A program that goes wrong on purpose, to show how trawl emulate reports
  * guest faults (message with PC and address, partial trace, exit 1).
- *   faults null | udf | syscall | abort | exit N */
+ *   faults null | jump | udf | syscall | abort | exit N */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,9 @@ int main(int argc, char **argv)
 	if (strcmp(what, "null") == 0) {
 		volatile int *p = (volatile int *)(uintptr_t)0x10;
 		*p = 42;                                 /* unmapped write */
+	} else if (strcmp(what, "jump") == 0) {
+		void (*volatile f)(void) = (void (*)(void))(uintptr_t)0x1000;
+		f();                                     /* no code there */
 	} else if (strcmp(what, "udf") == 0) {
 		__asm__ volatile(".inst 0x00000000");    /* UDF #0 */
 	} else if (strcmp(what, "syscall") == 0) {

@@ -1,6 +1,7 @@
 /* NEON code: a dot product and saxpy with 128-bit loads and stores, an RGB
  * de-interleave with LD3/ST3 and a four-way interleave with ST4, so traces
- * show Q registers and multi-register SIMD memory accesses.
+ * show Q registers and multi-register SIMD memory accesses, and a vector
+ * division whose inexact results set FPSR's cumulative flags.
  *   simd [N]   (elements, default 1024, rounded up to a multiple of 16) */
 #include <arm_neon.h>
 #include <stdint.h>
@@ -39,6 +40,15 @@ static void rgb_to_rgba_gray(const uint8_t *rgb, uint8_t *rgba, uint8_t *gray, s
 	}
 }
 
+/* thirds are inexact in binary: sets FPSR's cumulative IXC flag */
+static float thirds(const float *a, size_t n)
+{
+	float32x4_t acc = vdupq_n_f32(0), three = vdupq_n_f32(3.0f);
+	for (size_t i = 0; i < n && i < 64; i += 4)
+		acc = vaddq_f32(acc, vdivq_f32(vld1q_f32(a + i), three));
+	return vaddvq_f32(acc);
+}
+
 int main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? strtoul(argv[1], NULL, 0) : 1024;
@@ -58,11 +68,12 @@ int main(int argc, char **argv)
 	float d = dot(a, b, n);
 	saxpy(b, a, 0.25f, n);
 	float d2 = dot(a, b, n);
+	float t = thirds(a, n);
 	rgb_to_rgba_gray(rgb, rgba, gray, n);
 	unsigned sum = 0;
 	for (size_t i = 0; i < 4 * n; i++)
 		sum = sum * 33 + rgba[i];
-	printf("n %zu dot %.2f after saxpy %.2f rgba hash %08x gray[5] %u\n", n, d, d2, sum,
-	       gray[5]);
+	printf("n %zu dot %.2f after saxpy %.2f thirds %.3f rgba hash %08x gray[5] %u\n", n, d,
+	       d2, t, sum, gray[5]);
 	return 0;
 }

@@ -1,7 +1,74 @@
 #!/bin/sh
-# make demo: show trawl's main job on a real trace, step by step.
+# make demo: trawl's main job on real traces, step by step. Everything it
+# makes goes to demo-out/ (git-ignored). Steps whose command is not in this
+# build are skipped with a note.
 set -eu
 build=${1:-build}
 T="$PWD/$build/trawl"
-echo "== trawl $("$T" --version)"
+EX="$PWD/$build/examples"
+OUT="$PWD/demo-out"
+CORPUS="$PWD/../shared/corpus"
+mkdir -p "$OUT"
+export TRAWL_NO_PROGRESS=1
+
+has() { "$T" help "$1" >/dev/null 2>&1; }
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*" | sed "s#$PWD/##g"; "$@"; }
+
+step "trawl $("$T" --version | cut -d' ' -f2): the commands"
 "$T" --help
+
+if [ ! -x "$EX/recurse" ]; then
+	echo "demo programs were not built (is gcc-aarch64-linux-gnu installed?)" >&2
+	exit 1
+fi
+
+step "1. Make a real trace: emulate a static AArch64 program (recursion + a tree walk)"
+run "$T" emulate "$EX/recurse" -o "$OUT/recurse.tarmac" --stats
+run head -n 3 "$OUT/recurse.tarmac"
+grep -m 4 ' IT ' "$OUT/recurse.tarmac"
+
+step "2. What is in it"
+run "$T" stats "$OUT/recurse.tarmac"
+
+if has index; then
+	step "3. Index it once: every register and memory byte at every line"
+	run "$T" index "$OUT/recurse.tarmac"
+	run "$T" info "$OUT/recurse.tarmac"
+	line=$(grep -n ' IT ' "$OUT/recurse.tarmac" | sed -n '1000000p' | cut -d: -f1)
+	[ -n "$line" ] || line=$(grep -n ' IT ' "$OUT/recurse.tarmac" | tail -1 | cut -d: -f1)
+	step "4. Travel in time: the machine as it was at line $line"
+	run "$T" regs "$OUT/recurse.tarmac" --at "$line" | head -n 36
+	sp=$("$T" regs "$OUT/recurse.tarmac" --at "$line" | awk '$1 == "sp" { print "0x" $2 }')
+	if [ -n "$sp" ]; then
+		run "$T" mem "$OUT/recurse.tarmac" --at "$line" "$sp" 64
+		run "$T" last-write "$OUT/recurse.tarmac" --at "$line" "$sp:8"
+	fi
+	run "$T" last-write "$OUT/recurse.tarmac" --at "$line" x0
+fi
+
+if has calltree; then
+	step "5. Who called whom, and where the time went"
+	run "$T" profile "$OUT/recurse.tarmac" --image "$EX/recurse" | head -n 15
+	run "$T" calltree "$OUT/recurse.tarmac" --image "$EX/recurse" | head -n 25
+	run "$T" flamegraph "$OUT/recurse.tarmac" --image "$EX/recurse" --svg "$OUT/recurse.svg" >/dev/null
+	echo "flame graph: $OUT/recurse.svg"
+fi
+
+if has ete && [ -d "$CORPUS/ete/ete/q_elem" ]; then
+	step "6. Hardware trace: decode an ETE trace buffer (OpenCSD test snapshot)"
+	run "$T" ete stats "$CORPUS/ete/ete/q_elem"
+	run "$T" ete decode "$CORPUS/ete/ete/q_elem" | head -n 15
+fi
+
+if has events && [ -x "$PWD/$build/rec-demo" ]; then
+	step "7. Software events: a program instrumented with the trawl recorder"
+	run env TRAWL_REC_OUTPUT="$OUT/rec-demo.ctf" "$PWD/$build/rec-demo"
+	run "$T" events stats "$OUT/rec-demo.ctf"
+fi
+
+step "Done. Explore interactively:"
+if has browse; then
+	echo "  $build/trawl browse demo-out/recurse.tarmac --image $build/examples/recurse"
+fi
+echo "  $build/trawl help        (every command)"

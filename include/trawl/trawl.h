@@ -8,6 +8,9 @@
 #include "trawl/input.h"
 #include "trawl/reader.h"
 #include "trawl/image.h"
+#include "trawl/calls.h"
+#include "trawl/vcd.h"
+#include "trawl/stuck.h"
 
 #define TRAWL_VERSION "0.1.0"
 

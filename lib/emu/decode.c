@@ -20,6 +20,8 @@
  *   everything else                                  the first operand
  *   flag-setting forms (ADDS, ANDS, ...)             also NZCV
  *   pre/post-indexed loads and stores                also the base register
+ *   FP/SIMD data processing                          also FPSR, when its
+ *                                                    cumulative flags change
  *
  * Writeback and vector register counts come from the encoding (Arm ARM,
  * "Loads and Stores" encoding tables), not from Capstone. A slow self-check
@@ -292,6 +294,11 @@ static void classify(const struct emu_decoder *d, uint32_t enc, const cs_insn *i
 	const char *m = in->mnemonic;
 	const cs_arm64 *a = &in->detail->arm64;
 	unsigned first = a->op_count > 0 ? op_reg(d, &a->operands[0]) : EMU_REG_NONE;
+	int vector = 0;
+	for (unsigned i = 0; i < a->op_count; i++)
+		if (a->operands[i].type == ARM64_OP_REG && op_reg(d, &a->operands[i]) != EMU_REG_NONE &&
+		    op_reg(d, &a->operands[i]) >= EMU_REG_V0)
+			vector = 1;
 
 	if (starts(m, "b.") || in_list(m, (const char *const[]){ "cbz", "cbnz", "tbz", "tbnz", NULL }))
 		out->kind = EMU_INSN_COND_BRANCH;
@@ -309,6 +316,7 @@ static void classify(const struct emu_decoder *d, uint32_t enc, const cs_insn *i
 		return;
 	if (in_list(m, flags_only)) {
 		add_write(out, EMU_REG_CPSR);
+		out->fp = (uint8_t)vector;   /* FCMP may set IOC */
 		return;
 	}
 	if ((enc & 0xfff00000) == 0xd5100000) {          /* MSR (register) */
@@ -330,8 +338,10 @@ static void classify(const struct emu_decoder *d, uint32_t enc, const cs_insn *i
 	}
 	if (starts(m, "st")) {
 		/* exclusive stores write their status register */
-		if (starts(m, "stx") || starts(m, "stlx"))
+		if (starts(m, "stx") || starts(m, "stlx")) {
 			add_write(out, first);
+			out->no_reads = 1;
+		}
 		for (unsigned i = 0; i < a->op_count; i++)
 			if (a->operands[i].type == ARM64_OP_REG && op_reg(d, &a->operands[i]) >= EMU_REG_V0)
 				out->simd_mem = 1;
@@ -349,6 +359,7 @@ static void classify(const struct emu_decoder *d, uint32_t enc, const cs_insn *i
 	add_write(out, first);
 	if (in_list(m, flags_too))
 		add_write(out, EMU_REG_CPSR);
+	out->fp = (uint8_t)vector;
 }
 #endif
 

@@ -32,6 +32,10 @@ struct emu_insn {
 	uint8_t kind;
 	uint8_t nwrites;
 	uint8_t simd_mem;        /* vector load/store: merge its accesses */
+	uint8_t no_reads;        /* store-exclusive: QEMU's compare-and-swap
+	                            reads memory, the architecture does not */
+	uint8_t fp;              /* FP/SIMD data processing: may set FPSR's
+	                            cumulative flags (reported when they change) */
 	uint8_t writes[EMU_INSN_MAX_WRITES];
 	uint16_t tail_len;
 	/* The IT line after "IT (<index>)": " <pc> <enc> O EL0t_n : <disasm>\n" */

@@ -76,6 +76,7 @@ struct trawl_emu {
 	struct trawl_error fault;       /* why the run stopped early */
 	enum trawl_status fault_status;
 	uint64_t verify_regs[EMU_REG_COUNT][2];
+	uint64_t fpsr;                  /* FPSR as last reported in the trace */
 
 	/* output buffer */
 	char *buf;

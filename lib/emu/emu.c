@@ -58,7 +58,8 @@ void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt,
 	va_end(ap);
 	e->fault_status = TRAWL_ERR_FORMAT;
 	trawl_error_set(&e->fault, TRAWL_ERR_FORMAT, "%s at pc 0x%llx, after %llu instructions",
-			what, (unsigned long long)pc, (unsigned long long)(e->n ? e->n - 1 : 0));
+			what, (unsigned long long)pc,
+			(unsigned long long)(e->n - (e->cur && e->n ? 1 : 0)));
 	snprintf(e->fault.file, sizeof e->fault.file, "%s", e->path);
 	e->res.stop = TRAWL_EMU_FAULT;
 	e->res.fault_pc = pc;
@@ -93,9 +94,10 @@ static void verify_writes(struct trawl_emu *e)
 		emu_read_reg(e, c, now[c]);
 	const struct emu_insn *in = e->cur;
 	for (unsigned c = 0; in && c < EMU_REG_COUNT; c++) {
-		/* FPSR's cumulative exception bits are not tracked (see docs) */
-		if (c == EMU_REG_FPSR || memcmp(now[c], e->verify_regs[c], 16) == 0)
+		if (memcmp(now[c], e->verify_regs[c], 16) == 0)
 			continue;
+		if (c == EMU_REG_FPSR && in->fp)
+			continue;   /* reported when it changes, see trace.c */
 		unsigned k = 0;
 		while (k < in->nwrites && in->writes[k] != c)
 			k++;
@@ -477,6 +479,17 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 		if (err)
 			snprintf(err->file, sizeof err->file, "%s", elf_path);
 		goto fail;
+	}
+	/* What Linux allows EL0 in SCTLR_EL1: reading CTR_EL0 (UCT) and cache
+	 * maintenance by address (UCI), as __clear_cache needs. DC ZVA stays
+	 * disabled (DZE = 0, so DCZID_EL0 tells glibc not to use it): QEMU
+	 * zeroes the block without calling memory hooks, so the trace would
+	 * miss those stores. */
+	uc_arm64_cp_reg sctlr = { .crn = 1, .crm = 0, .op0 = 3, .op1 = 0, .op2 = 0 };
+	if (uc_reg_read(e->uc, UC_ARM64_REG_CP_REG, &sctlr) == UC_ERR_OK) {
+		sctlr.val |= (UINT64_C(1) << 15) | (UINT64_C(1) << 26);
+		sctlr.val &= ~(UINT64_C(1) << 14);
+		uc_reg_write(e->uc, UC_ARM64_REG_CP_REG, &sctlr);
 	}
 	/* EL0, AArch64, interrupts unmasked: where Linux starts a program */
 	uint64_t pstate = 0;

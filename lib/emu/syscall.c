@@ -212,16 +212,37 @@ static int64_t sys_close(struct trawl_emu *e, uint64_t fd)
 	return 0;
 }
 
+/* Unicorn (QEMU) aborts when it has about 4096 memory sections: refuse
+ * new mappings long before that, as a kernel out of map slots would. */
+static int too_many_regions(struct trawl_emu *e)
+{
+	uc_mem_region *r = NULL;
+	uint32_t n = 0;
+	if (uc_mem_regions(e->uc, &r, &n) != UC_ERR_OK)
+		return 1;
+	uc_free(r);
+	return n > 2000;
+}
+
 static int64_t sys_brk(struct trawl_emu *e, uint64_t want)
 {
 	if (want < e->brk_start || want > e->brk_start + EMU_BRK_LIMIT)
 		return (int64_t)e->brk_cur;
 	uint64_t need = (want + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
 	if (need > e->brk_mapped) {
-		if (uc_mem_map(e->uc, e->brk_mapped, need - e->brk_mapped, UC_PROT_READ | UC_PROT_WRITE) !=
-		    UC_ERR_OK)
+		/* grow the mapping by doubling (at least 1 MiB): one region per
+		 * brk call would exhaust Unicorn's memory sections */
+		uint64_t size = e->brk_mapped - e->brk_start, grow = need - e->brk_mapped;
+		if (grow < size)
+			grow = size;
+		if (grow < (1u << 20))
+			grow = 1u << 20;
+		if (e->brk_mapped + grow > e->brk_start + EMU_BRK_LIMIT)
+			grow = e->brk_start + EMU_BRK_LIMIT - e->brk_mapped;
+		if (too_many_regions(e) ||
+		    uc_mem_map(e->uc, e->brk_mapped, grow, UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
 			return (int64_t)e->brk_cur;
-		e->brk_mapped = need;
+		e->brk_mapped += grow;
 	}
 	/* shrinking keeps the pages mapped; the kernel would zero them on regrowth */
 	if (want < e->brk_cur) {
@@ -268,7 +289,7 @@ static int64_t sys_mmap(struct trawl_emu *e, uint64_t addr, uint64_t len, uint64
 		e->mmap_next += len + EMU_PAGE; /* a guard page between regions */
 	}
 	/* map writable first so file contents can be copied in */
-	if (uc_mem_map(e->uc, at, len, UC_PROT_ALL) != UC_ERR_OK)
+	if (too_many_regions(e) || uc_mem_map(e->uc, at, len, UC_PROT_ALL) != UC_ERR_OK)
 		return -ENOMEM;
 	if (!(flags & MAP_ANON_)) {
 		int64_t r = guest_io(e, host_fd(e, fd), at, len, 0, (int64_t)off);

@@ -1,11 +1,21 @@
 /* The Tarmac writer: one IT/IS line per instruction, then its memory
  * accesses, then the registers it wrote, all in Fast Models form:
  *
- *   7 clk IT (7) 0000000000400584 d10083ff O EL0t_n : sub      sp, sp, #0x20
- *   7 clk MW8 0000fffffffee0f8 00000000004005e0
- *   7 clk R SP_EL0 0000fffffffee0d8
+ *   13 clk IT (13) 00400aa4 a9b67bfd O EL0t_n : stp      x29, x30, [sp, #-0xa0]!
+ *   13 clk MW8 0000ffffffffed80 0000000000000000
+ *   13 clk MW8 0000ffffffffed88 00000000004006f0
+ *   13 clk R SP_EL0 0000ffffffffed80
  *
- * The timestamp is the instruction index. With the ldst style, memory is
+ *   line          fields
+ *   IT / IS       (index) PC encoding O(=A64) mode : disassembly
+ *   MR<n> / MW<n> address value (n = 1, 2, 4, 8, 16 bytes; the value as a
+ *                 little-endian number, most significant byte first; 16
+ *                 bytes as two 64-bit halves, upper first)
+ *   LD / ST       16-byte-aligned address, four 4-byte groups, highest first
+ *   R             register name, value after the instruction
+ *
+ * PCs and addresses have 8 hex digits below 4 GiB, else 16. The timestamp
+ * is the instruction index. With the ldst style, memory is
  * shown as 16-byte LD/ST diagram lines (highest address on the left, bytes
  * not accessed as dots). Everything is formatted by hand into one large
  * buffer: a printf per field would cost more than the emulation itself.
@@ -89,6 +99,8 @@ static char *put_reg(struct trawl_emu *e, char *p, unsigned code)
 	emu_read_reg(e, code, v);
 	memcpy(p, reg_head[code].text, 16);
 	p += reg_head[code].len;
+	if (code == EMU_REG_FPSR)
+		e->fpsr = v[0];
 	if (code >= EMU_REG_V0) {
 		p = put_hex(p, v[1], 16);
 		p = put_hex(p, v[0], 16);
@@ -199,6 +211,8 @@ static char *put_memory(struct trawl_emu *e, char *p, const char *prefix, size_t
 	int cwrite = 0;
 	for (unsigned i = 0; i < e->nmem; i++) {
 		const struct emu_access *a = &e->mem[i];
+		if (in->no_reads && !a->write)
+			continue;
 		uint8_t b[64];
 		unsigned size = access_bytes(e, a, b);
 		/* vector loads/stores reach the emulator as element-sized pieces:
@@ -269,6 +283,13 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	e->nsysw = 0;
 	for (unsigned i = 0; i < in->nwrites; i++)
 		p = put_reg(e, put32(p, prefix, plen), in->writes[i]);
+	if (in->fp) {
+		/* the flags are sticky and rarely change: report FPSR only then */
+		uint64_t v[2];
+		emu_read_reg(e, EMU_REG_FPSR, v);
+		if (v[0] != e->fpsr)
+			p = put_reg(e, put32(p, prefix, plen), EMU_REG_FPSR);
+	}
 	e->len = (size_t)(p - e->buf);
 	e->nmem = 0;
 }

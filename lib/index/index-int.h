@@ -19,6 +19,7 @@ struct idx_sec {
 
 struct trawl_index {
 	char *path;
+	int fd;                 /* kept open: point queries read with pread */
 	uint8_t *map;
 	size_t size;
 	struct idx_sec sec[SEC_COUNT_ + 1];
@@ -28,6 +29,7 @@ struct trawl_index {
 	struct trawl_trace_id id;
 	char **sysnames;
 	uint32_t nsys;
+	uint64_t first_ev[3], last_ev[3]; /* line, offset, time of the first/last event */
 };
 
 /* Position of the first record whose (first u64, second u64) is >= (a, b)

@@ -48,6 +48,8 @@ static void stripes(uint64_t *h, const uint8_t *p, size_t n)
 void idx_hasher_update(struct idx_hasher *hs, const void *data, size_t len)
 {
 	const uint8_t *p = data;
+	if (!len)
+		return;
 	hs->len += len;
 	if (hs->npend) {
 		size_t k = 32 - hs->npend < len ? 32 - hs->npend : len;
@@ -156,6 +158,8 @@ enum trawl_status idx_file_write(struct idx_file *f, const void *data, size_t le
 				 struct trawl_error *err)
 {
 	const uint8_t *p = data;
+	if (!len)
+		return TRAWL_OK;
 	idx_hasher_update(&f->sum, p, len);
 	while (len) {
 		if (f->len == f->cap) {

@@ -148,6 +148,51 @@ static inline size_t tl_hexrun(const char *p, const char *e, uint64_t *v)
 	return (size_t)(q - p);
 }
 
+/* Value of 8 decimal digits (first character in the lowest byte). */
+static inline uint32_t tl_swar_dec8(uint64_t x)
+{
+	x -= 0x3030303030303030ull;
+	x = x * 10 + (x >> 8);
+	x = (((x & 0x000000ff000000ffull) * (100 + (1000000ull << 32))) +
+	     (((x >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32)))) >> 32;
+	return (uint32_t)x;
+}
+
+/* Scan a run of decimal digits at p; returns its length and its value in
+ * *v (meaningful up to 19 digits). Eight at a time, like tl_hexrun. */
+static inline size_t tl_decrun(const char *p, const char *e, uint64_t *v)
+{
+	static const uint32_t pow10[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
+	const char *q = p;
+	uint64_t x = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (e - q >= 8) {
+		uint64_t w;
+		memcpy(&w, q, 8);
+		uint64_t h = w | TL_HIGH;
+		uint64_t ok = (h - 0x30 * TL_ONES) & ~(h - 0x3a * TL_ONES) & ~w & TL_HIGH;
+		if (ok == TL_HIGH) {
+			x = x * 100000000u + tl_swar_dec8(w);
+			q += 8;
+			continue;
+		}
+		unsigned k = (unsigned)__builtin_ctzll(~ok & TL_HIGH) / 8;
+		if (k) {
+			uint64_t ww = (w << (8 * (8 - k))) | (0x3030303030303030ull >> (8 * k));
+			x = x * pow10[k] + tl_swar_dec8(ww);
+			q += k;
+		}
+		*v = x;
+		return (size_t)(q - p);
+	}
+#endif
+	(void)pow10;
+	while (q < e && (unsigned)(*q - '0') < 10)
+		x = x * 10 + (unsigned)(*q++ - '0');
+	*v = x;
+	return (size_t)(q - p);
+}
+
 /* Does a token end at q (end of line, space, or punctuation)? */
 static inline int tl_tokend(const char *q, const char *e)
 {

@@ -172,24 +172,6 @@ static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 
 /* ---- small field helpers ---- */
 
-/* Store the low n bytes of v least significant first (n <= 8). */
-static inline void store_le(uint8_t *dst, uint64_t v, size_t n)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(dst, &v, n);
-#else
-	for (size_t i = 0; i < n; i++)
-		dst[i] = (uint8_t)(v >> (8 * i));
-#endif
-}
-
-/* ... or most significant first (big-endian memory) */
-static inline void store_be(uint8_t *dst, uint64_t v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		dst[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
 static unsigned dec_small(const char *s, size_t n)
 {
 	unsigned v = 0;
@@ -248,7 +230,7 @@ static int lower(int c)
 }
 
 /* Exception level from the mode field ("EL3h_s", "el0t_ns", "svc_s"). */
-static uint8_t el_of_mode(const char *s, size_t n)
+uint8_t tarmac_el_of_mode(const char *s, size_t n)
 {
 	if (n >= 3 && lower(s[0]) == 'e' && lower(s[1]) == 'l' && s[2] >= '0' && s[2] <= '3')
 		return (uint8_t)(s[2] - '0');
@@ -271,16 +253,9 @@ static uint8_t el_of_mode(const char *s, size_t n)
 
 /* ---- instruction lines ---- */
 
-struct insn {
-	uint64_t pc, paddr;
-	uint32_t enc;
-	uint8_t width, iset, el;
-	uint16_t flags;
-	struct trawl_str mode, disasm;
-};
 
 /* The encoding field: hex, or hyphens for a failed fetch. */
-static int enc_word(struct trawl_tarmac *t, struct tl *l, struct insn *in)
+static int enc_word(struct trawl_tarmac *t, struct tl *l, struct tarmac_insn *in)
 {
 	uint64_t v;
 	size_t n = tl_hexrun(l->p, l->e, &v);
@@ -306,7 +281,7 @@ static int enc_word(struct trawl_tarmac *t, struct tl *l, struct insn *in)
 }
 
 /* After the encoding: instruction set, mode, colon, CCFAIL, disassembly. */
-static int insn_tail(struct trawl_tarmac *t, struct tl *l, struct insn *in, int have_iset)
+static int insn_tail(struct trawl_tarmac *t, struct tl *l, struct tarmac_insn *in, int have_iset)
 {
 	tl_skipsp(l);
 	if (!have_iset) {
@@ -334,7 +309,7 @@ static int insn_tail(struct trawl_tarmac *t, struct tl *l, struct insn *in, int 
 			q++;
 		if (n && q < l->e && *q == ':') {
 			in->mode = mkstr(l->p, l->p + n);
-			in->el = el_of_mode(l->p, n);
+			in->el = tarmac_el_of_mode(l->p, n);
 			l->p = q + 1;
 		}
 	}
@@ -349,7 +324,7 @@ disasm:
 	return 0;
 }
 
-static int parse_it(struct trawl_tarmac *t, struct tl *l, struct insn *in)
+static int parse_it(struct trawl_tarmac *t, struct tl *l, struct tarmac_insn *in)
 {
 	const char *br = NULL;
 	size_t brn = 0;
@@ -424,7 +399,7 @@ static int parse_it(struct trawl_tarmac *t, struct tl *l, struct insn *in)
 	return insn_tail(t, l, in, 0);
 }
 
-static int parse_es_insn(struct trawl_tarmac *t, struct tl *l, struct insn *in)
+static int parse_es_insn(struct trawl_tarmac *t, struct tl *l, struct tarmac_insn *in)
 {
 	int r;
 	if (!tl_at(l, '('))
@@ -447,7 +422,7 @@ static int parse_es_insn(struct trawl_tarmac *t, struct tl *l, struct insn *in)
 	return insn_tail(t, l, in, 0);
 }
 
-static int commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln, const struct insn *in)
+int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln, const struct tarmac_insn *in)
 {
 	struct trawl_event *e = tarmac_begin_event(t, ln, TRAWL_EV_INSN);
 	if (!e)
@@ -474,7 +449,6 @@ static int commit_text(struct trawl_tarmac *t, const struct tarmac_line *ln, con
 	struct trawl_event *e = tarmac_begin_event(t, ln, TRAWL_EV_TEXT);
 	if (!e)
 		return E_NOMEM;
-	t->stats.unknown_lines++;
 	e->u.text.type = mkstr(type, type + tn);
 	e->u.text.text = mkstr(text, trim_end(text, end));
 	return 0;
@@ -566,8 +540,10 @@ static int known_text_type(const char *s, size_t n)
 static int parse_text(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
 		      const char *type, size_t tn)
 {
-	if (!known_text_type(type, tn))
+	if (!known_text_type(type, tn)) {
 		tarmac_warn_type(t, ln, type, tn);
+		t->stats.unknown_lines++;
+	}
 	if (tl_at(l, ':')) /* "SIGNAL: ..." */
 		l->p++;
 	tl_skipsp(l);
@@ -584,7 +560,7 @@ static uint32_t name_hash(const char *s, size_t n, unsigned state)
 	return h;
 }
 
-static int reg_lookup(struct trawl_tarmac *t, const char *name, size_t n, unsigned state,
+int tarmac_reg_lookup(struct trawl_tarmac *t, const char *name, size_t n, unsigned state,
 		      struct tarmac_regcache *out)
 {
 	struct tarmac_regcache *c = NULL;
@@ -629,7 +605,7 @@ static int reg_lookup(struct trawl_tarmac *t, const char *name, size_t n, unsign
 	return 0;
 }
 
-static uint32_t reg_width(uint32_t reg)
+uint32_t tarmac_reg_width(uint32_t reg)
 {
 	uint32_t w = trawl_reg_width(reg);
 	return w ? w : 8;
@@ -720,7 +696,7 @@ static int emit_reg(struct trawl_tarmac *t, uint32_t reg, unsigned base, const u
 	return 0;
 }
 
-static unsigned reg_state(const struct trawl_tarmac *t, uint16_t cpu)
+unsigned tarmac_reg_state(const struct trawl_tarmac *t, uint16_t cpu)
 {
 	uint8_t is = cpu < TARMAC_MAX_CPUS ? t->cpu_iset[cpu] : 0;
 	if (is == TRAWL_ISET_A64)
@@ -748,7 +724,7 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	}
 	(void)type;
 	struct tarmac_regcache rc;
-	if ((r = reg_lookup(t, name, nn, reg_state(t, ln->cpu), &rc)))
+	if ((r = tarmac_reg_lookup(t, name, nn, tarmac_reg_state(t, ln->cpu), &rc)))
 		return r;
 	tl_skipsp(l);
 	if (tl_at(l, '(')) {
@@ -765,7 +741,7 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		l->p++;
 		tl_skipsp(l);
 	}
-	uint32_t width = reg_width(rc.reg);
+	uint32_t width = tarmac_reg_width(rc.reg);
 	unsigned base = rc.offset;
 	size_t want = rc.flexible ? 0 : 2u * rc.size;
 	unsigned zext = rc.zext;
@@ -881,7 +857,7 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 
 /* ---- memory lines ---- */
 
-static int emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint64_t paddr,
+int tarmac_emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint64_t paddr,
 		    const uint8_t *bytes, const uint8_t *known, size_t size, int any_unknown)
 {
 	if (!tarmac_reserve_mems(t, 1))
@@ -911,14 +887,15 @@ static int emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint6
 static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
 		     const char *type, size_t tn)
 {
-	int r, rw = 0, memorder = 0, fetch = 0;
+	int r, rw = 0, memorder = 0, fetch = 0, sized = 0;
 	unsigned size = 0;
 	if (type[0] == 'M') {
 		for (size_t i = 1; i < tn; i++) {
 			char c = type[i];
 			if (!rw && (c == 'R' || c == 'W')) {
 				rw = c == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
-			} else if (!size && tl_is(c, TL_DIGIT)) {
+			} else if (!sized && tl_is(c, TL_DIGIT)) {
+				sized = 1;
 				while (i < tn && tl_is(type[i], TL_DIGIT) && size < 1000)
 					size = size * 10 + (unsigned)(type[i++] - '0');
 				i--;
@@ -935,6 +912,10 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	} else {
 		rw = type[0] == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
 		size = dec_small(type + 1, 2);
+	}
+	if (type[0] == 'M' && (!rw || !sized)) {
+		/* not shaped like an access at all ("MODE ..."): an unknown record */
+		return parse_text(t, l, ln, type, tn);
 	}
 	if (!rw || size == 0 || size > 16)
 		return fail(t, l, type, "bad memory access type '%.*s'", (int)tn, type);
@@ -971,7 +952,7 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		if (tl_wordlen(&k) == 7 && !memcmp(k.p, "ABORTED", 7)) {
 			memset(bytes, 0, sizeof bytes);
 			memset(known, 0, sizeof known);
-			return emit_mem(t, flags | TRAWL_MEM_ABORTED, addr, paddr, bytes, known, size, 1);
+			return tarmac_emit_mem(t, flags | TRAWL_MEM_ABORTED, addr, paddr, bytes, known, size, 1);
 		}
 		return fail(t, l, l->p, "unexpected bracket in a memory access");
 	}
@@ -996,7 +977,7 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 			store_be(bytes, v, size);
 		else
 			store_le(bytes, v, size);
-		return emit_mem(t, flags, addr, paddr, bytes, NULL, size, 0);
+		return tarmac_emit_mem(t, flags, addr, paddr, bytes, NULL, size, 0);
 	}
 	uint8_t nib[72];
 	size_t n = 0;
@@ -1046,7 +1027,7 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		known[i] = wknown[lane + i];
 		any_unknown |= !known[i];
 	}
-	return emit_mem(t, flags, addr, paddr, bytes, known, size, any_unknown);
+	return tarmac_emit_mem(t, flags, addr, paddr, bytes, known, size, any_unknown);
 }
 
 /* LD/ST: 16 bytes of memory drawn highest address first; ".." not accessed,
@@ -1125,160 +1106,9 @@ static int parse_ldst(struct trawl_tarmac *t, struct tl *l, int is_store)
 			unknown |= st[15 - a] == 2;
 			a++;
 		}
-		if ((r = emit_mem(t, flags | (has_pa ? TRAWL_MEM_HAS_PADDR : 0), base + (uint64_t)s,
+		if ((r = tarmac_emit_mem(t, flags | (has_pa ? TRAWL_MEM_HAS_PADDR : 0), base + (uint64_t)s,
 				  has_pa ? paddr + (uint64_t)s : 0, bytes, known, (size_t)(a - s), unknown)))
 			return r;
-	}
-	return 0;
-}
-
-/* ---- fast path ----
- *
- * Fast Models lines ("123 clk IT (45) 00008000 940011de O EL3h_s : ...",
- * "123 clk R X8 0000000000010000", "123 clk MR8 a:pa 00000000_0000ca68") are
- * nearly all of a big trace. This recognises exactly those shapes in one
- * straight pass; anything unexpected returns 0 before touching any state
- * and the general grammar above takes the line. */
-
-static const char *fast_hex(const char *p, const char *e, size_t *n, uint64_t *v)
-{
-	*n = tl_hexrun(p, e, v);
-	return p + *n;
-}
-
-static int fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln)
-{
-	const char *s = p;
-	uint64_t time = 0;
-	while (p < e && (unsigned)(*p - '0') < 10)
-		time = time * 10 + (unsigned)(*p++ - '0');
-	size_t ul = t->fast_unit_len;
-	if (p == s || p - s > 19 || !ul || e - p < (ptrdiff_t)ul + 8 || *p != ' ' ||
-	    p[1] != t->fast_unit[0] || p[2] != t->fast_unit[1] ||
-	    (ul == 3 && p[3] != t->fast_unit[2]) || p[1 + ul] != ' ')
-		return 0;
-	p += ul + 2;
-	ln->time = time;
-	ln->unit = t->fast_unit_id;
-	ln->has_time = 1;
-	ln->cpu = 0;
-	uint64_t v, w;
-	size_t n, m;
-
-	if (p[0] == 'I' && (p[1] == 'T' || p[1] == 'S') && p[2] == ' ' && p[3] == '(') {
-		struct insn in;
-		const char *q = fast_hex(p + 4, e, &n, &v);
-		if (!n || q + 2 > e || q[0] != ')' || q[1] != ' ')
-			return 0;
-		q = fast_hex(q + 2, e, &n, &v);
-		if (!n || n > 16 || q >= e || *q != ' ')
-			return 0;
-		q = fast_hex(q + 1, e, &m, &w);
-		if ((m != 8 && m != 4) || q + 3 > e || *q != ' ' || q[2] != ' ')
-			return 0;
-		int is = q[1] == 'O' ? TRAWL_ISET_A64 : q[1] == 'A' ? TRAWL_ISET_A32 :
-			 q[1] == 'T' ? TRAWL_ISET_T32 : 0;
-		if (!is)
-			return 0;
-		const char *mode = q + 3, *me = mode;
-		while (me < e && tl_is(*me, TL_WORD))
-			me++;
-		q = me;
-		while (q < e && *q == ' ')
-			q++;
-		if (me == mode || q >= e || *q != ':')
-			return 0;
-		q++;
-		while (q < e && tl_is(*q, TL_SPACE))
-			q++;
-		if (e - q >= 6 && !memcmp(q, "CCFAIL", 6))
-			return 0;
-		memset(&in, 0, sizeof in);
-		in.pc = v;
-		in.enc = (uint32_t)w;
-		in.width = (uint8_t)(m / 2);
-		in.iset = (uint8_t)is;
-		in.flags = TRAWL_EVF_HAS_ENCODING | (p[1] == 'S' ? TRAWL_EVF_CCFAIL : 0);
-		in.mode = mkstr(mode, me);
-		in.el = el_of_mode(mode, (size_t)(me - mode));
-		in.disasm = mkstr(q, e);
-		return commit_insn(t, ln, &in) ? -1 : 1;
-	}
-
-	if (p[0] == 'R' && p[1] == ' ') {
-		const char *name = p + 2, *ne = name;
-		while (ne < e && tl_is(*ne, TL_WORD))
-			ne++;
-		if (ne == name || ne - name > 15 || ne >= e || *ne != ' ')
-			return 0;
-		const char *val = ne + 1;
-		struct tarmac_regcache rc;
-		if (reg_lookup(t, name, (size_t)(ne - name), reg_state(t, 0), &rc))
-			return -1;
-		size_t want = rc.flexible ? 0 : 2u * rc.size;
-		/* v holds at most 16 digits: longer values take the general path */
-		if (fast_hex(val, e, &n, &v) != e || (want ? n != want || want > 16 : (n != 8 && n != 16)))
-			return 0;
-		if (!want) {
-			/* cpsr, SP: the value's width is the write's */
-			if (rc.offset + n / 2 > reg_width(rc.reg))
-				return 0;
-			want = n;
-		}
-		size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
-		if (!tarmac_reserve_regs(t, 1))
-			return -1;
-		uint32_t off = tarmac_pool_alloc(t, want / 2);
-		if (off == UINT32_MAX)
-			return -1;
-		store_le(t->pool + off, v, want / 2);
-		struct trawl_reg_write *wr = &t->regs[t->nregs++];
-		wr->reg = rc.reg;
-		wr->offset = rc.offset;
-		wr->size = (uint16_t)(want / 2);
-		wr->zext = rc.zext;
-		wr->pad_ = 0;
-		wr->value = off;
-		wr->known = TRAWL_ALL_KNOWN;
-		return tarmac_attach_effects(t, ln, r0, m0, p0) ? 1 : -1;
-	}
-
-	if (p[0] == 'M' && (p[1] == 'R' || p[1] == 'W') && (unsigned)(p[2] - '1') < 8 && p[3] == ' ') {
-		unsigned size = (unsigned)(p[2] - '0');
-		if (size != 1 && size != 2 && size != 4 && size != 8)
-			return 0;
-		uint64_t addr, pa = 0;
-		uint32_t flags = p[1] == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
-		const char *q = fast_hex(p + 4, e, &n, &addr);
-		if (!n || n > 16 || q >= e)
-			return 0;
-		if (*q == ':') {
-			q = fast_hex(q + 1, e, &n, &pa);
-			if (!n || n > 16 || q >= e)
-				return 0;
-			flags |= TRAWL_MEM_HAS_PADDR;
-		}
-		if (*q != ' ')
-			return 0;
-		q = fast_hex(q + 1, e, &n, &v);
-		if (size == 8 && n == 8 && q < e && *q == '_') {
-			q = fast_hex(q + 1, e, &m, &w);
-			if (m != 8)
-				return 0;
-			v = v << 32 | w;
-			n = 16;
-		}
-		if (q != e || n != 2 * size)
-			return 0;
-		uint8_t bytes[8];
-		if (t->opt.big_endian)
-			store_be(bytes, v, size);
-		else
-			store_le(bytes, v, size);
-		size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
-		if (emit_mem(t, flags, addr, pa, bytes, NULL, size, 0))
-			return -1;
-		return tarmac_attach_effects(t, ln, r0, m0, p0) ? 1 : -1;
 	}
 	return 0;
 }
@@ -1289,7 +1119,7 @@ static int parse_body(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 {
 	const char *type = l->p;
 	size_t tn = tl_wordlen(l);
-	struct insn in;
+	struct tarmac_insn in;
 	int r;
 	if (!tn)
 		return fail(t, l, l->p, "expected a Tarmac record type");
@@ -1316,7 +1146,7 @@ static int parse_body(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 		} else {
 			r = parse_it(t, l, &in);
 		}
-		return r ? r : commit_insn(t, ln, &in);
+		return r ? r : tarmac_commit_insn(t, ln, &in);
 	}
 	if (tn == 1 && c0 == 'R') {
 		return parse_reg(t, l, ln, type);
@@ -1375,7 +1205,7 @@ enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *li
 		goto done;
 	}
 	if (col == 0 && t->fast_unit_len && !t->prev_ldst && !t->no_fast) {
-		int f = fast_line(t, l.p, l.e, &ln);
+		int f = tarmac_fast_line(t, l.p, l.e, &ln);
 		if (f > 0)
 			goto done;
 		if (f < 0) {

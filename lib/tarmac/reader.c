@@ -19,25 +19,30 @@ struct tarmac_reader {
 	int eof;
 	int finished;
 	size_t released;   /* bytes of a mapped chunk given back to the kernel */
+	enum trawl_status pending;   /* error to report once the events before it are out */
+	struct trawl_error perr;
 };
 
-#define RELEASE_STEP (64u << 20)
+#define RELEASE_STEP (8u << 20)
 
-/* A plain file is one mapped chunk; its pages would stay in our resident
- * set as we go, so memory would grow with the trace. Pages behind the batch
- * being built are dropped (MADV_DONTNEED on a read-only file mapping only
- * unmaps them: touching them again re-reads the page cache, so borrowed
- * pointers stay valid). Never done on buffers that are not the mapping. */
-static void release_behind(struct tarmac_reader *r, size_t keep_from)
+/* A plain file is handed out as windows of one mapping; its pages would
+ * stay in our resident set as we go, so memory would grow with the trace.
+ * Pages behind the batch being handed out are dropped every RELEASE_STEP
+ * (MADV_DONTNEED on a read-only file mapping only unmaps them: touching
+ * them again re-reads the page cache, so borrowed pointers stay valid). The
+ * input layer drops whole windows too; this keeps the resident part small
+ * within a window. Never done on buffers that are not the mapping. */
+static void release_behind(struct tarmac_reader *r, uint64_t keep_from)
 {
 	size_t maplen;
 	const char *map = trawl_input_mapping(r->in, &maplen);
-	if (!map || r->chunk.data != map || keep_from < r->released + RELEASE_STEP)
+	if (!map || r->chunk.data < map || r->chunk.data >= map + maplen ||
+	    keep_from > maplen || keep_from < r->released + RELEASE_STEP)
 		return;
 	long pg = sysconf(_SC_PAGESIZE);
 	if (pg <= 0)
 		return;
-	size_t upto = keep_from & ~((size_t)pg - 1);
+	size_t upto = (size_t)keep_from & ~((size_t)pg - 1);
 	if (upto > r->released) {
 		madvise((void *)(map + r->released), upto - r->released, MADV_DONTNEED);
 		r->released = upto;
@@ -75,6 +80,11 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 	size_t limit = t->opt.batch_events;
 	enum trawl_status st;
 
+	if (r->pending != TRAWL_OK) {
+		if (err)
+			*err = r->perr;
+		return r->pending;
+	}
 	for (;;) {
 		if (r->have_chunk && r->pos < r->chunk.len) {
 			const char *data = r->chunk.data;
@@ -85,8 +95,16 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 				st = trawl_tarmac_parse_line(t, data + pos, end - pos,
 							     r->chunk.offset + pos, err);
 				if (st != TRAWL_OK) {
+					/* hand out the events before the bad line first */
 					r->pos = pos;
-					return st;
+					trawl_tarmac_finish(t);
+					if (!trawl_tarmac_completed(t))
+						return st;
+					r->pending = st;
+					if (err)
+						r->perr = *err;
+					trawl_tarmac_take(t, batch);
+					return TRAWL_OK;
 				}
 				pos = nl ? end + 1 : len;
 				if (t->nev >= limit && !t->taken)
@@ -127,8 +145,8 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 	}
 	trawl_tarmac_take(t, batch);
 	/* the oldest text the batch may point to is its first event's line */
-	if (batch->count && r->have_chunk && batch->events[0].offset >= r->chunk.offset)
-		release_behind(r, (size_t)(batch->events[0].offset - r->chunk.offset));
+	if (batch->count && r->have_chunk)
+		release_behind(r, batch->events[0].offset);
 	return TRAWL_OK;
 }
 

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trawl/tarmac.h"
 
@@ -81,6 +82,33 @@ struct tarmac_line {
 	int has_time;
 };
 
+/* An instruction line's fields before it becomes an event. */
+struct tarmac_insn {
+	uint64_t pc, paddr;
+	uint32_t enc;
+	uint8_t width, iset, el;
+	uint16_t flags;
+	struct trawl_str mode, disasm;
+};
+
+/* Store the low n bytes of v least significant first (n <= 8). */
+static inline void store_le(uint8_t *dst, uint64_t v, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(dst, &v, n);
+#else
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
+/* ... or most significant first (big-endian memory) */
+static inline void store_be(uint8_t *dst, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
 int tarmac_reserve_regs(struct trawl_tarmac *t, size_t n);
 int tarmac_reserve_mems(struct trawl_tarmac *t, size_t n);
 uint32_t tarmac_pool_alloc(struct trawl_tarmac *t, size_t n);
@@ -89,6 +117,19 @@ struct trawl_event *tarmac_begin_event(struct trawl_tarmac *t, const struct tarm
 				       enum trawl_event_kind kind);
 int tarmac_attach_effects(struct trawl_tarmac *t, const struct tarmac_line *ln, size_t r0,
 			  size_t m0, size_t p0);
+/* parse.c helpers shared with the fast path (fast.c) */
+int tarmac_reg_lookup(struct trawl_tarmac *t, const char *name, size_t n, unsigned state,
+		      struct tarmac_regcache *out);
+unsigned tarmac_reg_state(const struct trawl_tarmac *t, uint16_t cpu);
+uint32_t tarmac_reg_width(uint32_t reg);
+uint8_t tarmac_el_of_mode(const char *s, size_t n);
+int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln,
+		       const struct tarmac_insn *in);
+int tarmac_emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint64_t paddr,
+		    const uint8_t *bytes, const uint8_t *known, size_t size, int any_unknown);
+/* 1 handled, 0 not a fast-path shape (nothing changed), -1 out of memory */
+int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln);
+
 void tarmac_warn_type(struct trawl_tarmac *t, const struct tarmac_line *ln, const char *type,
 		      size_t n);
 

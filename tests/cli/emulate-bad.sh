@@ -62,6 +62,7 @@ fault() { # mode expected-message
 	[ "$got" = "$n" ] || fail "faults $1: trawl stats reads '$got' instructions, expected $n: $(head -3 "$_tmp/rerr")"
 }
 fault null "write to unmapped memory: 4 bytes at 0x10"
+fault jump "jump to unmapped memory: 4 bytes at 0x1000 at pc 0x1000"
 fault udf "undefined instruction 00000000"
 fault syscall "unsupported system call 999"
 

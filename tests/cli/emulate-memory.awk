@@ -1,4 +1,5 @@
-# Replays the memory lines of a trawl emulate trace (Fast Models style) and
+# Replays the memory lines of a trawl emulate trace (MR/MW lines of the
+# Fast Models style, or LD/ST lines of the ldst style) and
 # checks that every byte a load returns is the byte the last store to that
 # address wrote. Bytes never stored in the trace (loaded from the ELF file,
 # or the initial stack) are not checked but counted.
@@ -32,6 +33,26 @@ $3 ~ /^M[RW][0-9]+$/ {
 		if (!(k in mem)) { unknown++; continue }
 		checked++
 		b = substr(val, 2 * (size - i) - 1, 2)
+		if (mem[k] != b) {
+			if (bad < 20) print "line " NR ": load of byte " k " returned " b ", last store wrote " mem[k] ": " $0
+			bad++
+		}
+	}
+}
+# LD/ST: a 16-byte line at a multiple of 16, four groups of four bytes,
+# highest address first; ".." marks bytes not accessed
+$3 == "LD" || $3 == "ST" {
+	base = hex2num($4)
+	all = $5 $6 $7 $8
+	if (length(all) != 32) { print "line " NR ": bad LD/ST line: " $0; bad++; next }
+	if ($3 == "ST") stores++; else loads++
+	for (j = 0; j < 16; j++) {
+		b = substr(all, (15 - j) * 2 + 1, 2)
+		if (b == "..") continue
+		k = sprintf("%.0f", base + j)
+		if ($3 == "ST") { mem[k] = b; continue }
+		if (!(k in mem)) { unknown++; continue }
+		checked++
 		if (mem[k] != b) {
 			if (bad < 20) print "line " NR ": load of byte " k " returned " b ", last store wrote " mem[k] ": " $0
 			bad++

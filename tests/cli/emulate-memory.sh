@@ -22,11 +22,18 @@ check() { # name expected-stdout args...
 check sort "sorted 300 numbers" 300
 check checksum "bytes 4096 crc32 d9f6ab0b fnv1a f7d12a219f450325 adler32 c516f86a"
 check recurse "fib(8) = 21" 8
-check simd "n 1024 dot 1.00 after saxpy 5611.88 rgba hash e32fafc0 gray[5] 205"
+check simd "n 1024 dot 1.00 after saxpy 5611.88 thirds 81.000 rgba hash e32fafc0 gray[5] 205"
 
 # a real host file through openat/fstat/read: CRC-32 of a known text
 printf 'The quick brown fox jumps over the lazy dog' >"$_tmp/fox"
 check checksum "bytes 43 crc32 414fa339" -f "$_tmp/fox"
+
+# the same replay over the ldst style's LD/ST diagrams
+for name in sort simd; do
+	"$TRAWL" emulate "$ex/$name" --style ldst -o "$_tmp/$name.ldst" >/dev/null 2>&1 </dev/null ||
+		fail "$name --style ldst failed"
+	awk -f "$mem" "$_tmp/$name.ldst" >"$_tmp/mem" || fail "$name ldst: memory replay: $(head -5 "$_tmp/mem")"
+done
 
 # the replay oracle notices a load that disagrees with the last store
 awk '!done && $3 == "MW8" && NR > 2000 { $5 = "00000000deadbeef"; done = 1 } { print }' \
@@ -41,4 +48,7 @@ grep -q " MW16 " "$_tmp/simd.tarmac" || fail "no MW16 lines in the SIMD trace"
 awk '/ ld3 /{ getline a; getline b; getline c; if (a ~ / MR16 / && b ~ / MR16 / && c ~ / MR16 /) ok = 1 } END { exit !ok }' \
 	"$_tmp/simd.tarmac" || fail "LD3 of 48 bytes does not show three MR16 lines"
 grep -q " R q4 " "$_tmp/simd.tarmac" || fail "no Q register writes in the SIMD trace"
+# the first inexact division sets FPSR.IXC (bit 4), reported by that fdiv
+awk '/ fdiv /{ f = 1; next } f && / R FPSR /{ ok = ($5 == "00000010"); exit } / I[TS] /{ f = 0 } END { exit !ok }' \
+	"$_tmp/simd.tarmac" || fail "FPSR.IXC not reported after the first inexact fdiv"
 finish

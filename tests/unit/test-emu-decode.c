@@ -111,6 +111,21 @@ static void vector_memory_is_merged(void **state)
 	emu_decoder_destroy(d);
 }
 
+static void store_exclusive_has_no_reads(void **state)
+{
+	struct emu_decoder *d;
+	struct trawl_error err;
+	struct emu_insn in;
+	char text[160];
+	(void)state;
+	assert_int_equal(emu_decoder_create(&d, &err), TRAWL_OK);
+	emu_decode(d, 0, 0xc8097d6a, &in, text, sizeof text);  /* stxr w9, x10, [x11] */
+	assert_true(in.no_reads);
+	emu_decode(d, 0, 0xc85ffdac, &in, text, sizeof text);  /* ldaxr x12, [x13] */
+	assert_false(in.no_reads);
+	emu_decoder_destroy(d);
+}
+
 static void cache_and_text(void **state)
 {
 	struct emu_decoder *d;
@@ -140,6 +155,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(write_sets),
 		cmocka_unit_test(vector_memory_is_merged),
+		cmocka_unit_test(store_exclusive_has_no_reads),
 		cmocka_unit_test(cache_and_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,13 +51,13 @@ static void make_stream(struct synth *s, uint64_t seed, int cpus, size_t nev)
 static void single_core_matches_oracle(void **state)
 {
 	struct synth s;
-	make_stream(&s, 1, 1, 20000);
+	make_stream(&s, 1, 1, 12000);
 	char *path = tmp_index();
 	struct trawl_index *ix = oracle_build(&s, path, 64, 0);
 	assert_int_equal(trawl_index_event_count(ix), s.nev);
 	check_semihosting_decoded(&s);
 	assert_true(s.nclob > 10);
-	oracle_check(&s, ix, 2000, 7);
+	oracle_check(&s, ix, 1200, 7);
 	trawl_index_close(ix);
 	unlink(path);
 	free(path);
@@ -72,12 +72,12 @@ static void multi_core_small_runs_match_oracle(void **state)
 	synth_init(&s, 2, 2);
 	s.unknown_pct = 30;
 	s.semihost_every = 50;
-	while (s.nev < 15000)
+	while (s.nev < 10000)
 		synth_event(&s);
 	char *path = tmp_index();
 	struct trawl_index *ix = oracle_build(&s, path, 7, 4096);
 	check_semihosting_decoded(&s);
-	oracle_check(&s, ix, 2000, 11);
+	oracle_check(&s, ix, 1200, 11);
 	trawl_index_close(ix);
 	unlink(path);
 	free(path);

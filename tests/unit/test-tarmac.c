@@ -489,13 +489,18 @@ static void lenient_mode(void **state)
 	assert_int_equal(nwarn, 2); /* the bad line, and FOO once */
 	trawl_reader_close(r);
 
-	/* strict: the same text stops at line 2 */
+	/* strict: the same text stops at line 2, after handing out the
+	 * instruction before it */
 	o.lenient = 0;
 	assert_int_equal(trawl_input_open_memory(&in, text, strlen(text), "mem", NULL, &err), TRAWL_OK);
 	assert_int_equal(trawl_reader_open_input(&r, in, &o, &err), TRAWL_OK);
+	assert_int_equal(trawl_reader_next(r, &b, &err), TRAWL_OK);
+	assert_int_equal(b.count, 1);
+	assert_int_equal(b.events[0].line, 1);
 	assert_int_equal(trawl_reader_next(r, &b, &err), TRAWL_ERR_FORMAT);
 	assert_int_equal(err.line, 2);
 	assert_int_equal(err.column, 12);
+	assert_true(trawl_reader_next(r, &b, &err) < 0); /* stays failed */
 	trawl_reader_close(r);
 }
 

@@ -132,6 +132,8 @@ static void print_stats(const struct stats *s, const struct trawl_reader_stats *
 	printf("bytes: %" PRIu64 "\n", rs->bytes);
 	if (rs->bad_lines)
 		printf("skipped bad lines: %" PRIu64 "\n", rs->bad_lines);
+	if (rs->unknown_lines)
+		printf("lines of unknown record types (kept as text): %" PRIu64 "\n", rs->unknown_lines);
 	printf("events: %" PRIu64 "\n", rs->events);
 	for (int k = TRAWL_EV_INSN; k <= TRAWL_EV_GAP; k++)
 		if (s->by_kind[k])

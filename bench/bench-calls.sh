@@ -1,0 +1,89 @@
+#!/bin/sh
+# Call-structure speed: calltree and profile end to end on a 20-million-
+# instruction emulated trace (examples/recurse under `trawl emulate`, about
+# 2.3 GB of Tarmac; the synthetic bench-gen-calls trace when the examples
+# are not built), beside `trawl stats` on the same file (reading and parsing
+# alone) measured in the same run. Prints instructions per second by wall
+# clock and by CPU time, ratios against the baseline, and peak RSS.
+# Target (issue 8): >= 10 M instructions/s end to end.
+# CALLS_BENCH_INSNS=N picks another size; the trace is kept in bench/out/.
+set -u
+: "${TRAWL:?}" "${TRAWL_BUILD:?}"
+out=${TRAWL_BENCH_OUT:-bench/out}
+n=${CALLS_BENCH_INSNS:-20000000}
+mkdir -p "$out"
+if [ -x "$TRAWL_BUILD/examples/recurse" ]; then
+	trace="$out/calls-recurse-$n.tarmac"
+	if [ ! -s "$trace" ]; then
+		echo "emulating examples/recurse for $n instructions..."
+		"$TRAWL" emulate "$TRAWL_BUILD/examples/recurse" -n "$n" -o "$trace.tmp" -- 24 >/dev/null 2>&1 &&
+			mv "$trace.tmp" "$trace" || { echo "bench-calls: emulate failed"; exit 1; }
+	fi
+	image="--image $TRAWL_BUILD/examples/recurse"
+else
+	trace="$out/calls-synthetic-$n.tarmac"
+	if [ ! -s "$trace" ]; then
+		echo "generating $trace ($n instructions, examples not built)..."
+		"$TRAWL_BUILD/bench-gen-calls" "$n" >"$trace.tmp" 2>"$trace.truth" && mv "$trace.tmp" "$trace" ||
+			{ echo "bench-calls: generator failed"; exit 1; }
+	fi
+	image=""
+fi
+echo "trace: $trace, $(wc -c <"$trace") bytes"
+
+# run NAME CMD...: best of $RUNS (2) wall times, the CPU time of that run,
+# the larger peak RSS
+run() {
+	name=$1; shift
+	best="" cpu="" rss=0
+	for i in $(seq "${RUNS:-2}"); do
+		/usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/err.txt" ||
+			{ echo "bench-calls: '$*' failed: $(head -3 "$out/err.txt")"; return 1; }
+		set -- $(cat "$out/time.txt") "$@"
+		t=$1 c=$(awk "BEGIN { print $2 + $3 }") m=$4
+		shift 4
+		if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t cpu=$c; fi
+		[ "$m" -gt "$rss" ] && rss=$m
+	done
+	echo "$name $best $cpu $rss" >>"$out/calls-results.txt"
+}
+rm -f "$out/calls-results.txt"
+run "stats(baseline)" "$TRAWL" stats "$trace" || exit 1
+run profile "$TRAWL" profile $image "$trace" || exit 1
+run calltree "$TRAWL" calltree $image "$trace" || exit 1
+RUNS=1 run flamegraph "$TRAWL" flamegraph $image "$trace" || exit 1
+# the fast path: per-event PC and encoding from the time-travel index (built
+# once here, and timed: every later command on the trace reuses it)
+ix="$out/calls-bench.trawlidx"
+/usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$TRAWL" index --force --index "$ix" "$trace" >/dev/null 2>&1 ||
+	{ echo "bench-calls: index build failed"; exit 1; }
+set -- $(cat "$out/time.txt")
+echo "index-build $1 $(awk "BEGIN { print $2 + $3 }") $4" >"$out/calls-index.txt"
+ln -sf "$(basename "$ix")" "$trace.trawlidx" 2>/dev/null || cp "$ix" "$trace.trawlidx"
+run "profile-index" "$TRAWL" profile --use-index $image "$trace" || exit 1
+run "calltree-index" "$TRAWL" calltree --use-index $image "$trace" || exit 1
+
+awk -v n="$n" '
+	{ name[NR] = $1; wall[NR] = $2; cpu[NR] = $3; rss[NR] = $4 }
+	END {
+		printf "%-17s %8s %8s %12s %12s %9s %9s\n", "command", "wall s", "cpu s",
+		       "M insn/s wall", "M insn/s cpu", "vs stats", "RSS MiB"
+		for (i = 1; i <= NR; i++)
+			printf "%-17s %8.2f %8.2f %12.2f %12.2f %8.2fx %9.1f\n", name[i], wall[i], cpu[i],
+			       n / wall[i] / 1e6, n / cpu[i] / 1e6, wall[i] / wall[1], rss[i] / 1024
+		ok = n / wall[2] / 1e6 >= 10 && n / wall[3] / 1e6 >= 10
+		printf "target >= 10 M instructions/s end to end (calltree, profile) from text: %s\n",
+		       ok ? "met" : "NOT met"
+		ok = n / wall[5] / 1e6 >= 10 && n / wall[6] / 1e6 >= 10
+		okc = n / cpu[5] / 1e6 >= 10 && n / cpu[6] / 1e6 >= 10
+		printf "  with --use-index: %s by wall clock, %s by CPU time\n", ok ? "met" : "NOT met",
+		       okc ? "met" : "NOT met"
+	}' "$out/calls-results.txt"
+awk -v n="$n" '{ printf "index build (once): %.2f s wall, %.2f s cpu, %.1f MiB RSS\n", $2, $3, $4 / 1024 }' \
+	"$out/calls-index.txt"
+if [ -s "$trace.truth" ]; then # synthetic trace: the generator counted its calls
+	calls=$("$TRAWL" profile --csv "$trace" | awk -F, 'NR > 2 { s += $3 } END { print s }')
+	want=$(sed -n 's/.*calls \([0-9]*\).*/\1/p' "$trace.truth")
+	[ "$calls" = "$want" ] || { echo "bench-calls: $calls calls found, generator made $want"; exit 1; }
+	echo "calls found: $calls (generator: $want)"
+fi

@@ -1,0 +1,400 @@
+/* ETE / ETMv4 instruction trace: packets, buffers, snapshots, instruction flow.
+ *
+ * Layers, each usable alone:
+ *   trawl_ete_config      trace-unit register values and what follows from them
+ *   trawl_ete_pkt_decoder bytes (any chunking) -> packets, in batches
+ *   trawl_ete_deformatter CoreSight 16-byte frames -> per-trace-ID byte streams
+ *   trawl_ete_trbe_unwrap a wrapped TRBE buffer -> bytes in time order
+ *   trawl_ete_snapshot    an Arm snapshot directory (ini files, buffers, dumps)
+ *   trawl_ete_image       program memory (dumps, ELF files) + decoded-block cache
+ *   trawl_ete_flow        packets + image -> instruction ranges and other elements
+ *
+ * Ownership: every object is created by its _create/_open and released by
+ * its _destroy/_close. Packet and element batches handed to callbacks are
+ * borrowed for the duration of the call.
+ */
+#ifndef TRAWL_ETE_H
+#define TRAWL_ETE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trawl/status.h"
+
+/* ---------------------------------------------------------------- config */
+
+struct trawl_ete_config {
+	uint32_t idr0, idr1, idr2, idr8, configr, devarch;
+	uint8_t trace_id;
+	/* derived by trawl_ete_config_derive() */
+	uint8_t is_ete;          /* TRCDEVARCH.ARCHVER >= 5 */
+	uint8_t arch_minor;      /* ETE revision / ETMv4 minor version */
+	uint8_t cid_bytes;       /* context ID bytes in context packets */
+	uint8_t vmid_bytes;
+	uint8_t cc_bits;         /* cycle counter width */
+	uint8_t q_supported;
+	uint8_t commopt1;        /* cycle-count packets carry no commit section */
+	uint8_t return_stack;    /* TRCCONFIGR.RS */
+	uint32_t max_spec;       /* TRCIDR8.MAXSPEC */
+};
+
+/* Fill the derived fields from the register values. Fails (with a message)
+ * when the values are inconsistent, e.g. a reserved context ID size. */
+enum trawl_status trawl_ete_config_derive(struct trawl_ete_config *cfg, struct trawl_error *err);
+
+/* A default ETE configuration (the values a Linux perf session on an
+ * Armv9 core typically reports), for buffers given without registers. */
+void trawl_ete_config_default(struct trawl_ete_config *cfg);
+
+/* --------------------------------------------------------------- packets */
+
+enum trawl_ete_pkt_type {
+	TRAWL_ETE_PKT_NOTSYNC = 0,   /* bytes skipped while looking for A-Sync */
+	TRAWL_ETE_PKT_BAD,           /* reserved header or malformed packet */
+	TRAWL_ETE_PKT_INCOMPLETE,    /* the stream ended inside a packet */
+	TRAWL_ETE_PKT_ASYNC,
+	TRAWL_ETE_PKT_DISCARD,
+	TRAWL_ETE_PKT_OVERFLOW,
+	TRAWL_ETE_PKT_TRACE_INFO,
+	TRAWL_ETE_PKT_TIMESTAMP,
+	TRAWL_ETE_PKT_TRACE_ON,
+	TRAWL_ETE_PKT_EXCEPT,
+	TRAWL_ETE_PKT_EXCEPT_RTN,
+	TRAWL_ETE_PKT_PE_RESET,
+	TRAWL_ETE_PKT_TRANS_FAIL,
+	TRAWL_ETE_PKT_ITE,
+	TRAWL_ETE_PKT_TRANS_ST,
+	TRAWL_ETE_PKT_TRANS_COMMIT,
+	TRAWL_ETE_PKT_CCNT_F1,
+	TRAWL_ETE_PKT_CCNT_F2,
+	TRAWL_ETE_PKT_CCNT_F3,
+	TRAWL_ETE_PKT_COMMIT,
+	TRAWL_ETE_PKT_CANCEL_F1,
+	TRAWL_ETE_PKT_CANCEL_F1_MISPRED,
+	TRAWL_ETE_PKT_MISPREDICT,
+	TRAWL_ETE_PKT_CANCEL_F2,
+	TRAWL_ETE_PKT_CANCEL_F3,
+	TRAWL_ETE_PKT_IGNORE,
+	TRAWL_ETE_PKT_EVENT,
+	TRAWL_ETE_PKT_CTXT,
+	TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0,
+	TRAWL_ETE_PKT_ADDR_CTXT_L_32IS1,
+	TRAWL_ETE_PKT_ADDR_CTXT_L_64IS0,
+	TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1,
+	TRAWL_ETE_PKT_TS_MARKER,
+	TRAWL_ETE_PKT_ADDR_MATCH,
+	TRAWL_ETE_PKT_ADDR_S_IS0,
+	TRAWL_ETE_PKT_ADDR_S_IS1,
+	TRAWL_ETE_PKT_ADDR_L_32IS0,
+	TRAWL_ETE_PKT_ADDR_L_32IS1,
+	TRAWL_ETE_PKT_ADDR_L_64IS0,
+	TRAWL_ETE_PKT_ADDR_L_64IS1,
+	TRAWL_ETE_PKT_Q,
+	TRAWL_ETE_PKT_SRC_ADDR_MATCH,
+	TRAWL_ETE_PKT_SRC_ADDR_S_IS0,
+	TRAWL_ETE_PKT_SRC_ADDR_S_IS1,
+	TRAWL_ETE_PKT_SRC_ADDR_L_32IS0,
+	TRAWL_ETE_PKT_SRC_ADDR_L_32IS1,
+	TRAWL_ETE_PKT_SRC_ADDR_L_64IS0,
+	TRAWL_ETE_PKT_SRC_ADDR_L_64IS1,
+	TRAWL_ETE_PKT_ATOM_F1,
+	TRAWL_ETE_PKT_ATOM_F2,
+	TRAWL_ETE_PKT_ATOM_F3,
+	TRAWL_ETE_PKT_ATOM_F4,
+	TRAWL_ETE_PKT_ATOM_F5,
+	TRAWL_ETE_PKT_ATOM_F6,
+	TRAWL_ETE_PKT_COUNT_
+};
+
+/* Why a packet is TRAWL_ETE_PKT_BAD. */
+enum trawl_ete_bad {
+	TRAWL_ETE_BAD_NONE = 0,
+	TRAWL_ETE_BAD_RESERVED,      /* reserved header byte */
+	TRAWL_ETE_BAD_CONFIG,        /* header not valid for this configuration */
+	TRAWL_ETE_BAD_SEQUENCE,      /* malformed extension / A-Sync / Q type */
+	TRAWL_ETE_BAD_FIELD,         /* continuation field too long */
+};
+
+/* Context carried by context and address-with-context packets. */
+struct trawl_ete_ctx {
+	uint8_t el;
+	uint8_t sf;      /* 1 = AArch64 */
+	uint8_t ns;      /* non-secure */
+	uint8_t nse;     /* ETE realm/root extension bit */
+	uint8_t has_vmid, has_cid;
+	uint32_t vmid;
+	uint32_t cid;
+};
+
+/* One packet (64 bytes: the decoder writes one per packet in its hot
+ * loop). Fields that do not apply to the type are 0. */
+struct trawl_ete_packet {
+	uint64_t offset;         /* byte offset of the header in the stream */
+	uint64_t addr;           /* full address (after history/compression) */
+	uint64_t value;          /* timestamp, ITE payload, TINFO info field */
+	uint32_t atoms;          /* bit i = atom i (oldest first) taken (E) */
+	uint32_t count;          /* commit/cancel/Q count, event bits, exc type,
+	                            NOTSYNC skipped bytes, BAD reason */
+	uint32_t cc;             /* cycle count */
+	uint16_t len;            /* bytes in the packet */
+	uint16_t commit;         /* commit count carried by cycle-count packets */
+	uint8_t type;            /* enum trawl_ete_pkt_type */
+	uint8_t header;
+	uint8_t natoms;
+	uint8_t is;              /* instruction set bit of the address */
+	uint8_t addr_bits;       /* bits given by the packet (short forms) */
+	uint8_t flags;           /* TRAWL_ETE_PF_* */
+	uint8_t exc_addr_interp; /* exception packet E1:E0 */
+	uint8_t ite_el;
+	union {
+		struct trawl_ete_ctx ctx;  /* context and address-with-context */
+		struct {                   /* TRACE_INFO sections */
+			uint32_t tinfo_key, tinfo_spec, tinfo_cyct;
+			uint8_t tinfo_sections; /* bit0 INFO, 1 KEY, 2 SPEC, 3 CYCT, 4 WNDW */
+		};
+	};
+};
+
+#define TRAWL_ETE_PF_HAS_ADDR   0x01u
+#define TRAWL_ETE_PF_HAS_CTX    0x02u  /* ctx is valid (not "same as before") */
+#define TRAWL_ETE_PF_HAS_CC     0x04u
+#define TRAWL_ETE_PF_HAS_COMMIT 0x08u
+#define TRAWL_ETE_PF_HAS_COUNT  0x10u  /* Q packet carries a count */
+#define TRAWL_ETE_PF_CC_UNKNOWN 0x20u
+
+const char *trawl_ete_pkt_name(enum trawl_ete_pkt_type t);
+/* Exception type name ("IRQ", "Call", ...); never NULL. */
+const char *trawl_ete_exception_name(uint32_t type, int is_ete);
+
+struct trawl_ete_pkt_decoder;
+
+/* Called with each batch of decoded packets (borrowed for the call). A
+ * decoder created with no callback parses every packet and only keeps the
+ * counters (trawl_ete_pkt_decoder_stats), without building records. */
+typedef void (*trawl_ete_packet_fn)(void *ctx, const struct trawl_ete_packet *pkts, size_t n);
+
+enum trawl_status trawl_ete_pkt_decoder_create(struct trawl_ete_pkt_decoder **out,
+					       const struct trawl_ete_config *cfg,
+					       trawl_ete_packet_fn fn, void *fn_ctx,
+					       struct trawl_error *err);
+/* Feed the next bytes of the stream (any size, including 0). Complete
+ * packets are delivered; a packet cut by the chunk end waits for the next
+ * call. Bad input never fails the call: it yields BAD/NOTSYNC packets. */
+void trawl_ete_pkt_decoder_feed(struct trawl_ete_pkt_decoder *d, const uint8_t *data, size_t len);
+/* End of stream: report a cut packet (INCOMPLETE) and flush the batch. */
+void trawl_ete_pkt_decoder_finish(struct trawl_ete_pkt_decoder *d);
+/* Forget all state (as at creation); the next byte has offset `offset`. */
+void trawl_ete_pkt_decoder_reset(struct trawl_ete_pkt_decoder *d, uint64_t offset);
+void trawl_ete_pkt_decoder_destroy(struct trawl_ete_pkt_decoder *d);
+
+/* Counters over everything fed so far. */
+struct trawl_ete_pkt_stats {
+	uint64_t bytes;
+	uint64_t packets;
+	uint64_t by_type[TRAWL_ETE_PKT_COUNT_];
+	uint64_t atoms_e, atoms_n;
+	uint64_t bad;
+	uint64_t unsynced_bytes;
+};
+const struct trawl_ete_pkt_stats *trawl_ete_pkt_decoder_stats(const struct trawl_ete_pkt_decoder *d);
+
+/* ------------------------------------------------------- buffer handling */
+
+/* CoreSight frame deformatter: 16-byte frames, trace IDs 1..0x6f.
+ * Output goes per ID to the callback in runs of bytes; `offset` is the
+ * position in the formatted input of the frame that held the first byte. */
+typedef void (*trawl_ete_id_bytes_fn)(void *ctx, uint8_t id, const uint8_t *data, size_t n,
+				      uint64_t offset);
+struct trawl_ete_deformatter;
+/* tpiu: 1 = the capture may contain FSYNC (FF FF FF 7F) and HSYNC (FF 7F)
+ * sequences that must be removed (TPIU); 2 = as 1, in a DSTREAM file whose
+ * 512-byte blocks end with 8 bytes of capture metadata. */
+enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **out, int tpiu,
+					       trawl_ete_id_bytes_fn fn, void *fn_ctx,
+					       struct trawl_error *err);
+void trawl_ete_deformatter_feed(struct trawl_ete_deformatter *d, const uint8_t *data, size_t len);
+void trawl_ete_deformatter_finish(struct trawl_ete_deformatter *d);
+/* frames processed, bytes dropped (partial frame at end, bad frames) */
+void trawl_ete_deformatter_counts(const struct trawl_ete_deformatter *d, uint64_t *frames,
+				  uint64_t *dropped, uint64_t *syncs);
+void trawl_ete_deformatter_destroy(struct trawl_ete_deformatter *d);
+
+/* A stopped TRBE buffer in wrap mode: `buf` holds memory [base, limit);
+ * `write` is the write pointer. The oldest bytes are [write, limit), then
+ * [base, write). Without wrapping (`wrapped` = 0) the data is [base, write).
+ * On success first/first_len and second/second_len describe the two
+ * parts in time order (second may be empty). */
+enum trawl_status trawl_ete_trbe_unwrap(const uint8_t *buf, size_t buf_len, uint64_t base,
+					uint64_t limit, uint64_t write, int wrapped,
+					const uint8_t **first, size_t *first_len,
+					const uint8_t **second, size_t *second_len,
+					struct trawl_error *err);
+
+/* ------------------------------------------------------------ INI files */
+
+struct trawl_ini;
+struct trawl_ini_entry {
+	const char *section;
+	const char *key;
+	const char *value;
+	uint32_t line;
+};
+/* Parse INI text ([section], key=value, ; and # comments). Keys keep their
+ * original spelling; lookups ignore case. */
+enum trawl_status trawl_ini_parse(struct trawl_ini **out, const char *text, size_t len,
+				  const char *file, struct trawl_error *err);
+enum trawl_status trawl_ini_load(struct trawl_ini **out, const char *path, struct trawl_error *err);
+/* First value of key in section, or NULL. */
+const char *trawl_ini_get(const struct trawl_ini *ini, const char *section, const char *key);
+size_t trawl_ini_count(const struct trawl_ini *ini);
+const struct trawl_ini_entry *trawl_ini_at(const struct trawl_ini *ini, size_t i);
+void trawl_ini_destroy(struct trawl_ini *ini);
+
+/* ---------------------------------------------------------- program image */
+
+struct trawl_ete_image;
+enum trawl_status trawl_ete_image_create(struct trawl_ete_image **out, struct trawl_error *err);
+/* Add bytes at a virtual address (copied). Later additions win on overlap. */
+enum trawl_status trawl_ete_image_add(struct trawl_ete_image *img, uint64_t addr,
+				      const uint8_t *data, size_t len, const char *name,
+				      struct trawl_error *err);
+/* Add a file's bytes [offset, offset+len) at addr; len 0 = to the end. */
+enum trawl_status trawl_ete_image_add_file(struct trawl_ete_image *img, const char *path,
+					   uint64_t addr, uint64_t offset, uint64_t len,
+					   struct trawl_error *err);
+/* Add the loadable segments of an ELF file, shifted by `bias`. */
+enum trawl_status trawl_ete_image_add_elf(struct trawl_ete_image *img, const char *path,
+					  uint64_t bias, struct trawl_error *err);
+/* Copy up to n bytes at addr; returns how many were available contiguously. */
+size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, uint8_t *out,
+			    size_t n);
+size_t trawl_ete_image_regions(const struct trawl_ete_image *img);
+/* The instruction at pc in instruction set iset (enum trawl_iset): its
+ * encoding (T32: first halfword in bits 15:0, second in 31:16) and size in
+ * bytes, 0 when the image does not hold it. This is how a consumer expands
+ * a RANGE element into per-instruction PC, encoding and instruction set. */
+unsigned trawl_ete_insn_fetch(const struct trawl_ete_image *img, uint64_t pc, int iset,
+			      uint32_t *enc);
+void trawl_ete_image_destroy(struct trawl_ete_image *img);
+
+/* Instruction classes (the last instruction of a range). */
+enum trawl_ete_insn_class {
+	TRAWL_ETE_INSN_OTHER = 0,
+	TRAWL_ETE_INSN_BR,        /* direct branch */
+	TRAWL_ETE_INSN_IBR,       /* indirect branch */
+	TRAWL_ETE_INSN_ISB,
+	TRAWL_ETE_INSN_WFI,       /* WFI/WFE/WFIT/WFET (P0 in ETE) */
+	TRAWL_ETE_INSN_TSTART,
+};
+#define TRAWL_ETE_INSN_COND 0x01u  /* conditional */
+#define TRAWL_ETE_INSN_LINK 0x02u  /* branch with link */
+#define TRAWL_ETE_INSN_RET  0x04u  /* function return */
+#define TRAWL_ETE_INSN_ERET 0x08u  /* exception return */
+#define TRAWL_ETE_INSN_XISA 0x10u  /* direct branch changes A32<->T32 */
+
+/* Classify one instruction; returns its size (2 or 4). `enc` holds the
+ * encoding as fetched (T32: first halfword in bits 15:0, second in 31:16). */
+struct trawl_ete_insn_info {
+	uint8_t cls;      /* enum trawl_ete_insn_class */
+	uint8_t flags;    /* TRAWL_ETE_INSN_* */
+	uint8_t size;
+	uint64_t target;  /* direct branch target */
+};
+void trawl_ete_insn_classify(uint32_t enc, int iset, uint64_t pc, int is_ete,
+			     struct trawl_ete_insn_info *info);
+
+/* -------------------------------------------------------- snapshot dirs */
+
+struct trawl_ete_source {
+	char name[64];           /* trace source device name (ETE_0_s1, ETM_0) */
+	struct trawl_ete_config cfg;
+	char core[64];           /* core device it traces, "" if unknown */
+};
+
+struct trawl_ete_buffer {
+	char name[64];
+	char path[4096];
+	char format[32];         /* source_data, coresight, dstream_coresight */
+	uint8_t *data;           /* whole file */
+	size_t len;
+};
+
+struct trawl_ete_snapshot {
+	char dir[4096];
+	struct trawl_ete_source *sources;
+	size_t nsources;
+	struct trawl_ete_buffer *buffers;
+	size_t nbuffers;
+	struct trawl_ete_image *image;  /* every [dumpN] of every core */
+	unsigned nwarnings;             /* problems that did not stop loading */
+	char warning[512];              /* the first of them */
+};
+
+enum trawl_status trawl_ete_snapshot_open(struct trawl_ete_snapshot **out, const char *dir,
+					  struct trawl_error *err);
+/* The source whose trace ID is `id`, or (id < 0) the first one. */
+const struct trawl_ete_source *trawl_ete_snapshot_source(const struct trawl_ete_snapshot *s, int id);
+void trawl_ete_snapshot_close(struct trawl_ete_snapshot *s);
+
+/* ------------------------------------------------------- instruction flow */
+
+enum trawl_ete_elem_type {
+	TRAWL_ETE_EL_NO_SYNC = 1,
+	TRAWL_ETE_EL_TRACE_ON,
+	TRAWL_ETE_EL_CONTEXT,
+	TRAWL_ETE_EL_RANGE,       /* instructions start..end executed */
+	TRAWL_ETE_EL_RANGE_NOPATH,/* Q: count instructions, path unknown */
+	TRAWL_ETE_EL_NACC,        /* no image at addr */
+	TRAWL_ETE_EL_EXCEPTION,
+	TRAWL_ETE_EL_EXC_RET,
+	TRAWL_ETE_EL_TIMESTAMP,
+	TRAWL_ETE_EL_CYCLE_COUNT,
+	TRAWL_ETE_EL_EVENT,
+	TRAWL_ETE_EL_SYNC_MARKER, /* timestamp marker */
+	TRAWL_ETE_EL_INSTRUMENTATION,
+	TRAWL_ETE_EL_MEMTRANS,    /* count: 0 start, 1 commit, 2 fail */
+	TRAWL_ETE_EL_OVERFLOW,
+	TRAWL_ETE_EL_DISCARD,
+	TRAWL_ETE_EL_BAD,         /* packet error; decoding resyncs */
+	TRAWL_ETE_EL_END,         /* end of trace */
+};
+
+struct trawl_ete_elem {
+	uint64_t offset;          /* packet offset that produced it */
+	uint8_t type;             /* enum trawl_ete_elem_type */
+	uint8_t isa;              /* enum trawl_iset (event.h) */
+	uint8_t taken;            /* RANGE: last instruction taken (E) */
+	uint8_t last_cls;         /* RANGE: enum trawl_ete_insn_class */
+	uint8_t last_flags;
+	uint8_t last_size;
+	uint8_t el;               /* current exception level */
+	uint8_t pad_;
+	uint64_t start, end;      /* RANGE: [start, end); NOPATH: first/next */
+	uint64_t value;           /* timestamp, ITE value, NACC address ... */
+	uint32_t count;           /* instructions, event bits, exception type ... */
+	uint32_t cc;
+	struct trawl_ete_ctx ctx; /* CONTEXT */
+};
+
+typedef void (*trawl_ete_elem_fn)(void *ctx, const struct trawl_ete_elem *e);
+
+struct trawl_ete_flow;
+/* The image is borrowed and must outlive the flow decoder. */
+enum trawl_status trawl_ete_flow_create(struct trawl_ete_flow **out,
+					const struct trawl_ete_config *cfg,
+					struct trawl_ete_image *img, trawl_ete_elem_fn fn,
+					void *fn_ctx, struct trawl_error *err);
+/* Packets in, elements out (the packet callback signature, so a flow can be
+ * plugged directly behind a packet decoder). */
+void trawl_ete_flow_packets(void *flow, const struct trawl_ete_packet *pkts, size_t n);
+/* End of trace: flush held elements and emit END. */
+void trawl_ete_flow_finish(struct trawl_ete_flow *f);
+struct trawl_ete_flow_stats {
+	uint64_t ranges, instructions, exceptions, nacc, block_hits, block_misses;
+};
+const struct trawl_ete_flow_stats *trawl_ete_flow_stats(const struct trawl_ete_flow *f);
+void trawl_ete_flow_destroy(struct trawl_ete_flow *f);
+
+const char *trawl_ete_elem_name(enum trawl_ete_elem_type t);
+
+#endif

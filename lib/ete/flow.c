@@ -1,0 +1,917 @@
+/* Instruction-flow decoder: packets + program image -> instruction ranges.
+ *
+ * Atoms say whether the next P0 instruction (branch, ISB, and in ETE also
+ * WFI/WFE and TSTART) was taken; the decoder finds that instruction by
+ * walking the image from the current address. Walks are cached as blocks:
+ * a block is the straight run from an address up to and including the next
+ * P0 instruction, so each atom costs one hash lookup once warm.
+ *
+ * Speculation: P0 elements (atoms, exceptions, Q, source addresses) wait in
+ * a queue with the non-P0 packets that follow them until a Commit (or a
+ * cycle-count packet with a commit section, or the speculation depth
+ * exceeding TRCIDR8.MAXSPEC) releases them in order; Cancel drops the
+ * newest, Mispredict flips the newest atom. Non-P0 packets arriving while
+ * nothing is held are handled at once (same order of output).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trawl/ete.h"
+#include "trawl/event.h"
+
+#define BLOCK_MAX_INSNS 4096
+#define RSTACK 16
+#define WALK_MAX (1u << 20)
+
+struct block {
+	uint64_t start;      /* key: address */
+	uint64_t end;        /* address after the last instruction */
+	uint64_t target;     /* direct branch target */
+	uint64_t nacc;       /* address with no image (when flags & NACC) */
+	uint32_t ninsn;
+	int32_t succ[2];     /* block index after N / after E (direct), -1 unknown */
+	uint8_t isa;         /* key: instruction set */
+	uint8_t cls, iflags, size;
+	uint8_t nacc_hit, pad_[3];
+};
+
+struct qent {
+	struct trawl_ete_packet pkt;
+	uint32_t p0;         /* P0 elements still held in this entry */
+	uint32_t first;      /* atoms already consumed (index of next) */
+};
+
+struct trawl_ete_flow {
+	struct trawl_ete_config cfg;
+	struct trawl_ete_image *img;
+	trawl_ete_elem_fn fn;
+	void *fn_ctx;
+	/* PE state */
+	int pc_valid;
+	int pc_at_hole;      /* pc is where the image ran out */
+	uint64_t pc;
+	uint8_t isa;
+	uint8_t last_is;     /* IS bit of the last address */
+	struct trawl_ete_ctx ctx;
+	int ctx_valid;
+	uint64_t rstack[RSTACK];
+	int rs_n;
+	int rs_pending;      /* indirect branch taken, address may come from the stack */
+	/* exception waiting for its address packet */
+	int exc_pending;
+	struct trawl_ete_packet exc;
+	/* speculation queue (ring) */
+	struct qent *q;
+	size_t qcap, qhead, qlen;
+	uint64_t uncommitted;
+	/* block cache */
+	struct block *blocks;  /* dense, append-only: indices stay valid */
+	size_t nblocks, capblocks;
+	int32_t *ht;           /* open addressing: block index + 1, 0 = empty */
+	size_t hcap;
+	int32_t cur;           /* block starting at pc, -1 unknown */
+	struct trawl_ete_flow_stats stats;
+	int nomem;
+	int synced;          /* a Trace Info has been seen since the last error */
+};
+
+static const char *const elem_names[] = {
+	"?", "NO_SYNC", "TRACE_ON", "PE_CONTEXT", "INSTR_RANGE", "I_RANGE_NOPATH", "ADDR_NACC",
+	"EXCEPTION", "EXCEPTION_RET", "TIMESTAMP", "CYCLE_COUNT", "EVENT", "SYNC_MARKER",
+	"INSTRUMENTATION", "MEMTRANS", "OVERFLOW", "DISCARD", "BAD_PACKET", "EO_TRACE",
+};
+
+const char *trawl_ete_elem_name(enum trawl_ete_elem_type t)
+{
+	return (unsigned)t < sizeof elem_names / sizeof elem_names[0] ? elem_names[t] : "?";
+}
+
+enum trawl_status trawl_ete_flow_create(struct trawl_ete_flow **out,
+					const struct trawl_ete_config *cfg,
+					struct trawl_ete_image *img, trawl_ete_elem_fn fn,
+					void *fn_ctx, struct trawl_error *err)
+{
+	struct trawl_ete_flow *f = calloc(1, sizeof *f);
+	*out = NULL;
+	if (!f)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	f->cfg = *cfg;
+	f->img = img;
+	f->fn = fn;
+	f->fn_ctx = fn_ctx;
+	f->qcap = 256;
+	f->q = malloc(f->qcap * sizeof *f->q);
+	f->capblocks = 256;
+	f->blocks = malloc(f->capblocks * sizeof *f->blocks);
+	f->hcap = 1024;
+	f->ht = calloc(f->hcap, sizeof *f->ht);
+	f->cur = -1;
+	if (!f->q || !f->blocks || !f->ht) {
+		trawl_ete_flow_destroy(f);
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	}
+	f->isa = TRAWL_ISET_A64;
+	*out = f;
+	return TRAWL_OK;
+}
+
+void trawl_ete_flow_destroy(struct trawl_ete_flow *f)
+{
+	if (!f)
+		return;
+	free(f->q);
+	free(f->blocks);
+	free(f->ht);
+	free(f);
+}
+
+const struct trawl_ete_flow_stats *trawl_ete_flow_stats(const struct trawl_ete_flow *f)
+{
+	return &f->stats;
+}
+
+static inline void emit(struct trawl_ete_flow *f, struct trawl_ete_elem *e)
+{
+	e->el = f->ctx.el;
+	if (!e->isa)
+		e->isa = f->isa;
+	f->fn(f->fn_ctx, e);
+}
+
+static void emit_simple(struct trawl_ete_flow *f, int type, uint64_t off, uint64_t value,
+			uint32_t count)
+{
+	struct trawl_ete_elem e;
+	memset(&e, 0, sizeof e);
+	e.type = (uint8_t)type;
+	e.offset = off;
+	e.value = value;
+	e.count = count;
+	emit(f, &e);
+}
+
+/* Report instructions [start, end) that ran; the last one is described
+ * by cls/flags/size and was taken or not. */
+static inline void emit_range(struct trawl_ete_flow *f, uint64_t off, uint64_t start, uint64_t end,
+		       uint32_t count, int taken, uint8_t cls, uint8_t flags, uint8_t size)
+{
+	struct trawl_ete_elem e;
+	memset(&e, 0, sizeof e);
+	e.type = TRAWL_ETE_EL_RANGE;
+	e.offset = off;
+	e.start = start;
+	e.end = end;
+	e.count = count;
+	e.taken = (uint8_t)taken;
+	e.last_cls = cls;
+	e.last_flags = flags;
+	e.last_size = size;
+	f->stats.ranges++;
+	f->stats.instructions += count;
+	emit(f, &e);
+}
+
+/* ---- block cache */
+
+static inline size_t bhash(uint64_t a, uint8_t isa, size_t cap)
+{
+	uint64_t h = (a ^ ((uint64_t)isa << 61)) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+static int grow_hash(struct trawl_ete_flow *f)
+{
+	size_t nc = f->hcap * 2;
+	int32_t *nh = calloc(nc, sizeof *nh);
+	if (!nh)
+		return 0;
+	for (size_t i = 0; i < f->nblocks; i++) {
+		size_t h = bhash(f->blocks[i].start, f->blocks[i].isa, nc);
+		while (nh[h])
+			h = (h + 1) & (nc - 1);
+		nh[h] = (int32_t)i + 1;
+	}
+	free(f->ht);
+	f->ht = nh;
+	f->hcap = nc;
+	return 1;
+}
+
+static inline int fetch(struct trawl_ete_flow *f, uint64_t pc, int isa, uint32_t *enc)
+{
+	return trawl_ete_insn_fetch(f->img, pc, isa, enc) != 0;
+}
+
+/* Index of the block starting at pc: walk until a P0 instruction, missing
+ * memory or the length limit. Returns -1 only when out of memory. */
+static int32_t get_block(struct trawl_ete_flow *f, uint64_t pc, uint8_t isa)
+{
+	size_t h = bhash(pc, isa, f->hcap);
+	int32_t k;
+	while ((k = f->ht[h]) != 0) {
+		const struct block *c = &f->blocks[k - 1];
+		if (c->start == pc && c->isa == isa) {
+			f->stats.block_hits++;
+			return k - 1;
+		}
+		h = (h + 1) & (f->hcap - 1);
+	}
+	f->stats.block_misses++;
+	if (f->nblocks == f->capblocks) {
+		if (f->capblocks >= (1u << 30))
+			return -1;
+		struct block *nb = realloc(f->blocks, 2 * f->capblocks * sizeof *nb);
+		if (!nb) {
+			f->nomem = 1;
+			return -1;
+		}
+		f->blocks = nb;
+		f->capblocks *= 2;
+	}
+	if ((f->nblocks + 1) * 2 > f->hcap) {
+		if (!grow_hash(f)) {
+			f->nomem = 1;
+			return -1;
+		}
+		h = bhash(pc, isa, f->hcap);
+		while (f->ht[h])
+			h = (h + 1) & (f->hcap - 1);
+	}
+	struct block b;
+	memset(&b, 0, sizeof b);
+	b.start = pc;
+	b.isa = isa;
+	b.succ[0] = b.succ[1] = -1;
+	uint64_t a = pc;
+	for (;;) {
+		uint32_t enc;
+		struct trawl_ete_insn_info ii;
+		if (!fetch(f, a, isa, &enc)) {
+			b.nacc_hit = 1;
+			b.nacc = a;
+			break;
+		}
+		trawl_ete_insn_classify(enc, isa, a, f->cfg.is_ete, &ii);
+		b.ninsn++;
+		b.size = ii.size;
+		a += ii.size;
+		if (ii.cls != TRAWL_ETE_INSN_OTHER) {
+			b.cls = ii.cls;
+			b.iflags = ii.flags;
+			b.target = ii.target;
+			break;
+		}
+		if (b.ninsn >= BLOCK_MAX_INSNS)
+			break;
+	}
+	b.end = a;
+	int32_t idx = (int32_t)f->nblocks++;
+	f->blocks[idx] = b;
+	f->ht[h] = idx + 1;
+	return idx;
+}
+
+/* ---- PE state updates */
+
+static uint8_t isa_for(const struct trawl_ete_flow *f, uint8_t is)
+{
+	if (f->ctx_valid && !f->ctx.sf)
+		return is ? TRAWL_ISET_T32 : TRAWL_ISET_A32;
+	if (!f->ctx_valid && is)
+		return TRAWL_ISET_T32;
+	return TRAWL_ISET_A64;
+}
+
+static void set_ctx(struct trawl_ete_flow *f, const struct trawl_ete_ctx *c, uint64_t off)
+{
+	struct trawl_ete_ctx n = *c;
+	/* VMID / context ID persist when the packet does not carry them */
+	if (!n.has_vmid && f->ctx.has_vmid) {
+		n.has_vmid = 1;
+		n.vmid = f->ctx.vmid;
+	}
+	if (!n.has_cid && f->ctx.has_cid) {
+		n.has_cid = 1;
+		n.cid = f->ctx.cid;
+	}
+	/* every context packet is reported, changed or not (as OpenCSD does):
+	 * consumers see where the trace unit restated it */
+	int changed = 1;
+	f->ctx = n;
+	f->ctx_valid = 1;
+	/* the context may follow the address it applies to */
+	f->isa = isa_for(f, f->last_is);
+	if (changed) {
+		struct trawl_ete_elem e;
+		memset(&e, 0, sizeof e);
+		e.type = TRAWL_ETE_EL_CONTEXT;
+		e.offset = off;
+		e.ctx = n;
+		e.isa = n.sf ? TRAWL_ISET_A64 : TRAWL_ISET_A32;
+		emit(f, &e);
+	}
+}
+
+static void set_addr(struct trawl_ete_flow *f, uint64_t addr, uint8_t is)
+{
+	f->pc = addr;
+	f->last_is = is;
+	f->isa = isa_for(f, is);
+	f->pc_valid = 1;
+	f->pc_at_hole = 0;
+	f->rs_pending = 0;
+	f->cur = -1;
+}
+
+static void rs_push(struct trawl_ete_flow *f, uint64_t a)
+{
+	if (f->rs_n == RSTACK) {
+		memmove(f->rstack, f->rstack + 1, (RSTACK - 1) * sizeof f->rstack[0]);
+		f->rs_n--;
+	}
+	f->rstack[f->rs_n++] = a;
+}
+
+/* Before a P0 element: an indirect branch whose address was omitted
+ * because the return stack predicted it. */
+static void resolve_rs(struct trawl_ete_flow *f)
+{
+	if (f->rs_pending && f->cfg.return_stack && f->rs_n > 0) {
+		f->pc = f->rstack[--f->rs_n];
+		f->pc_valid = 1;
+	}
+	f->rs_pending = 0;
+}
+
+/* No image at addr: atoms cannot be followed until the next address, but
+ * the PE is known to be at addr (an exception walk still starts there). */
+static void nacc(struct trawl_ete_flow *f, uint64_t addr, uint64_t off)
+{
+	f->stats.nacc++;
+	emit_simple(f, TRAWL_ETE_EL_NACC, off, addr, 0);
+	f->pc = addr;
+	f->pc_valid = 0;
+	f->pc_at_hole = 1;
+}
+
+static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
+{
+	resolve_rs(f);
+	if (!f->pc_valid)
+		return;
+	int32_t k = f->cur;
+	const struct block *b;
+	for (;;) {
+		if (k < 0 || f->blocks[k].start != f->pc || f->blocks[k].isa != f->isa)
+			k = get_block(f, f->pc, f->isa);
+		else
+			f->stats.block_hits++;
+		if (k < 0) {
+			f->pc_valid = 0;
+			return;
+		}
+		b = &f->blocks[k];
+		if (b->nacc_hit) {
+			if (b->ninsn) /* what ran before the image ends */
+				emit_range(f, off, b->start, b->end, b->ninsn, 1, 0, 0, b->size);
+			f->cur = -1;
+			nacc(f, b->nacc, off);
+			return;
+		}
+		if (b->cls != TRAWL_ETE_INSN_OTHER)
+			break;
+		/* very long straight run: report it and keep walking */
+		emit_range(f, off, b->start, b->end, b->ninsn, 0, 0, 0, b->size);
+		f->pc = b->end;
+		k = b->succ[0];
+	}
+	emit_range(f, off, b->start, b->end, b->ninsn, taken, b->cls, b->iflags, b->size);
+	b = &f->blocks[k]; /* the callback cannot move blocks, but be explicit */
+	if (!taken) {
+		f->pc = b->end;
+		f->cur = b->succ[0];
+		if (f->cur < 0) {
+			int32_t n = get_block(f, f->pc, f->isa);
+			f->blocks[k].succ[0] = n;
+			f->cur = n;
+		}
+		return;
+	}
+	uint8_t cls = b->cls, fl = b->iflags;
+	if ((fl & TRAWL_ETE_INSN_LINK) && f->cfg.return_stack)
+		rs_push(f, b->end);
+	if (cls == TRAWL_ETE_INSN_BR) {
+		f->pc = b->target;
+		if (fl & TRAWL_ETE_INSN_XISA)
+			f->isa = f->isa == TRAWL_ISET_T32 ? TRAWL_ISET_A32 : TRAWL_ISET_T32;
+		f->cur = b->succ[1];
+		if (f->cur < 0) {
+			int32_t n = get_block(f, f->pc, f->isa);
+			f->blocks[k].succ[1] = n;
+			f->cur = n;
+		}
+	} else if (cls == TRAWL_ETE_INSN_IBR) {
+		f->pc_valid = 0;
+		f->cur = -1;
+		f->rs_pending = 1;
+		if (fl & TRAWL_ETE_INSN_ERET)
+			emit_simple(f, TRAWL_ETE_EL_EXC_RET, off, 0, 0);
+	} else {
+		f->pc = b->end;
+		f->cur = b->succ[0];
+	}
+}
+
+/* Walk straight from pc to `stop` (exclusive) for an exception: the
+ * instructions up to the preferred return address ran, and any P0
+ * instruction among them was not taken (else an atom would say so).
+ * Returns instructions walked, 0 if stop is not ahead. */
+static uint32_t walk_to(struct trawl_ete_flow *f, uint64_t stop, uint64_t *last_end,
+			uint8_t *cls, uint8_t *fl, uint8_t *size, int *nacc_hit)
+{
+	uint64_t a = f->pc;
+	uint32_t n = 0;
+	*nacc_hit = 0;
+	*last_end = a;
+	if (stop < a || stop - a > WALK_MAX * 4ull)
+		return 0;
+	while (a < stop && n < WALK_MAX) {
+		uint32_t enc;
+		struct trawl_ete_insn_info ii;
+		if (!fetch(f, a, f->isa, &enc)) {
+			*nacc_hit = 1;
+			break;
+		}
+		trawl_ete_insn_classify(enc, f->isa, a, f->cfg.is_ete, &ii);
+		a += ii.size;
+		n++;
+		*cls = ii.cls;
+		*fl = ii.flags;
+		*size = ii.size;
+	}
+	*last_end = a;
+	return (a == stop || *nacc_hit) ? n : 0;
+}
+
+static void do_exception(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	resolve_rs(f);
+	uint64_t ret = p->addr;
+	/* the context with the return address is the interrupted code's */
+	if (p->flags & TRAWL_ETE_PF_HAS_CTX)
+		set_ctx(f, &p->ctx, p->offset);
+	if (p->type == TRAWL_ETE_PKT_TRANS_FAIL) {
+		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 2);
+	} else {
+		if ((f->pc_valid || f->pc_at_hole) && (p->flags & TRAWL_ETE_PF_HAS_ADDR) &&
+		    f->pc != ret) {
+			uint64_t end;
+			uint8_t cls = 0, fl = 0, size = 4;
+			int hole;
+			uint32_t n = walk_to(f, ret, &end, &cls, &fl, &size, &hole);
+			if (n)
+				emit_range(f, p->offset, f->pc, end, n, 1, cls, fl, size);
+			if (hole)
+				nacc(f, end, p->offset);
+		}
+		struct trawl_ete_elem e;
+		memset(&e, 0, sizeof e);
+		e.type = TRAWL_ETE_EL_EXCEPTION;
+		e.offset = p->offset;
+		e.value = ret;
+		e.count = p->count;
+		e.start = (p->flags & TRAWL_ETE_PF_HAS_ADDR) ? 1 : 0;
+		emit(f, &e);
+		f->stats.exceptions++;
+	}
+	f->pc_valid = 0;
+	f->pc_at_hole = 0;
+}
+
+/* Q: count instructions ran, path unknown. When walking count
+ * instructions straight reaches the Q address, or ends on a branch, the
+ * path is known after all; otherwise only the count is reported. */
+static void do_q(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	resolve_rs(f);
+	if (!f->pc_valid && (p->flags & TRAWL_ETE_PF_HAS_COUNT)) {
+		struct trawl_ete_elem e;
+		memset(&e, 0, sizeof e);
+		e.type = TRAWL_ETE_EL_RANGE_NOPATH;
+		e.offset = p->offset;
+		e.count = p->count;
+		e.end = (p->flags & TRAWL_ETE_PF_HAS_ADDR) ? p->addr : 0;
+		emit(f, &e); /* start unknown (0) */
+	} else if (p->flags & TRAWL_ETE_PF_HAS_COUNT) {
+		uint64_t a = f->pc;
+		uint32_t n = 0;
+		int is_branch = 0;
+		uint8_t cls = 0, fl = 0, size = 4;
+		while (n < p->count) {
+			uint32_t enc;
+			struct trawl_ete_insn_info ii;
+			if (!fetch(f, a, f->isa, &enc))
+				break;
+			trawl_ete_insn_classify(enc, f->isa, a, f->cfg.is_ete, &ii);
+			a += ii.size;
+			n++;
+			cls = ii.cls;
+			fl = ii.flags;
+			size = ii.size;
+			is_branch = ii.cls == TRAWL_ETE_INSN_BR || ii.cls == TRAWL_ETE_INSN_IBR;
+			if (is_branch)
+				break;
+		}
+		struct trawl_ete_elem e;
+		memset(&e, 0, sizeof e);
+		e.offset = p->offset;
+		e.start = f->pc;
+		e.count = p->count;
+		int has_addr = (p->flags & TRAWL_ETE_PF_HAS_ADDR) != 0;
+		if (p->count && n == p->count && ((has_addr && a == p->addr) || is_branch)) {
+			e.type = TRAWL_ETE_EL_RANGE;
+			e.end = a;
+			e.taken = 1;
+			e.last_cls = cls;
+			e.last_flags = fl;
+			e.last_size = size;
+			f->stats.ranges++;
+			f->stats.instructions += n;
+		} else {
+			e.type = TRAWL_ETE_EL_RANGE_NOPATH;
+			e.end = has_addr ? p->addr : 0;
+		}
+		emit(f, &e);
+	}
+	if (p->flags & TRAWL_ETE_PF_HAS_ADDR)
+		set_addr(f, p->addr, p->is);
+	else
+		f->pc_valid = 0;
+}
+
+/* Source address (ETE): the instruction at addr is a taken P0
+ * instruction, reached from pc in a straight line (P0 instructions on the
+ * way were not taken). */
+static void do_src(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	resolve_rs(f);
+	uint64_t src = p->addr;
+	if (!f->pc_valid || src < f->pc || src - f->pc > 4ull * BLOCK_MAX_INSNS * 16) {
+		f->pc = src;
+		f->pc_valid = 1;
+	}
+	uint64_t a = f->pc;
+	uint32_t n = 0, enc = 0;
+	struct trawl_ete_insn_info ii;
+	memset(&ii, 0, sizeof ii);
+	for (;;) {
+		if (!fetch(f, a, f->isa, &enc)) {
+			nacc(f, a, p->offset);
+			return;
+		}
+		trawl_ete_insn_classify(enc, f->isa, a, f->cfg.is_ete, &ii);
+		n++;
+		if (a >= src)
+			break;
+		a += ii.size;
+	}
+	emit_range(f, p->offset, f->pc, a + ii.size, n, 1, ii.cls, ii.flags, ii.size);
+	if ((ii.flags & TRAWL_ETE_INSN_LINK) && f->cfg.return_stack)
+		rs_push(f, a + ii.size);
+	if (ii.cls == TRAWL_ETE_INSN_BR) {
+		f->pc = ii.target;
+	} else {
+		f->pc_valid = 0;
+		f->rs_pending = ii.cls == TRAWL_ETE_INSN_IBR;
+		if (ii.flags & TRAWL_ETE_INSN_ERET)
+			emit_simple(f, TRAWL_ETE_EL_EXC_RET, p->offset, 0, 0);
+	}
+}
+
+/* ---- speculation queue */
+
+static int q_push(struct trawl_ete_flow *f, const struct trawl_ete_packet *p, uint32_t p0)
+{
+	if (f->qlen == f->qcap) {
+		size_t nc = f->qcap * 2;
+		struct qent *nq = malloc(nc * sizeof *nq);
+		if (!nq) {
+			f->nomem = 1;
+			return 0;
+		}
+		for (size_t i = 0; i < f->qlen; i++)
+			nq[i] = f->q[(f->qhead + i) % f->qcap];
+		free(f->q);
+		f->q = nq;
+		f->qcap = nc;
+		f->qhead = 0;
+	}
+	struct qent *e = &f->q[(f->qhead + f->qlen) % f->qcap];
+	e->pkt = *p;
+	e->p0 = p0;
+	e->first = 0;
+	f->qlen++;
+	f->uncommitted += p0;
+	return 1;
+}
+
+static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p);
+
+/* Process held entries in order until n P0 elements have been released
+ * (all of them when n is UINT64_MAX). */
+static void commit(struct trawl_ete_flow *f, uint64_t n)
+{
+	while (f->qlen) {
+		struct qent *e = &f->q[f->qhead];
+		if (e->p0 == 0) {
+			if (n == 0)
+				break;
+			process(f, &e->pkt);
+		} else {
+			if (n == 0)
+				break;
+			if (e->pkt.natoms && e->pkt.type != TRAWL_ETE_PKT_EXCEPT &&
+			    e->pkt.type != TRAWL_ETE_PKT_Q) {
+				while (e->p0 && n) {
+					int taken = (e->pkt.atoms >> e->first) & 1;
+					e->first++;
+					e->p0--;
+					n--;
+					f->uncommitted--;
+					do_atom(f, taken, e->pkt.offset);
+				}
+				if (e->p0)
+					break;
+			} else {
+				e->p0 = 0;
+				n--;
+				f->uncommitted--;
+				process(f, &e->pkt);
+			}
+		}
+		f->qhead = (f->qhead + 1) % f->qcap;
+		f->qlen--;
+	}
+}
+
+/* Drop the newest n P0 elements. */
+static void cancel(struct trawl_ete_flow *f, uint32_t n)
+{
+	while (n && f->qlen) {
+		struct qent *e = &f->q[(f->qhead + f->qlen - 1) % f->qcap];
+		if (e->p0 == 0) {
+			f->qlen--;
+			continue;
+		}
+		uint32_t k = e->p0 < n ? e->p0 : n;
+		e->p0 -= k;
+		n -= k;
+		f->uncommitted -= k;
+		if (e->pkt.natoms && e->pkt.natoms >= k)
+			e->pkt.natoms = (uint8_t)(e->pkt.natoms - k);
+		if (e->p0 == 0)
+			f->qlen--;
+	}
+}
+
+static void mispredict(struct trawl_ete_flow *f)
+{
+	for (size_t i = f->qlen; i-- > 0;) {
+		struct qent *e = &f->q[(f->qhead + i) % f->qcap];
+		if (e->p0 && e->pkt.natoms && e->pkt.type >= TRAWL_ETE_PKT_ATOM_F1) {
+			e->pkt.atoms ^= 1u << (e->pkt.natoms - 1);
+			return;
+		}
+	}
+}
+
+/* Handle one released packet (P0 or not). */
+static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	switch (p->type) {
+	case TRAWL_ETE_PKT_ATOM_F1: case TRAWL_ETE_PKT_ATOM_F2: case TRAWL_ETE_PKT_ATOM_F3:
+	case TRAWL_ETE_PKT_ATOM_F4: case TRAWL_ETE_PKT_ATOM_F5: case TRAWL_ETE_PKT_ATOM_F6:
+	case TRAWL_ETE_PKT_MISPREDICT: case TRAWL_ETE_PKT_CANCEL_F2: case TRAWL_ETE_PKT_CANCEL_F3:
+		for (unsigned i = 0; i < p->natoms; i++)
+			do_atom(f, (p->atoms >> i) & 1, p->offset);
+		break;
+	case TRAWL_ETE_PKT_EXCEPT: case TRAWL_ETE_PKT_PE_RESET: case TRAWL_ETE_PKT_TRANS_FAIL:
+		do_exception(f, p);
+		break;
+	case TRAWL_ETE_PKT_Q:
+		do_q(f, p);
+		break;
+	case TRAWL_ETE_PKT_SRC_ADDR_MATCH: case TRAWL_ETE_PKT_SRC_ADDR_S_IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_S_IS1: case TRAWL_ETE_PKT_SRC_ADDR_L_32IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_L_32IS1: case TRAWL_ETE_PKT_SRC_ADDR_L_64IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_L_64IS1:
+		do_src(f, p);
+		break;
+	case TRAWL_ETE_PKT_CTXT:
+		if (p->flags & TRAWL_ETE_PF_HAS_CTX)
+			set_ctx(f, &p->ctx, p->offset);
+		break;
+	case TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0: case TRAWL_ETE_PKT_ADDR_CTXT_L_32IS1:
+	case TRAWL_ETE_PKT_ADDR_CTXT_L_64IS0: case TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1:
+		set_ctx(f, &p->ctx, p->offset);
+		set_addr(f, p->addr, p->is);
+		break;
+	case TRAWL_ETE_PKT_ADDR_MATCH: case TRAWL_ETE_PKT_ADDR_S_IS0: case TRAWL_ETE_PKT_ADDR_S_IS1:
+	case TRAWL_ETE_PKT_ADDR_L_32IS0: case TRAWL_ETE_PKT_ADDR_L_32IS1:
+	case TRAWL_ETE_PKT_ADDR_L_64IS0: case TRAWL_ETE_PKT_ADDR_L_64IS1:
+		set_addr(f, p->addr, p->is);
+		break;
+	case TRAWL_ETE_PKT_TRACE_ON:
+		emit_simple(f, TRAWL_ETE_EL_TRACE_ON, p->offset, 0, 0);
+		f->pc_valid = 0;
+		break;
+	case TRAWL_ETE_PKT_TIMESTAMP:
+		emit_simple(f, TRAWL_ETE_EL_TIMESTAMP, p->offset, p->value, 0);
+		if (p->flags & TRAWL_ETE_PF_HAS_CC)
+			emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset, 0, p->cc);
+		break;
+	case TRAWL_ETE_PKT_CCNT_F1: case TRAWL_ETE_PKT_CCNT_F2: case TRAWL_ETE_PKT_CCNT_F3:
+		if (p->flags & TRAWL_ETE_PF_HAS_CC)
+			emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset, 0, p->cc);
+		break;
+	case TRAWL_ETE_PKT_EVENT:
+		emit_simple(f, TRAWL_ETE_EL_EVENT, p->offset, 0, p->count);
+		break;
+	case TRAWL_ETE_PKT_TS_MARKER:
+		emit_simple(f, TRAWL_ETE_EL_SYNC_MARKER, p->offset, 0, 0);
+		break;
+	case TRAWL_ETE_PKT_ITE:
+		emit_simple(f, TRAWL_ETE_EL_INSTRUMENTATION, p->offset, p->value, p->ite_el);
+		break;
+	case TRAWL_ETE_PKT_TRANS_ST:
+		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 0);
+		break;
+	case TRAWL_ETE_PKT_TRANS_COMMIT:
+		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 1);
+		break;
+	case TRAWL_ETE_PKT_EXCEPT_RTN:
+		emit_simple(f, TRAWL_ETE_EL_EXC_RET, p->offset, 0, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static int is_p0(const struct trawl_ete_packet *p)
+{
+	switch (p->type) {
+	case TRAWL_ETE_PKT_ATOM_F1: case TRAWL_ETE_PKT_ATOM_F2: case TRAWL_ETE_PKT_ATOM_F3:
+	case TRAWL_ETE_PKT_ATOM_F4: case TRAWL_ETE_PKT_ATOM_F5: case TRAWL_ETE_PKT_ATOM_F6:
+		return p->natoms;
+	case TRAWL_ETE_PKT_EXCEPT: case TRAWL_ETE_PKT_PE_RESET: case TRAWL_ETE_PKT_TRANS_FAIL:
+	case TRAWL_ETE_PKT_Q: case TRAWL_ETE_PKT_SRC_ADDR_MATCH: case TRAWL_ETE_PKT_SRC_ADDR_S_IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_S_IS1: case TRAWL_ETE_PKT_SRC_ADDR_L_32IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_L_32IS1: case TRAWL_ETE_PKT_SRC_ADDR_L_64IS0:
+	case TRAWL_ETE_PKT_SRC_ADDR_L_64IS1:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* End of a stretch of trace: report the non-speculative packets still
+ * queued ahead of the first held P0 element; the speculative rest was
+ * never committed, so it is dropped. */
+static void settle_eot(struct trawl_ete_flow *f)
+{
+	while (f->qlen && f->q[f->qhead].p0 == 0) {
+		process(f, &f->q[f->qhead].pkt);
+		f->qhead = (f->qhead + 1) % f->qcap;
+		f->qlen--;
+	}
+	f->qlen = 0;
+	f->qhead = 0;
+	f->uncommitted = 0;
+}
+
+static void reset_flow(struct trawl_ete_flow *f)
+{
+	f->qlen = 0;
+	f->qhead = 0;
+	f->uncommitted = 0;
+	f->pc_valid = 0;
+	f->pc_at_hole = 0;
+	f->exc_pending = 0;
+	f->rs_n = 0;
+	f->rs_pending = 0;
+}
+
+static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	/* an exception takes the address packet that follows it */
+	if (f->exc_pending && (p->flags & TRAWL_ETE_PF_HAS_ADDR) &&
+	    p->type != TRAWL_ETE_PKT_Q && p->type < TRAWL_ETE_PKT_SRC_ADDR_MATCH) {
+		struct trawl_ete_packet e = f->exc;
+		e.addr = p->addr;
+		e.is = p->is;
+		e.flags |= TRAWL_ETE_PF_HAS_ADDR | (p->flags & TRAWL_ETE_PF_HAS_CTX);
+		e.ctx = p->ctx;
+		f->exc_pending = 0;
+		if (f->qlen)
+			q_push(f, &e, 1);
+		else {
+			q_push(f, &e, 1);
+		}
+		/* the address is also where execution resumes */
+		struct trawl_ete_packet a = *p;
+		a.flags &= (uint8_t)~TRAWL_ETE_PF_HAS_CTX;
+		if (p->type >= TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0 && p->type <= TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1)
+			a.type = TRAWL_ETE_PKT_ADDR_L_64IS0 + (p->is ? 1 : 0);
+		(void)a;
+		goto settle;
+	}
+	/* without a Trace Info since the start or the last bad packet the
+	 * state (addresses, speculation) is unknown: wait for one */
+	if (!f->synced && p->type != TRAWL_ETE_PKT_TRACE_INFO && p->type != TRAWL_ETE_PKT_BAD &&
+	    p->type != TRAWL_ETE_PKT_INCOMPLETE)
+		return;
+	switch (p->type) {
+	case TRAWL_ETE_PKT_NOTSYNC:
+		return;
+	case TRAWL_ETE_PKT_BAD: case TRAWL_ETE_PKT_INCOMPLETE:
+		settle_eot(f);
+		emit_simple(f, TRAWL_ETE_EL_BAD, p->offset, p->header, p->count);
+		reset_flow(f);
+		f->synced = 0;
+		return;
+	case TRAWL_ETE_PKT_ASYNC: case TRAWL_ETE_PKT_IGNORE:
+		return;
+	case TRAWL_ETE_PKT_TRACE_INFO:
+		/* a new sync point: what is still speculative is not reported */
+		settle_eot(f);
+		reset_flow(f);
+		f->synced = 1;
+		return;
+	case TRAWL_ETE_PKT_OVERFLOW: case TRAWL_ETE_PKT_DISCARD:
+		settle_eot(f);
+		emit_simple(f, p->type == TRAWL_ETE_PKT_OVERFLOW ? TRAWL_ETE_EL_OVERFLOW
+								  : TRAWL_ETE_EL_DISCARD,
+			    p->offset, 0, 0);
+		reset_flow(f);
+		return;
+	case TRAWL_ETE_PKT_EXCEPT: case TRAWL_ETE_PKT_PE_RESET:
+		f->exc_pending = 1;
+		f->exc = *p;
+		return;
+	case TRAWL_ETE_PKT_TRANS_FAIL:
+		q_push(f, p, 1);
+		goto settle;
+	case TRAWL_ETE_PKT_COMMIT:
+		commit(f, p->count);
+		return;
+	case TRAWL_ETE_PKT_CANCEL_F1:
+		cancel(f, p->count);
+		return;
+	case TRAWL_ETE_PKT_CANCEL_F1_MISPRED:
+		cancel(f, p->count);
+		mispredict(f);
+		return;
+	case TRAWL_ETE_PKT_MISPREDICT:
+		mispredict(f);
+		if (p->natoms)
+			q_push(f, p, p->natoms);
+		goto settle;
+	case TRAWL_ETE_PKT_CANCEL_F2: case TRAWL_ETE_PKT_CANCEL_F3:
+		cancel(f, p->count);
+		if (p->natoms)
+			q_push(f, p, p->natoms);
+		goto settle;
+	case TRAWL_ETE_PKT_CCNT_F1: case TRAWL_ETE_PKT_CCNT_F2: case TRAWL_ETE_PKT_CCNT_F3:
+		if (p->flags & TRAWL_ETE_PF_HAS_COMMIT)
+			commit(f, p->commit);
+		break;
+	default:
+		break;
+	}
+	{
+		int n = is_p0(p);
+		/* nothing held and nothing to hold: handle it now (the usual case
+		 * without speculation, TRCIDR8.MAXSPEC = 0) */
+		if (f->qlen == 0 && (n == 0 || f->cfg.max_spec == 0))
+			process(f, p);
+		else
+			q_push(f, p, (uint32_t)n);
+	}
+settle:
+	if (f->uncommitted > f->cfg.max_spec)
+		commit(f, f->uncommitted - f->cfg.max_spec);
+}
+
+void trawl_ete_flow_packets(void *flow, const struct trawl_ete_packet *pkts, size_t n)
+{
+	struct trawl_ete_flow *f = flow;
+	for (size_t i = 0; i < n; i++)
+		on_packet(f, &pkts[i]);
+}
+
+void trawl_ete_flow_finish(struct trawl_ete_flow *f)
+{
+	settle_eot(f);
+	emit_simple(f, TRAWL_ETE_EL_END, 0, 0, 0);
+	reset_flow(f);
+}

@@ -1,0 +1,225 @@
+/* Trace buffers: CoreSight formatted frames and wrapped TRBE buffers.
+ *
+ * CoreSight formatter frame (16 bytes, ETF/ETR/TPIU):
+ *
+ *   byte   meaning
+ *   0,2..14  bit0 = 1: new trace ID in bits 7:1
+ *            bit0 = 0: data byte, its bit 0 is bit i of byte 15
+ *   1,3..13  data byte for the current ID; after an ID change in the byte
+ *            before it, belongs to the OLD ID when flag bit i is 1
+ *   15       flag bits: bit i goes with byte 2i
+ *
+ * ID 0 is padding, 0x7F is reserved (never data). TPIU/DSTREAM captures
+ * insert FSYNC (FF FF FF 7F) between frames and HSYNC (FF 7F) at even
+ * positions; both are removed before frames are decoded. DSTREAM capture
+ * files also end every 512-byte block with 8 bytes of capture metadata.
+ *
+ * TRBE buffers in wrap mode hold [write, limit) (older) then [base, write).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trawl/ete.h"
+
+struct trawl_ete_deformatter {
+	int tpiu;
+	int aligned;           /* tpiu: frame alignment found (first FSYNC) */
+	trawl_ete_id_bytes_fn fn;
+	void *fn_ctx;
+	uint8_t frame[16];
+	size_t nframe;
+	uint64_t frame_off;    /* input offset of frame[0] */
+	uint8_t pend[4];       /* tpiu: bytes held to recognise sync sequences */
+	size_t npend;
+	uint64_t pend_off;
+	uint64_t offset;       /* offset of the next input byte */
+	uint8_t cur_id;
+	uint64_t frames, dropped, syncs;
+};
+
+enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **out, int tpiu,
+					       trawl_ete_id_bytes_fn fn, void *fn_ctx,
+					       struct trawl_error *err)
+{
+	struct trawl_ete_deformatter *d = calloc(1, sizeof *d);
+	*out = NULL;
+	if (!d)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	d->tpiu = tpiu;
+	d->aligned = !tpiu;
+	d->fn = fn;
+	d->fn_ctx = fn_ctx;
+	*out = d;
+	return TRAWL_OK;
+}
+
+void trawl_ete_deformatter_destroy(struct trawl_ete_deformatter *d)
+{
+	free(d);
+}
+
+void trawl_ete_deformatter_counts(const struct trawl_ete_deformatter *d, uint64_t *frames,
+				  uint64_t *dropped, uint64_t *syncs)
+{
+	if (frames)
+		*frames = d->frames;
+	if (dropped)
+		*dropped = d->dropped;
+	if (syncs)
+		*syncs = d->syncs;
+}
+
+/* Offsets follow OpenCSD's convention so listings can be compared: bytes
+ * of a run of one ID are numbered from the run's start (the frame start, or
+ * the byte that switched to that ID). */
+static inline void emit(struct trawl_ete_deformatter *d, uint8_t id, uint8_t byte, uint64_t base,
+			uint32_t *cnt)
+{
+	if (id == 0 || id >= 0x70)
+		return;
+	d->fn(d->fn_ctx, id, &byte, 1, base + (*cnt)++);
+}
+
+static void do_frame(struct trawl_ete_deformatter *d)
+{
+	const uint8_t *f = d->frame;
+	uint8_t flags = f[15];
+	uint64_t base = d->frame_off;
+	uint32_t cnt = 0;
+	d->frames++;
+	for (int i = 0; i < 8; i++) {
+		uint8_t b = f[2 * i];
+		int flag = (flags >> i) & 1;
+		if (b & 1) {
+			uint8_t id = b >> 1;
+			if (i < 7 && flag)
+				emit(d, d->cur_id, f[2 * i + 1], base, &cnt);
+			if (id != d->cur_id) {
+				d->cur_id = id;
+				base = d->frame_off + 2 * (uint64_t)i;
+				cnt = 0;
+			}
+			if (i < 7 && !flag)
+				emit(d, d->cur_id, f[2 * i + 1], base, &cnt);
+		} else {
+			emit(d, d->cur_id, (uint8_t)(b | flag), base, &cnt);
+			if (i < 7)
+				emit(d, d->cur_id, f[2 * i + 1], base, &cnt);
+		}
+	}
+	d->nframe = 0;
+}
+
+/* Add one byte pair (or single byte) to the frame being built. */
+static inline void frame_byte(struct trawl_ete_deformatter *d, uint8_t c, uint64_t off)
+{
+	if (d->nframe == 0)
+		d->frame_off = off;
+	d->frame[d->nframe++] = c;
+	if (d->nframe == 16)
+		do_frame(d);
+}
+
+void trawl_ete_deformatter_feed(struct trawl_ete_deformatter *d, const uint8_t *data, size_t len)
+{
+	if (!d->tpiu) {
+		for (size_t i = 0; i < len; i++)
+			frame_byte(d, data[i], d->offset + i);
+		d->offset += len;
+		return;
+	}
+	/* TPIU: work in halfwords, watching for FSYNC at frame starts and
+	 * HSYNC anywhere; until the first FSYNC the alignment is unknown. */
+	for (size_t i = 0; i < len; i++) {
+		if (d->tpiu == 2 && ((d->offset + i) & 511) >= 504)
+			continue; /* DSTREAM block trailer */
+		d->pend[d->npend++] = data[i];
+		if (d->npend == 1)
+			d->pend_off = d->offset + i;
+		if (!d->aligned) {
+			/* slide a 4-byte window until FSYNC */
+			if (d->npend < 4)
+				continue;
+			if (d->pend[0] == 0xff && d->pend[1] == 0xff && d->pend[2] == 0xff &&
+			    d->pend[3] == 0x7f) {
+				d->aligned = 1;
+				d->syncs++;
+				d->npend = 0;
+			} else {
+				d->dropped++;
+				memmove(d->pend, d->pend + 1, 3);
+				d->npend = 3;
+				d->pend_off++;
+			}
+			continue;
+		}
+		for (;;) {
+			if (d->nframe == 0) {
+				if (d->npend < 4)
+					break;
+				if (d->pend[0] == 0xff && d->pend[1] == 0xff && d->pend[2] == 0xff &&
+				    d->pend[3] == 0x7f) {
+					d->syncs++;
+					d->npend = 0;
+					break;
+				}
+			}
+			if (d->npend < 2)
+				break;
+			uint8_t a = d->pend[0], b = d->pend[1];
+			uint64_t off = d->pend_off;
+			memmove(d->pend, d->pend + 2, d->npend - 2);
+			d->npend -= 2;
+			d->pend_off += 2;
+			if (a == 0xff && b == 0x7f) {
+				d->syncs++;
+				continue;
+			}
+			frame_byte(d, a, off);
+			frame_byte(d, b, off);
+		}
+	}
+	d->offset += len;
+}
+
+void trawl_ete_deformatter_finish(struct trawl_ete_deformatter *d)
+{
+	d->dropped += d->nframe + d->npend;
+	d->nframe = 0;
+	d->npend = 0;
+}
+
+enum trawl_status trawl_ete_trbe_unwrap(const uint8_t *buf, size_t buf_len, uint64_t base,
+					uint64_t limit, uint64_t write, int wrapped,
+					const uint8_t **first, size_t *first_len,
+					const uint8_t **second, size_t *second_len,
+					struct trawl_error *err)
+{
+	*first = *second = NULL;
+	*first_len = *second_len = 0;
+	if (limit <= base)
+		return trawl_error_set(err, TRAWL_ERR_USAGE,
+				       "TRBE limit 0x%llx is not above base 0x%llx",
+				       (unsigned long long)limit, (unsigned long long)base);
+	if (write < base || write > limit)
+		return trawl_error_set(err, TRAWL_ERR_USAGE,
+				       "TRBE write pointer 0x%llx outside [0x%llx, 0x%llx]",
+				       (unsigned long long)write, (unsigned long long)base,
+				       (unsigned long long)limit);
+	uint64_t size = limit - base;
+	if (size != buf_len)
+		return trawl_error_set(err, TRAWL_ERR_USAGE,
+				       "TRBE buffer is %zu bytes but limit - base = %llu", buf_len,
+				       (unsigned long long)size);
+	size_t w = (size_t)(write - base);
+	if (!wrapped) {
+		*first = buf;
+		*first_len = w;
+		return TRAWL_OK;
+	}
+	*first = buf + w;
+	*first_len = buf_len - w;
+	*second = buf;
+	*second_len = w;
+	return TRAWL_OK;
+}

@@ -1,0 +1,186 @@
+/* The fast path of the Tarmac parser.
+ *
+ * Fast Models lines ("123 clk IT (45) 00008000 940011de O EL3h_s : ...",
+ * "123 clk R X8 0000000000010000", "123 clk MR8 a:pa 00000000_0000ca68") are
+ * nearly all of a big trace. This recognises exactly those shapes in one
+ * straight pass; anything unexpected returns 0 before touching any state
+ * and the general grammar (parse.c) takes the line. Both must produce the
+ * same events: tests/unit/test-tarmac.c and the conformance test run both.
+ */
+#include "tarmac/tarmac-int.h"
+#include "tarmac/lex.h"
+
+#include <string.h>
+
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* the usual tokens are exactly 8 or 16 digits: check those whole */
+	if (e - p >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		if (tl_swar_hexmask(w) == TL_HIGH) {
+			if (p + 8 == e || trawl_tl_nibble[(unsigned char)p[8]] > 15) {
+				*n = 8;
+				*v = tl_swar_hex8(w);
+				return p + 8;
+			}
+			if (e - p >= 16) {
+				uint64_t w2;
+				memcpy(&w2, p + 8, 8);
+				if (tl_swar_hexmask(w2) == TL_HIGH &&
+				    (p + 16 == e || trawl_tl_nibble[(unsigned char)p[16]] > 15)) {
+					*n = 16;
+					*v = (uint64_t)tl_swar_hex8(w) << 32 | tl_swar_hex8(w2);
+					return p + 16;
+				}
+			}
+		}
+	}
+#endif
+	*n = tl_hexrun(p, e, v);
+	return p + *n;
+}
+
+int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln)
+{
+	uint64_t time;
+	size_t nd = tl_decrun(p, e, &time);
+	p += nd;
+	size_t ul = t->fast_unit_len;
+	if (!nd || nd > 19 || !ul || e - p < (ptrdiff_t)ul + 8 || *p != ' ' ||
+	    p[1] != t->fast_unit[0] || p[2] != t->fast_unit[1] ||
+	    (ul == 3 && p[3] != t->fast_unit[2]) || p[1 + ul] != ' ')
+		return 0;
+	p += ul + 2;
+	ln->time = time;
+	ln->unit = t->fast_unit_id;
+	ln->has_time = 1;
+	ln->cpu = 0;
+	uint64_t v, w;
+	size_t n, m;
+
+	if (p[0] == 'I' && (p[1] == 'T' || p[1] == 'S') && p[2] == ' ' && p[3] == '(') {
+		struct tarmac_insn in;
+		const char *q = fast_hex(p + 4, e, &n, &v);
+		if (!n || q + 2 > e || q[0] != ')' || q[1] != ' ')
+			return 0;
+		q = fast_hex(q + 2, e, &n, &v);
+		if (!n || n > 16 || q >= e || *q != ' ')
+			return 0;
+		q = fast_hex(q + 1, e, &m, &w);
+		if ((m != 8 && m != 4) || q + 3 > e || *q != ' ' || q[2] != ' ')
+			return 0;
+		int is = q[1] == 'O' ? TRAWL_ISET_A64 : q[1] == 'A' ? TRAWL_ISET_A32 :
+			 q[1] == 'T' ? TRAWL_ISET_T32 : 0;
+		if (!is)
+			return 0;
+		const char *mode = q + 3, *me = mode;
+		while (me < e && tl_is(*me, TL_WORD))
+			me++;
+		q = me;
+		while (q < e && *q == ' ')
+			q++;
+		if (me == mode || q >= e || *q != ':')
+			return 0;
+		q++;
+		while (q < e && tl_is(*q, TL_SPACE))
+			q++;
+		if (e - q >= 6 && q[0] == 'C' && !memcmp(q, "CCFAIL", 6))
+			return 0;
+		memset(&in, 0, sizeof in);
+		in.pc = v;
+		in.enc = (uint32_t)w;
+		in.width = (uint8_t)(m / 2);
+		in.iset = (uint8_t)is;
+		in.flags = TRAWL_EVF_HAS_ENCODING | (p[1] == 'S' ? TRAWL_EVF_CCFAIL : 0);
+		in.mode.ptr = mode;
+		in.mode.len = (uint32_t)(me - mode);
+		in.el = tarmac_el_of_mode(mode, (size_t)(me - mode));
+		in.disasm.ptr = q;
+		in.disasm.len = (uint32_t)(e - q);
+		return tarmac_commit_insn(t, ln, &in) ? -1 : 1;
+	}
+
+	if (p[0] == 'R' && p[1] == ' ') {
+		const char *name = p + 2, *ne = name;
+		while (ne < e && tl_is(*ne, TL_WORD))
+			ne++;
+		if (ne == name || ne - name > 15 || ne >= e || *ne != ' ')
+			return 0;
+		const char *val = ne + 1;
+		struct tarmac_regcache rc;
+		if (tarmac_reg_lookup(t, name, (size_t)(ne - name), tarmac_reg_state(t, 0), &rc))
+			return -1;
+		size_t want = rc.flexible ? 0 : 2u * rc.size;
+		/* v holds at most 16 digits: longer values take the general path */
+		if (fast_hex(val, e, &n, &v) != e || (want ? n != want || want > 16 : (n != 8 && n != 16)))
+			return 0;
+		if (!want) {
+			/* cpsr, SP: the value's width is the write's */
+			if (rc.offset + n / 2 > tarmac_reg_width(rc.reg))
+				return 0;
+			want = n;
+		}
+		size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
+		if (!tarmac_reserve_regs(t, 1))
+			return -1;
+		uint32_t off = tarmac_pool_alloc(t, want / 2);
+		if (off == UINT32_MAX)
+			return -1;
+		store_le(t->pool + off, v, want / 2);
+		struct trawl_reg_write *wr = &t->regs[t->nregs++];
+		wr->reg = rc.reg;
+		wr->offset = rc.offset;
+		wr->size = (uint16_t)(want / 2);
+		wr->zext = rc.zext;
+		wr->pad_ = 0;
+		wr->value = off;
+		wr->known = TRAWL_ALL_KNOWN;
+		return tarmac_attach_effects(t, ln, r0, m0, p0) ? 1 : -1;
+	}
+
+	if (p[0] == 'M' && (p[1] == 'R' || p[1] == 'W') && (unsigned)(p[2] - '1') < 8 && p[3] == ' ') {
+		unsigned size = (unsigned)(p[2] - '0');
+		if (size != 1 && size != 2 && size != 4 && size != 8)
+			return 0;
+		uint64_t addr, pa = 0;
+		uint32_t flags = p[1] == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
+		const char *q = fast_hex(p + 4, e, &n, &addr);
+		if (!n || n > 16 || q >= e)
+			return 0;
+		if (*q == ':') {
+			q = fast_hex(q + 1, e, &n, &pa);
+			if (!n || n > 16 || q >= e)
+				return 0;
+			flags |= TRAWL_MEM_HAS_PADDR;
+		}
+		if (*q != ' ')
+			return 0;
+		q = fast_hex(q + 1, e, &n, &v);
+		if (size == 8 && n == 8 && q < e && *q == '_') {
+			q = fast_hex(q + 1, e, &m, &w);
+			if (m != 8)
+				return 0;
+			v = v << 32 | w;
+			n = 16;
+		}
+		if (q != e || n != 2 * size)
+			return 0;
+		uint8_t bytes[8];
+		if (t->opt.big_endian)
+			store_be(bytes, v, size);
+		else
+			store_le(bytes, v, size);
+		size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
+		if (tarmac_emit_mem(t, flags, addr, pa, bytes, NULL, size, 0))
+			return -1;
+		return tarmac_attach_effects(t, ln, r0, m0, p0) ? 1 : -1;
+	}
+	return 0;
+}
+

@@ -1,0 +1,112 @@
+/* trawl calltree: the indented call hierarchy of a trace. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calls-cli.h"
+
+static const char calltree_usage[] =
+	"usage: trawl calltree [--image ELF[@OFFSET]]... [--max-depth N] [--debug=calls] TRACE\n"
+	"\n"
+	"Prints the call hierarchy of TRACE, one activation per line, indented by\n"
+	"call depth:\n"
+	"\n"
+	"  NAME @ENTRY  lines FIRST-LAST  time START-END  insns INCL/SELF  [from CALLER line L]\n"
+	"\n"
+	"INCL counts the instructions of the activation and its callees, SELF its\n"
+	"own; time runs from its first instruction to the one control returned to.\n"
+	"Marks: [tail call], [exception], [unfinished] (still running at the end),\n"
+	"[unwound] (its stack frame was discarded without a return), [before trace]\n"
+	"(called before the trace began), [linkless] (call found from a link\n"
+	"register write before a branch rather than a BL). Multi-core traces get one\n"
+	"tree per CPU.\n"
+	"\n"
+	"Options:\n"
+	CALLS_OPTIONS_HELP
+	"  --max-depth N     show activations at most N calls deep\n"
+	TRACE_OPTIONS_HELP;
+
+struct tree_print {
+	struct calls_run *r;
+	uint64_t max_depth;
+	FILE *f;
+};
+
+static int print_node(void *ctx, uint32_t id, const struct trawl_call *n, unsigned depth)
+{
+	struct tree_print *p = ctx;
+	const struct trawl_calls *c = p->r->calls;
+	char name[256], from[256];
+	(void)id;
+	if (depth > p->max_depth)
+		return 0;
+	fprintf(p->f, "%*s%s @0x%" PRIx64 "  lines %" PRIu64 "-%" PRIu64 "  time %" PRIu64
+		      "-%" PRIu64 "%s  insns %" PRIu64 "/%" PRIu64,
+		(int)(2 * depth), "", trawl_calls_name(c, n, name, sizeof name), n->entry_pc,
+		n->first_line, n->last_line, n->first_time, n->end_time, calls_unit_suffix(c),
+		n->insns, n->self);
+	if (n->kind != TRAWL_FRAME_ROOT && n->call_pc && !(n->flags & TRAWL_FRAMEF_BEFORE))
+		fprintf(p->f, "  from %s line %" PRIu64,
+			trawl_calls_describe(c, n->call_pc, from, sizeof from), n->call_line);
+	if (n->kind == TRAWL_FRAME_TAIL)
+		fputs("  [tail call]", p->f);
+	if (n->kind == TRAWL_FRAME_EXCEPTION)
+		fputs("  [exception]", p->f);
+	if (n->flags & TRAWL_FRAMEF_UNFINISHED)
+		fputs("  [unfinished]", p->f);
+	if (n->flags & TRAWL_FRAMEF_UNWOUND)
+		fputs("  [unwound]", p->f);
+	if (n->flags & TRAWL_FRAMEF_BEFORE)
+		fputs("  [before trace]", p->f);
+	if (n->flags & TRAWL_FRAMEF_LINKLESS)
+		fputs("  [linkless]", p->f);
+	putc('\n', p->f);
+	return 0;
+}
+
+static int calltree_option(void *ctx, int argc, char **argv, int *i, int *rc)
+{
+	struct tree_print *p = ctx;
+	if (strcmp(argv[*i], "--max-depth") != 0 || *i + 1 >= argc)
+		return 0;
+	if (!cli_parse_u64(argv[++*i], &p->max_depth)) {
+		*rc = cli_usage("calltree", "bad --max-depth '%s'", argv[*i]);
+		return -1;
+	}
+	return 1;
+}
+
+int cmd_calltree(int argc, char **argv)
+{
+	struct calls_run r;
+	struct tree_print p = { .max_depth = UINT64_MAX, .f = stdout };
+	int rc;
+	if (cli_wants_help(argc, argv)) {
+		fputs(calltree_usage, stdout);
+		return EXIT_OK;
+	}
+	if ((rc = calls_run_init(&r, "calltree")))
+		return rc;
+	if ((rc = calls_run_args(&r, argc, argv, calltree_option, NULL, &p)))
+		goto out;
+	if ((rc = calls_run_read(&r)))
+		goto out;
+	p.r = &r;
+	unsigned used = 0;
+	for (unsigned cpu = 0; cpu < trawl_calls_cpus(r.calls); cpu++)
+		used += trawl_calls_first_root(r.calls, cpu) != TRAWL_CALL_NONE;
+	for (unsigned cpu = 0; cpu < trawl_calls_cpus(r.calls); cpu++) {
+		if (trawl_calls_first_root(r.calls, cpu) == TRAWL_CALL_NONE)
+			continue;
+		if (used > 1)
+			printf("cpu %u:\n", cpu);
+		trawl_calls_walk(r.calls, cpu, print_node, NULL, &p);
+	}
+	if (fflush(stdout) != 0) {
+		cli_error("calltree", "cannot write the output");
+		rc = EXIT_BAD_INPUT;
+	}
+out:
+	calls_run_release(&r);
+	return rc;
+}

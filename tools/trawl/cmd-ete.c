@@ -1,0 +1,834 @@
+/* trawl ete: list packets, decode instruction flow, count, or write Tarmac
+ * from ETE / ETMv4 trace (snapshot directories or raw buffers). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#ifdef TRAWL_HAVE_CAPSTONE
+#include <capstone/capstone.h>
+#endif
+
+#include "cli.h"
+#include "trawl/ete.h"
+
+static const char usage[] =
+	"usage: trawl ete packets|decode|stats|tarmac [options] SRC\n"
+	"\n"
+	"SRC is an Arm snapshot directory (snapshot.ini, trace.ini, device .ini\n"
+	"files, memory dumps) or a raw trace buffer file.\n"
+	"\n"
+	"  packets            one packet per line: offset, trace ID, type, fields\n"
+	"  decode             instruction ranges, exceptions, contexts, timestamps\n"
+	"  stats              packet and element counts\n"
+	"  tarmac -o FILE     instruction-only Tarmac (IT lines with disassembly)\n"
+	"\n"
+	"options:\n"
+	"  --buffer NAME      snapshot buffer to decode (default: the first)\n"
+	"  --id N             only this trace ID (formatted buffers)\n"
+	"  --config FILE      raw buffer: ini with [regs] TRCIDR0=... (or NAME=VALUE lines)\n"
+	"  --reg NAME=VALUE   raw buffer: set one register (TRCIDR0/1/2/8, TRCCONFIGR,\n"
+	"                     TRCDEVARCH, TRCTRACEIDR)\n"
+	"  --formatted        raw buffer holds CoreSight 16-byte frames\n"
+	"  --tpiu             ... with FSYNC/HSYNC (TPIU capture)\n"
+	"  --dstream          ... a DSTREAM capture file (TPIU + 512-byte blocks)\n"
+	"  --trbe-base A --trbe-limit A --trbe-write A\n"
+	"                     raw buffer is TRBE memory [base, limit) written up to the\n"
+	"                     write pointer; --trbe-wrapped (default when given) reads\n"
+	"                     [write, limit) then [base, write); --trbe-not-wrapped\n"
+	"                     reads [base, write)\n"
+	"  --trbe-file FILE   the same values from an ini: base=, limit=, write=, wrapped=\n"
+	"  --image ADDR=FILE  raw buffer: program image bytes at ADDR\n"
+	"  --elf FILE[@BIAS]  raw buffer: program image from an ELF file\n"
+	"  --chunk N          feed the decoder N bytes at a time (testing)\n"
+	"  -o FILE            output file (tarmac; default stdout for others)\n";
+
+#define MAX_IDS 128
+
+struct opts {
+	const char *verb, *src, *buffer, *config, *out, *trbe_file;
+	int id, formatted, tpiu, dstream, wrapped_set, wrapped;
+	int have_base, have_limit, have_write;
+	uint64_t base, limit, write;
+	size_t chunk;
+	struct { char name[32]; uint32_t value; } regs[16];
+	int nregs;
+	const char *images[32];
+	int nimages;
+	const char *elfs[32];
+	int nelfs;
+};
+
+struct stream;
+
+struct run {
+	struct opts *o;
+	FILE *out;
+	struct trawl_ete_image *img;
+	struct stream *streams[MAX_IDS];
+	struct trawl_ete_source *sources;
+	size_t nsources;
+	const struct trawl_ete_config *raw_cfg;
+	uint64_t elems[32];
+	uint64_t insns;
+	uint64_t bad;
+#ifdef TRAWL_HAVE_CAPSTONE
+	csh cs64, cs32, cst;
+	int cs_ok;
+#endif
+	uint64_t ts;
+	uint64_t seq;
+};
+
+struct stream {
+	struct run *run;
+	uint8_t id;
+	struct trawl_ete_config cfg;
+	struct trawl_ete_pkt_decoder *pd;
+	struct trawl_ete_flow *flow;
+	uint64_t *map;       /* formatted input: stream offset -> input offset */
+	size_t nmap, capmap;
+	uint64_t split;      /* unwrapped TRBE: stream offsets below this ... */
+	uint64_t first_off;  /* ... are file offsets from here; the rest from 0 */
+	int unwrapped;
+	int el, ns;
+	int exc_pending;     /* tarmac: exception waiting for its handler address */
+	uint64_t exc_ret;
+	uint32_t exc_type;
+};
+
+static const char *cmd = "ete";
+
+static uint64_t map_off(const struct stream *s, uint64_t off)
+{
+	if (s->unwrapped)
+		return off < s->split ? s->first_off + off : off - s->split;
+	if (!s->map)
+		return off;
+	return off < s->nmap ? s->map[off] : (s->nmap ? s->map[s->nmap - 1] : 0);
+}
+
+static void atoms_str(const struct trawl_ete_packet *p, char *buf)
+{
+	unsigned i;
+	for (i = 0; i < p->natoms && i < 31; i++)
+		buf[i] = ((p->atoms >> i) & 1) ? 'E' : 'N';
+	buf[i] = 0;
+}
+
+static void print_packet(struct stream *s, const struct trawl_ete_packet *p)
+{
+	FILE *f = s->run->out;
+	char a[40];
+	fprintf(f, "%" PRIu64 "\t%02x\t%s", map_off(s, p->offset), s->id, trawl_ete_pkt_name(p->type));
+	switch (p->type) {
+	case TRAWL_ETE_PKT_NOTSYNC:
+		fprintf(f, "\tbytes=%u", p->count);
+		break;
+	case TRAWL_ETE_PKT_BAD:
+		fprintf(f, "\theader=0x%02x reason=%u", p->header, p->count);
+		break;
+	case TRAWL_ETE_PKT_INCOMPLETE:
+		fprintf(f, "\theader=0x%02x bytes=%u", p->header, p->len);
+		break;
+	case TRAWL_ETE_PKT_TRACE_INFO:
+		fprintf(f, "\tinfo=0x%" PRIx64 " key=%u spec=%u cyct=%u", p->value, p->tinfo_key,
+			p->tinfo_spec, p->tinfo_cyct);
+		break;
+	case TRAWL_ETE_PKT_TIMESTAMP:
+		fprintf(f, "\tts=0x%" PRIx64, p->value);
+		if (p->flags & TRAWL_ETE_PF_HAS_CC)
+			fprintf(f, " cc=%u", p->cc);
+		break;
+	case TRAWL_ETE_PKT_EXCEPT: case TRAWL_ETE_PKT_PE_RESET: case TRAWL_ETE_PKT_TRANS_FAIL:
+		fprintf(f, "\ttype=0x%x (%s) interp=%u", p->count,
+			trawl_ete_exception_name(p->count, s->cfg.is_ete), p->exc_addr_interp);
+		break;
+	case TRAWL_ETE_PKT_ITE:
+		fprintf(f, "\tel=%u value=0x%" PRIx64, p->ite_el, p->value);
+		break;
+	case TRAWL_ETE_PKT_CCNT_F1: case TRAWL_ETE_PKT_CCNT_F2: case TRAWL_ETE_PKT_CCNT_F3:
+		if (p->flags & TRAWL_ETE_PF_HAS_COMMIT)
+			fprintf(f, "\tcommit=%u", p->commit);
+		if (p->flags & TRAWL_ETE_PF_HAS_CC)
+			fprintf(f, "\tcc=%u", p->cc);
+		else
+			fprintf(f, "\tcc=unknown");
+		break;
+	case TRAWL_ETE_PKT_COMMIT:
+		fprintf(f, "\tcommit=%u", p->count);
+		break;
+	case TRAWL_ETE_PKT_CANCEL_F1: case TRAWL_ETE_PKT_CANCEL_F1_MISPRED:
+	case TRAWL_ETE_PKT_CANCEL_F2: case TRAWL_ETE_PKT_CANCEL_F3: case TRAWL_ETE_PKT_MISPREDICT:
+		fprintf(f, "\tcancel=%u", p->count);
+		if (p->natoms) {
+			atoms_str(p, a);
+			fprintf(f, " atoms=%s", a);
+		}
+		break;
+	case TRAWL_ETE_PKT_EVENT:
+		fprintf(f, "\tevents=0x%x", p->count);
+		break;
+	case TRAWL_ETE_PKT_Q:
+		if (p->flags & TRAWL_ETE_PF_HAS_COUNT)
+			fprintf(f, "\tcount=%u", p->count);
+		break;
+	default:
+		break;
+	}
+	if (p->type >= TRAWL_ETE_PKT_ATOM_F1) {
+		atoms_str(p, a);
+		fprintf(f, "\t%s", a);
+	}
+	if (p->flags & TRAWL_ETE_PF_HAS_ADDR)
+		fprintf(f, "\taddr=0x%016" PRIx64 " is=%u", p->addr, p->is);
+	if (p->flags & TRAWL_ETE_PF_HAS_CTX) {
+		fprintf(f, "\tctx=EL%u %s %s", p->ctx.el, p->ctx.ns ? "NS" : "S",
+			p->ctx.sf ? "64" : "32");
+		if (p->ctx.has_vmid)
+			fprintf(f, " vmid=0x%x", p->ctx.vmid);
+		if (p->ctx.has_cid)
+			fprintf(f, " ctxid=0x%x", p->ctx.cid);
+	}
+	fputc('\n', f);
+}
+
+static void on_packets(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
+{
+	struct stream *s = ctx;
+	for (size_t i = 0; i < n; i++) {
+		if (pkts[i].type == TRAWL_ETE_PKT_BAD || pkts[i].type == TRAWL_ETE_PKT_INCOMPLETE) {
+			s->run->bad++;
+			cli_warn(cmd, "%s: offset %" PRIu64 ": %s packet (header 0x%02x); resyncing at the next A-Sync",
+				 s->run->o->src, map_off(s, pkts[i].offset),
+				 pkts[i].type == TRAWL_ETE_PKT_BAD ? "bad" : "truncated", pkts[i].header);
+		}
+	}
+	if (!strcmp(s->run->o->verb, "packets"))
+		for (size_t i = 0; i < n; i++)
+			print_packet(s, &pkts[i]);
+	if (s->flow)
+		trawl_ete_flow_packets(s->flow, pkts, n);
+}
+
+static const char *cls_name(const struct trawl_ete_elem *e)
+{
+	switch (e->last_cls) {
+	case TRAWL_ETE_INSN_BR: return e->last_flags & TRAWL_ETE_INSN_LINK ? "BR+link" : "BR";
+	case TRAWL_ETE_INSN_IBR:
+		return e->last_flags & TRAWL_ETE_INSN_ERET ? "iBR-eret"
+		       : e->last_flags & TRAWL_ETE_INSN_RET ? "iBR-ret"
+		       : e->last_flags & TRAWL_ETE_INSN_LINK ? "iBR+link" : "iBR";
+	case TRAWL_ETE_INSN_ISB: return "ISB";
+	case TRAWL_ETE_INSN_WFI: return "WFI";
+	case TRAWL_ETE_INSN_TSTART: return "TSTART";
+	default: return "---";
+	}
+}
+
+static const char *disasm(struct run *r, uint64_t pc, uint32_t enc, int isa, int size, char *buf,
+			  size_t bufsz)
+{
+#ifdef TRAWL_HAVE_CAPSTONE
+	if (r->cs_ok) {
+		uint8_t b[4];
+		if (isa == TRAWL_ISET_T32 && size == 4) {
+			b[0] = enc & 0xff; b[1] = (enc >> 8) & 0xff;
+			b[2] = (enc >> 16) & 0xff; b[3] = (enc >> 24) & 0xff;
+		} else {
+			for (int i = 0; i < 4; i++)
+				b[i] = (enc >> (8 * i)) & 0xff;
+		}
+		csh h = isa == TRAWL_ISET_A64 ? r->cs64 : isa == TRAWL_ISET_T32 ? r->cst : r->cs32;
+		cs_insn *ins = NULL;
+		size_t n = cs_disasm(h, b, (size_t)size, pc, 1, &ins);
+		if (n) {
+			size_t ml = strnlen(ins[0].mnemonic, bufsz - 1);
+			memcpy(buf, ins[0].mnemonic, ml);
+			buf[ml] = 0;
+			if (ins[0].op_str[0] && ml + 2 < bufsz) {
+				buf[ml] = ' ';
+				size_t ol = strnlen(ins[0].op_str, bufsz - ml - 2);
+				memcpy(buf + ml + 1, ins[0].op_str, ol);
+				buf[ml + 1 + ol] = 0;
+			}
+			cs_free(ins, n);
+			return buf;
+		}
+	}
+#endif
+	(void)pc; (void)enc; (void)isa; (void)size;
+	snprintf(buf, bufsz, "<undefined>");
+	return buf;
+}
+
+static void write_tarmac_range(struct stream *s, const struct trawl_ete_elem *e)
+{
+	struct run *r = s->run;
+	uint64_t a = e->start;
+	char dis[160];
+	const char *st = e->isa == TRAWL_ISET_A64 ? "O" : e->isa == TRAWL_ISET_T32 ? "T" : "A";
+	for (uint32_t i = 0; i < e->count && a < e->end; i++) {
+		uint32_t enc = 0;
+		int size = (int)trawl_ete_insn_fetch(r->img, a, e->isa, &enc);
+		if (!size)
+			break;
+		disasm(r, a, enc, e->isa, size, dis, sizeof dis);
+		if (size == 2)
+			fprintf(r->out, "%" PRIu64 " clk IT (%" PRIu64 ") %016" PRIx64 " %04x %s EL%u%s_%s : %s\n",
+				r->ts, r->seq, a, enc & 0xffff, st, s->el, s->el ? "h" : "t",
+				s->ns ? "n" : "s", dis);
+		else
+			fprintf(r->out, "%" PRIu64 " clk IT (%" PRIu64 ") %016" PRIx64 " %08x %s EL%u%s_%s : %s\n",
+				r->ts, r->seq, a, enc, st, s->el, s->el ? "h" : "t", s->ns ? "n" : "s", dis);
+		r->seq++;
+		a += (uint64_t)size;
+	}
+}
+
+static void on_elem(void *ctx, const struct trawl_ete_elem *e)
+{
+	struct stream *s = ctx;
+	struct run *r = s->run;
+	FILE *f = r->out;
+	r->elems[e->type & 31]++;
+	if (e->type == TRAWL_ETE_EL_RANGE)
+		r->insns += e->count;
+	if (e->type == TRAWL_ETE_EL_CONTEXT) {
+		s->el = e->ctx.el;
+		s->ns = e->ctx.ns;
+	}
+	if (e->type == TRAWL_ETE_EL_TIMESTAMP)
+		r->ts = e->value;
+	const char *verb = r->o->verb;
+	if (!strcmp(verb, "tarmac")) {
+		/* Tarmac E lines give the address the exception goes to: hold the
+		 * exception until the handler's first instructions are known */
+		if (s->exc_pending && (e->type == TRAWL_ETE_EL_RANGE || e->type == TRAWL_ETE_EL_END ||
+				       e->type == TRAWL_ETE_EL_EXCEPTION)) {
+			uint64_t to = e->type == TRAWL_ETE_EL_RANGE ? e->start : s->exc_ret;
+			fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " %08x CoreEvent_EXCEPTION %s (return address %" PRIx64 ")\n",
+				r->ts, to, s->exc_type, trawl_ete_exception_name(s->exc_type, s->cfg.is_ete),
+				s->exc_ret);
+			s->exc_pending = 0;
+		}
+		if (e->type == TRAWL_ETE_EL_RANGE)
+			write_tarmac_range(s, e);
+		else if (e->type == TRAWL_ETE_EL_EXCEPTION) {
+			s->exc_pending = 1;
+			s->exc_ret = e->value;
+			s->exc_type = e->count;
+		} else if (e->type == TRAWL_ETE_EL_NACC)
+			fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " 00000000 NO_IMAGE\n", r->ts, e->value);
+		return;
+	}
+	if (strcmp(verb, "decode") != 0)
+		return;
+	if (e->type == TRAWL_ETE_EL_END) {
+		fprintf(f, "-\t%02x\t%s\n", s->id, trawl_ete_elem_name(e->type));
+		return;
+	}
+	fprintf(f, "%" PRIu64 "\t%02x\t%s", map_off(s, e->offset), s->id, trawl_ete_elem_name(e->type));
+	switch (e->type) {
+	case TRAWL_ETE_EL_RANGE:
+		fprintf(f, "\t0x%" PRIx64 "\t0x%" PRIx64 "\t%u\t%s\t%s\t%s\n", e->start, e->end, e->count,
+			trawl_iset_name(e->isa), e->taken ? "E" : "N", cls_name(e));
+		break;
+	case TRAWL_ETE_EL_RANGE_NOPATH:
+		fprintf(f, "\t0x%" PRIx64 "\t0x%" PRIx64 "\t%u\n", e->start, e->end, e->count);
+		break;
+	case TRAWL_ETE_EL_NACC:
+		fprintf(f, "\tno image at 0x%" PRIx64 "\n", e->value);
+		break;
+	case TRAWL_ETE_EL_EXCEPTION:
+		fprintf(f, "\tret=0x%" PRIx64 "\ttype=0x%02x\t%s\n", e->value, e->count,
+			trawl_ete_exception_name(e->count, s->cfg.is_ete));
+		break;
+	case TRAWL_ETE_EL_CONTEXT:
+		fprintf(f, "\tEL%u\t%s\t%s", e->ctx.el, e->ctx.ns ? "NS" : "S", e->ctx.sf ? "64" : "32");
+		if (e->ctx.has_vmid)
+			fprintf(f, "\tvmid=0x%x", e->ctx.vmid);
+		if (e->ctx.has_cid)
+			fprintf(f, "\tctxid=0x%x", e->ctx.cid);
+		fputc('\n', f);
+		break;
+	case TRAWL_ETE_EL_TIMESTAMP:
+		fprintf(f, "\t0x%" PRIx64 "\n", e->value);
+		break;
+	case TRAWL_ETE_EL_CYCLE_COUNT:
+		fprintf(f, "\t%u\n", e->count);
+		break;
+	case TRAWL_ETE_EL_EVENT:
+		fprintf(f, "\t0x%x\n", e->count);
+		break;
+	case TRAWL_ETE_EL_INSTRUMENTATION:
+		fprintf(f, "\tEL%u\t0x%" PRIx64 "\n", e->count, e->value);
+		break;
+	case TRAWL_ETE_EL_MEMTRANS:
+		fprintf(f, "\t%s\n", e->count == 0 ? "start" : e->count == 1 ? "commit" : "fail");
+		break;
+	case TRAWL_ETE_EL_BAD:
+		fprintf(f, "\theader=0x%02" PRIx64 "\n", e->value);
+		break;
+	default:
+		fputc('\n', f);
+	}
+}
+
+static const struct trawl_ete_config *cfg_for(struct run *r, uint8_t id)
+{
+	if (r->raw_cfg)
+		return r->raw_cfg;
+	for (size_t i = 0; i < r->nsources; i++)
+		if (r->sources[i].cfg.trace_id == id)
+			return &r->sources[i].cfg;
+	return NULL;
+}
+
+static struct stream *get_stream(struct run *r, uint8_t id, int mapped, struct trawl_error *err)
+{
+	if (id >= MAX_IDS)
+		return NULL;
+	if (r->streams[id])
+		return r->streams[id];
+	if (r->o->id >= 0 && r->o->id != id)
+		return NULL;
+	const struct trawl_ete_config *c = cfg_for(r, id);
+	if (!c)
+		return NULL; /* an ID with no ETE source (STM, ...) */
+	struct stream *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->run = r;
+	s->id = id;
+	s->cfg = *c;
+	s->el = 0;
+	if (trawl_ete_pkt_decoder_create(&s->pd, &s->cfg, on_packets, s, err) != TRAWL_OK) {
+		free(s);
+		return NULL;
+	}
+	if (strcmp(r->o->verb, "packets") != 0 &&
+	    trawl_ete_flow_create(&s->flow, &s->cfg, r->img, on_elem, s, err) != TRAWL_OK) {
+		trawl_ete_pkt_decoder_destroy(s->pd);
+		free(s);
+		return NULL;
+	}
+	if (mapped)
+		s->capmap = 1;
+	r->streams[id] = s;
+	return s;
+}
+
+static void on_id_bytes(void *ctx, uint8_t id, const uint8_t *data, size_t n, uint64_t off)
+{
+	struct run *r = ctx;
+	struct stream *s = get_stream(r, id, 1, NULL);
+	if (!s)
+		return;
+	if (s->nmap + n > s->capmap || !s->map) {
+		size_t nc = s->capmap < 4096 ? 4096 : s->capmap * 2;
+		while (nc < s->nmap + n)
+			nc *= 2;
+		uint64_t *nm = realloc(s->map, nc * sizeof *nm);
+		if (!nm)
+			return;
+		s->map = nm;
+		s->capmap = nc;
+	}
+	for (size_t i = 0; i < n; i++)
+		s->map[s->nmap++] = off;
+	trawl_ete_pkt_decoder_feed(s->pd, data, n);
+}
+
+static void feed_raw(struct run *r, struct stream *s, const uint8_t *d, size_t n)
+{
+	size_t chunk = r->o->chunk ? r->o->chunk : n;
+	for (size_t i = 0; i < n; i += chunk)
+		trawl_ete_pkt_decoder_feed(s->pd, d + i, n - i < chunk ? n - i : chunk);
+}
+
+static int parse_reg(struct opts *o, const char *s)
+{
+	const char *eq = strchr(s, '=');
+	uint64_t v;
+	if (!eq || eq == s || (size_t)(eq - s) >= sizeof o->regs[0].name || o->nregs == 16 ||
+	    !cli_parse_u64(eq + 1, &v))
+		return 0;
+	snprintf(o->regs[o->nregs].name, sizeof o->regs[0].name, "%.*s", (int)(eq - s), s);
+	o->regs[o->nregs++].value = (uint32_t)v;
+	return 1;
+}
+
+static int set_cfg_reg(struct trawl_ete_config *c, const char *name, uint32_t v)
+{
+	char n[32];
+	snprintf(n, sizeof n, "%s", name);
+	char *paren = strchr(n, '(');
+	if (paren)
+		*paren = 0;
+	if (!strcasecmp(n, "TRCIDR0")) c->idr0 = v;
+	else if (!strcasecmp(n, "TRCIDR1")) c->idr1 = v;
+	else if (!strcasecmp(n, "TRCIDR2")) c->idr2 = v;
+	else if (!strcasecmp(n, "TRCIDR8")) c->idr8 = v;
+	else if (!strcasecmp(n, "TRCCONFIGR")) c->configr = v;
+	else if (!strcasecmp(n, "TRCDEVARCH")) c->devarch = v;
+	else if (!strcasecmp(n, "TRCTRACEIDR")) c->trace_id = (uint8_t)(v & 0x7f);
+	else return 0;
+	return 1;
+}
+
+static int load_file(const char *path, uint8_t **data, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat sb;
+	if (!f)
+		return 0;
+	if (fstat(fileno(f), &sb) != 0) {
+		fclose(f);
+		return 0;
+	}
+	*data = malloc((size_t)sb.st_size + 1);
+	*len = *data ? fread(*data, 1, (size_t)sb.st_size, f) : 0;
+	fclose(f);
+	return *data != NULL;
+}
+
+static int run_ete(struct opts *o)
+{
+	struct trawl_error err;
+	struct run r;
+	struct trawl_ete_snapshot *snap = NULL;
+	struct trawl_ete_deformatter *df = NULL;
+	struct trawl_ete_config raw;
+	uint8_t *rawdata = NULL;
+	size_t rawlen = 0;
+	int rc = EXIT_OK;
+	struct stat sb;
+	memset(&r, 0, sizeof r);
+	trawl_error_clear(&err);
+	r.o = o;
+	r.out = stdout;
+	if (o->out && !(r.out = fopen(o->out, "w"))) {
+		cli_error(cmd, "cannot open '%s': %s", o->out, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	const uint8_t *data = NULL;
+	size_t len = 0;
+	const char *format = "source_data";
+	if (stat(o->src, &sb) != 0) {
+		cli_error(cmd, "cannot open '%s': %s", o->src, strerror(errno));
+		rc = EXIT_BAD_INPUT;
+		goto out;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		if (trawl_ete_snapshot_open(&snap, o->src, &err) != TRAWL_OK) {
+			rc = cli_report(cmd, &err);
+			goto out;
+		}
+		if (snap->nwarnings)
+			cli_warn(cmd, "%s (%u problem%s in the snapshot)", snap->warning, snap->nwarnings,
+				 snap->nwarnings == 1 ? "" : "s");
+		r.img = snap->image;
+		r.sources = snap->sources;
+		r.nsources = snap->nsources;
+		const struct trawl_ete_buffer *b = NULL;
+		for (size_t i = 0; i < snap->nbuffers; i++)
+			if (!o->buffer || !strcmp(snap->buffers[i].name, o->buffer)) {
+				b = &snap->buffers[i];
+				break;
+			}
+		if (!b) {
+			cli_error(cmd, "%s: no trace buffer%s%s", o->src, o->buffer ? " named " : "",
+				  o->buffer ? o->buffer : "");
+			rc = EXIT_BAD_INPUT;
+			goto out;
+		}
+		data = b->data;
+		len = b->len;
+		format = b->format;
+		if (!strcmp(format, "source_data") && o->id < 0 && snap->nsources)
+			r.raw_cfg = &snap->sources[0].cfg;
+	} else {
+		trawl_ete_config_default(&raw);
+		if (o->config) {
+			struct trawl_ini *ini;
+			if (trawl_ini_load(&ini, o->config, &err) != TRAWL_OK) {
+				rc = cli_report(cmd, &err);
+				goto out;
+			}
+			for (size_t i = 0; i < trawl_ini_count(ini); i++) {
+				const struct trawl_ini_entry *e = trawl_ini_at(ini, i);
+				uint64_t v;
+				if (cli_parse_u64(e->value, &v))
+					set_cfg_reg(&raw, e->key, (uint32_t)v);
+			}
+			trawl_ini_destroy(ini);
+		}
+		for (int i = 0; i < o->nregs; i++)
+			if (!set_cfg_reg(&raw, o->regs[i].name, o->regs[i].value)) {
+				rc = cli_usage(cmd, "unknown register '%s'", o->regs[i].name);
+				goto out;
+			}
+		if (trawl_ete_config_derive(&raw, &err) != TRAWL_OK) {
+			rc = cli_report(cmd, &err);
+			goto out;
+		}
+		r.raw_cfg = &raw;
+		if (trawl_ete_image_create(&r.img, &err) != TRAWL_OK) {
+			rc = cli_report(cmd, &err);
+			goto out;
+		}
+		for (int i = 0; i < o->nimages; i++) {
+			const char *eq = strchr(o->images[i], '=');
+			char abuf[64];
+			uint64_t addr;
+			if (!eq || (size_t)(eq - o->images[i]) >= sizeof abuf) {
+				rc = cli_usage(cmd, "--image wants ADDR=FILE");
+				goto out;
+			}
+			snprintf(abuf, sizeof abuf, "%.*s", (int)(eq - o->images[i]), o->images[i]);
+			if (!cli_parse_u64(abuf, &addr)) {
+				rc = cli_usage(cmd, "--image: bad address '%s'", abuf);
+				goto out;
+			}
+			if (trawl_ete_image_add_file(r.img, eq + 1, addr, 0, 0, &err) != TRAWL_OK) {
+				rc = cli_report(cmd, &err);
+				goto out;
+			}
+		}
+		for (int i = 0; i < o->nelfs; i++) {
+			char path[4096];
+			uint64_t bias = 0;
+			snprintf(path, sizeof path, "%s", o->elfs[i]);
+			char *at = strrchr(path, '@');
+			if (at) {
+				*at = 0;
+				if (!cli_parse_u64(at + 1, &bias)) {
+					rc = cli_usage(cmd, "--elf: bad bias '%s'", at + 1);
+					goto out;
+				}
+			}
+			if (trawl_ete_image_add_elf(r.img, path, bias, &err) != TRAWL_OK) {
+				rc = cli_report(cmd, &err);
+				goto out;
+			}
+		}
+		if (!load_file(o->src, &rawdata, &rawlen)) {
+			cli_error(cmd, "cannot read '%s': %s", o->src, strerror(errno));
+			rc = EXIT_BAD_INPUT;
+			goto out;
+		}
+		data = rawdata;
+		len = rawlen;
+		format = o->dstream ? "dstream_coresight" : o->tpiu ? "tpiu" : o->formatted ? "coresight" : "source_data";
+	}
+	if (o->trbe_file) {
+		struct trawl_ini *ini;
+		if (trawl_ini_load(&ini, o->trbe_file, &err) != TRAWL_OK) {
+			rc = cli_report(cmd, &err);
+			goto out;
+		}
+		const char *k[] = { "base", "limit", "write", "wrapped" };
+		for (int i = 0; i < 4; i++) {
+			const char *v = NULL;
+			for (size_t j = 0; j < trawl_ini_count(ini); j++)
+				if (!strcasecmp(trawl_ini_at(ini, j)->key, k[i]))
+					v = trawl_ini_at(ini, j)->value;
+			uint64_t x;
+			if (!v)
+				continue;
+			if (!cli_parse_u64(v, &x)) {
+				trawl_ini_destroy(ini);
+				rc = cli_usage(cmd, "%s: bad %s value '%s'", o->trbe_file, k[i], v);
+				goto out;
+			}
+			if (i == 0) { o->base = x; o->have_base = 1; }
+			if (i == 1) { o->limit = x; o->have_limit = 1; }
+			if (i == 2) { o->write = x; o->have_write = 1; }
+			if (i == 3) { o->wrapped = x != 0; o->wrapped_set = 1; }
+		}
+		trawl_ini_destroy(ini);
+	}
+	const uint8_t *p1 = data, *p2 = NULL;
+	size_t n1 = len, n2 = 0;
+	if (o->have_base || o->have_limit || o->have_write) {
+		if (!(o->have_base && o->have_limit && o->have_write)) {
+			rc = cli_usage(cmd, "TRBE buffers need base, limit and write pointer");
+			goto out;
+		}
+		if (trawl_ete_trbe_unwrap(data, len, o->base, o->limit, o->write,
+					  o->wrapped_set ? o->wrapped : 1, &p1, &n1, &p2, &n2,
+					  &err) != TRAWL_OK) {
+			rc = cli_report(cmd, &err);
+			goto out;
+		}
+	}
+#ifdef TRAWL_HAVE_CAPSTONE
+	if (!strcmp(o->verb, "tarmac")) {
+		r.cs_ok = cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &r.cs64) == CS_ERR_OK &&
+			  cs_open(CS_ARCH_ARM, CS_MODE_ARM, &r.cs32) == CS_ERR_OK &&
+			  cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &r.cst) == CS_ERR_OK;
+	}
+#endif
+	if (!strcmp(format, "source_data")) {
+		uint8_t id = r.raw_cfg ? r.raw_cfg->trace_id : 0;
+		if (!r.raw_cfg && snap) {
+			const struct trawl_ete_source *src = trawl_ete_snapshot_source(snap, o->id);
+			if (!src) {
+				cli_error(cmd, "%s: no trace source with ID %d", o->src, o->id);
+				rc = EXIT_BAD_INPUT;
+				goto out;
+			}
+			r.raw_cfg = &src->cfg;
+			id = src->cfg.trace_id;
+		}
+		struct stream *s = get_stream(&r, id, 0, &err);
+		if (!s) {
+			rc = cli_report(cmd, &err);
+			goto out;
+		}
+		if (n2) {
+			s->unwrapped = 1;
+			s->split = n1;
+			s->first_off = (uint64_t)(p1 - data);
+		}
+		feed_raw(&r, s, p1, n1);
+		if (n2)
+			feed_raw(&r, s, p2, n2);
+	} else {
+		int tpiu = !strcmp(format, "dstream_coresight") ? 2 : o->tpiu ? 1 : 0;
+		if (trawl_ete_deformatter_create(&df, tpiu, on_id_bytes, &r, &err) != TRAWL_OK) {
+			rc = cli_report(cmd, &err);
+			goto out;
+		}
+		trawl_ete_deformatter_feed(df, p1, n1);
+		if (n2)
+			trawl_ete_deformatter_feed(df, p2, n2);
+		trawl_ete_deformatter_finish(df);
+	}
+	for (int i = 0; i < MAX_IDS; i++) {
+		struct stream *s = r.streams[i];
+		if (!s)
+			continue;
+		trawl_ete_pkt_decoder_finish(s->pd);
+		if (s->flow)
+			trawl_ete_flow_finish(s->flow);
+	}
+	for (int i = 0; i < MAX_IDS; i++) {
+		struct stream *s = r.streams[i];
+		if (!s)
+			continue;
+		const struct trawl_ete_pkt_stats *ps = trawl_ete_pkt_decoder_stats(s->pd);
+		if (ps->bytes && !ps->by_type[TRAWL_ETE_PKT_ASYNC]) {
+			cli_warn(cmd, "%s: trace ID 0x%02x: no A-Sync in %" PRIu64 " bytes: nothing decoded "
+				 "(wrong format, or a wrapped TRBE buffer without --trbe-* pointers?)",
+				 o->src, s->id, ps->bytes);
+			r.bad++;
+		}
+	}
+	if (!strcmp(o->verb, "stats")) {
+		for (int i = 0; i < MAX_IDS; i++) {
+			struct stream *s = r.streams[i];
+			if (!s)
+				continue;
+			const struct trawl_ete_pkt_stats *ps = trawl_ete_pkt_decoder_stats(s->pd);
+			fprintf(r.out, "trace ID 0x%02x (%s)\n", s->id, s->cfg.is_ete ? "ETE" : "ETMv4");
+			fprintf(r.out, "  bytes            %" PRIu64 "\n", ps->bytes);
+			fprintf(r.out, "  unsynced bytes   %" PRIu64 "\n", ps->unsynced_bytes);
+			fprintf(r.out, "  packets          %" PRIu64 "\n", ps->packets);
+			fprintf(r.out, "  bad packets      %" PRIu64 "\n", ps->bad);
+			fprintf(r.out, "  atoms E / N      %" PRIu64 " / %" PRIu64 "\n", ps->atoms_e, ps->atoms_n);
+			for (int t = 0; t < TRAWL_ETE_PKT_COUNT_; t++)
+				if (ps->by_type[t])
+					fprintf(r.out, "  %-20s %" PRIu64 "\n", trawl_ete_pkt_name(t), ps->by_type[t]);
+			if (s->flow) {
+				const struct trawl_ete_flow_stats *fs = trawl_ete_flow_stats(s->flow);
+				fprintf(r.out, "  ranges           %" PRIu64 "\n", fs->ranges);
+				fprintf(r.out, "  instructions     %" PRIu64 "\n", fs->instructions);
+				fprintf(r.out, "  exceptions       %" PRIu64 "\n", fs->exceptions);
+				fprintf(r.out, "  no-image         %" PRIu64 "\n", fs->nacc);
+				fprintf(r.out, "  block cache      %" PRIu64 " hits, %" PRIu64 " misses\n",
+					fs->block_hits, fs->block_misses);
+			}
+		}
+	}
+	if (r.bad)
+		rc = EXIT_BAD_INPUT;
+out:
+	for (int i = 0; i < MAX_IDS; i++) {
+		struct stream *s = r.streams[i];
+		if (!s)
+			continue;
+		trawl_ete_flow_destroy(s->flow);
+		trawl_ete_pkt_decoder_destroy(s->pd);
+		free(s->map);
+		free(s);
+	}
+#ifdef TRAWL_HAVE_CAPSTONE
+	if (r.cs_ok) {
+		cs_close(&r.cs64);
+		cs_close(&r.cs32);
+		cs_close(&r.cst);
+	}
+#endif
+	trawl_ete_deformatter_destroy(df);
+	if (!snap)
+		trawl_ete_image_destroy(r.img);
+	trawl_ete_snapshot_close(snap);
+	free(rawdata);
+	if (r.out && r.out != stdout)
+		fclose(r.out);
+	return rc;
+}
+
+int cmd_ete(int argc, char **argv)
+{
+	struct opts o;
+	memset(&o, 0, sizeof o);
+	o.id = -1;
+	if (cli_wants_help(argc, argv)) {
+		fputs(usage, stdout);
+		return EXIT_OK;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t x;
+#define NEEDV() do { if (!v) return cli_usage(cmd, "%s needs a value", a); i++; } while (0)
+		if (!strcmp(a, "--buffer")) { NEEDV(); o.buffer = v; }
+		else if (!strcmp(a, "--id")) { NEEDV(); if (!cli_parse_u64(v, &x) || x > 0x7f) return cli_usage(cmd, "bad trace ID '%s'", v); o.id = (int)x; }
+		else if (!strcmp(a, "--config")) { NEEDV(); o.config = v; }
+		else if (!strcmp(a, "--reg")) { NEEDV(); if (!parse_reg(&o, v)) return cli_usage(cmd, "--reg wants NAME=VALUE, got '%s'", v); }
+		else if (!strcmp(a, "--formatted")) o.formatted = 1;
+		else if (!strcmp(a, "--tpiu")) o.tpiu = 1;
+		else if (!strcmp(a, "--dstream")) o.dstream = 1;
+		else if (!strcmp(a, "--trbe-base")) { NEEDV(); if (!cli_parse_u64(v, &o.base)) return cli_usage(cmd, "bad address '%s'", v); o.have_base = 1; }
+		else if (!strcmp(a, "--trbe-limit")) { NEEDV(); if (!cli_parse_u64(v, &o.limit)) return cli_usage(cmd, "bad address '%s'", v); o.have_limit = 1; }
+		else if (!strcmp(a, "--trbe-write")) { NEEDV(); if (!cli_parse_u64(v, &o.write)) return cli_usage(cmd, "bad address '%s'", v); o.have_write = 1; }
+		else if (!strcmp(a, "--trbe-wrapped")) { o.wrapped = 1; o.wrapped_set = 1; }
+		else if (!strcmp(a, "--trbe-not-wrapped")) { o.wrapped = 0; o.wrapped_set = 1; }
+		else if (!strcmp(a, "--trbe-file")) { NEEDV(); o.trbe_file = v; }
+		else if (!strcmp(a, "--image")) { NEEDV(); if (o.nimages == 32) return cli_usage(cmd, "too many --image"); o.images[o.nimages++] = v; }
+		else if (!strcmp(a, "--elf")) { NEEDV(); if (o.nelfs == 32) return cli_usage(cmd, "too many --elf"); o.elfs[o.nelfs++] = v; }
+		else if (!strcmp(a, "--chunk")) { NEEDV(); if (!cli_parse_u64(v, &x) || x == 0) return cli_usage(cmd, "bad chunk size '%s'", v); o.chunk = (size_t)x; }
+		else if (!strcmp(a, "-o")) { NEEDV(); o.out = v; }
+		else if (a[0] == '-' && a[1]) return cli_usage(cmd, "unknown option '%s'", a);
+		else if (!o.verb) o.verb = a;
+		else if (!o.src) o.src = a;
+		else return cli_usage(cmd, "unexpected argument '%s'", a);
+#undef NEEDV
+	}
+	if (!o.verb)
+		return cli_usage(cmd, "missing subcommand (packets, decode, stats, tarmac)");
+	if (strcmp(o.verb, "packets") && strcmp(o.verb, "decode") && strcmp(o.verb, "stats") &&
+	    strcmp(o.verb, "tarmac"))
+		return cli_usage(cmd, "unknown subcommand '%s'", o.verb);
+	if (!o.src)
+		return cli_usage(cmd, "missing SRC (snapshot directory or buffer file)");
+	if (!strcmp(o.verb, "tarmac") && !o.out)
+		return cli_usage(cmd, "tarmac needs -o FILE");
+	return run_ete(&o);
+}

@@ -1,0 +1,163 @@
+/* trawl profile: calls, instructions and time per function. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calls-cli.h"
+
+static const char profile_usage[] =
+	"usage: trawl profile [--image ELF[@OFFSET]]... [--sort=KEY] [--json|--csv] TRACE\n"
+	"\n"
+	"Prints one row per function: number of calls, instructions executed in it\n"
+	"and its callees (inclusive; a recursive function's nested activations are\n"
+	"counted once), instructions executed in it alone (exclusive), the same two\n"
+	"in trace time, the deepest recursion, its entry address and name.\n"
+	"\n"
+	"Options:\n"
+	CALLS_OPTIONS_HELP
+	"  --sort=KEY        incl (default), self, calls, name or addr\n"
+	"  --json            one JSON object: {\"total_insns\":N,\"functions\":[...]}\n"
+	"  --csv             comma-separated values with a header line\n"
+	TRACE_OPTIONS_HELP;
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void csv_str(const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+struct profile_opts {
+	enum trawl_profile_sort by;
+	int json, csv;
+};
+
+static int profile_option(void *ctx, int argc, char **argv, int *i, int *rc)
+{
+	struct profile_opts *po = ctx;
+	const char *a = argv[*i];
+	(void)argc;
+	if (strcmp(a, "--json") == 0) {
+		po->json = 1;
+	} else if (strcmp(a, "--csv") == 0) {
+		po->csv = 1;
+	} else if (strncmp(a, "--sort=", 7) == 0) {
+		static const char *keys[] = { "incl", "self", "calls", "name", "addr" };
+		size_t k = 0;
+		while (k < 5 && strcmp(a + 7, keys[k]) != 0)
+			k++;
+		if (k == 5) {
+			*rc = cli_usage("profile", "unknown sort key '%s'", a + 7);
+			return -1;
+		}
+		po->by = (enum trawl_profile_sort)k;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct calls_run r;
+	struct trawl_profile prof = { 0 };
+	struct profile_opts po = { .by = TRAWL_PROFILE_BY_INCL };
+	int rc;
+	if (cli_wants_help(argc, argv)) {
+		fputs(profile_usage, stdout);
+		return EXIT_OK;
+	}
+	if ((rc = calls_run_init(&r, "profile")))
+		return rc;
+	if ((rc = calls_run_args(&r, argc, argv, profile_option, NULL, &po)))
+		goto out;
+	int json = po.json, csv = po.csv;
+	enum trawl_profile_sort by = po.by;
+	if (json && csv) {
+		rc = cli_usage("profile", "--json and --csv exclude each other");
+		goto out;
+	}
+	if ((rc = calls_run_read(&r)))
+		goto out;
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	if (trawl_profile_build(&prof, r.calls, &err) != TRAWL_OK) {
+		rc = cli_report("profile", &err);
+		goto out;
+	}
+	trawl_profile_sort(&prof, by);
+	const char *unit = calls_unit_suffix(r.calls);
+	if (json) {
+		printf("{\"total_insns\":%" PRIu64 ",\"time_unit\":", prof.total_insns);
+		json_str(unit);
+		printf(",\"functions\":[");
+		for (size_t i = 0; i < prof.count; i++) {
+			const struct trawl_profile_entry *e = &prof.entries[i];
+			printf("%s\n{\"name\":", i ? "," : "");
+			json_str(e->name);
+			printf(",\"addr\":\"0x%" PRIx64 "\",\"calls\":%" PRIu64 ",\"incl_insns\":%" PRIu64
+			       ",\"self_insns\":%" PRIu64 ",\"incl_time\":%" PRIu64 ",\"self_time\":%" PRIu64
+			       ",\"max_depth\":%" PRIu64 "}",
+			       e->addr, e->calls, e->incl_insns, e->self_insns, e->incl_time,
+			       e->self_time, e->max_depth);
+		}
+		printf("\n]}\n");
+	} else if (csv) {
+		printf("name,addr,calls,incl_insns,self_insns,incl_time,self_time,max_depth\n");
+		for (size_t i = 0; i < prof.count; i++) {
+			const struct trawl_profile_entry *e = &prof.entries[i];
+			csv_str(e->name);
+			printf(",0x%" PRIx64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			       ",%" PRIu64 "\n",
+			       e->addr, e->calls, e->incl_insns, e->self_insns, e->incl_time,
+			       e->self_time, e->max_depth);
+		}
+	} else {
+		printf("%10s %12s %12s %7s %12s %12s %5s  %-12s %s\n", "calls", "incl insns",
+		       "self insns", "self%", "incl time", "self time", "depth", "address",
+		       "function");
+		for (size_t i = 0; i < prof.count; i++) {
+			const struct trawl_profile_entry *e = &prof.entries[i];
+			double pct = prof.total_insns ? 100.0 * (double)e->self_insns /
+								(double)prof.total_insns
+						      : 0;
+			printf("%10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6.2f%% %12" PRIu64
+			       " %12" PRIu64 " %5" PRIu64 "  0x%-10" PRIx64 " %s\n",
+			       e->calls, e->incl_insns, e->self_insns, pct, e->incl_time, e->self_time,
+			       e->max_depth, e->addr, e->name);
+		}
+		printf("total: %" PRIu64 " instructions%s%s\n", prof.total_insns,
+		       *unit ? "; time in " : "", unit);
+	}
+	if (fflush(stdout) != 0) {
+		cli_error("profile", "cannot write the output");
+		rc = EXIT_BAD_INPUT;
+	}
+out:
+	trawl_profile_release(&prof);
+	calls_run_release(&r);
+	return rc;
+}
