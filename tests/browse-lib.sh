@@ -43,8 +43,12 @@ _wait() {
 		$1 >"$_pane_log"
 		grep -qF -- "$2" "$_pane_log" && return 0
 		[ "$(date +%s)" -ge "$_deadline" ] && break
-		# the browser ended when it should not have: no use waiting
-		screen | grep -q "^browse exited" && break
+		# the browser has ended: one last look, then no use waiting
+		if screen | grep -q "^browse exited"; then
+			$1 >"$_pane_log"
+			grep -qF -- "$2" "$_pane_log" && return 0
+			break
+		fi
 		sleep 0.05
 	done
 	fail "$1 never showed '$2'; screen:
