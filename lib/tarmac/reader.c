@@ -92,8 +92,10 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 			while (pos < len) {
 				const char *nl = memchr(data + pos, '\n', len - pos);
 				size_t end = nl ? (size_t)(nl - data) : len;
+				t->cut_line = !nl && r->chunk.last;
 				st = trawl_tarmac_parse_line(t, data + pos, end - pos,
 							     r->chunk.offset + pos, err);
+				t->cut_line = 0;
 				if (st != TRAWL_OK) {
 					/* hand out the events before the bad line first */
 					r->pos = pos;
