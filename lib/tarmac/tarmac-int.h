@@ -109,6 +109,14 @@ static inline void store_be(uint8_t *dst, uint64_t v, size_t n)
 		dst[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
 }
 
+/* Partial parsing (reader.h): is a write of register id `reg` kept? */
+static inline int tarmac_want_reg(const struct trawl_tarmac *t, uint32_t reg)
+{
+	if (!(t->opt.want & TRAWL_WANT_FILTER))
+		return 1;
+	return reg < 64 && (t->opt.want_regs >> reg & 1);
+}
+
 int tarmac_reserve_regs(struct trawl_tarmac *t, size_t n);
 int tarmac_reserve_mems(struct trawl_tarmac *t, size_t n);
 uint32_t tarmac_pool_alloc(struct trawl_tarmac *t, size_t n);

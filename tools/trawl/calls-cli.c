@@ -33,6 +33,9 @@ int calls_run_option(struct calls_run *r, int argc, char **argv, int *i, int *rc
 	} else if (strcmp(a, "--use-index") == 0) {
 		r->use_index = 1;
 		return 1;
+	} else if (strcmp(a, "--parse-all") == 0) {
+		r->parse_all = 1;
+		return 1;
 	} else if (strcmp(a, "--debug=calls") == 0) {
 		r->debug = 1;
 		return 1;
@@ -145,6 +148,13 @@ int calls_run_read(struct calls_run *r)
 	struct trawl_reader *rd = NULL;
 	struct trawl_error err;
 	trawl_error_clear(&err);
+	if (!r->parse_all) {
+		/* the detector reads only the stack pointer and link registers */
+		r->to.opt.want = TRAWL_WANT_FILTER;
+		r->to.opt.want_regs = TRAWL_WANT_REG(TRAWL_REG_SP) | TRAWL_WANT_REG(TRAWL_REG_X0 + 14) |
+				      TRAWL_WANT_REG(TRAWL_REG_X0 + 30) | TRAWL_WANT_REG(TRAWL_REG_PC) |
+				      TRAWL_WANT_REG(TRAWL_REG_PSR);
+	}
 	int rc = r->use_index ? 0 : trace_reader_open(&r->to, &rd);
 	if (rc)
 		return rc;
