@@ -221,8 +221,9 @@ void trawl_tarmac_finish(struct trawl_tarmac *t)
 static struct trawl_event *new_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
 				     enum trawl_event_kind kind)
 {
+	static const struct trawl_event zero;
 	struct trawl_event *e = &t->ev[t->nev];
-	memset(e, 0, sizeof *e);
+	*e = zero; /* copied with vector stores, cheaper than memset's rep stos */
 	e->seq = t->seq++;
 	e->line = ln->lineno;
 	e->nlines = 1;
