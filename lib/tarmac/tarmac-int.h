@@ -56,6 +56,12 @@ struct trawl_tarmac {
 	char fast_unit[4];       /* unit word of the last line, for the fast path */
 	uint8_t fast_unit_len;
 	uint16_t fast_unit_id;
+	/* partial parsing: "<time> <unit> " of the instruction line that opened
+	 * event skip_seq (fast path); effect lines starting with the same bytes
+	 * belong to that event and are skipped by their first bytes */
+	char skip_prefix[32];
+	uint8_t skip_len;
+	uint64_t skip_seq;
 	int prev_ldst;           /* previous line was LD (1) or ST (2) */
 	size_t ldst_col;         /* column of the address on that line */
 	uint8_t cpu_iset[TARMAC_MAX_CPUS];
@@ -135,6 +141,9 @@ int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln,
 		       const struct tarmac_insn *in);
 int tarmac_emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint64_t paddr,
 		    const uint8_t *bytes, const uint8_t *known, size_t size, int any_unknown);
+/* partial parsing: 1 if the line was an unwanted effect of the open
+ * instruction and has been accounted for, 0 if it must be parsed */
+int tarmac_skip_line(struct trawl_tarmac *t, const char *p, size_t len, uint64_t offset);
 /* 1 handled, 0 not a fast-path shape (nothing changed), -1 out of memory */
 int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln);
 
