@@ -46,55 +46,6 @@ static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint
 	return p + *n;
 }
 
-/* Partial parsing of Fast Models effect lines: a line that starts with
- * exactly the "<time> <unit> " bytes of the open instruction's line has its
- * time, unit and CPU, so the full grammar would attach it to that event.
- * Memory lines (unless wanted) and writes of X registers not wanted only
- * extend the event's line range: no number is parsed. */
-int tarmac_skip_line(struct trawl_tarmac *t, const char *p, size_t len, uint64_t offset)
-{
-	size_t pl = t->skip_len;
-	if (len < pl + 5 || t->prev_ldst || !t->open || t->taken || t->ev[t->nev].seq != t->skip_seq)
-		return 0;
-	/* the prefix is about 13 bytes: compare words inline, not via memcmp */
-	size_t i = 0;
-	for (; i + 8 <= pl; i += 8) {
-		uint64_t a, b;
-		memcpy(&a, p + i, 8);
-		memcpy(&b, t->skip_prefix + i, 8);
-		if (a != b)
-			return 0;
-	}
-	for (; i < pl; i++)
-		if (p[i] != t->skip_prefix[i])
-			return 0;
-	const char *q = p + pl;
-	if (q[0] == 'M') {
-		if ((q[1] != 'R' && q[1] != 'W') || (unsigned)(q[2] - '1') >= 8 || q[3] != ' ' ||
-		    (t->opt.want & TRAWL_WANT_MEMS))
-			return 0;
-	} else if (q[0] == 'R' && q[1] == ' ' && q[2] == 'X') {
-		unsigned n;
-		if ((unsigned)(q[3] - '0') < 10 && q[4] == ' ')
-			n = (unsigned)(q[3] - '0');
-		else if (len >= pl + 6 && (unsigned)(q[3] - '1') < 9 && (unsigned)(q[4] - '0') < 10 &&
-			 q[5] == ' ')
-			n = (unsigned)(q[3] - '0') * 10 + (unsigned)(q[4] - '0');
-		else
-			return 0;
-		if (n > 30 || tarmac_want_reg(t, TRAWL_REG_X0 + n))
-			return 0;
-	} else {
-		return 0;
-	}
-	struct trawl_event *e = &t->ev[t->nev];
-	t->lineno++;
-	t->stats.lines++;
-	e->nlines = (uint32_t)(t->lineno - e->line + 1);
-	e->length = offset + len - e->offset;
-	return 1;
-}
-
 int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln)
 {
 	const char *line = p;

@@ -141,8 +141,11 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 			while (pos < len) {
 				size_t end = next_nl(r, data, len, pos);
 				int nl = end < len;
-				st = trawl_tarmac_parse_line(t, data + pos, end - pos,
-							     r->chunk.offset + pos, err);
+				if (t->skip_len && tarmac_skip_line(t, data + pos, end - pos, r->chunk.offset + pos))
+					st = TRAWL_OK;
+				else
+					st = trawl_tarmac_parse_line(t, data + pos, end - pos,
+								     r->chunk.offset + pos, err);
 				if (st != TRAWL_OK) {
 					/* hand out the events before the bad line first */
 					r->pos = pos;
