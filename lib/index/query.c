@@ -9,6 +9,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "index/index-int.h"
 
@@ -64,6 +66,22 @@ enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
 	o->el = r[62];
 	o->width = r[63];
 	return TRAWL_OK;
+}
+
+void trawl_index_release_events(const struct trawl_index *ix, uint64_t first, uint64_t count)
+{
+	const struct idx_sec *s = &ix->sec[SEC_EVENTS];
+	long pg = sysconf(_SC_PAGESIZE);
+	if (!ix->map || pg <= 0 || first >= s->n)
+		return;
+	if (count > s->n - first)
+		count = s->n - first;
+	uintptr_t a = (uintptr_t)rec_at(s, first), b = (uintptr_t)rec_at(s, first + count);
+	uintptr_t mask = (uintptr_t)pg - 1;
+	a = (a + mask) & ~mask; /* only pages with no event outside the range */
+	b &= ~mask;
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED); /* advice: failure changes nothing */
 }
 
 /* Last event whose field at `off` is <= v (fields are non-decreasing). */

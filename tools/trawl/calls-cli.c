@@ -90,6 +90,8 @@ static void debug_line(void *ctx, const struct trawl_event *ev, const char *msg)
 /* The fast path: events as the index keeps them (PC, encoding, line,
  * time, CPU, kind), in batches, through the same detector. The index has no
  * register values, so the link-register and stack-pointer rules stay off. */
+#define RELEASE_EVENTS (1u << 16) /* 4 MiB of the index's event table */
+
 static int read_index(struct calls_run *r)
 {
 	struct trawl_index *ix = NULL;
@@ -102,6 +104,7 @@ static int read_index(struct calls_run *r)
 	uint64_t n = trawl_index_event_count(ix);
 	struct trawl_index_info info;
 	trawl_index_get_info(ix, &info);
+	uint64_t released = 0;
 	for (uint64_t i = 0; i < n;) {
 		size_t k = 0;
 		for (; k < 4096 && i < n; k++, i++) {
@@ -129,6 +132,11 @@ static int read_index(struct calls_run *r)
 				ev->u.insn.el = e.el;
 				ev->u.insn.width = e.width;
 			}
+		}
+		/* keep the resident part of the mapped event table small */
+		if (i - released >= RELEASE_EVENTS) {
+			trawl_index_release_events(ix, released, i - released);
+			released = i;
 		}
 		struct trawl_event_batch b = { .events = evs, .count = k };
 		r->events += k;
