@@ -2,9 +2,13 @@
  * in the page cache), then time registers-at-a-line and 64 bytes of
  * memory-at-a-line at random lines. Prints one latency in nanoseconds per
  * line ("regs NS" / "mem NS"), the first query of the process included.
- * Usage: bench-index-query TRACE INDEX NQUERIES SEED MEMBASE MEMLEN */
+ * Also prints the minor page faults each query took ("regsf N" / "memf N"),
+ * a figure the machine's load does not change.
+ * Usage: bench-index-query TRACE INDEX NQUERIES SEED ADDRFILE
+ * (ADDRFILE: memory addresses the trace accessed, one hex number a line) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "trawl/index.h"
@@ -16,14 +20,30 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+static long minflt(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 7) {
-		fprintf(stderr, "usage: %s TRACE INDEX N SEED MEMBASE MEMLEN\n", argv[0]);
+	if (argc < 6) {
+		fprintf(stderr, "usage: %s TRACE INDEX N SEED ADDRFILE\n", argv[0]);
 		return 2;
 	}
 	uint64_t n = strtoull(argv[3], NULL, 0), seed = strtoull(argv[4], NULL, 0) | 1;
-	uint64_t base = strtoull(argv[5], NULL, 0), span = strtoull(argv[6], NULL, 0);
+	static uint64_t addrs[1 << 16];
+	size_t naddr = 0;
+	FILE *af = fopen(argv[5], "r");
+	unsigned long long x;
+	while (af && naddr < sizeof addrs / sizeof *addrs && fscanf(af, "%llx", &x) == 1)
+		addrs[naddr++] = x;
+	if (af)
+		fclose(af);
+	if (!naddr)
+		addrs[naddr++] = 0;
 	struct trawl_error err;
 	struct trawl_trace_id id;
 	struct trawl_index *ix;
@@ -48,6 +68,7 @@ int main(int argc, char **argv)
 		seed ^= seed >> 7;
 		seed ^= seed << 17;
 		uint64_t line = 1 + seed % info.lines, ev;
+		long f0 = minflt();
 		double a = now_ns();
 		struct trawl_index_event e;
 		if (trawl_index_event_at_line(ix, line, &ev, &err) ||
@@ -55,12 +76,14 @@ int main(int argc, char **argv)
 		    trawl_index_regs_at(ix, ev, e.cpu, &regs, &err))
 			return 1;
 		double b = now_ns();
-		uint64_t addr = base + (seed >> 20) % span;
+		long f1 = minflt();
+		uint64_t addr = (addrs[(seed >> 20) % naddr] & ~(uint64_t)31) - 16;
 		if (trawl_index_event_at_line(ix, line, &ev, &err) ||
 		    trawl_index_mem_at(ix, ev, addr, 64, val, known, &err))
 			return 1;
 		double c = now_ns();
-		printf("regs %.0f\nmem %.0f\n", b - a, c - b);
+		long f2 = minflt();
+		printf("regs %.0f\nmem %.0f\nregsf %ld\nmemf %ld\n", b - a, c - b, f1 - f0, f2 - f1);
 	}
 	trawl_index_regs_release(&regs);
 	trawl_index_close(ix);

@@ -63,7 +63,10 @@ struct trawl_index_builder {
 	uint32_t K;
 	double t0;
 
-	struct idx_file ev, dl, cki, ckd;
+	struct idx_file ev, dl;
+	uint8_t *ck;            /* checkpoint being assembled */
+	size_t nck, cap_ck;
+	int last_cpu;
 	struct idx_sorter memw, snap, clob, regw, pcs;
 
 	uint64_t nev, last_line;
@@ -690,18 +693,36 @@ static enum trawl_status do_reg_write(struct trawl_index_builder *b, struct rfil
 }
 
 /* Register files of every cpu, as they are before event b->nev. */
+static enum trawl_status ck_put(struct trawl_index_builder *b, const void *p, size_t n,
+				struct trawl_error *err)
+{
+	if (b->nck + n > b->cap_ck) {
+		size_t c = b->cap_ck ? b->cap_ck * 2 : 4096;
+		while (c < b->nck + n)
+			c *= 2;
+		uint8_t *k = realloc(b->ck, c);
+		if (!k)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		b->ck = k;
+		b->cap_ck = c;
+	}
+	memcpy(b->ck + b->nck, p, n);
+	b->nck += n;
+	return TRAWL_OK;
+}
+
+/* A CKPT delta record: the register files of every cpu as they are before
+ * event b->nev, assembled in memory, then appended with its length. */
 static enum trawl_status write_checkpoint(struct trawl_index_builder *b, struct trawl_error *err)
 {
 	enum trawl_status st;
 	uint8_t tmp[8];
-	st64(tmp, b->ckd.pos);
-	if ((st = idx_file_write(&b->cki, tmp, 8, err)))
-		return st;
+	b->nck = 0;
 	uint32_t n = 0;
 	for (uint32_t c = 0; c < b->ncpu; c++)
 		n += b->rf[c].used;
 	st32(tmp, n);
-	if ((st = idx_file_write(&b->ckd, tmp, 4, err)))
+	if ((st = ck_put(b, tmp, 4, err)))
 		return st;
 	for (uint32_t c = 0; c < b->ncpu; c++) {
 		struct rfile *r = &b->rf[c];
@@ -714,7 +735,7 @@ static enum trawl_status write_checkpoint(struct trawl_index_builder *b, struct 
 				st16(tmp, (uint16_t)c);
 				st16(tmp + 2, 0);
 				st32(tmp + 4, nregs);
-				if ((st = idx_file_write(&b->ckd, tmp, 8, err)))
+				if ((st = ck_put(b, tmp, 8, err)))
 					return st;
 			}
 			for (uint32_t reg = 0; reg <= TRAWL_REG_FFR + r->nsys; reg++) {
@@ -759,11 +780,18 @@ static enum trawl_status write_checkpoint(struct trawl_index_builder *b, struct 
 							h[len + i / 8] |= (uint8_t)(1u << (i % 8));
 					len += (size + 7) / 8;
 				}
-				if ((st = idx_file_write(&b->ckd, h, len, err)))
+				if ((st = ck_put(b, h, len, err)))
 					return st;
 			}
 		}
 	}
+	if (b->nck > UINT32_MAX)
+		return trawl_error_set(err, TRAWL_ERR_LIMIT, "checkpoint too large");
+	tmp[0] = DT_CKPT;
+	st32(tmp + 1, (uint32_t)b->nck);
+	if ((st = idx_file_write(&b->dl, tmp, 5, err)) ||
+	    (st = idx_file_write(&b->dl, b->ck, b->nck, err)))
+		return st;
 	return TRAWL_OK;
 }
 
@@ -790,14 +818,19 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 				   const struct trawl_event_batch *batch, struct trawl_error *err)
 {
 	enum trawl_status st;
-	if (b->nev % b->K == 0) {
-		if ((b->nev && (st = write_snapshots(b, err))) || (st = write_checkpoint(b, err)))
-			return st;
-	}
+	uint64_t dloff = b->dl.pos;
 	struct rfile *r = NULL;
 	if ((st = rf_get(b, e->cpu, &r, err)))
 		return st;
-	uint64_t dloff = b->dl.pos;
+	int ckpt = b->nev % b->K == 0;
+	if (ckpt && ((b->nev && (st = write_snapshots(b, err))) || (st = write_checkpoint(b, err))))
+		return st;
+	if (ckpt || e->cpu != b->last_cpu) {
+		uint8_t c[3] = { DT_CPU, (uint8_t)e->cpu, (uint8_t)(e->cpu >> 8) };
+		if ((st = idx_file_write(&b->dl, c, 3, err)))
+			return st;
+		b->last_cpu = e->cpu;
+	}
 	uint64_t sh_addr = 0, sh_size = 0;
 	int sh = semihosting_range(b, e, r, &sh_addr, &sh_size);
 	for (uint32_t i = 0; i < e->nregs; i++)
@@ -893,7 +926,7 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 	size_t mem = b->opt.sort_memory ? b->opt.sort_memory : (64u << 20);
 	b->t0 = now_s();
 	trawl_reg_names_init(&b->names);
-	b->ev.fd = b->dl.fd = b->cki.fd = b->ckd.fd = -1;
+	b->ev.fd = b->dl.fd = -1;
 	b->path = strdup(path);
 	b->tmp_path = malloc(strlen(path) + 32);
 	b->dir = strdup(path);
@@ -924,9 +957,7 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 	if ((st = idx_file_write(&b->ev, zero, IDX_HEADER_SIZE, err)))
 		goto fail;
 	idx_file_mark(&b->ev);
-	if ((st = idx_file_temp(&b->dl, b->dir, "delta spool", err)) ||
-	    (st = idx_file_temp(&b->cki, b->dir, "checkpoint spool", err)) ||
-	    (st = idx_file_temp(&b->ckd, b->dir, "checkpoint spool", err)))
+	if ((st = idx_file_temp(&b->dl, b->dir, "delta spool", err)))
 		goto fail;
 	idx_sorter_init(&b->memw, MEMW_REC, mem, b->dir, err);
 	idx_sorter_init(&b->snap, SNAP_REC, mem, b->dir, err);
@@ -946,8 +977,7 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b)
 		return;
 	idx_file_close(&b->ev);
 	idx_file_close(&b->dl);
-	idx_file_close(&b->cki);
-	idx_file_close(&b->ckd);
+	free(b->ck);
 	idx_sorter_release(&b->memw);
 	idx_sorter_release(&b->snap);
 	idx_sorter_release(&b->clob);
@@ -1002,7 +1032,8 @@ static void end_sec(struct idx_file *f, struct sec *s)
  * intervals in creation order; the stable sort keeps that order per block,
  * which is (block, key) order. */
 static enum trawl_status write_backdate(struct trawl_index_builder *b, struct idx_file *f,
-					uint64_t *count, struct trawl_error *err)
+					struct idx_fence *fence, uint64_t *count,
+					struct trawl_error *err)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < b->nblocks; i++)
@@ -1041,7 +1072,9 @@ static enum trawl_status write_backdate(struct trawl_index_builder *b, struct id
 	enum trawl_status st = TRAWL_OK;
 	if (idx_sort_records(recs, n, BD_REC))
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	else
+	for (size_t i = 0; i < n && !st; i++)
+		st = idx_fence_add(fence, recs + i * BD_REC, err);
+	if (!st)
 		st = idx_file_write(f, recs, n * BD_REC, err);
 	free(recs);
 	return st;
@@ -1053,6 +1086,8 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 {
 	enum trawl_status st;
 	struct idx_file *o = &b->ev;
+	struct idx_fence fences[6];
+	memset(fences, 0, sizeof fences);
 	struct sec secs[SEC_COUNT_];
 	uint64_t nbd = 0;
 	memset(secs, 0, sizeof secs);
@@ -1070,20 +1105,20 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 		end_sec(o, s++);                                                           \
 	} while (0)
 	SEC(SEC_DELTAS, 0, idx_file_copy(o, &b->dl, err));
-	SEC(SEC_CKPT_INDEX, 8, idx_file_copy(o, &b->cki, err));
-	SEC(SEC_CKPT_DATA, 0, idx_file_copy(o, &b->ckd, err));
-	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, o, err));
-	SEC(SEC_SNAP, SNAP_REC, idx_sorter_output(&b->snap, o, err));
-	SEC(SEC_CLOB, CLOB_REC, idx_sorter_output(&b->clob, o, err));
-	SEC(SEC_BACKDATE, BD_REC, write_backdate(b, o, &nbd, err));
-	SEC(SEC_REGW, REGW_REC, idx_sorter_output(&b->regw, o, err));
-	SEC(SEC_PCS, PCS_REC, idx_sorter_output(&b->pcs, o, err));
+	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, o, &fences[0], err));
+	SEC(SEC_SNAP, SNAP_REC, idx_sorter_output(&b->snap, o, &fences[1], err));
+	SEC(SEC_CLOB, CLOB_REC, idx_sorter_output(&b->clob, o, &fences[2], err));
+	SEC(SEC_BACKDATE, BD_REC, write_backdate(b, o, &fences[3], &nbd, err));
+	SEC(SEC_REGW, REGW_REC, idx_sorter_output(&b->regw, o, &fences[4], err));
+	SEC(SEC_PCS, PCS_REC, idx_sorter_output(&b->pcs, o, &fences[5], err));
 	if ((st = begin_sec(o, s, SEC_SYSREGS, 0, err)))
 		goto out;
 	for (size_t i = 0; i < b->names.count; i++)
 		if ((st = idx_file_write(o, b->names.names[i], strlen(b->names.names[i]) + 1, err)))
 			goto out;
 	end_sec(o, s++);
+	for (int i = 0; i < 6; i++)
+		SEC(SEC_FENCE_MEMW + i, FENCE_REC, idx_file_write(o, fences[i].p, fences[i].n, err));
 #undef SEC
 	if ((st = idx_file_flush(o, err)))
 		goto out;
@@ -1145,5 +1180,7 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	b->tmp_path = NULL;
 	(void)nbd;
 out:
+	for (int i = 0; i < 6; i++)
+		free(fences[i].p);
 	return st;
 }

@@ -42,12 +42,17 @@
  *                MEM  tag 0x02 (|0x80 mask), addr u64, size u32, value[size],
  *                     [mask] (a memory write; values in address order)
  *                CLOB tag 0x03, addr u64, size u64 (range made unknown)
- *   3 CKPT_INDEX  u64 per checkpoint j: offset in CKPT_DATA of the register
- *              files before event j*K
- *   4 CKPT_DATA  per checkpoint: u32 n; n x { u16 cpu, u16 0, u32 nregs,
- *              nregs x { u32 reg, u16 size, u8 all_known, u8 0, value[size],
- *              [mask ceil(size/8) unless all_known] } }; bytes of a register
- *              beyond `size` are unknown
+ *                CKPT tag 0x04, length u32, then the register files before
+ *                     this event: u32 n; n x { u16 cpu, u16 0, u32 nregs,
+ *                     nregs x { u32 reg, u16 size, u8 all_known, u8 0,
+ *                     value[size], [mask ceil(size/8) unless all_known] } };
+ *                     bytes of a register beyond `size` are unknown. First
+ *                     record of every event j*K (a checkpoint).
+ *                CPU  tag 0x05, cpu u16: the core of this and the following
+ *                     events; after each CKPT and when the core changes
+ *              so registers at event N are one contiguous read: from the
+ *              CKPT of N's epoch to the end of N's records.
+ *   3, 4       unused (were checkpoint sections before the format settled)
  *   5 MEMW     32-byte write-list records sorted by (block, event, delta):
  *              +0 block address u64 (64-byte aligned), +8 event u64,
  *              +16 delta-log offset of the MEM/CLOB record u64,
@@ -70,6 +75,9 @@
  *  10 PCS      16-byte records sorted by (pc, event): +0 pc, +8 event
  *  11 SYSREGS  names of system registers, NUL-terminated, in id order
  *              (TRAWL_REG_SYS_BASE + i)
+ *  12-17 FENCE of MEMW, SNAP, CLOB, BACKDATE, REGW, PCS: the first 16
+ *              bytes (the sort key) of every IDX_FENCE-th record, so a
+ *              search touches a few contiguous pages before the big table
  */
 #ifndef TRAWL_INDEX_FORMAT_H
 #define TRAWL_INDEX_FORMAT_H
@@ -87,8 +95,8 @@
 enum idx_section {
 	SEC_EVENTS = 1,
 	SEC_DELTAS,
-	SEC_CKPT_INDEX,
-	SEC_CKPT_DATA,
+	SEC_UNUSED3_,
+	SEC_UNUSED4_,
 	SEC_MEMW,
 	SEC_SNAP,
 	SEC_CLOB,
@@ -96,8 +104,17 @@ enum idx_section {
 	SEC_REGW,
 	SEC_PCS,
 	SEC_SYSREGS,
-	SEC_COUNT_ = SEC_SYSREGS,
+	SEC_FENCE_MEMW,
+	SEC_FENCE_SNAP,
+	SEC_FENCE_CLOB,
+	SEC_FENCE_BACKDATE,
+	SEC_FENCE_REGW,
+	SEC_FENCE_PCS,
+	SEC_COUNT_ = SEC_FENCE_PCS,
 };
+
+#define IDX_FENCE 256u          /* records per fence entry */
+#define FENCE_REC 16u
 
 #define EV_REC 64u
 #define MEMW_REC 32u
@@ -113,6 +130,8 @@ enum idx_section {
 #define DT_REG 0x01u
 #define DT_MEM 0x02u
 #define DT_CLOB 0x03u
+#define DT_CKPT 0x04u
+#define DT_CPU 0x05u
 #define DT_MASK 0x80u
 
 #define MEMW_CLOBBER 1u

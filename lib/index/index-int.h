@@ -13,10 +13,13 @@ struct idx_sec {
 	uint64_t n;             /* records (len / rec), or len for byte sections */
 	uint32_t rec;
 	uint64_t sum;
+	const uint8_t *fence;   /* keys of every IDX_FENCE-th record, or NULL */
+	uint64_t nfence;
 };
 
 struct trawl_index {
 	char *path;
+	int fd;                 /* kept open: point queries read with pread */
 	uint8_t *map;
 	size_t size;
 	struct idx_sec sec[SEC_COUNT_ + 1];
@@ -26,6 +29,7 @@ struct trawl_index {
 	struct trawl_trace_id id;
 	char **sysnames;
 	uint32_t nsys;
+	uint64_t first_ev[3], last_ev[3]; /* line, offset, time of the first/last event */
 };
 
 /* Position of the first record whose (first u64, second u64) is >= (a, b)

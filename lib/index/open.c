@@ -133,10 +133,19 @@ enum trawl_status trawl_index_default_path(const char *trace_path, char *buf, si
 }
 
 static const uint32_t sec_rec[SEC_COUNT_ + 1] = {
-	[SEC_EVENTS] = EV_REC,   [SEC_DELTAS] = 0,       [SEC_CKPT_INDEX] = 8,
-	[SEC_CKPT_DATA] = 0,     [SEC_MEMW] = MEMW_REC,  [SEC_SNAP] = SNAP_REC,
+	[SEC_EVENTS] = EV_REC,   [SEC_DELTAS] = 0,
+	[SEC_MEMW] = MEMW_REC,   [SEC_SNAP] = SNAP_REC,
 	[SEC_CLOB] = CLOB_REC,   [SEC_BACKDATE] = BD_REC, [SEC_REGW] = REGW_REC,
 	[SEC_PCS] = PCS_REC,     [SEC_SYSREGS] = 0,
+	[SEC_FENCE_MEMW] = FENCE_REC, [SEC_FENCE_SNAP] = FENCE_REC, [SEC_FENCE_CLOB] = FENCE_REC,
+	[SEC_FENCE_BACKDATE] = FENCE_REC, [SEC_FENCE_REGW] = FENCE_REC, [SEC_FENCE_PCS] = FENCE_REC,
+};
+
+/* Sorted sections and their fences. */
+static const uint32_t fenced[6][2] = {
+	{ SEC_MEMW, SEC_FENCE_MEMW }, { SEC_SNAP, SEC_FENCE_SNAP },
+	{ SEC_CLOB, SEC_FENCE_CLOB }, { SEC_BACKDATE, SEC_FENCE_BACKDATE },
+	{ SEC_REGW, SEC_FENCE_REGW }, { SEC_PCS, SEC_FENCE_PCS },
 };
 
 /* Check the header and the section table of a mapped file. */
@@ -181,8 +190,8 @@ static enum trawl_status check_header(struct trawl_index *ix, const struct trawl
 		const uint8_t *e = h + 128 + 32 * i;
 		uint32_t sid = ld32(e), rec = ld32(e + 4);
 		uint64_t off = ld64(e + 8), len = ld64(e + 16);
-		if (sid == 0 || sid > SEC_COUNT_)
-			continue; /* a later format's section: not ours to read */
+		if (sid == 0 || sid > SEC_COUNT_ || sid == SEC_UNUSED3_ || sid == SEC_UNUSED4_)
+			continue; /* not a section this version reads */
 		if (ix->sec[sid].p || rec != sec_rec[sid] || off < IDX_HEADER_SIZE || off % 8 ||
 		    off > ix->size || len > ix->size - off || (rec && len % rec))
 			return TRAWL_CORRUPT(err, "'%s': bad section table entry %u", p, i);
@@ -193,10 +202,19 @@ static enum trawl_status check_header(struct trawl_index *ix, const struct trawl
 		ix->sec[sid].sum = ld64(e + 24);
 	}
 	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++)
-		if (!ix->sec[sid].p)
+		if (!ix->sec[sid].p && sid != SEC_UNUSED3_ && sid != SEC_UNUSED4_)
 			return TRAWL_CORRUPT(err, "'%s': index section %u is missing", p, sid);
+	for (int i = 0; i < 6; i++) {
+		struct idx_sec *t = &ix->sec[fenced[i][0]];
+		const struct idx_sec *f = &ix->sec[fenced[i][1]];
+		if (f->n != t->n / IDX_FENCE + (t->n % IDX_FENCE != 0))
+			return TRAWL_CORRUPT(err, "'%s': index fence %u has a bad size", p,
+					     fenced[i][1]);
+		t->fence = f->p;
+		t->nfence = f->n;
+	}
 	ix->nckpt = ix->nev / ix->K + (ix->nev % ix->K != 0);
-	if (ix->sec[SEC_EVENTS].n != ix->nev || ix->sec[SEC_CKPT_INDEX].n != ix->nckpt)
+	if (ix->sec[SEC_EVENTS].n != ix->nev)
 		return TRAWL_CORRUPT(err, "'%s': index section sizes disagree with the header", p);
 	/* system register names: NUL-terminated strings */
 	const struct idx_sec *s = &ix->sec[SEC_SYSREGS];
@@ -228,6 +246,7 @@ enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_p
 		free(ix);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
+	ix->fd = -1;
 	int fd = open(index_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		st = errno == ENOENT ? trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
@@ -262,13 +281,26 @@ enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_p
 		}
 		ix->map = m;
 	}
-	close(fd);
+	ix->fd = fd;
 	if (!ix->map) {
 		st = TRAWL_CORRUPT(err, "'%s': index is truncated", index_path);
 		goto fail;
 	}
 	if ((st = check_header(ix, id, err)))
 		goto fail;
+	if (ix->nev) {
+		const uint8_t *e0 = ix->sec[SEC_EVENTS].p;
+		uint8_t last[EV_REC];
+		if (pread(ix->fd, last, EV_REC,
+			  (off_t)(e0 - ix->map) + (off_t)(ix->nev - 1) * EV_REC) != EV_REC) {
+			st = trawl_error_errno(err, errno ? errno : EIO, "cannot read '%s'", index_path);
+			goto fail;
+		}
+		for (int i = 0; i < 3; i++) {
+			ix->first_ev[i] = ld64(e0 + 8 * i);
+			ix->last_ev[i] = ld64(last + 8 * i);
+		}
+	}
 	*out = ix;
 	return TRAWL_OK;
 fail:
@@ -282,6 +314,8 @@ void trawl_index_close(struct trawl_index *ix)
 		return;
 	if (ix->map)
 		munmap(ix->map, ix->size);
+	if (ix->fd >= 0)
+		close(ix->fd);
 	free(ix->sysnames);
 	free(ix->path);
 	free(ix);
@@ -291,6 +325,8 @@ enum trawl_status trawl_index_verify(struct trawl_index *ix, struct trawl_error 
 {
 	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++) {
 		const struct idx_sec *s = &ix->sec[sid];
+		if (!s->p)
+			continue;
 		if (idx_hash(0, s->p, (size_t)s->len) != s->sum)
 			return TRAWL_CORRUPT(err, "'%s': checksum mismatch in index section %u",
 					     ix->path, sid);
@@ -329,16 +365,9 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 	enum trawl_status st = trawl_trace_id_get(trace_path, &id, err);
 	if (st)
 		return st;
-	/* read through the bounded streaming buffer, not a mapping of the whole
-	 * trace: mapped pages would count in the build's resident memory and
-	 * grow with the trace */
-	struct trawl_reader_options ropt;
-	if (opt)
-		ropt = opt->reader;
-	else
-		memset(&ropt, 0, sizeof ropt);
-	ropt.input.no_mmap = 1;
-	if ((st = trawl_reader_open(&r, trace_path, &ropt, err)))
+	/* the input layer maps plain files in windows and releases pages
+	 * behind the reader, so the build's memory does not follow the trace */
+	if ((st = trawl_reader_open(&r, trace_path, opt ? &opt->reader : NULL, err)))
 		goto out;
 	if ((st = trawl_index_builder_create(&b, index_path, opt, err)))
 		goto out;

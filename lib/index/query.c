@@ -6,10 +6,15 @@
  * (only those of one epoch), then back-dated values for bytes still unknown.
  * Last/next writes are binary searches in write lists sorted by (key,
  * event). Every offset and length read from the file is checked.
+ *
+ * Point queries read the event table and the register replay's stretch of
+ * the delta log with pread: in a freshly started process, the first touch
+ * of each mapped page is a page fault, which costs several times a small
+ * pread. Searches over the sorted tables and long walks use the mapping.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "index/index-int.h"
@@ -21,9 +26,32 @@ static const uint8_t *rec_at(const struct idx_sec *s, uint64_t i)
 	return s->p + i * s->rec;
 }
 
+static int key_less(const uint8_t *r, uint64_t a, uint64_t b)
+{
+	uint64_t ra = ld64(r);
+	return ra < a || (ra == a && ld64(r + 8) < b);
+}
+
+/* The fence (a small contiguous copy of every IDX_FENCE-th key) narrows
+ * the search to one window first: a cold process then faults in a few
+ * pages instead of one per bisection step of a big table. */
 uint64_t idx_lower_bound2(const struct idx_sec *s, uint64_t a, uint64_t b)
 {
 	uint64_t lo = 0, hi = s->n;
+	if (s->fence) {
+		uint64_t flo = 0, fhi = s->nfence;
+		while (flo < fhi) {
+			uint64_t mid = flo + (fhi - flo) / 2;
+			if (key_less(s->fence + mid * FENCE_REC, a, b))
+				flo = mid + 1;
+			else
+				fhi = mid;
+		}
+		if (flo == 0)
+			return 0;
+		lo = (flo - 1) * IDX_FENCE + 1;
+		hi = flo * IDX_FENCE < s->n ? flo * IDX_FENCE : s->n;
+	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		const uint8_t *r = rec_at(s, mid);
@@ -43,13 +71,34 @@ uint64_t trawl_index_event_count(const struct trawl_index *ix)
 	return ix->nev;
 }
 
-enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
-				    struct trawl_index_event *o, struct trawl_error *err)
+static enum trawl_status read_at(const struct trawl_index *ix, uint64_t off, void *buf,
+				 size_t len, struct trawl_error *err)
 {
-	if (ev >= ix->nev)
-		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no event %llu (the trace has %llu)",
-				       (unsigned long long)ev, (unsigned long long)ix->nev);
-	const uint8_t *r = rec_at(&ix->sec[SEC_EVENTS], ev);
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pread(ix->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return trawl_error_errno(err, n < 0 ? errno : EIO, "cannot read '%s'",
+						 ix->path);
+		done += (size_t)n;
+	}
+	return TRAWL_OK;
+}
+
+/* Event records [i, i+count) into buf (count <= nev - i). */
+static enum trawl_status events_read(const struct trawl_index *ix, uint64_t i, uint64_t count,
+				     uint8_t *buf, struct trawl_error *err)
+{
+	uint64_t base = (uint64_t)(ix->sec[SEC_EVENTS].p - ix->map);
+	return read_at(ix, base + i * EV_REC, buf, (size_t)(count * EV_REC), err);
+}
+
+#define SCAN_WIN 256u /* event records per pread of a sequential scan (16 KiB) */
+
+static void ev_decode(const uint8_t *r, uint64_t ev, struct trawl_index_event *o)
+{
 	o->seq = ev;
 	o->line = ld64(r);
 	o->offset = ld64(r + 8);
@@ -65,44 +114,108 @@ enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
 	o->iset = r[61];
 	o->el = r[62];
 	o->width = r[63];
+}
+
+enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
+				    struct trawl_index_event *o, struct trawl_error *err)
+{
+	if (ev >= ix->nev)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no event %llu (the trace has %llu)",
+				       (unsigned long long)ev, (unsigned long long)ix->nev);
+	uint8_t r[EV_REC];
+	enum trawl_status st = events_read(ix, ev, 1, r, err);
+	if (st)
+		return st;
+	ev_decode(r, ev, o);
 	return TRAWL_OK;
 }
 
-void trawl_index_release_events(const struct trawl_index *ix, uint64_t first, uint64_t count)
+/* Sequential scans: a window of records per pread into a small buffer, so
+ * a pass over every event costs few system calls and no mapped pages. */
+enum trawl_status trawl_index_events(const struct trawl_index *ix, uint64_t first, size_t count,
+				     struct trawl_index_event *out, struct trawl_error *err)
 {
-	const struct idx_sec *s = &ix->sec[SEC_EVENTS];
-	long pg = sysconf(_SC_PAGESIZE);
-	if (!ix->map || pg <= 0 || first >= s->n)
-		return;
-	if (count > s->n - first)
-		count = s->n - first;
-	uintptr_t a = (uintptr_t)rec_at(s, first), b = (uintptr_t)rec_at(s, first + count);
-	uintptr_t mask = (uintptr_t)pg - 1;
-	a = (a + mask) & ~mask; /* only pages with no event outside the range */
-	b &= ~mask;
-	if (b > a)
-		madvise((void *)a, b - a, MADV_DONTNEED); /* advice: failure changes nothing */
+	if (first > ix->nev || count > ix->nev - first)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
+				       "no events %llu..%llu (the trace has %llu)",
+				       (unsigned long long)first,
+				       (unsigned long long)first + count,
+				       (unsigned long long)ix->nev);
+	uint8_t buf[SCAN_WIN * EV_REC];
+	for (size_t done = 0; done < count;) {
+		size_t k = count - done < SCAN_WIN ? count - done : SCAN_WIN;
+		enum trawl_status st = events_read(ix, first + done, k, buf, err);
+		if (st)
+			return st;
+		for (size_t j = 0; j < k; j++)
+			ev_decode(buf + j * EV_REC, first + done + j, &out[done + j]);
+		done += k;
+	}
+	return TRAWL_OK;
 }
 
-/* Last event whose field at `off` is <= v (fields are non-decreasing). */
-static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v)
+#define WIN 64u  /* event records read per probe (4 KiB) */
+
+/* Last event whose field at `off` (0 line, 8 offset, 16 time) is <= v;
+ * the fields never decrease. They grow almost linearly with the event
+ * number, so the interpolated guess is usually right: each probe reads a
+ * window of WIN records around it with one pread, and a probe that does not
+ * halve the range is followed by a bisection, which bounds the worst case.
+ * *st is set on a read error. */
+static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v,
+		       enum trawl_status *st, struct trawl_error *err)
 {
-	const struct idx_sec *s = &ix->sec[SEC_EVENTS];
-	uint64_t lo = 0, hi = s->n;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (ld64(rec_at(s, mid) + off) <= v)
-			lo = mid + 1;
-		else
-			hi = mid;
+	*st = TRAWL_OK;
+	if (!ix->nev || ix->first_ev[off / 8] > v)
+		return -1;
+	uint64_t lo = 0, hi = ix->nev - 1;
+	uint64_t flo = ix->first_ev[off / 8], fhi = ix->last_ev[off / 8];
+	if (fhi <= v)
+		return (int64_t)hi;
+	uint8_t buf[WIN * EV_REC];
+	int bisect = 0;
+	/* invariant: f(lo) <= v < f(hi) */
+	while (hi - lo > 1) {
+		uint64_t probe;
+		if (bisect || fhi <= flo) {
+			probe = lo + (hi - lo) / 2;
+		} else {
+			long double f = (long double)(v - flo) / (long double)(fhi - flo);
+			probe = lo + (uint64_t)(f * (long double)(hi - lo));
+		}
+		/* window [w0, w0 + cnt) strictly inside (lo, hi) */
+		uint64_t w0 = probe > lo + WIN / 2 ? probe - WIN / 2 : lo + 1;
+		if (w0 >= hi)
+			w0 = hi - 1;
+		uint64_t cnt = hi - w0 < WIN ? hi - w0 : WIN;
+		if ((*st = events_read(ix, w0, cnt, buf, err)))
+			return -1;
+		uint64_t before = hi - lo;
+		uint64_t f0 = ld64(buf + off), f1 = ld64(buf + (cnt - 1) * EV_REC + off);
+		if (f0 > v) {
+			hi = w0;
+			fhi = f0;
+		} else if (f1 <= v) {
+			lo = w0 + cnt - 1;
+			flo = f1;
+		} else {
+			uint64_t k = 0;
+			while (k + 1 < cnt && ld64(buf + (k + 1) * EV_REC + off) <= v)
+				k++;
+			return (int64_t)(w0 + k);
+		}
+		bisect = !bisect && (hi - lo) * 2 > before;
 	}
-	return (int64_t)lo - 1;
+	return (int64_t)lo;
 }
 
 enum trawl_status trawl_index_event_at_line(const struct trawl_index *ix, uint64_t line,
 					    uint64_t *ev, struct trawl_error *err)
 {
-	int64_t i = last_le(ix, 0, line);
+	enum trawl_status st;
+	int64_t i = last_le(ix, 0, line, &st, err);
+	if (st)
+		return st;
 	if (i < 0 || line > ix->last_line || line == 0)
 		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "line %llu is not in the trace",
 				       (unsigned long long)line);
@@ -113,7 +226,10 @@ enum trawl_status trawl_index_event_at_line(const struct trawl_index *ix, uint64
 enum trawl_status trawl_index_event_at_time(const struct trawl_index *ix, uint64_t t,
 					    uint64_t *ev, struct trawl_error *err)
 {
-	int64_t i = last_le(ix, 16, t);
+	enum trawl_status st;
+	int64_t i = last_le(ix, 16, t, &st, err);
+	if (st)
+		return st;
 	if (i < 0)
 		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "time %llu is before the trace",
 				       (unsigned long long)t);
@@ -124,7 +240,10 @@ enum trawl_status trawl_index_event_at_time(const struct trawl_index *ix, uint64
 enum trawl_status trawl_index_event_at_offset(const struct trawl_index *ix, uint64_t off,
 					      uint64_t *ev, struct trawl_error *err)
 {
-	int64_t i = last_le(ix, 8, off);
+	enum trawl_status st;
+	int64_t i = last_le(ix, 8, off, &st, err);
+	if (st)
+		return st;
 	if (i < 0)
 		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
 				       "byte offset %llu is before the first event",
@@ -154,10 +273,12 @@ struct delta {
 	const uint8_t *value, *mask; /* mask NULL = all known */
 };
 
-static enum trawl_status delta_next(const struct trawl_index *ix, uint64_t *pos, uint64_t end,
-				    struct delta *d, struct trawl_error *err)
+/* Parse the record at base[*pos], which must end by base[end]. */
+static enum trawl_status delta_parse(const struct trawl_index *ix, const uint8_t *base,
+				     uint64_t *pos, uint64_t end, struct delta *d,
+				     struct trawl_error *err)
 {
-	const uint8_t *p = ix->sec[SEC_DELTAS].p + *pos;
+	const uint8_t *p = base + *pos;
 	uint64_t left = end - *pos;
 	if (!left)
 		return CORRUPT(ix, "empty delta record");
@@ -183,6 +304,21 @@ static enum trawl_status delta_next(const struct trawl_index *ix, uint64_t *pos,
 		d->len = ld32(p + 9);
 		n = 13 + d->len + (masked ? (d->len + 7) / 8 : 0);
 		d->value = p + 13;
+	} else if (tag == DT_CKPT) {
+		if (left < 5)
+			return CORRUPT(ix, "short checkpoint");
+		d->len = ld32(p + 1);
+		d->value = p + 5;
+		n = 5 + d->len;
+		masked = 0;
+	} else if (tag == DT_CPU) {
+		if (left < 3)
+			return CORRUPT(ix, "short cpu record");
+		d->reg = ld16(p + 1);
+		d->value = NULL;
+		d->len = 0;
+		n = 3;
+		masked = 0;
 	} else if (tag == DT_CLOB) {
 		if (left < 17)
 			return CORRUPT(ix, "short clobber delta");
@@ -201,6 +337,12 @@ static enum trawl_status delta_next(const struct trawl_index *ix, uint64_t *pos,
 		d->mask = d->value + d->len;
 	*pos += n;
 	return TRAWL_OK;
+}
+
+static enum trawl_status delta_next(const struct trawl_index *ix, uint64_t *pos, uint64_t end,
+				    struct delta *d, struct trawl_error *err)
+{
+	return delta_parse(ix, ix->sec[SEC_DELTAS].p, pos, end, d, err);
 }
 
 static int mask_bit(const uint8_t *mask, uint64_t i)
@@ -267,36 +409,36 @@ uint32_t trawl_index_reg_find(const struct trawl_index *ix, const char *name)
 	return UINT32_MAX;
 }
 
-static enum trawl_status load_checkpoint(const struct trawl_index *ix, uint64_t j, uint16_t cpu,
-					 struct trawl_index_regs *r, struct trawl_error *err)
+/* Registers of `cpu` from a CKPT record's payload p[0, len). */
+static enum trawl_status load_checkpoint(const struct trawl_index *ix, const uint8_t *p,
+					 uint64_t len, uint16_t cpu, struct trawl_index_regs *r,
+					 struct trawl_error *err)
 {
-	const struct idx_sec *d = &ix->sec[SEC_CKPT_DATA];
-	uint64_t pos = ld64(rec_at(&ix->sec[SEC_CKPT_INDEX], j));
-	if (pos > d->len || d->len - pos < 4)
-		return CORRUPT(ix, "checkpoint offset");
-	uint32_t ncpu = ld32(d->p + pos);
+	uint64_t pos = 0;
+	if (len < 4)
+		return CORRUPT(ix, "checkpoint");
+	uint32_t ncpu = ld32(p);
 	pos += 4;
 	for (uint32_t c = 0; c < ncpu; c++) {
-		if (d->len - pos < 8)
+		if (len - pos < 8)
 			return CORRUPT(ix, "checkpoint");
-		uint16_t cc = ld16(d->p + pos);
-		uint32_t nregs = ld32(d->p + pos + 4);
+		uint16_t cc = ld16(p + pos);
+		uint32_t nregs = ld32(p + pos + 4);
 		pos += 8;
 		for (uint32_t i = 0; i < nregs; i++) {
-			if (d->len - pos < 8)
+			if (len - pos < 8)
 				return CORRUPT(ix, "checkpoint register");
-			const uint8_t *p = d->p + pos;
-			uint32_t reg = ld32(p), size = ld16(p + 4), all = p[6];
+			const uint8_t *q = p + pos;
+			uint32_t reg = ld32(q), size = ld16(q + 4), all = q[6];
 			uint64_t n = 8 + size + (all ? 0 : (size + 7) / 8);
 			uint32_t base, width;
-			if (n > d->len - pos || !reg_place(reg, ix->nsys, &base, &width) ||
-			    size > width)
+			if (n > len - pos || !reg_place(reg, ix->nsys, &base, &width) || size > width)
 				return CORRUPT(ix, "checkpoint register");
 			if (cc == cpu) {
-				const uint8_t *mask = all ? NULL : p + 8 + size;
+				const uint8_t *mask = all ? NULL : q + 8 + size;
 				for (uint32_t k = 0; k < size; k++) {
 					int kn = mask_bit(mask, k);
-					r->value[base + k] = kn ? p[8 + k] : 0;
+					r->value[base + k] = kn ? q[8 + k] : 0;
 					r->known[base + k] = (uint8_t)kn;
 				}
 			}
@@ -349,25 +491,51 @@ enum trawl_status trawl_index_regs_at(const struct trawl_index *ix, uint64_t ev,
 	r->nsys = ix->nsys;
 	memset(r->value, 0, size);
 	memset(r->known, 0, size);
-	uint64_t j = ev / ix->K;
-	if ((st = load_checkpoint(ix, j, cpu, r, err)))
-		return st;
-	const struct idx_sec *e = &ix->sec[SEC_EVENTS];
-	for (uint64_t i = j * ix->K; i <= ev; i++) {
-		if (ld16(rec_at(e, i) + 56) != cpu)
-			continue;
-		uint64_t a, b;
-		if ((st = delta_range(ix, i, &a, &b, err)))
+	/* one contiguous stretch of the delta log: the checkpoint of ev's
+	 * epoch, then the records of every event up to ev */
+	uint64_t first = ev / ix->K * ix->K, a, end;
+	uint8_t recs[130 * EV_REC];
+	uint64_t last = ev + 1 < ix->nev ? ev + 1 : ev;
+	if (last - first < 130) {
+		/* one read for both records (always so with the default K) */
+		if ((st = events_read(ix, first, last - first + 1, recs, err)))
 			return st;
-		while (a < b) {
-			struct delta d;
-			if ((st = delta_next(ix, &a, b, &d, err)))
-				return st;
-			if (d.tag == DT_REG && (st = apply_reg_delta(ix, &d, r, err)))
-				return st;
-		}
+		a = ld64(recs + 32);
+		end = ld64(recs + (last - first) * EV_REC + 32);
+	} else {
+		if ((st = events_read(ix, first, 1, recs, err)) ||
+		    (st = events_read(ix, last, 1, recs + EV_REC, err)))
+			return st;
+		a = ld64(recs + 32);
+		end = ld64(recs + EV_REC + 32);
 	}
-	return TRAWL_OK;
+	if (last == ev)
+		end = ix->sec[SEC_DELTAS].len;
+	if (a > end || end > ix->sec[SEC_DELTAS].len)
+		return CORRUPT(ix, "event delta range");
+	uint8_t small[16384], *buf = small;
+	uint64_t len = end - a;
+	if (len > sizeof small && !(buf = malloc((size_t)len)))
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	st = read_at(ix, (uint64_t)(ix->sec[SEC_DELTAS].p - ix->map) + a, buf, (size_t)len, err);
+	uint64_t pos = 0;
+	struct delta d;
+	if (!st && !(st = delta_parse(ix, buf, &pos, len, &d, err)) && d.tag != DT_CKPT)
+		st = CORRUPT(ix, "missing checkpoint");
+	if (!st)
+		st = load_checkpoint(ix, d.value, d.len, cpu, r, err);
+	int cur = -1;
+	while (!st && pos < len) {
+		if ((st = delta_parse(ix, buf, &pos, len, &d, err)))
+			break;
+		if (d.tag == DT_CPU)
+			cur = (int)d.reg;
+		else if (d.tag == DT_REG && cur == cpu)
+			st = apply_reg_delta(ix, &d, r, err);
+	}
+	if (buf != small)
+		free(buf);
+	return st;
 }
 
 /* ---- memory ---- */
@@ -684,7 +852,7 @@ enum trawl_status trawl_index_changes(const struct trawl_index *ix, uint64_t ev1
 			struct delta d;
 			if ((st = delta_next(ix, &a, b, &d, err)))
 				goto out;
-			if (d.tag == DT_REG || !d.len || d.addr + d.len < d.addr)
+			if ((d.tag != DT_MEM && d.tag != DT_CLOB) || !d.len || d.addr + d.len < d.addr)
 				continue;
 			if (nb + 2 > cap) {
 				cap = cap ? cap * 2 : 256;
@@ -699,7 +867,8 @@ enum trawl_status trawl_index_changes(const struct trawl_index *ix, uint64_t ev1
 			ranges[nb++] = d.addr + d.len - 1;
 		}
 	}
-	qsort(ranges, nb / 2, 2 * sizeof *ranges, cmp_u64);
+	if (nb)
+		qsort(ranges, nb / 2, 2 * sizeof *ranges, cmp_u64);
 	c.is_mem = 1;
 	c.len = 0;
 	uint64_t next = 0;  /* first block not yet compared */

@@ -48,6 +48,8 @@ static void stripes(uint64_t *h, const uint8_t *p, size_t n)
 void idx_hasher_update(struct idx_hasher *hs, const void *data, size_t len)
 {
 	const uint8_t *p = data;
+	if (!len)
+		return;
 	hs->len += len;
 	if (hs->npend) {
 		size_t k = 32 - hs->npend < len ? 32 - hs->npend : len;
@@ -156,6 +158,8 @@ enum trawl_status idx_file_write(struct idx_file *f, const void *data, size_t le
 				 struct trawl_error *err)
 {
 	const uint8_t *p = data;
+	if (!len)
+		return TRAWL_OK;
 	idx_hasher_update(&f->sum, p, len);
 	while (len) {
 		if (f->len == f->cap) {
@@ -374,14 +378,35 @@ static enum trawl_status run_fill(struct idx_sorter *s, struct run_reader *r, si
 	return TRAWL_OK;
 }
 
+enum trawl_status idx_fence_add(struct idx_fence *f, const uint8_t *rec,
+				struct trawl_error *err)
+{
+	if (f->count++ % IDX_FENCE)
+		return TRAWL_OK;
+	if (f->n + FENCE_REC > f->cap) {
+		size_t c = f->cap ? f->cap * 2 : 4096;
+		uint8_t *p = realloc(f->p, c);
+		if (!p)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		f->p = p;
+		f->cap = c;
+	}
+	memcpy(f->p + f->n, rec, FENCE_REC);
+	f->n += FENCE_REC;
+	return TRAWL_OK;
+}
+
 enum trawl_status idx_sorter_output(struct idx_sorter *s, struct idx_file *out,
-				    struct trawl_error *err)
+				    struct idx_fence *fence, struct trawl_error *err)
 {
 	enum trawl_status st;
 	if (!s->nruns) {
 		if (idx_sort_records(s->buf, s->n, s->rec))
 			return trawl_error_set(err, TRAWL_ERR_NOMEM,
 					       "out of memory sorting index records");
+		for (size_t i = 0; i < s->n; i++)
+			if ((st = idx_fence_add(fence, s->buf + i * s->rec, err)))
+				return st;
 		return s->n ? idx_file_write(out, s->buf, s->n * s->rec, err) : TRAWL_OK;
 	}
 	st = spill(s, err);
@@ -424,7 +449,9 @@ enum trawl_status idx_sorter_output(struct idx_sorter *s, struct idx_file *out,
 		if (best == k)
 			break;
 		struct run_reader *r = &rr[best];
-		st = idx_file_write(out, r->buf + r->i * s->rec, s->rec, err);
+		st = idx_fence_add(fence, r->buf + r->i * s->rec, err);
+		if (!st)
+			st = idx_file_write(out, r->buf + r->i * s->rec, s->rec, err);
 		if (!st && ++r->i == r->n && r->left)
 			st = run_fill(s, r, per, err);
 	}

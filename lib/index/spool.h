@@ -73,9 +73,18 @@ enum trawl_status idx_sorter_init(struct idx_sorter *s, size_t rec, size_t memor
 /* Room for one record, to be filled by the caller (valid until the next
  * call). */
 enum trawl_status idx_sorter_add(struct idx_sorter *s, uint8_t **rec, struct trawl_error *err);
-/* Write every record, sorted, to out. */
+/* Keys of every IDX_FENCE-th record written to a sorted section. */
+struct idx_fence {
+	uint8_t *p;
+	size_t n, cap;          /* bytes */
+	uint64_t count;         /* records seen */
+};
+enum trawl_status idx_fence_add(struct idx_fence *f, const uint8_t *rec,
+				struct trawl_error *err);
+
+/* Write every record, sorted, to out, noting fence keys. */
 enum trawl_status idx_sorter_output(struct idx_sorter *s, struct idx_file *out,
-				    struct trawl_error *err);
+				    struct idx_fence *fence, struct trawl_error *err);
 void idx_sorter_release(struct idx_sorter *s);
 
 /* Stable sort of n records of size rec by their first u64 field (LSD radix

@@ -79,6 +79,8 @@ expect_stdout_has "0000000000010000: dd cc 22 11" "$TRAWL" mem "$A" --at 10 0x10
 expect_stdout_has "0000000000010000: dd cc 22 ??" "$TRAWL" mem "$A" --at 19 0x10000 4
 expect_stdout_has "line 19 (event 5)" "$TRAWL" last-write "$A" --at 20 0x10003
 expect_stdout_has "line 10 (event 2)" "$TRAWL" last-write "$A" --at 20 0x10000:2
+# AArch32 state: r-names, 32 bits
+expect_stdout_has "r2         11223344" "$TRAWL" regs "$A" --at 3
 
 # a trace cut off inside its last event: what is there is indexed
 head -n 29 "$M" >"$_tmp/cut.tarmac"
@@ -127,6 +129,23 @@ if [ "$(id -u)" != 0 ]; then
 	XDG_CACHE_HOME="$_tmp/cache" expect_exit 0 "$TRAWL" index "$_tmp/ro/t.tarmac"
 	ls "$_tmp/cache/trawl/"*t.tarmac.trawlidx >/dev/null 2>&1 || fail "no index in the cache folder"
 	chmod 755 "$_tmp/ro"
+fi
+
+# every --json output parses
+if command -v python3 >/dev/null 2>&1; then
+	for c in "index $M" "info $M" "regs $M --at 13" "mem $M --at 13 0x10000 8" \
+		"last-write $M --at 27 x0" "next-write $M --at 1 0x10000" "pc $M 0x1004" \
+		"pc $M 0x1004 --from 8" "changes $M --from 1 --to 31" "last-write $M --at 1 0x99999"; do
+		"$TRAWL" $c --json | python3 -c "import json, sys; json.load(sys.stdin)" ||
+			fail "trawl $c --json is not valid JSON"
+	done
+fi
+
+# compressed traces index the same (decompressed offsets and lines)
+if command -v zstd >/dev/null 2>&1; then
+	zstd -q "$D/mixed.tarmac" -o "$_tmp/z.tarmac.zst"
+	expect_stdout_has "x3         0000000012345678" "$TRAWL" regs "$_tmp/z.tarmac.zst" --at 13
+	expect_stdout_has "line 25 (event 9)" "$TRAWL" last-write "$_tmp/z.tarmac.zst" --at 27 0x10001
 fi
 
 # usage errors

@@ -1,8 +1,8 @@
 /* The index against the replay oracle (index-oracle.h) on real Tarmac
- * traces read by the reader: the hand-made ones in tests/data/index and,
- * when $TRAWL_CORPUS is there, every Tarmac trace of the conformance
- * corpus (the Fast Models and LD/ST-style calculator runs, quicksort, the
- * call tests). Zero mismatches allowed. */
+ * traces read by the reader: the hand-made ones in tests/data/index, every
+ * Tarmac trace of the conformance corpus when $TRAWL_CORPUS is there (the
+ * Fast Models and LD/ST-style calculator runs, quicksort, the call tests),
+ * and `trawl emulate` traces of the example programs. Zero mismatches. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,11 +27,14 @@ static int check_trace(const char *path, const struct trawl_reader_options *opt)
 	assert_true(s.nev > 0);
 	char out[128];
 	snprintf(out, sizeof out, "/tmp/trawl-test-index-trace-%d.trawlidx", (int)getpid());
-	static const uint32_t ks[] = { 5, 256 };
-	for (int k = 0; k < 2; k++) {
+	/* a tiny checkpoint interval exercises checkpoints and snapshots; the
+	 * default one too on small traces */
+	static const uint32_t ks[] = { 5, 128 };
+	int nk = s.nev < 3000 ? 2 : 1;
+	for (int k = 0; k < nk; k++) {
 		struct trawl_index *ix = oracle_build(&s, out, ks[k], 0);
 		assert_int_equal(trawl_index_event_count(ix), s.nev);
-		oracle_check(&s, ix, s.nev < 1500 ? (int)s.nev : 1500, 99 + (uint64_t)k);
+		oracle_check(&s, ix, s.nev < 400 ? (int)s.nev : 400, 99 + (uint64_t)k);
 		trawl_index_close(ix);
 	}
 	unlink(out);
@@ -80,11 +83,42 @@ static void corpus_traces(void **state)
 	}
 }
 
+/* Traces of the example programs written by `trawl emulate` (skipped when
+ * the examples were not built). */
+static void emulator_traces(void **state)
+{
+	const char *trawl = getenv("TRAWL"), *build = getenv("TRAWL_BUILD");
+	static const char *progs[][2] = {
+		{ "sort", "300" }, { "checksum", "" }, { "recurse", "" }, { "simd", "" }, { "faults", "" },
+	};
+	int n = 0;
+	if (!trawl || !build)
+		skip();
+	for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+		char exe[4096], trace[256], cmd[8192];
+		snprintf(exe, sizeof exe, "%s/examples/%s", build, progs[i][0]);
+		if (access(exe, X_OK) != 0)
+			continue;
+		snprintf(trace, sizeof trace, "/tmp/trawl-test-index-emu-%d.tarmac", (int)getpid());
+		snprintf(cmd, sizeof cmd, "'%s' emulate '%s' -n 15000 -o '%s' -- %s >/dev/null 2>&1",
+			 trawl, exe, trace, progs[i][1]);
+		if (system(cmd) == -1)
+			continue;
+		n += check_trace(trace, NULL);
+		unlink(trace);
+	}
+	if (!n) {
+		print_message("no example programs under %s/examples: skipped\n", build);
+		skip();
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hand_made_traces),
 		cmocka_unit_test(corpus_traces),
+		cmocka_unit_test(emulator_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

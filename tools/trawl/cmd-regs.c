@@ -17,10 +17,13 @@ static const char usage[] =
 	INDEX_OPTIONS_HELP
 	TRACE_OPTIONS_HELP;
 
-/* Bytes worth printing: whole width for core registers, the known part of
- * vector/predicate registers rounded up to 16 (q) or their full size. */
-static uint32_t shown_width(uint32_t reg, const uint8_t *k, uint32_t w)
+/* Bytes worth printing: whole width for core registers (32 bits in
+ * AArch32 state), the known part of vector/predicate registers rounded up
+ * to 16 (q) or their full size. */
+static uint32_t shown_width(uint32_t reg, const uint8_t *k, uint32_t w, int a32)
 {
+	if (a32 && reg <= TRAWL_REG_PC)
+		w = 4;
 	uint32_t n = w;
 	while (n && !k[n - 1])
 		n--;
@@ -103,15 +106,21 @@ int cmd_regs(int argc, char **argv)
 		putchar('\n');
 	}
 	int first = 1;
+	int a32 = e.iset == TRAWL_ISET_A32 || e.iset == TRAWL_ISET_T32;
 	uint32_t last = TRAWL_REG_FFR + regs.nsys;
 	for (uint32_t k = 0; k <= last; k++) {
 		uint32_t reg = k <= TRAWL_REG_FFR ? k : TRAWL_REG_SYS_BASE + (k - TRAWL_REG_FFR - 1);
 		const uint8_t *v, *kn;
 		uint32_t w = trawl_index_regs_view(&regs, reg, &v, &kn);
-		uint32_t n = w ? shown_width(reg, kn, w) : 0;
+		uint32_t n = w ? shown_width(reg, kn, w, a32) : 0;
 		if (!n)
 			continue;
 		const char *name = trawl_index_reg_name(c.ix, reg);
+		char rname[8];
+		if (a32 && reg < TRAWL_REG_SP) {
+			snprintf(rname, sizeof rname, "r%u", reg);
+			name = rname;
+		}
 		if (c.json) {
 			printf("%s\"%s\":\"", first ? "" : ",", name);
 			print_reg_hex(stdout, v, kn, n);

@@ -130,8 +130,8 @@ void index_cli_print_event(struct index_cli *c, FILE *f, uint64_t ev)
 		fputc('}', f);
 		return;
 	}
-	fprintf(f, "line %llu (event %llu): %.*s", (unsigned long long)e.line,
-		(unsigned long long)ev, (int)len, s);
+	fprintf(f, "line %llu (event %llu)%s%.*s", (unsigned long long)e.line,
+		(unsigned long long)ev, len ? ": " : "", (int)len, s);
 }
 
 void print_reg_hex(FILE *f, const uint8_t *v, const uint8_t *k, uint32_t n)
