@@ -61,10 +61,17 @@ if has ete && [ -d "$CORPUS/ete/ete/q_elem" ]; then
 	run "$T" ete decode "$CORPUS/ete/ete/q_elem" | head -n 15
 fi
 
-if has events && [ -x "$PWD/$build/rec-demo" ]; then
-	step "7. Software events: a program instrumented with the trawl recorder"
-	run env TRAWL_REC_OUTPUT="$OUT/rec-demo.ctf" "$PWD/$build/rec-demo"
+if has events && [ -x "$PWD/$build/rec/rec-demo/rec-demo" ]; then
+	step "7. Software events: a program instrumented with the trawl recorder (examples/rec-demo)"
+	rm -rf "$OUT/rec-demo.ctf"
+	run env TRAWL_REC_OUT="$OUT/rec-demo.ctf" "$PWD/$build/rec/rec-demo/rec-demo" --threads 2 --packets 1000 --no-start
 	run "$T" events stats "$OUT/rec-demo.ctf"
+	run "$T" events list "$OUT/rec-demo.ctf" --limit 6
+	if command -v babeltrace2 >/dev/null 2>&1; then
+		printf '$ babeltrace2 demo-out/rec-demo.ctf | head -n 3\n'
+		babeltrace2 "$OUT/rec-demo.ctf" | head -n 3
+	fi
+	echo "(live streaming: sh scripts/demo-rec.sh $build)"
 fi
 
 step "Done. Explore interactively:"

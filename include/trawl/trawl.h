@@ -11,6 +11,13 @@
 #include "trawl/calls.h"
 #include "trawl/vcd.h"
 #include "trawl/stuck.h"
+#include "trawl/index.h"
+#include "trawl/tarmac.h"
+#include "trawl/ete.h"
+#include "trawl/emu.h"
+#include "trawl/expr.h"
+#include "trawl/callhop.h"
+#include "trawl/swevents.h"
 
 #define TRAWL_VERSION "0.1.0"
 

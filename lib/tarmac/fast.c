@@ -126,7 +126,9 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		struct tarmac_regcache rc;
 		if (tarmac_reg_lookup(t, name, (size_t)(ne - name), tarmac_reg_state(t, 0), &rc))
 			return -1;
-		if (!tarmac_want_reg(t, rc.reg)) /* partial parsing: the value is not read */
+		/* partial parsing: the value is not read (unless the input ends
+		 * inside this line: then the grammar decides if it is whole) */
+		if (!tarmac_want_reg(t, rc.reg) && !t->cut_line)
 			return tarmac_attach_effects(t, ln, t->nregs, t->nmems, t->pool_len) ? 1 : -1;
 		size_t want = rc.flexible ? 0 : 2u * rc.size;
 		/* v holds at most 16 digits: longer values take the general path */
@@ -157,7 +159,8 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 	}
 
 	if (p[0] == 'M' && (p[1] == 'R' || p[1] == 'W') && (unsigned)(p[2] - '1') < 8 && p[3] == ' ') {
-		if ((t->opt.want & (TRAWL_WANT_FILTER | TRAWL_WANT_MEMS)) == TRAWL_WANT_FILTER)
+		if ((t->opt.want & (TRAWL_WANT_FILTER | TRAWL_WANT_MEMS)) == TRAWL_WANT_FILTER &&
+		    !t->cut_line)
 			return tarmac_attach_effects(t, ln, t->nregs, t->nmems, t->pool_len) ? 1 : -1;
 		unsigned size = (unsigned)(p[2] - '0');
 		if (size != 1 && size != 2 && size != 4 && size != 8)

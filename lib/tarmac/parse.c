@@ -829,8 +829,11 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		while (n < want) {
 			tl_skipsp(l);
 			if (tl_eol(l)) {
-				/* abbreviated values: all zeros or all dashes */
-				if (n && all_nib(nib, n, 0)) {
+				/* abbreviated values: all zeros or all dashes (not on a
+				 * line the input cut off: that value is just incomplete) */
+				if (t->cut_line) {
+					return fail(t, l, vstart, "register value cut off by the end of the input");
+				} else if (n && all_nib(nib, n, 0)) {
 					memset(nib + n, 0, want - n);
 				} else if (n && all_nib(nib, n, TL_NIB_DASH)) {
 					memset(nib + n, TL_NIB_DASH, want - n);
@@ -1180,7 +1183,7 @@ enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *li
 					  struct trawl_error *err)
 {
 	tarmac_compact(t);
-	if (t->skip_len && tarmac_skip_line(t, line, len, offset))
+	if (t->skip_len && !t->cut_line && tarmac_skip_line(t, line, len, offset))
 		return TRAWL_OK;
 	t->lineno++;
 	t->stats.lines++;
@@ -1254,6 +1257,23 @@ done:
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory parsing line %llu",
 				       (unsigned long long)t->lineno);
 	t->prev_ldst = 0;
+	if (t->cut_line) {
+		/* the input ends inside this line (a trace cut off while being
+		 * written): what it would have said is unknown, so it is dropped
+		 * and the event it belonged to is marked truncated */
+		if (t->open)
+			t->ev[t->nev].flags |= TRAWL_EVF_TRUNCATED;
+		if (t->opt.warn) {
+			struct trawl_error w;
+			trawl_error_set(&w, TRAWL_ERR_FORMAT,
+					"the trace ends inside this line (no newline): line dropped (%s)",
+					t->emsg);
+			trawl_error_at(&w, t->file, t->lineno, t->ecol, offset + t->ecol - 1);
+			trawl_error_excerpt(&w, line, len);
+			t->opt.warn(t->opt.warn_ctx, &w);
+		}
+		return TRAWL_OK;
+	}
 	t->stats.bad_lines++;
 	struct trawl_error tmp, *e = err;
 	if (t->opt.lenient)

@@ -141,11 +141,16 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 			while (pos < len) {
 				size_t end = next_nl(r, data, len, pos);
 				int nl = end < len;
-				if (t->skip_len && tarmac_skip_line(t, data + pos, end - pos, r->chunk.offset + pos))
+				t->cut_line = !nl && r->chunk.last;
+				/* a line cut off by the end of the input is never skipped:
+				 * the grammar decides whether it is whole */
+				if (t->skip_len && !t->cut_line &&
+				    tarmac_skip_line(t, data + pos, end - pos, r->chunk.offset + pos))
 					st = TRAWL_OK;
 				else
 					st = trawl_tarmac_parse_line(t, data + pos, end - pos,
 								     r->chunk.offset + pos, err);
+				t->cut_line = 0;
 				if (st != TRAWL_OK) {
 					/* hand out the events before the bad line first */
 					r->pos = pos;

@@ -53,6 +53,7 @@ struct trawl_tarmac {
 	uint16_t unit;
 	uint16_t cpu;
 	int no_fast;             /* tests: always take the general grammar */
+	int cut_line;            /* this line is the input's last and has no newline */
 	char fast_unit[4];       /* unit word of the last line, for the fast path */
 	uint8_t fast_unit_len;
 	uint16_t fast_unit_id;

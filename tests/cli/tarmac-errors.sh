@@ -46,4 +46,16 @@ expect_exit 2 "$TRAWL" cat
 expect_exit 2 "$TRAWL" cat --bogus "$D/mixed.tarmac"
 expect_exit 2 "$TRAWL" stats a b
 expect_stderr_has "trawl: stats: unexpected argument 'b'" "$TRAWL" stats a b
+# a trace cut off inside its last line (no newline): the partial line is
+# dropped with a warning and its event is marked truncated, not misread
+# (11 zero digits would otherwise pass for an abbreviated zero)
+printf '0 clk IT (0) 00008000 d2a00028 O EL3h_s : MOV      x8,#0x10000\n0 clk R X8 0000000000010000\n1 clk IT (1) 00008004 d2a00029 O EL3h_s : MOV      x9,#0x10000\n1 clk R X9 00000000000' >"$_tmp/cut.tarmac"
+expect_exit 0 "$TRAWL" cat "$_tmp/cut.tarmac"
+expect_stdout_has 'L3 cpu0 t=1clk insn A64 pc=8004 enc=d2a00029 el=3 mode=EL3h_s truncated "MOV' "$TRAWL" cat "$_tmp/cut.tarmac"
+expect_stderr_has "cut.tarmac:4:12: the trace ends inside this line" "$TRAWL" cat "$_tmp/cut.tarmac"
+"$TRAWL" cat "$_tmp/cut.tarmac" 2>/dev/null | grep -q 'x9=' && fail "cut-off value of x9 was read as a write"
+# the same line with its newline is an abbreviated zero, as producers write it
+printf '1 clk IT (1) 00008004 d2a00029 O EL3h_s : MOV      x9,#0x10000\n1 clk R X9 00000000000\n' >"$_tmp/abbr.tarmac"
+expect_stdout_has 'x9=0000000000000000' "$TRAWL" cat "$_tmp/abbr.tarmac"
+
 finish

@@ -771,6 +771,45 @@ static void partial_parsing(void **state)
 	free(text);
 }
 
+/* A line cut off by the end of the input is never skipped unparsed: with
+ * partial parsing its event gets the same lines and flags (truncated or
+ * not) as with a full parse, which decides whether the cut line is whole. */
+static void cut_case(const char *text)
+{
+	uint32_t nlines[2] = { 0, 0 };
+	uint16_t flags[2] = { 0, 0 };
+	for (int partial = 0; partial <= 1; partial++) {
+		struct trawl_reader_options o;
+		memset(&o, 0, sizeof o);
+		o.lenient = 1;
+		if (partial)
+			o.want = TRAWL_WANT_FILTER;
+		struct trawl_input *in;
+		struct trawl_reader *r;
+		struct trawl_error err;
+		struct trawl_event_batch b;
+		assert_int_equal(trawl_input_open_memory(&in, text, strlen(text), "mem", NULL, NULL),
+				 TRAWL_OK);
+		assert_int_equal(trawl_reader_open_input(&r, in, &o, &err), TRAWL_OK);
+		assert_int_equal(trawl_reader_next(r, &b, &err), TRAWL_OK);
+		assert_int_equal(b.count, 1);
+		if (partial)
+			assert_int_equal(b.events[0].nmems, 0);
+		nlines[partial] = b.events[0].nlines;
+		flags[partial] = b.events[0].flags;
+		trawl_reader_close(r);
+	}
+	assert_int_equal(flags[0], flags[1]);
+	assert_int_equal(nlines[0], nlines[1]);
+}
+
+static void partial_cut_line(void **state)
+{
+	(void)state;
+	cut_case("1 clk IT (1) 00008000 d503201f O EL3h_s : nop\n1 clk R X8 00000000");
+	cut_case("1 clk IT (1) 00008000 d503201f O EL3h_s : nop\n1 clk MR8 00001000 0000");
+}
+
 static void hostile_input(void **state)
 {
 	(void)state;
@@ -788,11 +827,27 @@ static void hostile_input(void **state)
 	assert_int_equal(trawl_input_open_memory(&in, bin, sizeof bin, "bin", NULL, NULL), TRAWL_OK);
 	assert_int_equal(trawl_reader_open_input(&r, in, NULL, &err), TRAWL_ERR_FORMAT);
 	assert_non_null(strstr(err.message, "not a trace format"));
-	/* a truncated last line is an error naming it */
+	/* a last line cut off by the end of the input (a trace still being
+	 * written) is dropped and its event marked truncated, not misread */
 	static const char trunc[] = "1 clk IT (1) 00001000 d503201f O EL1h_s : NOP\n1 clk R X0 00012";
 	assert_int_equal(trawl_input_open_memory(&in, trunc, sizeof trunc - 1, "cut", NULL, NULL), TRAWL_OK);
 	assert_int_equal(trawl_reader_open_input(&r, in, NULL, &err), TRAWL_OK);
 	enum trawl_status st;
+	size_t events = 0;
+	while ((st = trawl_reader_next(r, &b, &err)) == TRAWL_OK) {
+		for (size_t i = 0; i < b.count; i++, events++) {
+			assert_int_equal(b.events[i].kind, TRAWL_EV_INSN);
+			assert_true(b.events[i].flags & TRAWL_EVF_TRUNCATED);
+			assert_int_equal(b.events[i].nregs, 0);
+		}
+	}
+	assert_int_equal(st, TRAWL_END);
+	assert_int_equal(events, 1);
+	trawl_reader_close(r);
+	/* a malformed line that is not the last is still an error naming it */
+	static const char bad[] = "1 clk IT (1) 00001000 d503201f O EL1h_s : NOP\n1 clk R X0 00012\n";
+	assert_int_equal(trawl_input_open_memory(&in, bad, sizeof bad - 1, "bad", NULL, NULL), TRAWL_OK);
+	assert_int_equal(trawl_reader_open_input(&r, in, NULL, &err), TRAWL_OK);
 	while ((st = trawl_reader_next(r, &b, &err)) == TRAWL_OK)
 		;
 	assert_int_equal(st, TRAWL_ERR_FORMAT);
@@ -826,6 +881,7 @@ int main(void)
 		cmocka_unit_test(chunking_invariance),
 		cmocka_unit_test(fast_path_agrees),
 		cmocka_unit_test(partial_parsing),
+		cmocka_unit_test(partial_cut_line),
 		cmocka_unit_test(hostile_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

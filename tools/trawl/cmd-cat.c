@@ -82,6 +82,8 @@ static void text_event(FILE *f, const struct trawl_event_batch *b, const struct 
 			fputs(" ccfail", f);
 		if (e->flags & TRAWL_EVF_FETCH_FAIL)
 			fputs(" fetchfail", f);
+		if (e->flags & TRAWL_EVF_TRUNCATED)
+			fputs(" truncated", f);
 		putc(' ', f);
 		put_quoted(f, in->disasm);
 		break;
@@ -157,9 +159,10 @@ static void json_event(FILE *f, const struct trawl_event_batch *b, const struct 
 			fprintf(f, ",\"el\":%u", in->el);
 		fputs(",\"mode\":", f);
 		put_quoted(f, in->mode);
-		fprintf(f, ",\"ccfail\":%s,\"fetchfail\":%s,\"disasm\":",
+		fprintf(f, ",\"ccfail\":%s,\"fetchfail\":%s,%s\"disasm\":",
 			(e->flags & TRAWL_EVF_CCFAIL) ? "true" : "false",
-			(e->flags & TRAWL_EVF_FETCH_FAIL) ? "true" : "false");
+			(e->flags & TRAWL_EVF_FETCH_FAIL) ? "true" : "false",
+			(e->flags & TRAWL_EVF_TRUNCATED) ? "\"truncated\":true," : "");
 		put_quoted(f, in->disasm);
 		break;
 	}

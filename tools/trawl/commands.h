@@ -1,17 +1,21 @@
 /* The command table, one line per subcommand: TRAWL_COMMAND(name, function,
  * one-line summary). Each function lives in cmd-NAME.c and parses its own
  * options; `trawl help NAME` runs it with --help. Keep the list sorted. */
+TRAWL_COMMAND("browse", cmd_browse, "browse a trace in time on the terminal (registers, memory, jumps)")
 TRAWL_COMMAND("callinfo", cmd_callinfo, "list every call to some functions, with time, line and caller")
 TRAWL_COMMAND("calltree", cmd_calltree, "print the call hierarchy of a trace with lines, times and instruction counts")
 TRAWL_COMMAND("cat", cmd_cat, "print the events of a trace, one per line (text or JSON)")
 TRAWL_COMMAND("changes", cmd_changes, "registers and memory that differ between two lines")
+TRAWL_COMMAND("defs", cmd_defs, "compile software event definitions to a C header, CTF and JSON")
 TRAWL_COMMAND("emulate", cmd_emulate, "run a static AArch64 program and write its Tarmac trace")
 TRAWL_COMMAND("ete", cmd_ete, "decode ETE/ETMv4 trace: packets, instruction flow, Tarmac")
+TRAWL_COMMAND("events", cmd_events, "list, count or import recorded software events")
 TRAWL_COMMAND("export", cmd_export, "export the call structure as Chrome Trace Event JSON for Perfetto")
 TRAWL_COMMAND("flamegraph", cmd_flamegraph, "folded call stacks, or an interactive SVG flame graph")
 TRAWL_COMMAND("index", cmd_index, "build the time-travel index of a trace")
 TRAWL_COMMAND("info", cmd_info, "describe the index of a trace")
 TRAWL_COMMAND("last-write", cmd_last_write, "the line that last wrote a register or memory range")
+TRAWL_COMMAND("listen", cmd_listen, "receive streamed software events and write a trace")
 TRAWL_COMMAND("mem", cmd_mem, "memory at a line of a trace (hexdump, ?? = unknown)")
 TRAWL_COMMAND("next-write", cmd_next_write, "the line that next writes a register or memory range")
 TRAWL_COMMAND("pc", cmd_pc, "every visit of an instruction address")

@@ -1,0 +1,42 @@
+/* Address expressions, as people type them in views: numbers, names and
+ * + / - with parentheses, e.g. `x19 + 0x18`, `main-8`, `0x40010000`,
+ * `(x0 - x1) + 16`.
+ *
+ * Names are resolved by the caller (registers at the current event,
+ * symbols of a program image), so the evaluator knows nothing about traces
+ * and can be used by every view and command. Arithmetic wraps modulo 2^64,
+ * like addresses do.
+ */
+#ifndef TRAWL_EXPR_H
+#define TRAWL_EXPR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trawl/status.h"
+
+/* Result of resolving one name. */
+enum trawl_expr_name {
+	TRAWL_EXPR_NAME_OK = 0,        /* *value was set */
+	TRAWL_EXPR_NAME_UNKNOWN_NAME,  /* no register or symbol of that name */
+	TRAWL_EXPR_NAME_NO_VALUE,      /* the name exists but its value is unknown here */
+};
+
+/* Resolve `name` (len bytes, not NUL-terminated). */
+typedef enum trawl_expr_name (*trawl_expr_lookup)(void *ctx, const char *name, size_t len,
+						  uint64_t *value);
+
+/* Evaluate `text`. Grammar:
+ *   expr    := term { ('+' | '-') term }
+ *   term    := ['-' | '+'] primary
+ *   primary := NUMBER | NAME | '(' expr ')'
+ *   NUMBER  := decimal digits, or 0x/0X followed by hex digits
+ *   NAME    := [A-Za-z_.$] [A-Za-z0-9_.$]*
+ * Spaces and tabs are ignored between tokens. lookup may be NULL (then any
+ * name is unknown). On failure err->column is the 1-based column of the
+ * offending token and the status is TRAWL_ERR_USAGE (bad syntax, unknown
+ * name) or TRAWL_ERR_NOT_FOUND (a name whose value is unknown). */
+enum trawl_status trawl_expr_eval(const char *text, trawl_expr_lookup lookup, void *ctx,
+				  uint64_t *out, struct trawl_error *err);
+
+#endif

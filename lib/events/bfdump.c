@@ -1,0 +1,161 @@
+/* Barrelfish trace dumps (the text Bfscope sent and the kernel printed):
+ *
+ *   # <header text>                      kept as a comment
+ *   # core <n> offset <v>                clock offset of core n (signed)
+ *   <core> <timestamp> <raw word hex>    one event
+ *
+ * The raw word is subsys(16) << 48 | event(16) << 32 | arg(32). Blank
+ * lines are allowed; anything else is an error with line and column.
+ */
+#include "trawl/swevents.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CORES 4096
+
+struct cursor {
+	const char *s, *end;
+	const char *line_start;
+};
+
+static void skip_blank(struct cursor *c)
+{
+	while (c->s < c->end && (*c->s == ' ' || *c->s == '\t' || *c->s == '\r'))
+		c->s++;
+}
+
+/* Unsigned number: decimal, or hex with 0x (or always hex when hex=1). */
+static int number(struct cursor *c, int hex, uint64_t *out)
+{
+	const char *p = c->s;
+	uint64_t v = 0;
+	int digits = 0;
+	if (c->end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		hex = 1;
+		p += 2;
+	}
+	for (; p < c->end && (hex ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p)); p++) {
+		unsigned d = isdigit((unsigned char)*p) ? (unsigned)(*p - '0') : (unsigned)(tolower(*p) - 'a' + 10);
+		uint64_t base = hex ? 16 : 10;
+		if (v > (UINT64_MAX - d) / base)
+			return 0;
+		v = v * base + d;
+		digits++;
+	}
+	if (!digits)
+		return 0;
+	c->s = p;
+	*out = v;
+	return 1;
+}
+
+static enum trawl_status bad(struct trawl_error *err, const char *file, uint64_t line, const struct cursor *c,
+			     const char *text, const char *what)
+{
+	trawl_error_set(err, TRAWL_ERR_FORMAT, "%s", what);
+	trawl_error_at(err, file, line, (uint32_t)(c->s - c->line_start + 1), (uint64_t)(c->s - text));
+	const char *e = c->line_start;
+	while (e < c->end && *e != '\n')
+		e++;
+	trawl_error_excerpt(err, c->line_start, (size_t)(e - c->line_start));
+	return TRAWL_ERR_FORMAT;
+}
+
+enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file, trawl_bf_fn fn, void *ctx,
+				 struct trawl_bf_stats *stats, struct trawl_error *err)
+{
+	static const char core_kw[] = "core", off_kw[] = "offset";
+	int64_t *offsets = calloc(MAX_CORES, sizeof *offsets);
+	enum trawl_status st = TRAWL_OK;
+	struct trawl_bf_stats local = { 0 };
+	if (!stats)
+		stats = &local;
+	memset(stats, 0, sizeof *stats);
+	if (!offsets)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	const char *p = text, *end = text + len;
+	uint64_t line = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		struct cursor c = { p, le, p };
+		line++;
+		p = nl ? nl + 1 : end;
+		skip_blank(&c);
+		if (c.s == c.end)
+			continue;
+		if (*c.s == '#') {
+			stats->header_lines++;
+			c.s++;
+			skip_blank(&c);
+			uint64_t core, v;
+			if ((size_t)(c.end - c.s) > 4 && memcmp(c.s, core_kw, 4) == 0) {
+				c.s += 4;
+				skip_blank(&c);
+				if (!number(&c, 0, &core))
+					continue;
+				skip_blank(&c);
+				if ((size_t)(c.end - c.s) < 6 || memcmp(c.s, off_kw, 6) != 0)
+					continue;
+				c.s += 6;
+				skip_blank(&c);
+				int neg = c.s < c.end && *c.s == '-';
+				c.s += neg;
+				if (!number(&c, 0, &v) || v > INT64_MAX) {
+					st = bad(err, file, line, &c, text, "bad core offset");
+					goto out;
+				}
+				if (core >= MAX_CORES) {
+					st = bad(err, file, line, &c, text, "core number too large (at most 4095)");
+					goto out;
+				}
+				offsets[core] = neg ? -(int64_t)v : (int64_t)v;
+				stats->offsets++;
+			}
+			continue;
+		}
+		struct trawl_bf_event ev = { .line = line };
+		uint64_t core;
+		if (!number(&c, 0, &core)) {
+			st = bad(err, file, line, &c, text, "expected a core number");
+			goto out;
+		}
+		if (core >= MAX_CORES) {
+			st = bad(err, file, line, &c, text, "core number too large (at most 4095)");
+			goto out;
+		}
+		skip_blank(&c);
+		if (!number(&c, 0, &ev.time)) {
+			st = bad(err, file, line, &c, text, "expected a timestamp");
+			goto out;
+		}
+		skip_blank(&c);
+		const char *w0 = c.s;
+		if (!number(&c, 1, &ev.word) || (c.s - w0) > 18) {
+			c.s = w0;
+			st = bad(err, file, line, &c, text, "expected the raw event word in hex (up to 16 digits)");
+			goto out;
+		}
+		skip_blank(&c);
+		if (c.s != c.end) {
+			st = bad(err, file, line, &c, text, "unexpected text after the event word");
+			goto out;
+		}
+		ev.core = (uint32_t)core;
+		int64_t off = offsets[core];
+		if (off < 0 && (uint64_t)-off > ev.time)
+			ev.time = 0;
+		else
+			ev.time += (uint64_t)off;
+		stats->events++;
+		if (fn && fn(ctx, &ev)) {
+			st = trawl_error_set(err, TRAWL_ERR_LIMIT, "stopped at line %llu", (unsigned long long)line);
+			goto out;
+		}
+	}
+out:
+	free(offsets);
+	return st;
+}

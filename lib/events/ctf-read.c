@@ -1,0 +1,875 @@
+/* Reading trawl's CTF 1.8 traces (written by rec/, `trawl listen`,
+ * `trawl events import-bf`).
+ *
+ * The metadata parser understands the TSDL subset trawl writes: integer
+ * typealiases, trace/env/clock/stream blocks (only a few attributes are
+ * used) and event blocks whose fields are integers. The binary layout is
+ * fixed:
+ *
+ *   packet preamble (64 bytes, host byte order = metadata byte_order)
+ *   offset size field
+ *   0      4    magic 0xC1FC1FC1
+ *   4      4    stream class id (0)
+ *   8      8    timestamp_begin (ns)
+ *   16     8    timestamp_end (ns)
+ *   24     8    content_size, bits (multiple of 8, >= 512)
+ *   32     8    packet_size, bits (>= content_size)
+ *   40     8    packet_seq_num
+ *   48     8    events_discarded (cumulative)
+ *   56     4    cpu_id
+ *   60     4    thread_id
+ *   event: 0 4 id, 4 8 timestamp (ns), 12.. fields at natural size
+ *
+ * Every size read from a stream is checked against the bytes present;
+ * damage stops the stream at the last whole event and is reported with the
+ * file and byte offset.
+ */
+#include "trawl/swevents.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+#define CTF_MAGIC 0xC1FC1FC1u
+#define PREAMBLE 64
+#define EV_HEADER 12
+#define META_MAX (64u << 20)
+
+static const struct {
+	const char *short_name, *ctf_name;
+	unsigned size;
+} type_tab[] = {
+	[TRAWL_SW_U8] = { "u8", "uint8_t", 1 },    [TRAWL_SW_U16] = { "u16", "uint16_t", 2 },
+	[TRAWL_SW_U32] = { "u32", "uint32_t", 4 }, [TRAWL_SW_U64] = { "u64", "uint64_t", 8 },
+	[TRAWL_SW_S8] = { "s8", "int8_t", 1 },     [TRAWL_SW_S16] = { "s16", "int16_t", 2 },
+	[TRAWL_SW_S32] = { "s32", "int32_t", 4 },  [TRAWL_SW_S64] = { "s64", "int64_t", 8 },
+};
+#define NTYPES ((int)(sizeof type_tab / sizeof type_tab[0]))
+
+int trawl_sw_type_parse(const char *s, size_t len)
+{
+	for (int t = 1; t < NTYPES; t++)
+		if (strlen(type_tab[t].short_name) == len && memcmp(type_tab[t].short_name, s, len) == 0)
+			return t;
+	return 0;
+}
+
+const char *trawl_sw_type_name(int type)
+{
+	return type > 0 && type < NTYPES ? type_tab[type].short_name : "?";
+}
+
+size_t trawl_sw_type_size(int type)
+{
+	return type > 0 && type < NTYPES ? type_tab[type].size : 0;
+}
+
+/* ---- TSDL tokens ---- */
+
+enum tok_kind { T_END, T_IDENT, T_NUM, T_STR, T_PUNCT, T_ASSIGN_TYPE /* := */, T_BAD };
+
+struct lexer {
+	const char *s;
+	size_t len, pos;
+	uint64_t line;
+	size_t line_start;
+	/* current token */
+	int kind;
+	const char *tok;
+	size_t tlen;
+	uint64_t num;
+	uint64_t tline;
+	uint32_t tcol;
+};
+
+static void lex_next(struct lexer *L)
+{
+	for (;;) {
+		while (L->pos < L->len && isspace((unsigned char)L->s[L->pos])) {
+			if (L->s[L->pos] == '\n') {
+				L->line++;
+				L->line_start = L->pos + 1;
+			}
+			L->pos++;
+		}
+		if (L->pos + 1 < L->len && L->s[L->pos] == '/' && L->s[L->pos + 1] == '*') {
+			size_t p = L->pos + 2;
+			while (p + 1 < L->len && !(L->s[p] == '*' && L->s[p + 1] == '/')) {
+				if (L->s[p] == '\n') {
+					L->line++;
+					L->line_start = p + 1;
+				}
+				p++;
+			}
+			L->pos = p + 2 <= L->len ? p + 2 : L->len;
+			continue;
+		}
+		if (L->pos + 1 < L->len && L->s[L->pos] == '/' && L->s[L->pos + 1] == '/') {
+			while (L->pos < L->len && L->s[L->pos] != '\n')
+				L->pos++;
+			continue;
+		}
+		break;
+	}
+	L->tline = L->line;
+	L->tcol = (uint32_t)(L->pos - L->line_start + 1);
+	L->tok = L->s + L->pos;
+	L->tlen = 0;
+	if (L->pos >= L->len) {
+		L->kind = T_END;
+		return;
+	}
+	char c = L->s[L->pos];
+	if (isalpha((unsigned char)c) || c == '_') {
+		size_t p = L->pos;
+		while (p < L->len && (isalnum((unsigned char)L->s[p]) || L->s[p] == '_' || L->s[p] == '.'))
+			p++;
+		L->kind = T_IDENT;
+		L->tlen = p - L->pos;
+		L->pos = p;
+	} else if (isdigit((unsigned char)c) || (c == '-' && L->pos + 1 < L->len && isdigit((unsigned char)L->s[L->pos + 1]))) {
+		size_t p = L->pos + (c == '-');
+		int neg = c == '-';
+		uint64_t v = 0;
+		int base = 10;
+		if (p + 1 < L->len && L->s[p] == '0' && (L->s[p + 1] == 'x' || L->s[p + 1] == 'X')) {
+			base = 16;
+			p += 2;
+		}
+		while (p < L->len && isxdigit((unsigned char)L->s[p]) && (base == 16 || isdigit((unsigned char)L->s[p]))) {
+			char d = L->s[p];
+			unsigned dv = isdigit((unsigned char)d) ? (unsigned)(d - '0') : (unsigned)(tolower(d) - 'a' + 10);
+			v = v * (uint64_t)base + dv;
+			p++;
+		}
+		L->kind = T_NUM;
+		L->num = neg ? (uint64_t)-(int64_t)v : v;
+		L->tlen = p - L->pos;
+		L->pos = p;
+	} else if (c == '"') {
+		size_t p = L->pos + 1;
+		while (p < L->len && L->s[p] != '"' && L->s[p] != '\n')
+			p += (L->s[p] == '\\' && p + 1 < L->len) ? 2 : 1;
+		if (p >= L->len || L->s[p] != '"') {
+			L->kind = T_BAD;
+			L->pos = p;
+			return;
+		}
+		L->kind = T_STR;
+		L->tok = L->s + L->pos + 1;
+		L->tlen = p - L->pos - 1;
+		L->pos = p + 1;
+	} else if (c == ':' && L->pos + 1 < L->len && L->s[L->pos + 1] == '=') {
+		L->kind = T_ASSIGN_TYPE;
+		L->tlen = 2;
+		L->pos += 2;
+	} else {
+		L->kind = T_PUNCT;
+		L->tlen = 1;
+		L->pos++;
+	}
+}
+
+static int tok_is(const struct lexer *L, const char *word)
+{
+	size_t n = strlen(word);
+	return (L->kind == T_IDENT || L->kind == T_PUNCT) && L->tlen == n && memcmp(L->tok, word, n) == 0;
+}
+
+static enum trawl_status lex_error(struct lexer *L, struct trawl_error *err, const char *what)
+{
+	trawl_error_set(err, TRAWL_ERR_FORMAT, "metadata: %s", what);
+	trawl_error_at(err, "metadata", L->tline, L->tcol, (uint64_t)(L->tok - L->s));
+	return TRAWL_ERR_FORMAT;
+}
+
+/* Skip a balanced { ... } block; the current token is '{'. */
+static enum trawl_status skip_block(struct lexer *L, struct trawl_error *err)
+{
+	int depth = 0;
+	do {
+		if (L->kind == T_END || L->kind == T_BAD)
+			return lex_error(L, err, "unterminated block");
+		if (tok_is(L, "{"))
+			depth++;
+		else if (tok_is(L, "}"))
+			depth--;
+		lex_next(L);
+	} while (depth > 0);
+	return TRAWL_OK;
+}
+
+/* Integer type names known so far (typealias ... := name). */
+struct alias {
+	char name[48];
+	int type;
+};
+
+static int ctf_type_of(const struct alias *al, size_t nal, const char *s, size_t n)
+{
+	for (size_t i = 0; i < nal; i++)
+		if (strlen(al[i].name) == n && memcmp(al[i].name, s, n) == 0)
+			return al[i].type;
+	for (int t = 1; t < NTYPES; t++)
+		if (strlen(type_tab[t].ctf_name) == n && memcmp(type_tab[t].ctf_name, s, n) == 0)
+			return t;
+	return 0;
+}
+
+/* typealias integer { size = N; ... signed = B; ... } := NAME; */
+static enum trawl_status parse_typealias(struct lexer *L, struct alias *al, size_t *nal, struct trawl_error *err)
+{
+	lex_next(L);
+	if (!tok_is(L, "integer")) {
+		/* not an integer alias: skip to the ';' that ends it */
+		while (L->kind != T_END && !tok_is(L, ";")) {
+			if (tok_is(L, "{")) {
+				enum trawl_status st = skip_block(L, err);
+				if (st)
+					return st;
+				continue;
+			}
+			lex_next(L);
+		}
+		lex_next(L);
+		return TRAWL_OK;
+	}
+	lex_next(L);
+	if (!tok_is(L, "{"))
+		return lex_error(L, err, "expected '{' after 'integer'");
+	unsigned size = 0;
+	int is_signed = 0;
+	lex_next(L);
+	while (!tok_is(L, "}")) {
+		if (L->kind != T_IDENT)
+			return lex_error(L, err, "expected an attribute name");
+		int which = tok_is(L, "size") ? 1 : tok_is(L, "signed") ? 2 : 0;
+		lex_next(L);
+		if (!tok_is(L, "="))
+			return lex_error(L, err, "expected '='");
+		lex_next(L);
+		if (which == 1 && L->kind == T_NUM)
+			size = (unsigned)L->num;
+		if (which == 2)
+			is_signed = tok_is(L, "true") || (L->kind == T_NUM && L->num);
+		while (L->kind != T_END && !tok_is(L, ";"))
+			lex_next(L);
+		if (L->kind == T_END)
+			return lex_error(L, err, "unterminated integer");
+		lex_next(L);
+	}
+	lex_next(L);
+	if (L->kind != T_ASSIGN_TYPE)
+		return lex_error(L, err, "expected ':='");
+	lex_next(L);
+	if (L->kind != T_IDENT || L->tlen >= sizeof al[0].name)
+		return lex_error(L, err, "expected a type name");
+	int t = 0;
+	switch (size) {
+	case 8: t = is_signed ? TRAWL_SW_S8 : TRAWL_SW_U8; break;
+	case 16: t = is_signed ? TRAWL_SW_S16 : TRAWL_SW_U16; break;
+	case 32: t = is_signed ? TRAWL_SW_S32 : TRAWL_SW_U32; break;
+	case 64: t = is_signed ? TRAWL_SW_S64 : TRAWL_SW_U64; break;
+	default: return lex_error(L, err, "integer size must be 8, 16, 32 or 64");
+	}
+	if (*nal < 32) {
+		memcpy(al[*nal].name, L->tok, L->tlen);
+		al[*nal].name[L->tlen] = 0;
+		al[*nal].type = t;
+		(*nal)++;
+	}
+	lex_next(L);
+	if (tok_is(L, ";"))
+		lex_next(L);
+	return TRAWL_OK;
+}
+
+/* attribute = value; inside trace/env/clock: hand each to `fn`. */
+static enum trawl_status parse_attrs(struct lexer *L, struct trawl_error *err,
+				     void (*fn)(void *ctx, struct lexer *L, const char *key, size_t klen), void *ctx)
+{
+	lex_next(L);
+	if (!tok_is(L, "{"))
+		return lex_error(L, err, "expected '{'");
+	lex_next(L);
+	while (!tok_is(L, "}")) {
+		if (L->kind == T_END || L->kind == T_BAD)
+			return lex_error(L, err, "unterminated block");
+		if (L->kind != T_IDENT)
+			return lex_error(L, err, "expected an attribute name");
+		const char *key = L->tok;
+		size_t klen = L->tlen;
+		lex_next(L);
+		if (L->kind == T_ASSIGN_TYPE) {
+			/* packet.header := struct { ... }; */
+			lex_next(L);
+			while (L->kind != T_END && !tok_is(L, ";")) {
+				if (tok_is(L, "{")) {
+					enum trawl_status st = skip_block(L, err);
+					if (st)
+						return st;
+					continue;
+				}
+				lex_next(L);
+			}
+		} else {
+			if (!tok_is(L, "="))
+				return lex_error(L, err, "expected '='");
+			lex_next(L);
+			if (fn)
+				fn(ctx, L, key, klen);
+			while (L->kind != T_END && !tok_is(L, ";"))
+				lex_next(L);
+		}
+		if (L->kind == T_END)
+			return lex_error(L, err, "unterminated block");
+		lex_next(L);
+	}
+	lex_next(L);
+	if (tok_is(L, ";"))
+		lex_next(L);
+	return TRAWL_OK;
+}
+
+static int key_is(const char *k, size_t n, const char *w)
+{
+	return strlen(w) == n && memcmp(k, w, n) == 0;
+}
+
+static void clock_attr(void *ctx, struct lexer *L, const char *k, size_t n)
+{
+	struct trawl_swtrace_info *info = ctx;
+	if (L->kind != T_NUM)
+		return;
+	if (key_is(k, n, "offset_s"))
+		info->clock_offset_s = (int64_t)L->num;
+	else if (key_is(k, n, "offset"))
+		info->clock_offset_ns = (uint32_t)(L->num % 1000000000u);
+}
+
+static void env_attr(void *ctx, struct lexer *L, const char *k, size_t n)
+{
+	struct trawl_swtrace_info *info = ctx;
+	if (key_is(k, n, "procname") && L->kind == T_STR) {
+		size_t m = L->tlen < sizeof info->procname - 1 ? L->tlen : sizeof info->procname - 1;
+		memcpy(info->procname, L->tok, m);
+		info->procname[m] = 0;
+	} else if (key_is(k, n, "pid") && L->kind == T_NUM) {
+		info->pid = (uint32_t)L->num;
+	}
+}
+
+static void trace_attr(void *ctx, struct lexer *L, const char *k, size_t n)
+{
+	int *big = ctx;
+	if (key_is(k, n, "byte_order"))
+		*big = tok_is(L, "be") || tok_is(L, "network");
+}
+
+/* event { name = "..."; id = N; stream_id = 0; fields := struct { T n; ... }; }; */
+static enum trawl_status parse_event(struct lexer *L, const struct alias *al, size_t nal, struct trawl_sw_class *c,
+				     struct trawl_error *err)
+{
+	int have_id = 0, have_name = 0;
+	memset(c, 0, sizeof *c);
+	lex_next(L);
+	if (!tok_is(L, "{"))
+		return lex_error(L, err, "expected '{' after 'event'");
+	lex_next(L);
+	while (!tok_is(L, "}")) {
+		if (L->kind != T_IDENT)
+			return lex_error(L, err, "expected an attribute in event");
+		if (tok_is(L, "fields")) {
+			lex_next(L);
+			if (L->kind != T_ASSIGN_TYPE)
+				return lex_error(L, err, "expected ':=' after 'fields'");
+			lex_next(L);
+			if (!tok_is(L, "struct"))
+				return lex_error(L, err, "expected 'struct'");
+			lex_next(L);
+			if (!tok_is(L, "{"))
+				return lex_error(L, err, "expected '{'");
+			lex_next(L);
+			while (!tok_is(L, "}")) {
+				if (L->kind != T_IDENT)
+					return lex_error(L, err, "expected a field type");
+				int t = ctf_type_of(al, nal, L->tok, L->tlen);
+				if (!t)
+					return lex_error(L, err, "unsupported field type");
+				lex_next(L);
+				if (L->kind != T_IDENT || L->tlen >= sizeof c->fields[0].name)
+					return lex_error(L, err, "expected a field name");
+				if (c->nfields >= TRAWL_SW_MAX_FIELDS)
+					return lex_error(L, err, "too many fields");
+				memcpy(c->fields[c->nfields].name, L->tok, L->tlen);
+				c->fields[c->nfields].name[L->tlen] = 0;
+				c->fields[c->nfields].type = (uint8_t)t;
+				c->nfields++;
+				lex_next(L);
+				if (!tok_is(L, ";"))
+					return lex_error(L, err, "expected ';' after a field");
+				lex_next(L);
+			}
+			lex_next(L);
+		} else {
+			int which = tok_is(L, "name") ? 1 : tok_is(L, "id") ? 2 : 0;
+			lex_next(L);
+			if (!tok_is(L, "="))
+				return lex_error(L, err, "expected '='");
+			lex_next(L);
+			if (which == 1) {
+				if (L->kind != T_STR && L->kind != T_IDENT)
+					return lex_error(L, err, "expected an event name");
+				size_t m = L->tlen < sizeof c->name - 1 ? L->tlen : sizeof c->name - 1;
+				memcpy(c->name, L->tok, m);
+				c->name[m] = 0;
+				have_name = 1;
+			} else if (which == 2) {
+				if (L->kind != T_NUM || L->num > UINT32_MAX)
+					return lex_error(L, err, "expected an event id");
+				c->id = (uint32_t)L->num;
+				have_id = 1;
+			}
+			lex_next(L);
+		}
+		if (!tok_is(L, ";"))
+			return lex_error(L, err, "expected ';'");
+		lex_next(L);
+	}
+	lex_next(L);
+	if (tok_is(L, ";"))
+		lex_next(L);
+	if (!have_id || !have_name)
+		return lex_error(L, err, "event without a name or id");
+	return TRAWL_OK;
+}
+
+static int class_cmp(const void *a, const void *b)
+{
+	const struct trawl_sw_class *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+enum trawl_status trawl_ctf_metadata_parse(const char *text, size_t len, struct trawl_sw_class **classes,
+					   size_t *nclasses, struct trawl_swtrace_info *info, struct trawl_error *err)
+{
+	struct lexer L = { .s = text, .len = len, .line = 1 };
+	struct alias al[32];
+	size_t nal = 0, n = 0, cap = 0;
+	struct trawl_sw_class *cls = NULL;
+	enum trawl_status st = TRAWL_OK;
+	int big = 0;
+	*classes = NULL;
+	*nclasses = 0;
+	if (len < 11 || memcmp(text, "/* CTF 1.8", 10) != 0) {
+		trawl_error_set(err, TRAWL_ERR_FORMAT, "metadata does not start with '/* CTF 1.8' (packetized metadata is not supported)");
+		trawl_error_at(err, "metadata", 1, 1, 0);
+		return TRAWL_ERR_FORMAT;
+	}
+	lex_next(&L);
+	while (L.kind != T_END) {
+		if (L.kind == T_BAD) {
+			st = lex_error(&L, err, "unterminated string");
+			goto out;
+		}
+		if (tok_is(&L, "typealias")) {
+			st = parse_typealias(&L, al, &nal, err);
+		} else if (tok_is(&L, "clock")) {
+			st = parse_attrs(&L, err, clock_attr, info);
+		} else if (tok_is(&L, "env")) {
+			st = parse_attrs(&L, err, env_attr, info);
+		} else if (tok_is(&L, "trace")) {
+			st = parse_attrs(&L, err, trace_attr, &big);
+		} else if (tok_is(&L, "stream")) {
+			st = parse_attrs(&L, err, NULL, NULL);
+		} else if (tok_is(&L, "event")) {
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : 32;
+				void *p = realloc(cls, ncap * sizeof *cls);
+				if (!p) {
+					st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+					goto out;
+				}
+				cls = p;
+				cap = ncap;
+			}
+			st = parse_event(&L, al, nal, &cls[n], err);
+			if (st == TRAWL_OK)
+				n++;
+		} else {
+			st = lex_error(&L, err, "unexpected token at top level");
+		}
+		if (st)
+			goto out;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	if (!big)
+#else
+	if (big)
+#endif
+	{
+		st = trawl_error_set(err, TRAWL_ERR_UNSUPPORTED, "metadata: trace byte order differs from this machine's");
+		goto out;
+	}
+	if (n)
+		qsort(cls, n, sizeof *cls, class_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (cls[i].id == cls[i - 1].id) {
+			st = trawl_error_set(err, TRAWL_ERR_FORMAT, "metadata: two events with id %u", cls[i].id);
+			goto out;
+		}
+	*classes = cls;
+	*nclasses = n;
+	cls = NULL;
+out:
+	free(cls);
+	return st;
+}
+
+enum trawl_status trawl_sw_read_file(const char *path, uint8_t **out, size_t *len, size_t max,
+				     struct trawl_error *err)
+{
+	enum trawl_status st = TRAWL_OK;
+	size_t n = 0, cap = 0;
+	uint8_t *buf = NULL;
+	*out = NULL;
+	*len = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return trawl_error_errno(err, errno, "cannot open '%s'", path);
+	for (;;) {
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			uint8_t *b = realloc(buf, ncap + 1);
+			if (!b) {
+				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading '%s'", path);
+				goto out;
+			}
+			buf = b;
+			cap = ncap;
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (n > max) {
+			st = trawl_error_set(err, TRAWL_ERR_LIMIT, "'%s' is larger than %zu bytes", path, max);
+			goto out;
+		}
+		if (r == 0) {
+			if (ferror(f))
+				st = trawl_error_errno(err, errno, "cannot read '%s'", path);
+			break;
+		}
+	}
+out:
+	fclose(f);
+	if (st) {
+		free(buf);
+		return st;
+	}
+	buf[n] = 0; /* text users get a terminated string */
+	*out = buf;
+	*len = n;
+	return TRAWL_OK;
+}
+
+/* ---- streams ---- */
+
+struct stream {
+	char name[4096];
+	const uint8_t *data;
+	size_t size;
+	void *owned;
+	size_t off;                  /* next byte to read */
+	size_t content_end;          /* end of the current packet's events */
+	size_t packet_end;
+	uint32_t cpu, tid;
+	uint64_t discarded;
+	int done;
+	int have;                    /* `ev` holds the next event */
+	struct trawl_sw_event ev;
+};
+
+struct trawl_swtrace {
+	struct trawl_sw_class *classes;
+	size_t nclasses;
+	struct trawl_swtrace_info info;
+	struct stream *streams;
+	size_t nstreams;
+	struct trawl_error damage;
+	int damaged;
+};
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static const struct trawl_sw_class *find_class(const struct trawl_swtrace *t, uint32_t id)
+{
+	size_t lo = 0, hi = t->nclasses;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->classes[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nclasses && t->classes[lo].id == id ? &t->classes[lo] : NULL;
+}
+
+static void stream_damage(struct trawl_swtrace *t, struct stream *s, uint64_t off, const char *what)
+{
+	s->done = 1;
+	s->have = 0;
+	if (t->damaged)
+		return;
+	t->damaged = 1;
+	trawl_error_set(&t->damage, TRAWL_ERR_CORRUPT, "%s", what);
+	trawl_error_at(&t->damage, s->name, 0, 0, off);
+}
+
+/* Load the next event of stream s into s->ev (s->have), crossing packet
+ * boundaries. */
+static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx)
+{
+	s->have = 0;
+	while (!s->done) {
+		if (s->off >= s->content_end) {
+			s->off = s->packet_end;
+			if (s->off >= s->size) {
+				s->done = 1;
+				return;
+			}
+			if (s->size - s->off < PREAMBLE)
+				return stream_damage(t, s, s->off, "truncated packet header");
+			const uint8_t *p = s->data + s->off;
+			if (rd32(p) != CTF_MAGIC)
+				return stream_damage(t, s, s->off, "bad packet magic");
+			uint64_t content = rd64(p + 24), total = rd64(p + 32);
+			if (content % 8 || total % 8 || content < PREAMBLE * 8 || total < content)
+				return stream_damage(t, s, s->off, "bad packet sizes");
+			if (total / 8 > s->size - s->off)
+				return stream_damage(t, s, s->off, "truncated packet");
+			uint64_t disc = rd64(p + 48);
+			if (disc > s->discarded) {
+				t->info.lost += disc - s->discarded;
+				s->discarded = disc;
+			}
+			s->cpu = rd32(p + 56);
+			s->tid = rd32(p + 60);
+			s->content_end = s->off + (size_t)(content / 8);
+			s->packet_end = s->off + (size_t)(total / 8);
+			s->off += PREAMBLE;
+			continue;
+		}
+		if (s->content_end - s->off < EV_HEADER)
+			return stream_damage(t, s, s->off, "truncated event header");
+		const uint8_t *p = s->data + s->off;
+		const struct trawl_sw_class *c = find_class(t, rd32(p));
+		if (!c)
+			return stream_damage(t, s, s->off, "event id not in the metadata");
+		size_t need = EV_HEADER;
+		for (unsigned i = 0; i < c->nfields; i++)
+			need += trawl_sw_type_size(c->fields[i].type);
+		if (s->content_end - s->off < need)
+			return stream_damage(t, s, s->off, "truncated event");
+		struct trawl_sw_event *ev = &s->ev;
+		ev->time = rd64(p + 4);
+		ev->cpu = s->cpu;
+		ev->tid = s->tid;
+		ev->stream = (uint32_t)idx;
+		ev->offset = s->off;
+		ev->cls = c;
+		const uint8_t *q = p + EV_HEADER;
+		for (unsigned i = 0; i < c->nfields; i++) {
+			int ty = c->fields[i].type;
+			size_t sz = trawl_sw_type_size(ty);
+			uint64_t v = 0;
+			memcpy(&v, q, sz); /* little-endian host (checked against the metadata) */
+			if (ty >= TRAWL_SW_S8 && sz < 8 && (v >> (sz * 8 - 1)) & 1)
+				v |= ~0ull << (sz * 8);
+			ev->vals[i] = v;
+			q += sz;
+		}
+		s->off += need;
+		s->have = 1;
+		return;
+	}
+}
+
+static enum trawl_status finish_open(struct trawl_swtrace *t, const char *meta, size_t meta_len,
+				     struct trawl_error *err)
+{
+	enum trawl_status st = trawl_ctf_metadata_parse(meta, meta_len, &t->classes, &t->nclasses, &t->info, err);
+	if (st)
+		return st;
+	for (size_t i = 0; i < t->nstreams; i++)
+		stream_advance(t, &t->streams[i], i);
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_swtrace_open_mem(struct trawl_swtrace **out, const char *meta, size_t meta_len,
+					 const uint8_t *const *streams, const size_t *lens, size_t nstreams,
+					 struct trawl_error *err)
+{
+	*out = NULL;
+	struct trawl_swtrace *t = calloc(1, sizeof *t);
+	if (!t || (nstreams && !(t->streams = calloc(nstreams, sizeof *t->streams)))) {
+		free(t);
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	}
+	t->nstreams = nstreams;
+	for (size_t i = 0; i < nstreams; i++) {
+		snprintf(t->streams[i].name, sizeof t->streams[i].name, "stream-%zu", i);
+		t->streams[i].data = streams[i];
+		t->streams[i].size = lens[i];
+	}
+	enum trawl_status st = finish_open(t, meta, meta_len, err);
+	if (st) {
+		trawl_swtrace_close(t);
+		return st;
+	}
+	*out = t;
+	return TRAWL_OK;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir, struct trawl_error *err)
+{
+	enum trawl_status st = TRAWL_OK;
+	char path[4096];
+	uint8_t *meta = NULL;
+	size_t meta_len = 0;
+	char **names = NULL;
+	size_t nnames = 0, cap = 0;
+	struct trawl_swtrace *t = NULL;
+	*out = NULL;
+	snprintf(path, sizeof path, "%s/metadata", dir);
+	st = trawl_sw_read_file(path, &meta, &meta_len, META_MAX, err);
+	if (st)
+		goto out;
+	DIR *d = opendir(dir);
+	if (!d) {
+		st = trawl_error_errno(err, errno, "cannot open '%s'", dir);
+		goto out;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0)
+			continue;
+		if (nnames == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **n = realloc(names, cap * sizeof *names);
+			if (!n) {
+				closedir(d);
+				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			names = n;
+		}
+		if (!(names[nnames] = strdup(de->d_name))) {
+			closedir(d);
+			st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		nnames++;
+	}
+	closedir(d);
+	if (nnames)
+		qsort(names, nnames, sizeof *names, name_cmp);
+	t = calloc(1, sizeof *t);
+	if (!t || (nnames && !(t->streams = calloc(nnames, sizeof *t->streams)))) {
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nnames; i++) {
+		struct stream *s = &t->streams[t->nstreams];
+		uint8_t *buf = NULL;
+		size_t len = 0;
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		st = trawl_sw_read_file(path, &buf, &len, SIZE_MAX, err);
+		if (st)
+			goto out;
+		snprintf(s->name, sizeof s->name, "%s", path);
+		s->data = buf;
+		s->owned = buf;
+		s->size = len;
+		t->nstreams++;
+	}
+	st = finish_open(t, (const char *)meta, meta_len, err);
+	if (st == TRAWL_OK && err)
+		err->file[0] = 0;
+out:
+	if (st && err && !err->file[0] && st != TRAWL_ERR_NOMEM) {
+		snprintf(path, sizeof path, "%s/metadata", dir);
+		trawl_error_at(err, path, err->line, err->column, err->offset);
+	}
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	free(meta);
+	if (st) {
+		trawl_swtrace_close(t);
+		return st;
+	}
+	*out = t;
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_event *ev)
+{
+	struct stream *best = NULL;
+	size_t bi = 0;
+	for (size_t i = 0; i < t->nstreams; i++) {
+		struct stream *s = &t->streams[i];
+		if (s->have && (!best || s->ev.time < best->ev.time)) {
+			best = s;
+			bi = i;
+		}
+	}
+	if (!best)
+		return TRAWL_END;
+	*ev = best->ev;
+	stream_advance(t, best, bi);
+	return TRAWL_OK;
+}
+
+const struct trawl_error *trawl_swtrace_damage(const struct trawl_swtrace *t)
+{
+	return t->damaged ? &t->damage : NULL;
+}
+
+void trawl_swtrace_info(const struct trawl_swtrace *t, struct trawl_swtrace_info *info)
+{
+	*info = t->info;
+	info->nstreams = t->nstreams;
+	info->nclasses = t->nclasses;
+	info->classes = t->classes;
+}
+
+void trawl_swtrace_close(struct trawl_swtrace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nstreams; i++)
+		free(t->streams[i].owned);
+	free(t->streams);
+	free(t->classes);
+	free(t);
+}

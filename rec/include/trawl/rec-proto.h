@@ -1,0 +1,37 @@
+/* The trawl stream protocol (recorder -> `trawl listen`), wire constants.
+ * docs/stream-protocol.md is the full description; integers in headers are
+ * little-endian.
+ *
+ * hello (client -> listener), 48 bytes:
+ *   0  8 magic "TRWLSTRM"        8  2 version (1)     10 2 hello size (48)
+ *   12 4 stream count            16 8 clock frequency (Hz, 1e9)
+ *   24 8 clock offset, seconds   32 4 clock offset, ns
+ *   36 4 pid                     40 4 flags (bit 0: packets big-endian)
+ *   44 4 reserved (0)
+ * chunk header, 24 bytes, then `length` payload bytes:
+ *   0 4 type (1 class, 2 packet, 3 end)   4 4 stream id
+ *   8 8 sequence number (1, 2, 3 ... per connection)
+ *   16 4 payload length                    20 4 reserved (0)
+ * class payload: 0 4 event id, 4 4 field count (<= 16), 8 96 name (NUL
+ *   padded), then per field 48 name bytes (NUL padded), 1 type, 7 zero.
+ * packet payload: one CTF packet (rec-ctf.h), content_size == 8 * length.
+ * ack (listener -> client), 16 bytes: 0 4 "TACK", 4 4 zero, 8 8 highest
+ *   sequence number written to disk (everything up to it is safe).
+ */
+#ifndef TRAWL_REC_PROTO_H
+#define TRAWL_REC_PROTO_H
+
+#define TRAWL_PROTO_MAGIC "TRWLSTRM"
+#define TRAWL_PROTO_VERSION 1
+#define TRAWL_PROTO_HELLO_SIZE 48
+#define TRAWL_PROTO_CHUNK_HEADER 24
+#define TRAWL_PROTO_ACK_SIZE 16
+#define TRAWL_PROTO_ACK_MAGIC "TACK"
+#define TRAWL_PROTO_CLASS 1
+#define TRAWL_PROTO_PACKET 2
+#define TRAWL_PROTO_END 3
+#define TRAWL_PROTO_CLASS_FIXED 104
+#define TRAWL_PROTO_CLASS_FIELD 56
+#define TRAWL_PROTO_DEFAULT_PORT 6666
+
+#endif

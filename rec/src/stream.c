@@ -1,0 +1,265 @@
+/* Stream protocol client: the recorder's side of `trawl listen`
+ * (rec-proto.h has the wire table, docs/stream-protocol.md the prose).
+ *
+ * Packets are sent as they are produced and kept until the listener
+ * acknowledges them, so that when the connection breaks the recorder can
+ * put every unacknowledged packet into its local trace instead. */
+#include "rec-int.h"
+#include "trawl/rec-proto.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNACKED_LIMIT (64u << 20)
+
+struct pending {
+	struct pending *next;
+	uint64_t seq;
+	uint32_t sid;
+	size_t len;
+	uint8_t data[];
+};
+
+struct rec_stream {
+	int fd;
+	uint64_t seq;            /* last sequence number sent */
+	uint64_t acked;
+	struct pending *head, *tail;
+	size_t pending_bytes;
+	uint8_t ackbuf[TRAWL_PROTO_ACK_SIZE];
+	size_t acklen;
+	int broken;
+};
+
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static void put64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int send_all(struct rec_stream *s, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	while (len) {
+		ssize_t w = send(s->fd, p, len, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			s->broken = 1;
+			return -errno;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Read acknowledgements; wait up to timeout_ms for at least one byte when
+ * timeout_ms > 0. */
+static int read_acks(struct rec_stream *s, int timeout_ms)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		int r = poll(&pfd, 1, timeout_ms);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return 0;
+		ssize_t n = recv(s->fd, s->ackbuf + s->acklen, sizeof s->ackbuf - s->acklen, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			s->broken = 1;
+			return -EPIPE;
+		}
+		if (n < 0)
+			return 0;
+		s->acklen += (size_t)n;
+		if (s->acklen == sizeof s->ackbuf) {
+			s->acklen = 0;
+			if (memcmp(s->ackbuf, TRAWL_PROTO_ACK_MAGIC, 4) != 0) {
+				s->broken = 1;
+				return -EPROTO;
+			}
+			uint64_t a = get64(s->ackbuf + 8);
+			if (a > s->acked && a <= s->seq)
+				s->acked = a;
+			while (s->head && s->head->seq <= s->acked) {
+				struct pending *p = s->head;
+				s->head = p->next;
+				if (!s->head)
+					s->tail = NULL;
+				s->pending_bytes -= p->len;
+				free(p);
+			}
+		}
+		timeout_ms = 0;
+	}
+}
+
+int rec_stream_open(struct rec_stream **out, const char *hostport, const struct trawl_ctf_meta *m,
+		    uint32_t nstreams)
+{
+	char host[256];
+	const char *colon = strrchr(hostport, ':');
+	*out = NULL;
+	if (!colon || colon == hostport || (size_t)(colon - hostport) >= sizeof host || !colon[1])
+		return -EINVAL;
+	memcpy(host, hostport, (size_t)(colon - hostport));
+	host[colon - hostport] = 0;
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	if (getaddrinfo(host, colon + 1, &hints, &ai) != 0)
+		return -EHOSTUNREACH;
+	int fd = -1, rc = -ECONNREFUSED;
+	for (struct addrinfo *a = ai; a; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			break;
+		rc = -errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	if (fd < 0)
+		return rc;
+	struct timeval tv = { .tv_sec = 5 };
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	struct rec_stream *s = calloc(1, sizeof *s);
+	if (!s) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->fd = fd;
+	uint8_t h[TRAWL_PROTO_HELLO_SIZE] = { 0 };
+	memcpy(h, TRAWL_PROTO_MAGIC, 8);
+	put16(h + 8, TRAWL_PROTO_VERSION);
+	put16(h + 10, TRAWL_PROTO_HELLO_SIZE);
+	put32(h + 12, nstreams);
+	put64(h + 16, 1000000000ull);
+	put64(h + 24, (uint64_t)m->clock_offset_s);
+	put32(h + 32, m->clock_offset_ns);
+	put32(h + 36, m->pid);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	put32(h + 40, 1);
+#endif
+	if ((rc = send_all(s, h, sizeof h)) != 0) {
+		rec_stream_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+static int send_chunk(struct rec_stream *s, uint32_t type, uint32_t sid, const void *payload, size_t len)
+{
+	if (s->broken)
+		return -EPIPE;
+	if (len > UINT32_MAX)
+		return -EINVAL;
+	uint8_t h[TRAWL_PROTO_CHUNK_HEADER] = { 0 };
+	put32(h, type);
+	put32(h + 4, sid);
+	put64(h + 8, ++s->seq);
+	put32(h + 16, (uint32_t)len);
+	int rc = send_all(s, h, sizeof h);
+	if (rc == 0 && len)
+		rc = send_all(s, payload, len);
+	if (rc == 0)
+		rc = read_acks(s, 0);
+	return rc;
+}
+
+int rec_stream_class(struct rec_stream *s, const struct trawl_ctf_class *c)
+{
+	uint8_t buf[TRAWL_PROTO_CLASS_FIXED + TRAWL_REC_MAX_FIELDS * TRAWL_PROTO_CLASS_FIELD] = { 0 };
+	unsigned n = c->nfields > TRAWL_REC_MAX_FIELDS ? TRAWL_REC_MAX_FIELDS : c->nfields;
+	put32(buf, c->id);
+	put32(buf + 4, n);
+	memcpy(buf + 8, c->name, strnlen(c->name, 95));
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *f = buf + TRAWL_PROTO_CLASS_FIXED + i * TRAWL_PROTO_CLASS_FIELD;
+		memcpy(f, c->fields[i].name, strnlen(c->fields[i].name, 47));
+		f[48] = c->fields[i].type;
+	}
+	return send_chunk(s, TRAWL_PROTO_CLASS, 0, buf, TRAWL_PROTO_CLASS_FIXED + (size_t)n * TRAWL_PROTO_CLASS_FIELD);
+}
+
+int rec_stream_packet(struct rec_stream *s, uint32_t sid, const void *data, size_t len)
+{
+	if (s->broken)
+		return -EPIPE;
+	/* too much in flight: give the listener a moment to catch up */
+	for (int i = 0; i < 20 && s->pending_bytes + len > UNACKED_LIMIT; i++)
+		if (read_acks(s, 100) != 0)
+			return -EPIPE;
+	if (s->pending_bytes + len > UNACKED_LIMIT) {
+		s->broken = 1;
+		return -ETIMEDOUT;
+	}
+	struct pending *p = malloc(sizeof *p + len);
+	if (!p)
+		return -ENOMEM;
+	p->next = NULL;
+	p->seq = s->seq + 1;
+	p->sid = sid;
+	p->len = len;
+	memcpy(p->data, data, len);
+	if (s->tail)
+		s->tail->next = p;
+	else
+		s->head = p;
+	s->tail = p;
+	s->pending_bytes += len;
+	return send_chunk(s, TRAWL_PROTO_PACKET, sid, data, len);
+}
+
+int rec_stream_finish(struct rec_stream *s, unsigned timeout_ms)
+{
+	int rc = send_chunk(s, TRAWL_PROTO_END, 0, NULL, 0);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (rc == 0 && s->acked < s->seq) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		long el = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		if (el >= (long)timeout_ms)
+			return -ETIMEDOUT;
+		rc = read_acks(s, (int)(timeout_ms - (unsigned)el));
+	}
+	return rc;
+}
+
+void rec_stream_unacked(struct rec_stream *s, void (*fn)(void *, uint32_t, const void *, size_t), void *ctx)
+{
+	for (struct pending *p = s->head; p; p = p->next)
+		if (p->seq > s->acked)
+			fn(ctx, p->sid, p->data, p->len);
+}
+
+void rec_stream_close(struct rec_stream *s)
+{
+	if (!s)
+		return;
+	while (s->head) {
+		struct pending *p = s->head;
+		s->head = p->next;
+		free(p);
+	}
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Barrelfish dumps: hand-made dump and definitions, expected listing worked
+# out by hand (core 1 timestamps move by its offset 25; raw word
+# subsys<<48 | event<<32 | arg; 0xea is not defined, so it gets a made-up name).
+. "$TRAWL_SRC/tests/cli-lib.sh"
+d="$TRAWL_SRC/tests/data/rec"
+"$TRAWL" defs "$d/bf.tdef" -o "$_tmp/defs" || fail "defs failed"
+expect_exit 0 "$TRAWL" events import-bf "$d/bf-dump.txt" --defs "$_tmp/defs/bf.json" -o "$_tmp/tr"
+"$TRAWL" events list --abs "$_tmp/tr" >"$_tmp/out" || fail "list of the imported trace failed"
+cat >"$_tmp/want" <<'EOW'
+                1000  cpu 0   tid 0       kernel:CSWITCH to_domain=5
+                1035  cpu 1   tid 0       kernel:IRQ vector=17
+                1100  cpu 0   tid 0       net:RX arg=0
+                1225  cpu 1   tid 0       kernel:SYSCALL number=7
+                1300  cpu 0   tid 0       subsys234:event3 arg=1
+EOW
+diff -u "$_tmp/want" "$_tmp/out" || fail "imported events differ"
+# ticks of a 1 kHz clock: times become ms
+"$TRAWL" events import-bf "$d/bf-dump.txt" --defs "$d/bf.tdef" --freq 1000 -o "$_tmp/tr2" || fail "import with .tdef failed"
+"$TRAWL" events list --abs "$_tmp/tr2" | head -1 | grep -q "^ *1000000000  cpu 0 .*kernel:CSWITCH" || fail "--freq not applied"
+if command -v babeltrace2 >/dev/null 2>&1; then
+	[ "$(babeltrace2 "$_tmp/tr" 2>/dev/null | wc -l)" = 5 ] || fail "babeltrace2 does not read the imported trace"
+fi
+# bad dump: line and column
+printf '0 1000 0000000000000005\n1 12x0 00\n' >"$_tmp/bad.txt"
+expect_exit 1 "$TRAWL" events import-bf "$_tmp/bad.txt" -o "$_tmp/tr3"
+expect_stderr_has "bad.txt:2:5: expected the raw event word" "$TRAWL" events import-bf "$_tmp/bad.txt" -o "$_tmp/tr3"
+expect_exit 2 "$TRAWL" events import-bf "$d/bf-dump.txt"
+finish

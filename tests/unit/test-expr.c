@@ -1,0 +1,132 @@
+/* Address expressions: values worked out by hand, error columns, and
+ * hostile text (deep nesting, overflow) that must fail cleanly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "trawl/expr.h"
+
+/* x19 = 0x40010000, sp = 0x8000fff0, main = 0x80000, x5 is unknown */
+static enum trawl_expr_name lookup(void *ctx, const char *name, size_t len, uint64_t *v)
+{
+	int *calls = ctx;
+	(*calls)++;
+	if (len == 3 && !memcmp(name, "x19", 3))
+		*v = 0x40010000;
+	else if (len == 2 && !memcmp(name, "sp", 2))
+		*v = 0x8000fff0;
+	else if (len == 4 && !memcmp(name, "main", 4))
+		*v = 0x80000;
+	else if (len == 7 && !memcmp(name, "$x._a.1", 7))
+		*v = 7;
+	else if (len == 2 && !memcmp(name, "x5", 2))
+		return TRAWL_EXPR_NAME_NO_VALUE;
+	else
+		return TRAWL_EXPR_NAME_UNKNOWN_NAME;
+	return TRAWL_EXPR_NAME_OK;
+}
+
+static uint64_t eval_ok(const char *s)
+{
+	int calls = 0;
+	uint64_t v = 0xdead;
+	struct trawl_error err;
+	enum trawl_status st = trawl_expr_eval(s, lookup, &calls, &v, &err);
+	if (st)
+		fail_msg("'%s' failed: %s (column %u)", s, err.message, err.column);
+	return v;
+}
+
+static void values(void **state)
+{
+	assert_int_equal(eval_ok("0"), 0);
+	assert_int_equal(eval_ok("1234"), 1234);
+	assert_int_equal(eval_ok("0x40010000"), 0x40010000);
+	assert_int_equal(eval_ok("0XfF"), 255);
+	assert_int_equal(eval_ok("18446744073709551615"), UINT64_MAX);
+	assert_int_equal(eval_ok("0xffffffffffffffff"), UINT64_MAX);
+	assert_int_equal(eval_ok("x19+0x18"), 0x40010018);
+	assert_int_equal(eval_ok("  x19 + 0x18  "), 0x40010018);
+	assert_int_equal(eval_ok("sp-16"), 0x8000ffe0);
+	assert_int_equal(eval_ok("main - 8 + 4"), 0x7fffc);
+	assert_int_equal(eval_ok("main-(8+4)"), 0x7fff4);
+	assert_int_equal(eval_ok("((x19))"), 0x40010000);
+	assert_int_equal(eval_ok("-1"), UINT64_MAX);
+	assert_int_equal(eval_ok("+5"), 5);
+	assert_int_equal(eval_ok("-(1 - 3)"), 2);
+	assert_int_equal(eval_ok("0 - 1"), UINT64_MAX); /* wraps like an address */
+	assert_int_equal(eval_ok("0xffffffffffffffff + 2"), 1);
+	assert_int_equal(eval_ok("$x._a.1+1"), 8);
+	assert_int_equal(eval_ok("x19-sp"), (uint64_t)0x40010000 - 0x8000fff0);
+}
+
+static void check_error(const char *s, enum trawl_status want, uint32_t col, const char *msg)
+{
+	int calls = 0;
+	uint64_t v = 42;
+	struct trawl_error err;
+	enum trawl_status st = trawl_expr_eval(s, lookup, &calls, &v, &err);
+	if (st != want)
+		fail_msg("'%s': status %d, want %d (%s)", s, st, want, err.message);
+	assert_int_equal(err.status, want);
+	if (err.column != col)
+		fail_msg("'%s': column %u, want %u (%s)", s, err.column, col, err.message);
+	if (!strstr(err.message, msg))
+		fail_msg("'%s': message '%s' lacks '%s'", s, err.message, msg);
+	assert_int_equal(v, 42); /* untouched on failure */
+}
+
+static void errors(void **state)
+{
+	check_error("", TRAWL_ERR_USAGE, 1, "ends too soon");
+	check_error("   ", TRAWL_ERR_USAGE, 4, "ends too soon");
+	check_error("x19+", TRAWL_ERR_USAGE, 5, "ends too soon");
+	check_error("x19 +  nope", TRAWL_ERR_USAGE, 8, "no register or symbol 'nope'");
+	check_error("x5+1", TRAWL_ERR_NOT_FOUND, 1, "unknown here: 'x5'");
+	check_error("0x", TRAWL_ERR_USAGE, 1, "needs digits");
+	check_error("12ab", TRAWL_ERR_USAGE, 1, "bad number '12ab'");
+	check_error("0x1g", TRAWL_ERR_USAGE, 1, "bad number");
+	check_error("0x10000000000000000", TRAWL_ERR_USAGE, 1, "too large");
+	check_error("18446744073709551616", TRAWL_ERR_USAGE, 1, "too large");
+	check_error("(1+2", TRAWL_ERR_USAGE, 5, "missing ')'");
+	check_error("1+2)", TRAWL_ERR_USAGE, 4, "unmatched ')'");
+	check_error("1 2", TRAWL_ERR_USAGE, 3, "unexpected '2'");
+	check_error("1*2", TRAWL_ERR_USAGE, 2, "unexpected '*'");
+	check_error("1+-2", TRAWL_ERR_USAGE, 3, "two operators");
+	check_error("#5", TRAWL_ERR_USAGE, 1, "unexpected '#'");
+}
+
+static void hostile(void **state)
+{
+	/* 100000 '(' must not recurse 100000 deep */
+	size_t n = 100000;
+	char *s = malloc(n + 2);
+	assert_non_null(s);
+	memset(s, '(', n);
+	s[n] = '1';
+	s[n + 1] = 0;
+	check_error(s, TRAWL_ERR_USAGE, 65, "nested too deeply");
+	free(s);
+	/* no lookup function: every name is unknown */
+	uint64_t v;
+	struct trawl_error err;
+	assert_int_equal(trawl_expr_eval("sp", NULL, NULL, &v, &err), TRAWL_ERR_USAGE);
+	assert_int_equal(trawl_expr_eval(NULL, NULL, NULL, &v, &err), TRAWL_ERR_USAGE);
+	assert_int_equal(trawl_expr_eval("64", NULL, NULL, &v, NULL), TRAWL_OK);
+	assert_int_equal(v, 64);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(values),
+		cmocka_unit_test(errors),
+		cmocka_unit_test(hostile),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,471 @@
+/* Formats around the recorder: .tdef definitions and their JSON, the
+ * Barrelfish dump reader, the stream protocol parser and the CTF reader's
+ * handling of damage. Expected values are worked out by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trawl/rec-ctf.h"
+#include "trawl/swevents.h"
+
+static const char good_tdef[] =
+	"# demo\n"
+	"subsystem net \"network\" {\n"
+	"    event RX \"received\" (u32 len \"bytes\"),\n"
+	"    event TX (u32 len, u16 port, s64 delay),\n"
+	"    event IRQ,\n"
+	"};\n"
+	"/* second */ subsystem lock { event TAKE; event DROP (u8 why) }\n";
+
+static void test_defs_parse(void **state)
+{
+	(void)state;
+	struct trawl_defs *d;
+	struct trawl_error err;
+	assert_int_equal(trawl_defs_parse(&d, good_tdef, strlen(good_tdef), "x.tdef", &err), TRAWL_OK);
+	assert_int_equal(d->nsubsys, 2);
+	assert_string_equal(d->subsys[0].name, "net");
+	assert_string_equal(d->subsys[0].desc, "network");
+	assert_int_equal(d->subsys[0].nevents, 3);
+	assert_int_equal(d->subsys[0].events[1].id, 1);
+	assert_int_equal(d->subsys[0].events[1].nfields, 3);
+	assert_int_equal(d->subsys[0].events[1].fields[2].type, TRAWL_SW_S64);
+	assert_string_equal(d->subsys[0].events[0].fields[0].desc, "bytes");
+	assert_true(trawl_defs_event_fast(&d->subsys[0].events[0]));
+	assert_false(trawl_defs_event_fast(&d->subsys[0].events[1]));
+	assert_true(trawl_defs_event_fast(&d->subsys[0].events[2]));
+	assert_int_equal(d->subsys[1].id, 1);
+	assert_string_equal(d->subsys[1].events[1].name, "DROP");
+	struct trawl_sw_class c;
+	trawl_defs_class(&d->subsys[1], &d->subsys[1].events[1], &c);
+	assert_int_equal(c.id, 0x10001);
+	assert_string_equal(c.name, "lock:DROP");
+
+	/* JSON round trip gives the same definitions */
+	char *json = trawl_defs_to_json(d);
+	struct trawl_defs *j;
+	assert_int_equal(trawl_defs_parse_json(&j, json, strlen(json), "x.json", &err), TRAWL_OK);
+	assert_int_equal(j->nsubsys, 2);
+	for (size_t s = 0; s < 2; s++) {
+		assert_string_equal(j->subsys[s].name, d->subsys[s].name);
+		assert_int_equal(j->subsys[s].nevents, d->subsys[s].nevents);
+		for (size_t e = 0; e < d->subsys[s].nevents; e++) {
+			assert_string_equal(j->subsys[s].events[e].name, d->subsys[s].events[e].name);
+			assert_int_equal(j->subsys[s].events[e].nfields, d->subsys[s].events[e].nfields);
+			for (unsigned f = 0; f < d->subsys[s].events[e].nfields; f++)
+				assert_int_equal(j->subsys[s].events[e].fields[f].type, d->subsys[s].events[e].fields[f].type);
+		}
+	}
+	char *h = trawl_defs_to_header(d, "x", "x.tdef");
+	assert_non_null(strstr(h, "#define TRAWL_EVENT_NET_TX 1\n"));
+	assert_non_null(strstr(h, "static inline void trawl_net_tx(uint32_t len, uint16_t port, int64_t delay)"));
+	assert_non_null(strstr(h, "trawl_rec_emit(TRAWL_SUBSYS_NET, TRAWL_EVENT_NET_RX, len);"));
+	char *ctf = trawl_defs_to_ctf(d);
+	assert_non_null(strstr(ctf, "name = \"net:TX\";\n\tid = 1;"));
+	free(h);
+	free(ctf);
+	free(json);
+	trawl_defs_free(j);
+	trawl_defs_free(d);
+}
+
+struct bad_case {
+	const char *text;
+	uint64_t line;
+	uint32_t col;
+	const char *msg;
+};
+
+static void test_defs_errors(void **state)
+{
+	(void)state;
+	static const struct bad_case cases[] = {
+		{ "subsystem a { event X, event X };", 1, 30, "duplicate event 'X'" },
+		{ "subsystem a {}\nsubsystem a {}", 2, 11, "duplicate subsystem 'a'" },
+		{ "subsystem a {\n  event X (u33 v)\n}", 2, 12, "unknown type 'u33'" },
+		{ "subsystem a { event X (u8 v, u8 v) }", 1, 33, "duplicate field 'v'" },
+		{ "subsystem a { event X (u8 int) }", 1, 27, "reserved word" },
+		{ "subsystem a { event X \"oops }", 1, 23, "unterminated string" },
+		{ "subsystem a { event X", 1, 22, "not closed" },
+		{ "event X", 1, 1, "expected 'subsystem'" },
+		{ "subsystem a { event X (u8 a, u8 b, u8 c, u8 d, u8 e, u8 f, u8 g, u8 h, u8 i, u8 j, u8 k, u8 l, u8 m, u8 n, u8 o, u8 p, u8 q) }",
+		  1, 120, "too many fields" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct trawl_defs *d = NULL;
+		struct trawl_error err;
+		trawl_error_clear(&err);
+		assert_int_equal(trawl_defs_parse(&d, cases[i].text, strlen(cases[i].text), "bad.tdef", &err), TRAWL_ERR_FORMAT);
+		assert_null(d);
+		if (err.line != cases[i].line || err.column != cases[i].col || !strstr(err.message, cases[i].msg))
+			fail_msg("case %zu: got %llu:%u '%s'", i, (unsigned long long)err.line, err.column, err.message);
+		assert_string_equal(err.file, "bad.tdef");
+	}
+	/* too many events in a subsystem */
+	size_t cap = 70000 * 16 + 64, n = 0;
+	char *big = malloc(cap);
+	n += (size_t)snprintf(big + n, cap - n, "subsystem s {\n");
+	for (int i = 0; i <= 65536; i++)
+		n += (size_t)snprintf(big + n, cap - n, "event e%d,\n", i);
+	n += (size_t)snprintf(big + n, cap - n, "}\n");
+	struct trawl_defs *d = NULL;
+	struct trawl_error err;
+	assert_int_equal(trawl_defs_parse(&d, big, n, "big.tdef", &err), TRAWL_ERR_FORMAT);
+	assert_int_equal(err.line, 65538);
+	assert_non_null(strstr(err.message, "too many events"));
+	free(big);
+}
+
+static void test_defs_json_errors(void **state)
+{
+	(void)state;
+	static const char *bad[] = {
+		"{\"subsystems\": [{\"name\": \"a\", \"id\": 40000}]}",
+		"{\"subsystems\": [{\"name\": \"a\", \"id\": 1}, {\"name\": \"a\", \"id\": 2}]}",
+		"{\"subsystems\": [{\"name\": \"a\", \"id\": 1, \"events\": [{\"name\": \"e\", \"id\": 0, \"fields\": [{\"name\": \"f\", \"type\": \"u7\"}]}]}]}",
+		"{\"subsystems\": [}",
+		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+		"{\"subsystems\": []} x",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct trawl_defs *d = NULL;
+		struct trawl_error err;
+		assert_int_equal(trawl_defs_parse_json(&d, bad[i], strlen(bad[i]), "b.json", &err), TRAWL_ERR_FORMAT);
+		assert_null(d);
+		assert_int_equal(err.line, 1);
+		assert_true(err.column > 0);
+	}
+}
+
+struct bf_got {
+	struct trawl_bf_event ev[8];
+	int n;
+};
+
+static int bf_cb(void *ctx, const struct trawl_bf_event *ev)
+{
+	struct bf_got *g = ctx;
+	if (g->n < 8)
+		g->ev[g->n++] = *ev;
+	return 0;
+}
+
+static void test_bf_parse(void **state)
+{
+	(void)state;
+	static const char dump[] =
+		"# trace start 1000\n"
+		"# core 1 offset -40\n"
+		"# app 0 monitor\n"
+		"\n"
+		"0 1000 0001000200000003\n"
+		"1 1100 0x00ea0000deadbeef\n"
+		"  0   1200   ffff00ff00000001  \n";
+	struct bf_got g = { .n = 0 };
+	struct trawl_bf_stats st;
+	struct trawl_error err;
+	assert_int_equal(trawl_bf_parse(dump, strlen(dump), "d.txt", bf_cb, &g, &st, &err), TRAWL_OK);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(st.header_lines, 3);
+	assert_int_equal(st.offsets, 1);
+	assert_int_equal(g.ev[0].core, 0);
+	assert_int_equal(g.ev[0].time, 1000);
+	assert_int_equal(g.ev[0].word, 0x0001000200000003ull);
+	assert_int_equal(g.ev[1].time, 1060);
+	assert_int_equal(g.ev[1].word, 0x00ea0000deadbeefull);
+	assert_int_equal(g.ev[1].line, 6);
+	assert_int_equal(g.ev[2].word, 0xffff00ff00000001ull);
+	static const struct bad_case bad[] = {
+		{ "0 12 zz\n", 1, 6, "raw event word" },
+		{ "0 1\n", 1, 4, "raw event word" },
+		{ "x 1 2\n", 1, 1, "core number" },
+		{ "# ok\n0 1 2 3\n", 2, 7, "unexpected text" },
+		{ "5000 1 2\n", 1, 5, "core number too large" },
+		{ "0 1 11112222333344445\n", 1, 5, "up to 16 digits" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		trawl_error_clear(&err);
+		assert_int_equal(trawl_bf_parse(bad[i].text, strlen(bad[i].text), "d.txt", NULL, NULL, NULL, &err),
+				 TRAWL_ERR_FORMAT);
+		if (err.line != bad[i].line || err.column != bad[i].col || !strstr(err.message, bad[i].msg))
+			fail_msg("case %zu: got %llu:%u '%s'", i, (unsigned long long)err.line, err.column, err.message);
+	}
+}
+
+/* ---- stream protocol: build a connection's bytes by hand ---- */
+
+struct wire {
+	uint8_t b[8192];
+	size_t n;
+	uint64_t seq;
+};
+
+static void put(struct wire *w, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		w->b[w->n++] = (uint8_t)(v >> (8 * i));
+}
+
+static void hello(struct wire *w)
+{
+	memcpy(w->b + w->n, "TRWLSTRM", 8);
+	w->n += 8;
+	put(w, 1, 2);
+	put(w, 48, 2);
+	put(w, 2, 4);
+	put(w, 1000000000, 8);
+	put(w, 1700000000, 8);
+	put(w, 5, 4);
+	put(w, 4242, 4);
+	put(w, 0, 8);
+}
+
+static void chunk(struct wire *w, uint32_t type, uint32_t sid, const void *p, size_t len)
+{
+	put(w, type, 4);
+	put(w, sid, 4);
+	put(w, ++w->seq, 8);
+	put(w, len, 4);
+	put(w, 0, 4);
+	if (len)
+		memcpy(w->b + w->n, p, len);
+	w->n += len;
+}
+
+static void class_chunk(struct wire *w)
+{
+	uint8_t c[104 + 56] = { 0 };
+	c[0] = 0x02; c[2] = 0x01;         /* id 0x00010002 */
+	c[4] = 1;                         /* one field */
+	memcpy(c + 8, "net:TX", 6);
+	memcpy(c + 104, "len", 3);
+	c[104 + 48] = TRAWL_SW_U16;
+	chunk(w, 1, 0, c, sizeof c);
+}
+
+static size_t make_packet(uint8_t *out, int nev)
+{
+	struct trawl_ctf_packet p = { 0 };
+	struct trawl_ctf_class c = { .id = 0x10002, .nfields = 1 };
+	strcpy(c.name, "net:TX");
+	strcpy(c.fields[0].name, "len");
+	c.fields[0].type = TRAWL_REC_U16;
+	trawl_ctf_packet_begin(&p);
+	for (int i = 0; i < nev; i++) {
+		uint64_t v = (uint64_t)(100 + i);
+		trawl_ctf_packet_event(&p, &c, 1000 + (uint64_t)i, &v);
+	}
+	trawl_ctf_packet_finish(&p, 0, 0, 1, 77);
+	memcpy(out, p.buf, p.len);
+	size_t n = p.len;
+	trawl_ctf_packet_release(&p);
+	return n;
+}
+
+struct sp_got {
+	int kinds[16];
+	int n;
+	uint32_t nevents;
+	uint32_t pid;
+};
+
+static int sp_cb(void *ctx, const struct trawl_sp_item *it)
+{
+	struct sp_got *g = ctx;
+	if (g->n < 16)
+		g->kinds[g->n++] = (int)it->kind;
+	if (it->kind == TRAWL_SP_PACKET)
+		g->nevents += it->nevents;
+	if (it->kind == TRAWL_SP_HELLO)
+		g->pid = it->hello->pid;
+	return 0;
+}
+
+static void test_stream_parser(void **state)
+{
+	(void)state;
+	struct wire w = { .n = 0 };
+	uint8_t pkt[512];
+	hello(&w);
+	class_chunk(&w);
+	size_t plen = make_packet(pkt, 3); /* 64 + 3 * 14 = 106 bytes */
+	assert_int_equal(plen, 106);
+	chunk(&w, 2, 1, pkt, plen);
+	chunk(&w, 3, 0, NULL, 0);
+	/* any split of the bytes gives the same items */
+	for (size_t step = 1; step <= w.n; step = step < 8 ? step + 1 : step * 3) {
+		struct trawl_sp_parser *p;
+		struct trawl_error err;
+		struct sp_got g = { .n = 0 };
+		assert_int_equal(trawl_sp_parser_create(&p, 4096, &err), TRAWL_OK);
+		for (size_t off = 0; off < w.n; off += step) {
+			size_t k = w.n - off < step ? w.n - off : step;
+			if (trawl_sp_parser_feed(p, w.b + off, k, sp_cb, &g, &err) != TRAWL_OK)
+				fail_msg("step %zu off %zu: %s at %llu", step, off, err.message, (unsigned long long)err.offset);
+		}
+		assert_int_equal(g.n, 4);
+		assert_int_equal(g.kinds[0], TRAWL_SP_HELLO);
+		assert_int_equal(g.kinds[1], TRAWL_SP_CLASS);
+		assert_int_equal(g.kinds[2], TRAWL_SP_PACKET);
+		assert_int_equal(g.kinds[3], TRAWL_SP_END);
+		assert_int_equal(g.nevents, 3);
+		assert_int_equal(g.pid, 4242);
+		assert_true(trawl_sp_parser_ended(p));
+		trawl_sp_parser_destroy(p);
+	}
+	/* damage: each at a known byte offset */
+	struct {
+		size_t at;
+		uint8_t val;
+		uint64_t err_off;
+		const char *msg;
+	} bad[] = {
+		{ 0, 'X', 0, "bad magic" },
+		{ 48 + 8, 9, 48 + 8, "sequence number" },          /* class chunk seq */
+		{ 48 + 24 + 8, 0, 48 + 24, "class name" },       /* first name byte 0 */
+		{ 48 + 24 + 104 + 48, 9, 48 + 24, "unknown type" },
+		{ 48 + 184 + 24 + 64, 5, 48 + 184 + 24, "undeclared event id" },
+		{ 48 + 184 + 24 + 24, 1, 48 + 184 + 24, "sizes do not match" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct wire x = w;
+		x.b[bad[i].at] = bad[i].val;
+		struct trawl_sp_parser *p;
+		struct trawl_error err;
+		assert_int_equal(trawl_sp_parser_create(&p, 4096, &err), TRAWL_OK);
+		enum trawl_status st = trawl_sp_parser_feed(p, x.b, x.n, NULL, NULL, &err);
+		assert_int_equal(st, TRAWL_ERR_FORMAT);
+		if (err.offset != bad[i].err_off || !strstr(err.message, bad[i].msg))
+			fail_msg("case %zu: offset %llu '%s'", i, (unsigned long long)err.offset, err.message);
+		trawl_sp_parser_destroy(p);
+	}
+	/* a chunk above the limit is refused before it is buffered */
+	struct wire big = { .n = 0 };
+	hello(&big);
+	put(&big, 2, 4);
+	put(&big, 0, 4);
+	put(&big, 1, 8);
+	put(&big, 1u << 20, 4);
+	put(&big, 0, 4);
+	struct trawl_sp_parser *p;
+	struct trawl_error err;
+	assert_int_equal(trawl_sp_parser_create(&p, 65536, &err), TRAWL_OK);
+	assert_int_equal(trawl_sp_parser_feed(p, big.b, big.n, NULL, NULL, &err), TRAWL_ERR_FORMAT);
+	assert_non_null(strstr(err.message, "larger than"));
+	assert_true(trawl_sp_parser_buffered(p) <= 65536 + 72);
+	trawl_sp_parser_destroy(p);
+}
+
+/* The CTF reader stops a damaged stream at the last whole event and says
+ * where. */
+static void test_ctf_damage(void **state)
+{
+	(void)state;
+	struct trawl_ctf_meta m;
+	trawl_ctf_meta_init(&m);
+	struct trawl_ctf_class c = { .id = 0x10002, .nfields = 1 };
+	strcpy(c.name, "net:TX");
+	strcpy(c.fields[0].name, "len");
+	c.fields[0].type = TRAWL_REC_U16;
+	trawl_ctf_meta_add(&m, &c);
+	char *meta = trawl_ctf_meta_text(&m);
+	uint8_t two[1024];
+	size_t n1 = make_packet(two, 3);
+	size_t n2 = make_packet(two + n1, 2);
+	struct {
+		size_t len;
+		int events;
+		uint64_t off;
+	} cases[] = {
+		{ n1 + n2, 5, 0 },        /* whole */
+		{ n1 + n2 - 1, 3, n1 },   /* second packet cut: its events are lost, offset = its start */
+		{ n1 + 30, 3, n1 },       /* cut inside the next preamble */
+		{ n1 - 14, 0, 0 },        /* first packet cut */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const uint8_t *streams[1] = { two };
+		size_t lens[1] = { cases[i].len };
+		struct trawl_swtrace *t;
+		struct trawl_error err;
+		assert_int_equal(trawl_swtrace_open_mem(&t, meta, strlen(meta), streams, lens, 1, &err), TRAWL_OK);
+		struct trawl_sw_event ev;
+		int got = 0;
+		while (trawl_swtrace_next(t, &ev) == TRAWL_OK) {
+			assert_int_equal(ev.vals[0], (uint64_t)(100 + (got < 3 ? got : got - 3)));
+			assert_int_equal(ev.tid, 77);
+			got++;
+		}
+		assert_int_equal(got, cases[i].events);
+		const struct trawl_error *d = trawl_swtrace_damage(t);
+		if (i == 0)
+			assert_null(d);
+		else {
+			assert_non_null(d);
+			assert_int_equal(d->offset, cases[i].off);
+		}
+		trawl_swtrace_close(t);
+	}
+	/* a bad event id inside a packet: offset of that event */
+	two[64] = 0x77;
+	const uint8_t *streams[1] = { two };
+	size_t lens[1] = { n1 };
+	struct trawl_swtrace *t;
+	struct trawl_error err;
+	assert_int_equal(trawl_swtrace_open_mem(&t, meta, strlen(meta), streams, lens, 1, &err), TRAWL_OK);
+	struct trawl_sw_event ev;
+	assert_int_equal(trawl_swtrace_next(t, &ev), TRAWL_END);
+	assert_int_equal(trawl_swtrace_damage(t)->offset, 64);
+	trawl_swtrace_close(t);
+	/* metadata errors carry line and column */
+	static const char badmeta[] = "/* CTF 1.8 */\ntrace {\n\tmajor = 1;\n\tbyte_order le;\n};\n";
+	assert_int_equal(trawl_swtrace_open_mem(&t, badmeta, strlen(badmeta), NULL, NULL, 0, &err), TRAWL_ERR_FORMAT);
+	assert_int_equal(err.line, 4);
+	assert_int_equal(err.column, 13);
+	free(meta);
+	trawl_ctf_meta_release(&m);
+}
+
+/* Classes added in any order are found by id and written sorted. */
+static void test_ctf_meta_order(void **state)
+{
+	(void)state;
+	struct trawl_ctf_meta m;
+	trawl_ctf_meta_init(&m);
+	static const uint32_t ids[] = { 0x50000, 0x30001, 0x90000, 0x30000, 0x50000 };
+	static const int added[] = { 1, 1, 1, 1, 0 };
+	for (int i = 0; i < 5; i++) {
+		struct trawl_ctf_class c = { .id = ids[i], .nfields = 0 };
+		snprintf(c.name, sizeof c.name, "s:e%d", i);
+		assert_int_equal(trawl_ctf_meta_add(&m, &c), added[i]);
+	}
+	assert_int_equal(m.nclasses, 4);
+	assert_string_equal(trawl_ctf_meta_find(&m, 0x30000)->name, "s:e3");
+	assert_string_equal(trawl_ctf_meta_find(&m, 0x50000)->name, "s:e0");
+	assert_null(trawl_ctf_meta_find(&m, 0x30002));
+	char *t = trawl_ctf_meta_text(&m);
+	const char *a = strstr(t, "id = 196608;"), *b = strstr(t, "id = 196609;"), *c = strstr(t, "id = 327680;"),
+		   *d = strstr(t, "id = 589824;");
+	assert_true(a && b && c && d && a < b && b < c && c < d);
+	free(t);
+	trawl_ctf_meta_release(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defs_parse),
+		cmocka_unit_test(test_defs_errors),
+		cmocka_unit_test(test_defs_json_errors),
+		cmocka_unit_test(test_bf_parse),
+		cmocka_unit_test(test_stream_parser),
+		cmocka_unit_test(test_ctf_damage),
+		cmocka_unit_test(test_ctf_meta_order),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

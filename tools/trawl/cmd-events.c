@@ -1,0 +1,404 @@
+/* trawl events: list and count recorded software events (CTF traces
+ * written by the recorder, `trawl listen` or import-bf), and import
+ * Barrelfish trace dumps. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "trawl/rec-ctf.h"
+#include "trawl/swevents.h"
+
+static const char events_help[] =
+	"usage: trawl events list TRACE [--limit N] [--abs]\n"
+	"       trawl events stats TRACE\n"
+	"       trawl events import-bf DUMP --defs DEFS.json -o OUT [--freq HZ]\n"
+	"\n"
+	"TRACE is a CTF trace directory written by a program using <trawl/rec.h>,\n"
+	"by 'trawl listen' or by import-bf.\n"
+	"\n"
+	"  list       print every event merged by time: time since the first event\n"
+	"             in seconds (--abs: clock value in ns), cpu, thread, name, fields\n"
+	"  stats      events per subsystem and event, lost events, time span\n"
+	"  import-bf  convert a Barrelfish trace dump ('#' header lines, then\n"
+	"             'CORE TIMESTAMP RAWHEX' lines) into a CTF trace OUT, naming\n"
+	"             events from DEFS (.json from 'trawl defs', or a .tdef file);\n"
+	"             timestamps are ticks of --freq HZ (default 1000000000: ns)\n"
+	"\n"
+	"A damaged trace is read up to the damage; the file and byte offset of the\n"
+	"damage are reported and the exit status is 1.\n";
+
+static int open_trace(const char *dir, struct trawl_swtrace **t)
+{
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	if (trawl_swtrace_open(t, dir, &err) != TRAWL_OK)
+		return cli_report("events", &err);
+	return EXIT_OK;
+}
+
+static int report_damage(struct trawl_swtrace *t)
+{
+	const struct trawl_error *d = trawl_swtrace_damage(t);
+	if (!d)
+		return EXIT_OK;
+	fflush(stdout);
+	return cli_report("events", d);
+}
+
+static void print_value(const struct trawl_sw_class *c, unsigned i, uint64_t v)
+{
+	if (c->fields[i].type >= TRAWL_SW_S8)
+		printf(" %s=%" PRId64, c->fields[i].name, (int64_t)v);
+	else
+		printf(" %s=%" PRIu64, c->fields[i].name, v);
+}
+
+static int events_list(int argc, char **argv)
+{
+	const char *dir = NULL;
+	uint64_t limit = UINT64_MAX;
+	int abs_time = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
+			if (!cli_parse_u64(argv[++i], &limit))
+				return cli_usage("events", "bad --limit '%s'", argv[i]);
+		} else if (!strcmp(argv[i], "--abs")) {
+			abs_time = 1;
+		} else if (argv[i][0] == '-') {
+			return cli_usage("events", "unknown option '%s'", argv[i]);
+		} else if (!dir) {
+			dir = argv[i];
+		} else {
+			return cli_usage("events", "unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!dir)
+		return cli_usage("events", "no trace given");
+	struct trawl_swtrace *t;
+	int rc = open_trace(dir, &t);
+	if (rc)
+		return rc;
+	struct trawl_sw_event ev;
+	uint64_t n = 0, t0 = 0;
+	while (n < limit && trawl_swtrace_next(t, &ev) == TRAWL_OK) {
+		if (n == 0)
+			t0 = ev.time;
+		if (abs_time)
+			printf("%20" PRIu64, ev.time);
+		else
+			printf("%4" PRIu64 ".%09" PRIu64, (ev.time - t0) / 1000000000u, (ev.time - t0) % 1000000000u);
+		printf("  cpu %-3u tid %-7u %s", ev.cpu, ev.tid, ev.cls->name);
+		for (unsigned i = 0; i < ev.cls->nfields; i++)
+			print_value(ev.cls, i, ev.vals[i]);
+		putchar('\n');
+		n++;
+	}
+	rc = report_damage(t);
+	trawl_swtrace_close(t);
+	return rc;
+}
+
+struct count {
+	uint32_t id;
+	const char *name;
+	uint64_t n;
+};
+
+static int events_stats(int argc, char **argv)
+{
+	if (argc != 1 || argv[0][0] == '-')
+		return cli_usage("events", "stats takes one trace directory");
+	struct trawl_swtrace *t;
+	int rc = open_trace(argv[0], &t);
+	if (rc)
+		return rc;
+	struct trawl_swtrace_info info;
+	trawl_swtrace_info(t, &info);
+	struct count *counts = calloc(info.nclasses ? info.nclasses : 1, sizeof *counts);
+	if (!counts) {
+		trawl_swtrace_close(t);
+		cli_error("events", "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	for (size_t i = 0; i < info.nclasses; i++) {
+		counts[i].id = info.classes[i].id;
+		counts[i].name = info.classes[i].name;
+	}
+	struct trawl_sw_event ev;
+	uint64_t total = 0, first = 0, last = 0;
+	while (trawl_swtrace_next(t, &ev) == TRAWL_OK) {
+		if (total == 0)
+			first = ev.time;
+		last = ev.time;
+		total++;
+		counts[ev.cls - info.classes].n++;
+	}
+	trawl_swtrace_info(t, &info);
+	printf("events: %" PRIu64 "\n", total);
+	printf("lost: %" PRIu64 "\n", info.lost);
+	printf("streams: %zu\n", info.nstreams);
+	if (total) {
+		uint64_t span = last - first;
+		printf("time span: %" PRIu64 ".%09" PRIu64 " s (%" PRIu64 " .. %" PRIu64 " ns)\n", span / 1000000000u,
+		       span % 1000000000u, first, last);
+	} else {
+		printf("time span: 0\n");
+	}
+	printf("\n%-8s %-8s %12s  %s\n", "subsys", "event", "count", "name");
+	/* classes are sorted by id, so a subsystem's events are together */
+	for (size_t i = 0; i < info.nclasses;) {
+		uint32_t s = counts[i].id >> 16;
+		uint64_t sub = 0;
+		size_t j = i;
+		for (; j < info.nclasses && counts[j].id >> 16 == s; j++)
+			sub += counts[j].n;
+		if (sub) {
+			const char *colon = strchr(counts[i].name, ':');
+			int len = colon ? (int)(colon - counts[i].name) : (int)strlen(counts[i].name);
+			printf("%-8u %-8s %12" PRIu64 "  %.*s\n", s, "*", sub, len, counts[i].name);
+			for (size_t k = i; k < j; k++)
+				if (counts[k].n)
+					printf("%-8u %-8u %12" PRIu64 "  %s\n", s, counts[k].id & 0xffff, counts[k].n,
+					       counts[k].name);
+		}
+		i = j;
+	}
+	free(counts);
+	rc = report_damage(t);
+	trawl_swtrace_close(t);
+	return rc;
+}
+
+/* ---- import-bf ---- */
+
+struct bf_core {
+	uint32_t core;
+	struct trawl_bf_event *ev;
+	size_t n, cap;
+};
+
+struct bf_ctx {
+	struct bf_core *cores;
+	size_t ncores;
+	int nomem;
+};
+
+static int bf_collect(void *ctx, const struct trawl_bf_event *ev)
+{
+	struct bf_ctx *b = ctx;
+	struct bf_core *c = NULL;
+	for (size_t i = 0; i < b->ncores; i++)
+		if (b->cores[i].core == ev->core)
+			c = &b->cores[i];
+	if (!c) {
+		void *n = realloc(b->cores, (b->ncores + 1) * sizeof *b->cores);
+		if (!n)
+			return b->nomem = 1;
+		b->cores = n;
+		c = &b->cores[b->ncores++];
+		memset(c, 0, sizeof *c);
+		c->core = ev->core;
+	}
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024;
+		void *n = realloc(c->ev, ncap * sizeof *c->ev);
+		if (!n)
+			return b->nomem = 1;
+		c->ev = n;
+		c->cap = ncap;
+	}
+	c->ev[c->n++] = *ev;
+	return 0;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct trawl_bf_event *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static void to_ctf_class(const struct trawl_sw_class *s, struct trawl_ctf_class *c)
+{
+	memset(c, 0, sizeof *c);
+	c->id = s->id;
+	snprintf(c->name, sizeof c->name, "%s", s->name);
+	c->nfields = s->nfields;
+	for (unsigned i = 0; i < s->nfields; i++) {
+		memcpy(c->fields[i].name, s->fields[i].name, sizeof c->fields[i].name);
+		c->fields[i].type = s->fields[i].type;
+	}
+}
+
+static int load_defs(const char *path, struct trawl_defs **d)
+{
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	uint8_t *text = NULL;
+	size_t len;
+	enum trawl_status st = trawl_sw_read_file(path, &text, &len, 16u << 20, &err);
+	if (st == TRAWL_OK) {
+		size_t pl = strlen(path);
+		if (pl > 5 && !strcmp(path + pl - 5, ".tdef"))
+			st = trawl_defs_parse(d, (const char *)text, len, path, &err);
+		else
+			st = trawl_defs_parse_json(d, (const char *)text, len, path, &err);
+	}
+	free(text);
+	return st ? cli_report("events", &err) : EXIT_OK;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static int events_import_bf(int argc, char **argv)
+{
+	const char *dump = NULL, *defs_path = NULL, *out = NULL;
+	uint64_t freq = 1000000000u;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--defs") && i + 1 < argc)
+			defs_path = argv[++i];
+		else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--freq") && i + 1 < argc) {
+			if (!cli_parse_u64(argv[++i], &freq) || freq == 0)
+				return cli_usage("events", "bad --freq '%s'", argv[i]);
+		} else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage("events", "unknown option '%s'", argv[i]);
+		else if (!dump)
+			dump = argv[i];
+		else
+			return cli_usage("events", "unexpected argument '%s'", argv[i]);
+	}
+	if (!dump || !out)
+		return cli_usage("events", "import-bf needs DUMP and -o OUT");
+	int rc = EXIT_OK;
+	struct trawl_defs *defs = NULL;
+	uint8_t *text = NULL;
+	size_t len;
+	struct bf_ctx b = { 0 };
+	struct trawl_ctf_meta meta;
+	struct trawl_ctf_packet pkt = { 0 };
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	trawl_ctf_meta_init(&meta);
+	snprintf(meta.tracer, sizeof meta.tracer, "trawl-import-bf");
+	snprintf(meta.procname, sizeof meta.procname, "barrelfish");
+	if (defs_path && (rc = load_defs(defs_path, &defs)))
+		goto out;
+	if (trawl_sw_read_file(dump, &text, &len, SIZE_MAX, &err) ||
+	    trawl_bf_parse((const char *)text, len, dump, bf_collect, &b, NULL, &err)) {
+		if (b.nomem)
+			trawl_error_set(&err, TRAWL_ERR_NOMEM, "out of memory");
+		rc = cli_report("events", &err);
+		goto out;
+	}
+	for (size_t i = 0; defs && i < defs->nsubsys; i++)
+		for (size_t j = 0; j < defs->subsys[i].nevents; j++) {
+			struct trawl_sw_class sc;
+			struct trawl_ctf_class cc;
+			trawl_defs_class(&defs->subsys[i], &defs->subsys[i].events[j], &sc);
+			to_ctf_class(&sc, &cc);
+			trawl_ctf_meta_add(&meta, &cc);
+		}
+	if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+		cli_error("events", "cannot create '%s': %s", out, strerror(errno));
+		rc = EXIT_BAD_INPUT;
+		goto out;
+	}
+	for (size_t ci = 0; ci < b.ncores; ci++) {
+		struct bf_core *c = &b.cores[ci];
+		char path[4096];
+		qsort(c->ev, c->n, sizeof *c->ev, ev_cmp);
+		snprintf(path, sizeof path, "%s/stream-core%u", out, c->core);
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0) {
+			cli_error("events", "cannot write '%s': %s", path, strerror(errno));
+			rc = EXIT_BAD_INPUT;
+			goto out;
+		}
+		uint64_t seq = 0;
+		for (size_t i = 0; i < c->n;) {
+			trawl_ctf_packet_begin(&pkt);
+			for (; i < c->n && pkt.len < 65536; i++) {
+				uint64_t w = c->ev[i].word;
+				uint32_t id = (uint32_t)(w >> 32);
+				const struct trawl_ctf_class *cls = trawl_ctf_meta_find(&meta, id);
+				if (!cls) {
+					struct trawl_ctf_class g = { .id = id, .nfields = 1 };
+					snprintf(g.name, sizeof g.name, "subsys%u:event%u", id >> 16, id & 0xffff);
+					strcpy(g.fields[0].name, "arg");
+					g.fields[0].type = TRAWL_REC_U32;
+					trawl_ctf_meta_add(&meta, &g);
+					cls = trawl_ctf_meta_find(&meta, id);
+				}
+				uint64_t vals[TRAWL_REC_MAX_FIELDS] = { (uint32_t)w };
+				unsigned __int128 ns = (unsigned __int128)c->ev[i].time * 1000000000u / freq;
+				if (!cls || trawl_ctf_packet_event(&pkt, cls, (uint64_t)ns, vals) != 0) {
+					cli_error("events", "out of memory");
+					rc = EXIT_BAD_INPUT;
+					close(fd);
+					goto out;
+				}
+			}
+			trawl_ctf_packet_finish(&pkt, seq++, 0, c->core, 0);
+			if (write_all(fd, pkt.buf, pkt.len) != 0) {
+				cli_error("events", "cannot write '%s': %s", path, strerror(errno));
+				rc = EXIT_BAD_INPUT;
+				close(fd);
+				goto out;
+			}
+		}
+		close(fd);
+	}
+	int r = trawl_ctf_meta_write(&meta, out);
+	if (r) {
+		cli_error("events", "cannot write '%s/metadata': %s", out, strerror(-r));
+		rc = EXIT_BAD_INPUT;
+	}
+out:
+	for (size_t i = 0; i < b.ncores; i++)
+		free(b.cores[i].ev);
+	free(b.cores);
+	trawl_ctf_packet_release(&pkt);
+	trawl_ctf_meta_release(&meta);
+	trawl_defs_free(defs);
+	free(text);
+	return rc;
+}
+
+int cmd_events(int argc, char **argv)
+{
+	if (cli_wants_help(argc, argv)) {
+		fputs(events_help, stdout);
+		return EXIT_OK;
+	}
+	if (argc < 2)
+		return cli_usage("events", "expected list, stats or import-bf");
+	if (!strcmp(argv[1], "list"))
+		return events_list(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "stats"))
+		return events_stats(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "import-bf"))
+		return events_import_bf(argc - 2, argv + 2);
+	return cli_usage("events", "unknown subcommand '%s'", argv[1]);
+}
