@@ -149,6 +149,12 @@ struct trawl_index_event {
 uint64_t trawl_index_event_count(const struct trawl_index *ix);
 enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
 				    struct trawl_index_event *out, struct trawl_error *err);
+/* Sequential scans: events [first, first + count) into out[0, count), read
+ * a window at a time into a small buffer (no mapped pages stay resident,
+ * few system calls), so a pass over every event keeps memory bounded
+ * whatever the trace's length. TRAWL_ERR_NOT_FOUND past the last event. */
+enum trawl_status trawl_index_events(const struct trawl_index *ix, uint64_t first, size_t count,
+				     struct trawl_index_event *out, struct trawl_error *err);
 /* The event containing line `line` (or the last event starting before it).
  * TRAWL_ERR_NOT_FOUND when the line is before the first event. */
 enum trawl_status trawl_index_event_at_line(const struct trawl_index *ix, uint64_t line,

@@ -26,6 +26,18 @@ enum trawl_format {
  * call. */
 typedef void (*trawl_warn_fn)(void *ctx, const struct trawl_error *warning);
 
+/* Partial parsing (trawl_reader_options.want). With TRAWL_WANT_FILTER set,
+ * the reader yields the same events (kinds, lines, byte offsets, line
+ * counts, instruction fields) but only the effects asked for: memory
+ * accesses only with TRAWL_WANT_MEMS, register writes only of the core
+ * registers whose bit is set in want_regs (bit n = register id n, see
+ * reg.h; system registers never). Lines of dropped effects are recognised
+ * by their first bytes and not parsed further, so they are not checked
+ * either: a malformed one is not reported. 0 = everything (the default). */
+#define TRAWL_WANT_FILTER 1u
+#define TRAWL_WANT_MEMS 2u
+#define TRAWL_WANT_REG(id) ((uint64_t)1 << (id))
+
 struct trawl_reader_options {
 	enum trawl_format format;      /* AUTO: detect from content */
 	int implicit_thumb;            /* Tarmac: lines without an instruction-set
@@ -37,6 +49,8 @@ struct trawl_reader_options {
 	struct trawl_input_options input;
 	trawl_warn_fn warn;            /* may be NULL */
 	void *warn_ctx;
+	uint32_t want;                 /* TRAWL_WANT_* bits; 0 = everything */
+	uint64_t want_regs;            /* with TRAWL_WANT_FILTER: registers kept */
 };
 
 /* Counters a reader keeps; valid at any time. */

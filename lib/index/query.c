@@ -95,16 +95,10 @@ static enum trawl_status events_read(const struct trawl_index *ix, uint64_t i, u
 	return read_at(ix, base + i * EV_REC, buf, (size_t)(count * EV_REC), err);
 }
 
-enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
-				    struct trawl_index_event *o, struct trawl_error *err)
+#define SCAN_WIN 256u /* event records per pread of a sequential scan (16 KiB) */
+
+static void ev_decode(const uint8_t *r, uint64_t ev, struct trawl_index_event *o)
 {
-	if (ev >= ix->nev)
-		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no event %llu (the trace has %llu)",
-				       (unsigned long long)ev, (unsigned long long)ix->nev);
-	uint8_t r[EV_REC];
-	enum trawl_status st = events_read(ix, ev, 1, r, err);
-	if (st)
-		return st;
 	o->seq = ev;
 	o->line = ld64(r);
 	o->offset = ld64(r + 8);
@@ -120,6 +114,43 @@ enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
 	o->iset = r[61];
 	o->el = r[62];
 	o->width = r[63];
+}
+
+enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
+				    struct trawl_index_event *o, struct trawl_error *err)
+{
+	if (ev >= ix->nev)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no event %llu (the trace has %llu)",
+				       (unsigned long long)ev, (unsigned long long)ix->nev);
+	uint8_t r[EV_REC];
+	enum trawl_status st = events_read(ix, ev, 1, r, err);
+	if (st)
+		return st;
+	ev_decode(r, ev, o);
+	return TRAWL_OK;
+}
+
+/* Sequential scans: a window of records per pread into a small buffer, so
+ * a pass over every event costs few system calls and no mapped pages. */
+enum trawl_status trawl_index_events(const struct trawl_index *ix, uint64_t first, size_t count,
+				     struct trawl_index_event *out, struct trawl_error *err)
+{
+	if (first > ix->nev || count > ix->nev - first)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
+				       "no events %llu..%llu (the trace has %llu)",
+				       (unsigned long long)first,
+				       (unsigned long long)first + count,
+				       (unsigned long long)ix->nev);
+	uint8_t buf[SCAN_WIN * EV_REC];
+	for (size_t done = 0; done < count;) {
+		size_t k = count - done < SCAN_WIN ? count - done : SCAN_WIN;
+		enum trawl_status st = events_read(ix, first + done, k, buf, err);
+		if (st)
+			return st;
+		for (size_t j = 0; j < k; j++)
+			ev_decode(buf + j * EV_REC, first + done + j, &out[done + j]);
+		done += k;
+	}
 	return TRAWL_OK;
 }
 

@@ -221,8 +221,9 @@ void trawl_tarmac_finish(struct trawl_tarmac *t)
 static struct trawl_event *new_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
 				     enum trawl_event_kind kind)
 {
+	static const struct trawl_event zero;
 	struct trawl_event *e = &t->ev[t->nev];
-	memset(e, 0, sizeof *e);
+	*e = zero; /* copied with vector stores, cheaper than memset's rep stos */
 	e->seq = t->seq++;
 	e->line = ln->lineno;
 	e->nlines = 1;
@@ -259,9 +260,26 @@ struct trawl_event *tarmac_begin_event(struct trawl_tarmac *t, const struct tarm
 
 /* Attach the effects this line appended (from regs index r0 / mems m0 /
  * pool p0 on) to the open event, or open a STATE event for them. */
+/* Partial parsing: drop the effects this line appended that the consumer
+ * did not ask for. The fast path never parses most of them; this catches
+ * the lines the general grammar took. */
+static void filter_effects(struct trawl_tarmac *t, size_t r0, size_t m0)
+{
+	if (!(t->opt.want & TRAWL_WANT_FILTER))
+		return;
+	if (!(t->opt.want & TRAWL_WANT_MEMS))
+		t->nmems = m0;
+	size_t k = r0;
+	for (size_t i = r0; i < t->nregs; i++)
+		if (tarmac_want_reg(t, t->regs[i].reg))
+			t->regs[k++] = t->regs[i];
+	t->nregs = k;
+}
+
 int tarmac_attach_effects(struct trawl_tarmac *t, const struct tarmac_line *ln, size_t r0,
 			  size_t m0, size_t p0)
 {
+	filter_effects(t, r0, m0);
 	struct trawl_event *e = t->open ? &t->ev[t->nev] : NULL;
 	if (e && e->cpu == ln->cpu && e->time == ln->time && e->time_unit == ln->unit) {
 		e->nregs += (uint32_t)(t->nregs - r0);

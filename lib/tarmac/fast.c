@@ -48,6 +48,7 @@ static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint
 
 int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln)
 {
+	const char *line = p;
 	uint64_t time;
 	size_t nd = tl_decrun(p, e, &time);
 	p += nd;
@@ -92,8 +93,9 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 			q++;
 		if (e - q >= 6 && q[0] == 'C' && !memcmp(q, "CCFAIL", 6))
 			return 0;
-		memset(&in, 0, sizeof in);
+		/* every field set (a memset here costs a rep stos per line) */
 		in.pc = v;
+		in.paddr = 0;
 		in.enc = (uint32_t)w;
 		in.width = (uint8_t)(m / 2);
 		in.iset = (uint8_t)is;
@@ -103,7 +105,15 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		in.el = tarmac_el_of_mode(mode, (size_t)(me - mode));
 		in.disasm.ptr = q;
 		in.disasm.len = (uint32_t)(e - q);
-		return tarmac_commit_insn(t, ln, &in) ? -1 : 1;
+		if (tarmac_commit_insn(t, ln, &in))
+			return -1;
+		t->skip_len = 0;
+		if ((t->opt.want & TRAWL_WANT_FILTER) && (size_t)(p - line) <= sizeof t->skip_prefix) {
+			t->skip_len = (uint8_t)(p - line);
+			memcpy(t->skip_prefix, line, t->skip_len);
+			t->skip_seq = t->ev[t->nev].seq;
+		}
+		return 1;
 	}
 
 	if (p[0] == 'R' && p[1] == ' ') {
@@ -116,6 +126,10 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		struct tarmac_regcache rc;
 		if (tarmac_reg_lookup(t, name, (size_t)(ne - name), tarmac_reg_state(t, 0), &rc))
 			return -1;
+		/* partial parsing: the value is not read (unless the input ends
+		 * inside this line: then the grammar decides if it is whole) */
+		if (!tarmac_want_reg(t, rc.reg) && !t->cut_line)
+			return tarmac_attach_effects(t, ln, t->nregs, t->nmems, t->pool_len) ? 1 : -1;
 		size_t want = rc.flexible ? 0 : 2u * rc.size;
 		/* v holds at most 16 digits: longer values take the general path */
 		if (fast_hex(val, e, &n, &v) != e || (want ? n != want || want > 16 : (n != 8 && n != 16)))
@@ -145,6 +159,9 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 	}
 
 	if (p[0] == 'M' && (p[1] == 'R' || p[1] == 'W') && (unsigned)(p[2] - '1') < 8 && p[3] == ' ') {
+		if ((t->opt.want & (TRAWL_WANT_FILTER | TRAWL_WANT_MEMS)) == TRAWL_WANT_FILTER &&
+		    !t->cut_line)
+			return tarmac_attach_effects(t, ln, t->nregs, t->nmems, t->pool_len) ? 1 : -1;
 		unsigned size = (unsigned)(p[2] - '0');
 		if (size != 1 && size != 2 && size != 4 && size != 8)
 			return 0;

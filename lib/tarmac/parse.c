@@ -1183,6 +1183,8 @@ enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *li
 					  struct trawl_error *err)
 {
 	tarmac_compact(t);
+	if (t->skip_len && !t->cut_line && tarmac_skip_line(t, line, len, offset))
+		return TRAWL_OK;
 	t->lineno++;
 	t->stats.lines++;
 	struct tl l = { line, line, line + len };

@@ -57,6 +57,12 @@ struct trawl_tarmac {
 	char fast_unit[4];       /* unit word of the last line, for the fast path */
 	uint8_t fast_unit_len;
 	uint16_t fast_unit_id;
+	/* partial parsing: "<time> <unit> " of the instruction line that opened
+	 * event skip_seq (fast path); effect lines starting with the same bytes
+	 * belong to that event and are skipped by their first bytes */
+	char skip_prefix[32];
+	uint8_t skip_len;
+	uint64_t skip_seq;
 	int prev_ldst;           /* previous line was LD (1) or ST (2) */
 	size_t ldst_col;         /* column of the address on that line */
 	uint8_t cpu_iset[TARMAC_MAX_CPUS];
@@ -110,6 +116,14 @@ static inline void store_be(uint8_t *dst, uint64_t v, size_t n)
 		dst[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
 }
 
+/* Partial parsing (reader.h): is a write of register id `reg` kept? */
+static inline int tarmac_want_reg(const struct trawl_tarmac *t, uint32_t reg)
+{
+	if (!(t->opt.want & TRAWL_WANT_FILTER))
+		return 1;
+	return reg < 64 && (t->opt.want_regs >> reg & 1);
+}
+
 int tarmac_reserve_regs(struct trawl_tarmac *t, size_t n);
 int tarmac_reserve_mems(struct trawl_tarmac *t, size_t n);
 uint32_t tarmac_pool_alloc(struct trawl_tarmac *t, size_t n);
@@ -133,5 +147,55 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 
 void tarmac_warn_type(struct trawl_tarmac *t, const struct tarmac_line *ln, const char *type,
 		      size_t n);
+
+/* Partial parsing of Fast Models effect lines (1 = the line was skipped,
+ * 0 = parse it; inline: the reader calls it on every line): a line that starts with
+ * exactly the "<time> <unit> " bytes of the open instruction's line has its
+ * time, unit and CPU, so the full grammar would attach it to that event.
+ * Memory lines (unless wanted) and writes of X registers not wanted only
+ * extend the event's line range: no number is parsed. */
+static inline int tarmac_skip_line(struct trawl_tarmac *t, const char *p, size_t len, uint64_t offset)
+{
+	size_t pl = t->skip_len;
+	if (len < pl + 5 || t->prev_ldst || !t->open || t->taken || t->ev[t->nev].seq != t->skip_seq)
+		return 0;
+	/* the prefix is about 13 bytes: compare words inline, not via memcmp */
+	size_t i = 0;
+	for (; i + 8 <= pl; i += 8) {
+		uint64_t a, b;
+		memcpy(&a, p + i, 8);
+		memcpy(&b, t->skip_prefix + i, 8);
+		if (a != b)
+			return 0;
+	}
+	for (; i < pl; i++)
+		if (p[i] != t->skip_prefix[i])
+			return 0;
+	const char *q = p + pl;
+	if (q[0] == 'M') {
+		if ((q[1] != 'R' && q[1] != 'W') || (unsigned)(q[2] - '1') >= 8 || q[3] != ' ' ||
+		    (t->opt.want & TRAWL_WANT_MEMS))
+			return 0;
+	} else if (q[0] == 'R' && q[1] == ' ' && q[2] == 'X') {
+		unsigned n;
+		if ((unsigned)(q[3] - '0') < 10 && q[4] == ' ')
+			n = (unsigned)(q[3] - '0');
+		else if (len >= pl + 6 && (unsigned)(q[3] - '1') < 9 && (unsigned)(q[4] - '0') < 10 &&
+			 q[5] == ' ')
+			n = (unsigned)(q[3] - '0') * 10 + (unsigned)(q[4] - '0');
+		else
+			return 0;
+		if (n > 30 || tarmac_want_reg(t, TRAWL_REG_X0 + n))
+			return 0;
+	} else {
+		return 0;
+	}
+	struct trawl_event *e = &t->ev[t->nev];
+	t->lineno++;
+	t->stats.lines++;
+	e->nlines = (uint32_t)(t->lineno - e->line + 1);
+	e->length = offset + len - e->offset;
+	return 1;
+}
 
 #endif

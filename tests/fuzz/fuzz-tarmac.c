@@ -1,6 +1,6 @@
 /* libFuzzer harness for the Tarmac reader: any bytes, read through the
  * reader API (detection, chunking, batches) with options taken from the
- * first byte; every effect byte handed out is touched so the sanitizers see
+ * first byte (including partial parsing); every effect byte handed out is touched so the sanitizers see
  * any out-of-range pool offset. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.lenient = (flags >> 2) & 1;
 	o.batch_events = (flags >> 3) & 1 ? 3 : 0;
 	o.input.chunk_size = (flags >> 4) & 1 ? 64 : 0;
+	if ((flags >> 5) & 1) { /* partial parsing, as the call commands use it */
+		o.want = TRAWL_WANT_FILTER | ((flags >> 6) & 1 ? TRAWL_WANT_MEMS : 0);
+		o.want_regs = TRAWL_WANT_REG(TRAWL_REG_SP) | TRAWL_WANT_REG(TRAWL_REG_X0 + 30) |
+			      TRAWL_WANT_REG(TRAWL_REG_X0 + 14) | TRAWL_WANT_REG(TRAWL_REG_PSR);
+	}
 	if (trawl_input_open_memory(&in, data, size, "fuzz", &o.input, &err) != TRAWL_OK)
 		return 0;
 	if (trawl_reader_open_input(&r, in, &o, &err) != TRAWL_OK)

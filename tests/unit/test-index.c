@@ -153,6 +153,40 @@ static void maps_and_pcs(void **state)
 /* A write failure in the middle of a build (here a file-size limit, as a
  * full disk would) leaves neither the index nor its temporary file, and an
  * older index stays as it was. */
+/* A sequential scan in windows gives exactly the events read one at a
+ * time, across window edges and at the end; reads past the end fail. */
+static void windowed_scan(void **state)
+{
+	(void)state;
+	struct synth s;
+	make_stream(&s, 3, 1, 3000);
+	char *path = tmp_index();
+	struct trawl_index *ix = oracle_build(&s, path, 64, 0);
+	uint64_t n = trawl_index_event_count(ix);
+	struct trawl_index_event *a = calloc(n, sizeof *a), *w = calloc(n, sizeof *w);
+	struct trawl_error err;
+	for (uint64_t i = 0; i < n; i++)
+		assert_int_equal(trawl_index_event(ix, i, &a[i], &err), TRAWL_OK);
+	static const size_t steps[] = { 1, 255, 256, 257, 1000, 4096 };
+	for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+		memset(w, 0, n * sizeof *w); /* padding stays 0, as in a */
+		for (uint64_t i = 0; i < n; i += steps[k]) {
+			size_t c = n - i < steps[k] ? (size_t)(n - i) : steps[k];
+			assert_int_equal(trawl_index_events(ix, i, c, w + i, &err), TRAWL_OK);
+		}
+		assert_memory_equal(a, w, n * sizeof *w);
+	}
+	assert_int_equal(trawl_index_events(ix, n, 0, w, &err), TRAWL_OK);
+	assert_int_equal(trawl_index_events(ix, n - 1, 2, w, &err), TRAWL_ERR_NOT_FOUND);
+	assert_int_equal(trawl_index_events(ix, n + 1, 0, w, &err), TRAWL_ERR_NOT_FOUND);
+	free(a);
+	free(w);
+	trawl_index_close(ix);
+	unlink(path);
+	free(path);
+	synth_free(&s);
+}
+
 static void failed_build_leaves_nothing(void **state)
 {
 	struct synth s;
@@ -205,6 +239,7 @@ int main(void)
 		cmocka_unit_test(multi_core_small_runs_match_oracle),
 		cmocka_unit_test(maps_and_pcs),
 		cmocka_unit_test(failed_build_leaves_nothing),
+		cmocka_unit_test(windowed_scan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -624,9 +624,18 @@ static void chunking_invariance(void **state)
 }
 
 /* The fast path and the general grammar give identical events. */
-static char *flatten_lines(const char *text, int fast)
+/* want/want_regs: partial parsing as in reader.h (0 = everything);
+ * keep_regs/keep_mems: what to print (a filter applied after a full parse
+ * is the reference partial parsing is checked against). */
+static char *flatten_with(const char *text, int fast, uint32_t want, uint64_t want_regs,
+			  uint64_t keep_regs, int keep_mems)
 {
-	struct trawl_tarmac *t = parser(0, 0, 0);
+	struct trawl_reader_options o;
+	memset(&o, 0, sizeof o);
+	o.want = want;
+	o.want_regs = want_regs;
+	struct trawl_tarmac *t;
+	assert_int_equal(trawl_tarmac_create(&t, "t.tarmac", &o, NULL), TRAWL_OK);
 	trawl_tarmac_set_fast_path(t, fast);
 	feed(t, text);
 	struct trawl_event_batch b;
@@ -637,8 +646,9 @@ static char *flatten_lines(const char *text, int fast)
 		const struct trawl_event *e = &b.events[i];
 		if (n + 4096 > cap)
 			out = realloc(out, cap *= 2);
-		n += (size_t)snprintf(out + n, cap - n, "%llu+%u k%u f%x t%llu u%u c%u pc%llx e%x w%u i%u el%u %.*s|%.*s|",
-				      (unsigned long long)e->line, e->nlines, e->kind, e->flags,
+		n += (size_t)snprintf(out + n, cap - n, "%llu+%u o%llu l%llu s%llu k%u f%x t%llu u%u c%u pc%llx e%x w%u i%u el%u %.*s|%.*s|",
+				      (unsigned long long)e->line, e->nlines, (unsigned long long)e->offset,
+				      (unsigned long long)e->length, (unsigned long long)e->seq, e->kind, e->flags,
 				      (unsigned long long)e->time, e->time_unit, e->cpu,
 				      (unsigned long long)e->u.insn.pc, e->u.insn.encoding, e->u.insn.width,
 				      e->u.insn.iset, e->u.insn.el,
@@ -648,11 +658,13 @@ static char *flatten_lines(const char *text, int fast)
 				      e->kind == TRAWL_EV_INSN ? e->u.insn.disasm.ptr : "");
 		for (uint32_t k = 0; k < e->nregs; k++) {
 			const struct trawl_reg_write *w = &b.regs[e->first_reg + k];
+			if (keep_regs != ~(uint64_t)0 && (w->reg >= 64 || !(keep_regs >> w->reg & 1)))
+				continue;
 			n += (size_t)snprintf(out + n, cap - n, " r%u@%u/%u/%u:", w->reg, w->offset, w->size, w->zext);
 			for (uint32_t j = 0; j < w->size; j++)
 				n += (size_t)snprintf(out + n, cap - n, "%02x", b.pool[w->value + j]);
 		}
-		for (uint32_t k = 0; k < e->nmems; k++) {
+		for (uint32_t k = 0; keep_mems && k < e->nmems; k++) {
 			const struct trawl_mem_access *m = &b.mems[e->first_mem + k];
 			n += (size_t)snprintf(out + n, cap - n, " m%llx/%llx/%u/%x:", (unsigned long long)m->addr,
 					      (unsigned long long)m->paddr, m->size, m->flags);
@@ -664,6 +676,11 @@ static char *flatten_lines(const char *text, int fast)
 	out[n] = 0;
 	trawl_tarmac_destroy(t);
 	return out;
+}
+
+static char *flatten_lines(const char *text, int fast)
+{
+	return flatten_with(text, fast, 0, 0, ~(uint64_t)0, 1);
 }
 
 static void fast_path_agrees(void **state)
@@ -693,6 +710,104 @@ static void fast_path_agrees(void **state)
 	free(fast);
 	free(general);
 	free(text);
+}
+
+/* Partial parsing gives the events of a full parse minus the dropped
+ * effects: same kinds, lines, offsets, line counts, instruction fields,
+ * and the kept register writes byte for byte. Both parser paths. */
+static void partial_parsing(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = sample_text(400, &len);
+	static const char extra[] =
+		"5 clk R SP_EL0 0000000000001000\n"   /* register dump before any instruction */
+		"5 clk R X3 0000000000000003\n"
+		"6 clk MR4 00001000 12345678\n"       /* a memory-only STATE event */
+		"7 clk IT (7) 00008000 a00a T svc_s : ADR      r0,{pc}+0x2c ; 0x8034\n"
+		"7 clk R r0 0000ab34\n"
+		"7 clk R cpsr 600003c5\n"
+		"7 clk R r14 00008004\n"
+		"7 clk R r13 00007ff0\n"
+		"7 clk R SCTLR_EL1 30d00800\n"
+		"7 clk R q0 93c467e37db0c7a4d1be3f810152cb56\n"
+		"7 clk MR1 000090c0 72\n"
+		"7 clk MW2 0000ab94:00000000ab94 2202\n"
+		"8 clk MW4 0000ab98 00000001\n"       /* other time: a STATE event of its own */
+		"9 clk IT (9) 0000c7ec 94000010 O EL3h_s : BL       {pc}+0x40\n"
+		"9 clk R X30 000000000000c7f0\n"
+		"9 clk R W30 0000fff0\n"
+		"9 clk R SP_EL3 00000000000fffe0\n"
+		"9 clk R X14 0000000000000001\n"
+		"9 clk R X15 0000000000000002\n"
+		"        ES  (0000c7f0:--------) O el0t_ns:\n"
+		"                    LD 000000000000c830  ........ 44444444 ........ 2222..11    S:007ff80fe0    nGnRnE OSH\n"
+		"10 clk IT (10) 0000c830 d65f03c0 O EL3h_s : RET\n";
+	text = realloc(text, len + sizeof extra);
+	memcpy(text + len, extra, sizeof extra);
+	uint64_t keep = TRAWL_WANT_REG(TRAWL_REG_SP) | TRAWL_WANT_REG(TRAWL_REG_X0 + 14) |
+			TRAWL_WANT_REG(TRAWL_REG_X0 + 30) | TRAWL_WANT_REG(TRAWL_REG_PSR);
+	char *ref = flatten_with(text, 1, 0, 0, keep, 0);
+	char *full = flatten_lines(text, 1);
+	assert_true(strlen(ref) > 10000);
+	assert_string_not_equal(ref, full); /* something was dropped */
+	for (int fast = 0; fast <= 1; fast++) {
+		char *part = flatten_with(text, fast, TRAWL_WANT_FILTER, keep, ~(uint64_t)0, 1);
+		assert_string_equal(ref, part);
+		free(part);
+	}
+	/* memory accesses kept when asked for */
+	char *refm = flatten_with(text, 1, 0, 0, keep, 1);
+	char *partm = flatten_with(text, 1, TRAWL_WANT_FILTER | TRAWL_WANT_MEMS, keep, ~(uint64_t)0, 1);
+	assert_string_equal(refm, partm);
+	/* want = 0 is a full parse */
+	char *all = flatten_with(text, 1, 0, keep, ~(uint64_t)0, 1);
+	assert_string_equal(full, all);
+	free(refm);
+	free(partm);
+	free(all);
+	free(ref);
+	free(full);
+	free(text);
+}
+
+/* A line cut off by the end of the input is never skipped unparsed: with
+ * partial parsing its event gets the same lines and flags (truncated or
+ * not) as with a full parse, which decides whether the cut line is whole. */
+static void cut_case(const char *text)
+{
+	uint32_t nlines[2] = { 0, 0 };
+	uint16_t flags[2] = { 0, 0 };
+	for (int partial = 0; partial <= 1; partial++) {
+		struct trawl_reader_options o;
+		memset(&o, 0, sizeof o);
+		o.lenient = 1;
+		if (partial)
+			o.want = TRAWL_WANT_FILTER;
+		struct trawl_input *in;
+		struct trawl_reader *r;
+		struct trawl_error err;
+		struct trawl_event_batch b;
+		assert_int_equal(trawl_input_open_memory(&in, text, strlen(text), "mem", NULL, NULL),
+				 TRAWL_OK);
+		assert_int_equal(trawl_reader_open_input(&r, in, &o, &err), TRAWL_OK);
+		assert_int_equal(trawl_reader_next(r, &b, &err), TRAWL_OK);
+		assert_int_equal(b.count, 1);
+		if (partial)
+			assert_int_equal(b.events[0].nmems, 0);
+		nlines[partial] = b.events[0].nlines;
+		flags[partial] = b.events[0].flags;
+		trawl_reader_close(r);
+	}
+	assert_int_equal(flags[0], flags[1]);
+	assert_int_equal(nlines[0], nlines[1]);
+}
+
+static void partial_cut_line(void **state)
+{
+	(void)state;
+	cut_case("1 clk IT (1) 00008000 d503201f O EL3h_s : nop\n1 clk R X8 00000000");
+	cut_case("1 clk IT (1) 00008000 d503201f O EL3h_s : nop\n1 clk MR8 00001000 0000");
 }
 
 static void hostile_input(void **state)
@@ -765,6 +880,8 @@ int main(void)
 		cmocka_unit_test(lenient_mode),
 		cmocka_unit_test(chunking_invariance),
 		cmocka_unit_test(fast_path_agrees),
+		cmocka_unit_test(partial_parsing),
+		cmocka_unit_test(partial_cut_line),
 		cmocka_unit_test(hostile_input),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

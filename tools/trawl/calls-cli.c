@@ -33,6 +33,9 @@ int calls_run_option(struct calls_run *r, int argc, char **argv, int *i, int *rc
 	} else if (strcmp(a, "--use-index") == 0) {
 		r->use_index = 1;
 		return 1;
+	} else if (strcmp(a, "--parse-all") == 0) {
+		r->parse_all = 1;
+		return 1;
 	} else if (strcmp(a, "--debug=calls") == 0) {
 		r->debug = 1;
 		return 1;
@@ -99,34 +102,37 @@ static int read_index(struct calls_run *r)
 	uint64_t n = trawl_index_event_count(ix);
 	struct trawl_index_info info;
 	trawl_index_get_info(ix, &info);
+	static struct trawl_index_event ies[4096];
 	for (uint64_t i = 0; i < n;) {
-		size_t k = 0;
-		for (; k < 4096 && i < n; k++, i++) {
-			struct trawl_index_event e;
-			if (trawl_index_event(ix, i, &e, &err) != TRAWL_OK) {
-				rc = cli_report(r->to.cmd, &err);
-				goto out;
-			}
-			struct trawl_event *ev = &evs[k];
+		size_t k = n - i < 4096 ? (size_t)(n - i) : 4096;
+		/* one windowed read per batch: memory stays bounded */
+		if (trawl_index_events(ix, i, k, ies, &err) != TRAWL_OK) {
+			rc = cli_report(r->to.cmd, &err);
+			goto out;
+		}
+		for (size_t j = 0; j < k; j++) {
+			const struct trawl_index_event *e = &ies[j];
+			struct trawl_event *ev = &evs[j];
 			memset(ev, 0, sizeof *ev);
-			ev->seq = e.seq;
-			ev->line = e.line;
-			ev->nlines = e.nlines;
-			ev->kind = e.kind;
-			ev->flags = e.flags;
-			ev->offset = e.offset;
-			ev->length = e.length;
-			ev->time = e.time;
+			ev->seq = e->seq;
+			ev->line = e->line;
+			ev->nlines = e->nlines;
+			ev->kind = e->kind;
+			ev->flags = e->flags;
+			ev->offset = e->offset;
+			ev->length = e->length;
+			ev->time = e->time;
 			ev->time_unit = (uint16_t)info.time_unit;
-			ev->cpu = e.cpu;
-			if (e.kind == TRAWL_EV_INSN) {
-				ev->u.insn.pc = e.pc;
-				ev->u.insn.encoding = e.encoding;
-				ev->u.insn.iset = e.iset;
-				ev->u.insn.el = e.el;
-				ev->u.insn.width = e.width;
+			ev->cpu = e->cpu;
+			if (e->kind == TRAWL_EV_INSN) {
+				ev->u.insn.pc = e->pc;
+				ev->u.insn.encoding = e->encoding;
+				ev->u.insn.iset = e->iset;
+				ev->u.insn.el = e->el;
+				ev->u.insn.width = e->width;
 			}
 		}
+		i += k;
 		struct trawl_event_batch b = { .events = evs, .count = k };
 		r->events += k;
 		if (trawl_calls_add(r->calls, &b, &err) != TRAWL_OK) {
@@ -145,6 +151,13 @@ int calls_run_read(struct calls_run *r)
 	struct trawl_reader *rd = NULL;
 	struct trawl_error err;
 	trawl_error_clear(&err);
+	if (!r->parse_all) {
+		/* the detector reads only the stack pointer and link registers */
+		r->to.opt.want = TRAWL_WANT_FILTER;
+		r->to.opt.want_regs = TRAWL_WANT_REG(TRAWL_REG_SP) | TRAWL_WANT_REG(TRAWL_REG_X0 + 14) |
+				      TRAWL_WANT_REG(TRAWL_REG_X0 + 30) | TRAWL_WANT_REG(TRAWL_REG_PC) |
+				      TRAWL_WANT_REG(TRAWL_REG_PSR);
+	}
 	int rc = r->use_index ? 0 : trace_reader_open(&r->to, &rd);
 	if (rc)
 		return rc;

@@ -14,7 +14,10 @@
 	"  --use-index       read PCs and encodings from the trace's index (built\n"   \
 	"                    when missing) instead of parsing the text: much faster\n" \
 	"                    once the index exists; without register values, calls\n"  \
-	"                    need BL/BLR/BLX and returns are matched by address only\n"
+	"                    need BL/BLR/BLX and returns are matched by address only\n" \
+	"  --parse-all       parse every line of the trace (by default lines the call\n" \
+	"                    analysis does not need, memory accesses and writes of\n" \
+	"                    other registers, are skipped unparsed)\n"
 
 struct calls_run {
 	struct trace_open to;
@@ -22,6 +25,7 @@ struct calls_run {
 	struct trawl_calls *calls;
 	int debug;
 	int use_index;
+	int parse_all;     /* --parse-all: no partial parsing (for comparison) */
 	uint64_t events;
 };
 
