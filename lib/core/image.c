@@ -13,7 +13,9 @@
 struct segment {
 	uint64_t addr;
 	uint64_t memsz;
-	uint8_t *bytes;       /* memsz bytes: file contents then zeros */
+	uint64_t filesz;
+	uint8_t *bytes;       /* filesz bytes from the file; the rest reads as zero
+	                         (not materialised: a hostile memsz costs nothing) */
 };
 
 struct trawl_image {
@@ -156,18 +158,20 @@ static enum trawl_status read_segments(struct trawl_image *img, Elf *elf, uint64
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_memsz == 0)
 			continue;
 		if (ph.p_filesz > ph.p_memsz || ph.p_offset > file_len ||
-		    ph.p_filesz > file_len - ph.p_offset || ph.p_memsz > (1ull << 32))
+		    ph.p_filesz > file_len - ph.p_offset || ph.p_memsz > (1ull << 48) ||
+		    ph.p_vaddr + offset < ph.p_vaddr)
 			return trawl_error_set(err, TRAWL_ERR_FORMAT,
 					       "%s: program header %zu is out of bounds", path, i);
 		struct segment *segs = realloc(img->segs, (img->nsegs + 1) * sizeof *segs);
 		if (!segs)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory loading %s", path);
 		img->segs = segs;
-		uint8_t *bytes = calloc(1, ph.p_memsz);
+		uint8_t *bytes = malloc(ph.p_filesz ? ph.p_filesz : 1);
 		if (!bytes)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory loading %s", path);
 		memcpy(bytes, file + ph.p_offset, ph.p_filesz);
-		segs[img->nsegs++] = (struct segment){ ph.p_vaddr + offset, ph.p_memsz, bytes };
+		segs[img->nsegs++] = (struct segment){ ph.p_vaddr + offset, ph.p_memsz, ph.p_filesz,
+						       bytes };
 	}
 	return TRAWL_OK;
 }
@@ -311,9 +315,13 @@ size_t trawl_image_read(const struct trawl_image *img, uint64_t addr, void *buf,
 	for (size_t i = 0; i < img->nsegs; i++) {
 		const struct segment *s = &img->segs[i];
 		if (addr >= s->addr && addr - s->addr < s->memsz) {
-			uint64_t avail = s->memsz - (addr - s->addr);
+			uint64_t at = addr - s->addr, avail = s->memsz - at;
 			size_t n = avail < len ? (size_t)avail : len;
-			memcpy(buf, s->bytes + (addr - s->addr), n);
+			size_t from_file = at < s->filesz ? (size_t)(s->filesz - at) : 0;
+			if (from_file > n)
+				from_file = n;
+			memcpy(buf, s->bytes + at, from_file);
+			memset((uint8_t *)buf + from_file, 0, n - from_file);
 			return n;
 		}
 	}
