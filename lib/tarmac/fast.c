@@ -80,15 +80,31 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 			 q[1] == 'T' ? TRAWL_ISET_T32 : 0;
 		if (!is)
 			return 0;
-		const char *mode = q + 3, *me = mode;
-		while (me < e && tl_is(*me, TL_WORD))
-			me++;
-		q = me;
-		while (q < e && *q == ' ')
+		const char *mode = q + 3, *me = mode + t->fast_mode_len;
+		uint8_t el;
+		/* the mode word of the previous instruction line, then " :"
+		 * (the usual case): no scan, and its EL is known */
+		if (t->fast_mode_len && e - me >= 2 && me[0] == ' ' && me[1] == ':' &&
+		    !memcmp(mode, t->fast_mode, t->fast_mode_len)) {
+			el = t->fast_mode_el;
+			q = me + 2;
+		} else {
+			me = mode;
+			while (me < e && tl_is(*me, TL_WORD))
+				me++;
+			q = me;
+			while (q < e && *q == ' ')
+				q++;
+			if (me == mode || q >= e || *q != ':')
+				return 0;
 			q++;
-		if (me == mode || q >= e || *q != ':')
-			return 0;
-		q++;
+			el = tarmac_el_of_mode(mode, (size_t)(me - mode));
+			if ((size_t)(me - mode) <= sizeof t->fast_mode) {
+				t->fast_mode_len = (uint8_t)(me - mode);
+				memcpy(t->fast_mode, mode, t->fast_mode_len);
+				t->fast_mode_el = el;
+			}
+		}
 		while (q < e && tl_is(*q, TL_SPACE))
 			q++;
 		if (e - q >= 6 && q[0] == 'C' && !memcmp(q, "CCFAIL", 6))
@@ -102,7 +118,7 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		in.flags = TRAWL_EVF_HAS_ENCODING | (p[1] == 'S' ? TRAWL_EVF_CCFAIL : 0);
 		in.mode.ptr = mode;
 		in.mode.len = (uint32_t)(me - mode);
-		in.el = tarmac_el_of_mode(mode, (size_t)(me - mode));
+		in.el = el;
 		in.disasm.ptr = q;
 		in.disasm.len = (uint32_t)(e - q);
 		if (tarmac_commit_insn(t, ln, &in))

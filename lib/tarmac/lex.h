@@ -88,6 +88,9 @@ static inline uint64_t tl_hex64(const char *s, size_t n)
 /* Which of 8 ASCII bytes are hex digits: the high bit of each byte of the
  * result (SWAR range checks; each byte keeps its borrow to itself because
  * its high bit is set before subtracting). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline uint64_t tl_swar_hexmask(uint64_t x)
 {
 	uint64_t h = x | TL_HIGH;
@@ -98,6 +101,9 @@ static inline uint64_t tl_swar_hexmask(uint64_t x)
 }
 
 /* Value of 8 hex digits (first character in the lowest byte). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline uint32_t tl_swar_hex8(uint64_t x)
 {
 	uint64_t v = (x & 0x0f0f0f0f0f0f0f0full) + ((x >> 6) & TL_ONES) * 9;
@@ -149,6 +155,9 @@ static inline size_t tl_hexrun(const char *p, const char *e, uint64_t *v)
 }
 
 /* Value of 8 decimal digits (first character in the lowest byte). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
 static inline uint32_t tl_swar_dec8(uint64_t x)
 {
 	x -= 0x3030303030303030ull;

@@ -57,6 +57,10 @@ struct trawl_tarmac {
 	char fast_unit[4];       /* unit word of the last line, for the fast path */
 	uint8_t fast_unit_len;
 	uint16_t fast_unit_id;
+	/* mode word of the last fast-path instruction line and its EL */
+	char fast_mode[16];
+	uint8_t fast_mode_len;
+	uint8_t fast_mode_el;
 	/* partial parsing: "<time> <unit> " of the instruction line that opened
 	 * event skip_seq (fast path); effect lines starting with the same bytes
 	 * belong to that event and are skipped by their first bytes */
