@@ -218,7 +218,10 @@ void trawl_tarmac_finish(struct trawl_tarmac *t)
 	close_open(t);
 }
 
-static struct trawl_event *new_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline struct trawl_event *new_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
 				     enum trawl_event_kind kind)
 {
 	static const struct trawl_event zero;
@@ -240,8 +243,11 @@ static struct trawl_event *new_event(struct trawl_tarmac *t, const struct tarmac
 }
 
 /* Start an event for this line; INSN events stay open for effects. */
-struct trawl_event *tarmac_begin_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
-				       enum trawl_event_kind kind)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline struct trawl_event *begin_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
+					       enum trawl_event_kind kind)
 {
 	close_open(t);
 	if (!reserve_event(t))
@@ -256,6 +262,34 @@ struct trawl_event *tarmac_begin_event(struct trawl_tarmac *t, const struct tarm
 		t->stats.events++;
 	}
 	return e;
+}
+
+struct trawl_event *tarmac_begin_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
+				       enum trawl_event_kind kind)
+{
+	return begin_event(t, ln, kind);
+}
+
+/* An instruction line's event (here, beside begin_event, so that the
+ * per-line path is one function with no calls). */
+int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln,
+		       const struct tarmac_insn *in)
+{
+	struct trawl_event *e = begin_event(t, ln, TRAWL_EV_INSN);
+	if (!e)
+		return -2; /* parse.c's E_NOMEM */
+	e->flags |= in->flags;
+	e->u.insn.pc = in->pc;
+	e->u.insn.paddr = in->paddr;
+	e->u.insn.encoding = in->enc;
+	e->u.insn.width = in->width;
+	e->u.insn.iset = in->iset;
+	e->u.insn.el = in->el;
+	e->u.insn.mode = in->mode;
+	e->u.insn.disasm = in->disasm;
+	if (ln->cpu < TARMAC_MAX_CPUS)
+		t->cpu_iset[ln->cpu] = in->iset;
+	return 0;
 }
 
 /* Attach the effects this line appended (from regs index r0 / mems m0 /

@@ -422,25 +422,6 @@ static int parse_es_insn(struct trawl_tarmac *t, struct tl *l, struct tarmac_ins
 	return insn_tail(t, l, in, 0);
 }
 
-int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln, const struct tarmac_insn *in)
-{
-	struct trawl_event *e = tarmac_begin_event(t, ln, TRAWL_EV_INSN);
-	if (!e)
-		return E_NOMEM;
-	e->flags |= in->flags;
-	e->u.insn.pc = in->pc;
-	e->u.insn.paddr = in->paddr;
-	e->u.insn.encoding = in->enc;
-	e->u.insn.width = in->width;
-	e->u.insn.iset = in->iset;
-	e->u.insn.el = in->el;
-	e->u.insn.mode = in->mode;
-	e->u.insn.disasm = in->disasm;
-	if (ln->cpu < TARMAC_MAX_CPUS)
-		t->cpu_iset[ln->cpu] = in->iset;
-	return 0;
-}
-
 /* ---- exceptions and text ---- */
 
 static int commit_text(struct trawl_tarmac *t, const struct tarmac_line *ln, const char *type,

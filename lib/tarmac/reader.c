@@ -40,6 +40,7 @@ static inline uint64_t nl_block(const char *p)
 #if defined(__SSE2__)
 	const __m128i nl = _mm_set1_epi8('\n');
 	uint64_t m = 0;
+	__builtin_prefetch(p + 1024);
 	for (int k = 0; k < 4; k++) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
 		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) << (16 * k);
