@@ -1159,6 +1159,10 @@ static int is_effect_type(const char *type, size_t tn)
 	return tn == 2 && ((c0 == 'L' && type[1] == 'D') || (c0 == 'S' && type[1] == 'T'));
 }
 
+static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const char *line,
+						size_t len, uint64_t offset,
+						struct trawl_error *err);
+
 enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *line,
 					  size_t len, uint64_t offset,
 					  struct trawl_error *err)
@@ -1166,6 +1170,26 @@ enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *li
 	tarmac_compact(t);
 	if (t->skip_len && !t->cut_line && tarmac_skip_line(t, line, len, offset))
 		return TRAWL_OK;
+	return tarmac_parse_unskipped(t, line, len, offset, err);
+}
+
+/* The reader has tried tarmac_skip_line already: only a batch handed out
+ * since (the skip check refuses while one is) makes it worth a retry. */
+enum trawl_status tarmac_parse_line_noskip(struct trawl_tarmac *t, const char *line, size_t len,
+					   uint64_t offset, struct trawl_error *err)
+{
+	if (t->taken) {
+		tarmac_compact(t);
+		if (t->skip_len && !t->cut_line && tarmac_skip_line(t, line, len, offset))
+			return TRAWL_OK;
+	}
+	return tarmac_parse_unskipped(t, line, len, offset, err);
+}
+
+static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const char *line,
+						size_t len, uint64_t offset,
+						struct trawl_error *err)
+{
 	t->lineno++;
 	t->stats.lines++;
 	struct tl l = { line, line, line + len };

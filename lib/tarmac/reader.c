@@ -149,8 +149,8 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 				    tarmac_skip_line(t, data + pos, end - pos, r->chunk.offset + pos))
 					st = TRAWL_OK;
 				else
-					st = trawl_tarmac_parse_line(t, data + pos, end - pos,
-								     r->chunk.offset + pos, err);
+					st = tarmac_parse_line_noskip(t, data + pos, end - pos,
+								      r->chunk.offset + pos, err);
 				t->cut_line = 0;
 				if (st != TRAWL_OK) {
 					/* hand out the events before the bad line first */

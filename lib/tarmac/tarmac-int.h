@@ -146,6 +146,9 @@ int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln,
 		       const struct tarmac_insn *in);
 int tarmac_emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint64_t paddr,
 		    const uint8_t *bytes, const uint8_t *known, size_t size, int any_unknown);
+/* trawl_tarmac_parse_line for a caller that just tried tarmac_skip_line */
+enum trawl_status tarmac_parse_line_noskip(struct trawl_tarmac *t, const char *line, size_t len,
+					   uint64_t offset, struct trawl_error *err);
 /* 1 handled, 0 not a fast-path shape (nothing changed), -1 out of memory */
 int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln);
 
@@ -161,20 +164,42 @@ void tarmac_warn_type(struct trawl_tarmac *t, const struct tarmac_line *ln, cons
 static inline int tarmac_skip_line(struct trawl_tarmac *t, const char *p, size_t len, uint64_t offset)
 {
 	size_t pl = t->skip_len;
-	if (len < pl + 5 || t->prev_ldst || !t->open || t->taken || t->ev[t->nev].seq != t->skip_seq)
+	if (len < pl + 5)
 		return 0;
-	/* the prefix is about 13 bytes: compare words inline, not via memcmp */
-	size_t i = 0;
-	for (; i + 8 <= pl; i += 8) {
-		uint64_t a, b;
-		memcpy(&a, p + i, 8);
-		memcpy(&b, t->skip_prefix + i, 8);
-		if (a != b)
+	/* the prefix ("12345 clk ") first, in one or two masked 8-byte
+	 * compares: an instruction line fails there, at its time */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (pl <= 16 && len >= 16) {
+		uint64_t a, b, c, d;
+		memcpy(&a, p, 8);
+		memcpy(&b, t->skip_prefix, 8);
+		uint64_t m1 = pl >= 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * pl)) - 1;
+		if ((a ^ b) & m1)
 			return 0;
+		if (pl > 8) {
+			memcpy(&c, p + 8, 8);
+			memcpy(&d, t->skip_prefix + 8, 8);
+			uint64_t m2 = pl == 16 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * (pl - 8))) - 1;
+			if ((c ^ d) & m2)
+				return 0;
+		}
+	} else
+#endif
+	{
+		size_t i = 0;
+		for (; i + 8 <= pl; i += 8) {
+			uint64_t a, b;
+			memcpy(&a, p + i, 8);
+			memcpy(&b, t->skip_prefix + i, 8);
+			if (a != b)
+				return 0;
+		}
+		for (; i < pl; i++)
+			if (p[i] != t->skip_prefix[i])
+				return 0;
 	}
-	for (; i < pl; i++)
-		if (p[i] != t->skip_prefix[i])
-			return 0;
+	if (t->prev_ldst || !t->open || t->taken || t->ev[t->nev].seq != t->skip_seq)
+		return 0;
 	const char *q = p + pl;
 	if (q[0] == 'M') {
 		if ((q[1] != 'R' && q[1] != 'W') || (unsigned)(q[2] - '1') >= 8 || q[3] != ' ' ||
