@@ -23,21 +23,27 @@ static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint
 	if (e - p >= 8) {
 		uint64_t w;
 		memcpy(&w, p, 8);
-		if (tl_swar_hexmask(w) == TL_HIGH) {
-			if (p + 8 == e || trawl_tl_nibble[(unsigned char)p[8]] > 15) {
-				*n = 8;
-				*v = tl_swar_hex8(w);
-				return p + 8;
-			}
-			if (e - p >= 16) {
-				uint64_t w2;
-				memcpy(&w2, p + 8, 8);
-				if (tl_swar_hexmask(w2) == TL_HIGH &&
-				    (p + 16 == e || trawl_tl_nibble[(unsigned char)p[16]] > 15)) {
-					*n = 16;
-					*v = (uint64_t)tl_swar_hex8(w) << 32 | tl_swar_hex8(w2);
-					return p + 16;
-				}
+		uint64_t ok = tl_swar_hexmask(w);
+		if (ok != TL_HIGH) {
+			/* fewer than 8 digits ("(45)"): the mask says how many */
+			unsigned k = (unsigned)__builtin_ctzll(~ok & TL_HIGH) / 8;
+			*n = k;
+			*v = k ? tl_swar_hex8((w << (8 * (8 - k))) | (0x3030303030303030ull >> (8 * k))) : 0;
+			return p + k;
+		}
+		if (p + 8 == e || trawl_tl_nibble[(unsigned char)p[8]] > 15) {
+			*n = 8;
+			*v = tl_swar_hex8(w);
+			return p + 8;
+		}
+		if (e - p >= 16) {
+			uint64_t w2;
+			memcpy(&w2, p + 8, 8);
+			if (tl_swar_hexmask(w2) == TL_HIGH &&
+			    (p + 16 == e || trawl_tl_nibble[(unsigned char)p[16]] > 15)) {
+				*n = 16;
+				*v = (uint64_t)tl_swar_hex8(w) << 32 | tl_swar_hex8(w2);
+				return p + 16;
 			}
 		}
 	}
