@@ -54,24 +54,31 @@ static inline uint64_t nl_block(const char *p)
 #endif
 }
 
-/* Offset of the first '\n' at or after pos in data[0, len), or len. */
-static inline size_t next_nl(struct tarmac_reader *r, const char *data, size_t len, size_t pos)
+/* Offset of the first '\n' at or after pos in data[0, len), or len. Lines
+ * are taken in order, so the block mask only keeps the newlines not yet
+ * handed out: the next one is its lowest bit. The caller keeps base/mask/
+ * valid in locals (registers) over its loop. */
+static inline size_t next_nl(const char *data, size_t len, size_t pos, size_t *base,
+			     uint64_t *mask, int *valid)
 {
 	for (;;) {
-		if (r->nl_valid && pos >= r->nl_base && pos - r->nl_base < 64) {
-			uint64_t m = r->nl_mask & (~(uint64_t)0 << (pos - r->nl_base));
-			if (m)
-				return r->nl_base + (size_t)__builtin_ctzll(m);
-			pos = r->nl_base + 64;
-			continue;
+		if (*valid) {
+			if (*mask) {
+				size_t end = *base + (size_t)__builtin_ctzll(*mask);
+				*mask &= *mask - 1;
+				return end;
+			}
+			/* the line goes on past this block */
+			pos = *base + 64;
+			*valid = 0;
 		}
 		if (len - pos < 64) {
 			const char *nl = memchr(data + pos, '\n', len - pos);
 			return nl ? (size_t)(nl - data) : len;
 		}
-		r->nl_base = pos;
-		r->nl_mask = nl_block(data + pos);
-		r->nl_valid = 1;
+		*base = pos;
+		*mask = nl_block(data + pos);
+		*valid = 1;
 	}
 }
 
@@ -139,8 +146,11 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 		if (r->have_chunk && r->pos < r->chunk.len) {
 			const char *data = r->chunk.data;
 			size_t len = r->chunk.len, pos = r->pos;
+			size_t nl_base = r->nl_base;
+			uint64_t nl_mask = r->nl_mask;
+			int nl_valid = r->nl_valid;
 			while (pos < len) {
-				size_t end = next_nl(r, data, len, pos);
+				size_t end = next_nl(data, len, pos, &nl_base, &nl_mask, &nl_valid);
 				int nl = end < len;
 				t->cut_line = !nl && r->chunk.last;
 				/* a line cut off by the end of the input is never skipped:
@@ -155,6 +165,7 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 				if (st != TRAWL_OK) {
 					/* hand out the events before the bad line first */
 					r->pos = pos;
+					r->nl_valid = 0;
 					trawl_tarmac_finish(t);
 					if (!trawl_tarmac_completed(t))
 						return st;
@@ -169,6 +180,9 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 					break;
 			}
 			r->pos = pos;
+			r->nl_base = nl_base;
+			r->nl_mask = nl_mask;
+			r->nl_valid = nl_valid;
 			t->stats.bytes = r->chunk.offset + pos;
 			if (t->nev >= limit && !t->taken)
 				break;
