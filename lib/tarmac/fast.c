@@ -93,10 +93,25 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		const char *q = fast_hex(p + 4, e, &n, &v);
 		if (!n || q + 2 > e || q[0] != ')' || q[1] != ' ')
 			return 0;
-		q = fast_hex(q + 2, e, &n, &v);
-		if (!n || n > 16 || q >= e || *q != ' ')
-			return 0;
-		q = fast_hex(q + 1, e, &m, &w);
+		q += 2;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		uint64_t w1, w2;
+		/* the usual "<8 digits> <8 digits> ": both words checked at once */
+		if (e - q >= 20 && q[8] == ' ' && q[17] == ' ' &&
+		    (memcpy(&w1, q, 8), memcpy(&w2, q + 9, 8),
+		     (tl_swar_hexmask(w1) & tl_swar_hexmask(w2)) == TL_HIGH)) {
+			v = tl_swar_hex8(w1);
+			w = tl_swar_hex8(w2);
+			m = 8;
+			q += 17;
+		} else
+#endif
+		{
+			q = fast_hex(q, e, &n, &v);
+			if (!n || n > 16 || q >= e || *q != ' ')
+				return 0;
+			q = fast_hex(q + 1, e, &m, &w);
+		}
 		if ((m != 8 && m != 4) || q + 3 > e || *q != ' ' || q[2] != ' ')
 			return 0;
 		int is = q[1] == 'O' ? TRAWL_ISET_A64 : q[1] == 'A' ? TRAWL_ISET_A32 :

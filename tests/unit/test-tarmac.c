@@ -712,6 +712,77 @@ static void fast_path_agrees(void **state)
 	free(text);
 }
 
+/* Shapes at the edges of the fast path's shortcuts (the two fixed-width
+ * 8-digit fields read at once, a short "(index)" decoded from one word, the
+ * mode word compared with the previous line's): lines it takes and lines it
+ * must leave to the grammar give the same events either way. */
+static void fast_path_edges(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"1 clk IT (1) 00008000 d503201f O EL0t_n : nop\n"
+		"2 clk IT (2) 00008004 D503201F O EL0t_n :   NOP  \n"       /* upper-case hex, spaces */
+		"3 clk IT (3) 00008008 d503201f O EL0t_nx : nop\n"         /* mode longer than the last */
+		"4 clk IT (4) 0000800c d503201f O EL0t : nop\n"            /* ... shorter */
+		"5 clk IT (5) 00008010 d503201f O EL0t  :nop\n"            /* two spaces, no space after */
+		"6 clk IT (6) 00008014 d503201f O EL3h_s :\n"              /* no disassembly */
+		"7 clk IT (7) 00008018 d503201f O EL3h_s : CCFAIL nop\n"
+		"8 clk IT (8) 000000000000801c d503201f O EL3h_s : nop\n"  /* 16-digit PC */
+		"9 clk IT (9) 0008020 d503201f O EL3h_s : nop\n"           /* 7-digit PC */
+		"10 clk IT (a) 00008024 a00a T svc_s : ADR r0,{pc}+0x2c\n" /* 4-digit encoding */
+		"11 clk IT (1234abcd) 00008028 d503201f O svc_s : nop\n"   /* 8-digit index */
+		"12 clk IT (1234abcd9) 0000802c d503201f A svc_s : nop\n"  /* 9-digit index */
+		"14 clk IS (e) 00008034 d503201f O verylongmodename_xyz : nop\n"
+		"15 clk IT (f) 00008038 d503201f O verylongmodename_xyz : nop\n"
+		"16 clk IT (10) 0000803c d503201f O EL2h : nop\n"
+		"17 clk IT (11) 00008040 d503201f O EL2h :\n"              /* line ends after " :" */
+		"17 clk R X1 0000000000000001\n"
+		"17 clk MR8 00001000 00000000_00000001\n"
+		"18 clk IT (12) 00008044 d503201f O EL2h";                 /* input ends in the mode */
+	for (uint32_t want = 0; want <= TRAWL_WANT_FILTER; want += TRAWL_WANT_FILTER) {
+		char *fast = flatten_with(text, 1, want, TRAWL_WANT_REG(TRAWL_REG_X0 + 1), ~(uint64_t)0, 1);
+		char *general = flatten_with(text, 0, want, TRAWL_WANT_REG(TRAWL_REG_X0 + 1), ~(uint64_t)0, 1);
+		assert_string_equal(fast, general);
+		assert_non_null(strstr(fast, "el0 EL0t_nx|nop|"));
+		assert_non_null(strstr(fast, "|NOP|"));
+		free(fast);
+		free(general);
+	}
+	/* bad lines after a good one (the fast path is armed, the mode cached):
+	 * the same error at the same column either way */
+	static const char *const bad[] = {
+		"2 clk IT (2) 0000800g d503201f O EL0t_n : nop",
+		"2 clk IT (2) 00008004 d503201g O EL0t_n : nop",
+		"2 clk IT (2) 00008004 d503201f  O EL0t_n : nop",
+		"2 clk IT (2) 00008004 d503201f Q EL0t_n : nop",
+		"2 clk IT (2) 00008004 d503201f O EL0t_n",
+		"2 clk IT (2) 00008004 d503201f O EL0t_n ; nop",
+		"2 clk IT (2 00008004 d503201f O EL0t_n : nop",
+		"2 clk IT (2) 00008004d503201f O EL0t_n : nop",
+		"2 clk IT (2) 000080040 d503201f O EL0t_n : nop",
+		"2 clk IT () 00008004 d503201f O EL0t_n : nop",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct trawl_error err[2];
+		enum trawl_status st[2];
+		for (int fast = 0; fast <= 1; fast++) {
+			struct trawl_tarmac *t;
+			assert_int_equal(trawl_tarmac_create(&t, "t.tarmac", NULL, NULL), TRAWL_OK);
+			trawl_tarmac_set_fast_path(t, fast);
+			feed(t, "1 clk IT (1) 00008000 d503201f O EL0t_n : nop\n");
+			st[fast] = trawl_tarmac_parse_line(t, bad[i], strlen(bad[i]), 46, &err[fast]);
+			trawl_tarmac_destroy(t);
+		}
+		assert_int_equal(st[0], st[1]);
+		if (st[0] != TRAWL_OK) {
+			assert_string_equal(err[0].message, err[1].message);
+			assert_int_equal(err[0].column, err[1].column);
+			assert_int_equal(err[0].line, 2);
+			assert_int_equal(err[1].offset, err[0].offset);
+		}
+	}
+}
+
 /* Partial parsing gives the events of a full parse minus the dropped
  * effects: same kinds, lines, offsets, line counts, instruction fields,
  * and the kept register writes byte for byte. Both parser paths. */
@@ -880,6 +951,7 @@ int main(void)
 		cmocka_unit_test(lenient_mode),
 		cmocka_unit_test(chunking_invariance),
 		cmocka_unit_test(fast_path_agrees),
+		cmocka_unit_test(fast_path_edges),
 		cmocka_unit_test(partial_parsing),
 		cmocka_unit_test(partial_cut_line),
 		cmocka_unit_test(hostile_input),
