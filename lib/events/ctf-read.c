@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 
 #define CTF_MAGIC 0xC1FC1FC1u
@@ -760,6 +761,15 @@ enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir
 	size_t nnames = 0, cap = 0;
 	struct trawl_swtrace *t = NULL;
 	*out = NULL;
+	/* a trace is a directory (CTF): say so plainly for anything else */
+	struct stat sb;
+	if (stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+		st = trawl_error_set(err, TRAWL_ERR_FORMAT,
+				     "not a CTF trace directory (a folder holding 'metadata' and stream files)");
+		if (err)
+			snprintf(err->file, sizeof err->file, "%s", dir);
+		goto out;
+	}
 	snprintf(path, sizeof path, "%s/metadata", dir);
 	st = trawl_sw_read_file(path, &meta, &meta_len, META_MAX, err);
 	if (st)

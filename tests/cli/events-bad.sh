@@ -33,4 +33,8 @@ printf 'not ctf\n' >"$_tmp/tr/metadata"
 expect_stderr_has "does not start with '/* CTF 1.8'" "$TRAWL" events list "$_tmp/tr"
 expect_exit 1 "$TRAWL" events list "$_tmp/nonexistent"
 expect_exit 2 "$TRAWL" events frobnicate "$_tmp/tr"
+# a plain file is not a trace directory, and the message says so
+printf 'hello\n' >"$_tmp/plain"
+expect_exit 1 "$TRAWL" events stats "$_tmp/plain"
+expect_stderr_has "plain: not a CTF trace directory" "$TRAWL" events stats "$_tmp/plain"
 finish
