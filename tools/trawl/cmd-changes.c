@@ -105,33 +105,21 @@ int cmd_changes(int argc, char **argv)
 {
 	struct index_cli c;
 	const char *from = NULL, *to = NULL;
-	int bad;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "changes";
 	if (cli_wants_help(argc, argv)) {
 		fputs(usage, stdout);
 		return EXIT_OK;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (index_cli_option(&c, argc, argv, &i, &bad)) {
-			if (bad)
-				return cli_usage("changes", "%s needs an argument", a);
-		} else if (!strcmp(a, "--from") || !strcmp(a, "--to")) {
-			if (i + 1 >= argc)
-				return cli_usage("changes", "%s needs an argument", a);
-			*(a[2] == 'f' ? &from : &to) = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage("changes", "unknown option '%s'", a);
-		} else if (!c.to.path) {
-			c.to.path = a;
-		} else {
-			return cli_usage("changes", "unexpected argument '%s'", a);
-		}
-	}
+	const struct index_cli_opt opts[] = {
+		{ "--from", &from, NULL }, { "--to", &to, NULL }, { NULL, NULL, NULL },
+	};
+	int rc = index_cli_parse(&c, argc, argv, opts, NULL, 0, NULL);
+	if (rc)
+		return rc;
 	if (!c.to.path || !from || !to)
 		return cli_usage("changes", "give a trace, --from LINE1 and --to LINE2");
-	int rc = index_cli_open(&c);
+	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
 	struct walk w;

@@ -20,27 +20,17 @@ static const char usage[] =
 int cmd_index(int argc, char **argv)
 {
 	struct index_cli c;
-	int force = 0, bad;
+	int force = 0;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "index";
 	if (cli_wants_help(argc, argv)) {
 		fputs(usage, stdout);
 		return EXIT_OK;
 	}
-	for (int i = 1; i < argc; i++) {
-		if (index_cli_option(&c, argc, argv, &i, &bad)) {
-			if (bad)
-				return cli_usage("index", "%s needs an argument", argv[i]);
-		} else if (strcmp(argv[i], "--force") == 0) {
-			force = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage("index", "unknown option '%s'", argv[i]);
-		} else if (!c.to.path) {
-			c.to.path = argv[i];
-		} else {
-			return cli_usage("index", "unexpected argument '%s'", argv[i]);
-		}
-	}
+	const struct index_cli_opt opts[] = { { "--force", NULL, &force }, { NULL, NULL, NULL } };
+	int rc = index_cli_parse(&c, argc, argv, opts, NULL, 0, NULL);
+	if (rc)
+		return rc;
 	if (!c.to.path)
 		return cli_usage("index", "no trace given");
 	char def[4096];
@@ -64,7 +54,7 @@ int cmd_index(int argc, char **argv)
 		if (st)
 			return cli_report("index", &err);
 	}
-	int rc = index_cli_open(&c);
+	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
 	struct trawl_index_info info;

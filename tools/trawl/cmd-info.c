@@ -17,30 +17,20 @@ static const char usage[] =
 int cmd_info(int argc, char **argv)
 {
 	struct index_cli c;
-	int verify = 0, bad;
+	int verify = 0;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "info";
 	if (cli_wants_help(argc, argv)) {
 		fputs(usage, stdout);
 		return EXIT_OK;
 	}
-	for (int i = 1; i < argc; i++) {
-		if (index_cli_option(&c, argc, argv, &i, &bad)) {
-			if (bad)
-				return cli_usage("info", "%s needs an argument", argv[i]);
-		} else if (strcmp(argv[i], "--verify") == 0) {
-			verify = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return cli_usage("info", "unknown option '%s'", argv[i]);
-		} else if (!c.to.path) {
-			c.to.path = argv[i];
-		} else {
-			return cli_usage("info", "unexpected argument '%s'", argv[i]);
-		}
-	}
+	const struct index_cli_opt opts[] = { { "--verify", NULL, &verify }, { NULL, NULL, NULL } };
+	int rc = index_cli_parse(&c, argc, argv, opts, NULL, 0, NULL);
+	if (rc)
+		return rc;
 	if (!c.to.path)
 		return cli_usage("info", "no trace given");
-	int rc = index_cli_open(&c);
+	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
 	struct trawl_error err;

@@ -35,32 +35,18 @@ static int run(int argc, char **argv, const char *cmd, int dir)
 {
 	struct index_cli c;
 	const char *at = NULL, *target = NULL, *cpu_arg = NULL;
-	int bad;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = cmd;
 	if (cli_wants_help(argc, argv)) {
 		fputs(dir < 0 ? usage_last : usage_next, stdout);
 		return EXIT_OK;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (index_cli_option(&c, argc, argv, &i, &bad)) {
-			if (bad)
-				return cli_usage(cmd, "%s needs an argument", a);
-		} else if (!strcmp(a, "--at") || !strcmp(a, "--cpu")) {
-			if (i + 1 >= argc)
-				return cli_usage(cmd, "%s needs an argument", a);
-			*(a[2] == 'a' ? &at : &cpu_arg) = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage(cmd, "unknown option '%s'", a);
-		} else if (!c.to.path) {
-			c.to.path = a;
-		} else if (!target) {
-			target = a;
-		} else {
-			return cli_usage(cmd, "unexpected argument '%s'", a);
-		}
-	}
+	const struct index_cli_opt opts[] = {
+		{ "--at", &at, NULL }, { "--cpu", &cpu_arg, NULL }, { NULL, NULL, NULL },
+	};
+	int rc = index_cli_parse(&c, argc, argv, opts, &target, 1, NULL);
+	if (rc)
+		return rc;
 	if (!c.to.path || !target)
 		return cli_usage(cmd, "give a trace and a register or address");
 	if (!at)
@@ -79,7 +65,7 @@ static int run(int argc, char **argv, const char *cmd, int dir)
 		return cli_usage(cmd, "bad length in '%s'", target);
 	}
 	free(copy);
-	int rc = index_cli_open(&c);
+	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
 	uint64_t ev, found;

@@ -23,32 +23,17 @@ int cmd_mem(int argc, char **argv)
 {
 	struct index_cli c;
 	const char *at = NULL, *pos[2] = { NULL, NULL };
-	int npos = 0, bad;
+	int npos = 0;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "mem";
 	if (cli_wants_help(argc, argv)) {
 		fputs(usage, stdout);
 		return EXIT_OK;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (index_cli_option(&c, argc, argv, &i, &bad)) {
-			if (bad)
-				return cli_usage("mem", "%s needs an argument", a);
-		} else if (!strcmp(a, "--at")) {
-			if (i + 1 >= argc)
-				return cli_usage("mem", "--at needs an argument");
-			at = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage("mem", "unknown option '%s'", a);
-		} else if (!c.to.path) {
-			c.to.path = a;
-		} else if (npos < 2) {
-			pos[npos++] = a;
-		} else {
-			return cli_usage("mem", "unexpected argument '%s'", a);
-		}
-	}
+	const struct index_cli_opt opts[] = { { "--at", &at, NULL }, { NULL, NULL, NULL } };
+	int rc = index_cli_parse(&c, argc, argv, opts, pos, 2, &npos);
+	if (rc)
+		return rc;
 	if (!c.to.path || !npos)
 		return cli_usage("mem", "give a trace and an address");
 	if (!at)
@@ -60,7 +45,7 @@ int cmd_mem(int argc, char **argv)
 		return cli_usage("mem", "bad length '%s' (1 to %u bytes)", pos[1], MAX_LEN);
 	if (addr + len < addr)
 		return cli_usage("mem", "the range wraps around the address space");
-	int rc = index_cli_open(&c);
+	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
 	uint64_t ev;

@@ -20,32 +20,18 @@ int cmd_pc(int argc, char **argv)
 {
 	struct index_cli c;
 	const char *from = NULL, *target = NULL, *limit_arg = NULL;
-	int bad;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "pc";
 	if (cli_wants_help(argc, argv)) {
 		fputs(usage, stdout);
 		return EXIT_OK;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (index_cli_option(&c, argc, argv, &i, &bad)) {
-			if (bad)
-				return cli_usage("pc", "%s needs an argument", a);
-		} else if (!strcmp(a, "--from") || !strcmp(a, "--limit")) {
-			if (i + 1 >= argc)
-				return cli_usage("pc", "%s needs an argument", a);
-			*(a[2] == 'f' ? &from : &limit_arg) = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage("pc", "unknown option '%s'", a);
-		} else if (!c.to.path) {
-			c.to.path = a;
-		} else if (!target) {
-			target = a;
-		} else {
-			return cli_usage("pc", "unexpected argument '%s'", a);
-		}
-	}
+	const struct index_cli_opt opts[] = {
+		{ "--from", &from, NULL }, { "--limit", &limit_arg, NULL }, { NULL, NULL, NULL },
+	};
+	int rc = index_cli_parse(&c, argc, argv, opts, &target, 1, NULL);
+	if (rc)
+		return rc;
 	uint64_t pc, limit = 1000;
 	if (!c.to.path || !target)
 		return cli_usage("pc", "give a trace and an address");
@@ -53,7 +39,7 @@ int cmd_pc(int argc, char **argv)
 		return cli_usage("pc", "bad address '%s'", target);
 	if (limit_arg && !cli_parse_u64(limit_arg, &limit))
 		return cli_usage("pc", "bad limit '%s'", limit_arg);
-	int rc = index_cli_open(&c);
+	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
 	uint64_t n = trawl_index_pc_count(c.ix, pc), ev;

@@ -42,31 +42,19 @@ int cmd_regs(int argc, char **argv)
 {
 	struct index_cli c;
 	const char *at = NULL, *when = NULL, *cpu_arg = NULL;
-	int bad;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "regs";
 	if (cli_wants_help(argc, argv)) {
 		fputs(usage, stdout);
 		return EXIT_OK;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (index_cli_option(&c, argc, argv, &i, &bad)) {
-			if (bad)
-				return cli_usage("regs", "%s needs an argument", a);
-		} else if (!strcmp(a, "--at") || !strcmp(a, "--time") || !strcmp(a, "--cpu")) {
-			if (i + 1 >= argc)
-				return cli_usage("regs", "%s needs an argument", a);
-			const char **dst = a[2] == 'a' ? &at : a[2] == 't' ? &when : &cpu_arg;
-			*dst = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage("regs", "unknown option '%s'", a);
-		} else if (!c.to.path) {
-			c.to.path = a;
-		} else {
-			return cli_usage("regs", "unexpected argument '%s'", a);
-		}
-	}
+	const struct index_cli_opt opts[] = {
+		{ "--at", &at, NULL }, { "--time", &when, NULL }, { "--cpu", &cpu_arg, NULL },
+		{ NULL, NULL, NULL },
+	};
+	int rc = index_cli_parse(&c, argc, argv, opts, NULL, 0, NULL);
+	if (rc)
+		return rc;
 	if (!c.to.path)
 		return cli_usage("regs", "no trace given");
 	if (!at == !when)
@@ -76,7 +64,7 @@ int cmd_regs(int argc, char **argv)
 		return cli_usage("regs", "bad cpu number '%s'", cpu_arg);
 	if (when && !cli_parse_u64(when, &t))
 		return cli_usage("regs", "bad time '%s'", when);
-	int rc = index_cli_open(&c);
+	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
 	uint64_t ev;

@@ -22,6 +22,45 @@ int index_cli_option(struct index_cli *c, int argc, char **argv, int *i, int *ba
 	return trace_option(&c->to, argc, argv, i);
 }
 
+int index_cli_parse(struct index_cli *c, int argc, char **argv,
+		    const struct index_cli_opt *opts, const char **extra, int max_extra,
+		    int *nextra)
+{
+	const char *cmd = c->to.cmd;
+	int bad, n = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct index_cli_opt *o = opts;
+		if (index_cli_option(c, argc, argv, &i, &bad)) {
+			if (bad)
+				return cli_usage(cmd, "%s needs an argument", a);
+			continue;
+		}
+		while (o && o->name && strcmp(o->name, a) != 0)
+			o++;
+		if (o && o->name) {
+			if (o->flag) {
+				*o->flag = 1;
+			} else {
+				if (i + 1 >= argc)
+					return cli_usage(cmd, "%s needs an argument", a);
+				*o->value = argv[++i];
+			}
+		} else if (a[0] == '-' && a[1]) {
+			return cli_usage(cmd, "unknown option '%s'", a);
+		} else if (!c->to.path) {
+			c->to.path = a;
+		} else if (n < max_extra) {
+			extra[n++] = a;
+		} else {
+			return cli_usage(cmd, "unexpected argument '%s'", a);
+		}
+	}
+	if (nextra)
+		*nextra = n;
+	return 0;
+}
+
 static void progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct cli_progress *p = ctx;

@@ -30,6 +30,21 @@ struct index_cli {
  * Sets *bad (and returns 1) when an option lacks its argument. */
 int index_cli_option(struct index_cli *c, int argc, char **argv, int *i, int *bad);
 
+/* A command's own option: "--name VALUE" (value set) or a flag (flag set). */
+struct index_cli_opt {
+	const char *name;
+	const char **value;
+	int *flag;
+};
+
+/* Parse argv[1..]: the shared options, then the command's own (opts ends
+ * with a NULL name), then positional arguments: the trace into c->to.path
+ * and up to max_extra more into extra[] (*nextra counts them; may be NULL
+ * when max_extra is 0). Returns 0, or EXIT_USAGE after the usage message. */
+int index_cli_parse(struct index_cli *c, int argc, char **argv,
+		    const struct index_cli_opt *opts, const char **extra, int max_extra,
+		    int *nextra);
+
 /* Open (building if needed) the index of c->to.path. Returns 0 or an exit
  * code after printing the error. */
 int index_cli_open(struct index_cli *c);
