@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "calls-cli.h"
+#include "trawl/fmt.h"
 
 static const char calltree_usage[] =
 	"usage: trawl calltree [--image ELF[@OFFSET]]... [--max-depth N] [--debug=calls] TRACE\n"
@@ -32,35 +33,64 @@ struct tree_print {
 	FILE *f;
 };
 
+/* One line per activation, formatted by hand: a tree of a long trace has
+ * hundreds of thousands of them and fprintf's formatting was a tenth of
+ * the whole command's time. */
 static int print_node(void *ctx, uint32_t id, const struct trawl_call *n, unsigned depth)
 {
 	struct tree_print *p = ctx;
 	const struct trawl_calls *c = p->r->calls;
 	char name[256], from[256];
+	/* up to 256 levels of indent + names + numbers + marks always fit */
+	char line[512 + 2 * 256 + 512], *q = line;
 	(void)id;
 	if (depth > p->max_depth)
 		return 0;
-	fprintf(p->f, "%*s%s @0x%" PRIx64 "  lines %" PRIu64 "-%" PRIu64 "  time %" PRIu64
-		      "-%" PRIu64 "%s  insns %" PRIu64 "/%" PRIu64,
-		(int)(2 * depth), "", trawl_calls_name(c, n, name, sizeof name), n->entry_pc,
-		n->first_line, n->last_line, n->first_time, n->end_time, calls_unit_suffix(c),
-		n->insns, n->self);
-	if (n->kind != TRAWL_FRAME_ROOT && n->call_pc && !(n->flags & TRAWL_FRAMEF_BEFORE))
-		fprintf(p->f, "  from %s line %" PRIu64,
-			trawl_calls_describe(c, n->call_pc, from, sizeof from), n->call_line);
-	if (n->kind == TRAWL_FRAME_TAIL)
-		fputs("  [tail call]", p->f);
-	if (n->kind == TRAWL_FRAME_EXCEPTION)
-		fputs("  [exception]", p->f);
-	if (n->flags & TRAWL_FRAMEF_UNFINISHED)
-		fputs("  [unfinished]", p->f);
-	if (n->flags & TRAWL_FRAMEF_UNWOUND)
-		fputs("  [unwound]", p->f);
-	if (n->flags & TRAWL_FRAMEF_BEFORE)
-		fputs("  [before trace]", p->f);
-	if (n->flags & TRAWL_FRAMEF_LINKLESS)
-		fputs("  [linkless]", p->f);
-	putc('\n', p->f);
+	uint64_t indent = 2 * (uint64_t)depth;
+	for (; indent > 512; indent -= 512)
+		fprintf(p->f, "%512s", "");
+	memset(q, ' ', (size_t)indent);
+	q += indent;
+	q = trawl_fmt_str(q, trawl_calls_name(c, n, name, sizeof name), sizeof name);
+	q = trawl_fmt_str(q, " @0x", 4);
+	q = trawl_fmt_hex(q, n->entry_pc);
+	q = trawl_fmt_str(q, "  lines ", 8);
+	q = trawl_fmt_dec(q, n->first_line);
+	*q++ = '-';
+	q = trawl_fmt_dec(q, n->last_line);
+	q = trawl_fmt_str(q, "  time ", 7);
+	q = trawl_fmt_dec(q, n->first_time);
+	*q++ = '-';
+	q = trawl_fmt_dec(q, n->end_time);
+	q = trawl_fmt_str(q, calls_unit_suffix(c), 16);
+	q = trawl_fmt_str(q, "  insns ", 8);
+	q = trawl_fmt_dec(q, n->insns);
+	*q++ = '/';
+	q = trawl_fmt_dec(q, n->self);
+	if (n->kind != TRAWL_FRAME_ROOT && n->call_pc && !(n->flags & TRAWL_FRAMEF_BEFORE)) {
+		q = trawl_fmt_str(q, "  from ", 7);
+		q = trawl_fmt_str(q, trawl_calls_describe(c, n->call_pc, from, sizeof from),
+				  sizeof from);
+		q = trawl_fmt_str(q, " line ", 6);
+		q = trawl_fmt_dec(q, n->call_line);
+	}
+	static const struct {
+		int kind;
+		uint32_t flag;
+		const char *text;
+	} marks[] = {
+		{ TRAWL_FRAME_TAIL, 0, "  [tail call]" },
+		{ TRAWL_FRAME_EXCEPTION, 0, "  [exception]" },
+		{ -1, TRAWL_FRAMEF_UNFINISHED, "  [unfinished]" },
+		{ -1, TRAWL_FRAMEF_UNWOUND, "  [unwound]" },
+		{ -1, TRAWL_FRAMEF_BEFORE, "  [before trace]" },
+		{ -1, TRAWL_FRAMEF_LINKLESS, "  [linkless]" },
+	};
+	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
+		if (marks[i].kind >= 0 ? (int)n->kind == marks[i].kind : (n->flags & marks[i].flag) != 0)
+			q = trawl_fmt_str(q, marks[i].text, 32);
+	*q++ = '\n';
+	fwrite(line, 1, (size_t)(q - line), p->f);
 	return 0;
 }
 
