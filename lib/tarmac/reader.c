@@ -39,15 +39,17 @@ static inline uint64_t nl_block(const char *p)
 {
 #if defined(__SSE2__)
 	const __m128i nl = _mm_set1_epi8('\n');
-	uint64_t m = 0;
 	/* ask for the text a few lines ahead: 3-8% less CPU on a 2.4 GB
 	 * trace read from the page cache (measured back to back) */
 	__builtin_prefetch(p + 1024);
-	for (int k = 0; k < 4; k++) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
-		m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) << (16 * k);
-	}
-	return m;
+	/* written out: GCC kept the four steps as a loop with a variable
+	 * shift, a third of the line loop's time */
+	const __m128i *q = (const __m128i *)(const void *)p;
+	uint64_t m0 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q), nl));
+	uint64_t m1 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q + 1), nl));
+	uint64_t m2 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q + 2), nl));
+	uint64_t m3 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q + 3), nl));
+	return m0 | m1 << 16 | m2 << 32 | m3 << 48;
 #else
 	uint64_t m = 0;
 	for (int i = 0; i < 64; i++)
