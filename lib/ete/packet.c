@@ -900,21 +900,16 @@ static inline size_t fast_cont(const uint8_t *q, size_t max, uint64_t *val)
 	return 0;
 }
 
-/* Fast path over b[pos, end), where end leaves FAST_MAX bytes of the run
- * after it, so no read needs a bounds check. Common packets are consumed
- * with one kind lookup and no per-packet dispatch; addresses are decoded
- * into a register copy of the history. Returns at the first header the
- * fast path does not handle (or at end).
- *   rec = 0: counting only, by header byte into cnt (two tables used in
- *            turn, so runs of one header do not serialise on one counter);
- *   rec = 1: records into the batch, as parse_one would write them.
- * rec is a constant at each call, so each variant compiles to its own loop. */
-static inline __attribute__((always_inline)) size_t
-fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t end,
-	 uint64_t base, uint32_t (*cnt)[256], const int rec)
+/* Records fast path over b[pos, end), where end leaves FAST_MAX bytes of
+ * the run after it, so no read needs a bounds check. Common packets are
+ * consumed with one kind lookup and written into the batch as parse_one
+ * would write them; addresses are decoded into a register copy of the
+ * history. Returns at the first header the fast path does not handle (or
+ * at end). */
+static size_t records_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
+			   size_t end, uint64_t base)
 {
 	const uint8_t *fk = d->fast;
-	uint32_t *c0 = cnt ? cnt[0] : NULL, *c1 = cnt ? cnt[1] : NULL;
 	struct trawl_ete_packet *batch = d->batch, *a = NULL;
 	size_t nb = d->nbatch;
 	/* addresses from packets have bit 0 clear: it holds the IS bit here */
@@ -932,23 +927,8 @@ fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t e
 	while (pos < end) {
 		uint8_t h = b[pos];
 		unsigned k = fk[h];
-		/* runs of one-byte packets (atoms, cycle count F3, events);
-		 * counting alternates between the two tables by unrolling */
-		while (!rec && k == FK_ONE) {
-			c0[h]++;
-			if (++pos >= end)
-				goto out;
-			h = b[pos];
-			k = fk[h];
-			if (k != FK_ONE)
-				break;
-			c1[h]++;
-			if (++pos >= end)
-				goto out;
-			h = b[pos];
-			k = fk[h];
-		}
-		while (rec && __builtin_expect(k == FK_ONE, 1)) {
+		/* runs of one-byte packets (atoms, cycle count F3, events) */
+		while (__builtin_expect(k == FK_ONE, 1)) {
 			FAST_REC();
 			*a = d->tmpl[h];
 			a->offset = base + pos;
@@ -963,21 +943,17 @@ fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t e
 		uint64_t na, v;
 		unsigned len, bits = 0;
 		if (k == FK_CC2) {
-			if (rec) {
-				FAST_REC();
-				memset(a, 0, sizeof *a);
-				int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
-				int c = ((q[0] >> 4) & 0xf) + off;
-				a->commit = (uint16_t)(c < 0 ? 0 : c);
-				a->flags = TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
-				a->cc = d->cc_threshold + (q[0] & 0xf);
-				a->offset = base + pos;
-				a->type = d->htype[h];
-				a->header = h;
-				a->len = 2;
-			} else {
-				c0[h]++;
-			}
+			FAST_REC();
+			memset(a, 0, sizeof *a);
+			int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
+			int c = ((q[0] >> 4) & 0xf) + off;
+			a->commit = (uint16_t)(c < 0 ? 0 : c);
+			a->flags = TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
+			a->cc = d->cc_threshold + (q[0] & 0xf);
+			a->offset = base + pos;
+			a->type = d->htype[h];
+			a->header = h;
+			a->len = 2;
 			pos += 2;
 			continue;
 		}
@@ -1022,26 +998,22 @@ fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t e
 					break;
 				n += r;
 			}
-			if (rec) {
-				FAST_REC();
-				memset(a, 0, sizeof *a);
-				if (!d->cfg.commopt1) {
-					a->commit = (uint16_t)(commit > 0xffff ? 0xffff : commit);
-					a->flags |= TRAWL_ETE_PF_HAS_COMMIT;
-				}
-				if (!(h & 1)) {
-					a->cc = (uint32_t)cc + d->cc_threshold;
-					a->flags |= TRAWL_ETE_PF_HAS_CC;
-				} else {
-					a->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
-				}
-				a->offset = base + pos;
-				a->type = d->htype[h];
-				a->header = h;
-				a->len = (uint16_t)n;
-			} else {
-				c0[h]++;
+			FAST_REC();
+			memset(a, 0, sizeof *a);
+			if (!d->cfg.commopt1) {
+				a->commit = (uint16_t)(commit > 0xffff ? 0xffff : commit);
+				a->flags |= TRAWL_ETE_PF_HAS_COMMIT;
 			}
+			if (!(h & 1)) {
+				a->cc = (uint32_t)cc + d->cc_threshold;
+				a->flags |= TRAWL_ETE_PF_HAS_CC;
+			} else {
+				a->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
+			}
+			a->offset = base + pos;
+			a->type = d->htype[h];
+			a->header = h;
+			a->len = (uint16_t)n;
 			pos += n;
 			continue;
 		} else if (k == FK_MATCH) {
@@ -1051,22 +1023,18 @@ fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t e
 		} else {
 			break;
 		}
-		if (rec) {
-			FAST_REC();
-			memset(a, 0, sizeof *a);
-			a->offset = base + pos;
-			a->addr = na & ~1ull;
-			a->is = (uint8_t)(na & 1);
-			a->addr_bits = (uint8_t)bits;
-			a->flags = TRAWL_ETE_PF_HAS_ADDR;
-			a->type = d->htype[h];
-			a->header = h;
-			a->len = (uint16_t)len;
-			if (k == FK_MATCH)
-				a->count = h & 3;
-		} else {
-			c0[h]++;
-		}
+		FAST_REC();
+		memset(a, 0, sizeof *a);
+		a->offset = base + pos;
+		a->addr = na & ~1ull;
+		a->is = (uint8_t)(na & 1);
+		a->addr_bits = (uint8_t)bits;
+		a->flags = TRAWL_ETE_PF_HAS_ADDR;
+		a->type = d->htype[h];
+		a->header = h;
+		a->len = (uint16_t)len;
+		if (k == FK_MATCH)
+			a->count = h & 3;
 		pos += len;
 		a2 = a1;
 		a1 = a0;
@@ -1084,19 +1052,165 @@ out:
 	return pos;
 }
 
-/* Kept out of line: inside decode_run (with parse_one inlined) the address
- * history no longer fits in registers and the counting loop slows by ~5%. */
+/* Counting fast path over b[pos, end), pos < end, with FAST_MAX bytes of
+ * the run after end (no read needs a bounds check). The loop is bound by
+ * instructions, not by mispredictions (a stream with the same mix in a
+ * short, perfectly predictable period runs no faster), so each packet
+ * kind takes the fewest instructions it can:
+ *   - runs of one-byte packets are unrolled by four at constant offsets,
+ *     with the end checked once per four and a histogram per offset (runs
+ *     of one header do not serialise on one counter);
+ *   - each multi-byte kind has its own code with constant shifts and
+ *     lengths (the short address's length is a branch, so the position
+ *     never waits for a load of payload).
+ * Addresses are decoded into a register copy of the history exactly as
+ * parse_one does. Returns at the first header it does not handle (or at or
+ * past end). Kept out of line: inside decode_run (with parse_one inlined)
+ * the history no longer fits in registers. */
 static __attribute__((noinline)) size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
 			 size_t end, uint32_t (*cnt)[256])
 {
-	return fast_run(d, b, pos, end, 0, cnt, 0);
+	const uint8_t *fk = d->fast;
+	uint32_t *c0 = cnt[0], *c1 = cnt[1], *c2 = cnt[2], *c3 = cnt[3];
+	/* addresses from packets have bit 0 clear: it holds the IS bit here */
+	uint64_t a0 = d->hist[0].addr | d->hist[0].is, a1 = d->hist[1].addr | d->hist[1].is,
+		 a2 = d->hist[2].addr | d->hist[2].is;
+	const int commopt1 = d->cfg.commopt1;
+	unsigned h = b[pos], k = fk[h];
+	for (;;) {
+		if (k == FK_ONE) {
+			for (;;) {
+				c0[h]++;
+				h = b[pos + 1];
+				if (fk[h] != FK_ONE) {
+					pos += 1;
+					break;
+				}
+				c1[h]++;
+				h = b[pos + 2];
+				if (fk[h] != FK_ONE) {
+					pos += 2;
+					break;
+				}
+				c2[h]++;
+				h = b[pos + 3];
+				if (fk[h] != FK_ONE) {
+					pos += 3;
+					break;
+				}
+				c3[h]++;
+				pos += 4;
+				if (pos >= end)
+					goto out;
+				h = b[pos];
+				if (fk[h] != FK_ONE)
+					break;
+			}
+			if (pos >= end)
+				goto out;
+			k = fk[h];
+		}
+		const uint8_t *q = b + pos + 1;
+		uint64_t na, v;
+		if (k == FK_CC2) {
+			c0[h]++;
+			pos += 2;
+			goto next;
+		}
+		if (k == FK_S0) {
+			if (q[0] & 0x80) {
+				na = (a0 & ~0x1ffffull) | ((uint64_t)(q[0] & 0x7f) << 2) |
+				     ((uint64_t)q[1] << 9);
+				pos += 3;
+			} else {
+				na = (a0 & ~0x1ffull) | ((uint64_t)q[0] << 2);
+				pos += 2;
+			}
+			goto push;
+		}
+		if (k == FK_L32_0) {
+			v = ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)(q[1] & 0x7f) << 9);
+			na = (a0 & 0xffffffff00000000ull) | v | ((uint64_t)q[2] << 16) |
+			     ((uint64_t)q[3] << 24);
+			pos += 5;
+			goto push;
+		}
+		switch (k) {
+		case FK_S1:
+			if (q[0] & 0x80) {
+				na = (a0 & ~0xffffull) | ((uint64_t)(q[0] & 0x7f) << 1) |
+				     ((uint64_t)q[1] << 8) | 1;
+				pos += 3;
+			} else {
+				na = (a0 & ~0xffull) | ((uint64_t)q[0] << 1) | 1;
+				pos += 2;
+			}
+			goto push;
+		case FK_L32_1:
+			v = ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8) | 1;
+			na = (a0 & 0xffffffff00000000ull) | v | ((uint64_t)q[2] << 16) |
+			     ((uint64_t)q[3] << 24);
+			pos += 5;
+			goto push;
+		case FK_L64_0:
+		case FK_L64_1:
+			if (k == FK_L64_1)
+				v = ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8) | 1;
+			else
+				v = ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)(q[1] & 0x7f) << 9);
+			na = v | ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24) |
+			     ((uint64_t)q[4] << 32) | ((uint64_t)q[5] << 40) |
+			     ((uint64_t)q[6] << 48) | ((uint64_t)q[7] << 56);
+			pos += 9;
+			goto push;
+		case FK_MATCH:
+			na = (h & 3) == 0 ? a0 : (h & 3) == 1 ? a1 : a2;
+			pos += 1;
+			goto push;
+		case FK_CC1: {
+			/* a too-long field is left to parse_one, which reports it */
+			uint64_t commit, cc;
+			size_t n = 1, r;
+			if (!commopt1) {
+				r = fast_cont(q, CONT_MAX, &commit);
+				if (!r)
+					goto out;
+				n += r;
+			}
+			if (!(h & 1)) {
+				r = fast_cont(b + pos + n, 3, &cc);
+				if (!r)
+					goto out;
+				n += r;
+			}
+			c0[h]++;
+			pos += n;
+			goto next;
+		}
+		default:
+			goto out;
+		}
+push:
+		c0[h]++;
+		a2 = a1;
+		a1 = a0;
+		a0 = na;
+next:
+		if (pos >= end)
+			goto out;
+		h = b[pos];
+		k = fk[h];
+	}
+out:
+	d->hist[0].addr = a0 & ~1ull;
+	d->hist[1].addr = a1 & ~1ull;
+	d->hist[2].addr = a2 & ~1ull;
+	d->hist[0].is = a0 & 1;
+	d->hist[1].is = a1 & 1;
+	d->hist[2].is = a2 & 1;
+	return pos;
 }
 
-static size_t records_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
-			   size_t end, uint64_t base)
-{
-	return fast_run(d, b, pos, end, base, NULL, 1);
-}
 
 static void emit_notsync(struct trawl_ete_pkt_decoder *d)
 {
@@ -1158,10 +1272,11 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 {
 	size_t pos = 0;
 	if (!d->fn) {
-		/* counting only: atoms are tallied per header byte without a
-		 * packet record (two histograms so runs of one header byte do not
+		/* counting only: packets are tallied per header byte without a
+		 * packet record (count_fast keeps one histogram per offset of
+		 * its unrolled atom loop, so runs of one header byte do not
 		 * serialise on one counter) */
-		uint32_t hist[2][256];
+		uint32_t hist[4][256];
 		memset(hist, 0, sizeof hist);
 		size_t fast_end = d->generic || len < FAST_MAX ? 0 : len - FAST_MAX;
 		while (pos < len) {
@@ -1204,7 +1319,7 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 			pos += (size_t)r;
 		}
 		for (int h = 0; h < 256; h++) {
-			uint64_t c = (uint64_t)hist[0][h] + hist[1][h];
+			uint64_t c = (uint64_t)hist[0][h] + hist[1][h] + hist[2][h] + hist[3][h];
 			if (!c)
 				continue;
 			d->stats.packets += c;
