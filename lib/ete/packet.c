@@ -379,6 +379,16 @@ const struct trawl_ete_pkt_stats *trawl_ete_pkt_decoder_stats(const struct trawl
 	return &d->stats;
 }
 
+enum trawl_status trawl_ete_pkt_decoder_history(const struct trawl_ete_pkt_decoder *d, unsigned i,
+						uint64_t *addr, uint8_t *is)
+{
+	if (i > 2)
+		return TRAWL_ERR_USAGE;
+	*addr = d->hist[i].addr;
+	*is = d->hist[i].is;
+	return TRAWL_OK;
+}
+
 /* Statistics are taken over each batch as it leaves, with four
  * interleaved histograms so runs of one packet type do not serialise on a
  * single counter. */
