@@ -1062,6 +1062,19 @@ out:
 	return pos;
 }
 
+/* Four payload bytes in wire order, first byte lowest: one load on
+ * little-endian hosts. */
+static inline uint32_t load_le32(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t x;
+	memcpy(&x, p, sizeof x);
+	return x;
+#else
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
+}
+
 /* Counting fast path over b[pos, end), pos < end, with FAST_MAX bytes of
  * the run after end (no read needs a bounds check). The loop is bound by
  * instructions, not by mispredictions (a stream with the same mix in a
@@ -1139,9 +1152,10 @@ static __attribute__((noinline)) size_t count_fast(struct trawl_ete_pkt_decoder 
 			goto push;
 		}
 		if (k == FK_L32_0) {
-			v = ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)(q[1] & 0x7f) << 9);
-			na = (a0 & 0xffffffff00000000ull) | v | ((uint64_t)q[2] << 16) |
-			     ((uint64_t)q[3] << 24);
+			/* bytes 0, 1: 7 bits each from bit 2; bytes 2, 3 as they are */
+			uint32_t x = load_le32(q);
+			na = (a0 & 0xffffffff00000000ull) | ((x & 0x7f) << 2) |
+			     ((x & 0x7f00) << 1) | (x & 0xffff0000u);
 			pos += 5;
 			goto push;
 		}
