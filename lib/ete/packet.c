@@ -1076,156 +1076,192 @@ static inline uint32_t load_le32(const uint8_t *p)
 }
 
 /* Counting fast path over b[pos, end), pos < end, with FAST_MAX bytes of
- * the run after end (no read needs a bounds check). The loop is bound by
- * instructions, not by mispredictions (a stream with the same mix in a
- * short, perfectly predictable period runs no faster), so each packet
- * kind takes the fewest instructions it can:
- *   - runs of one-byte packets are unrolled by four at constant offsets,
- *     with the end checked once per four and a histogram per offset (runs
- *     of one header do not serialise on one counter);
- *   - each multi-byte kind has its own code with constant shifts and
- *     lengths (the short address's length is a branch, so the position
- *     never waits for a load of payload).
- * Addresses are decoded into a register copy of the history exactly as
- * parse_one does. Returns at the first header it does not handle (or at or
- * past end). Kept out of line: inside decode_run (with parse_one inlined)
- * the history no longer fits in registers. */
+ * the run after end (no read needs a bounds check). On the bench input the
+ * loop runs at the rate the branch predictor allows: every packet kind is a
+ * branch on data. So the loop is threaded (each handler ends with its own
+ * indirect jump, the predictor's context) and dispatches on the kinds of
+ * two bytes at once: a one-byte packet (most packets: atoms, cycle count
+ * F3, events) and whatever follows it cost one dispatch, not two, and each
+ * multi-byte kind has its own code with constant shifts and lengths (the
+ * short address's length is a branch, so the position never waits for a
+ * payload load). Addresses are decoded into a register copy of the history
+ * exactly as parse_one does. Returns at the first header it does not handle
+ * (or at or past end - 1). Kept out of line: inside decode_run (with
+ * parse_one inlined) the history no longer fits in registers. */
 static __attribute__((noinline)) size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
 			 size_t end, uint32_t (*cnt)[256])
 {
+#define ALL16(l) l, l, l, l, l, l, l, l, l, l, l, l, l, l, l, l
+	/* indexed by kind of b[pos] * 16 + kind of b[pos + 1] */
+	static const void *const pairs[11 * 16] = {
+		[FK_SLOW * 16] = ALL16(&&slow),
+		[FK_ONE * 16] = &&one_slow, &&one_one, &&one_cc2, &&one_s0, &&one_s1, &&one_l32_0,
+		&&one_l32_1, &&one_l64_0, &&one_l64_1, &&one_match, &&one_cc1, &&one_slow,
+		&&one_slow, &&one_slow, &&one_slow, &&one_slow,
+		[FK_CC2 * 16] = ALL16(&&cc2),
+		[FK_S0 * 16] = ALL16(&&s0),
+		[FK_S1 * 16] = ALL16(&&s1),
+		[FK_L32_0 * 16] = ALL16(&&l32_0),
+		[FK_L32_1 * 16] = ALL16(&&l32_1),
+		[FK_L64_0 * 16] = ALL16(&&l64_0),
+		[FK_L64_1 * 16] = ALL16(&&l64_1),
+		[FK_MATCH * 16] = ALL16(&&match),
+		[FK_CC1 * 16] = ALL16(&&cc1),
+	};
+#undef ALL16
 	const uint8_t *fk = d->fast;
-	uint32_t *c0 = cnt[0], *c1 = cnt[1], *c2 = cnt[2], *c3 = cnt[3];
+	uint32_t *c0 = cnt[0], *c1 = cnt[1];
 	/* addresses from packets have bit 0 clear: it holds the IS bit here */
 	uint64_t a0 = d->hist[0].addr | d->hist[0].is, a1 = d->hist[1].addr | d->hist[1].is,
 		 a2 = d->hist[2].addr | d->hist[2].is;
 	const int commopt1 = d->cfg.commopt1;
-	unsigned h = b[pos], k = fk[h];
-	for (;;) {
-		if (k == FK_ONE) {
-			for (;;) {
-				c0[h]++;
-				h = b[pos + 1];
-				if (fk[h] != FK_ONE) {
-					pos += 1;
-					break;
-				}
-				c1[h]++;
-				h = b[pos + 2];
-				if (fk[h] != FK_ONE) {
-					pos += 2;
-					break;
-				}
-				c2[h]++;
-				h = b[pos + 3];
-				if (fk[h] != FK_ONE) {
-					pos += 3;
-					break;
-				}
-				c3[h]++;
-				pos += 4;
-				if (pos >= end)
-					goto out;
-				h = b[pos];
-				if (fk[h] != FK_ONE)
-					break;
-			}
-			if (pos >= end)
-				goto out;
-			k = fk[h];
-		}
-		const uint8_t *q = b + pos + 1;
-		uint64_t na, v;
-		if (k == FK_CC2) {
-			c0[h]++;
-			pos += 2;
-			goto next;
-		}
-		if (k == FK_S0) {
-			if (q[0] & 0x80) {
-				na = (a0 & ~0x1ffffull) | ((uint64_t)(q[0] & 0x7f) << 2) |
-				     ((uint64_t)q[1] << 9);
-				pos += 3;
-			} else {
-				na = (a0 & ~0x1ffull) | ((uint64_t)q[0] << 2);
-				pos += 2;
-			}
-			goto push;
-		}
-		if (k == FK_L32_0) {
-			/* bytes 0, 1: 7 bits each from bit 2; bytes 2, 3 as they are */
-			uint32_t x = load_le32(q);
-			na = (a0 & 0xffffffff00000000ull) | ((x & 0x7f) << 2) |
-			     ((x & 0x7f00) << 1) | (x & 0xffff0000u);
-			pos += 5;
-			goto push;
-		}
-		switch (k) {
-		case FK_S1:
-			if (q[0] & 0x80) {
-				na = (a0 & ~0xffffull) | ((uint64_t)(q[0] & 0x7f) << 1) |
-				     ((uint64_t)q[1] << 8) | 1;
-				pos += 3;
-			} else {
-				na = (a0 & ~0xffull) | ((uint64_t)q[0] << 1) | 1;
-				pos += 2;
-			}
-			goto push;
-		case FK_L32_1:
-			v = ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8) | 1;
-			na = (a0 & 0xffffffff00000000ull) | v | ((uint64_t)q[2] << 16) |
-			     ((uint64_t)q[3] << 24);
-			pos += 5;
-			goto push;
-		case FK_L64_0:
-		case FK_L64_1:
-			if (k == FK_L64_1)
-				v = ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8) | 1;
-			else
-				v = ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)(q[1] & 0x7f) << 9);
-			na = v | ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24) |
-			     ((uint64_t)q[4] << 32) | ((uint64_t)q[5] << 40) |
-			     ((uint64_t)q[6] << 48) | ((uint64_t)q[7] << 56);
-			pos += 9;
-			goto push;
-		case FK_MATCH:
-			na = (h & 3) == 0 ? a0 : (h & 3) == 1 ? a1 : a2;
-			pos += 1;
-			goto push;
-		case FK_CC1: {
-			/* a too-long field is left to parse_one, which reports it */
-			uint64_t commit, cc;
-			size_t n = 1, r;
-			if (!commopt1) {
-				r = fast_cont(q, CONT_MAX, &commit);
-				if (!r)
-					goto out;
-				n += r;
-			}
-			if (!(h & 1)) {
-				r = fast_cont(b + pos + n, 3, &cc);
-				if (!r)
-					goto out;
-				n += r;
-			}
-			c0[h]++;
-			pos += n;
-			goto next;
-		}
-		default:
-			goto out;
-		}
-push:
-		c0[h]++;
-		a2 = a1;
-		a1 = a0;
-		a0 = na;
-next:
-		if (pos >= end)
-			goto out;
-		h = b[pos];
-		k = fk[h];
+	const size_t lim = end - 1; /* dispatch reads b[pos + 1] */
+	const uint8_t *q;
+	uint64_t na;
+	unsigned h, h1;
+#define DISPATCH()                                           \
+	do {                                                 \
+		if (pos >= lim)                              \
+			goto out;                            \
+		h = b[pos];                                  \
+		h1 = b[pos + 1];                             \
+		goto *pairs[fk[h] * 16 + fk[h1]];            \
+	} while (0)
+#define PUSH()                                               \
+	do {                                                 \
+		c0[h]++;                                     \
+		a2 = a1;                                     \
+		a1 = a0;                                     \
+		a0 = na;                                     \
+		DISPATCH();                                  \
+	} while (0)
+	DISPATCH();
+one_one:
+	c0[h]++;
+	c1[h1]++;
+	pos += 2;
+	DISPATCH();
+one_slow:
+	c1[h]++;
+	pos += 1;
+	goto out;
+one_cc2:
+	c1[h]++;
+	pos += 1;
+	h = h1;
+cc2:
+	c0[h]++;
+	pos += 2;
+	DISPATCH();
+one_s0:
+	c1[h]++;
+	pos += 1;
+	h = h1;
+s0:
+	q = b + pos + 1;
+	if (q[0] & 0x80) {
+		na = (a0 & ~0x1ffffull) | ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)q[1] << 9);
+		pos += 3;
+	} else {
+		na = (a0 & ~0x1ffull) | ((uint64_t)q[0] << 2);
+		pos += 2;
 	}
+	PUSH();
+one_s1:
+	c1[h]++;
+	pos += 1;
+	h = h1;
+s1:
+	q = b + pos + 1;
+	if (q[0] & 0x80) {
+		na = (a0 & ~0xffffull) | ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8) | 1;
+		pos += 3;
+	} else {
+		na = (a0 & ~0xffull) | ((uint64_t)q[0] << 1) | 1;
+		pos += 2;
+	}
+	PUSH();
+one_l32_0:
+	c1[h]++;
+	pos += 1;
+	h = h1;
+l32_0: {
+	/* bytes 0, 1: 7 bits each from bit 2; bytes 2, 3 as they are */
+	uint32_t x = load_le32(b + pos + 1);
+	na = (a0 & 0xffffffff00000000ull) | ((x & 0x7f) << 2) | ((x & 0x7f00) << 1) |
+	     (x & 0xffff0000u);
+	pos += 5;
+	PUSH();
+}
+one_l32_1:
+	c1[h]++;
+	pos += 1;
+	h = h1;
+l32_1: {
+	/* byte 0: 7 bits from bit 1; bytes 1-3 as they are */
+	uint32_t x = load_le32(b + pos + 1);
+	na = (a0 & 0xffffffff00000000ull) | ((x & 0x7f) << 1) | (x & 0xffffff00u) | 1;
+	pos += 5;
+	PUSH();
+}
+one_l64_0:
+	c1[h]++;
+	pos += 1;
+	h = h1;
+l64_0: {
+	uint32_t x = load_le32(b + pos + 1);
+	na = ((uint64_t)load_le32(b + pos + 5) << 32) | ((x & 0x7f) << 2) |
+	     ((x & 0x7f00) << 1) | (x & 0xffff0000u);
+	pos += 9;
+	PUSH();
+}
+one_l64_1:
+	c1[h]++;
+	pos += 1;
+	h = h1;
+l64_1: {
+	uint32_t x = load_le32(b + pos + 1);
+	na = ((uint64_t)load_le32(b + pos + 5) << 32) | ((x & 0x7f) << 1) |
+	     (x & 0xffffff00u) | 1;
+	pos += 9;
+	PUSH();
+}
+one_match:
+	c1[h]++;
+	pos += 1;
+	h = h1;
+match:
+	na = (h & 3) == 0 ? a0 : (h & 3) == 1 ? a1 : a2;
+	pos += 1;
+	PUSH();
+one_cc1:
+	c1[h]++;
+	pos += 1;
+	h = h1;
+cc1: {
+	/* a too-long field is left to parse_one, which reports it */
+	uint64_t commit, cc;
+	size_t n = 1, r;
+	if (!commopt1) {
+		r = fast_cont(b + pos + 1, CONT_MAX, &commit);
+		if (!r)
+			goto out;
+		n += r;
+	}
+	if (!(h & 1)) {
+		r = fast_cont(b + pos + n, 3, &cc);
+		if (!r)
+			goto out;
+		n += r;
+	}
+	c0[h]++;
+	pos += n;
+	DISPATCH();
+}
+slow:
 out:
+#undef DISPATCH
+#undef PUSH
 	d->hist[0].addr = a0 & ~1ull;
 	d->hist[1].addr = a1 & ~1ull;
 	d->hist[2].addr = a2 & ~1ull;
@@ -1297,10 +1333,10 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 	size_t pos = 0;
 	if (!d->fn) {
 		/* counting only: packets are tallied per header byte without a
-		 * packet record (count_fast keeps one histogram per offset of
-		 * its unrolled atom loop, so runs of one header byte do not
+		 * packet record (count_fast counts the two packets of a pair into
+		 * different histograms, so runs of one header byte do not
 		 * serialise on one counter) */
-		uint32_t hist[4][256];
+		uint32_t hist[2][256];
 		memset(hist, 0, sizeof hist);
 		size_t fast_end = d->generic || len < FAST_MAX ? 0 : len - FAST_MAX;
 		while (pos < len) {
@@ -1343,7 +1379,7 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 			pos += (size_t)r;
 		}
 		for (int h = 0; h < 256; h++) {
-			uint64_t c = (uint64_t)hist[0][h] + hist[1][h] + hist[2][h] + hist[3][h];
+			uint64_t c = (uint64_t)hist[0][h] + hist[1][h];
 			if (!c)
 				continue;
 			d->stats.packets += c;

@@ -298,11 +298,11 @@ static void every_cut(void **state)
 	}
 }
 
-/* The counting loop takes one-byte packets four at a time and checks the
- * end once per four: runs of every length 0..21 (atoms, cycle count F3,
- * an event and Trace On, which the four-byte step hands back to the kind
- * dispatch) between each multi-byte kind, so runs end at every offset of
- * the step and of the chunk. */
+/* The counting loop dispatches on the kinds of two bytes at once (a
+ * one-byte packet and what follows it): runs of every length 0..21 of
+ * one-byte packets (atoms, cycle count F3, an event, Trace On) between each
+ * multi-byte kind, so runs end at both offsets of a pair, near the end of
+ * the loop's range and at every offset of the chunk. */
 static void atom_runs(void **state)
 {
 	(void)state;
