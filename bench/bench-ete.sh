@@ -7,6 +7,8 @@
 # API (bench/ocsd/ocsd-speed.c, built here when libopencsd-dev is
 # installed). Debian's trc_pkt_lister (1.3.3) has no option to decode
 # without printing, so its figures (listing to /dev/null) are shown apart.
+# Each figure: the mean over the whole run, the median pass and [the fastest
+# pass] (shared machines: the median and fastest pass resist neighbours).
 # Targets: packets >= 1 GB/s, decode >= 10x OpenCSD.
 set -u
 corpus=${TRAWL_CORPUS:-$TRAWL_SRC/../shared/corpus}
