@@ -20,6 +20,8 @@
 
 #include "trawl/ete.h"
 
+#include "pass-times.h"
+
 static uint64_t npkts, ninsns, nranges;
 
 static void on_pkts_count(void *ctx, const struct trawl_ete_packet *p, size_t n)
@@ -44,19 +46,6 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
@@ -76,10 +65,8 @@ int main(int argc, char **argv)
 	const struct trawl_ete_buffer *b = &s->buffers[0];
 	const struct trawl_ete_config *cfg = &s->sources[0].cfg;
 	uint64_t bytes = 0;
-	double t0 = cpu_now(), t = t0, best = 1e30;
-	/* pass times, for the median */
-	size_t npass = 0, cap = 0;
-	double *pass = NULL;
+	double t0 = pass_cpu_now(), t = t0;
+	struct pass_times pt = { 0 };
 	while (t - t0 < limit) {
 		double tp = t;
 		struct trawl_ete_pkt_decoder *d;
@@ -99,24 +86,15 @@ int main(int argc, char **argv)
 		trawl_ete_pkt_decoder_destroy(d);
 		trawl_ete_flow_destroy(f);
 		bytes += b->len;
-		t = cpu_now();
-		if (t - tp < best)
-			best = t - tp;
-		if (npass == cap) {
-			cap = cap ? 2 * cap : 1024;
-			double *np = realloc(pass, cap * sizeof *pass);
-			if (!np)
-				return 1;
-			pass = np;
-		}
-		pass[npass++] = t - tp;
+		t = pass_cpu_now();
+		if (pass_add(&pt, t - tp))
+			return 1;
 	}
-	double sec = t - t0;
-	qsort(pass, npass, sizeof *pass, cmp_double);
-	double med = npass % 2 ? pass[npass / 2] : (pass[npass / 2 - 1] + pass[npass / 2]) / 2;
+	double sec = t - t0, best, med;
+	pass_summary(&pt, &best, &med);
 	printf("%.1f %.0f %.0f %.1f %.1f\n", (double)bytes / sec / 1e6, (double)npkts / sec,
 	       (double)ninsns / sec, (double)b->len / best / 1e6, (double)b->len / med / 1e6);
-	free(pass);
+	free(pt.t);
 	trawl_ete_snapshot_close(s);
 	return 0;
 }

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../pass-times.h"
+
 #include <opencsd/c_api/opencsd_c_api.h>
 #include <opencsd/ete/trc_pkt_types_ete.h>
 
@@ -51,19 +53,6 @@ static uint8_t *load(const char *path, size_t *len)
 	*len = b ? fread(b, 1, (size_t)n, f) : 0;
 	fclose(f);
 	return b;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double cpu_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)
@@ -104,9 +93,8 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	unsigned long long bytes = 0;
-	double t0 = cpu_now(), t = t0, best = 1e30;
-	size_t npass = 0, cap = 0;
-	double *pass = NULL;
+	double t0 = pass_cpu_now(), t = t0;
+	struct pass_times pt = { 0 };
 	while (t - t0 < limit) {
 		double tp = t;
 		dcd_tree_handle_t h = ocsd_create_dcd_tree(OCSD_TRC_SRC_SINGLE, OCSD_DFRMTR_FRAME_MEM_ALIGN);
@@ -150,25 +138,16 @@ int main(int argc, char **argv)
 		}
 		ocsd_destroy_dcd_tree(h);
 		bytes += len;
-		t = cpu_now();
-		if (t - tp < best)
-			best = t - tp;
-		if (npass == cap) {
-			cap = cap ? 2 * cap : 1024;
-			double *np = realloc(pass, cap * sizeof *pass);
-			if (!np)
-				return 1;
-			pass = np;
-		}
-		pass[npass++] = t - tp;
+		t = pass_cpu_now();
+		if (pass_add(&pt, t - tp))
+			return 1;
 	}
-	double sec = t - t0;
-	qsort(pass, npass, sizeof *pass, cmp_double);
-	double med = npass % 2 ? pass[npass / 2] : (pass[npass / 2 - 1] + pass[npass / 2]) / 2;
+	double sec = t - t0, best, med;
+	pass_summary(&pt, &best, &med);
 	if (no_sink)
 		fprintf(stderr, "ocsd-speed: no ETE packet sink in this OpenCSD: packets parsed without a consumer\n");
 	printf("%.2f %.0f %.0f %.2f %.2f\n", (double)bytes / sec / 1e6, (double)npkts / sec,
 	       (double)ninsns / sec, (double)len / best / 1e6, (double)len / med / 1e6);
-	free(pass);
+	free(pt.t);
 	return 0;
 }

@@ -1075,6 +1075,20 @@ static inline uint32_t load_le32(const uint8_t *p)
 #endif
 }
 
+/* Low 32 bits of a long address from its first four payload bytes x (as
+ * load_le32 gives them), with the IS bit in bit 0. IS0: bytes 0 and 1 hold
+ * 7 bits each from bit 2; IS1: byte 0 holds 7 bits from bit 1; the other
+ * bytes as they are. */
+static inline uint64_t long_low_is0(uint32_t x)
+{
+	return ((x & 0x7f) << 2) | ((x & 0x7f00) << 1) | (x & 0xffff0000u);
+}
+
+static inline uint64_t long_low_is1(uint32_t x)
+{
+	return ((x & 0x7f) << 1) | (x & 0xffffff00u) | 1;
+}
+
 /* Counting fast path over b[pos, end), pos < end, with FAST_MAX bytes of
  * the run after end (no read needs a bounds check). On the bench input the
  * loop runs at the rate the branch predictor allows: every packet kind is a
@@ -1127,6 +1141,13 @@ static __attribute__((noinline)) size_t count_fast(struct trawl_ete_pkt_decoder 
 		h1 = b[pos + 1];                             \
 		goto *pairs[fk[h] * 16 + fk[h1]];            \
 	} while (0)
+/* a one-byte packet, then the packet after it through the handler below */
+#define ONE_FIRST()                                          \
+	do {                                                 \
+		c1[h]++;                                     \
+		pos += 1;                                    \
+		h = h1;                                      \
+	} while (0)
 #define PUSH()                                               \
 	do {                                                 \
 		c0[h]++;                                     \
@@ -1146,17 +1167,13 @@ one_slow:
 	pos += 1;
 	goto out;
 one_cc2:
-	c1[h]++;
-	pos += 1;
-	h = h1;
+	ONE_FIRST();
 cc2:
 	c0[h]++;
 	pos += 2;
 	DISPATCH();
 one_s0:
-	c1[h]++;
-	pos += 1;
-	h = h1;
+	ONE_FIRST();
 s0:
 	q = b + pos + 1;
 	if (q[0] & 0x80) {
@@ -1168,9 +1185,7 @@ s0:
 	}
 	PUSH();
 one_s1:
-	c1[h]++;
-	pos += 1;
-	h = h1;
+	ONE_FIRST();
 s1:
 	q = b + pos + 1;
 	if (q[0] & 0x80) {
@@ -1182,62 +1197,37 @@ s1:
 	}
 	PUSH();
 one_l32_0:
-	c1[h]++;
-	pos += 1;
-	h = h1;
-l32_0: {
-	/* bytes 0, 1: 7 bits each from bit 2; bytes 2, 3 as they are */
-	uint32_t x = load_le32(b + pos + 1);
-	na = (a0 & 0xffffffff00000000ull) | ((x & 0x7f) << 2) | ((x & 0x7f00) << 1) |
-	     (x & 0xffff0000u);
+	ONE_FIRST();
+l32_0:
+	na = (a0 & 0xffffffff00000000ull) | long_low_is0(load_le32(b + pos + 1));
 	pos += 5;
 	PUSH();
-}
 one_l32_1:
-	c1[h]++;
-	pos += 1;
-	h = h1;
-l32_1: {
-	/* byte 0: 7 bits from bit 1; bytes 1-3 as they are */
-	uint32_t x = load_le32(b + pos + 1);
-	na = (a0 & 0xffffffff00000000ull) | ((x & 0x7f) << 1) | (x & 0xffffff00u) | 1;
+	ONE_FIRST();
+l32_1:
+	na = (a0 & 0xffffffff00000000ull) | long_low_is1(load_le32(b + pos + 1));
 	pos += 5;
 	PUSH();
-}
 one_l64_0:
-	c1[h]++;
-	pos += 1;
-	h = h1;
-l64_0: {
-	uint32_t x = load_le32(b + pos + 1);
-	na = ((uint64_t)load_le32(b + pos + 5) << 32) | ((x & 0x7f) << 2) |
-	     ((x & 0x7f00) << 1) | (x & 0xffff0000u);
+	ONE_FIRST();
+l64_0:
+	na = ((uint64_t)load_le32(b + pos + 5) << 32) | long_low_is0(load_le32(b + pos + 1));
 	pos += 9;
 	PUSH();
-}
 one_l64_1:
-	c1[h]++;
-	pos += 1;
-	h = h1;
-l64_1: {
-	uint32_t x = load_le32(b + pos + 1);
-	na = ((uint64_t)load_le32(b + pos + 5) << 32) | ((x & 0x7f) << 1) |
-	     (x & 0xffffff00u) | 1;
+	ONE_FIRST();
+l64_1:
+	na = ((uint64_t)load_le32(b + pos + 5) << 32) | long_low_is1(load_le32(b + pos + 1));
 	pos += 9;
 	PUSH();
-}
 one_match:
-	c1[h]++;
-	pos += 1;
-	h = h1;
+	ONE_FIRST();
 match:
 	na = (h & 3) == 0 ? a0 : (h & 3) == 1 ? a1 : a2;
 	pos += 1;
 	PUSH();
 one_cc1:
-	c1[h]++;
-	pos += 1;
-	h = h1;
+	ONE_FIRST();
 cc1: {
 	/* a too-long field is left to parse_one, which reports it */
 	uint64_t commit, cc;
@@ -1261,6 +1251,7 @@ cc1: {
 slow:
 out:
 #undef DISPATCH
+#undef ONE_FIRST
 #undef PUSH
 	d->hist[0].addr = a0 & ~1ull;
 	d->hist[1].addr = a1 & ~1ull;
