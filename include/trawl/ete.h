@@ -202,6 +202,12 @@ struct trawl_ete_pkt_stats {
 	uint64_t unsynced_bytes;
 };
 const struct trawl_ete_pkt_stats *trawl_ete_pkt_decoder_stats(const struct trawl_ete_pkt_decoder *d);
+/* Entry i (0 = most recent) of the three-entry address history as it
+ * stands after the bytes fed so far: what the next exact-match or short
+ * address packet builds on. Counting-only decoders keep it too, which is how
+ * tests check that they really decode addresses. TRAWL_ERR_USAGE if i > 2. */
+enum trawl_status trawl_ete_pkt_decoder_history(const struct trawl_ete_pkt_decoder *d, unsigned i,
+						uint64_t *addr, uint8_t *is);
 
 /* ------------------------------------------------------- buffer handling */
 

@@ -379,6 +379,16 @@ const struct trawl_ete_pkt_stats *trawl_ete_pkt_decoder_stats(const struct trawl
 	return &d->stats;
 }
 
+enum trawl_status trawl_ete_pkt_decoder_history(const struct trawl_ete_pkt_decoder *d, unsigned i,
+						uint64_t *addr, uint8_t *is)
+{
+	if (i > 2)
+		return TRAWL_ERR_USAGE;
+	*addr = d->hist[i].addr;
+	*is = d->hist[i].is;
+	return TRAWL_OK;
+}
+
 /* Statistics are taken over each batch as it leaves, with four
  * interleaved histograms so runs of one packet type do not serialise on a
  * single counter. */
@@ -900,21 +910,16 @@ static inline size_t fast_cont(const uint8_t *q, size_t max, uint64_t *val)
 	return 0;
 }
 
-/* Fast path over b[pos, end), where end leaves FAST_MAX bytes of the run
- * after it, so no read needs a bounds check. Common packets are consumed
- * with one kind lookup and no per-packet dispatch; addresses are decoded
- * into a register copy of the history. Returns at the first header the
- * fast path does not handle (or at end).
- *   rec = 0: counting only, by header byte into cnt (two tables used in
- *            turn, so runs of one header do not serialise on one counter);
- *   rec = 1: records into the batch, as parse_one would write them.
- * rec is a constant at each call, so each variant compiles to its own loop. */
-static inline __attribute__((always_inline)) size_t
-fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t end,
-	 uint64_t base, uint32_t (*cnt)[256], const int rec)
+/* Records fast path over b[pos, end), where end leaves FAST_MAX bytes of
+ * the run after it, so no read needs a bounds check. Common packets are
+ * consumed with one kind lookup and written into the batch as parse_one
+ * would write them; addresses are decoded into a register copy of the
+ * history. Returns at the first header the fast path does not handle (or
+ * at end). */
+static size_t records_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
+			   size_t end, uint64_t base)
 {
 	const uint8_t *fk = d->fast;
-	uint32_t *c0 = cnt ? cnt[0] : NULL, *c1 = cnt ? cnt[1] : NULL;
 	struct trawl_ete_packet *batch = d->batch, *a = NULL;
 	size_t nb = d->nbatch;
 	/* addresses from packets have bit 0 clear: it holds the IS bit here */
@@ -932,23 +937,8 @@ fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t e
 	while (pos < end) {
 		uint8_t h = b[pos];
 		unsigned k = fk[h];
-		/* runs of one-byte packets (atoms, cycle count F3, events);
-		 * counting alternates between the two tables by unrolling */
-		while (!rec && k == FK_ONE) {
-			c0[h]++;
-			if (++pos >= end)
-				goto out;
-			h = b[pos];
-			k = fk[h];
-			if (k != FK_ONE)
-				break;
-			c1[h]++;
-			if (++pos >= end)
-				goto out;
-			h = b[pos];
-			k = fk[h];
-		}
-		while (rec && __builtin_expect(k == FK_ONE, 1)) {
+		/* runs of one-byte packets (atoms, cycle count F3, events) */
+		while (__builtin_expect(k == FK_ONE, 1)) {
 			FAST_REC();
 			*a = d->tmpl[h];
 			a->offset = base + pos;
@@ -963,21 +953,17 @@ fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t e
 		uint64_t na, v;
 		unsigned len, bits = 0;
 		if (k == FK_CC2) {
-			if (rec) {
-				FAST_REC();
-				memset(a, 0, sizeof *a);
-				int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
-				int c = ((q[0] >> 4) & 0xf) + off;
-				a->commit = (uint16_t)(c < 0 ? 0 : c);
-				a->flags = TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
-				a->cc = d->cc_threshold + (q[0] & 0xf);
-				a->offset = base + pos;
-				a->type = d->htype[h];
-				a->header = h;
-				a->len = 2;
-			} else {
-				c0[h]++;
-			}
+			FAST_REC();
+			memset(a, 0, sizeof *a);
+			int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
+			int c = ((q[0] >> 4) & 0xf) + off;
+			a->commit = (uint16_t)(c < 0 ? 0 : c);
+			a->flags = TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
+			a->cc = d->cc_threshold + (q[0] & 0xf);
+			a->offset = base + pos;
+			a->type = d->htype[h];
+			a->header = h;
+			a->len = 2;
 			pos += 2;
 			continue;
 		}
@@ -1022,26 +1008,22 @@ fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t e
 					break;
 				n += r;
 			}
-			if (rec) {
-				FAST_REC();
-				memset(a, 0, sizeof *a);
-				if (!d->cfg.commopt1) {
-					a->commit = (uint16_t)(commit > 0xffff ? 0xffff : commit);
-					a->flags |= TRAWL_ETE_PF_HAS_COMMIT;
-				}
-				if (!(h & 1)) {
-					a->cc = (uint32_t)cc + d->cc_threshold;
-					a->flags |= TRAWL_ETE_PF_HAS_CC;
-				} else {
-					a->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
-				}
-				a->offset = base + pos;
-				a->type = d->htype[h];
-				a->header = h;
-				a->len = (uint16_t)n;
-			} else {
-				c0[h]++;
+			FAST_REC();
+			memset(a, 0, sizeof *a);
+			if (!d->cfg.commopt1) {
+				a->commit = (uint16_t)(commit > 0xffff ? 0xffff : commit);
+				a->flags |= TRAWL_ETE_PF_HAS_COMMIT;
 			}
+			if (!(h & 1)) {
+				a->cc = (uint32_t)cc + d->cc_threshold;
+				a->flags |= TRAWL_ETE_PF_HAS_CC;
+			} else {
+				a->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
+			}
+			a->offset = base + pos;
+			a->type = d->htype[h];
+			a->header = h;
+			a->len = (uint16_t)n;
 			pos += n;
 			continue;
 		} else if (k == FK_MATCH) {
@@ -1051,22 +1033,18 @@ fast_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos, size_t e
 		} else {
 			break;
 		}
-		if (rec) {
-			FAST_REC();
-			memset(a, 0, sizeof *a);
-			a->offset = base + pos;
-			a->addr = na & ~1ull;
-			a->is = (uint8_t)(na & 1);
-			a->addr_bits = (uint8_t)bits;
-			a->flags = TRAWL_ETE_PF_HAS_ADDR;
-			a->type = d->htype[h];
-			a->header = h;
-			a->len = (uint16_t)len;
-			if (k == FK_MATCH)
-				a->count = h & 3;
-		} else {
-			c0[h]++;
-		}
+		FAST_REC();
+		memset(a, 0, sizeof *a);
+		a->offset = base + pos;
+		a->addr = na & ~1ull;
+		a->is = (uint8_t)(na & 1);
+		a->addr_bits = (uint8_t)bits;
+		a->flags = TRAWL_ETE_PF_HAS_ADDR;
+		a->type = d->htype[h];
+		a->header = h;
+		a->len = (uint16_t)len;
+		if (k == FK_MATCH)
+			a->count = h & 3;
 		pos += len;
 		a2 = a1;
 		a1 = a0;
@@ -1084,19 +1062,206 @@ out:
 	return pos;
 }
 
-/* Kept out of line: inside decode_run (with parse_one inlined) the address
- * history no longer fits in registers and the counting loop slows by ~5%. */
+/* Four payload bytes in wire order, first byte lowest: one load on
+ * little-endian hosts. */
+static inline uint32_t load_le32(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t x;
+	memcpy(&x, p, sizeof x);
+	return x;
+#else
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
+}
+
+/* Low 32 bits of a long address from its first four payload bytes x (as
+ * load_le32 gives them), with the IS bit in bit 0. IS0: bytes 0 and 1 hold
+ * 7 bits each from bit 2; IS1: byte 0 holds 7 bits from bit 1; the other
+ * bytes as they are. */
+static inline uint64_t long_low_is0(uint32_t x)
+{
+	return ((x & 0x7f) << 2) | ((x & 0x7f00) << 1) | (x & 0xffff0000u);
+}
+
+static inline uint64_t long_low_is1(uint32_t x)
+{
+	return ((x & 0x7f) << 1) | (x & 0xffffff00u) | 1;
+}
+
+/* Counting fast path over b[pos, end), pos < end, with FAST_MAX bytes of
+ * the run after end (no read needs a bounds check). On the bench input the
+ * loop runs at the rate the branch predictor allows: every packet kind is a
+ * branch on data. So the loop is threaded (each handler ends with its own
+ * indirect jump, the predictor's context) and dispatches on the kinds of
+ * two bytes at once: a one-byte packet (most packets: atoms, cycle count
+ * F3, events) and whatever follows it cost one dispatch, not two, and each
+ * multi-byte kind has its own code with constant shifts and lengths (the
+ * short address's length is a branch, so the position never waits for a
+ * payload load). Addresses are decoded into a register copy of the history
+ * exactly as parse_one does. Returns at the first header it does not handle
+ * (or at or past end - 1). Kept out of line: inside decode_run (with
+ * parse_one inlined) the history no longer fits in registers. */
 static __attribute__((noinline)) size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
 			 size_t end, uint32_t (*cnt)[256])
 {
-	return fast_run(d, b, pos, end, 0, cnt, 0);
+#define ALL16(l) l, l, l, l, l, l, l, l, l, l, l, l, l, l, l, l
+	/* indexed by kind of b[pos] * 16 + kind of b[pos + 1] */
+	static const void *const pairs[11 * 16] = {
+		[FK_SLOW * 16] = ALL16(&&slow),
+		[FK_ONE * 16] = &&one_slow, &&one_one, &&one_cc2, &&one_s0, &&one_s1, &&one_l32_0,
+		&&one_l32_1, &&one_l64_0, &&one_l64_1, &&one_match, &&one_cc1, &&one_slow,
+		&&one_slow, &&one_slow, &&one_slow, &&one_slow,
+		[FK_CC2 * 16] = ALL16(&&cc2),
+		[FK_S0 * 16] = ALL16(&&s0),
+		[FK_S1 * 16] = ALL16(&&s1),
+		[FK_L32_0 * 16] = ALL16(&&l32_0),
+		[FK_L32_1 * 16] = ALL16(&&l32_1),
+		[FK_L64_0 * 16] = ALL16(&&l64_0),
+		[FK_L64_1 * 16] = ALL16(&&l64_1),
+		[FK_MATCH * 16] = ALL16(&&match),
+		[FK_CC1 * 16] = ALL16(&&cc1),
+	};
+#undef ALL16
+	const uint8_t *fk = d->fast;
+	uint32_t *c0 = cnt[0], *c1 = cnt[1];
+	/* addresses from packets have bit 0 clear: it holds the IS bit here */
+	uint64_t a0 = d->hist[0].addr | d->hist[0].is, a1 = d->hist[1].addr | d->hist[1].is,
+		 a2 = d->hist[2].addr | d->hist[2].is;
+	const int commopt1 = d->cfg.commopt1;
+	const size_t lim = end - 1; /* dispatch reads b[pos + 1] */
+	const uint8_t *q;
+	uint64_t na;
+	unsigned h, h1;
+#define DISPATCH()                                           \
+	do {                                                 \
+		if (pos >= lim)                              \
+			goto out;                            \
+		h = b[pos];                                  \
+		h1 = b[pos + 1];                             \
+		goto *pairs[fk[h] * 16 + fk[h1]];            \
+	} while (0)
+/* a one-byte packet, then the packet after it through the handler below */
+#define ONE_FIRST()                                          \
+	do {                                                 \
+		c1[h]++;                                     \
+		pos += 1;                                    \
+		h = h1;                                      \
+	} while (0)
+#define PUSH()                                               \
+	do {                                                 \
+		c0[h]++;                                     \
+		a2 = a1;                                     \
+		a1 = a0;                                     \
+		a0 = na;                                     \
+		DISPATCH();                                  \
+	} while (0)
+	DISPATCH();
+one_one:
+	c0[h]++;
+	c1[h1]++;
+	pos += 2;
+	DISPATCH();
+one_slow:
+	c1[h]++;
+	pos += 1;
+	goto out;
+one_cc2:
+	ONE_FIRST();
+cc2:
+	c0[h]++;
+	pos += 2;
+	DISPATCH();
+one_s0:
+	ONE_FIRST();
+s0:
+	q = b + pos + 1;
+	if (q[0] & 0x80) {
+		na = (a0 & ~0x1ffffull) | ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)q[1] << 9);
+		pos += 3;
+	} else {
+		na = (a0 & ~0x1ffull) | ((uint64_t)q[0] << 2);
+		pos += 2;
+	}
+	PUSH();
+one_s1:
+	ONE_FIRST();
+s1:
+	q = b + pos + 1;
+	if (q[0] & 0x80) {
+		na = (a0 & ~0xffffull) | ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8) | 1;
+		pos += 3;
+	} else {
+		na = (a0 & ~0xffull) | ((uint64_t)q[0] << 1) | 1;
+		pos += 2;
+	}
+	PUSH();
+one_l32_0:
+	ONE_FIRST();
+l32_0:
+	na = (a0 & 0xffffffff00000000ull) | long_low_is0(load_le32(b + pos + 1));
+	pos += 5;
+	PUSH();
+one_l32_1:
+	ONE_FIRST();
+l32_1:
+	na = (a0 & 0xffffffff00000000ull) | long_low_is1(load_le32(b + pos + 1));
+	pos += 5;
+	PUSH();
+one_l64_0:
+	ONE_FIRST();
+l64_0:
+	na = ((uint64_t)load_le32(b + pos + 5) << 32) | long_low_is0(load_le32(b + pos + 1));
+	pos += 9;
+	PUSH();
+one_l64_1:
+	ONE_FIRST();
+l64_1:
+	na = ((uint64_t)load_le32(b + pos + 5) << 32) | long_low_is1(load_le32(b + pos + 1));
+	pos += 9;
+	PUSH();
+one_match:
+	ONE_FIRST();
+match:
+	na = (h & 3) == 0 ? a0 : (h & 3) == 1 ? a1 : a2;
+	pos += 1;
+	PUSH();
+one_cc1:
+	ONE_FIRST();
+cc1: {
+	/* a too-long field is left to parse_one, which reports it */
+	uint64_t commit, cc;
+	size_t n = 1, r;
+	if (!commopt1) {
+		r = fast_cont(b + pos + 1, CONT_MAX, &commit);
+		if (!r)
+			goto out;
+		n += r;
+	}
+	if (!(h & 1)) {
+		r = fast_cont(b + pos + n, 3, &cc);
+		if (!r)
+			goto out;
+		n += r;
+	}
+	c0[h]++;
+	pos += n;
+	DISPATCH();
+}
+slow:
+out:
+#undef DISPATCH
+#undef ONE_FIRST
+#undef PUSH
+	d->hist[0].addr = a0 & ~1ull;
+	d->hist[1].addr = a1 & ~1ull;
+	d->hist[2].addr = a2 & ~1ull;
+	d->hist[0].is = a0 & 1;
+	d->hist[1].is = a1 & 1;
+	d->hist[2].is = a2 & 1;
+	return pos;
 }
 
-static size_t records_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
-			   size_t end, uint64_t base)
-{
-	return fast_run(d, b, pos, end, base, NULL, 1);
-}
 
 static void emit_notsync(struct trawl_ete_pkt_decoder *d)
 {
@@ -1158,8 +1323,9 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 {
 	size_t pos = 0;
 	if (!d->fn) {
-		/* counting only: atoms are tallied per header byte without a
-		 * packet record (two histograms so runs of one header byte do not
+		/* counting only: packets are tallied per header byte without a
+		 * packet record (count_fast counts the two packets of a pair into
+		 * different histograms, so runs of one header byte do not
 		 * serialise on one counter) */
 		uint32_t hist[2][256];
 		memset(hist, 0, sizeof hist);

@@ -40,18 +40,37 @@ static void on_digest(void *ctx, const struct trawl_ete_packet *p, size_t n)
 	}
 }
 
-/* One pass over data; returns the packet digest (records) or the packet
- * count (counting), and the stats. */
+/* Digest of the decoder's address history: a counting-only decoder has no
+ * packets to compare, but must decode addresses all the same. */
+static uint64_t hist_digest(const struct trawl_ete_pkt_decoder *d, uint64_t h)
+{
+	for (unsigned i = 0; i < 3; i++) {
+		uint64_t a;
+		uint8_t is;
+		if (trawl_ete_pkt_decoder_history(d, i, &a, &is) != TRAWL_OK)
+			abort();
+		h = (h ^ a ^ ((uint64_t)is << 63)) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* One pass over data; returns the packet digest (records) or a constant
+ * (counting), the stats, and a digest of the address history after every
+ * chunk. */
 static uint64_t pass(const struct trawl_ete_config *cfg, const uint8_t *data, size_t size,
-		     size_t chunk, int generic, int records, struct trawl_ete_pkt_stats *st)
+		     size_t chunk, int generic, int records, struct trawl_ete_pkt_stats *st,
+		     uint64_t *hist)
 {
 	struct trawl_ete_pkt_decoder *d;
 	uint64_t h = 0xcbf29ce484222325ull;
+	*hist = h;
 	if (trawl_ete_pkt_decoder_create(&d, cfg, records ? on_digest : NULL, &h, NULL) != TRAWL_OK)
 		abort();
 	trawl_ete_pkt_decoder_set_generic(d, generic);
-	for (size_t i = 0; i < size; i += chunk)
+	for (size_t i = 0; i < size; i += chunk) {
 		trawl_ete_pkt_decoder_feed(d, data + i, size - i < chunk ? size - i : chunk);
+		*hist = hist_digest(d, *hist);
+	}
 	trawl_ete_pkt_decoder_finish(d);
 	*st = *trawl_ete_pkt_decoder_stats(d);
 	trawl_ete_pkt_decoder_destroy(d);
@@ -62,14 +81,18 @@ static void differential(const struct trawl_ete_config *cfg, const uint8_t *data
 			 size_t chunk)
 {
 	struct trawl_ete_pkt_stats s[4];
-	uint64_t ref = pass(cfg, data, size, chunk, 1, 1, &s[0]);
-	if (pass(cfg, data, size, chunk, 0, 1, &s[1]) != ref)
+	uint64_t hist[4];
+	uint64_t ref = pass(cfg, data, size, chunk, 1, 1, &s[0], &hist[0]);
+	if (pass(cfg, data, size, chunk, 0, 1, &s[1], &hist[1]) != ref)
 		abort(); /* fast path records differ from the general parser's */
-	pass(cfg, data, size, chunk, 0, 0, &s[2]);
-	pass(cfg, data, size, chunk, 1, 0, &s[3]);
-	for (int i = 1; i < 4; i++)
+	pass(cfg, data, size, chunk, 0, 0, &s[2], &hist[2]);
+	pass(cfg, data, size, chunk, 1, 0, &s[3], &hist[3]);
+	for (int i = 1; i < 4; i++) {
 		if (memcmp(&s[0], &s[i], sizeof s[0]) != 0)
 			abort(); /* counters differ between paths */
+		if (hist[i] != hist[0])
+			abort(); /* decoded addresses differ between paths */
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -49,29 +49,47 @@ static uint64_t rnd(void)
 	return rng_state * 0x2545F4914F6CDD1Dull;
 }
 
-/* chunk: 0 = all at once, SIZE_MAX = random sizes 1..97 */
-static void feed(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t len, size_t chunk)
+/* Fold the decoder's address history into h: counting-only runs have no
+ * packets to compare, so their decoded addresses are checked this way. */
+static uint64_t hist_digest(const struct trawl_ete_pkt_decoder *d, uint64_t h)
+{
+	for (unsigned i = 0; i < 3; i++) {
+		uint64_t a;
+		uint8_t is;
+		assert_int_equal(trawl_ete_pkt_decoder_history(d, i, &a, &is), TRAWL_OK);
+		h = (h ^ a ^ ((uint64_t)is << 63)) * 0x100000001b3ull + i;
+	}
+	return h;
+}
+
+/* chunk: 0 = all at once, SIZE_MAX = random sizes 1..97. Returns a digest
+ * of the address history after every chunk. */
+static uint64_t feed(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t len, size_t chunk)
 {
 	size_t i = 0;
+	uint64_t h = 0xcbf29ce484222325ull;
 	while (i < len) {
 		size_t n = chunk == 0 ? len : chunk == SIZE_MAX ? 1 + rnd() % 97 : chunk;
 		if (n > len - i)
 			n = len - i;
 		trawl_ete_pkt_decoder_feed(d, b + i, n);
+		h = hist_digest(d, h);
 		i += n;
 	}
 	trawl_ete_pkt_decoder_finish(d);
+	return hist_digest(d, h);
 }
 
 static void run(const struct trawl_ete_config *cfg, const uint8_t *b, size_t len, size_t chunk,
-		int generic, int records, struct pkts *out, struct trawl_ete_pkt_stats *st)
+		int generic, int records, struct pkts *out, struct trawl_ete_pkt_stats *st,
+		uint64_t *hist)
 {
 	struct trawl_ete_pkt_decoder *d;
 	assert_int_equal(trawl_ete_pkt_decoder_create(&d, cfg, records ? collect : NULL, out, NULL),
 			 TRAWL_OK);
 	trawl_ete_pkt_decoder_set_generic(d, generic);
 	uint64_t seed = rng_state;
-	feed(d, b, len, chunk);
+	*hist = feed(d, b, len, chunk);
 	rng_state = seed; /* every run of one case sees the same chunking */
 	*st = *trawl_ete_pkt_decoder_stats(d);
 	trawl_ete_pkt_decoder_destroy(d);
@@ -122,11 +140,17 @@ static size_t check_stream(const struct trawl_ete_config *cfg, const uint8_t *b,
 {
 	struct pkts ref = { 0 }, fast = { 0 }, none = { 0 };
 	struct trawl_ete_pkt_stats s_ref, s_fast, s_cnt, s_cnt_gen;
-	run(cfg, b, len, chunk, 1, 1, &ref, &s_ref);
-	run(cfg, b, len, chunk, 0, 1, &fast, &s_fast);
-	run(cfg, b, len, chunk, 0, 0, &none, &s_cnt);
-	run(cfg, b, len, chunk, 1, 0, &none, &s_cnt_gen);
+	uint64_t h_ref, h_fast, h_cnt, h_cnt_gen;
+	run(cfg, b, len, chunk, 1, 1, &ref, &s_ref, &h_ref);
+	run(cfg, b, len, chunk, 0, 1, &fast, &s_fast, &h_fast);
+	run(cfg, b, len, chunk, 0, 0, &none, &s_cnt, &h_cnt);
+	run(cfg, b, len, chunk, 1, 0, &none, &s_cnt_gen, &h_cnt_gen);
 	assert_int_equal(none.n, 0);
+	/* the address history after every chunk, the same in all four runs */
+	if (h_fast != h_ref || h_cnt != h_ref || h_cnt_gen != h_ref)
+		fail_msg("%s: address history differs (records fast %d, counting fast %d, "
+			 "counting generic %d)", what, h_fast != h_ref, h_cnt != h_ref,
+			 h_cnt_gen != h_ref);
 	if (ref.n != fast.n)
 		fail_msg("%s: %zu packets generic, %zu fast", what, ref.n, fast.n);
 	for (size_t i = 0; i < ref.n; i++)
@@ -274,6 +298,49 @@ static void every_cut(void **state)
 	}
 }
 
+/* The counting loop dispatches on the kinds of two bytes at once (a
+ * one-byte packet and what follows it): runs of every length 0..21 of
+ * one-byte packets (atoms, cycle count F3, an event, Trace On) between each
+ * multi-byte kind, so runs end at both offsets of a pair, near the end of
+ * the loop's range and at every offset of the chunk. */
+static void atom_runs(void **state)
+{
+	(void)state;
+	static const uint8_t ones[] = { 0xF8, 0xC0, 0x12, 0xDB, 0xF6, 0x1F, 0xE5, 0xDD, 0xD5, 0x71, 0x04 };
+	static const uint8_t multi[][6] = {
+		{ 2, 0x0C, 0x35 }, { 2, 0x95, 0x11 }, { 3, 0x95, 0x91, 0x22 }, { 2, 0x96, 0x7F },
+		{ 5, 0x9A, 0x11, 0x22, 0x33, 0x44 }, { 1, 0x91 }, { 2, 0xB4, 0x05 }, { 2, 0x0E, 0x01 },
+		{ 5, 0x9B, 0x81, 0x02, 0x03, 0x04 }, { 1, 0x92 }, { 3, 0x96, 0x80, 0x7F },
+	};
+	uint8_t buf[4096];
+	size_t n = 0;
+	memset(buf, 0, 11);
+	buf[11] = 0x80;
+	buf[12] = 0x01;
+	buf[13] = 0x00;
+	n = 14;
+	unsigned k = 0;
+	for (unsigned run = 0; run <= 21; run++) {
+		for (size_t m = 0; m < sizeof multi / sizeof multi[0]; m++) {
+			for (unsigned i = 0; i < run; i++)
+				buf[n++] = ones[k++ % sizeof ones];
+			memcpy(buf + n, multi[m] + 1, multi[m][0]);
+			n += multi[m][0];
+			assert_true(n + 40 < sizeof buf);
+		}
+	}
+	struct trawl_ete_config c = cfg_ete();
+	rng_state = 0x13198a2e03707344ull;
+	size_t total = check_stream(&c, buf, n, 0, "atom runs");
+	assert_true(total > 2000);
+	for (size_t cut = 1; cut <= 40; cut++) {
+		char what[64];
+		snprintf(what, sizeof what, "atom runs, chunk size %zu", cut);
+		check_stream(&c, buf, n, cut, what);
+	}
+	check_stream(&c, buf, n, SIZE_MAX, "atom runs, random chunks");
+}
+
 /* ---------------------------------------------------------------- corpus */
 
 struct streams {
@@ -375,6 +442,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_cut),
+		cmocka_unit_test(atom_runs),
 		cmocka_unit_test(random_buffers),
 		cmocka_unit_test(corpus_snapshots),
 	};
