@@ -181,8 +181,8 @@ void tarmac_warn_type(struct trawl_tarmac *t, const struct tarmac_line *ln, cons
  * 0 = parse it; inline: the reader calls it on every line): a line that starts with
  * exactly the "<time> <unit> " bytes of the open instruction's line has its
  * time, unit and CPU, so the full grammar would attach it to that event.
- * Memory lines (unless wanted) and writes of X registers not wanted only
- * extend the event's line range: no number is parsed. */
+ * Memory lines (unless wanted) and writes of X registers or CPSR not wanted
+ * only extend the event's line range: no number is parsed. */
 static inline int tarmac_skip_line(struct trawl_tarmac *t, const char *p, size_t len, uint64_t offset)
 {
 	size_t pl = t->skip_len;
@@ -237,6 +237,12 @@ static inline int tarmac_skip_line(struct trawl_tarmac *t, const char *p, size_t
 		else
 			return 0;
 		if (n > 30 || tarmac_want_reg(t, TRAWL_REG_X0 + n))
+			return 0;
+	} else if (q[0] == 'R' && q[1] == ' ' && (q[2] == 'c' || q[2] == 'C') && len >= pl + 7 &&
+		   (!memcmp(q + 2, "cpsr ", 5) || !memcmp(q + 2, "CPSR ", 5))) {
+		/* flags written by most compares: an A64 trace has one per
+		 * dozen lines */
+		if (tarmac_want_reg(t, TRAWL_REG_PSR))
 			return 0;
 	} else {
 		return 0;

@@ -807,6 +807,9 @@ static void partial_parsing(void **state)
 		"8 clk MW4 0000ab98 00000001\n"       /* other time: a STATE event of its own */
 		"9 clk IT (9) 0000c7ec 94000010 O EL3h_s : BL       {pc}+0x40\n"
 		"9 clk R X30 000000000000c7f0\n"
+		"9 clk R cpsr 60000000\n"
+		"9 clk R CPSR 20000000\n"
+		"9 clk R cpsr_x 20000000\n"
 		"9 clk R W30 0000fff0\n"
 		"9 clk R SP_EL3 00000000000fffe0\n"
 		"9 clk R X14 0000000000000001\n"
@@ -816,29 +819,33 @@ static void partial_parsing(void **state)
 		"10 clk IT (10) 0000c830 d65f03c0 O EL3h_s : RET\n";
 	text = realloc(text, len + sizeof extra);
 	memcpy(text + len, extra, sizeof extra);
-	uint64_t keep = TRAWL_WANT_REG(TRAWL_REG_SP) | TRAWL_WANT_REG(TRAWL_REG_X0 + 14) |
-			TRAWL_WANT_REG(TRAWL_REG_X0 + 30) | TRAWL_WANT_REG(TRAWL_REG_PSR);
-	char *ref = flatten_with(text, 1, 0, 0, keep, 0);
-	char *full = flatten_lines(text, 1);
-	assert_true(strlen(ref) > 10000);
-	assert_string_not_equal(ref, full); /* something was dropped */
-	for (int fast = 0; fast <= 1; fast++) {
-		char *part = flatten_with(text, fast, TRAWL_WANT_FILTER, keep, ~(uint64_t)0, 1);
-		assert_string_equal(ref, part);
-		free(part);
+	/* with and without CPSR: unwanted CPSR lines are skipped by their
+	 * first bytes like X registers */
+	for (int psr = 0; psr <= 1; psr++) {
+		uint64_t keep = TRAWL_WANT_REG(TRAWL_REG_SP) | TRAWL_WANT_REG(TRAWL_REG_X0 + 14) |
+				TRAWL_WANT_REG(TRAWL_REG_X0 + 30) | (psr ? TRAWL_WANT_REG(TRAWL_REG_PSR) : 0);
+		char *ref = flatten_with(text, 1, 0, 0, keep, 0);
+		char *full = flatten_lines(text, 1);
+		assert_true(strlen(ref) > 10000);
+		assert_string_not_equal(ref, full); /* something was dropped */
+		for (int fast = 0; fast <= 1; fast++) {
+			char *part = flatten_with(text, fast, TRAWL_WANT_FILTER, keep, ~(uint64_t)0, 1);
+			assert_string_equal(ref, part);
+			free(part);
+		}
+		/* memory accesses kept when asked for */
+		char *refm = flatten_with(text, 1, 0, 0, keep, 1);
+		char *partm = flatten_with(text, 1, TRAWL_WANT_FILTER | TRAWL_WANT_MEMS, keep, ~(uint64_t)0, 1);
+		assert_string_equal(refm, partm);
+		/* want = 0 is a full parse */
+		char *all = flatten_with(text, 1, 0, keep, ~(uint64_t)0, 1);
+		assert_string_equal(full, all);
+		free(refm);
+		free(partm);
+		free(all);
+		free(ref);
+		free(full);
 	}
-	/* memory accesses kept when asked for */
-	char *refm = flatten_with(text, 1, 0, 0, keep, 1);
-	char *partm = flatten_with(text, 1, TRAWL_WANT_FILTER | TRAWL_WANT_MEMS, keep, ~(uint64_t)0, 1);
-	assert_string_equal(refm, partm);
-	/* want = 0 is a full parse */
-	char *all = flatten_with(text, 1, 0, keep, ~(uint64_t)0, 1);
-	assert_string_equal(full, all);
-	free(refm);
-	free(partm);
-	free(all);
-	free(ref);
-	free(full);
 	free(text);
 }
 

@@ -152,11 +152,11 @@ int calls_run_read(struct calls_run *r)
 	struct trawl_error err;
 	trawl_error_clear(&err);
 	if (!r->parse_all) {
-		/* the detector reads only the stack pointer and link registers */
+		/* the detector reads only the stack pointer and link registers
+		 * (track_regs in lib/analysis/calls.c) */
 		r->to.opt.want = TRAWL_WANT_FILTER;
 		r->to.opt.want_regs = TRAWL_WANT_REG(TRAWL_REG_SP) | TRAWL_WANT_REG(TRAWL_REG_X0 + 14) |
-				      TRAWL_WANT_REG(TRAWL_REG_X0 + 30) | TRAWL_WANT_REG(TRAWL_REG_PC) |
-				      TRAWL_WANT_REG(TRAWL_REG_PSR);
+				      TRAWL_WANT_REG(TRAWL_REG_X0 + 30);
 	}
 	/* the call analysis and the parser take turns on each batch: let
 	 * them overlap on two cores */
