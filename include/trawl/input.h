@@ -28,8 +28,6 @@ struct trawl_input_options {
 	size_t chunk_size;   /* target buffer size for streamed input; 0 = 4 MiB */
 	size_t max_line;     /* longest line accepted, bytes; 0 = 64 MiB */
 	int no_mmap;         /* force the streaming path (tests) */
-	size_t map_window;   /* bytes of a mapped file per chunk; 0 = 64 MiB
-	                        (tests use small ones to cross many windows) */
 };
 
 /* A block of whole lines. `data` is borrowed: valid until the next call to

@@ -51,11 +51,6 @@ struct trawl_reader_options {
 	void *warn_ctx;
 	uint32_t want;                 /* TRAWL_WANT_* bits; 0 = everything */
 	uint64_t want_regs;            /* with TRAWL_WANT_FILTER: registers kept */
-	int read_ahead;                /* parse the next batch on a second thread
-	                                  while the caller works on this one (see
-	                                  trawl_reader_next); ignored where the
-	                                  format or input cannot (pipes,
-	                                  compressed files) */
 };
 
 /* Counters a reader keeps; valid at any time. */
@@ -80,18 +75,11 @@ enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct traw
 /* Next batch. TRAWL_OK with batch->count > 0; TRAWL_END when the input is
  * exhausted; an error status (with err filled: file, line, column, excerpt)
  * for bad input. Everything the batch points to is borrowed until the next
- * call on this reader. With read_ahead the events, warnings and errors are
- * the same and come in the same order; warnings are delivered on the
- * caller's thread, during the call that returns the batch they concern. */
+ * call on this reader. */
 enum trawl_status trawl_reader_next(struct trawl_reader *r, struct trawl_event_batch *batch,
 				    struct trawl_error *err);
 
-/* Counters as of the last batch returned. */
 const struct trawl_reader_stats *trawl_reader_stats(const struct trawl_reader *r);
-/* Raw (compressed) input bytes consumed as of the last batch returned: use
- * this for progress, not trawl_input_raw_pos on the reader's input, which
- * a read-ahead thread may be moving. */
-uint64_t trawl_reader_raw_pos(const struct trawl_reader *r);
 struct trawl_input *trawl_reader_input(struct trawl_reader *r);
 enum trawl_format trawl_reader_format(const struct trawl_reader *r);
 

@@ -55,13 +55,6 @@ size_t trawl_tarmac_completed(const struct trawl_tarmac *t);
  * valid until the next call on t. */
 void trawl_tarmac_take(struct trawl_tarmac *t, struct trawl_event_batch *batch);
 
-/* Read-ahead: from now on a taken batch stays valid until the call after
- * the next trawl_tarmac_take (its arrays, detached text and register names
- * are kept while the following batch is built in a second set), so one
- * thread can build a batch while another still reads the previous one.
- * The input text itself must stay valid that long (a mapped file). */
-enum trawl_status trawl_tarmac_double_buffer(struct trawl_tarmac *t, struct trawl_error *err);
-
 /* Copy the text the in-progress event borrows from the input into memory
  * the parser owns (called before the input buffer is reused). */
 enum trawl_status trawl_tarmac_detach_text(struct trawl_tarmac *t, struct trawl_error *err);

@@ -23,7 +23,6 @@ struct trawl_input {
 	int own_fd;
 	enum trawl_compression comp;
 	size_t chunk_size;
-	size_t map_window;            /* bytes of a mapped file per chunk */
 	size_t max_line;
 
 	/* raw source: either a mapping/memory block or reads from fd */
@@ -67,7 +66,6 @@ static enum trawl_status input_alloc(struct trawl_input **out, const char *name,
 	in->fd = -1;
 	in->chunk_size = opt && opt->chunk_size ? opt->chunk_size : DEFAULT_CHUNK;
 	in->max_line = opt && opt->max_line ? opt->max_line : DEFAULT_MAX_LINE;
-	in->map_window = opt && opt->map_window ? opt->map_window : MAP_WINDOW;
 	if (in->max_line < in->chunk_size)
 		in->max_line = in->chunk_size;
 	*out = in;
@@ -413,12 +411,11 @@ enum trawl_status trawl_input_next(struct trawl_input *in, struct trawl_chunk *c
 					MADV_DONTNEED);
 				in->dropped = drop_end;
 			}
-			size_t win = in->map_window;
-			if (in->map_len - start > win) {
+			if (in->map_len - start > MAP_WINDOW) {
 				const unsigned char *base = in->map + start;
-				const unsigned char *nl = memrchr(base, '\n', win);
+				const unsigned char *nl = memrchr(base, '\n', MAP_WINDOW);
 				if (!nl)
-					nl = memchr(base + win, '\n', in->map_len - start - win);
+					nl = memchr(base + MAP_WINDOW, '\n', in->map_len - start - MAP_WINDOW);
 				if (nl)
 					end = (size_t)(nl - in->map) + 1;
 			}

@@ -23,11 +23,6 @@ struct trawl_reader_backend {
 				  struct trawl_error *err);
 	const struct trawl_reader_stats *(*stats)(const void *state);
 	void (*close)(void *state);
-	/* Read-ahead (reader.c): make each batch stay valid until the call
-	 * after next, so the next one can be built on another thread while
-	 * the caller reads it. 1 = done; 0 = not possible for this input
-	 * (reading stays on the caller's thread). May be NULL. */
-	int (*double_buffer)(void *state);
 };
 
 extern const struct trawl_reader_backend trawl_tarmac_backend;

@@ -377,7 +377,7 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 		if ((st = trawl_index_builder_add(b, &batch, err)))
 			goto out;
 		if (opt && opt->progress)
-			opt->progress(opt->progress_ctx, trawl_reader_raw_pos(r),
+			opt->progress(opt->progress_ctx, trawl_input_raw_pos(in),
 				      trawl_input_raw_size(in));
 	}
 	if (st != TRAWL_END)

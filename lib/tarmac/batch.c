@@ -44,18 +44,11 @@ void trawl_tarmac_destroy(struct trawl_tarmac *t)
 	for (size_t i = 0; i < t->nwarned; i++)
 		free(t->warned[i]);
 	trawl_reg_names_release(&t->sysregs);
-	trawl_reg_names_release(&t->published[0]);
-	trawl_reg_names_release(&t->published[1]);
 	free(t->ev);
 	free(t->regs);
 	free(t->mems);
 	free(t->pool);
 	free(t->carry);
-	free(t->spare.ev);
-	free(t->spare.regs);
-	free(t->spare.mems);
-	free(t->spare.pool);
-	free(t->spare_carry);
 	free(t->file);
 	free(t);
 }
@@ -110,75 +103,11 @@ static int reserve_event(struct trawl_tarmac *t)
 /* Move the event in progress (and its effects and pool bytes) to the front
  * after a batch was taken. Deferred to the next mutating call so that the
  * taken batch stays valid until then. */
-static void swap_sets(struct trawl_tarmac *t)
-{
-	struct tarmac_bufset a = { t->ev, t->ev_cap, t->regs, t->regs_cap,
-				   t->mems, t->mems_cap, t->pool, t->pool_cap };
-	t->ev = t->spare.ev;
-	t->ev_cap = t->spare.ev_cap;
-	t->regs = t->spare.regs;
-	t->regs_cap = t->spare.regs_cap;
-	t->mems = t->spare.mems;
-	t->mems_cap = t->spare.mems_cap;
-	t->pool = t->spare.pool;
-	t->pool_cap = t->spare.pool_cap;
-	t->spare = a;
-	t->cur ^= 1;
-}
-
-/* Double-buffered compaction: the taken batch keeps its set; the event in
- * progress is copied to the front of the other one. Out of memory, the
- * parser fails (t->nomem) rather than lose that event quietly. */
-static int compact_into_spare(struct trawl_tarmac *t)
-{
-	size_t nev = t->nev, pstart = t->open_pool, plen = t->pool_len;
-	swap_sets(t);
-	t->nregs = t->nmems = t->pool_len = 0;
-	t->nev = 0;
-	if (!t->open)
-		return 1;
-	plen -= pstart;
-	const struct trawl_event *e = &t->spare.ev[nev];
-	if (!grow((void **)&t->ev, &t->ev_cap, 2, sizeof *t->ev) ||
-	    !grow((void **)&t->regs, &t->regs_cap, e->nregs, sizeof *t->regs) ||
-	    !grow((void **)&t->mems, &t->mems_cap, e->nmems, sizeof *t->mems) ||
-	    !grow((void **)&t->pool, &t->pool_cap, plen, 1)) {
-		t->open = 0;
-		t->nomem = 1; /* reported by the next parse call */
-		return 0;
-	}
-	if (plen)
-		memcpy(t->pool, t->spare.pool + pstart, plen);
-	for (uint32_t i = 0; i < e->nregs; i++) {
-		t->regs[i] = t->spare.regs[e->first_reg + i];
-		t->regs[i].value -= (uint32_t)pstart;
-		if (t->regs[i].known != TRAWL_ALL_KNOWN)
-			t->regs[i].known -= (uint32_t)pstart;
-	}
-	for (uint32_t i = 0; i < e->nmems; i++) {
-		t->mems[i] = t->spare.mems[e->first_mem + i];
-		t->mems[i].value -= (uint32_t)pstart;
-		if (t->mems[i].known != TRAWL_ALL_KNOWN)
-			t->mems[i].known -= (uint32_t)pstart;
-	}
-	t->ev[0] = *e;
-	t->ev[0].first_reg = t->ev[0].first_mem = 0;
-	t->nregs = e->nregs;
-	t->nmems = e->nmems;
-	t->pool_len = plen;
-	t->open_pool = 0;
-	return 1;
-}
-
 void tarmac_compact(struct trawl_tarmac *t)
 {
 	if (!t->taken)
 		return;
 	t->taken = 0;
-	if (t->double_buffer) {
-		compact_into_spare(t);
-		return;
-	}
 	if (!t->open) {
 		t->nev = 0;
 		t->nregs = t->nmems = t->pool_len = 0;
@@ -224,36 +153,6 @@ static void fill_batch(const struct trawl_tarmac *t, struct trawl_event_batch *b
 	b->sysregs = t->sysregs.count ? &t->sysregs : NULL;
 }
 
-/* Read-ahead: the names a taken batch refers to, as a copy of their own
- * (interning a new name may move the live table while the batch is read).
- * Names only grow, so an equal count means the copy is current. */
-static void publish_names(struct trawl_tarmac *t, struct trawl_event_batch *b)
-{
-	struct trawl_reg_names *pub = &t->published[t->cur];
-	if (!t->sysregs.count) {
-		b->sysregs = NULL;
-		return;
-	}
-	if (pub->count != t->sysregs.count) {
-		trawl_reg_names_release(pub);
-		for (size_t i = 0; i < t->sysregs.count; i++) {
-			const char *n = t->sysregs.names[i];
-			if (!trawl_reg_names_intern(pub, n, strlen(n))) {
-				t->nomem = 1;
-				break;
-			}
-		}
-	}
-	b->sysregs = pub;
-}
-
-enum trawl_status trawl_tarmac_double_buffer(struct trawl_tarmac *t, struct trawl_error *err)
-{
-	(void)err;
-	t->double_buffer = 1;
-	return TRAWL_OK;
-}
-
 void trawl_tarmac_peek(const struct trawl_tarmac *t, struct trawl_event_batch *batch)
 {
 	fill_batch(t, batch, t->taken ? t->nev : t->nev + (size_t)t->open);
@@ -268,8 +167,6 @@ void trawl_tarmac_take(struct trawl_tarmac *t, struct trawl_event_batch *batch)
 {
 	tarmac_compact(t);
 	fill_batch(t, batch, t->nev);
-	if (t->double_buffer)
-		publish_names(t, batch);
 	t->taken = 1;
 }
 
@@ -279,8 +176,6 @@ void trawl_tarmac_take(struct trawl_tarmac *t, struct trawl_event_batch *batch)
 enum trawl_status trawl_tarmac_detach_text(struct trawl_tarmac *t, struct trawl_error *err)
 {
 	tarmac_compact(t);
-	if (t->nomem)
-		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	if (!t->open)
 		return TRAWL_OK;
 	struct trawl_event *e = &t->ev[t->nev];
@@ -290,16 +185,6 @@ enum trawl_status trawl_tarmac_detach_text(struct trawl_tarmac *t, struct trawl_
 	size_t need = (size_t)m->len + d->len;
 	if (!need || t->open_detached)
 		return TRAWL_OK;
-	if (t->double_buffer) {
-		/* the batch handed out may start with the event detached last
-		 * time: write this one into the other buffer */
-		char *c = t->carry;
-		size_t cap = t->carry_cap;
-		t->carry = t->spare_carry;
-		t->carry_cap = t->spare_carry_cap;
-		t->spare_carry = c;
-		t->spare_carry_cap = cap;
-	}
 	if (need > t->carry_cap) {
 		char *c = malloc(need);
 		if (!c)

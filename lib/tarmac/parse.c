@@ -1168,8 +1168,6 @@ enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *li
 					  struct trawl_error *err)
 {
 	tarmac_compact(t);
-	if (t->nomem)
-		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	if (t->skip_len && !t->cut_line && tarmac_skip_line(t, line, len, offset))
 		return TRAWL_OK;
 	return tarmac_parse_unskipped(t, line, len, offset, err);
@@ -1182,8 +1180,6 @@ enum trawl_status tarmac_parse_line_noskip(struct trawl_tarmac *t, const char *l
 {
 	if (t->taken) {
 		tarmac_compact(t);
-		if (t->nomem)
-			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 		if (t->skip_len && !t->cut_line && tarmac_skip_line(t, line, len, offset))
 			return TRAWL_OK;
 	}

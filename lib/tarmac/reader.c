@@ -242,17 +242,6 @@ static void tr_close(void *state)
 	free(r);
 }
 
-/* Text of a mapped file stays valid until close; text of a stream is in a
- * buffer the next chunk overwrites while the caller may still read it. */
-static int tr_double_buffer(void *state)
-{
-	struct tarmac_reader *r = state;
-	size_t len;
-	if (!trawl_input_mapping(r->in, &len))
-		return 0;
-	return trawl_tarmac_double_buffer(r->t, NULL) == TRAWL_OK;
-}
-
 static void count_warning(void *ctx, const struct trawl_error *w)
 {
 	(void)w;
@@ -297,5 +286,4 @@ int trawl_tarmac_probe(const char *data, size_t len)
 
 const struct trawl_reader_backend trawl_tarmac_backend = {
 	TRAWL_FORMAT_TARMAC, "tarmac", trawl_tarmac_probe, tr_open, tr_next, tr_stats, tr_close,
-	tr_double_buffer,
 };

@@ -14,18 +14,6 @@
 #define TARMAC_REGCACHE 512
 #define TARMAC_MAX_BAD_WARNINGS 20
 
-/* The arrays one batch lives in (read-ahead keeps two, see batch.c). */
-struct tarmac_bufset {
-	struct trawl_event *ev;
-	size_t ev_cap;
-	struct trawl_reg_write *regs;
-	size_t regs_cap;
-	struct trawl_mem_access *mems;
-	size_t mems_cap;
-	uint8_t *pool;
-	size_t pool_cap;
-};
-
 /* One cached register-name lookup (names up to 15 characters). */
 struct tarmac_regcache {
 	uint8_t len;
@@ -57,16 +45,6 @@ struct trawl_tarmac {
 	char *carry;
 	size_t carry_cap;
 	struct trawl_reg_names sysregs;
-	/* read-ahead (trawl_tarmac_double_buffer): the batch handed out keeps
-	 * its arrays, carry text and a copy of the system register names
-	 * while the next batch is built in the other set */
-	int double_buffer;
-	int nomem;                /* a double-buffered compaction failed */
-	unsigned cur;             /* which of published[] the active set uses */
-	struct tarmac_bufset spare;
-	char *spare_carry;
-	size_t spare_carry_cap;
-	struct trawl_reg_names published[2];
 
 	/* state carried from line to line */
 	uint64_t seq;

@@ -158,9 +158,6 @@ int calls_run_read(struct calls_run *r)
 		r->to.opt.want_regs = TRAWL_WANT_REG(TRAWL_REG_SP) | TRAWL_WANT_REG(TRAWL_REG_X0 + 14) |
 				      TRAWL_WANT_REG(TRAWL_REG_X0 + 30);
 	}
-	/* the call analysis and the parser take turns on each batch: let
-	 * them overlap on two cores */
-	r->to.opt.read_ahead = 1;
 	int rc = r->use_index ? 0 : trace_reader_open(&r->to, &rd);
 	if (rc)
 		return rc;
@@ -193,7 +190,7 @@ int calls_run_read(struct calls_run *r)
 			rc = cli_report(r->to.cmd, &err);
 			goto out;
 		}
-		cli_progress_update(&prog, trawl_reader_raw_pos(rd));
+		cli_progress_update(&prog, trawl_input_raw_pos(trawl_reader_input(rd)));
 	}
 	cli_progress_finish(&prog);
 	trawl_calls_finish(r->calls);

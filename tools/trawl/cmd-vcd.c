@@ -66,7 +66,6 @@ int cmd_vcd(int argc, char **argv)
 	vo.image = nsyms ? r.image : NULL;
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	r.to.opt.read_ahead = 1; /* writing the VCD overlaps the parsing */
 	if ((rc = trace_reader_open(&r.to, &rd)))
 		goto out;
 	if (trawl_vcd_create(&v, &vo, &err) != TRAWL_OK) {

@@ -86,8 +86,6 @@ int index_cli_open(struct index_cli *c)
 	opt.reader = c->to.opt;
 	opt.reader.warn = print_warning;
 	opt.reader.warn_ctx = c;
-	/* parsing and building take turns on each batch: overlap them */
-	opt.reader.read_ahead = 1;
 	opt.progress = progress;
 	opt.progress_ctx = &p;
 	struct trawl_trace_id id;

@@ -52,5 +52,5 @@ uint64_t trace_progress(struct trawl_reader *r)
 	struct trawl_input *in = trawl_reader_input(r);
 	if (trawl_input_compression(in) == TRAWL_COMPRESSION_NONE)
 		return trawl_reader_stats(r)->bytes;
-	return trawl_reader_raw_pos(r);
+	return trawl_input_raw_pos(in);
 }
