@@ -35,12 +35,13 @@ else
 fi
 echo "trace: $trace, $(wc -c <"$trace") bytes"
 
-# run NAME CMD...: best of $RUNS (2) wall times, the CPU time of that run,
+# run NAME CMD...: best of $RUNS (3) wall times (other tenants of the
+# machine slow single runs by up to 1.7x), the CPU time of that run,
 # the larger peak RSS
 run() {
 	name=$1; shift
 	best="" cpu="" rss=0
-	for i in $(seq "${RUNS:-2}"); do
+	for i in $(seq "${RUNS:-3}"); do
 		/usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/err.txt" ||
 			{ echo "bench-calls: '$*' failed: $(head -3 "$out/err.txt")"; return 1; }
 		set -- $(cat "$out/time.txt") "$@"
