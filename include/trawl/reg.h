@@ -61,6 +61,14 @@ int trawl_reg_parse(const char *name, size_t len, enum trawl_reg_state state,
 const char *trawl_reg_name(uint32_t reg);
 uint32_t trawl_reg_width(uint32_t reg);
 
+/* How many bytes of a register to display, least significant first, given
+ * its storage width and which bytes are known (known[i] != 0). Returns 0
+ * when no shown byte is known. Bytes below the returned width that are
+ * unknown are real gaps and should be shown as such (??); bytes above it
+ * were never written. a32: the core is in AArch32 state (r-registers are 32
+ * bits). The one rule trawl regs and the browser share. */
+uint32_t trawl_reg_shown_width(uint32_t reg, const uint8_t *known, uint32_t width, int a32);
+
 /* Interned system-register names: id = TRAWL_REG_SYS_BASE + index. */
 struct trawl_reg_names {
 	size_t count;

@@ -241,6 +241,42 @@ uint32_t trawl_reg_width(uint32_t reg)
 	return 0;
 }
 
+/* Storage is sized for the widest form a register can take (PSR: 8 bytes,
+ * as Fast Models may print more than 32 bits; FPCR: 64-bit since Armv8.x;
+ * system registers: 16 for 128-bit ones), while most traces write fewer
+ * bytes (A64 "R cpsr 20000000", "R TPIDR_EL0" as 8). Tarmac writes these
+ * registers whole, so bytes above the highest byte ever known were never
+ * part of the value the trace uses: show the known width rounded up to a
+ * power of two (at least 4, the narrowest such register), and keep ?? only
+ * for unknown bytes inside that width. Core registers keep their
+ * architectural width (X, SP, PC are 64-bit in AArch64, so an unknown upper
+ * half there is a real unknown); vectors show whole 128-bit granules,
+ * predicates whole 16-bit granules. */
+uint32_t trawl_reg_shown_width(uint32_t reg, const uint8_t *known, uint32_t width, int a32)
+{
+	uint32_t w = width;
+	if (a32 && reg <= TRAWL_REG_PC && w > 4)
+		w = 4;
+	uint32_t n = w;
+	while (n && !known[n - 1])
+		n--;
+	if (!n)
+		return 0;
+	if (reg >= TRAWL_REG_V0 && reg < TRAWL_REG_V0 + 32)
+		return (n + 15) / 16 * 16;
+	if ((reg >= TRAWL_REG_P0 && reg < TRAWL_REG_P0 + 32) || reg == TRAWL_REG_FFR)
+		return (n + 1) / 2 * 2;
+	if (reg == TRAWL_REG_FPSR || reg == TRAWL_REG_FPSCR)
+		return w < 4 ? w : 4;
+	if (reg == TRAWL_REG_PSR || reg == TRAWL_REG_FPCR || reg >= TRAWL_REG_SYS_BASE) {
+		uint32_t p = 4;
+		while (p < n)
+			p *= 2;
+		return p < w ? p : w;
+	}
+	return w;
+}
+
 /* ---- interned system register names ---- */
 
 static uint32_t name_hash(const char *s, size_t len)

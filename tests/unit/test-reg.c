@@ -88,6 +88,61 @@ static void interning(void **state)
 	trawl_reg_names_release(&t);
 }
 
+/* known[] from a string of '1'/'0', least significant byte first. */
+static uint32_t shown(uint32_t reg, const char *bits, int a32)
+{
+	uint8_t k[TRAWL_REG_V_BYTES] = { 0 };
+	uint32_t w = (uint32_t)strlen(bits);
+	for (uint32_t i = 0; i < w; i++)
+		k[i] = bits[i] == '1';
+	return trawl_reg_shown_width(reg, k, w, a32);
+}
+
+static void shown_width(void **state)
+{
+	(void)state;
+	uint32_t tpidr = TRAWL_REG_SYS_BASE + 3;
+	/* A64 "R cpsr 20000000": bytes 0-3 of the 8 stored -> 4 bytes */
+	assert_int_equal(shown(TRAWL_REG_PSR, "11110000", 0), 4);
+	assert_int_equal(shown(TRAWL_REG_FPCR, "11110000", 0), 4);
+	/* 64-bit system register in 16 bytes of storage -> 8 */
+	assert_int_equal(shown(tpidr, "1111111100000000", 0), 8);
+	/* a hole below the top known byte stays inside the width (??) */
+	assert_int_equal(shown(TRAWL_REG_PSR, "11010000", 0), 4);
+	assert_int_equal(shown(tpidr, "1111101100000000", 0), 8);
+	assert_int_equal(shown(TRAWL_REG_PSR, "10000001", 0), 8);
+	/* 5 known bytes round up to the next power of two */
+	assert_int_equal(shown(tpidr, "1111100000000000", 0), 8);
+	/* one low byte: at least 32 bits */
+	assert_int_equal(shown(TRAWL_REG_PSR, "10000000", 0), 4);
+	/* a single high byte (NZCV lives in byte 3) */
+	assert_int_equal(shown(TRAWL_REG_PSR, "00010000", 0), 4);
+	/* everything known: the full storage width */
+	assert_int_equal(shown(TRAWL_REG_PSR, "11111111", 0), 8);
+	assert_int_equal(shown(tpidr, "1111111111111111", 0), 16);
+	/* nothing known: 0, the register is left out */
+	assert_int_equal(shown(TRAWL_REG_PSR, "00000000", 0), 0);
+	assert_int_equal(shown(tpidr, "0000000000000000", 0), 0);
+	assert_int_equal(shown(TRAWL_REG_X0 + 5, "00000000", 0), 0);
+	/* A64 core registers are 64-bit: an unknown upper half is real */
+	assert_int_equal(shown(TRAWL_REG_X0 + 5, "11110000", 0), 8);
+	assert_int_equal(shown(TRAWL_REG_PC, "11111111", 0), 8);
+	/* AArch32: r-registers are 32 bits, bytes above never count */
+	assert_int_equal(shown(TRAWL_REG_X0 + 5, "11110000", 1), 4);
+	assert_int_equal(shown(TRAWL_REG_X0 + 5, "00001111", 1), 0);
+	/* fpsr is 32 bits whatever its storage */
+	assert_int_equal(shown(TRAWL_REG_FPSR, "11111111", 0), 4);
+	/* vectors in 128-bit granules, predicates in 16-bit ones */
+	char v[TRAWL_REG_V_BYTES + 1];
+	memset(v, '0', TRAWL_REG_V_BYTES);
+	v[TRAWL_REG_V_BYTES] = 0;
+	memset(v, '1', 8);
+	assert_int_equal(shown(TRAWL_REG_V0, v, 0), 16);
+	v[20] = '1';
+	assert_int_equal(shown(TRAWL_REG_V0, v, 0), 32);
+	assert_int_equal(shown(TRAWL_REG_P0, "11100000000000000000000000000000", 0), 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -95,6 +150,7 @@ int main(void)
 		cmocka_unit_test(fp_aliases),
 		cmocka_unit_test(not_core_registers),
 		cmocka_unit_test(interning),
+		cmocka_unit_test(shown_width),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,9 @@ static const char usage[] =
 	"\n"
 	"Prints the registers of one core as they were after the event containing\n"
 	"LINE (or the last event at or before time T). Bytes the trace never showed\n"
-	"are printed as ??. Registers with no known byte are left out.\n"
+	"are printed as ??. Registers with no known byte are left out. Each register\n"
+	"is printed at the width the trace writes it (psr as 32 bits in AArch64),\n"
+	"not padded with ?? to the width the index stores it in.\n"
 	"\n"
 	"Options:\n"
 	"  --at LINE         a line of the trace (1-based)\n"
@@ -16,27 +18,6 @@ static const char usage[] =
 	"  --cpu N           the core (default: the core of that event)\n"
 	INDEX_OPTIONS_HELP
 	TRACE_OPTIONS_HELP;
-
-/* Bytes worth printing: whole width for core registers (32 bits in
- * AArch32 state), the known part of vector/predicate registers rounded up
- * to 16 (q) or their full size. */
-static uint32_t shown_width(uint32_t reg, const uint8_t *k, uint32_t w, int a32)
-{
-	if (a32 && reg <= TRAWL_REG_PC)
-		w = 4;
-	uint32_t n = w;
-	while (n && !k[n - 1])
-		n--;
-	if (!n)
-		return 0;
-	if (reg >= TRAWL_REG_V0 && reg < TRAWL_REG_V0 + 32)
-		return n <= 16 ? 16 : (n + 15) / 16 * 16;
-	if ((reg >= TRAWL_REG_P0 && reg < TRAWL_REG_P0 + 32) || reg == TRAWL_REG_FFR)
-		return (n + 1) / 2 * 2;
-	if (reg == TRAWL_REG_FPSR || reg == TRAWL_REG_FPSCR)
-		return 4;
-	return w;
-}
 
 int cmd_regs(int argc, char **argv)
 {
@@ -100,7 +81,7 @@ int cmd_regs(int argc, char **argv)
 		uint32_t reg = k <= TRAWL_REG_FFR ? k : TRAWL_REG_SYS_BASE + (k - TRAWL_REG_FFR - 1);
 		const uint8_t *v, *kn;
 		uint32_t w = trawl_index_regs_view(&regs, reg, &v, &kn);
-		uint32_t n = w ? shown_width(reg, kn, w, a32) : 0;
+		uint32_t n = w ? trawl_reg_shown_width(reg, kn, w, a32) : 0;
 		if (!n)
 			continue;
 		const char *name = trawl_index_reg_name(c.ix, reg);

@@ -25,6 +25,21 @@ static int byte_changed(const struct browser *b, uint32_t reg, uint32_t i)
 	return k[i] && v[i] != bv[i];
 }
 
+static int cur_is_a32(const struct browser *b)
+{
+	return b->cur.iset == TRAWL_ISET_A32 || b->cur.iset == TRAWL_ISET_T32;
+}
+
+/* Width of reg as trawl regs shows it, or its storage width when no byte
+ * is known (drawn as ??). */
+static uint32_t shown_or_full(const struct browser *b, uint32_t reg)
+{
+	const uint8_t *v, *k;
+	uint32_t w = trawl_index_regs_view(&b->regs, reg, &v, &k);
+	uint32_t n = w ? trawl_reg_shown_width(reg, k, w, cur_is_a32(b)) : 0;
+	return n ? n : trawl_reg_width(reg);
+}
+
 /* Bytes [lo, hi) of reg, most significant first, at (y, x); w cells max. */
 static void draw_reg_bytes(const struct browser *b, int y, int x, int w, uint32_t reg,
 			   uint32_t lo, uint32_t hi, int sel)
@@ -90,7 +105,7 @@ void pane_regs_draw(struct browser *b, const struct rect *r, int cols)
 			 sel ? CP(COL_SELECT) | (int)A_BOLD :
 			 b->target == FOCUS_REGS && b->sel_reg == i ? (int)A_UNDERLINE : (int)A_BOLD);
 		if (avail > 5)
-			draw_reg_bytes(b, y, x + 5, avail - 5, reg, 0, w ? w : 8, sel);
+			draw_reg_bytes(b, y, x + 5, avail - 5, reg, 0, shown_or_full(b, reg), sel);
 	}
 }
 
@@ -155,8 +170,9 @@ static int vec_items(const struct browser *b, int bytes_per_row, struct vec_item
 		else
 			snprintf(x->name, sizeof x->name, "%s", r == 32 ? "fpsr" : "fpcr");
 		x->lo = 0;
-		/* as trawl regs prints them: fpsr as 32 bits, fpcr at full width */
-		x->hi = r < 32 ? 16 : r == 32 ? 4 : trawl_reg_width(TRAWL_REG_FPCR);
+		/* as trawl regs prints them (fpsr and fpcr at the width the
+		 * trace writes them) */
+		x->hi = r < 32 ? 16 : shown_or_full(b, x->reg);
 	}
 	return n;
 }
