@@ -52,13 +52,16 @@ static int on_change(void *ctx, const struct trawl_index_change *ch)
 			w->cpu = ch->cpu;
 		}
 		const uint8_t *v1, *k1, *v2, *k2;
-		uint32_t n = trawl_index_regs_view(&w->r1, ch->reg, &v1, &k1);
+		uint32_t w1 = trawl_index_regs_view(&w->r1, ch->reg, &v1, &k1);
 		trawl_index_regs_view(&w->r2, ch->reg, &v2, &k2);
-		/* print only up to the last byte known on either side */
-		while (n > 8 && !k1[n - 1] && !k2[n - 1])
-			n--;
-		if (n > 8)
-			n = (n + 15) / 16 * 16;
+		/* both sides at the wider of the widths trawl regs shows them
+		 * at (the storage width when neither side knows a byte) */
+		uint32_t n = trawl_reg_shown_width(ch->reg, k1, w1, 0);
+		uint32_t n2 = trawl_reg_shown_width(ch->reg, k2, w1, 0);
+		if (n2 > n)
+			n = n2;
+		if (!n)
+			n = w1;
 		const char *name = trawl_index_reg_name(w->c->ix, ch->reg);
 		if (w->c->json) {
 			printf("%s{\"cpu\":%u,\"reg\":\"%s\",\"old\":\"", sep, ch->cpu, name);
