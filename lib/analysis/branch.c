@@ -47,6 +47,10 @@ static enum trawl_branch_kind set_cond(struct trawl_branch *o, enum trawl_branch
 
 static enum trawl_branch_kind decode_a64(uint32_t e, uint64_t pc, struct trawl_branch *o)
 {
+	/* every branch, exception and system encoding has op0 (bits 28:26)
+	 * = 101: most instructions leave here */
+	if (((e >> 26) & 7) != 5)
+		return set(o, TRAWL_BR_NONE, 0, 0xff, 0);
 	if ((e & 0x7C000000u) == 0x14000000u) { /* B / BL */
 		uint64_t t = pc + (uint64_t)(sext(e & 0x03FFFFFFu, 26) * 4);
 		return set(o, (e & 0x80000000u) ? TRAWL_BR_CALL : TRAWL_BR_BRANCH, 0, 0xff, t);

@@ -7,6 +7,7 @@
  * the functions below are in the order they apply them.
  */
 #include "trawl/calls.h"
+#include "trawl/fmt.h"
 
 #include "analysis-int.h"
 
@@ -164,26 +165,48 @@ static const struct label *label_at(const struct trawl_calls *c, uint64_t addr)
 	return l;
 }
 
+/* "name+0xOFF" into buf: by hand when it fits (a call tree prints one per
+ * activation, and snprintf was the larger part of printing one), else
+ * snprintf's truncation. */
+static const char *sym_plus(char *buf, size_t size, const char *name, uint64_t off)
+{
+	size_t n = strlen(name);
+	if (n + 3 + 16 + 1 > size) {
+		snprintf(buf, size, "%s+0x%llx", name, (unsigned long long)off);
+		return buf;
+	}
+	memcpy(buf, name, n);
+	char *p = buf + n;
+	*p++ = '+';
+	*p++ = '0';
+	*p++ = 'x';
+	p = trawl_fmt_hex(p, off);
+	*p = 0;
+	return buf;
+}
+
 const char *trawl_calls_describe(const struct trawl_calls *c, uint64_t addr, char *buf,
 				 size_t size)
 {
 	const struct label *l = label_at(c, addr);
 	if (l && l->addr == addr) {
-		snprintf(buf, size, "%s", l->name);
+		size_t n = strlen(l->name);
+		if (n >= size)
+			n = size ? size - 1 : 0;
+		if (size) {
+			memcpy(buf, l->name, n);
+			buf[n] = 0;
+		}
 		return buf;
 	}
 	const struct trawl_symbol *s = c->opt.image ? trawl_image_symbol_at(c->opt.image, addr) : NULL;
 	if (s && s->type != TRAWL_SYM_OBJECT) {
 		if (!l || l->addr < s->addr)
-			snprintf(buf, size, "%s+0x%llx", s->name, (unsigned long long)(addr - s->addr));
-		else
-			snprintf(buf, size, "%s+0x%llx", l->name, (unsigned long long)(addr - l->addr));
-		return buf;
+			return sym_plus(buf, size, s->name, addr - s->addr);
+		return sym_plus(buf, size, l->name, addr - l->addr);
 	}
-	if (l && addr - l->addr < 0x10000 && (!l->size || addr < l->addr + l->size)) {
-		snprintf(buf, size, "%s+0x%llx", l->name, (unsigned long long)(addr - l->addr));
-		return buf;
-	}
+	if (l && addr - l->addr < 0x10000 && (!l->size || addr < l->addr + l->size))
+		return sym_plus(buf, size, l->name, addr - l->addr);
 	snprintf(buf, size, "0x%llx", (unsigned long long)addr);
 	return buf;
 }
