@@ -12,4 +12,13 @@
 void trawl_regval_apply(uint64_t *val, uint8_t *known, const struct trawl_reg_write *w,
 			const uint8_t *pool);
 
+/* A64 encodings outside op0 (bits 28:26) = 101 hold no branch, exception
+ * or system instruction: trawl_branch_decode classifies them as
+ * TRAWL_BR_NONE at once. Shared so the call detector's pre-check and the
+ * decoder cannot disagree. */
+static inline int trawl_branch_a64_plain(uint32_t encoding)
+{
+	return ((encoding >> 26) & 7) != 5;
+}
+
 #endif

@@ -21,6 +21,8 @@
  */
 #include "trawl/calls.h"
 
+#include "analysis-int.h"
+
 static int64_t sext(uint64_t v, unsigned bits)
 {
 	uint64_t m = 1ull << (bits - 1);
@@ -49,7 +51,7 @@ static enum trawl_branch_kind decode_a64(uint32_t e, uint64_t pc, struct trawl_b
 {
 	/* every branch, exception and system encoding has op0 (bits 28:26)
 	 * = 101: most instructions leave here */
-	if (((e >> 26) & 7) != 5)
+	if (trawl_branch_a64_plain(e))
 		return set(o, TRAWL_BR_NONE, 0, 0xff, 0);
 	if ((e & 0x7C000000u) == 0x14000000u) { /* B / BL */
 		uint64_t t = pc + (uint64_t)(sext(e & 0x03FFFFFFu, 26) * 4);

@@ -30,7 +30,11 @@ struct cpu_state {
 	uint8_t have_prev;
 	uint8_t prev_iset;
 	uint8_t prev_width;
-	struct trawl_branch prev_br;
+	/* the previous instruction's encoding, classified only when control
+	 * does not simply go on to the next instruction (prev_branch) */
+	uint8_t prev_decodable; /* it had an encoding and passed its condition */
+	uint8_t prev_enc_width; /* insn.width as the trace gave it (0 unknown) */
+	uint32_t prev_enc;
 	uint64_t prev_pc, prev_line;
 	uint64_t insns;
 	uint8_t exc_pending;    /* an exception frame awaits its first instruction */
@@ -387,6 +391,44 @@ static void track_regs(struct cpu_state *st, const struct trawl_event *ev,
 	}
 }
 
+/* ---- the previous instruction's branch class -------------------------- */
+
+/* Its class as trawl_branch_decode gives it; a condition-failed instruction
+ * or one without an encoding is no branch. */
+static void prev_branch(const struct cpu_state *st, struct trawl_branch *br)
+{
+	if (!st->prev_decodable) {
+		memset(br, 0, sizeof *br);
+		return;
+	}
+	trawl_branch_decode(st->prev_enc, st->prev_enc_width, (enum trawl_iset)st->prev_iset,
+			    st->prev_pc, br);
+}
+
+/* An instruction after which even the next one in memory is a transfer
+ * of control: a call (BL to the next address still links) or an exception
+ * return. Most A64 encodings are ruled out by the decoder's own first test
+ * without decoding. */
+static int forces_transfer(uint32_t enc, unsigned width, uint8_t iset, uint64_t pc,
+			   int decodable)
+{
+	if (!decodable || (iset == TRAWL_ISET_A64 && trawl_branch_a64_plain(enc)))
+		return 0;
+	struct trawl_branch br;
+	enum trawl_branch_kind k = trawl_branch_decode(enc, width, (enum trawl_iset)iset, pc, &br);
+	return k == TRAWL_BR_CALL || k == TRAWL_BR_EXC_RETURN;
+}
+
+static int decodable(const struct trawl_event *ev)
+{
+	return (ev->flags & (TRAWL_EVF_CCFAIL | TRAWL_EVF_HAS_ENCODING)) == TRAWL_EVF_HAS_ENCODING;
+}
+
+static uint8_t insn_width(const struct trawl_event_insn *in)
+{
+	return in->width ? in->width : (in->iset == TRAWL_ISET_T32 ? 2 : 4);
+}
+
 /* ---- decisions ------------------------------------------------------- */
 
 static uint64_t addr_mask(uint8_t iset)
@@ -508,7 +550,8 @@ static int is_cold_part(const char *name)
 }
 
 /* A plain branch out of a torn-down frame to a function entry. */
-static int is_tail_call(const struct trawl_calls *c, const struct cpu_state *st, uint64_t pc)
+static int is_tail_call(const struct trawl_calls *c, const struct cpu_state *st,
+			const struct trawl_branch *br, uint64_t pc)
 {
 	const struct trawl_call *t = &c->nodes[st->stack[st->depth - 1]];
 	if (t->kind != TRAWL_FRAME_CALL && t->kind != TRAWL_FRAME_TAIL)
@@ -528,7 +571,7 @@ static int is_tail_call(const struct trawl_calls *c, const struct cpu_state *st,
 			return 0;
 		return 1;
 	}
-	if (st->prev_br.indirect && pc < t->entry_pc) {
+	if (br->indirect && pc < t->entry_pc) {
 		const struct trawl_symbol *fs =
 			c->opt.image ? trawl_image_symbol_at(c->opt.image, st->prev_pc) : NULL;
 		if (fs && fs->size && pc >= fs->addr && pc < fs->addr + fs->size)
@@ -627,7 +670,9 @@ static int plausible_return(const struct trawl_calls *c, const struct cpu_state 
 static void transfer(struct trawl_calls *c, struct cpu_state *st, const struct trawl_event *ev,
 		     uint64_t pc)
 {
-	const struct trawl_branch *br = &st->prev_br;
+	struct trawl_branch pb;
+	prev_branch(st, &pb);
+	const struct trawl_branch *br = &pb;
 	uint64_t mask = addr_mask(st->prev_iset);
 	uint64_t lr;
 	int lr_fresh = lr_now(st, st->prev_iset, &lr);
@@ -678,7 +723,7 @@ static void transfer(struct trawl_calls *c, struct cpu_state *st, const struct t
 		c->stats.linkless_calls++;
 		return;
 	}
-	if (br->kind == TRAWL_BR_BRANCH && st->depth >= 2 && is_tail_call(c, st, pc)) {
+	if (br->kind == TRAWL_BR_BRANCH && st->depth >= 2 && is_tail_call(c, st, br, pc)) {
 		DBG(c, ev, "tail call from 0x%llx to 0x%llx: frame torn down, branch to a function "
 			   "entry",
 		    (unsigned long long)st->prev_pc, (unsigned long long)pc);
@@ -710,6 +755,19 @@ static void start_root(struct trawl_calls *c, struct cpu_state *st, const struct
 	node_new(c, st, ev->cpu, TRAWL_FRAME_ROOT);
 }
 
+static void set_prev(struct cpu_state *st, const struct trawl_event *ev)
+{
+	const struct trawl_event_insn *in = &ev->u.insn;
+	st->have_prev = 1;
+	st->prev_pc = in->pc;
+	st->prev_iset = in->iset;
+	st->prev_width = insn_width(in);
+	st->prev_decodable = (uint8_t)decodable(ev);
+	st->prev_enc_width = in->width;
+	st->prev_enc = in->encoding;
+	st->prev_line = ev->line;
+}
+
 static void on_insn(struct trawl_calls *c, struct cpu_state *st, const struct trawl_event *ev,
 		    const struct trawl_event_batch *b)
 {
@@ -728,8 +786,9 @@ static void on_insn(struct trawl_calls *c, struct cpu_state *st, const struct tr
 	c->last_time = ev->time;
 	if (st->depth && st->have_prev) {
 		uint64_t next = st->prev_pc + st->prev_width;
-		if (in->pc != next || st->prev_br.kind == TRAWL_BR_CALL ||
-		    st->prev_br.kind == TRAWL_BR_EXC_RETURN)
+		if (in->pc != next || forces_transfer(st->prev_enc, st->prev_enc_width,
+						      st->prev_iset, st->prev_pc,
+						      st->prev_decodable))
 			transfer(c, st, ev, in->pc);
 	}
 	if (st->exc_pending && st->depth) {
@@ -764,16 +823,67 @@ static void on_insn(struct trawl_calls *c, struct cpu_state *st, const struct tr
 	c->stats.insns++;
 
 	track_regs(st, ev, b, 3);
-	st->have_prev = 1;
-	st->prev_pc = in->pc;
-	st->prev_iset = in->iset;
-	st->prev_width = in->width ? in->width : (in->iset == TRAWL_ISET_T32 ? 2 : 4);
-	if ((ev->flags & TRAWL_EVF_CCFAIL) || !(ev->flags & TRAWL_EVF_HAS_ENCODING))
-		memset(&st->prev_br, 0, sizeof st->prev_br);
-	else
-		trawl_branch_decode(in->encoding, in->width, (enum trawl_iset)in->iset, in->pc,
-				    &st->prev_br);
-	st->prev_line = ev->line;
+	set_prev(st, ev);
+}
+
+/* The fast path. An instruction that follows the previous one in memory
+ * on the same CPU, when that one neither linked nor returned from an
+ * exception, is no transfer of control: on_insn would only count it in
+ * the activation on top and remember it as the previous instruction. Given
+ * that on_insn's checks hold for ev (can_run), run takes ev and every next
+ * event of the batch that continues the run the same way, keeps the counts
+ * in locals and stores them once. */
+static int can_run(const struct trawl_calls *c, const struct cpu_state *st,
+		   const struct trawl_event *ev)
+{
+	if ((ev->flags & TRAWL_EVF_FETCH_FAIL) || !st->have_prev || !st->depth ||
+	    st->exc_pending || !c->unit_set || ev->u.insn.pc != st->prev_pc + st->prev_width)
+		return 0;
+	const struct trawl_call *n = &c->nodes[st->stack[st->depth - 1]];
+	/* a fresh activation takes its entry from its first instruction */
+	if (!n->insns || !n->self)
+		return 0;
+	return !forces_transfer(st->prev_enc, st->prev_enc_width, st->prev_iset, st->prev_pc,
+				st->prev_decodable);
+}
+
+static const struct trawl_event *run(struct trawl_calls *c, struct cpu_state *st,
+				     const struct trawl_event *ev, const struct trawl_event *end,
+				     const struct trawl_event_batch *b)
+{
+	const struct trawl_event *first = ev;
+	uint16_t cpu = ev->cpu;
+	uint64_t last_time = c->last_time, backwards = 0;
+	for (;;) {
+		const struct trawl_event_insn *in = &ev->u.insn;
+		if (ev->time < last_time)
+			backwards++;
+		last_time = ev->time;
+		if (ev->nregs)
+			track_regs(st, ev, b, 3);
+		uint64_t next = in->pc + insn_width(in);
+		ev++;
+		if (ev == end || ev->kind != TRAWL_EV_INSN || ev->cpu != cpu ||
+		    (ev->flags & TRAWL_EVF_FETCH_FAIL) || ev->u.insn.pc != next)
+			break;
+		if ((in->iset != TRAWL_ISET_A64 || !trawl_branch_a64_plain(in->encoding)) &&
+		    forces_transfer(in->encoding, in->width, in->iset, in->pc, decodable(ev - 1)))
+			break;
+	}
+	const struct trawl_event *last = ev - 1;
+	uint64_t k = (uint64_t)(ev - first);
+	struct trawl_call *n = &c->nodes[st->stack[st->depth - 1]];
+	n->self += k;
+	n->insns += k;
+	n->last_line = last->line;
+	n->last_time = last->time;
+	n->last_pc = last->u.insn.pc;
+	st->insns += k;
+	c->stats.insns += k;
+	c->stats.time_backwards += backwards;
+	c->last_time = last_time;
+	set_prev(st, last);
+	return ev;
 }
 
 static int has_word(const struct trawl_str *name, const char *w)
@@ -862,13 +972,23 @@ void trawl_calls_destroy(struct trawl_calls *c)
 enum trawl_status trawl_calls_add(struct trawl_calls *c, const struct trawl_event_batch *b,
 				  struct trawl_error *err)
 {
-	for (size_t i = 0; i < b->count && !c->failed; i++) {
-		const struct trawl_event *ev = &b->events[i];
-		struct cpu_state *st = cpu_get(c, ev->cpu);
-		if (!st)
-			break;
+	const struct trawl_event *ev = b->events, *end = b->events + b->count;
+	struct cpu_state *st = NULL;
+	unsigned cpu = 0;
+	for (; ev < end && !c->failed; ev++) {
+		/* only cpu_get moves the per-CPU states */
+		if (!st || ev->cpu != cpu) {
+			cpu = ev->cpu;
+			st = cpu_get(c, cpu);
+			if (!st)
+				break;
+		}
 		switch (ev->kind) {
 		case TRAWL_EV_INSN:
+			if (can_run(c, st, ev)) {
+				ev = run(c, st, ev, end, b) - 1;
+				break;
+			}
 			on_insn(c, st, ev, b);
 			break;
 		case TRAWL_EV_STATE:
