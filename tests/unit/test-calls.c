@@ -577,6 +577,182 @@ static void two_cpus(void **state_)
 	trawl_calls_destroy(c);
 }
 
+/* ---- runs of sequential instructions (trawl_calls_add's fast path) ------ */
+
+/* Feed t's events as batches of at most `k` events (0: one batch). */
+static struct trawl_calls *run_split(const struct tb *t, size_t k)
+{
+	struct trawl_calls *c;
+	assert_int_equal(trawl_calls_create(&c, NULL, NULL), TRAWL_OK);
+	for (size_t i = 0; i < t->nev;) {
+		size_t n = k && t->nev - i > k ? k : t->nev - i;
+		struct trawl_event_batch b = { .events = t->ev + i, .count = n, .regs = t->regs,
+					       .pool = t->pool };
+		assert_int_equal(trawl_calls_add(c, &b, NULL), TRAWL_OK);
+		i += n;
+	}
+	trawl_calls_finish(c);
+	return c;
+}
+
+/* A run broken by a taken branch and by a call, the callee's run ended by
+ * its return:
+ *   lines 2-4 0x1000-0x1008 (B 0x1010 at 0x1008), 5-6 0x1010-0x1014 (BL),
+ *   7-9 f 0x2000-0x2008 (RET), 10-11 0x1018-0x101c
+ * root: 9 instructions... counted by hand: 0x1000,1004,1008,1010,1014,1018,
+ * 101c = 7 own, f 3: 10 in all. Checked for every way of cutting the events
+ * into batches, so a batch boundary falls inside every run. */
+static void check_runs(const struct trawl_calls *c)
+{
+	const struct trawl_call *r = root(c, 0);
+	assert_int_equal(r->entry_pc, 0x1000);
+	assert_int_equal(r->first_line, 2);
+	assert_int_equal(r->insns, 10);
+	assert_int_equal(r->self, 7);
+	assert_int_equal(r->last_line, 11);
+	assert_int_equal(r->last_time, 11);
+	assert_int_equal(r->last_pc, 0x101c);
+	assert_int_equal(nchildren(c, r), 1);
+	const struct trawl_call *f = child(c, r, 0);
+	assert_int_equal(f->entry_pc, 0x2000);
+	assert_int_equal(f->call_pc, 0x1014);
+	assert_int_equal(f->call_line, 6);
+	assert_int_equal(f->ret_addr, 0x1018);
+	assert_int_equal(f->first_line, 7);
+	assert_int_equal(f->last_line, 9);
+	assert_int_equal(f->last_pc, 0x2008);
+	assert_int_equal(f->insns, 3);
+	assert_int_equal(f->self, 3);
+	assert_int_equal(f->end_time, 10);
+	assert_true(f->flags & TRAWL_FRAMEF_RETURNED);
+	const struct trawl_calls_stats *s = trawl_calls_stats(c);
+	assert_int_equal(s->insns, 10);
+	assert_int_equal(s->calls, 1);
+	assert_int_equal(s->returns, 1);
+	assert_int_equal(s->time_backwards, 0);
+}
+
+static void runs_and_batches(void **state_)
+{
+	struct tb t = { 0 };
+	state(&t);
+	reg(&t, SP, 0x8000);
+	a64(&t, 0x1000, NOP64);
+	a64(&t, 0x1004, NOP64);
+	a64(&t, 0x1008, 0x14000002u); /* B 0x1010 */
+	a64(&t, 0x1010, NOP64);
+	a64(&t, 0x1014, bl64(0x1014, 0x2000));
+	reg(&t, X30, 0x1018);
+	a64(&t, 0x2000, NOP64);
+	a64(&t, 0x2004, NOP64);
+	a64(&t, 0x2008, RET64);
+	a64(&t, 0x1018, NOP64);
+	a64(&t, 0x101c, NOP64);
+	for (size_t k = 0; k <= t.nev; k++) {
+		struct trawl_calls *c = run_split(&t, k);
+		check_runs(c);
+		trawl_calls_destroy(c);
+	}
+}
+
+/* The CPU changes inside a run: CPU 1's instruction at 0x1008 follows CPU 0's
+ * 0x1004 in memory but starts CPU 1's own root, and CPU 0's run goes on
+ * after it; CPU 3 appearing mid-batch (the per-CPU states grow) changes
+ * nothing for CPU 0. */
+static void runs_and_cpus(void **state_)
+{
+	struct tb t = { 0 };
+	a64(&t, 0x1000, NOP64);
+	a64(&t, 0x1004, NOP64);
+	t.cpu = 1;
+	a64(&t, 0x1008, NOP64);
+	a64(&t, 0x100c, NOP64);
+	t.cpu = 0;
+	a64(&t, 0x1008, NOP64);
+	t.cpu = 3;
+	a64(&t, 0x5000, NOP64);
+	t.cpu = 0;
+	a64(&t, 0x100c, NOP64);
+	a64(&t, 0x1010, NOP64);
+	for (size_t k = 0; k <= t.nev; k++) {
+		struct trawl_calls *c = run_split(&t, k);
+		assert_int_equal(trawl_calls_cpus(c), 4);
+		const struct trawl_call *r0 = root(c, 0), *r1 = root(c, 1), *r3 = root(c, 3);
+		assert_int_equal(r0->entry_pc, 0x1000);
+		assert_int_equal(r0->insns, 5);
+		assert_int_equal(r0->self, 5);
+		assert_int_equal(r0->last_line, 8);
+		assert_int_equal(r0->last_pc, 0x1010);
+		assert_int_equal(r1->entry_pc, 0x1008);
+		assert_int_equal(r1->insns, 2);
+		assert_int_equal(r1->first_line, 3);
+		assert_int_equal(r1->last_line, 4);
+		assert_int_equal(r3->entry_pc, 0x5000);
+		assert_int_equal(r3->insns, 1);
+		assert_int_equal(trawl_calls_first_root(c, 2), TRAWL_CALL_NONE);
+		assert_int_equal(trawl_calls_stats(c)->insns, 8);
+		trawl_calls_destroy(c);
+	}
+}
+
+/* Instructions after which the next one in memory is still a transfer:
+ * a BL to the next address opens a frame there (returning to itself), an
+ * ERET whose target happens to follow it ends the exception frame. A
+ * condition-failed BL (A32 BLEQ, flagged CCFAIL) and a condition-failed
+ * B.cond are no transfer: their runs go on. */
+static void runs_forced_transfers(void **state_)
+{
+	struct tb t = { 0 };
+	state(&t);
+	reg(&t, SP, 0x8000);
+	a64(&t, 0x1000, NOP64);
+	a64(&t, 0x1004, 0x94000001u);   /* BL 0x1008 */
+	reg(&t, X30, 0x1008);
+	a64(&t, 0x1008, NOP64);         /* line 4: the callee's entry */
+	a64(&t, 0x100c, 0x54000060u);   /* B.EQ 0x1018, not taken */
+	t.ev[t.nev - 1].flags |= TRAWL_EVF_CCFAIL;
+	a64(&t, 0x1010, NOP64);
+	exception(&t, "IRQ");           /* line 7 */
+	a64(&t, 0x4000, NOP64);
+	a64(&t, 0x4004, ERET64);
+	a64(&t, 0x4008, NOP64);         /* line 10: back in the BL's frame */
+	insn(&t, 0x400c, 0x0b000010u, TRAWL_ISET_A32, 4); /* BLEQ, condition failed */
+	t.ev[t.nev - 1].flags |= TRAWL_EVF_CCFAIL;
+	insn(&t, 0x4010, 0xe1a00000u, TRAWL_ISET_A32, 4); /* MOV r0,r0 */
+	insn(&t, 0x4014, 0xe1a00000u, TRAWL_ISET_A32, 4);
+	for (size_t k = 0; k <= t.nev; k++) {
+		struct trawl_calls *c = run_split(&t, k);
+		const struct trawl_call *r = root(c, 0);
+		assert_int_equal(r->insns, 11);
+		assert_int_equal(r->self, 2);
+		assert_int_equal(nchildren(c, r), 1);
+		const struct trawl_call *f = child(c, r, 0);
+		assert_int_equal(f->kind, TRAWL_FRAME_CALL);
+		assert_int_equal(f->entry_pc, 0x1008);
+		assert_int_equal(f->call_pc, 0x1004);
+		assert_int_equal(f->ret_addr, 0x1008);
+		assert_int_equal(f->first_line, 4);
+		/* 0x1008, 100c, 1010, then 4008, 400c, 4010, 4014 after the ERET */
+		assert_int_equal(f->self, 7);
+		assert_int_equal(f->insns, 9);
+		assert_int_equal(f->last_line, 13);
+		assert_int_equal(f->last_pc, 0x4014);
+		assert_true(f->flags & TRAWL_FRAMEF_UNFINISHED);
+		assert_int_equal(nchildren(c, f), 1);
+		const struct trawl_call *x = child(c, f, 0);
+		assert_int_equal(x->kind, TRAWL_FRAME_EXCEPTION);
+		assert_int_equal(x->insns, 2);
+		assert_int_equal(x->entry_pc, 0x4000);
+		assert_true(x->flags & TRAWL_FRAMEF_RETURNED);
+		const struct trawl_calls_stats *s = trawl_calls_stats(c);
+		assert_int_equal(s->calls, 1);
+		assert_int_equal(s->exceptions, 1);
+		assert_int_equal(s->exc_returns, 1);
+		assert_int_equal(s->insns, 11);
+		trawl_calls_destroy(c);
+	}
+}
+
 static int ndebug;
 static void count_debug(void *ctx, const struct trawl_event *ev, const char *msg)
 {
@@ -681,6 +857,9 @@ int main(void)
 		cmocka_unit_test(fold_pc_read),
 		cmocka_unit_test(tail_call),
 		cmocka_unit_test(two_cpus),
+		cmocka_unit_test(runs_and_batches),
+		cmocka_unit_test(runs_and_cpus),
+		cmocka_unit_test(runs_forced_transfers),
 		cmocka_unit_test(debug_and_limits),
 		cmocka_unit_test(branch_decode),
 	};
