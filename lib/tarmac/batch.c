@@ -93,7 +93,7 @@ uint32_t tarmac_pool_alloc(struct trawl_tarmac *t, size_t n)
 	return off;
 }
 
-static int reserve_event(struct trawl_tarmac *t)
+int tarmac_grow_events(struct trawl_tarmac *t)
 {
 	return grow((void **)&t->ev, &t->ev_cap, t->nev + 2, sizeof *t->ev);
 }
@@ -203,93 +203,22 @@ enum trawl_status trawl_tarmac_detach_text(struct trawl_tarmac *t, struct trawl_
 
 /* ---- event grouping ---- */
 
-static void close_open(struct trawl_tarmac *t)
-{
-	if (!t->open)
-		return;
-	t->open = 0;
-	t->nev++;
-	t->stats.events++;
-}
-
 void trawl_tarmac_finish(struct trawl_tarmac *t)
 {
 	tarmac_compact(t);
-	close_open(t);
-}
-
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline struct trawl_event *new_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
-				     enum trawl_event_kind kind)
-{
-	static const struct trawl_event zero;
-	struct trawl_event *e = &t->ev[t->nev];
-	*e = zero; /* copied with vector stores, cheaper than memset's rep stos */
-	e->seq = t->seq++;
-	e->line = ln->lineno;
-	e->nlines = 1;
-	e->kind = (uint16_t)kind;
-	e->flags = ln->has_time ? TRAWL_EVF_HAS_TIME : 0;
-	e->offset = ln->offset;
-	e->length = ln->len;
-	e->time = ln->time;
-	e->time_unit = ln->unit;
-	e->cpu = ln->cpu;
-	e->first_reg = (uint32_t)t->nregs;
-	e->first_mem = (uint32_t)t->nmems;
-	return e;
-}
-
-/* Start an event for this line; INSN events stay open for effects. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline struct trawl_event *begin_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
-					       enum trawl_event_kind kind)
-{
-	close_open(t);
-	if (!reserve_event(t))
-		return NULL;
-	struct trawl_event *e = new_event(t, ln, kind);
-	if (kind == TRAWL_EV_INSN) {
-		t->open = 1;
-		t->open_pool = t->pool_len;
-		t->open_detached = 0;
-	} else {
-		t->nev++;
-		t->stats.events++;
-	}
-	return e;
+	tarmac_close_open(t);
 }
 
 struct trawl_event *tarmac_begin_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
 				       enum trawl_event_kind kind)
 {
-	return begin_event(t, ln, kind);
+	return tarmac_begin_event_inline(t, ln, kind);
 }
 
-/* An instruction line's event (here, beside begin_event, so that the
- * per-line path is one function with no calls). */
 int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln,
 		       const struct tarmac_insn *in)
 {
-	struct trawl_event *e = begin_event(t, ln, TRAWL_EV_INSN);
-	if (!e)
-		return -2; /* parse.c's E_NOMEM */
-	e->flags |= in->flags;
-	e->u.insn.pc = in->pc;
-	e->u.insn.paddr = in->paddr;
-	e->u.insn.encoding = in->enc;
-	e->u.insn.width = in->width;
-	e->u.insn.iset = in->iset;
-	e->u.insn.el = in->el;
-	e->u.insn.mode = in->mode;
-	e->u.insn.disasm = in->disasm;
-	if (ln->cpu < TARMAC_MAX_CPUS)
-		t->cpu_iset[ln->cpu] = in->iset;
-	return 0;
+	return tarmac_insn_event(t, ln, in);
 }
 
 /* Attach the effects this line appended (from regs index r0 / mems m0 /
@@ -322,10 +251,10 @@ int tarmac_attach_effects(struct trawl_tarmac *t, const struct tarmac_line *ln, 
 		e->length = ln->offset + ln->len - e->offset;
 		return 1;
 	}
-	close_open(t);
-	if (!reserve_event(t))
+	tarmac_close_open(t);
+	if (!tarmac_reserve_event(t))
 		return 0;
-	e = new_event(t, ln, TRAWL_EV_STATE);
+	e = tarmac_new_event(t, ln, TRAWL_EV_STATE);
 	e->first_reg = (uint32_t)r0;
 	e->first_mem = (uint32_t)m0;
 	e->nregs = (uint32_t)(t->nregs - r0);

@@ -52,23 +52,6 @@ static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint
 	return p + *n;
 }
 
-/* Does the line's mode word at `mode` start with the previous one's bytes
- * (the caller checks what follows)? Up to 8 bytes in one compare. */
-static inline int same_mode(const struct trawl_tarmac *t, const char *mode, const char *e)
-{
-	size_t n = t->fast_mode_len;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (n <= 8 && e - mode >= 8) {
-		uint64_t a, b;
-		memcpy(&a, mode, 8);
-		memcpy(&b, t->fast_mode, 8);
-		uint64_t mask = n == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
-		return ((a ^ b) & mask) == 0;
-	}
-#endif
-	return !memcmp(mode, t->fast_mode, n);
-}
-
 int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln)
 {
 	const char *line = p;
@@ -123,7 +106,7 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 		/* the mode word of the previous instruction line, then " :"
 		 * (the usual case): no scan, and its EL is known */
 		if (t->fast_mode_len && e - me >= 2 && me[0] == ' ' && me[1] == ':' &&
-		    same_mode(t, mode, e)) {
+		    tarmac_same_mode(t, mode, e)) {
 			el = t->fast_mode_el;
 			q = me + 2;
 		} else {

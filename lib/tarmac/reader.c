@@ -2,6 +2,7 @@
  * input's chunks of whole lines (zero-copy: lines are parsed where the
  * chunk holds them) and recognises Tarmac by content. */
 #include "tarmac/tarmac-int.h"
+#include "tarmac/newline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,71 +21,11 @@ struct tarmac_reader {
 	int finished;
 	size_t released;   /* bytes of a mapped chunk given back to the kernel */
 	enum trawl_status pending;   /* error to report once the events before it are out */
-	size_t nl_base;     /* newline mask of chunk bytes [nl_base, nl_base + 64) */
-	uint64_t nl_mask;
-	int nl_valid;
+	struct tarmac_nl nl; /* newline cursor in the chunk */
 	struct trawl_error perr;
 };
 
 #define RELEASE_STEP (8u << 20)
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-/* Lines are short (60 bytes in a typical trace), where a memchr call per
- * line costs as much as the parsing: newlines are found 64 bytes at a time
- * into a bit mask (bit i = byte base + i is '\n') and taken from it. */
-static inline uint64_t nl_block(const char *p)
-{
-#if defined(__SSE2__)
-	const __m128i nl = _mm_set1_epi8('\n');
-	/* ask for the text a few lines ahead: 3-8% less CPU on a 2.4 GB
-	 * trace read from the page cache (measured back to back) */
-	__builtin_prefetch(p + 1024);
-	/* written out: GCC kept the four steps as a loop with a variable
-	 * shift, a third of the line loop's time */
-	const __m128i *q = (const __m128i *)(const void *)p;
-	uint64_t m0 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q), nl));
-	uint64_t m1 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q + 1), nl));
-	uint64_t m2 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q + 2), nl));
-	uint64_t m3 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(q + 3), nl));
-	return m0 | m1 << 16 | m2 << 32 | m3 << 48;
-#else
-	uint64_t m = 0;
-	for (int i = 0; i < 64; i++)
-		m |= (uint64_t)(p[i] == '\n') << i;
-	return m;
-#endif
-}
-
-/* Offset of the first '\n' at or after pos in data[0, len), or len. Lines
- * are taken in order, so the block mask only keeps the newlines not yet
- * handed out: the next one is its lowest bit. The caller keeps base/mask/
- * valid in locals (registers) over its loop. */
-static inline size_t next_nl(const char *data, size_t len, size_t pos, size_t *base,
-			     uint64_t *mask, int *valid)
-{
-	for (;;) {
-		if (*valid) {
-			if (*mask) {
-				size_t end = *base + (size_t)__builtin_ctzll(*mask);
-				*mask &= *mask - 1;
-				return end;
-			}
-			/* the line goes on past this block */
-			pos = *base + 64;
-			*valid = 0;
-		}
-		if (len - pos < 64) {
-			const char *nl = memchr(data + pos, '\n', len - pos);
-			return nl ? (size_t)(nl - data) : len;
-		}
-		*base = pos;
-		*mask = nl_block(data + pos);
-		*valid = 1;
-	}
-}
 
 /* A plain file is handed out as windows of one mapping; its pages would
  * stay in our resident set as we go, so memory would grow with the trace.
@@ -150,13 +91,23 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 		if (r->have_chunk && r->pos < r->chunk.len) {
 			const char *data = r->chunk.data;
 			size_t len = r->chunk.len, pos = r->pos;
-			size_t nl_base = r->nl_base;
-			uint64_t nl_mask = r->nl_mask;
-			int nl_valid = r->nl_valid;
+			struct tarmac_nl nl = r->nl;
+			/* runs of the common line shapes go through the flow loop
+			 * (partial parsing without memory: the call commands) */
+			int flow = (t->opt.want & (TRAWL_WANT_FILTER | TRAWL_WANT_MEMS)) ==
+					   TRAWL_WANT_FILTER && !t->no_fast;
 			while (pos < len) {
-				size_t end = next_nl(data, len, pos, &nl_base, &nl_mask, &nl_valid);
-				int nl = end < len;
-				t->cut_line = !nl && r->chunk.last;
+				size_t end;
+				if (flow) {
+					pos = tarmac_flow_run(t, data, len, pos, r->chunk.offset, &nl,
+							      limit, &end);
+					if (end == SIZE_MAX) /* chunk used up, or batch full */
+						break;
+				} else {
+					end = tarmac_nl_next(data, len, pos, &nl);
+				}
+				int has_nl = end < len;
+				t->cut_line = !has_nl && r->chunk.last;
 				/* a line cut off by the end of the input is never skipped:
 				 * the grammar decides whether it is whole */
 				if (t->skip_len && !t->cut_line &&
@@ -169,7 +120,7 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 				if (st != TRAWL_OK) {
 					/* hand out the events before the bad line first */
 					r->pos = pos;
-					r->nl_valid = 0;
+					r->nl.valid = 0;
 					trawl_tarmac_finish(t);
 					if (!trawl_tarmac_completed(t))
 						return st;
@@ -179,14 +130,12 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 					trawl_tarmac_take(t, batch);
 					return TRAWL_OK;
 				}
-				pos = nl ? end + 1 : len;
+				pos = has_nl ? end + 1 : len;
 				if (t->nev >= limit && !t->taken)
 					break;
 			}
 			r->pos = pos;
-			r->nl_base = nl_base;
-			r->nl_mask = nl_mask;
-			r->nl_valid = nl_valid;
+			r->nl = nl;
 			t->stats.bytes = r->chunk.offset + pos;
 			if (t->nev >= limit && !t->taken)
 				break;
@@ -218,7 +167,7 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 			return st;
 		r->have_chunk = 1;
 		r->pos = 0;
-		r->nl_valid = 0;
+		r->nl.valid = 0;
 	}
 	trawl_tarmac_take(t, batch);
 	/* the oldest text the batch may point to is its first event's line */

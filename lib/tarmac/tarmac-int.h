@@ -9,6 +9,10 @@
 
 #include "trawl/tarmac.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define TARMAC_MAX_WARNED 64
 #define TARMAC_MAX_CPUS 256
 #define TARMAC_REGCACHE 512
@@ -102,6 +106,131 @@ struct tarmac_insn {
 	struct trawl_str mode, disasm;
 };
 
+/* ---- event grouping, inline for the per-line paths (batch.c, flow.c) ---- */
+
+int tarmac_grow_events(struct trawl_tarmac *t);
+
+/* Room for the event at nev and one more. */
+static inline int tarmac_reserve_event(struct trawl_tarmac *t)
+{
+	return t->nev + 2 <= t->ev_cap || tarmac_grow_events(t);
+}
+
+static inline void tarmac_close_open(struct trawl_tarmac *t)
+{
+	if (!t->open)
+		return;
+	t->open = 0;
+	t->nev++;
+	t->stats.events++;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline struct trawl_event *tarmac_new_event(struct trawl_tarmac *t,
+						   const struct tarmac_line *ln,
+						   enum trawl_event_kind kind)
+{
+	struct trawl_event *e = &t->ev[t->nev];
+#if defined(__SSE2__)
+	/* eight stores of one zero register: a struct copy from a zero
+	 * constant loads it too, memset may become a rep stos */
+	_Static_assert(sizeof *e == 128, "event size");
+	const __m128i z = _mm_setzero_si128();
+	__m128i *v = (__m128i *)(void *)e;
+	_mm_storeu_si128(v, z);
+	_mm_storeu_si128(v + 1, z);
+	_mm_storeu_si128(v + 2, z);
+	_mm_storeu_si128(v + 3, z);
+	_mm_storeu_si128(v + 4, z);
+	_mm_storeu_si128(v + 5, z);
+	_mm_storeu_si128(v + 6, z);
+	_mm_storeu_si128(v + 7, z);
+#else
+	memset(e, 0, sizeof *e);
+#endif
+	e->seq = t->seq++;
+	e->line = ln->lineno;
+	e->nlines = 1;
+	e->kind = (uint16_t)kind;
+	e->flags = ln->has_time ? TRAWL_EVF_HAS_TIME : 0;
+	e->offset = ln->offset;
+	e->length = ln->len;
+	e->time = ln->time;
+	e->time_unit = ln->unit;
+	e->cpu = ln->cpu;
+	e->first_reg = (uint32_t)t->nregs;
+	e->first_mem = (uint32_t)t->nmems;
+	return e;
+}
+
+/* Start an event for this line; INSN events stay open for effects. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline struct trawl_event *tarmac_begin_event_inline(struct trawl_tarmac *t,
+							    const struct tarmac_line *ln,
+							    enum trawl_event_kind kind)
+{
+	tarmac_close_open(t);
+	if (!tarmac_reserve_event(t))
+		return NULL;
+	struct trawl_event *e = tarmac_new_event(t, ln, kind);
+	if (kind == TRAWL_EV_INSN) {
+		t->open = 1;
+		t->open_pool = t->pool_len;
+		t->open_detached = 0;
+	} else {
+		t->nev++;
+		t->stats.events++;
+	}
+	return e;
+}
+
+/* An instruction line's event (parse.c, fast.c and flow.c build them the
+ * same way): 0, or -2 out of memory (parse.c's E_NOMEM). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int tarmac_insn_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
+				    const struct tarmac_insn *in)
+{
+	struct trawl_event *e = tarmac_begin_event_inline(t, ln, TRAWL_EV_INSN);
+	if (!e)
+		return -2;
+	e->flags |= in->flags;
+	e->u.insn.pc = in->pc;
+	e->u.insn.paddr = in->paddr;
+	e->u.insn.encoding = in->enc;
+	e->u.insn.width = in->width;
+	e->u.insn.iset = in->iset;
+	e->u.insn.el = in->el;
+	e->u.insn.mode = in->mode;
+	e->u.insn.disasm = in->disasm;
+	if (ln->cpu < TARMAC_MAX_CPUS)
+		t->cpu_iset[ln->cpu] = in->iset;
+	return 0;
+}
+
+/* Does the line's mode word at `mode` start with the previous fast-path
+ * instruction line's (the caller checks what follows)? Up to 8 bytes in one
+ * compare. */
+static inline int tarmac_same_mode(const struct trawl_tarmac *t, const char *mode, const char *e)
+{
+	size_t n = t->fast_mode_len;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n <= 8 && e - mode >= 8) {
+		uint64_t a, b;
+		memcpy(&a, mode, 8);
+		memcpy(&b, t->fast_mode, 8);
+		uint64_t mask = n == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
+		return ((a ^ b) & mask) == 0;
+	}
+#endif
+	return !memcmp(mode, t->fast_mode, n);
+}
+
 /* Store the low n bytes of v least significant first (n <= 8). */
 static inline void store_le(uint8_t *dst, uint64_t v, size_t n)
 {
@@ -152,15 +281,56 @@ enum trawl_status tarmac_parse_line_noskip(struct trawl_tarmac *t, const char *l
 /* 1 handled, 0 not a fast-path shape (nothing changed), -1 out of memory */
 int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln);
 
+struct tarmac_nl;
+/* flow.c: take lines of data[pos, len) while they are instruction lines of
+ * the common shape or effect lines partial parsing skips (batches up to
+ * `limit` events). Returns where it stopped; *decline is the end of the
+ * line at that position it left to the caller, or SIZE_MAX when it stopped
+ * because the chunk is used up or the batch is full. */
+size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, size_t pos,
+		       uint64_t offset, struct tarmac_nl *nl, size_t limit, size_t *decline);
+
 void tarmac_warn_type(struct trawl_tarmac *t, const struct tarmac_line *ln, const char *type,
 		      size_t n);
+
+/* The effect line's text after its "<time> <unit> " prefix (n >= 5 bytes):
+ * is it one partial parsing drops? Memory lines (unless wanted) and writes
+ * of X registers or CPSR not wanted; no number is parsed. */
+static inline int tarmac_effect_skipped(const struct trawl_tarmac *t, const char *q, size_t n)
+{
+	if (q[0] == 'M') {
+		if ((q[1] != 'R' && q[1] != 'W') || (unsigned)(q[2] - '1') >= 8 || q[3] != ' ' ||
+		    (t->opt.want & TRAWL_WANT_MEMS))
+			return 0;
+	} else if (q[0] == 'R' && q[1] == ' ' && q[2] == 'X') {
+		unsigned x;
+		if ((unsigned)(q[3] - '0') < 10 && q[4] == ' ')
+			x = (unsigned)(q[3] - '0');
+		else if (n >= 6 && (unsigned)(q[3] - '1') < 9 && (unsigned)(q[4] - '0') < 10 &&
+			 q[5] == ' ')
+			x = (unsigned)(q[3] - '0') * 10 + (unsigned)(q[4] - '0');
+		else
+			return 0;
+		if (x > 30 || tarmac_want_reg(t, TRAWL_REG_X0 + x))
+			return 0;
+	} else if (q[0] == 'R' && q[1] == ' ' && (q[2] == 'c' || q[2] == 'C') && n >= 7 &&
+		   (!memcmp(q + 2, "cpsr ", 5) || !memcmp(q + 2, "CPSR ", 5))) {
+		/* flags written by most compares: an A64 trace has one per
+		 * dozen lines */
+		if (tarmac_want_reg(t, TRAWL_REG_PSR))
+			return 0;
+	} else {
+		return 0;
+	}
+	return 1;
+}
 
 /* Partial parsing of Fast Models effect lines (1 = the line was skipped,
  * 0 = parse it; inline: the reader calls it on every line): a line that starts with
  * exactly the "<time> <unit> " bytes of the open instruction's line has its
  * time, unit and CPU, so the full grammar would attach it to that event.
- * Memory lines (unless wanted) and writes of X registers or CPSR not wanted
- * only extend the event's line range: no number is parsed. */
+ * The lines tarmac_effect_skipped drops only extend the event's line
+ * range. */
 static inline int tarmac_skip_line(struct trawl_tarmac *t, const char *p, size_t len, uint64_t offset)
 {
 	size_t pl = t->skip_len;
@@ -198,33 +368,9 @@ static inline int tarmac_skip_line(struct trawl_tarmac *t, const char *p, size_t
 			if (p[i] != t->skip_prefix[i])
 				return 0;
 	}
-	if (t->prev_ldst || !t->open || t->taken || t->ev[t->nev].seq != t->skip_seq)
+	if (t->prev_ldst || !t->open || t->taken || t->ev[t->nev].seq != t->skip_seq ||
+	    !tarmac_effect_skipped(t, p + pl, len - pl))
 		return 0;
-	const char *q = p + pl;
-	if (q[0] == 'M') {
-		if ((q[1] != 'R' && q[1] != 'W') || (unsigned)(q[2] - '1') >= 8 || q[3] != ' ' ||
-		    (t->opt.want & TRAWL_WANT_MEMS))
-			return 0;
-	} else if (q[0] == 'R' && q[1] == ' ' && q[2] == 'X') {
-		unsigned n;
-		if ((unsigned)(q[3] - '0') < 10 && q[4] == ' ')
-			n = (unsigned)(q[3] - '0');
-		else if (len >= pl + 6 && (unsigned)(q[3] - '1') < 9 && (unsigned)(q[4] - '0') < 10 &&
-			 q[5] == ' ')
-			n = (unsigned)(q[3] - '0') * 10 + (unsigned)(q[4] - '0');
-		else
-			return 0;
-		if (n > 30 || tarmac_want_reg(t, TRAWL_REG_X0 + n))
-			return 0;
-	} else if (q[0] == 'R' && q[1] == ' ' && (q[2] == 'c' || q[2] == 'C') && len >= pl + 7 &&
-		   (!memcmp(q + 2, "cpsr ", 5) || !memcmp(q + 2, "CPSR ", 5))) {
-		/* flags written by most compares: an A64 trace has one per
-		 * dozen lines */
-		if (tarmac_want_reg(t, TRAWL_REG_PSR))
-			return 0;
-	} else {
-		return 0;
-	}
 	struct trawl_event *e = &t->ev[t->nev];
 	t->lineno++;
 	t->stats.lines++;

@@ -1,14 +1,44 @@
 /* libFuzzer harness for the Tarmac reader: any bytes, read through the
  * reader API (detection, chunking, batches) with options taken from the
- * first byte (including partial parsing); every effect byte handed out is touched so the sanitizers see
- * any out-of-range pool offset. */
+ * first byte (including partial parsing); every effect byte handed out is
+ * touched so the sanitizers see any out-of-range pool offset. Under
+ * partial parsing without memory (where the reader runs its flow loop,
+ * lib/tarmac/flow.c) the events must equal the line parser's, fed the same
+ * lines one at a time: the harness aborts when they differ. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trawl/reader.h"
+#include "trawl/tarmac.h"
+
+#include "../unit/event-text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The same text through trawl_tarmac_parse_line, up to its first error. */
+static char *by_lines(const uint8_t *data, size_t size, const struct trawl_reader_options *o)
+{
+	struct trawl_tarmac *t;
+	if (trawl_tarmac_create(&t, "fuzz", o, NULL) != TRAWL_OK)
+		return NULL;
+	const char *text = (const char *)data;
+	for (size_t p = 0; p < size;) {
+		const char *nl = memchr(text + p, '\n', size - p);
+		size_t n = nl ? (size_t)(nl - (text + p)) : size - p;
+		if (trawl_tarmac_parse_line(t, text + p, n, p, NULL) != TRAWL_OK)
+			break;
+		p += n + 1;
+	}
+	trawl_tarmac_finish(t);
+	struct trawl_event_batch b;
+	trawl_tarmac_peek(t, &b);
+	struct event_text out = { 0, 0, 0 };
+	event_text_batch(&out, &b);
+	event_text_put(&out, "end\n");
+	trawl_tarmac_destroy(t);
+	return out.s;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -36,7 +66,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (trawl_reader_open_input(&r, in, &o, &err) != TRAWL_OK)
 		return 0;
+	/* compared with the line parser: whole lines only (the reader treats
+	 * a last line without its newline as possibly cut off) */
+	int compare = (o.want & (TRAWL_WANT_FILTER | TRAWL_WANT_MEMS)) == TRAWL_WANT_FILTER &&
+		      (size == 0 || data[size - 1] == '\n');
+	struct event_text got = { 0, 0, 0 };
 	while (trawl_reader_next(r, &b, &err) == TRAWL_OK) {
+		if (compare)
+			event_text_batch(&got, &b);
 		for (size_t i = 0; i < b.count; i++) {
 			const struct trawl_event *e = &b.events[i];
 			for (uint32_t k = 0; k < e->nregs; k++) {
@@ -57,6 +94,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	trawl_reader_close(r);
+	if (compare) {
+		event_text_put(&got, "end\n");
+		char *want = by_lines(data, size, &o);
+		if (want && strcmp(want, got.s) != 0)
+			abort(); /* the flow loop and the line parser disagree */
+		free(want);
+	}
+	free(got.s);
 	(void)sink;
 	return 0;
 }
