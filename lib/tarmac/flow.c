@@ -300,6 +300,55 @@ static inline void flow_event(struct trawl_event *e, const struct flow_line *f, 
 	e->u.insn.disasm.len = f->disasm_len;
 }
 
+/* The parser's counters while the loop runs, in locals. */
+struct flow_state {
+	struct trawl_event *ev;
+	size_t nev, cap;
+	int open;
+	uint64_t seq, lineno, lines, events;
+	const char *last;       /* the last instruction line taken, or NULL */
+	uint64_t last_time;
+	uint8_t last_iset;
+	size_t last_prefix;
+};
+
+static void flow_load(struct flow_state *f, const struct trawl_tarmac *t)
+{
+	f->ev = t->ev;
+	f->nev = t->nev;
+	f->cap = t->ev_cap;
+	f->open = t->open;
+	f->seq = t->seq;
+	f->lineno = t->lineno;
+	f->lines = f->events = 0;
+	f->last = NULL;
+}
+
+/* Write the counters back, and what tarmac_fast_line leaves after the last
+ * instruction line taken. */
+static void flow_store(struct flow_state *f, struct trawl_tarmac *t, uint16_t unit)
+{
+	t->nev = f->nev;
+	t->open = f->open;
+	t->seq = f->seq;
+	t->lineno = f->lineno;
+	t->stats.lines += f->lines;
+	t->stats.events += f->events;
+	f->lines = f->events = 0;
+	if (f->last) {
+		t->open_pool = t->pool_len;
+		t->open_detached = 0;
+		t->cpu_iset[0] = f->last_iset;
+		t->time = f->last_time;
+		t->unit = unit;
+		t->cpu = 0;
+		t->skip_len = (uint8_t)f->last_prefix;
+		memcpy(t->skip_prefix, f->last, f->last_prefix > 16 ? f->last_prefix : 16);
+		t->skip_seq = f->ev[f->nev].seq;
+		f->last = NULL;
+	}
+}
+
 size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, size_t pos,
 		       uint64_t offset, struct tarmac_nl *nl, size_t limit, size_t *decline)
 {
@@ -322,25 +371,17 @@ size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, siz
 	}
 	const uint8_t el = t->fast_mode_el;
 	const uint16_t unit = t->fast_unit_id;
-	const uint32_t first_reg = (uint32_t)t->nregs, first_mem = (uint32_t)t->nmems;
-
-	/* the parser's counters, in locals while the loop runs */
-	struct trawl_event *ev = t->ev;
-	size_t nev = t->nev, cap = t->ev_cap;
-	int open = t->open;
-	uint64_t seq = t->seq, lineno = t->lineno, lines = 0, events = 0;
+	const uint32_t first_mem = (uint32_t)t->nmems;
+	struct flow_state st;
+	flow_load(&st, t);
 
 	/* armed: the open event is the one the skip prefix belongs to (as
 	 * tarmac_skip_line checks), so lines starting with it are its effects */
 	struct flow_prefix fp = { 0, 0, 0, 0, 0 };
-	int armed = t->skip_len && t->skip_len <= 16 && open && ev[nev].seq == t->skip_seq;
+	int armed = t->skip_len && t->skip_len <= 16 && st.open && st.ev[st.nev].seq == t->skip_seq;
 	if (armed)
 		prefix_set(&fp, t->skip_prefix, t->skip_len);
 	struct flow_line f;
-	const char *last = NULL; /* the last instruction line taken */
-	uint64_t last_time = 0;
-	uint8_t last_iset = 0;
-	size_t last_prefix = 0;
 
 	while (pos < len) {
 		end = tarmac_nl_next(data, len, pos, &c);
@@ -349,70 +390,71 @@ size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, siz
 		const char *line = data + pos;
 		size_t n = end - pos;
 		if (armed && n >= 16 && prefix_eq(&fp, line)) {
-			if (n < fp.len + 5 || !tarmac_effect_skipped(t, line + fp.len, n - fp.len))
+			if (n >= fp.len + 5 && tarmac_effect_skipped(t, line + fp.len, n - fp.len)) {
+				struct trawl_event *e = &st.ev[st.nev];
+				st.lineno++;
+				st.lines++;
+				e->nlines = (uint32_t)(st.lineno - e->line + 1);
+				e->length = offset + end - e->offset;
+				pos = end + 1;
+				continue;
+			}
+			/* a kept effect (a wanted register): read by the fast
+			 * path, as tarmac_parse_line_noskip would */
+			if ((unsigned char)line[n - 1] <= ' ')
 				break;
-			struct trawl_event *e = &ev[nev];
-			lineno++;
-			lines++;
-			e->nlines = (uint32_t)(lineno - e->line + 1);
-			e->length = offset + end - e->offset;
+			flow_store(&st, t, unit);
+			struct tarmac_line ln = { line, n, offset + pos, t->lineno + 1, t->time, t->unit,
+						  t->cpu, 0 };
+			if (tarmac_fast_line(t, line, line + n, &ln) <= 0)
+				break;
+			t->lineno++;
+			t->stats.lines++;
+			t->time = ln.time;
+			t->unit = ln.unit;
+			t->cpu = ln.cpu;
+			flow_load(&st, t);
+			armed = fp.len && st.open && st.ev[st.nev].seq == t->skip_seq;
 			pos = end + 1;
 			continue;
 		}
 		if (!flow_parse(&x, line, data + end, &f))
 			break;
-		if (open) {
-			open = 0;
-			nev++;
-			events++;
+		if (st.open) {
+			st.open = 0;
+			st.nev++;
+			st.events++;
 		}
-		if (nev + 2 > cap) {
-			t->nev = nev;
+		if (st.nev + 2 > st.cap) {
+			t->nev = st.nev;
 			if (!tarmac_grow_events(t))
 				break; /* the line parser meets the same and reports it */
-			ev = t->ev;
-			cap = t->ev_cap;
+			st.ev = t->ev;
+			st.cap = t->ev_cap;
 		}
-		flow_event(&ev[nev], &f, seq, lineno + 1, offset + pos, n, unit, first_reg, first_mem, el);
+		flow_event(&st.ev[st.nev], &f, st.seq, st.lineno + 1, offset + pos, n, unit,
+			   (uint32_t)t->nregs, first_mem, el);
 		fp.len = 0;
 		if (f.prefix <= 16)
 			prefix_set(&fp, line, f.prefix);
 		armed = fp.len != 0;
-		open = 1;
-		seq++;
-		lineno++;
-		lines++;
-		last = line;
-		last_time = f.time;
-		last_iset = f.iset;
-		last_prefix = f.prefix;
+		st.open = 1;
+		st.seq++;
+		st.lineno++;
+		st.lines++;
+		st.last = line;
+		st.last_time = f.time;
+		st.last_iset = f.iset;
+		st.last_prefix = f.prefix;
 		pos = end + 1;
-		if (nev >= limit) {
+		if (st.nev >= limit) {
 			end = SIZE_MAX;
 			break;
 		}
 	}
 	if (pos >= len)
 		end = SIZE_MAX;
-
-	t->nev = nev;
-	t->open = open;
-	t->seq = seq;
-	t->lineno = lineno;
-	t->stats.lines += lines;
-	t->stats.events += events;
-	if (last) {
-		/* what tarmac_fast_line leaves after an instruction line */
-		t->open_pool = t->pool_len;
-		t->open_detached = 0;
-		t->cpu_iset[0] = last_iset;
-		t->time = last_time;
-		t->unit = unit;
-		t->cpu = 0;
-		t->skip_len = (uint8_t)last_prefix;
-		memcpy(t->skip_prefix, last, last_prefix > 16 ? last_prefix : 16);
-		t->skip_seq = ev[nev].seq;
-	}
+	flow_store(&st, t, unit);
 	*nl = c;
 	*decline = end;
 	return pos;
