@@ -35,30 +35,33 @@ else
 fi
 echo "trace: $trace, $(wc -c <"$trace") bytes"
 
-# run NAME CMD...: best of $RUNS (3) wall times (other tenants of the
-# machine slow single runs by up to 1.7x), the CPU time of that run,
-# the larger peak RSS
-run() {
-	name=$1; shift
-	best="" cpu="" rss=0
-	for i in $(seq "${RUNS:-3}"); do
-		/usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$@" >/dev/null 2>"$out/err.txt" ||
-			{ echo "bench-calls: '$*' failed: $(head -3 "$out/err.txt")"; return 1; }
-		set -- $(cat "$out/time.txt") "$@"
-		t=$1 c=$(awk "BEGIN { print $2 + $3 }") m=$4
-		shift 4
-		if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t cpu=$c; fi
-		[ "$m" -gt "$rss" ] && rss=$m
+# rounds NAME=CMD...: $RUNS rounds (5), each running every command once in
+# turn, so that a slow minute (other tenants of the machine slow single runs
+# by up to 1.7x) costs every command alike; then per command the best wall
+# time, the CPU time of that run, and the largest peak RSS
+rounds() {
+	: >"$out/calls-runs.txt"
+	for i in $(seq "${RUNS:-5}"); do
+		for spec in "$@"; do
+			name=${spec%%=*}
+			# shellcheck disable=SC2086 # the command is split into words
+			/usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" ${spec#*=} >/dev/null 2>"$out/err.txt" ||
+				{ echo "bench-calls: '${spec#*=}' failed: $(head -3 "$out/err.txt")"; return 1; }
+			awk -v name="$name" '{ print name, $1, $2 + $3, $4 }' "$out/time.txt" >>"$out/calls-runs.txt"
+		done
 	done
-	echo "$name $best $cpu $rss" >>"$out/calls-results.txt"
+	awk '!($1 in best) { order[++k] = $1 }
+	     !($1 in best) || $2 < best[$1] { best[$1] = $2; cpu[$1] = $3 }
+	     $4 > rss[$1] { rss[$1] = $4 }
+	     END { for (i = 1; i <= k; i++) print order[i], best[order[i]], cpu[order[i]], rss[order[i]] }' \
+		"$out/calls-runs.txt" >>"$out/calls-results.txt"
 }
 rm -f "$out/calls-results.txt"
-run "stats(baseline)" "$TRAWL" stats "$trace" || exit 1
-run profile "$TRAWL" profile $image "$trace" || exit 1
-run calltree "$TRAWL" calltree $image "$trace" || exit 1
-RUNS=1 run flamegraph "$TRAWL" flamegraph $image "$trace" || exit 1
+rounds "stats(baseline)=$TRAWL stats $trace" "profile=$TRAWL profile $image $trace" \
+	"calltree=$TRAWL calltree $image $trace" || exit 1
+RUNS=1 rounds "flamegraph=$TRAWL flamegraph $image $trace" || exit 1
 # the same with every line parsed (no partial parsing): what it saves
-RUNS=1 run "profile-parse-all" "$TRAWL" profile --parse-all $image "$trace" || exit 1
+RUNS=1 rounds "profile-parse-all=$TRAWL profile --parse-all $image $trace" || exit 1
 # the fast path: per-event PC and encoding from the time-travel index (built
 # once here, and timed: every later command on the trace reuses it)
 ix="$out/calls-bench.trawlidx"
@@ -67,8 +70,8 @@ ix="$out/calls-bench.trawlidx"
 set -- $(cat "$out/time.txt")
 echo "index-build $1 $(awk "BEGIN { print $2 + $3 }") $4" >"$out/calls-index.txt"
 ln -sf "$(basename "$ix")" "$trace.trawlidx" 2>/dev/null || cp "$ix" "$trace.trawlidx"
-run "profile-index" "$TRAWL" profile --use-index $image "$trace" || exit 1
-run "calltree-index" "$TRAWL" calltree --use-index $image "$trace" || exit 1
+RUNS=3 rounds "profile-index=$TRAWL profile --use-index $image $trace" \
+	"calltree-index=$TRAWL calltree --use-index $image $trace" || exit 1
 
 awk -v n="$n" '
 	{ name[NR] = $1; wall[NR] = $2; cpu[NR] = $3; rss[NR] = $4; at[$1] = NR }

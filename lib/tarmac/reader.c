@@ -51,6 +51,45 @@ static void release_behind(struct tarmac_reader *r, uint64_t keep_from)
 	}
 }
 
+enum trawl_status tarmac_parse_range(struct trawl_tarmac *t, const char *data, size_t len,
+				     uint64_t offset, int last, size_t limit, size_t *at,
+				     struct tarmac_nl *nl, struct trawl_error *err)
+{
+	size_t pos = *at;
+	/* runs of the common line shapes go through the flow loop (partial
+	 * parsing without memory: the call commands) */
+	int flow = (t->opt.want & (TRAWL_WANT_FILTER | TRAWL_WANT_MEMS)) == TRAWL_WANT_FILTER &&
+		   !t->no_fast;
+	enum trawl_status st = TRAWL_OK;
+	while (pos < len) {
+		size_t end;
+		if (flow) {
+			pos = tarmac_flow_run(t, data, len, pos, offset, nl, limit, &end);
+			if (end == SIZE_MAX) /* range used up, or batch full */
+				break;
+		} else {
+			end = tarmac_nl_next(data, len, pos, nl);
+		}
+		int has_nl = end < len;
+		t->cut_line = !has_nl && last;
+		/* a line cut off by the end of the input is never skipped: the
+		 * grammar decides whether it is whole */
+		if (t->skip_len && !t->cut_line &&
+		    tarmac_skip_line(t, data + pos, end - pos, offset + pos))
+			st = TRAWL_OK;
+		else
+			st = tarmac_parse_line_noskip(t, data + pos, end - pos, offset + pos, err);
+		t->cut_line = 0;
+		if (st != TRAWL_OK)
+			break;
+		pos = has_nl ? end + 1 : len;
+		if (t->nev >= limit && !t->taken)
+			break;
+	}
+	*at = pos;
+	return st;
+}
+
 static enum trawl_status tr_open(void **state, struct trawl_input *in,
 				 const struct trawl_chunk *first,
 				 const struct trawl_reader_options *opt, struct trawl_error *err)
@@ -89,53 +128,22 @@ static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 	}
 	for (;;) {
 		if (r->have_chunk && r->pos < r->chunk.len) {
-			const char *data = r->chunk.data;
-			size_t len = r->chunk.len, pos = r->pos;
-			struct tarmac_nl nl = r->nl;
-			/* runs of the common line shapes go through the flow loop
-			 * (partial parsing without memory: the call commands) */
-			int flow = (t->opt.want & (TRAWL_WANT_FILTER | TRAWL_WANT_MEMS)) ==
-					   TRAWL_WANT_FILTER && !t->no_fast;
-			while (pos < len) {
-				size_t end;
-				if (flow) {
-					pos = tarmac_flow_run(t, data, len, pos, r->chunk.offset, &nl,
-							      limit, &end);
-					if (end == SIZE_MAX) /* chunk used up, or batch full */
-						break;
-				} else {
-					end = tarmac_nl_next(data, len, pos, &nl);
-				}
-				int has_nl = end < len;
-				t->cut_line = !has_nl && r->chunk.last;
-				/* a line cut off by the end of the input is never skipped:
-				 * the grammar decides whether it is whole */
-				if (t->skip_len && !t->cut_line &&
-				    tarmac_skip_line(t, data + pos, end - pos, r->chunk.offset + pos))
-					st = TRAWL_OK;
-				else
-					st = tarmac_parse_line_noskip(t, data + pos, end - pos,
-								      r->chunk.offset + pos, err);
-				t->cut_line = 0;
-				if (st != TRAWL_OK) {
-					/* hand out the events before the bad line first */
-					r->pos = pos;
-					r->nl.valid = 0;
-					trawl_tarmac_finish(t);
-					if (!trawl_tarmac_completed(t))
-						return st;
-					r->pending = st;
-					if (err)
-						r->perr = *err;
-					trawl_tarmac_take(t, batch);
-					return TRAWL_OK;
-				}
-				pos = has_nl ? end + 1 : len;
-				if (t->nev >= limit && !t->taken)
-					break;
-			}
+			size_t pos = r->pos;
+			st = tarmac_parse_range(t, r->chunk.data, r->chunk.len, r->chunk.offset,
+						r->chunk.last, limit, &pos, &r->nl, err);
 			r->pos = pos;
-			r->nl = nl;
+			if (st != TRAWL_OK) {
+				/* hand out the events before the bad line first */
+				r->nl.valid = 0;
+				trawl_tarmac_finish(t);
+				if (!trawl_tarmac_completed(t))
+					return st;
+				r->pending = st;
+				if (err)
+					r->perr = *err;
+				trawl_tarmac_take(t, batch);
+				return TRAWL_OK;
+			}
 			t->stats.bytes = r->chunk.offset + pos;
 			if (t->nev >= limit && !t->taken)
 				break;

@@ -282,6 +282,13 @@ enum trawl_status tarmac_parse_line_noskip(struct trawl_tarmac *t, const char *l
 int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln);
 
 struct tarmac_nl;
+/* reader.c: parse the lines of data[*at, len) (the range starts at byte
+ * `offset` of the input; `last`: no input follows it) until the batch holds
+ * `limit` completed events. On a bad line returns its error with *at on
+ * it. */
+enum trawl_status tarmac_parse_range(struct trawl_tarmac *t, const char *data, size_t len,
+				     uint64_t offset, int last, size_t limit, size_t *at,
+				     struct tarmac_nl *nl, struct trawl_error *err);
 /* flow.c: take lines of data[pos, len) while they are instruction lines of
  * the common shape or effect lines partial parsing skips (batches up to
  * `limit` events). Returns where it stopped; *decline is the end of the
