@@ -114,14 +114,15 @@ static int flow_shape_init(const struct trawl_tarmac *t, struct flow_shape *s)
 	return 1;
 }
 
-/* "<8 hex> <8 hex>" at q (the PC and the encoding): 1 and their values
- * when all 16 are hex digits (either case), else 0. */
-static inline int hex8_pair(const char *q, uint32_t *a, uint32_t *b)
+/* Two runs of 8 hex digits at p and q (a PC and an encoding, or the two
+ * halves of a 64-bit PC): 1 and their values when all 16 are hex digits
+ * (either case), else 0. */
+static inline int hex8_pair(const char *p, const char *q, uint32_t *a, uint32_t *b)
 {
 #if defined(__SSE2__)
 	/* both words in one vector: checked and converted together */
-	__m128i x = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)q),
-				       _mm_loadl_epi64((const __m128i *)(const void *)(q + 9)));
+	__m128i x = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(const void *)p),
+				       _mm_loadl_epi64((const __m128i *)(const void *)q));
 	__m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
 				    _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
 	__m128i low = _mm_or_si128(x, _mm_set1_epi8(0x20));
@@ -142,8 +143,8 @@ static inline int hex8_pair(const char *q, uint32_t *a, uint32_t *b)
 	return 1;
 #else
 	uint64_t w1, w2;
-	memcpy(&w1, q, 8);
-	memcpy(&w2, q + 9, 8);
+	memcpy(&w1, p, 8);
+	memcpy(&w2, q, 8);
 	if ((tl_swar_hexmask(w1) & tl_swar_hexmask(w2)) != TL_HIGH)
 		return 0;
 	*a = tl_swar_hex8(w1);
@@ -152,15 +153,63 @@ static inline int hex8_pair(const char *q, uint32_t *a, uint32_t *b)
 #endif
 }
 
+/* Exactly 4 hex digits at q (8 bytes readable): 1 and their value. */
+static inline int hex4(const char *q, uint32_t *v)
+{
+	uint64_t w;
+	memcpy(&w, q, 8);
+	if ((tl_swar_hexmask(w) & 0x80808080u) != 0x80808080u)
+		return 0;
+	*v = tl_swar_hex8((w << 32) | 0x30303030u);
+	return 1;
+}
+
 /* An instruction line's fields, read by flow_parse. */
+struct flow_line;
+static const char *pc_enc_other(const char *q, struct flow_line *f);
+
 struct flow_line {
-	uint64_t time;
-	uint32_t pc, enc;
-	uint8_t iset, ccfail;
+	uint64_t time, pc;
+	uint32_t enc;
+	uint8_t width, iset, ccfail;
 	size_t prefix;          /* "<time> <unit> " */
 	const char *mode, *disasm;
 	uint32_t mode_len, disasm_len;
 };
+
+/* The PC and encoding at q in the other shapes the fast path reads: a
+ * 16-digit PC, a 4-digit (16-bit Thumb) encoding. The space after the
+ * encoding, or NULL. q has 28 bytes. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static const char *pc_enc_other(const char *q, struct flow_line *f)
+{
+	uint32_t hi = 0, lo, unused;
+	const char *c;
+	if (q[8] == ' ') {
+		c = q + 9;
+		if (!hex8_pair(q, q, &lo, &unused))
+			return NULL;
+	} else if (q[16] == ' ') {
+		c = q + 17;
+		if (!hex8_pair(q, q + 8, &hi, &lo))
+			return NULL;
+	} else {
+		return NULL;
+	}
+	if (c[8] == ' ') {
+		if (!hex8_pair(c, c, &f->enc, &unused))
+			return NULL;
+		f->width = 4;
+	} else if (c[4] == ' ' && hex4(c, &f->enc)) {
+		f->width = 2;
+	} else {
+		return NULL;
+	}
+	f->pc = (uint64_t)hi << 32 | lo;
+	return c + 2 * f->width;
+}
 
 /* What the loop knows of the parser (copied from it, constant while it
  * runs): the line shape and the previous instruction line's mode word. */
@@ -222,17 +271,29 @@ static inline int flow_parse(const struct flow_ctx *x, const char *line, const c
 	if (n == 0 || q[n] != ')' || q[n + 1] != ' ')
 		return 0;
 	q += n + 2;
-	/* "<8 hex> <8 hex> O " */
-	if (e - q < 20 || q[8] != ' ' || q[17] != ' ' || q[19] != ' ' ||
-	    !hex8_pair(q, &f->pc, &f->enc))
+	/* "<PC> <encoding> O ": the usual "<8 hex> <8 hex>" checked and
+	 * converted at once; other widths aside */
+	if (e - q < 28)
 		return 0;
-	f->iset = q[18] == 'O' ? TRAWL_ISET_A64 : q[18] == 'A' ? TRAWL_ISET_A32 :
-		  q[18] == 'T' ? TRAWL_ISET_T32 : 0;
+	if (q[8] == ' ' && q[17] == ' ') {
+		uint32_t pc;
+		if (!hex8_pair(q, q + 9, &pc, &f->enc))
+			return 0;
+		f->pc = pc;
+		f->width = 4;
+		q += 17;
+	} else if (!(q = pc_enc_other(q, f))) {
+		return 0;
+	}
+	if (q[2] != ' ')
+		return 0;
+	f->iset = q[1] == 'O' ? TRAWL_ISET_A64 : q[1] == 'A' ? TRAWL_ISET_A32 :
+		  q[1] == 'T' ? TRAWL_ISET_T32 : 0;
 	if (!f->iset)
 		return 0;
 	/* the mode word of the instruction line before, then " :" (compared
 	 * as tarmac_same_mode does) */
-	const char *mode = q + 20, *me = mode + x->mode_len;
+	const char *mode = q + 3, *me = mode + x->mode_len;
 	if (!x->mode_len || e - me < 2 || me[0] != ' ' || me[1] != ':')
 		return 0;
 	if (x->mode_len <= 8 && e - mode >= 8) {
@@ -291,7 +352,7 @@ static inline void flow_event(struct trawl_event *e, const struct flow_line *f, 
 	e->first_mem = first_mem;
 	e->u.insn.pc = f->pc;
 	e->u.insn.encoding = f->enc;
-	e->u.insn.width = 4;
+	e->u.insn.width = f->width;
 	e->u.insn.iset = f->iset;
 	e->u.insn.el = el;
 	e->u.insn.mode.ptr = f->mode;
