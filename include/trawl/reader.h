@@ -45,7 +45,10 @@ struct trawl_reader_options {
 	int big_endian;                /* Tarmac: memory values are big-endian */
 	int lenient;                   /* skip malformed lines (counted, warned)
 	                                  instead of failing */
-	uint32_t batch_events;         /* events per batch; 0 = default (4096) */
+	uint32_t batch_events;         /* events per batch; 0 = default (4096).
+	                                  A batch may hold one more: a Tarmac
+	                                  line that ends the open instruction and
+	                                  is an event of its own completes two */
 	struct trawl_input_options input;
 	trawl_warn_fn warn;            /* may be NULL */
 	void *warn_ctx;
