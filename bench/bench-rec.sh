@@ -62,11 +62,24 @@ if command -v lttng >/dev/null 2>&1 && command -v lttng-sessiond >/dev/null 2>&1
 	s=trawlbench$$
 	if lttng create $s --output="$AOUT/lttng-trace" >/dev/null 2>&1 &&
 	   lttng enable-event -u 'trawlbench:*' -s $s >/dev/null 2>&1 && lttng start $s >/dev/null 2>&1; then
-		"$OUT/lttng-bench" 1000000 >"$OUT/lttng" 2>&1
+		# three rounds, each timing trawl's fast path and then LTTng, so
+		# that a slow moment of the shared machine costs both alike;
+		# the ratio is of the best of each (every round is printed)
+		rounds=""
+		best_ln="" best_en=""
+		for i in 1 2 3; do
+			"$drv" fast $N "$OUT/t5" >"$OUT/fast$i" 2>/dev/null || break
+			"$OUT/lttng-bench" 1000000 >"$OUT/lttng" 2>&1 || break
+			e=$(val enabled_ns "$OUT/fast$i"); l=$(val lttng_ns "$OUT/lttng")
+			[ -n "$e" ] && [ -n "$l" ] || break
+			rounds="$rounds $(ratio "$l" "$e")x"
+			best_en=$(awk -v a="$e" -v b="$best_en" 'BEGIN { print (b == "" || a < b) ? a : b }')
+			best_ln=$(awk -v a="$l" -v b="$best_ln" 'BEGIN { print (b == "" || a < b) ? a : b }')
+		done
 		lttng stop $s >/dev/null 2>&1
 		lttng destroy $s >/dev/null 2>&1
-		ln=$(val lttng_ns "$OUT/lttng")
-		[ -n "$ln" ] && lt="$ln ns/event; trawl is $(ratio "$ln" "$en")x cheaper (target >= 8)"
+		[ -n "$best_ln" ] &&
+			lt="$best_ln ns/event against trawl's $best_en (best of 3 rounds each): trawl is $(ratio "$best_ln" "$best_en")x cheaper (target >= 8; rounds:$rounds)"
 	else
 		lt="not measured: the LTTng session daemon could not be used here ($(tail -1 "$OUT/sessiond.log" 2>/dev/null))"
 	fi
@@ -77,4 +90,4 @@ else
 	lt="not measured (lttng tools or liblttng-ust-dev missing: $(head -1 "$OUT/lt.err" 2>/dev/null))"
 fi
 echo "LTTng-UST tracepoint:  $lt"
-rm -rf "$OUT"/t1 "$OUT"/t2 "$OUT"/t3 "$OUT"/t4 "$OUT/lttng-trace"
+rm -rf "$OUT"/t1 "$OUT"/t2 "$OUT"/t3 "$OUT"/t4 "$OUT"/t5 "$OUT/lttng-trace"
