@@ -21,7 +21,10 @@ enum trawl_symbol_type {
 struct trawl_symbol {
 	uint64_t addr;          /* load address (offset applied, Thumb bit cleared) */
 	uint64_t size;          /* 0 when the ELF does not say */
-	const char *name;
+	const char *name;       /* as shown: C++ names demangled
+	                           ("Lexer::next()" for "_ZN5Lexer4nextEv") */
+	const char *raw;        /* as the ELF file has it (the same pointer as
+	                           name when nothing was demangled) */
 	uint8_t type;           /* enum trawl_symbol_type */
 	uint8_t thumb;          /* function is Thumb code (ELF address had bit 0 set) */
 };
@@ -43,7 +46,8 @@ enum trawl_status trawl_image_add_spec(struct trawl_image *img, const char *spec
  * NULL when none. The pointer is valid until the image is destroyed. */
 const struct trawl_symbol *trawl_image_symbol_at(const struct trawl_image *img, uint64_t addr);
 
-/* Address of a symbol by exact name; returns NULL when absent. */
+/* A symbol by exact name, as shown or as the ELF has it ("Lexer::next()"
+ * or "_ZN5Lexer4nextEv"); NULL when absent. */
 const struct trawl_symbol *trawl_image_symbol_named(const struct trawl_image *img,
 						    const char *name);
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ struct segment {
 struct trawl_image {
 	struct trawl_symbol *syms;
 	size_t nsyms, cap_syms;
-	char **names;         /* owned symbol name strings */
+	char **names;         /* owned symbol name strings (raw and demangled) */
 	size_t nnames;
 	struct segment *segs;
 	size_t nsegs;
@@ -70,7 +71,20 @@ static int cmp_sym(const void *a, const void *b)
 		return x->type < y->type ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return strcmp(x->raw, y->raw);
+}
+
+/* Longer mangled names are shown as they are: the demangler's time and
+ * stack grow with the name, and a hostile ELF chooses its names. */
+#define DEMANGLE_MAX 1024
+
+/* The name to show for a raw ELF symbol name: a malloc'ed demangled C++
+ * name, or NULL (keep the raw one). */
+static char *demangled(const char *raw)
+{
+	if (raw[0] != '_' || raw[1] != 'Z' || strnlen(raw, DEMANGLE_MAX + 1) > DEMANGLE_MAX)
+		return NULL;
+	return cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI);
 }
 
 static enum trawl_status add_symbol(struct trawl_image *img, const char *name, uint64_t addr,
@@ -80,7 +94,7 @@ static enum trawl_status add_symbol(struct trawl_image *img, const char *name, u
 	if (img->nsyms == img->cap_syms) {
 		size_t cap = img->cap_syms ? img->cap_syms * 2 : 256;
 		struct trawl_symbol *s = realloc(img->syms, cap * sizeof *s);
-		char **n = realloc(img->names, cap * sizeof *n);
+		char **n = realloc(img->names, 2 * cap * sizeof *n); /* raw + shown */
 		if (s)
 			img->syms = s;
 		if (n)
@@ -93,7 +107,11 @@ static enum trawl_status add_symbol(struct trawl_image *img, const char *name, u
 	if (!copy)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading symbols");
 	img->names[img->nnames++] = copy;
-	img->syms[img->nsyms++] = (struct trawl_symbol){ addr, size, copy, type, thumb };
+	char *shown = demangled(copy);
+	if (shown)
+		img->names[img->nnames++] = shown;
+	img->syms[img->nsyms++] =
+		(struct trawl_symbol){ addr, size, shown ? shown : copy, copy, type, thumb };
 	img->sorted = 0;
 	return TRAWL_OK;
 }
@@ -292,8 +310,12 @@ const struct trawl_symbol *trawl_image_symbol_at(const struct trawl_image *img, 
 const struct trawl_symbol *trawl_image_symbol_named(const struct trawl_image *img,
 						    const char *name)
 {
+	/* the shown name first: a demangled name may equal another's raw one */
 	for (size_t i = 0; i < img->nsyms; i++)
 		if (strcmp(img->syms[i].name, name) == 0)
+			return &img->syms[i];
+	for (size_t i = 0; i < img->nsyms; i++)
+		if (strcmp(img->syms[i].raw, name) == 0)
 			return &img->syms[i];
 	return NULL;
 }

@@ -164,6 +164,23 @@ if [ -f "$Q/calculator-aarch64-fastmodel.tarmac" ] && [ -f "$Q/calculator-aarch6
 	calls=$(awk -F, 'NR > 2 { s += $3 } END { print s }' "$_tmp/fm")
 	[ "$bls" = "$calls" ] || fail "calculator: $calls calls found, the trace executes $bls BLs"
 	adds=$(grep -cE "IT .* BL .*; 0x2110c4$" "$Q/calculator-aarch64-fastmodel.tarmac")
-	grep -q "^_ZN6Parser3addERj,0x2110c4,$adds," "$_tmp/fm" || fail "Parser::add should have $adds calls"
+	grep -q "^Parser::add(unsigned int&),0x2110c4,$adds," "$_tmp/fm" || fail "Parser::add should have $adds calls"
+	# C++ names shown demangled as binutils' nm -C shows them
+	if command -v nm >/dev/null 2>&1; then
+		nm -C "$Q/calculator-aarch64.elf" | awk '$2 ~ /^[tTwW]$/ { a = $1; sub(/^0+/, "", a); $1 = $2 = ""; sub(/^  /, ""); print "0x" a "\t" $0 }' |
+			sort -u >"$_tmp/nm"
+		"$TRAWL" profile --csv --image "$Q/calculator-aarch64.elf" "$Q/calculator-aarch64-fastmodel.tarmac" |
+			awk -F, 'NR > 2 && $2 ~ /^0x/ && $1 !~ /^"/ { print $2 "\t" $1 }' | sort -u >"$_tmp/shown"
+		[ "$(wc -l <"$_tmp/shown")" -gt 10 ] || fail "too few profile lines to check names"
+		missing=$(comm -23 "$_tmp/shown" "$_tmp/nm" | head -3)
+		[ -z "$missing" ] || fail "names not as nm -C shows them: $missing"
+		grep -q "Lexer::next()" "$_tmp/shown" || fail "no demangled C++ name in the profile"
+		# callinfo finds a function by either name
+		a=$("$TRAWL" callinfo --image "$Q/calculator-aarch64.elf" "$Q/calculator-aarch64-fastmodel.tarmac" 'Lexer::next()' | wc -l)
+		b=$("$TRAWL" callinfo --image "$Q/calculator-aarch64.elf" "$Q/calculator-aarch64-fastmodel.tarmac" _ZN5Lexer4nextEv | wc -l)
+		[ "$a" -gt 1 ] && [ "$a" = "$b" ] || fail "callinfo by demangled ($a lines) and raw name ($b lines) differ"
+	else
+		echo "SKIP (part): nm not found"
+	fi
 fi
 finish

@@ -102,12 +102,52 @@ static void bad_images(void **state)
 	unlink(path);
 }
 
+/* C++ names are shown demangled, as binutils' nm -C shows them, and found
+ * by either spelling; a name the demangler refuses stays as it is. The ELF
+ * (tests/fuzz/corpus/image/cxx-names.elf) has functions with these
+ * assembler names. */
+static void demangled_names(void **state)
+{
+	(void)state;
+	const char *src = getenv("TRAWL_SRC");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/fuzz/corpus/image/cxx-names.elf", src ? src : ".");
+	struct trawl_image *img;
+	struct trawl_error err;
+	assert_int_equal(trawl_image_create(&img, NULL), TRAWL_OK);
+	assert_int_equal(trawl_image_add_elf(img, path, 0, &err), TRAWL_OK);
+	static const struct {
+		uint64_t addr;
+		const char *shown, *raw;
+	} want[] = {
+		{ 0x40010c, "Lexer::next()", "_ZN5Lexer4nextEv" },
+		{ 0x400110, "Parser::add(unsigned int&)", "_ZN6Parser3addERj" },
+		{ 0x400114, "std::vector<int, std::allocator<int> >::push_back(int const&)",
+		  "_ZNSt6vectorIiSaIiEE9push_backERKi" },
+		{ 0x400118, "_ZZZZZN3fooE", "_ZZZZZN3fooE" },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		const struct trawl_symbol *s = trawl_image_symbol_at(img, want[i].addr);
+		assert_non_null(s);
+		assert_int_equal(s->addr, want[i].addr);
+		assert_string_equal(s->name, want[i].shown);
+		assert_string_equal(s->raw, want[i].raw);
+		assert_ptr_equal(trawl_image_symbol_named(img, want[i].shown), s);
+		assert_ptr_equal(trawl_image_symbol_named(img, want[i].raw), s);
+	}
+	char buf[128];
+	assert_string_equal(trawl_image_describe(img, 0x400112, buf, sizeof buf),
+			    "Parser::add(unsigned int&)+0x2");
+	trawl_image_destroy(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(symbols_of_quicksort),
 		cmocka_unit_test(load_offset),
 		cmocka_unit_test(bad_images),
+		cmocka_unit_test(demangled_names),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
