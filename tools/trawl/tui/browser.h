@@ -149,6 +149,11 @@ void nav_msg(struct browser *b, int error, const char *fmt, ...)
 /* The core registers the register pane lists, in order. */
 extern const uint32_t core_regs[];
 extern const unsigned core_reg_count;
+/* Is the current event AArch32 (A32 or T32)? */
+int nav_is_a32(const struct browser *b);
+/* The name of reg as trawl regs prints it for the current event: r0-r30
+ * in AArch32 (written into buf), the index's name otherwise. */
+const char *nav_reg_name(const struct browser *b, uint32_t reg, char *buf, size_t size);
 
 /* ---- layout.c ---- */
 void layout_compute(struct browser *b, int rows, int cols, struct layout *l);

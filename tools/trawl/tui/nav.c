@@ -27,6 +27,20 @@ void nav_msg(struct browser *b, int error, const char *fmt, ...)
 	b->msg_error = error;
 }
 
+int nav_is_a32(const struct browser *b)
+{
+	return b->cur.iset == TRAWL_ISET_A32 || b->cur.iset == TRAWL_ISET_T32;
+}
+
+const char *nav_reg_name(const struct browser *b, uint32_t reg, char *buf, size_t size)
+{
+	if (nav_is_a32(b) && reg < TRAWL_REG_SP) {
+		snprintf(buf, size, "r%u", (unsigned)reg);
+		return buf;
+	}
+	return trawl_index_reg_name(b->ix, reg);
+}
+
 void nav_init(struct browser *b)
 {
 	struct trawl_index_info info;
@@ -499,7 +513,8 @@ int nav_write(struct browser *b, int dir)
 	} else {
 		uint32_t reg = core_regs[b->sel_reg % core_reg_count];
 		uint32_t w = trawl_reg_width(reg);
-		snprintf(what, sizeof what, "%s", trawl_index_reg_name(b->ix, reg));
+		char rn[8];
+		snprintf(what, sizeof what, "%s", nav_reg_name(b, reg, rn, sizeof rn));
 		if (dir < 0) {
 			st = trawl_index_last_write_reg(b->ix, b->ev, b->cpu, reg, 0, w, &ev, &err);
 			if (st == TRAWL_OK && ev == b->ev)

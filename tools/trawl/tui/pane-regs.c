@@ -25,19 +25,18 @@ static int byte_changed(const struct browser *b, uint32_t reg, uint32_t i)
 	return k[i] && v[i] != bv[i];
 }
 
-static int cur_is_a32(const struct browser *b)
-{
-	return b->cur.iset == TRAWL_ISET_A32 || b->cur.iset == TRAWL_ISET_T32;
-}
-
-/* Width of reg as trawl regs shows it, or its storage width when no byte
- * is known (drawn as ??). */
+/* Width of reg as trawl regs shows it, or, when no byte is known (drawn
+ * as ??), its architectural width: 32 bits for an AArch32 core register,
+ * else its storage width. */
 static uint32_t shown_or_full(const struct browser *b, uint32_t reg)
 {
 	const uint8_t *v, *k;
+	int a32 = nav_is_a32(b);
 	uint32_t w = trawl_index_regs_view(&b->regs, reg, &v, &k);
-	uint32_t n = w ? trawl_reg_shown_width(reg, k, w, cur_is_a32(b)) : 0;
-	return n ? n : trawl_reg_width(reg);
+	uint32_t n = w ? trawl_reg_shown_width(reg, k, w, a32) : 0;
+	if (n)
+		return n;
+	return a32 && reg <= TRAWL_REG_PC ? 4 : trawl_reg_width(reg);
 }
 
 /* Bytes [lo, hi) of reg, most significant first, at (y, x); w cells max. */
@@ -93,7 +92,8 @@ void pane_regs_draw(struct browser *b, const struct rect *r, int cols)
 		const uint8_t *v, *k;
 		uint32_t w = trawl_index_regs_view(&b->regs, reg, &v, &k);
 		int sel = b->focus == FOCUS_REGS && b->sel_reg == i;
-		const char *name = trawl_index_reg_name(b->ix, reg);
+		char rn[8];
+		const char *name = nav_reg_name(b, reg, rn, sizeof rn);
 		/* '*' marks a register the current event changed, for terminals
 		 * without colour (and for scripts reading the screen) */
 		int changed = 0;
