@@ -78,7 +78,7 @@ static int run(int argc, char **argv, const char *cmd, int dir)
 			     : trawl_index_next_write_mem(c.ix, ev, addr, len, &found, &err);
 	} else {
 		uint32_t reg, off, size;
-		if (!index_cli_reg(&c, target, &reg, &off, &size)) {
+		if (!index_cli_reg(&c, target, ev, &reg, &off, &size)) {
 			rc = cli_usage(cmd, "'%s' is neither an address nor a register of this trace",
 				       target);
 			goto out;

@@ -183,11 +183,18 @@ void print_reg_hex(FILE *f, const uint8_t *v, const uint8_t *k, uint32_t n)
 	}
 }
 
-int index_cli_reg(struct index_cli *c, const char *name, uint32_t *reg, uint32_t *off,
-		  uint32_t *size)
+int index_cli_reg(struct index_cli *c, const char *name, uint64_t ev, uint32_t *reg,
+		  uint32_t *off, uint32_t *size)
 {
+	/* names mean what they mean at that event: lr is r14 on an AArch32
+	 * instruction, x30 on an AArch64 one */
+	struct trawl_index_event e;
+	enum trawl_reg_state state = TRAWL_REG_STATE_GUESS;
+	if (trawl_index_event(c->ix, ev, &e, NULL) == TRAWL_OK && e.kind == TRAWL_EV_INSN)
+		state = e.iset == TRAWL_ISET_A32 || e.iset == TRAWL_ISET_T32 ? TRAWL_REG_STATE_A32
+									     : TRAWL_REG_STATE_A64;
 	struct trawl_reg_ref ref;
-	if (trawl_reg_parse(name, strlen(name), TRAWL_REG_STATE_GUESS, &ref)) {
+	if (trawl_reg_parse(name, strlen(name), state, &ref)) {
 		*reg = ref.reg;
 		*off = ref.offset;
 		*size = ref.size ? ref.size : trawl_reg_width(ref.reg) - ref.offset;

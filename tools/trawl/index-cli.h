@@ -65,9 +65,10 @@ void json_str(FILE *f, const char *s, size_t len);
 /* Register value as hex, most significant byte first, "??" for unknown. */
 void print_reg_hex(FILE *f, const uint8_t *v, const uint8_t *k, uint32_t n);
 
-/* Parse a register name as the trace would write it: storage register,
- * byte range. Returns 1 on success. */
-int index_cli_reg(struct index_cli *c, const char *name, uint32_t *reg, uint32_t *off,
-		  uint32_t *size);
+/* Parse a register name as the trace would write it at event ev (lr is r14
+ * on an AArch32 instruction): storage register, byte range. Returns 1 on
+ * success. */
+int index_cli_reg(struct index_cli *c, const char *name, uint64_t ev, uint32_t *reg,
+		  uint32_t *off, uint32_t *size);
 
 #endif
