@@ -324,20 +324,7 @@ static inline void flow_event(struct trawl_event *e, const struct flow_line *f, 
 			      uint64_t lineno, uint64_t offset, size_t len, uint16_t unit,
 			      uint32_t first_reg, uint32_t first_mem, uint8_t el)
 {
-#if defined(__SSE2__)
-	const __m128i z = _mm_setzero_si128();
-	__m128i *v = (__m128i *)(void *)e;
-	_mm_storeu_si128(v, z);
-	_mm_storeu_si128(v + 1, z);
-	_mm_storeu_si128(v + 2, z);
-	_mm_storeu_si128(v + 3, z);
-	_mm_storeu_si128(v + 4, z);
-	_mm_storeu_si128(v + 5, z);
-	_mm_storeu_si128(v + 6, z);
-	_mm_storeu_si128(v + 7, z);
-#else
-	memset(e, 0, sizeof *e);
-#endif
+	tarmac_event_zero(e);
 	e->seq = seq;
 	e->line = lineno;
 	e->nlines = 1;

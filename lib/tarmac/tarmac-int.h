@@ -125,14 +125,12 @@ static inline void tarmac_close_open(struct trawl_tarmac *t)
 	t->stats.events++;
 }
 
+/* Clear an event before filling it in (padding included). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline struct trawl_event *tarmac_new_event(struct trawl_tarmac *t,
-						   const struct tarmac_line *ln,
-						   enum trawl_event_kind kind)
+static inline void tarmac_event_zero(struct trawl_event *e)
 {
-	struct trawl_event *e = &t->ev[t->nev];
 #if defined(__SSE2__)
 	/* eight stores of one zero register: a struct copy from a zero
 	 * constant loads it too, memset may become a rep stos */
@@ -150,6 +148,17 @@ static inline struct trawl_event *tarmac_new_event(struct trawl_tarmac *t,
 #else
 	memset(e, 0, sizeof *e);
 #endif
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline struct trawl_event *tarmac_new_event(struct trawl_tarmac *t,
+						   const struct tarmac_line *ln,
+						   enum trawl_event_kind kind)
+{
+	struct trawl_event *e = &t->ev[t->nev];
+	tarmac_event_zero(e);
 	e->seq = t->seq++;
 	e->line = ln->lineno;
 	e->nlines = 1;
