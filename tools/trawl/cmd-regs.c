@@ -10,7 +10,8 @@ static const char usage[] =
 	"LINE (or the last event at or before time T). Bytes the trace never showed\n"
 	"are printed as ??. Registers with no known byte are left out. Each register\n"
 	"is printed at the width the trace writes it (psr as 32 bits in AArch64),\n"
-	"not padded with ?? to the width the index stores it in.\n"
+	"not padded with ?? to the width the index stores it in. On an AArch32\n"
+	"event the core registers are r0-r12, r14, sp and pc, each 32 bits.\n"
 	"\n"
 	"Options:\n"
 	"  --at LINE         a line of the trace (1-based)\n"
@@ -79,6 +80,10 @@ int cmd_regs(int argc, char **argv)
 	uint32_t last = TRAWL_REG_FFR + regs.nsys;
 	for (uint32_t k = 0; k <= last; k++) {
 		uint32_t reg = k <= TRAWL_REG_FFR ? k : TRAWL_REG_SYS_BASE + (k - TRAWL_REG_FFR - 1);
+		/* AArch32 has r0-r15 only (r13 and r15 are sp and pc): what an
+		 * AArch64 instruction left in x15-x30 has no AArch32 name */
+		if (a32 && reg > 14 && reg < TRAWL_REG_SP)
+			continue;
 		const uint8_t *v, *kn;
 		uint32_t w = trawl_index_regs_view(&regs, reg, &v, &kn);
 		uint32_t n = w ? trawl_reg_shown_width(reg, kn, w, a32) : 0;

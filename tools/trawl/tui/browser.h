@@ -78,7 +78,7 @@ struct browser {
 	/* selection for time travel */
 	enum focus focus;
 	enum focus target;                  /* FOCUS_REGS or FOCUS_MEM: what w/W act on */
-	uint32_t sel_reg;                   /* index into the core register list */
+	uint32_t sel_reg;                   /* selected storage register (core pane) */
 	uint64_t sel_addr;                  /* selected memory byte */
 
 	/* optional panes */
@@ -146,13 +146,21 @@ void nav_msg(struct browser *b, int error, const char *fmt, ...)
 #endif
 	;
 
-/* The core registers the register pane lists, in order. */
-extern const uint32_t core_regs[];
-extern const unsigned core_reg_count;
+/* The rows of the core register pane for the current event's state, in
+ * order: returns the count and points regs at the storage registers.
+ * core_reg_max is the longest list (AArch64), which the layout sizes for
+ * so the panes do not move when the state changes. */
+unsigned nav_core_regs(const struct browser *b, const uint32_t **regs);
+extern const unsigned core_reg_max;
+/* The row the selection (sel_reg, a storage register) is on in the
+ * current list: its own row, or when the state has no such register (x20
+ * in AArch32) the row of the nearest register below it. */
+unsigned nav_sel_row(const struct browser *b);
 /* Is the current event AArch32 (A32 or T32)? */
 int nav_is_a32(const struct browser *b);
-/* The name of reg as trawl regs prints it for the current event: r0-r30
- * in AArch32 (written into buf), the index's name otherwise. */
+/* The name of reg in the pane for the current event: in AArch32 r0-r12,
+ * lr and sp/pc (written into buf when not the index's name), the index's
+ * name otherwise. */
 const char *nav_reg_name(const struct browser *b, uint32_t reg, char *buf, size_t size);
 
 /* ---- layout.c ---- */

@@ -107,10 +107,13 @@ static void ask_mem(struct browser *b)
 static void move_selection(struct browser *b, int key)
 {
 	if (b->focus == FOCUS_REGS) {
-		int n = (int)core_reg_count, i = (int)b->sel_reg;
+		/* move from the row shown selected; the selection is kept as
+		 * a storage register so it survives an AArch64/AArch32 switch */
+		const uint32_t *regs;
+		int n = (int)nav_core_regs(b, &regs), i = (int)nav_sel_row(b);
 		int d = key == KEY_UP ? -1 : key == KEY_DOWN ? 1 : key == KEY_LEFT ? -12 : 12;
 		i = ((i + d) % n + n) % n;
-		b->sel_reg = (uint32_t)i;
+		b->sel_reg = regs[i];
 		return;
 	}
 	int64_t d = key == KEY_UP ? -16 : key == KEY_DOWN ? 16 : key == KEY_LEFT ? -1 : 1;

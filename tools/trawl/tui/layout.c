@@ -43,7 +43,7 @@ void layout_compute(struct browser *b, int rows, int cols, struct layout *l)
 	int reg_rows = top - 1;
 	int ncols = 1;
 	if (reg_rows > 0)
-		ncols = ((int)core_reg_count + reg_rows - 1) / reg_rows;
+		ncols = ((int)core_reg_max + reg_rows - 1) / reg_rows;
 	if (ncols > 3)
 		ncols = 3;
 	int reg_w = ncols * REG_CELL + 1;

@@ -11,12 +11,18 @@
 
 volatile sig_atomic_t browser_interrupted;
 
-const uint32_t core_regs[] = {
+/* The register pane's rows. AArch64: x0-x30, sp, pc, psr. AArch32: the
+ * AArch32 register file in its own order, r0-r12, sp (r13), lr (r14), pc
+ * (r15), psr; storage X15-X30 are not AArch32 registers and get no row. */
+static const uint32_t core_regs_a64[] = {
 	0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17,
 	18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, TRAWL_REG_SP, TRAWL_REG_PC,
 	TRAWL_REG_PSR,
 };
-const unsigned core_reg_count = sizeof core_regs / sizeof core_regs[0];
+static const uint32_t core_regs_a32[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, TRAWL_REG_SP, 14, TRAWL_REG_PC, TRAWL_REG_PSR,
+};
+const unsigned core_reg_max = sizeof core_regs_a64 / sizeof core_regs_a64[0];
 
 void nav_msg(struct browser *b, int error, const char *fmt, ...)
 {
@@ -32,10 +38,38 @@ int nav_is_a32(const struct browser *b)
 	return b->cur.iset == TRAWL_ISET_A32 || b->cur.iset == TRAWL_ISET_T32;
 }
 
+unsigned nav_core_regs(const struct browser *b, const uint32_t **regs)
+{
+	if (nav_is_a32(b)) {
+		*regs = core_regs_a32;
+		return sizeof core_regs_a32 / sizeof core_regs_a32[0];
+	}
+	*regs = core_regs_a64;
+	return core_reg_max;
+}
+
+unsigned nav_sel_row(const struct browser *b)
+{
+	const uint32_t *regs;
+	unsigned n = nav_core_regs(b, &regs), best = 0;
+	/* the selected register's row, else the row of the nearest register
+	 * below it (x15-x30 fall back to lr in AArch32) */
+	for (unsigned i = 0; i < n; i++) {
+		if (regs[i] == b->sel_reg)
+			return i;
+		if (regs[i] < b->sel_reg && regs[i] > regs[best])
+			best = i;
+	}
+	return best;
+}
+
 const char *nav_reg_name(const struct browser *b, uint32_t reg, char *buf, size_t size)
 {
 	if (nav_is_a32(b) && reg < TRAWL_REG_SP) {
-		snprintf(buf, size, "r%u", (unsigned)reg);
+		if (reg == 14)
+			snprintf(buf, size, "lr");
+		else
+			snprintf(buf, size, "r%u", (unsigned)reg);
 		return buf;
 	}
 	return trawl_index_reg_name(b->ix, reg);
@@ -511,18 +545,30 @@ int nav_write(struct browser *b, int dir)
 			st = trawl_index_next_write_mem(b->ix, b->ev, b->sel_addr, 1, &ev, &err);
 		}
 	} else {
-		uint32_t reg = core_regs[b->sel_reg % core_reg_count];
-		uint32_t w = trawl_reg_width(reg);
+		const uint32_t *regs;
+		nav_core_regs(b, &regs);
+		uint32_t reg = regs[nav_sel_row(b)];
+		/* acting on a fallback row (x20 shown as lr in AArch32) makes
+		 * it the selection, so it stays on the register followed */
+		b->sel_reg = reg;
 		char rn[8];
 		snprintf(what, sizeof what, "%s", nav_reg_name(b, reg, rn, sizeof rn));
+		/* the bytes the row's name means in this state, as trawl
+		 * last-write/next-write read it (lr and sp are 32 bits in AArch32) */
+		struct trawl_reg_ref ref = { reg, 0, 0, 0 };
+		trawl_reg_parse(what, strlen(what),
+				nav_is_a32(b) ? TRAWL_REG_STATE_A32 : TRAWL_REG_STATE_A64, &ref);
+		uint32_t off = ref.offset, w = ref.size ? ref.size : trawl_reg_width(ref.reg) - off;
+		reg = ref.reg;
 		if (dir < 0) {
-			st = trawl_index_last_write_reg(b->ix, b->ev, b->cpu, reg, 0, w, &ev, &err);
+			st = trawl_index_last_write_reg(b->ix, b->ev, b->cpu, reg, off, w, &ev, &err);
 			if (st == TRAWL_OK && ev == b->ev)
-				st = b->ev ? trawl_index_last_write_reg(b->ix, b->ev - 1, b->cpu, reg, 0,
-									w, &ev, &err)
+				st = b->ev ? trawl_index_last_write_reg(b->ix, b->ev - 1, b->cpu, reg,
+									off, w, &ev, &err)
 					   : TRAWL_ERR_NOT_FOUND;
 		} else {
-			st = trawl_index_next_write_reg(b->ix, b->ev, b->cpu, reg, 0, w, &ev, &err);
+			st = trawl_index_next_write_reg(b->ix, b->ev, b->cpu, reg, off, w, &ev,
+							&err);
 		}
 	}
 	if (st) {

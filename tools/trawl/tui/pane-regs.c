@@ -26,8 +26,8 @@ static int byte_changed(const struct browser *b, uint32_t reg, uint32_t i)
 }
 
 /* Width of reg as trawl regs shows it, or, when no byte is known (drawn
- * as ??), its architectural width: 32 bits for an AArch32 core register,
- * else its storage width. */
+ * as ??), its architectural width: 32 bits for an AArch32 core register
+ * and the CPSR, else its storage width. */
 static uint32_t shown_or_full(const struct browser *b, uint32_t reg)
 {
 	const uint8_t *v, *k;
@@ -36,7 +36,7 @@ static uint32_t shown_or_full(const struct browser *b, uint32_t reg)
 	uint32_t n = w ? trawl_reg_shown_width(reg, k, w, a32) : 0;
 	if (n)
 		return n;
-	return a32 && reg <= TRAWL_REG_PC ? 4 : trawl_reg_width(reg);
+	return a32 && reg <= TRAWL_REG_PSR ? 4 : trawl_reg_width(reg);
 }
 
 /* Bytes [lo, hi) of reg, most significant first, at (y, x); w cells max. */
@@ -77,10 +77,12 @@ void pane_regs_draw(struct browser *b, const struct rect *r, int cols)
 		return;
 	if (cols < 1)
 		cols = 1;
-	int per_col = ((int)core_reg_count + cols - 1) / cols;
+	const uint32_t *regs;
+	unsigned count = nav_core_regs(b, &regs), sel_row = nav_sel_row(b);
+	int per_col = ((int)count + cols - 1) / cols;
 	if (per_col > rows)
 		per_col = rows;
-	for (unsigned i = 0; i < core_reg_count; i++) {
+	for (unsigned i = 0; i < count; i++) {
 		int c = (int)i / per_col, row = (int)i % per_col;
 		if (c >= cols)
 			break;
@@ -88,10 +90,10 @@ void pane_regs_draw(struct browser *b, const struct rect *r, int cols)
 		int avail = r->x + r->w - x;
 		if (avail <= 0)
 			continue;
-		uint32_t reg = core_regs[i];
+		uint32_t reg = regs[i];
 		const uint8_t *v, *k;
 		uint32_t w = trawl_index_regs_view(&b->regs, reg, &v, &k);
-		int sel = b->focus == FOCUS_REGS && b->sel_reg == i;
+		int sel = b->focus == FOCUS_REGS && sel_row == i;
 		char rn[8];
 		const char *name = nav_reg_name(b, reg, rn, sizeof rn);
 		/* '*' marks a register the current event changed, for terminals
@@ -103,7 +105,7 @@ void pane_regs_draw(struct browser *b, const struct rect *r, int cols)
 		snprintf(nm, sizeof nm, "%-4s%c", name, changed ? '*' : ' ');
 		draw_str(y, x, avail, nm, strlen(nm),
 			 sel ? CP(COL_SELECT) | (int)A_BOLD :
-			 b->target == FOCUS_REGS && b->sel_reg == i ? (int)A_UNDERLINE : (int)A_BOLD);
+			 b->target == FOCUS_REGS && sel_row == i ? (int)A_UNDERLINE : (int)A_BOLD);
 		if (avail > 5)
 			draw_reg_bytes(b, y, x + 5, avail - 5, reg, 0, shown_or_full(b, reg), sel);
 	}
