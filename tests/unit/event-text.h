@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "trawl/event.h"
+#include "trawl/tarmac.h"
 
 struct event_text {
 	char *s;
@@ -101,6 +102,37 @@ static void event_text_batch(struct event_text *t, const struct trawl_event_batc
 		}
 		event_text_put(t, "\n");
 	}
+}
+
+/* The other reading: text through trawl_tarmac_parse_line one line at a
+ * time (fast path on or off), up to the first line it refuses. Its events
+ * are appended to out and its counters put in *stats; the status of the
+ * refused line (its error in *err), else TRAWL_OK. */
+static enum trawl_status event_text_by_lines(struct event_text *out, const char *text, size_t len,
+					     const struct trawl_reader_options *o, int fast,
+					     struct trawl_error *err, struct trawl_reader_stats *stats)
+{
+	struct trawl_tarmac *t;
+	memset(stats, 0, sizeof *stats);
+	enum trawl_status st = trawl_tarmac_create(&t, "t.tarmac", o, err);
+	if (st != TRAWL_OK)
+		return st;
+	trawl_tarmac_set_fast_path(t, fast);
+	for (size_t p = 0; p < len;) {
+		const char *nl = memchr(text + p, '\n', len - p);
+		size_t n = nl ? (size_t)(nl - (text + p)) : len - p;
+		st = trawl_tarmac_parse_line(t, text + p, n, p, err);
+		if (st != TRAWL_OK)
+			break;
+		p += n + 1;
+	}
+	trawl_tarmac_finish(t);
+	struct trawl_event_batch b;
+	trawl_tarmac_peek(t, &b);
+	event_text_batch(out, &b);
+	*stats = *trawl_tarmac_stats(t);
+	trawl_tarmac_destroy(t);
+	return st;
 }
 
 #endif

@@ -187,27 +187,13 @@ static char *read_lines(const char *text, size_t len, const struct reading *how,
 	o.want = how->want;
 	o.want_regs = how->want_regs;
 	o.lenient = how->lenient;
-	struct trawl_tarmac *t;
-	assert_int_equal(trawl_tarmac_create(&t, "t.tarmac", &o, NULL), TRAWL_OK);
-	trawl_tarmac_set_fast_path(t, fast);
 	struct trawl_error err;
-	for (size_t p = 0; p < len;) {
-		const char *nl = memchr(text + p, '\n', len - p);
-		size_t n = nl ? (size_t)(nl - (text + p)) : len - p;
-		if (trawl_tarmac_parse_line(t, text + p, n, p, &err) != TRAWL_OK)
-			fail_msg("line %.*s: %s", (int)n, text + p, err.message);
-		p += n + 1;
-	}
-	trawl_tarmac_finish(t);
-	struct trawl_event_batch b;
-	trawl_tarmac_peek(t, &b);
+	struct trawl_reader_stats stats;
 	struct event_text out = { 0, 0, 0 };
-	event_text_batch(&out, &b);
-	event_text_put(&out, "lines %llu events %llu bad %llu\n",
-		       (unsigned long long)trawl_tarmac_stats(t)->lines,
-		       (unsigned long long)trawl_tarmac_stats(t)->events,
-		       (unsigned long long)trawl_tarmac_stats(t)->bad_lines);
-	trawl_tarmac_destroy(t);
+	if (event_text_by_lines(&out, text, len, &o, fast, &err, &stats) != TRAWL_OK)
+		fail_msg("line %llu: %s", (unsigned long long)err.line, err.message);
+	event_text_put(&out, "lines %llu events %llu bad %llu\n", (unsigned long long)stats.lines,
+		       (unsigned long long)stats.events, (unsigned long long)stats.bad_lines);
 	return out.s;
 }
 
