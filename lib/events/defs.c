@@ -10,6 +10,8 @@
  */
 #include "trawl/swevents.h"
 
+#include "events/text-skip.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -155,34 +157,7 @@ struct lex {
 
 static void next(struct lex *L)
 {
-	for (;;) {
-		while (L->pos < L->len && isspace((unsigned char)L->s[L->pos])) {
-			if (L->s[L->pos] == '\n') {
-				L->line++;
-				L->line_start = L->pos + 1;
-			}
-			L->pos++;
-		}
-		if (L->pos < L->len && (L->s[L->pos] == '#' ||
-					(L->s[L->pos] == '/' && L->pos + 1 < L->len && L->s[L->pos + 1] == '/'))) {
-			while (L->pos < L->len && L->s[L->pos] != '\n')
-				L->pos++;
-			continue;
-		}
-		if (L->pos + 1 < L->len && L->s[L->pos] == '/' && L->s[L->pos + 1] == '*') {
-			size_t p = L->pos + 2;
-			while (p + 1 < L->len && !(L->s[p] == '*' && L->s[p + 1] == '/')) {
-				if (L->s[p] == '\n') {
-					L->line++;
-					L->line_start = p + 1;
-				}
-				p++;
-			}
-			L->pos = p + 2 <= L->len ? p + 2 : L->len;
-			continue;
-		}
-		break;
-	}
+	L->pos = text_skip(L->s, L->len, L->pos, &L->line, &L->line_start, 1);
 	L->tline = L->line;
 	L->tcol = (uint32_t)(L->pos - L->line_start + 1);
 	L->tok = L->s + L->pos;
