@@ -180,6 +180,22 @@ static enum trawl_status skip_block(struct lexer *L, struct trawl_error *err)
 	return TRAWL_OK;
 }
 
+/* Skip to the ';' that ends a statement, over nested { ... } blocks; the
+ * current token is then that ';' (or the end of the text). */
+static enum trawl_status skip_statement(struct lexer *L, struct trawl_error *err)
+{
+	while (L->kind != T_END && !tok_is(L, ";")) {
+		if (tok_is(L, "{")) {
+			enum trawl_status st = skip_block(L, err);
+			if (st)
+				return st;
+			continue;
+		}
+		lex_next(L);
+	}
+	return TRAWL_OK;
+}
+
 /* Integer type names known so far (typealias ... := name). */
 struct alias {
 	char name[48];
@@ -203,15 +219,9 @@ static enum trawl_status parse_typealias(struct lexer *L, struct alias *al, size
 	lex_next(L);
 	if (!tok_is(L, "integer")) {
 		/* not an integer alias: skip to the ';' that ends it */
-		while (L->kind != T_END && !tok_is(L, ";")) {
-			if (tok_is(L, "{")) {
-				enum trawl_status st = skip_block(L, err);
-				if (st)
-					return st;
-				continue;
-			}
-			lex_next(L);
-		}
+		enum trawl_status st = skip_statement(L, err);
+		if (st)
+			return st;
 		lex_next(L);
 		return TRAWL_OK;
 	}
@@ -284,15 +294,9 @@ static enum trawl_status parse_attrs(struct lexer *L, struct trawl_error *err,
 		if (L->kind == T_ASSIGN_TYPE) {
 			/* packet.header := struct { ... }; */
 			lex_next(L);
-			while (L->kind != T_END && !tok_is(L, ";")) {
-				if (tok_is(L, "{")) {
-					enum trawl_status st = skip_block(L, err);
-					if (st)
-						return st;
-					continue;
-				}
-				lex_next(L);
-			}
+			enum trawl_status st = skip_statement(L, err);
+			if (st)
+				return st;
 		} else {
 			if (!tok_is(L, "="))
 				return lex_error(L, err, "expected '='");
