@@ -98,6 +98,70 @@ int tarmac_grow_events(struct trawl_tarmac *t)
 	return grow((void **)&t->ev, &t->ev_cap, t->nev + 2, sizeof *t->ev);
 }
 
+/* ---- starting and closing events ---- */
+
+/* Room for the event at nev and one more. */
+static inline int reserve_event(struct trawl_tarmac *t)
+{
+	return t->nev + 2 <= t->ev_cap || tarmac_grow_events(t);
+}
+
+static inline void close_open(struct trawl_tarmac *t)
+{
+	if (!t->open)
+		return;
+	t->open = 0;
+	t->nev++;
+	t->stats.events++;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline struct trawl_event *new_event(struct trawl_tarmac *t,
+						   const struct tarmac_line *ln,
+						   enum trawl_event_kind kind)
+{
+	struct trawl_event *e = &t->ev[t->nev];
+	tarmac_event_zero(e);
+	e->seq = t->seq++;
+	e->line = ln->lineno;
+	e->nlines = 1;
+	e->kind = (uint16_t)kind;
+	e->flags = ln->has_time ? TRAWL_EVF_HAS_TIME : 0;
+	e->offset = ln->offset;
+	e->length = ln->len;
+	e->time = ln->time;
+	e->time_unit = ln->unit;
+	e->cpu = ln->cpu;
+	e->first_reg = (uint32_t)t->nregs;
+	e->first_mem = (uint32_t)t->nmems;
+	return e;
+}
+
+/* Start an event for this line; INSN events stay open for effects. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline struct trawl_event *begin_event(struct trawl_tarmac *t,
+							    const struct tarmac_line *ln,
+							    enum trawl_event_kind kind)
+{
+	close_open(t);
+	if (!reserve_event(t))
+		return NULL;
+	struct trawl_event *e = new_event(t, ln, kind);
+	if (kind == TRAWL_EV_INSN) {
+		t->open = 1;
+		t->open_pool = t->pool_len;
+		t->open_detached = 0;
+	} else {
+		t->nev++;
+		t->stats.events++;
+	}
+	return e;
+}
+
 /* ---- handing batches out ---- */
 
 /* Move the event in progress (and its effects and pool bytes) to the front
@@ -206,23 +270,36 @@ enum trawl_status trawl_tarmac_detach_text(struct trawl_tarmac *t, struct trawl_
 void trawl_tarmac_finish(struct trawl_tarmac *t)
 {
 	tarmac_compact(t);
-	tarmac_close_open(t);
+	close_open(t);
 }
 
 struct trawl_event *tarmac_begin_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
 				       enum trawl_event_kind kind)
 {
-	return tarmac_begin_event_inline(t, ln, kind);
+	return begin_event(t, ln, kind);
 }
 
+/* An instruction line's event: 0, or -2 out of memory (parse.c's E_NOMEM). */
 int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln,
 		       const struct tarmac_insn *in)
 {
-	return tarmac_insn_event(t, ln, in);
+	struct trawl_event *e = begin_event(t, ln, TRAWL_EV_INSN);
+	if (!e)
+		return -2;
+	e->flags |= in->flags;
+	e->u.insn.pc = in->pc;
+	e->u.insn.paddr = in->paddr;
+	e->u.insn.encoding = in->enc;
+	e->u.insn.width = in->width;
+	e->u.insn.iset = in->iset;
+	e->u.insn.el = in->el;
+	e->u.insn.mode = in->mode;
+	e->u.insn.disasm = in->disasm;
+	if (ln->cpu < TARMAC_MAX_CPUS)
+		t->cpu_iset[ln->cpu] = in->iset;
+	return 0;
 }
 
-/* Attach the effects this line appended (from regs index r0 / mems m0 /
- * pool p0 on) to the open event, or open a STATE event for them. */
 /* Partial parsing: drop the effects this line appended that the consumer
  * did not ask for. The fast path never parses most of them; this catches
  * the lines the general grammar took. */
@@ -239,6 +316,8 @@ static void filter_effects(struct trawl_tarmac *t, size_t r0, size_t m0)
 	t->nregs = k;
 }
 
+/* Attach the effects this line appended (from regs index r0 / mems m0 /
+ * pool p0 on) to the open event, or open a STATE event for them. */
 int tarmac_attach_effects(struct trawl_tarmac *t, const struct tarmac_line *ln, size_t r0,
 			  size_t m0, size_t p0)
 {
@@ -251,10 +330,10 @@ int tarmac_attach_effects(struct trawl_tarmac *t, const struct tarmac_line *ln, 
 		e->length = ln->offset + ln->len - e->offset;
 		return 1;
 	}
-	tarmac_close_open(t);
-	if (!tarmac_reserve_event(t))
+	close_open(t);
+	if (!reserve_event(t))
 		return 0;
-	e = tarmac_new_event(t, ln, TRAWL_EV_STATE);
+	e = new_event(t, ln, TRAWL_EV_STATE);
 	e->first_reg = (uint32_t)r0;
 	e->first_mem = (uint32_t)m0;
 	e->nregs = (uint32_t)(t->nregs - r0);

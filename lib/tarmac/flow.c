@@ -316,7 +316,7 @@ static inline int flow_parse(const struct flow_ctx *x, const char *line, const c
 	return 1;
 }
 
-/* The event tarmac_insn_event would make of the line (e zeroed first). */
+/* The event tarmac_commit_insn would make of the line (e zeroed first). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -419,7 +419,6 @@ size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, siz
 	}
 	const uint8_t el = t->fast_mode_el;
 	const uint16_t unit = t->fast_unit_id;
-	const uint32_t first_mem = (uint32_t)t->nmems;
 	struct flow_state st;
 	flow_load(&st, t);
 
@@ -481,7 +480,7 @@ size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, siz
 			st.cap = t->ev_cap;
 		}
 		flow_event(&st.ev[st.nev], &f, st.seq, st.lineno + 1, offset + pos, n, unit,
-			   (uint32_t)t->nregs, first_mem, el);
+			   (uint32_t)t->nregs, (uint32_t)t->nmems, el);
 		fp.len = 0;
 		if (f.prefix <= 16)
 			prefix_set(&fp, line, f.prefix);

@@ -106,24 +106,10 @@ struct tarmac_insn {
 	struct trawl_str mode, disasm;
 };
 
-/* ---- event grouping, inline for the per-line paths (batch.c, flow.c) ---- */
+/* ---- shared with flow.c ---- */
 
+/* Room for events up to nev + 1 (batch.c); 0 when out of memory. */
 int tarmac_grow_events(struct trawl_tarmac *t);
-
-/* Room for the event at nev and one more. */
-static inline int tarmac_reserve_event(struct trawl_tarmac *t)
-{
-	return t->nev + 2 <= t->ev_cap || tarmac_grow_events(t);
-}
-
-static inline void tarmac_close_open(struct trawl_tarmac *t)
-{
-	if (!t->open)
-		return;
-	t->open = 0;
-	t->nev++;
-	t->stats.events++;
-}
 
 /* Clear an event before filling it in (padding included). */
 #if defined(__GNUC__)
@@ -148,78 +134,6 @@ static inline void tarmac_event_zero(struct trawl_event *e)
 #else
 	memset(e, 0, sizeof *e);
 #endif
-}
-
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline struct trawl_event *tarmac_new_event(struct trawl_tarmac *t,
-						   const struct tarmac_line *ln,
-						   enum trawl_event_kind kind)
-{
-	struct trawl_event *e = &t->ev[t->nev];
-	tarmac_event_zero(e);
-	e->seq = t->seq++;
-	e->line = ln->lineno;
-	e->nlines = 1;
-	e->kind = (uint16_t)kind;
-	e->flags = ln->has_time ? TRAWL_EVF_HAS_TIME : 0;
-	e->offset = ln->offset;
-	e->length = ln->len;
-	e->time = ln->time;
-	e->time_unit = ln->unit;
-	e->cpu = ln->cpu;
-	e->first_reg = (uint32_t)t->nregs;
-	e->first_mem = (uint32_t)t->nmems;
-	return e;
-}
-
-/* Start an event for this line; INSN events stay open for effects. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline struct trawl_event *tarmac_begin_event_inline(struct trawl_tarmac *t,
-							    const struct tarmac_line *ln,
-							    enum trawl_event_kind kind)
-{
-	tarmac_close_open(t);
-	if (!tarmac_reserve_event(t))
-		return NULL;
-	struct trawl_event *e = tarmac_new_event(t, ln, kind);
-	if (kind == TRAWL_EV_INSN) {
-		t->open = 1;
-		t->open_pool = t->pool_len;
-		t->open_detached = 0;
-	} else {
-		t->nev++;
-		t->stats.events++;
-	}
-	return e;
-}
-
-/* An instruction line's event (parse.c, fast.c and flow.c build them the
- * same way): 0, or -2 out of memory (parse.c's E_NOMEM). */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int tarmac_insn_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
-				    const struct tarmac_insn *in)
-{
-	struct trawl_event *e = tarmac_begin_event_inline(t, ln, TRAWL_EV_INSN);
-	if (!e)
-		return -2;
-	e->flags |= in->flags;
-	e->u.insn.pc = in->pc;
-	e->u.insn.paddr = in->paddr;
-	e->u.insn.encoding = in->enc;
-	e->u.insn.width = in->width;
-	e->u.insn.iset = in->iset;
-	e->u.insn.el = in->el;
-	e->u.insn.mode = in->mode;
-	e->u.insn.disasm = in->disasm;
-	if (ln->cpu < TARMAC_MAX_CPUS)
-		t->cpu_iset[ln->cpu] = in->iset;
-	return 0;
 }
 
 /* Does the line's mode word at `mode` start with the previous fast-path
