@@ -27,18 +27,28 @@ expect_stderr_has() {
 	grep -qF -- "$pat" "$_tmp/err" || fail "stderr of '$*' lacks '$pat': $(head -c 300 "$_tmp/err")"
 }
 
-# Compare a command's stdout with a golden file (tests/cli/golden/NAME).
-# TRAWL_UPDATE_GOLDEN=1 rewrites the golden file instead.
+# Compare a command's stdout with a golden file (tests/cli/golden/NAME) and
+# its stderr with NAME.stderr (no such file: stderr must be empty), so a new
+# warning or a changed message shows up as a difference too.
+# TRAWL_UPDATE_GOLDEN=1 rewrites the golden files instead.
 expect_golden() {
 	name=$1; shift
 	gold="$TRAWL_SRC/tests/cli/golden/$name"
 	"$@" >"$_tmp/out" 2>"$_tmp/err" </dev/null
 	if [ "${TRAWL_UPDATE_GOLDEN:-}" = 1 ]; then
-		mkdir -p "$(dirname "$gold")"; cp "$_tmp/out" "$gold"; return
+		mkdir -p "$(dirname "$gold")"; cp "$_tmp/out" "$gold"
+		if [ -s "$_tmp/err" ]; then cp "$_tmp/err" "$gold.stderr"; else rm -f "$gold.stderr"; fi
+		return
 	fi
 	[ -f "$gold" ] || { fail "missing golden file $gold"; return; }
 	diff -u "$gold" "$_tmp/out" >"$_tmp/diff" || fail "output of '$*' differs from $name:
 $(head -40 "$_tmp/diff")"
+	if [ -f "$gold.stderr" ]; then
+		diff -u "$gold.stderr" "$_tmp/err" >"$_tmp/diff" || fail "stderr of '$*' differs from $name.stderr:
+$(head -40 "$_tmp/diff")"
+	elif [ -s "$_tmp/err" ]; then
+		fail "stderr of '$*' should be empty: $(head -c 300 "$_tmp/err")"
+	fi
 }
 
 finish() {

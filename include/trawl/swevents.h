@@ -215,9 +215,4 @@ size_t trawl_sp_parser_buffered(const struct trawl_sp_parser *p);
 int trawl_sp_parser_ended(const struct trawl_sp_parser *p);
 void trawl_sp_parser_destroy(struct trawl_sp_parser *p);
 
-/* Read a whole file into a malloc'd buffer (NUL-terminated; len excludes
- * the NUL). TRAWL_ERR_LIMIT when larger than max. */
-enum trawl_status trawl_sw_read_file(const char *path, uint8_t **out, size_t *len, size_t max,
-				     struct trawl_error *err);
-
 #endif

@@ -6,6 +6,8 @@
 #include "trawl/reg.h"
 #include "trawl/event.h"
 #include "trawl/input.h"
+#include "trawl/file.h"
+#include "trawl/json.h"
 #include "trawl/reader.h"
 #include "trawl/image.h"
 #include "trawl/calls.h"

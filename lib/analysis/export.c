@@ -9,6 +9,7 @@
  * nest: a child starts no earlier and ends no later than its parent.
  */
 #include "trawl/calls.h"
+#include "trawl/json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,21 +21,6 @@ static enum trawl_status io_status(FILE *f, struct trawl_error *err)
 	if (fflush(f) != 0 || ferror(f))
 		return trawl_error_set(err, TRAWL_ERR_IO, "write failed");
 	return TRAWL_OK;
-}
-
-static void put_json_string(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			putc(ch, f);
-	}
-	putc('"', f);
 }
 
 static void put_xml(FILE *f, const char *s)
@@ -318,7 +304,8 @@ static int perfetto_enter(void *ctx, uint32_t id, const struct trawl_call *n, un
 	fprintf(p->f, "%s\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"name\":", p->first ? "" : ",",
 		(unsigned)n->cpu);
 	p->first = 0;
-	put_json_string(p->f, trawl_calls_name(p->c, n, name, sizeof name));
+	const char *fn = trawl_calls_name(p->c, n, name, sizeof name);
+	trawl_json_write_string(p->f, fn, strlen(fn));
 	fprintf(p->f, ",\"ts\":%.6f,\"dur\":%.6f,\"args\":{\"entry\":\"0x%llx\",\"first_line\":%llu,"
 		      "\"last_line\":%llu,\"insns\":%llu,\"self\":%llu",
 		start, end - start, (unsigned long long)n->entry_pc,
@@ -345,7 +332,7 @@ enum trawl_status trawl_calls_write_perfetto(const struct trawl_calls *c, FILE *
 	const char *pname = opt && opt->process_name ? opt->process_name : "trace";
 	fputs("{\"traceEvents\":[", f);
 	fprintf(f, "\n{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":");
-	put_json_string(f, pname);
+	trawl_json_write_string(f, pname, strlen(pname));
 	fputs("}}", f);
 	p.first = 0;
 	int rc = 0;

@@ -1,5 +1,6 @@
 /* Program images from ELF files (libelf): symbols and loaded bytes. */
 #include "trawl/image.h"
+#include "trawl/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -197,28 +198,18 @@ static enum trawl_status read_segments(struct trawl_image *img, Elf *elf, uint64
 enum trawl_status trawl_image_add_elf(struct trawl_image *img, const char *path,
 				      uint64_t offset, struct trawl_error *err)
 {
-	enum trawl_status st = TRAWL_OK;
-	unsigned char *file = NULL;
+	uint8_t *file = NULL;
+	size_t len = 0;
 	Elf *elf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return trawl_error_errno(err, errno, "cannot open image '%s'", path);
-	off_t len = lseek(fd, 0, SEEK_END);
-	if (len <= 0 || len > (off_t)1 << 31) {
-		st = trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is not an ELF file (size)", path);
-		goto out;
-	}
-	file = malloc((size_t)len);
-	if (!file) {
-		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory loading %s", path);
-		goto out;
-	}
-	if (pread(fd, file, (size_t)len, 0) != len) {
-		st = trawl_error_errno(err, errno, "cannot read image '%s'", path);
+	enum trawl_status st = trawl_file_read(path, &file, &len, err);
+	if (st)
+		return st;
+	if (len == 0) {
+		st = trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is not an ELF file (empty)", path);
 		goto out;
 	}
 	elf_version(EV_CURRENT);
-	elf = elf_memory((char *)file, (size_t)len);
+	elf = elf_memory((char *)file, len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		st = trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is not an ELF file", path);
 		goto out;
@@ -231,14 +222,13 @@ enum trawl_status trawl_image_add_elf(struct trawl_image *img, const char *path,
 	}
 	if (!img->machine)
 		img->machine = eh.e_machine;
-	st = read_segments(img, elf, offset, path, file, (size_t)len, err);
+	st = read_segments(img, elf, offset, path, file, len, err);
 	if (!st)
 		st = read_symbols(img, elf, offset, path, err);
 out:
 	if (elf)
 		elf_end(elf);
 	free(file);
-	close(fd);
 	return st;
 }
 

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "emu/emu-int.h"
+#include "trawl/file.h"
 
 #if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
 
@@ -251,45 +252,6 @@ static void intr_hook(uc_engine *uc, uint32_t intno, void *user)
 
 /* ---- loading ----------------------------------------------------------- */
 
-static enum trawl_status read_file(const char *path, uint8_t **data, size_t *len,
-				   struct trawl_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0)
-		return trawl_error_errno(err, errno, "cannot open '%s'", path);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is not a regular file", path);
-	}
-	if (st.st_size > (off_t)1 << 31) {
-		close(fd);
-		return trawl_error_set(err, TRAWL_ERR_LIMIT, "'%s' is larger than 2 GiB", path);
-	}
-	size_t n = (size_t)st.st_size, got = 0;
-	uint8_t *buf = malloc(n ? n : 1);
-	if (!buf) {
-		close(fd);
-		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading '%s'", path);
-	}
-	while (got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int e = r < 0 ? errno : EIO;
-			free(buf);
-			close(fd);
-			return trawl_error_errno(err, e, "cannot read '%s'", path);
-		}
-		got += (size_t)r;
-	}
-	close(fd);
-	*data = buf;
-	*len = n;
-	return TRAWL_OK;
-}
-
 static uint64_t page_down(uint64_t a)
 {
 	return a & ~(uint64_t)(EMU_PAGE - 1);
@@ -454,7 +416,7 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 		goto fail;
 	}
-	st = read_file(elf_path, &e->file, &e->file_len, err);
+	st = trawl_file_read(elf_path, &e->file, &e->file_len, err);
 	if (st)
 		goto fail;
 	st = trawl_elf_parse(e->file, e->file_len, &e->img, err);

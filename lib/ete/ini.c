@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "trawl/ete.h"
+#include "trawl/file.h"
 
 struct trawl_ini {
 	char *text;                     /* private copy, split in place */
@@ -98,36 +99,14 @@ out:
 
 enum trawl_status trawl_ini_load(struct trawl_ini **out, const char *path, struct trawl_error *err)
 {
+	uint8_t *buf;
+	size_t n;
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return trawl_error_errno(err, errno, "cannot open '%s'", path);
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	enum trawl_status st = TRAWL_OK;
-	for (;;) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			if (cap > (64u << 20)) {
-				st = trawl_error_set(err, TRAWL_ERR_LIMIT, "'%s' is too large for an ini file", path);
-				goto out;
-			}
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			buf = nb;
-		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	st = trawl_ini_parse(out, buf ? buf : "", n, path, err);
-out:
+	enum trawl_status st = trawl_file_read(path, &buf, &n, err);
+	if (st)
+		return st;
+	st = trawl_ini_parse(out, (const char *)buf, n, path, err);
 	free(buf);
-	fclose(f);
 	return st;
 }
 

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "trawl/ete.h"
+#include "trawl/file.h"
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -37,36 +38,6 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 1;
 }
 
-static enum trawl_status read_file(const char *path, uint8_t **data, size_t *len,
-				   struct trawl_error *err)
-{
-	*data = NULL;
-	*len = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return trawl_error_errno(err, errno, "cannot open '%s'", path);
-	struct stat sb;
-	enum trawl_status st = TRAWL_OK;
-	if (fstat(fileno(f), &sb) != 0 || sb.st_size < 0) {
-		st = trawl_error_errno(err, errno, "cannot stat '%s'", path);
-		goto out;
-	}
-	*data = malloc((size_t)sb.st_size + 1);
-	if (!*data) {
-		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	*len = fread(*data, 1, (size_t)sb.st_size, f);
-	if (*len != (size_t)sb.st_size)
-		st = trawl_error_errno(err, errno, "cannot read '%s'", path);
-out:
-	fclose(f);
-	if (st != TRAWL_OK) {
-		free(*data);
-		*data = NULL;
-	}
-	return st;
-}
 
 static void join(char *out, size_t size, const char *dir, const char *name)
 {
@@ -224,7 +195,7 @@ static enum trawl_status load_trace(struct trawl_ete_snapshot *s, const char *fi
 		snprintf(b->name, sizeof b->name, "%s", bname ? bname : tok);
 		snprintf(b->format, sizeof b->format, "%s", bfmt ? bfmt : "source_data");
 		join(b->path, sizeof b->path, s->dir, bfile);
-		st = read_file(b->path, &b->data, &b->len, err);
+		st = trawl_file_read(b->path, &b->data, &b->len, err);
 		if (st != TRAWL_OK)
 			goto out;
 		s->nbuffers++;

@@ -24,6 +24,7 @@
  * damage stops the stream at the last whole event and is reported with the
  * file and byte offset.
  */
+#include "trawl/file.h"
 #include "trawl/swevents.h"
 
 #include "events/text-skip.h"
@@ -40,7 +41,6 @@
 #define CTF_MAGIC 0xC1FC1FC1u
 #define PREAMBLE 64
 #define EV_HEADER 12
-#define META_MAX (64u << 20)
 
 static const struct {
 	const char *short_name, *ctf_name;
@@ -511,52 +511,6 @@ out:
 	return st;
 }
 
-enum trawl_status trawl_sw_read_file(const char *path, uint8_t **out, size_t *len, size_t max,
-				     struct trawl_error *err)
-{
-	enum trawl_status st = TRAWL_OK;
-	size_t n = 0, cap = 0;
-	uint8_t *buf = NULL;
-	*out = NULL;
-	*len = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return trawl_error_errno(err, errno, "cannot open '%s'", path);
-	for (;;) {
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			uint8_t *b = realloc(buf, ncap + 1);
-			if (!b) {
-				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading '%s'", path);
-				goto out;
-			}
-			buf = b;
-			cap = ncap;
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (n > max) {
-			st = trawl_error_set(err, TRAWL_ERR_LIMIT, "'%s' is larger than %zu bytes", path, max);
-			goto out;
-		}
-		if (r == 0) {
-			if (ferror(f))
-				st = trawl_error_errno(err, errno, "cannot read '%s'", path);
-			break;
-		}
-	}
-out:
-	fclose(f);
-	if (st) {
-		free(buf);
-		return st;
-	}
-	buf[n] = 0; /* text users get a terminated string */
-	*out = buf;
-	*len = n;
-	return TRAWL_OK;
-}
-
 /* ---- streams ---- */
 
 struct stream {
@@ -751,7 +705,7 @@ enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir
 		goto out;
 	}
 	snprintf(path, sizeof path, "%s/metadata", dir);
-	st = trawl_sw_read_file(path, &meta, &meta_len, META_MAX, err);
+	st = trawl_file_read(path, &meta, &meta_len, err);
 	if (st)
 		goto out;
 	DIR *d = opendir(dir);
@@ -793,7 +747,7 @@ enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir
 		uint8_t *buf = NULL;
 		size_t len = 0;
 		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-		st = trawl_sw_read_file(path, &buf, &len, SIZE_MAX, err);
+		st = trawl_file_read(path, &buf, &len, err);
 		if (st)
 			goto out;
 		snprintf(s->name, sizeof s->name, "%s", path);

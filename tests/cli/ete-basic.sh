@@ -147,7 +147,11 @@ expect_exit 2 "$TRAWL" ete packets --trbe-base 0x1000 --trbe-limit 0x1040 --trbe
 # usage
 expect_exit 2 "$TRAWL" ete
 expect_exit 2 "$TRAWL" ete frobnicate "$t/trace.bin"
-expect_exit 2 "$TRAWL" ete tarmac "$t/trace.bin"
+# without -o (or with -o -) the Tarmac goes to standard output, the same bytes
+"$TRAWL" ete tarmac $img "$t/trace.bin" >"$t/stdout.tarmac" || fail "ete tarmac to stdout failed"
+cmp -s "$t/out.tarmac" "$t/stdout.tarmac" || fail "ete tarmac on stdout differs from -o FILE"
+"$TRAWL" ete tarmac $img "$t/trace.bin" -o - >"$t/dash.tarmac" || fail "ete tarmac -o - failed"
+cmp -s "$t/out.tarmac" "$t/dash.tarmac" || fail "ete tarmac -o - differs from -o FILE"
 expect_exit 1 "$TRAWL" ete packets "$t/no-such-file"
 expect_stdout_has "usage: trawl ete" "$TRAWL" ete --help
 finish

@@ -15,70 +15,28 @@ int calls_run_init(struct calls_run *r, const char *cmd)
 	trawl_error_clear(&err);
 	if (trawl_image_create(&r->image, &err) != TRAWL_OK)
 		return cli_report(cmd, &err);
+	r->image_opt.cmd = cmd;
+	r->image_opt.img = r->image;
 	return 0;
 }
 
-int calls_run_option(struct calls_run *r, int argc, char **argv, int *i, int *rc)
+int calls_debug_option(void *ctx, const struct cli_option *opt, const char *value)
 {
-	const char *a = argv[*i];
-	const char *spec = NULL;
-	if (strcmp(a, "--image") == 0) {
-		if (*i + 1 >= argc) {
-			*rc = cli_usage(r->to.cmd, "--image needs an ELF file");
-			return -1;
-		}
-		spec = argv[++*i];
-	} else if (strncmp(a, "--image=", 8) == 0) {
-		spec = a + 8;
-	} else if (strcmp(a, "--use-index") == 0) {
-		r->use_index = 1;
-		return 1;
-	} else if (strcmp(a, "--parse-all") == 0) {
-		r->parse_all = 1;
-		return 1;
-	} else if (strcmp(a, "--debug=calls") == 0) {
-		r->debug = 1;
-		return 1;
-	} else if (strncmp(a, "--debug", 7) == 0) {
-		*rc = cli_usage(r->to.cmd, "unknown debug option '%s' (only --debug=calls)", a);
-		return -1;
-	} else {
-		return trace_option(&r->to, argc, argv, i);
-	}
-	struct trawl_error err;
-	trawl_error_clear(&err);
-	if (trawl_image_add_spec(r->image, spec, &err) != TRAWL_OK) {
-		*rc = cli_report(r->to.cmd, &err);
-		return -1;
-	}
-	return 1;
+	struct calls_run *r = ctx;
+	(void)opt;
+	if (value && strcmp(value, "calls") != 0)
+		return cli_usage(r->to.cmd, "unknown debug topic '%s' (only --debug=calls)", value);
+	r->debug = 1;
+	return 0;
 }
 
-int calls_run_args(struct calls_run *r, int argc, char **argv, calls_option_fn opt,
-		   calls_extra_fn extra, void *ctx)
+int calls_run_args(struct calls_run *r, const struct cli_command *cmd, int argc, char **argv,
+		   int *rc)
 {
-	int rc = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int o = calls_run_option(r, argc, argv, &i, &rc);
-		if (o == 0 && opt)
-			o = opt(ctx, argc, argv, &i, &rc);
-		if (o < 0)
-			return rc;
-		if (o)
-			continue;
-		if (a[0] == '-' && a[1])
-			return cli_usage(r->to.cmd, "unknown option or missing value '%s'", a);
-		if (!r->to.path)
-			r->to.path = a;
-		else if (extra)
-			extra(ctx, a);
-		else
-			return cli_usage(r->to.cmd, "unexpected argument '%s'", a);
-	}
-	if (!r->to.path)
-		return cli_usage(r->to.cmd, "no trace given");
-	return 0;
+	int n = cli_parse(cmd, argc, argv, rc);
+	if (n > 0)
+		r->to.path = argv[0];
+	return n;
 }
 
 static void debug_line(void *ctx, const struct trawl_event *ev, const char *msg)

@@ -6,22 +6,30 @@
 
 #include "trace-open.h"
 
-#define CALLS_OPTIONS_HELP                                                         \
-	"  --image ELF[@OFFSET]  read symbols from ELF, loaded OFFSET bytes above its\n" \
-	"                    link addresses (repeatable)\n"                             \
-	"  --debug=calls     explain every call, return and tail-call decision on\n"   \
-	"                    standard error\n"                                         \
-	"  --use-index       read PCs and encodings from the trace's index (built\n"   \
-	"                    when missing) instead of parsing the text: much faster\n" \
-	"                    once the index exists; without register values, calls\n"  \
-	"                    need BL/BLR/BLX and returns are matched by address only\n" \
-	"  --parse-all       parse every line of the trace (by default lines the call\n" \
-	"                    analysis does not need, memory accesses and writes of\n" \
-	"                    other registers, are skipped unparsed)\n"
+/* The options every call-structure command takes: entries of its option
+ * table (r is a struct calls_run *), the reader options included. */
+#define CALLS_OPTIONS(r)                                                             \
+	CLI_CALLBACK("image", "ELF[@OFFSET]", cli_image_option, &(r)->image_opt,     \
+		     CLI_IMAGE_HELP),                                                \
+	{ .kind = CLI_OPT_CALLBACK, .name = "debug", .arg = "calls",                 \
+	  .flags = CLI_OPT_OPTIONAL_VALUE, .cb = calls_debug_option, .ctx = (r),     \
+	  .help = "explain every call, return and tail-call decision on\n"          \
+		  "standard error" },                                                \
+	CLI_FLAG("use-index", 0, &(r)->use_index,                                    \
+		 "read PCs and encodings from the trace's index (built\n"            \
+		 "when missing) instead of parsing the text: much faster\n"          \
+		 "once the index exists; without register values, calls\n"           \
+		 "need BL/BLR/BLX and returns are matched by address only"),          \
+	CLI_FLAG("parse-all", 0, &(r)->parse_all,                                    \
+		 "parse every line of the trace (by default lines the call\n"        \
+		 "analysis does not need, memory accesses and writes of\n"           \
+		 "other registers, are skipped unparsed)"),                           \
+	TRACE_OPTIONS(&(r)->to)
 
 struct calls_run {
 	struct trace_open to;
 	struct trawl_image *image;
+	struct cli_image image_opt; /* --image, adding to image */
 	struct trawl_calls *calls;
 	int debug;
 	int use_index;
@@ -31,21 +39,15 @@ struct calls_run {
 
 /* Start: cmd is the command name for messages. */
 int calls_run_init(struct calls_run *r, const char *cmd);
-/* If argv[*i] is --image/--debug or a reader option, apply it (advancing
- * *i past a separate argument) and return 1; -1 after printing a usage or
- * image error (the command returns the exit code in *rc); 0 otherwise. */
-int calls_run_option(struct calls_run *r, int argc, char **argv, int *i, int *rc);
-/* A command's own options: return 1 when argv[*i] was one (advance *i past
- * a separate value), 0 when it is not, -1 after a usage error (exit code in
- * *rc). */
-typedef int (*calls_option_fn)(void *ctx, int argc, char **argv, int *i, int *rc);
-/* Arguments after TRACE (callinfo's functions); NULL: they are errors. */
-typedef void (*calls_extra_fn)(void *ctx, const char *arg);
+/* --debug[=calls] (CALLS_OPTIONS' callback; ctx is the struct calls_run). */
+int calls_debug_option(void *ctx, const struct cli_option *opt, const char *value);
 
-/* Parse argv[1..]: the shared options, the command's own (opt), TRACE, and
- * further arguments (extra). Returns 0 or the exit code to return. */
-int calls_run_args(struct calls_run *r, int argc, char **argv, calls_option_fn opt,
-		   calls_extra_fn extra, void *ctx);
+/* Parse the command line against cmd (whose table holds CALLS_OPTIONS(r))
+ * with cli_parse; the first argument is the trace (r->to.path). Returns the
+ * number of arguments (argv[0] the trace, argv[1..] the command's own), or
+ * -1 when the command must return *rc. */
+int calls_run_args(struct calls_run *r, const struct cli_command *cmd, int argc, char **argv,
+		   int *rc);
 
 /* Read the whole trace at r->to.path into r->calls. Returns an exit code. */
 int calls_run_read(struct calls_run *r);

@@ -133,3 +133,15 @@ void cli_progress_finish(struct cli_progress *p)
 		fprintf(stderr, "\r\033[K");
 	p->shown = 0;
 }
+
+int cli_image_option(void *ctx, const struct cli_option *opt, const char *value)
+{
+	struct cli_image *im = ctx;
+	struct trawl_error err;
+	(void)opt;
+	trawl_error_clear(&err);
+	if (trawl_image_add_spec(im->img, value, &err) != TRAWL_OK)
+		return cli_report(im->cmd, &err);
+	im->given = 1;
+	return 0;
+}

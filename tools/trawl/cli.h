@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "options.h"
 #include "trawl/trawl.h"
 
 /* Exit codes: 0 ok, 1 bad input or failure, 2 usage. */
@@ -36,6 +37,19 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+
+/* The --image ELF[@OFFSET] option of the commands that read symbols: a
+ * CLI_CALLBACK with cli_image_option and a struct cli_image as context. */
+struct cli_option;
+struct cli_image {
+	const char *cmd;
+	struct trawl_image *img;
+	int given;
+};
+#define CLI_IMAGE_HELP                                                  \
+	"read symbols from ELF, loaded OFFSET bytes above its\n"        \
+	"link addresses (repeatable)"
+int cli_image_option(void *ctx, const struct cli_option *opt, const char *value);
 
 /* Is argv[i] "--help" or "-h"? Commands print their help text and exit 0. */
 int cli_wants_help(int argc, char **argv);

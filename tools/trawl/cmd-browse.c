@@ -8,100 +8,75 @@
 #include "tui/browser.h"
 #endif
 
-static const char usage[] =
-	"usage: trawl browse [options] TRACE\n"
-	"\n"
-	"Browse a trace in time on the terminal: the trace text around the current\n"
-	"event, the registers of its CPU, memory at an address expression, and an\n"
-	"optional FP/SIMD or SVE pane. Step, jump to lines, times and PC visits,\n"
-	"search the text, fold calls, and jump to the event that last (or next)\n"
-	"wrote a register or memory byte. Press h or F1 in the browser for every\n"
-	"key; q quits. The index is built first when it is missing or stale.\n"
-	"\n"
-	"Options:\n"
-	"  --image ELF[@OFFSET]  symbols for the status line and for expressions\n"
-	"                    (repeatable; OFFSET is added to the ELF's addresses)\n"
-	"  --at LINE         start at this line (default: the first event)\n"
-	"  --mem EXPR        start with the memory pane at EXPR (evaluated at the\n"
-	"                    start line: numbers, registers, symbols, + and -)\n"
-	"  --bench-keys KEYS play KEYS (newline = Enter), time each redraw, write\n"
-	"                    the times to --bench-out (default: stderr) and quit\n"
-	"  --bench-out FILE  where --bench-keys writes its times\n"
-	INDEX_OPTIONS_HELP
-	TRACE_OPTIONS_HELP;
+/* The command line, the same with and without ncurses (so --help works). */
+struct browse_args {
+	struct index_cli c;
+	struct cli_image image;
+	const char *at, *mem, *bench_keys, *bench_out;
+};
+
+static int browse_parse(struct browse_args *a, int argc, char **argv, int *rc)
+{
+	const struct cli_option opts[] = {
+		CLI_CALLBACK("image", "ELF[@OFFSET]", cli_image_option, &a->image,
+			     "symbols for the status line and for expressions\n"
+			     "(repeatable; OFFSET is added to the ELF's addresses)"),
+		CLI_STRING("at", 0, "LINE", &a->at, "start at this line (default: the first event)"),
+		CLI_STRING("mem", 0, "EXPR", &a->mem,
+			   "start with the memory pane at EXPR (evaluated at the\n"
+			   "start line: numbers, registers, symbols, + and -)"),
+		CLI_STRING("bench-keys", 0, "KEYS", &a->bench_keys,
+			   "play KEYS (newline = Enter), time each redraw, write\n"
+			   "the times to --bench-out (default: stderr) and quit"),
+		CLI_STRING("bench-out", 0, "FILE", &a->bench_out, "where --bench-keys writes its times"),
+		INDEX_OPTIONS(&a->c),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "browse",
+		.usage = "[options] TRACE",
+		.description =
+			"Browse a trace in time on the terminal: the trace text around the current\n"
+			"event, the registers of its CPU, memory at an address expression, and an\n"
+			"optional FP/SIMD or SVE pane. Step, jump to lines, times and PC visits,\n"
+			"search the text, fold calls, and jump to the event that last (or next)\n"
+			"wrote a register or memory byte. Press h or F1 in the browser for every\n"
+			"key; q quits. The index is built first when it is missing or stale.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	return index_cli_parse(&a->c, &cmd, argc, argv, rc);
+}
 
 #ifdef TRAWL_HAVE_NCURSES
 int cmd_browse(int argc, char **argv)
 {
 	double t_start = term_now_ms();
-	struct index_cli c;
-	struct trawl_image *img = NULL;
+	struct browse_args a;
 	struct trawl_error err;
 	struct browse_options o;
 	struct browser b;
-	const char *at = NULL, *mem = NULL;
-	int bad, rc = 0, have_nav = 0;
-	memset(&c, 0, sizeof c);
+	int rc = 0, have_nav = 0;
+	memset(&a, 0, sizeof a);
 	memset(&o, 0, sizeof o);
 	memset(&b, 0, sizeof b);
-	c.to.cmd = "browse";
-	o.bench_out = "-";
-	if (cli_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	if (trawl_image_create(&img, &err))
+	a.c.to.cmd = a.image.cmd = "browse";
+	if (trawl_image_create(&a.image.img, &err))
 		return cli_report("browse", &err);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (index_cli_option(&c, argc, argv, &i, &bad)) {
-			if (bad) {
-				rc = cli_usage("browse", "%s needs an argument", a);
-				goto out;
-			}
-		} else if (!strcmp(a, "--image") || !strcmp(a, "--at") || !strcmp(a, "--mem") ||
-			   !strcmp(a, "--bench-keys") || !strcmp(a, "--bench-out")) {
-			if (i + 1 >= argc) {
-				rc = cli_usage("browse", "%s needs an argument", a);
-				goto out;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "--image")) {
-				if (trawl_image_add_spec(img, v, &err)) {
-					rc = cli_report("browse", &err);
-					goto out;
-				}
-				b.img = img;
-			} else if (!strcmp(a, "--at")) {
-				at = v;
-			} else if (!strcmp(a, "--mem")) {
-				mem = v;
-			} else if (!strcmp(a, "--bench-keys")) {
-				o.bench_keys = v;
-			} else {
-				o.bench_out = v;
-			}
-		} else if (a[0] == '-' && a[1]) {
-			rc = cli_usage("browse", "unknown option '%s'", a);
-			goto out;
-		} else if (!c.to.path) {
-			c.to.path = a;
-		} else {
-			rc = cli_usage("browse", "unexpected argument '%s'", a);
-			goto out;
-		}
-	}
-	if (!c.to.path) {
-		rc = cli_usage("browse", "no trace given");
+	if (browse_parse(&a, argc, argv, &rc) < 0)
 		goto out;
-	}
-	if ((rc = index_cli_open(&c)))
+	const char *at = a.at, *mem = a.mem;
+	o.bench_keys = a.bench_keys;
+	o.bench_out = a.bench_out ? a.bench_out : "-";
+	if (a.image.given)
+		b.img = a.image.img;
+	if ((rc = index_cli_open(&a.c)))
 		goto out;
-	b.ix = c.ix;
-	b.map = c.map;
-	b.map_len = c.map_len;
-	if (!trawl_index_event_count(c.ix)) {
-		cli_error("browse", "%s: the trace has no events", c.to.path);
+	b.ix = a.c.ix;
+	b.map = a.c.map;
+	b.map_len = a.c.map_len;
+	if (!trawl_index_event_count(a.c.ix)) {
+		cli_error("browse", "%s: the trace has no events", a.c.to.path);
 		rc = EXIT_BAD_INPUT;
 		goto out;
 	}
@@ -109,7 +84,7 @@ int cmd_browse(int argc, char **argv)
 	have_nav = 1;
 	if (at) {
 		uint64_t ev;
-		if ((rc = index_cli_line(&c, at, &ev)))
+		if ((rc = index_cli_line(&a.c, at, &ev)))
 			goto out;
 		nav_goto(&b, ev);
 	}
@@ -125,7 +100,7 @@ int cmd_browse(int argc, char **argv)
 		b.mem_set = 1;
 		b.target = FOCUS_MEM;
 	}
-	if (!c.map)
+	if (!a.c.map)
 		nav_msg(&b, 1, "trace text not mapped (compressed or a pipe): text pane empty");
 	o.start_ms = t_start;
 	rc = browser_run(&b, &o);
@@ -139,17 +114,24 @@ int cmd_browse(int argc, char **argv)
 out:
 	if (have_nav)
 		nav_release(&b);
-	index_cli_close(&c);
-	trawl_image_destroy(img);
+	index_cli_close(&a.c);
+	trawl_image_destroy(a.image.img);
 	return rc;
 }
 #else
 int cmd_browse(int argc, char **argv)
 {
-	if (cli_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
+	struct browse_args a;
+	struct trawl_error err;
+	int rc;
+	memset(&a, 0, sizeof a);
+	a.c.to.cmd = a.image.cmd = "browse";
+	if (trawl_image_create(&a.image.img, &err))
+		return cli_report("browse", &err);
+	int n = browse_parse(&a, argc, argv, &rc);
+	trawl_image_destroy(a.image.img);
+	if (n < 0)
+		return rc;
 	cli_error("browse", "this trawl was built without ncurses (install libncurses-dev)");
 	return EXIT_BAD_INPUT;
 }

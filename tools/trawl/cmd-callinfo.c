@@ -6,18 +6,6 @@
 
 #include "calls-cli.h"
 
-static const char callinfo_usage[] =
-	"usage: trawl callinfo [--image ELF[@OFFSET]]... TRACE FUNC...\n"
-	"\n"
-	"Lists every call to each FUNC: a symbol name (needs --image), an entry\n"
-	"address (0x...), or an exception name in brackets ([IRQ]). For each call:\n"
-	"\n"
-	"  time START-END  lines FIRST-LAST  insns INCL/SELF  from CALLER line L\n"
-	"\n"
-	"Options:\n"
-	CALLS_OPTIONS_HELP
-	TRACE_OPTIONS_HELP;
-
 struct want {
 	const char *spec;
 	uint64_t addr;
@@ -75,17 +63,6 @@ static int info_visit(void *ctx, uint32_t id, const struct trawl_call *n, unsign
 	return 0;
 }
 
-struct want_list {
-	struct want *w;
-	size_t n;
-};
-
-static void add_want(void *ctx, const char *arg)
-{
-	struct want_list *wl = ctx;
-	wl->w[wl->n++].spec = arg; /* room for argc entries */
-}
-
 int cmd_callinfo(int argc, char **argv)
 {
 	struct calls_run r;
@@ -93,26 +70,33 @@ int cmd_callinfo(int argc, char **argv)
 	struct want *want = NULL;
 	size_t nwant = 0;
 	int rc;
-	if (cli_wants_help(argc, argv)) {
-		fputs(callinfo_usage, stdout);
-		return EXIT_OK;
-	}
 	if ((rc = calls_run_init(&r, "callinfo")))
 		return rc;
-	want = calloc((size_t)argc, sizeof *want);
+	const struct cli_option opts[] = { CALLS_OPTIONS(&r), CLI_END };
+	const struct cli_command cmd = {
+		.name = "callinfo",
+		.usage = "[--image ELF[@OFFSET]]... TRACE FUNC...",
+		.description =
+			"Lists every call to each FUNC: a symbol name (needs --image), an entry\n"
+			"address (0x...), or an exception name in brackets ([IRQ]). For each call:\n"
+			"\n"
+			"  time START-END  lines FIRST-LAST  insns INCL/SELF  from CALLER line L\n",
+		.options = opts,
+		.min_args = 2, .max_args = -1,
+		.missing = "give a trace and at least one function after it",
+	};
+	int n = calls_run_args(&r, &cmd, argc, argv, &rc);
+	if (n < 0)
+		goto out;
+	nwant = (size_t)n - 1;
+	want = calloc(nwant, sizeof *want);
 	if (!want) {
 		cli_error("callinfo", "out of memory");
 		rc = EXIT_BAD_INPUT;
 		goto out;
 	}
-	struct want_list wl = { want, 0 };
-	if ((rc = calls_run_args(&r, argc, argv, NULL, add_want, &wl)))
-		goto out;
-	nwant = wl.n;
-	if (!nwant) {
-		rc = cli_usage("callinfo", "need at least one function after the trace");
-		goto out;
-	}
+	for (size_t k = 0; k < nwant; k++)
+		want[k].spec = argv[k + 1];
 	for (size_t k = 0; k < nwant; k++) {
 		const struct trawl_symbol *sym = trawl_image_symbol_named(r.image, want[k].spec);
 		if (sym) {

@@ -6,27 +6,6 @@
 #include "calls-cli.h"
 #include "trawl/fmt.h"
 
-static const char calltree_usage[] =
-	"usage: trawl calltree [--image ELF[@OFFSET]]... [--max-depth N] [--debug=calls] TRACE\n"
-	"\n"
-	"Prints the call hierarchy of TRACE, one activation per line, indented by\n"
-	"call depth:\n"
-	"\n"
-	"  NAME @ENTRY  lines FIRST-LAST  time START-END  insns INCL/SELF  [from CALLER line L]\n"
-	"\n"
-	"INCL counts the instructions of the activation and its callees, SELF its\n"
-	"own; time runs from its first instruction to the one control returned to.\n"
-	"Marks: [tail call], [exception], [unfinished] (still running at the end),\n"
-	"[unwound] (its stack frame was discarded without a return), [before trace]\n"
-	"(called before the trace began), [linkless] (call found from a link\n"
-	"register write before a branch rather than a BL). Multi-core traces get one\n"
-	"tree per CPU.\n"
-	"\n"
-	"Options:\n"
-	CALLS_OPTIONS_HELP
-	"  --max-depth N     show activations at most N calls deep\n"
-	TRACE_OPTIONS_HELP;
-
 struct tree_print {
 	struct calls_run *r;
 	uint64_t max_depth;
@@ -94,30 +73,38 @@ static int print_node(void *ctx, uint32_t id, const struct trawl_call *n, unsign
 	return 0;
 }
 
-static int calltree_option(void *ctx, int argc, char **argv, int *i, int *rc)
-{
-	struct tree_print *p = ctx;
-	if (strcmp(argv[*i], "--max-depth") != 0 || *i + 1 >= argc)
-		return 0;
-	if (!cli_parse_u64(argv[++*i], &p->max_depth)) {
-		*rc = cli_usage("calltree", "bad --max-depth '%s'", argv[*i]);
-		return -1;
-	}
-	return 1;
-}
-
 int cmd_calltree(int argc, char **argv)
 {
 	struct calls_run r;
 	struct tree_print p = { .max_depth = UINT64_MAX, .f = stdout };
 	int rc;
-	if (cli_wants_help(argc, argv)) {
-		fputs(calltree_usage, stdout);
-		return EXIT_OK;
-	}
 	if ((rc = calls_run_init(&r, "calltree")))
 		return rc;
-	if ((rc = calls_run_args(&r, argc, argv, calltree_option, NULL, &p)))
+	const struct cli_option opts[] = {
+		CALLS_OPTIONS(&r),
+		CLI_U64("max-depth", "N", &p.max_depth, 0, NULL, "show activations at most N calls deep"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "calltree",
+		.usage = "[--image ELF[@OFFSET]]... [--max-depth N] [--debug=calls] TRACE",
+		.description =
+			"Prints the call hierarchy of TRACE, one activation per line, indented by\n"
+			"call depth:\n"
+			"\n"
+			"  NAME @ENTRY  lines FIRST-LAST  time START-END  insns INCL/SELF  [from CALLER line L]\n"
+			"\n"
+			"INCL counts the instructions of the activation and its callees, SELF its\n"
+			"own; time runs from its first instruction to the one control returned to.\n"
+			"Marks: [tail call], [exception], [unfinished] (still running at the end),\n"
+			"[unwound] (its stack frame was discarded without a return), [before trace]\n"
+			"(called before the trace began), [linkless] (call found from a link\n"
+			"register write before a branch rather than a BL). Multi-core traces get one\n"
+			"tree per CPU.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	if (calls_run_args(&r, &cmd, argc, argv, &rc) < 0)
 		goto out;
 	if ((rc = calls_run_read(&r)))
 		goto out;

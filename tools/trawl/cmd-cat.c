@@ -7,37 +7,11 @@
 
 #include "trace-open.h"
 
-static const char cat_usage[] =
-	"usage: trawl cat [--json] [--implicit-thumb] [--big-endian] [--lenient] TRACE\n"
-	"\n"
-	"Prints every event of TRACE (a file, or - for standard input; .gz and\n"
-	".zst are decompressed) one per line in trawl's normalized form:\n"
-	"\n"
-	"  L<line>[-<last>] cpu<N> t=<time><unit> <kind> <details> [; <effect>]...\n"
-	"\n"
-	"where an effect is a register write <reg>=<hex value> or a memory access\n"
-	"MR|MW <addr>:<size>=<bytes in address order>. Unknown bytes print as xx.\n"
-	"\n"
-	"Options:\n"
-	"  --json            JSON Lines: one object per event\n"
-	TRACE_OPTIONS_HELP;
-
-/* Text inside double quotes: escape quotes, backslashes and controls. */
+/* Text inside double quotes, escaped as JSON strings are (trawl/json.h),
+ * in the text form too, so both forms show a name the same way. */
 static void put_quoted(FILE *f, struct trawl_str s)
 {
-	putc('"', f);
-	for (uint32_t i = 0; i < s.len; i++) {
-		unsigned char c = (unsigned char)s.ptr[i];
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			putc(c, f);
-	}
-	putc('"', f);
+	trawl_json_write_string(f, s.ptr, s.len);
 }
 
 /* bytes[0..n) printed as hex; reversed when msb_first (registers) */
@@ -212,25 +186,28 @@ int cmd_cat(int argc, char **argv)
 	struct trace_open to = { .cmd = "cat" };
 	int json = 0, rc;
 	struct trawl_reader *r = NULL;
-
-	if (cli_wants_help(argc, argv)) {
-		fputs(cat_usage, stdout);
-		return EXIT_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = 1;
-		else if (trace_option(&to, argc, argv, &i))
-			continue;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage("cat", "unknown option '%s'", argv[i]);
-		else if (to.path)
-			return cli_usage("cat", "unexpected argument '%s'", argv[i]);
-		else
-			to.path = argv[i];
-	}
-	if (!to.path)
-		return cli_usage("cat", "missing TRACE");
+	const struct cli_option opts[] = {
+		CLI_FLAG("json", 0, &json, "JSON Lines: one object per event"),
+		TRACE_OPTIONS(&to),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "cat",
+		.usage = "[--json] [--implicit-thumb] [--big-endian] [--lenient] TRACE",
+		.description =
+			"Prints every event of TRACE (a file, or - for standard input; .gz and\n"
+			".zst are decompressed) one per line in trawl's normalized form:\n"
+			"\n"
+			"  L<line>[-<last>] cpu<N> t=<time><unit> <kind> <details> [; <effect>]...\n"
+			"\n"
+			"where an effect is a register write <reg>=<hex value> or a memory access\n"
+			"MR|MW <addr>:<size>=<bytes in address order>. Unknown bytes print as xx.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "missing TRACE",
+	};
+	if (cli_parse(&cmd, argc, argv, &rc) < 0)
+		return rc;
+	to.path = argv[0];
 	if ((rc = trace_reader_open(&to, &r)))
 		return rc;
 

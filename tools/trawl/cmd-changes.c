@@ -4,19 +4,6 @@
 
 #include "index-cli.h"
 
-static const char usage[] =
-	"usage: trawl changes [options] TRACE --from LINE1 --to LINE2\n"
-	"\n"
-	"Lists the registers (per core) and memory ranges whose value differs\n"
-	"between the state after LINE1 and the state after LINE2, with the old and\n"
-	"new values (memory values are shown for ranges up to 64 bytes).\n"
-	"\n"
-	"Options:\n"
-	"  --from LINE1      the earlier line\n"
-	"  --to LINE2        the later line\n"
-	INDEX_OPTIONS_HELP
-	TRACE_OPTIONS_HELP;
-
 struct walk {
 	struct index_cli *c;
 	uint64_t ev1, ev2;
@@ -110,17 +97,26 @@ int cmd_changes(int argc, char **argv)
 	const char *from = NULL, *to = NULL;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "changes";
-	if (cli_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	const struct index_cli_opt opts[] = {
-		{ "--from", &from, NULL }, { "--to", &to, NULL }, { NULL, NULL, NULL },
+	const struct cli_option opts[] = {
+		CLI_STRING("from", 0, "LINE1", &from, "the earlier line"),
+		CLI_STRING("to", 0, "LINE2", &to, "the later line"),
+		INDEX_OPTIONS(&c),
+		CLI_END,
 	};
-	int rc = index_cli_parse(&c, argc, argv, opts, NULL, 0, NULL);
-	if (rc)
+	const struct cli_command cmd = {
+		.name = "changes",
+		.usage = "[options] TRACE --from LINE1 --to LINE2",
+		.description =
+			"Lists the registers (per core) and memory ranges whose value differs\n"
+			"between the state after LINE1 and the state after LINE2, with the old and\n"
+			"new values (memory values are shown for ranges up to 64 bytes).\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	int rc;
+	if (index_cli_parse(&c, &cmd, argc, argv, &rc) < 0)
 		return rc;
-	if (!c.to.path || !from || !to)
+	if (!from || !to)
 		return cli_usage("changes", "give a trace, --from LINE1 and --to LINE2");
 	rc = index_cli_open(&c);
 	if (rc)

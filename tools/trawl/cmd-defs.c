@@ -10,26 +10,6 @@
 #include "cli.h"
 #include "trawl/swevents.h"
 
-static const char defs_help[] =
-	"usage: trawl defs FILE.tdef -o DIR\n"
-	"\n"
-	"Compiles software event definitions into DIR/NAME.h (constants and one\n"
-	"inline emit function per event, for programs using <trawl/rec.h>),\n"
-	"DIR/NAME.ctf (CTF 1.8 event declarations) and DIR/NAME.json (read by\n"
-	"'trawl events import-bf --defs'). NAME is FILE without its extension.\n"
-	"\n"
-	"  subsystem net \"networking\" {\n"
-	"      event RX \"packet received\" (u32 len \"bytes\"),\n"
-	"      event TX \"packet sent\" (u32 len, u16 port, s64 delay),\n"
-	"  };\n"
-	"\n"
-	"Subsystems and events are numbered from 0 in order. Field types: u8 u16\n"
-	"u32 u64 s8 s16 s32 s64 (at most 16 fields). Errors name the line and column.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output DIR   where to write (created if missing)\n"
-	"  --check            only check the file\n";
-
 static int write_text(const char *cmd, const char *dir, const char *base, const char *ext, const char *text)
 {
 	char path[4096];
@@ -52,24 +32,33 @@ int cmd_defs(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
 	int check = 0, rc = EXIT_OK;
-	if (cli_wants_help(argc, argv)) {
-		fputs(defs_help, stdout);
-		return EXIT_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--check"))
-			check = 1;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage("defs", "unknown option '%s'", argv[i]);
-		else if (!in)
-			in = argv[i];
-		else
-			return cli_usage("defs", "unexpected argument '%s'", argv[i]);
-	}
-	if (!in)
-		return cli_usage("defs", "no definitions file given");
+	const struct cli_option opts[] = {
+		CLI_STRING("output", 'o', "DIR", &out, "where to write (created if missing)"),
+		CLI_FLAG("check", 0, &check, "only check the file"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "defs",
+		.usage = "FILE.tdef -o DIR",
+		.description =
+			"Compiles software event definitions into DIR/NAME.h (constants and one\n"
+			"inline emit function per event, for programs using <trawl/rec.h>),\n"
+			"DIR/NAME.ctf (CTF 1.8 event declarations) and DIR/NAME.json (read by\n"
+			"'trawl events import-bf --defs'). NAME is FILE without its extension.\n"
+			"\n"
+			"  subsystem net \"networking\" {\n"
+			"      event RX \"packet received\" (u32 len \"bytes\"),\n"
+			"      event TX \"packet sent\" (u32 len, u16 port, s64 delay),\n"
+			"  };\n"
+			"\n"
+			"Subsystems and events are numbered from 0 in order. Field types: u8 u16\n"
+			"u32 u64 s8 s16 s32 s64 (at most 16 fields). Errors name the line and column.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no definitions file given",
+	};
+	if (cli_parse(&cmd, argc, argv, &rc) < 0)
+		return rc;
+	in = argv[0];
 	if (!out && !check)
 		return cli_usage("defs", "no output directory (-o DIR)");
 	struct trawl_error err;
@@ -78,7 +67,7 @@ int cmd_defs(int argc, char **argv)
 	size_t len = 0;
 	struct trawl_defs *d = NULL;
 	char *h = NULL, *c = NULL, *j = NULL;
-	if (trawl_sw_read_file(in, &text, &len, 16u << 20, &err) ||
+	if (trawl_file_read(in, &text, &len, &err) ||
 	    trawl_defs_parse(&d, (const char *)text, len, in, &err)) {
 		rc = cli_report("defs", &err);
 		goto out;

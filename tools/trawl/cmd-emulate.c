@@ -8,86 +8,69 @@
 #include "cli.h"
 #include "trawl/emu.h"
 
-static const char help_text[] =
-	"usage: trawl emulate PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst] [--stats]\n"
-	"                     [--check-writes] [-- ARGS...]\n"
-	"\n"
-	"Runs PROGRAM, a statically linked AArch64 Linux executable (for example built\n"
-	"with 'aarch64-linux-gnu-gcc -static'), in an emulator at EL0 and writes a Tarmac\n"
-	"trace of every instruction: an IT line (IS when a conditional branch is not\n"
-	"taken) with index, PC, encoding and disassembly, an R line for each register\n"
-	"the instruction writes, and MR/MW lines for every memory access. Timestamps\n"
-	"count instructions. The program's system calls are emulated on the host\n"
-	"(files it opens are real host files); its exit status becomes trawl's.\n"
-	"\n"
-	"Options:\n"
-	"  -o TRACE        write the trace to TRACE (default: standard output, in which\n"
-	"                  case the program's own output goes to standard error);\n"
-	"                  TRACE ending in .gz or .zst is compressed on the fly\n"
-	"  -n MAX_INSNS    stop after MAX_INSNS instructions (exit status 0)\n"
-	"  --style fm      Fast Models style memory lines: MR8 ADDR VALUE (default)\n"
-	"  --style ldst    LD/ST lines: 16-byte memory diagrams, highest address first\n"
-	"  --style none    no trace at all (to time the emulation alone)\n"
-	"  --stats         print instructions, trace size and speed on standard error\n"
-	"  --check-writes  slow self-check: compare the whole register file after each\n"
-	"                  instruction with the registers the trace reports as written\n"
-	"  -- ARGS...      arguments for PROGRAM (its argv[1...])\n"
-	"\n"
-	"A program that faults (unmapped access, undefined instruction, unsupported\n"
-	"system call) stops the run with a message giving the PC and address; the\n"
-	"trace is valid up to the last completed instruction and the exit status is 1.\n"
-	"\n"
-	"Example:\n"
-	"  trawl emulate build/examples/sort -o sort.tarmac.zst -- 5000\n";
-
 int cmd_emulate(int argc, char **argv)
 {
-	if (cli_wants_help(argc, argv)) {
-		fputs(help_text, stdout);
-		return EXIT_OK;
-	}
 	const char *program = NULL, *output = NULL;
 	struct trawl_emu_options opt = { 0 };
-	int stats = 0, i;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
-		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (++i >= argc)
-				return cli_usage("emulate", "%s needs a file name", a);
-			output = argv[i];
-		} else if (strcmp(a, "-n") == 0 || strcmp(a, "--max-insns") == 0) {
-			if (++i >= argc || !cli_parse_u64(argv[i], &opt.max_insns) || !opt.max_insns)
-				return cli_usage("emulate", "%s needs a positive number", a);
-		} else if (strcmp(a, "--style") == 0) {
-			if (++i >= argc)
-				return cli_usage("emulate", "--style needs fm, ldst or none");
-			if (strcmp(argv[i], "fm") == 0)
-				opt.style = TRAWL_EMU_STYLE_FM;
-			else if (strcmp(argv[i], "ldst") == 0)
-				opt.style = TRAWL_EMU_STYLE_LDST;
-			else if (strcmp(argv[i], "none") == 0)
-				opt.style = TRAWL_EMU_STYLE_NONE;
-			else
-				return cli_usage("emulate", "unknown style '%s' (fm, ldst or none)",
-						 argv[i]);
-		} else if (strcmp(a, "--stats") == 0) {
-			stats = 1;
-		} else if (strcmp(a, "--check-writes") == 0) {
-			opt.verify_writes = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage("emulate", "unknown option '%s'", a);
-		} else if (!program) {
-			program = a;
-		} else {
-			return cli_usage("emulate", "unexpected argument '%s' (program arguments go "
-					 "after --)", a);
-		}
-	}
-	if (!program)
-		return cli_usage("emulate", "no program given");
+	int stats = 0, style = 0, n_seen = 0, i, rc;
+	/* in the order of enum trawl_emu_style */
+	static const char *const styles[] = { "fm", "ldst", "none", NULL };
+	const struct cli_option opts[] = {
+		CLI_STRING("output", 'o', "TRACE", &output,
+			   "write the trace to TRACE (default: standard output, in which\n"
+			   "case the program's own output goes to standard error);\n"
+			   "TRACE ending in .gz or .zst is compressed on the fly"),
+		{ .kind = CLI_OPT_U64, .name = "max-insns", .short_name = 'n', .arg = "N",
+		  .value = &opt.max_insns, .seen = &n_seen,
+		  .help = "stop after N instructions (exit status 0)" },
+		CLI_CHOICE("style", "STYLE", &style, styles,
+			   "fm: Fast Models style memory lines, MR8 ADDR VALUE (default)\n"
+			   "ldst: LD/ST lines, 16-byte memory diagrams, highest address first\n"
+			   "none: no trace at all (to time the emulation alone)"),
+		CLI_FLAG("stats", 0, &stats, "print instructions, trace size and speed on standard error"),
+		CLI_FLAG("check-writes", 0, &opt.verify_writes,
+			 "slow self-check: compare the whole register file after each\n"
+			 "instruction with the registers the trace reports as written"),
+		CLI_TEXT("Arguments after -- are PROGRAM's own (its argv[1...])."),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "emulate",
+		.usage = "PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst|none] [--stats]\n"
+			 "                     [--check-writes] [-- ARGS...]",
+		.description =
+			"Runs PROGRAM, a statically linked AArch64 Linux executable (for example built\n"
+			"with 'aarch64-linux-gnu-gcc -static'), in an emulator at EL0 and writes a Tarmac\n"
+			"trace of every instruction: an IT line (IS when a conditional branch is not\n"
+			"taken) with index, PC, encoding and disassembly, an R line for each register\n"
+			"the instruction writes, and MR/MW lines for every memory access. Timestamps\n"
+			"count instructions. The program's system calls are emulated on the host\n"
+			"(files it opens are real host files); its exit status becomes trawl's.\n",
+		.options = opts,
+		.footer =
+			"A program that faults (unmapped access, undefined instruction, unsupported\n"
+			"system call) stops the run with a message giving the PC and address; the\n"
+			"trace is valid up to the last completed instruction and the exit status is 1.\n"
+			"\n"
+			"Example:\n"
+			"  trawl emulate build/examples/sort -o sort.tarmac.zst -- 5000\n",
+		.min_args = 1, .max_args = -1, .missing = "no program given",
+	};
+	/* everything after -- belongs to the program, options included */
+	int dashdash = 1;
+	while (dashdash < argc && strcmp(argv[dashdash], "--") != 0)
+		dashdash++;
+	int n = cli_parse(&cmd, dashdash, argv, &rc);
+	if (n < 0)
+		return rc;
+	if (n > 1)
+		return cli_usage("emulate", "unexpected argument '%s' (program arguments go after --)",
+				 argv[1]);
+	program = argv[0];
+	i = dashdash < argc ? dashdash + 1 : argc;
+	opt.style = (enum trawl_emu_style)style;
+	if (n_seen && !opt.max_insns)
+		return cli_usage("emulate", "-n needs a positive number");
 	if (opt.style == TRAWL_EMU_STYLE_NONE && output)
 		return cli_usage("emulate", "--style none writes no trace; drop -o");
 	if (!output && opt.style != TRAWL_EMU_STYLE_NONE && isatty(1))
@@ -112,7 +95,7 @@ int cmd_emulate(int argc, char **argv)
 	struct trawl_emu *emu = NULL;
 	struct trawl_outfile *out = NULL;
 	struct trawl_emu_result res = { 0 };
-	int rc = EXIT_BAD_INPUT;
+	rc = EXIT_BAD_INPUT;
 	enum trawl_status st = trawl_emu_open(&emu, program, &opt, &err);
 	if (st) {
 		rc = cli_report("emulate", &err);

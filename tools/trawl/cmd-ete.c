@@ -15,37 +15,6 @@
 #include "cli.h"
 #include "trawl/ete.h"
 
-static const char usage[] =
-	"usage: trawl ete packets|decode|stats|tarmac [options] SRC\n"
-	"\n"
-	"SRC is an Arm snapshot directory (snapshot.ini, trace.ini, device .ini\n"
-	"files, memory dumps) or a raw trace buffer file.\n"
-	"\n"
-	"  packets            one packet per line: offset, trace ID, type, fields\n"
-	"  decode             instruction ranges, exceptions, contexts, timestamps\n"
-	"  stats              packet and element counts\n"
-	"  tarmac -o FILE     instruction-only Tarmac (IT lines with disassembly)\n"
-	"\n"
-	"options:\n"
-	"  --buffer NAME      snapshot buffer to decode (default: the first)\n"
-	"  --id N             only this trace ID (formatted buffers)\n"
-	"  --config FILE      raw buffer: ini with [regs] TRCIDR0=... (or NAME=VALUE lines)\n"
-	"  --reg NAME=VALUE   raw buffer: set one register (TRCIDR0/1/2/8, TRCCONFIGR,\n"
-	"                     TRCDEVARCH, TRCTRACEIDR)\n"
-	"  --formatted        raw buffer holds CoreSight 16-byte frames\n"
-	"  --tpiu             ... with FSYNC/HSYNC (TPIU capture)\n"
-	"  --dstream          ... a DSTREAM capture file (TPIU + 512-byte blocks)\n"
-	"  --trbe-base A --trbe-limit A --trbe-write A\n"
-	"                     raw buffer is TRBE memory [base, limit) written up to the\n"
-	"                     write pointer; --trbe-wrapped (default when given) reads\n"
-	"                     [write, limit) then [base, write); --trbe-not-wrapped\n"
-	"                     reads [base, write)\n"
-	"  --trbe-file FILE   the same values from an ini: base=, limit=, write=, wrapped=\n"
-	"  --image ADDR=FILE  raw buffer: program image bytes at ADDR\n"
-	"  --elf FILE[@BIAS]  raw buffer: program image from an ELF file\n"
-	"  --chunk N          feed the decoder N bytes at a time (testing)\n"
-	"  -o FILE            output file (tarmac; default stdout for others)\n";
-
 #define MAX_IDS 128
 
 struct opts {
@@ -56,10 +25,7 @@ struct opts {
 	size_t chunk;
 	struct { char name[32]; uint32_t value; } regs[16];
 	int nregs;
-	const char *images[32];
-	int nimages;
-	const char *elfs[32];
-	int nelfs;
+	struct cli_list images, elfs;
 };
 
 struct stream;
@@ -450,16 +416,28 @@ static void feed_raw(struct run *r, struct stream *s, const uint8_t *d, size_t n
 		trawl_ete_pkt_decoder_feed(s->pd, d + i, n - i < chunk ? n - i : chunk);
 }
 
-static int parse_reg(struct opts *o, const char *s)
+/* --reg NAME=VALUE, repeatable */
+static int reg_option(void *ctx, const struct cli_option *opt, const char *s)
 {
+	struct opts *o = ctx;
 	const char *eq = strchr(s, '=');
 	uint64_t v;
+	(void)opt;
 	if (!eq || eq == s || (size_t)(eq - s) >= sizeof o->regs[0].name || o->nregs == 16 ||
-	    !cli_parse_u64(eq + 1, &v))
-		return 0;
+	    !cli_parse_u64(eq + 1, &v) || v > UINT32_MAX)
+		return cli_usage(cmd, "--reg wants NAME=VALUE (at most 16), got '%s'", s);
 	snprintf(o->regs[o->nregs].name, sizeof o->regs[0].name, "%.*s", (int)(eq - s), s);
 	o->regs[o->nregs++].value = (uint32_t)v;
-	return 1;
+	return 0;
+}
+
+static int wrapped_option(void *ctx, const struct cli_option *opt, const char *s)
+{
+	struct opts *o = ctx;
+	(void)s;
+	o->wrapped = strcmp(opt->name, "trbe-wrapped") == 0;
+	o->wrapped_set = 1;
+	return 0;
 }
 
 static int set_cfg_reg(struct trawl_ete_config *c, const char *name, uint32_t v)
@@ -480,22 +458,6 @@ static int set_cfg_reg(struct trawl_ete_config *c, const char *name, uint32_t v)
 	return 1;
 }
 
-static int load_file(const char *path, uint8_t **data, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct stat sb;
-	if (!f)
-		return 0;
-	if (fstat(fileno(f), &sb) != 0) {
-		fclose(f);
-		return 0;
-	}
-	*data = malloc((size_t)sb.st_size + 1);
-	*len = *data ? fread(*data, 1, (size_t)sb.st_size, f) : 0;
-	fclose(f);
-	return *data != NULL;
-}
-
 static int run_ete(struct opts *o)
 {
 	struct trawl_error err;
@@ -511,7 +473,7 @@ static int run_ete(struct opts *o)
 	trawl_error_clear(&err);
 	r.o = o;
 	r.out = stdout;
-	if (o->out && !(r.out = fopen(o->out, "w"))) {
+	if (o->out && strcmp(o->out, "-") != 0 && !(r.out = fopen(o->out, "w"))) {
 		cli_error(cmd, "cannot open '%s': %s", o->out, strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
@@ -581,15 +543,15 @@ static int run_ete(struct opts *o)
 			rc = cli_report(cmd, &err);
 			goto out;
 		}
-		for (int i = 0; i < o->nimages; i++) {
-			const char *eq = strchr(o->images[i], '=');
+		for (int i = 0; i < o->images.n; i++) {
+			const char *eq = strchr(o->images.v[i], '=');
 			char abuf[64];
 			uint64_t addr;
-			if (!eq || (size_t)(eq - o->images[i]) >= sizeof abuf) {
+			if (!eq || (size_t)(eq - o->images.v[i]) >= sizeof abuf) {
 				rc = cli_usage(cmd, "--image wants ADDR=FILE");
 				goto out;
 			}
-			snprintf(abuf, sizeof abuf, "%.*s", (int)(eq - o->images[i]), o->images[i]);
+			snprintf(abuf, sizeof abuf, "%.*s", (int)(eq - o->images.v[i]), o->images.v[i]);
 			if (!cli_parse_u64(abuf, &addr)) {
 				rc = cli_usage(cmd, "--image: bad address '%s'", abuf);
 				goto out;
@@ -599,10 +561,10 @@ static int run_ete(struct opts *o)
 				goto out;
 			}
 		}
-		for (int i = 0; i < o->nelfs; i++) {
+		for (int i = 0; i < o->elfs.n; i++) {
 			char path[4096];
 			uint64_t bias = 0;
-			snprintf(path, sizeof path, "%s", o->elfs[i]);
+			snprintf(path, sizeof path, "%s", o->elfs.v[i]);
 			char *at = strrchr(path, '@');
 			if (at) {
 				*at = 0;
@@ -616,9 +578,8 @@ static int run_ete(struct opts *o)
 				goto out;
 			}
 		}
-		if (!load_file(o->src, &rawdata, &rawlen)) {
-			cli_error(cmd, "cannot read '%s': %s", o->src, strerror(errno));
-			rc = EXIT_BAD_INPUT;
+		if (trawl_file_read(o->src, &rawdata, &rawlen, &err) != TRAWL_OK) {
+			rc = cli_report(cmd, &err);
 			goto out;
 		}
 		data = rawdata;
@@ -787,48 +748,62 @@ out:
 int cmd_ete(int argc, char **argv)
 {
 	struct opts o;
+	uint64_t id = 0, chunk = 0;
+	int id_seen = 0, rc;
 	memset(&o, 0, sizeof o);
-	o.id = -1;
-	if (cli_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t x;
-#define NEEDV() do { if (!v) return cli_usage(cmd, "%s needs a value", a); i++; } while (0)
-		if (!strcmp(a, "--buffer")) { NEEDV(); o.buffer = v; }
-		else if (!strcmp(a, "--id")) { NEEDV(); if (!cli_parse_u64(v, &x) || x > 0x7f) return cli_usage(cmd, "bad trace ID '%s'", v); o.id = (int)x; }
-		else if (!strcmp(a, "--config")) { NEEDV(); o.config = v; }
-		else if (!strcmp(a, "--reg")) { NEEDV(); if (!parse_reg(&o, v)) return cli_usage(cmd, "--reg wants NAME=VALUE, got '%s'", v); }
-		else if (!strcmp(a, "--formatted")) o.formatted = 1;
-		else if (!strcmp(a, "--tpiu")) o.tpiu = 1;
-		else if (!strcmp(a, "--dstream")) o.dstream = 1;
-		else if (!strcmp(a, "--trbe-base")) { NEEDV(); if (!cli_parse_u64(v, &o.base)) return cli_usage(cmd, "bad address '%s'", v); o.have_base = 1; }
-		else if (!strcmp(a, "--trbe-limit")) { NEEDV(); if (!cli_parse_u64(v, &o.limit)) return cli_usage(cmd, "bad address '%s'", v); o.have_limit = 1; }
-		else if (!strcmp(a, "--trbe-write")) { NEEDV(); if (!cli_parse_u64(v, &o.write)) return cli_usage(cmd, "bad address '%s'", v); o.have_write = 1; }
-		else if (!strcmp(a, "--trbe-wrapped")) { o.wrapped = 1; o.wrapped_set = 1; }
-		else if (!strcmp(a, "--trbe-not-wrapped")) { o.wrapped = 0; o.wrapped_set = 1; }
-		else if (!strcmp(a, "--trbe-file")) { NEEDV(); o.trbe_file = v; }
-		else if (!strcmp(a, "--image")) { NEEDV(); if (o.nimages == 32) return cli_usage(cmd, "too many --image"); o.images[o.nimages++] = v; }
-		else if (!strcmp(a, "--elf")) { NEEDV(); if (o.nelfs == 32) return cli_usage(cmd, "too many --elf"); o.elfs[o.nelfs++] = v; }
-		else if (!strcmp(a, "--chunk")) { NEEDV(); if (!cli_parse_u64(v, &x) || x == 0) return cli_usage(cmd, "bad chunk size '%s'", v); o.chunk = (size_t)x; }
-		else if (!strcmp(a, "-o")) { NEEDV(); o.out = v; }
-		else if (a[0] == '-' && a[1]) return cli_usage(cmd, "unknown option '%s'", a);
-		else if (!o.verb) o.verb = a;
-		else if (!o.src) o.src = a;
-		else return cli_usage(cmd, "unexpected argument '%s'", a);
-#undef NEEDV
-	}
-	if (!o.verb)
-		return cli_usage(cmd, "missing subcommand (packets, decode, stats, tarmac)");
+	const struct cli_option opts[] = {
+		CLI_STRING("buffer", 0, "NAME", &o.buffer, "snapshot buffer to decode (default: the first)"),
+		CLI_U64("id", "N", &id, 0x7f, &id_seen, "only this trace ID (formatted buffers)"),
+		CLI_STRING("config", 0, "FILE", &o.config,
+			   "raw buffer: ini with [regs] TRCIDR0=... (or NAME=VALUE lines)"),
+		CLI_CALLBACK("reg", "NAME=VALUE", reg_option, &o,
+			     "raw buffer: set one register (TRCIDR0/1/2/8, TRCCONFIGR,\n"
+			     "TRCDEVARCH, TRCTRACEIDR)"),
+		CLI_FLAG("formatted", 0, &o.formatted, "raw buffer holds CoreSight 16-byte frames"),
+		CLI_FLAG("tpiu", 0, &o.tpiu, "... with FSYNC/HSYNC (TPIU capture)"),
+		CLI_FLAG("dstream", 0, &o.dstream, "... a DSTREAM capture file (TPIU + 512-byte blocks)"),
+		CLI_U64("trbe-base", "A", &o.base, 0, &o.have_base,
+			"raw buffer is TRBE memory [base, limit) written up to"),
+		CLI_U64("trbe-limit", "A", &o.limit, 0, &o.have_limit, "the write pointer; see --trbe-wrapped"),
+		CLI_U64("trbe-write", "A", &o.write, 0, &o.have_write, "the TRBE write pointer"),
+		CLI_CALLBACK("trbe-wrapped", NULL, wrapped_option, &o,
+			     "(default when the TRBE values are given) reads\n"
+			     "[write, limit) then [base, write)"),
+		CLI_CALLBACK("trbe-not-wrapped", NULL, wrapped_option, &o, "reads [base, write)"),
+		CLI_STRING("trbe-file", 0, "FILE", &o.trbe_file,
+			   "the same values from an ini: base=, limit=, write=, wrapped="),
+		CLI_LIST("image", 0, "ADDR=FILE", &o.images, "raw buffer: program image bytes at ADDR"),
+		CLI_LIST("elf", 0, "FILE[@BIAS]", &o.elfs, "raw buffer: program image from an ELF file"),
+		CLI_U64("chunk", "N", &chunk, 0, NULL, "feed the decoder N bytes at a time (testing)"),
+		CLI_STRING("output", 'o', "FILE", &o.out, "output file (default: standard output)"),
+		CLI_END,
+	};
+	const struct cli_command spec = {
+		.name = "ete",
+		.usage = "packets|decode|stats|tarmac [options] SRC",
+		.description =
+			"SRC is an Arm snapshot directory (snapshot.ini, trace.ini, device .ini\n"
+			"files, memory dumps) or a raw trace buffer file.\n"
+			"\n"
+			"  packets            one packet per line: offset, trace ID, type, fields\n"
+			"  decode             instruction ranges, exceptions, contexts, timestamps\n"
+			"  stats              packet and element counts\n"
+			"  tarmac             instruction-only Tarmac (IT lines with disassembly)\n",
+		.options = opts,
+		.min_args = 1, .max_args = 2,
+		.missing = "missing subcommand (packets, decode, stats, tarmac)",
+	};
+	int n = cli_parse(&spec, argc, argv, &rc);
+	if (n < 0)
+		return rc;
+	o.verb = argv[0];
+	o.src = n > 1 ? argv[1] : NULL;
+	o.id = id_seen ? (int)id : -1;
+	o.chunk = (size_t)chunk;
 	if (strcmp(o.verb, "packets") && strcmp(o.verb, "decode") && strcmp(o.verb, "stats") &&
 	    strcmp(o.verb, "tarmac"))
 		return cli_usage(cmd, "unknown subcommand '%s'", o.verb);
 	if (!o.src)
 		return cli_usage(cmd, "missing SRC (snapshot directory or buffer file)");
-	if (!strcmp(o.verb, "tarmac") && !o.out)
-		return cli_usage(cmd, "tarmac needs -o FILE");
 	return run_ete(&o);
 }

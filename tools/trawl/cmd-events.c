@@ -243,7 +243,7 @@ static int load_defs(const char *path, struct trawl_defs **d)
 	trawl_error_clear(&err);
 	uint8_t *text = NULL;
 	size_t len;
-	enum trawl_status st = trawl_sw_read_file(path, &text, &len, 16u << 20, &err);
+	enum trawl_status st = trawl_file_read(path, &text, &len, &err);
 	if (st == TRAWL_OK) {
 		size_t pl = strlen(path);
 		if (pl > 5 && !strcmp(path + pl - 5, ".tdef"))
@@ -305,7 +305,7 @@ static int events_import_bf(int argc, char **argv)
 	snprintf(meta.procname, sizeof meta.procname, "barrelfish");
 	if (defs_path && (rc = load_defs(defs_path, &defs)))
 		goto out;
-	if (trawl_sw_read_file(dump, &text, &len, SIZE_MAX, &err) ||
+	if (trawl_file_read(dump, &text, &len, &err) ||
 	    trawl_bf_parse((const char *)text, len, dump, bf_collect, &b, NULL, &err)) {
 		if (b.nomem)
 			trawl_error_set(&err, TRAWL_ERR_NOMEM, "out of memory");

@@ -4,61 +4,38 @@
 
 #include "calls-cli.h"
 
-static const char export_usage[] =
-	"usage: trawl export --perfetto [--image ELF[@OFFSET]]... [--timestamps] [-o FILE] TRACE\n"
-	"\n"
-	"--perfetto writes Chrome Trace Event JSON that opens in ui.perfetto.dev\n"
-	"and chrome://tracing: one complete slice per call activation, one track\n"
-	"per CPU, nested as the calls were. Time is the instruction count (one\n"
-	"instruction shows as 1 us) unless --timestamps asks for the trace's own\n"
-	"timestamps (ps and ns are converted; clock ticks and cycles show as us).\n"
-	"\n"
-	"Options:\n"
-	CALLS_OPTIONS_HELP
-	"  -o FILE           output file (default: standard output)\n"
-	"  --timestamps      use the trace's timestamps instead of instruction counts\n"
-	TRACE_OPTIONS_HELP;
-
-struct export_opts {
-	int perfetto, timestamps;
-	const char *out;
-};
-
-static int export_option(void *ctx, int argc, char **argv, int *i, int *rc)
-{
-	struct export_opts *eo = ctx;
-	const char *a = argv[*i];
-	(void)rc;
-	if (strcmp(a, "--perfetto") == 0)
-		eo->perfetto = 1;
-	else if (strcmp(a, "--timestamps") == 0)
-		eo->timestamps = 1;
-	else if (strcmp(a, "-o") == 0 && *i + 1 < argc)
-		eo->out = argv[++*i];
-	else
-		return 0;
-	return 1;
-}
-
 int cmd_export(int argc, char **argv)
 {
 	struct calls_run r;
 	const char *out_path = NULL;
 	struct trawl_perfetto_options po = { 0 };
-	int perfetto = 0, rc;
+	int perfetto = 0, timestamps = 0, rc;
 	FILE *f = NULL;
-	if (cli_wants_help(argc, argv)) {
-		fputs(export_usage, stdout);
-		return EXIT_OK;
-	}
 	if ((rc = calls_run_init(&r, "export")))
 		return rc;
-	struct export_opts eo = { 0, 0, NULL };
-	if ((rc = calls_run_args(&r, argc, argv, export_option, NULL, &eo)))
+	const struct cli_option opts[] = {
+		CLI_FLAG("perfetto", 0, &perfetto, "Chrome Trace Event JSON (the only format so far)"),
+		CALLS_OPTIONS(&r),
+		CLI_STRING("output", 'o', "FILE", &out_path, "output file (default: standard output)"),
+		CLI_FLAG("timestamps", 0, &timestamps,
+			 "use the trace's timestamps instead of instruction counts"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "export",
+		.usage = "--perfetto [--image ELF[@OFFSET]]... [--timestamps] [-o FILE] TRACE",
+		.description =
+			"--perfetto writes Chrome Trace Event JSON that opens in ui.perfetto.dev\n"
+			"and chrome://tracing: one complete slice per call activation, one track\n"
+			"per CPU, nested as the calls were. Time is the instruction count (one\n"
+			"instruction shows as 1 us) unless --timestamps asks for the trace's own\n"
+			"timestamps (ps and ns are converted; clock ticks and cycles show as us).\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	if (calls_run_args(&r, &cmd, argc, argv, &rc) < 0)
 		goto out;
-	perfetto = eo.perfetto;
-	po.use_timestamps = eo.timestamps;
-	out_path = eo.out;
+	po.use_timestamps = timestamps;
 	if (!perfetto) {
 		rc = cli_usage("export", "say which format: --perfetto");
 		goto out;

@@ -4,43 +4,6 @@
 
 #include "calls-cli.h"
 
-static const char flamegraph_usage[] =
-	"usage: trawl flamegraph [--image ELF[@OFFSET]]... [-o FILE] [--svg FILE] TRACE\n"
-	"\n"
-	"Writes the folded stacks of TRACE, one line per distinct call stack:\n"
-	"\n"
-	"  outer;inner;innermost COUNT\n"
-	"\n"
-	"where COUNT is the number of instructions executed with exactly that\n"
-	"stack (the format flamegraph.pl and speedscope read). With --svg, draws\n"
-	"an interactive flame graph instead (click a frame to zoom into it, click\n"
-	"the bottom bar to zoom out; hover for counts).\n"
-	"\n"
-	"Options:\n"
-	CALLS_OPTIONS_HELP
-	"  -o FILE           write the folded stacks to FILE instead of stdout\n"
-	"  --svg FILE        write an SVG flame graph to FILE\n"
-	"  --title TEXT      title of the SVG (default: the trace name)\n"
-	TRACE_OPTIONS_HELP;
-
-struct flame_opts {
-	const char *out, *svg, *title;
-};
-
-static int flame_option(void *ctx, int argc, char **argv, int *i, int *rc)
-{
-	struct flame_opts *fo = ctx;
-	const char *a = argv[*i];
-	const char **dst = strcmp(a, "-o") == 0 ? &fo->out
-			 : strcmp(a, "--svg") == 0 ? &fo->svg
-			 : strcmp(a, "--title") == 0 ? &fo->title : NULL;
-	(void)rc;
-	if (!dst || *i + 1 >= argc)
-		return 0;
-	*dst = argv[++*i];
-	return 1;
-}
-
 int cmd_flamegraph(int argc, char **argv)
 {
 	struct calls_run r;
@@ -48,18 +11,33 @@ int cmd_flamegraph(int argc, char **argv)
 	const char *out_path = NULL, *svg_path = NULL, *title = NULL;
 	FILE *f = NULL;
 	int rc;
-	if (cli_wants_help(argc, argv)) {
-		fputs(flamegraph_usage, stdout);
-		return EXIT_OK;
-	}
 	if ((rc = calls_run_init(&r, "flamegraph")))
 		return rc;
-	struct flame_opts fo = { NULL, NULL, NULL };
-	if ((rc = calls_run_args(&r, argc, argv, flame_option, NULL, &fo)))
+	const struct cli_option opts[] = {
+		CALLS_OPTIONS(&r),
+		CLI_STRING("output", 'o', "FILE", &out_path,
+			   "write the folded stacks to FILE instead of stdout"),
+		CLI_STRING("svg", 0, "FILE", &svg_path, "write an SVG flame graph to FILE"),
+		CLI_STRING("title", 0, "TEXT", &title, "title of the SVG (default: the trace name)"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "flamegraph",
+		.usage = "[--image ELF[@OFFSET]]... [-o FILE] [--svg FILE] TRACE",
+		.description =
+			"Writes the folded stacks of TRACE, one line per distinct call stack:\n"
+			"\n"
+			"  outer;inner;innermost COUNT\n"
+			"\n"
+			"where COUNT is the number of instructions executed with exactly that\n"
+			"stack (the format flamegraph.pl and speedscope read). With --svg, draws\n"
+			"an interactive flame graph instead (click a frame to zoom into it, click\n"
+			"the bottom bar to zoom out; hover for counts).\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	if (calls_run_args(&r, &cmd, argc, argv, &rc) < 0)
 		goto out;
-	out_path = fo.out;
-	svg_path = fo.svg;
-	title = fo.title;
 	if ((rc = calls_run_read(&r)))
 		goto out;
 	struct trawl_error err;

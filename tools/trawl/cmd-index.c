@@ -3,36 +3,32 @@
 
 #include "index-cli.h"
 
-static const char usage[] =
-	"usage: trawl index [--index FILE] [--force] [--json] [reader options] TRACE\n"
-	"\n"
-	"Builds the time-travel index of TRACE, so that registers and memory at any\n"
-	"line, last and next writes, PC visits and changes are answered at once.\n"
-	"The index is written beside the trace as TRACE.trawlidx (or under\n"
-	"$XDG_CACHE_HOME/trawl/ when that folder is read-only). An index that is\n"
-	"up to date is kept; other commands build it themselves when needed.\n"
-	"\n"
-	"Options:\n"
-	INDEX_OPTIONS_HELP
-	"  --force           rebuild even when the index is up to date\n"
-	TRACE_OPTIONS_HELP;
-
 int cmd_index(int argc, char **argv)
 {
 	struct index_cli c;
 	int force = 0;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "index";
-	if (cli_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	const struct index_cli_opt opts[] = { { "--force", NULL, &force }, { NULL, NULL, NULL } };
-	int rc = index_cli_parse(&c, argc, argv, opts, NULL, 0, NULL);
-	if (rc)
+	const struct cli_option opts[] = {
+		INDEX_OPTIONS(&c),
+		CLI_FLAG("force", 0, &force, "rebuild even when the index is up to date"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "index",
+		.usage = "[--index FILE] [--force] [--json] [reader options] TRACE",
+		.description =
+			"Builds the time-travel index of TRACE, so that registers and memory at any\n"
+			"line, last and next writes, PC visits and changes are answered at once.\n"
+			"The index is written beside the trace as TRACE.trawlidx (or under\n"
+			"$XDG_CACHE_HOME/trawl/ when that folder is read-only). An index that is\n"
+			"up to date is kept; other commands build it themselves when needed.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	int rc;
+	if (index_cli_parse(&c, &cmd, argc, argv, &rc) < 0)
 		return rc;
-	if (!c.to.path)
-		return cli_usage("index", "no trace given");
 	char def[4096];
 	struct trawl_error err;
 	trawl_error_clear(&err);
@@ -62,7 +58,7 @@ int cmd_index(int argc, char **argv)
 	double ratio = info.trace_size ? (double)info.file_size / (double)info.trace_size : 0;
 	if (c.json) {
 		printf("{\"index\":");
-		json_str(stdout, c.index_path, strlen(c.index_path));
+		trawl_json_write_string(stdout, c.index_path, strlen(c.index_path));
 		printf(",\"events\":%llu,\"lines\":%llu,\"size\":%llu,\"trace_size\":%llu,"
 		       "\"ratio\":%.3f,\"build_seconds\":%.3f}\n",
 		       (unsigned long long)info.events, (unsigned long long)info.lines,

@@ -3,33 +3,30 @@
 
 #include "index-cli.h"
 
-static const char usage[] =
-	"usage: trawl info [--index FILE] [--verify] [--json] [reader options] TRACE\n"
-	"\n"
-	"Describes the index of TRACE (building it if needed): its kind, size,\n"
-	"events, lines, cores, checkpoint interval, record counts and build time.\n"
-	"\n"
-	"Options:\n"
-	INDEX_OPTIONS_HELP
-	"  --verify          check the checksum of every section (reads the whole index)\n"
-	TRACE_OPTIONS_HELP;
-
 int cmd_info(int argc, char **argv)
 {
 	struct index_cli c;
 	int verify = 0;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "info";
-	if (cli_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	const struct index_cli_opt opts[] = { { "--verify", NULL, &verify }, { NULL, NULL, NULL } };
-	int rc = index_cli_parse(&c, argc, argv, opts, NULL, 0, NULL);
-	if (rc)
+	const struct cli_option opts[] = {
+		INDEX_OPTIONS(&c),
+		CLI_FLAG("verify", 0, &verify,
+			 "check the checksum of every section (reads the whole index)"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "info",
+		.usage = "[--index FILE] [--verify] [--json] [reader options] TRACE",
+		.description =
+			"Describes the index of TRACE (building it if needed): its kind, size,\n"
+			"events, lines, cores, checkpoint interval, record counts and build time.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	int rc;
+	if (index_cli_parse(&c, &cmd, argc, argv, &rc) < 0)
 		return rc;
-	if (!c.to.path)
-		return cli_usage("info", "no trace given");
 	rc = index_cli_open(&c);
 	if (rc)
 		return rc;

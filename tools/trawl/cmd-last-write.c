@@ -5,55 +5,42 @@
 
 #include "index-cli.h"
 
-static const char usage_last[] =
-	"usage: trawl last-write [options] TRACE --at LINE REG|ADDR[:LEN]\n"
-	"\n"
-	"Prints the last event at or before LINE that wrote register REG (any alias:\n"
-	"x3, w3, q0, d1, sp, a system register name) or any byte of memory\n"
-	"[ADDR, ADDR+LEN) (LEN defaults to 1). A semihosting call that filled the\n"
-	"memory counts as a write.\n"
-	"\n"
-	"Options:\n"
-	"  --at LINE         a line of the trace (1-based)\n"
-	"  --cpu N           the core whose register is meant (default: that of LINE)\n"
-	INDEX_OPTIONS_HELP
-	TRACE_OPTIONS_HELP;
-
-static const char usage_next[] =
-	"usage: trawl next-write [options] TRACE --at LINE REG|ADDR[:LEN]\n"
-	"\n"
-	"Prints the first event after LINE that writes register REG (any alias) or\n"
-	"any byte of memory [ADDR, ADDR+LEN) (LEN defaults to 1).\n"
-	"\n"
-	"Options:\n"
-	"  --at LINE         a line of the trace (1-based)\n"
-	"  --cpu N           the core whose register is meant (default: that of LINE)\n"
-	INDEX_OPTIONS_HELP
-	TRACE_OPTIONS_HELP;
-
-static int run(int argc, char **argv, const char *cmd, int dir)
+/* last-write and next-write differ only in direction and help text */
+static int run(int argc, char **argv, const char *name, int dir)
 {
 	struct index_cli c;
-	const char *at = NULL, *target = NULL, *cpu_arg = NULL;
+	const char *at = NULL, *cpu_arg = NULL;
 	memset(&c, 0, sizeof c);
-	c.to.cmd = cmd;
-	if (cli_wants_help(argc, argv)) {
-		fputs(dir < 0 ? usage_last : usage_next, stdout);
-		return EXIT_OK;
-	}
-	const struct index_cli_opt opts[] = {
-		{ "--at", &at, NULL }, { "--cpu", &cpu_arg, NULL }, { NULL, NULL, NULL },
+	c.to.cmd = name;
+	const struct cli_option opts[] = {
+		CLI_STRING("at", 0, "LINE", &at, "a line of the trace (1-based)"),
+		CLI_STRING("cpu", 0, "N", &cpu_arg,
+			   "the core whose register is meant (default: that of LINE)"),
+		INDEX_OPTIONS(&c),
+		CLI_END,
 	};
-	int rc = index_cli_parse(&c, argc, argv, opts, &target, 1, NULL);
-	if (rc)
+	const struct cli_command cmd = {
+		.name = name,
+		.usage = "[options] TRACE --at LINE REG|ADDR[:LEN]",
+		.description =
+			dir < 0 ? "Prints the last event at or before LINE that wrote register REG (any alias:\n"
+				  "x3, w3, q0, d1, sp, a system register name) or any byte of memory\n"
+				  "[ADDR, ADDR+LEN) (LEN defaults to 1). A semihosting call that filled the\n"
+				  "memory counts as a write.\n"
+				: "Prints the first event after LINE that writes register REG (any alias) or\n"
+				  "any byte of memory [ADDR, ADDR+LEN) (LEN defaults to 1).\n",
+		.options = opts,
+		.min_args = 2, .max_args = 2, .missing = "give a trace and a register or address",
+	};
+	int rc;
+	if (index_cli_parse(&c, &cmd, argc, argv, &rc) < 0)
 		return rc;
-	if (!c.to.path || !target)
-		return cli_usage(cmd, "give a trace and a register or address");
+	const char *target = argv[1];
 	if (!at)
-		return cli_usage(cmd, "--at LINE is required");
+		return cli_usage(name, "--at LINE is required");
 	uint64_t cpu = 0;
 	if (cpu_arg && (!cli_parse_u64(cpu_arg, &cpu) || cpu > 65535))
-		return cli_usage(cmd, "bad cpu number '%s'", cpu_arg);
+		return cli_usage(name, "bad cpu number '%s'", cpu_arg);
 	/* ADDR[:LEN] when it reads as a number, else a register */
 	uint64_t addr = 0, len = 1;
 	char *copy = strdup(target), *colon = copy ? strchr(copy, ':') : NULL;
@@ -62,7 +49,7 @@ static int run(int argc, char **argv, const char *cmd, int dir)
 	int is_mem = copy && cli_parse_u64(copy, &addr);
 	if (is_mem && colon && (!cli_parse_u64(colon + 1, &len) || len == 0)) {
 		free(copy);
-		return cli_usage(cmd, "bad length in '%s'", target);
+		return cli_usage(name, "bad length in '%s'", target);
 	}
 	free(copy);
 	rc = index_cli_open(&c);
@@ -79,7 +66,7 @@ static int run(int argc, char **argv, const char *cmd, int dir)
 	} else {
 		uint32_t reg, off, size;
 		if (!index_cli_reg(&c, target, ev, &reg, &off, &size)) {
-			rc = cli_usage(cmd, "'%s' is neither an address nor a register of this trace",
+			rc = cli_usage(name, "'%s' is neither an address nor a register of this trace",
 				       target);
 			goto out;
 		}
@@ -101,7 +88,7 @@ static int run(int argc, char **argv, const char *cmd, int dir)
 		goto out;
 	}
 	if (st) {
-		rc = cli_report(cmd, &err);
+		rc = cli_report(name, &err);
 		goto out;
 	}
 	if (c.json) {
@@ -113,8 +100,10 @@ static int run(int argc, char **argv, const char *cmd, int dir)
 		putchar('\n');
 	}
 out:
-	index_cli_close(&c);
-	return rc;
+	{
+		int closed = index_cli_close(&c);
+		return rc ? rc : closed;
+	}
 }
 
 int cmd_last_write(int argc, char **argv)

@@ -4,38 +4,34 @@
 
 #include "index-cli.h"
 
-static const char usage[] =
-	"usage: trawl mem [options] TRACE --at LINE ADDR [LEN]\n"
-	"\n"
-	"Prints LEN bytes (default 64) of memory from ADDR as they were after the\n"
-	"event containing LINE. Bytes the trace never showed are printed as ??;\n"
-	"a value read from memory nobody wrote is known from the start of the\n"
-	"trace (or from the semihosting call that last filled it).\n"
-	"\n"
-	"Options:\n"
-	"  --at LINE         a line of the trace (1-based)\n"
-	INDEX_OPTIONS_HELP
-	TRACE_OPTIONS_HELP;
-
 #define MAX_LEN (16u << 20)
 
 int cmd_mem(int argc, char **argv)
 {
 	struct index_cli c;
-	const char *at = NULL, *pos[2] = { NULL, NULL };
-	int npos = 0;
+	const char *at = NULL;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "mem";
-	if (cli_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	const struct index_cli_opt opts[] = { { "--at", &at, NULL }, { NULL, NULL, NULL } };
-	int rc = index_cli_parse(&c, argc, argv, opts, pos, 2, &npos);
-	if (rc)
+	const struct cli_option opts[] = {
+		CLI_STRING("at", 0, "LINE", &at, "a line of the trace (1-based)"),
+		INDEX_OPTIONS(&c),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "mem",
+		.usage = "[options] TRACE --at LINE ADDR [LEN]",
+		.description =
+			"Prints LEN bytes (default 64) of memory from ADDR as they were after the\n"
+			"event containing LINE. Bytes the trace never showed are printed as ??;\n"
+			"a value read from memory nobody wrote is known from the start of the\n"
+			"trace (or from the semihosting call that last filled it).\n",
+		.options = opts,
+		.min_args = 2, .max_args = 3, .missing = "give a trace and an address",
+	};
+	int rc, npos = index_cli_parse(&c, &cmd, argc, argv, &rc) - 1;
+	if (npos < 0)
 		return rc;
-	if (!c.to.path || !npos)
-		return cli_usage("mem", "give a trace and an address");
+	const char *pos[2] = { argv[1], npos > 1 ? argv[2] : NULL };
 	if (!at)
 		return cli_usage("mem", "--at LINE is required");
 	uint64_t addr, len = 64;
@@ -109,6 +105,8 @@ int cmd_mem(int argc, char **argv)
 out:
 	free(val);
 	free(known);
-	index_cli_close(&c);
-	return rc;
+	{
+		int closed = index_cli_close(&c);
+		return rc ? rc : closed;
+	}
 }

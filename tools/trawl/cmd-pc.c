@@ -3,42 +3,36 @@
 
 #include "index-cli.h"
 
-static const char usage[] =
-	"usage: trawl pc [options] TRACE ADDR [--from LINE] [--limit N]\n"
-	"\n"
-	"Lists the events that executed the instruction at ADDR, in trace order.\n"
-	"With --from LINE, prints only the previous visit before that line's event\n"
-	"and the next one after it.\n"
-	"\n"
-	"Options:\n"
-	"  --from LINE       show the visits around this line\n"
-	"  --limit N         list at most N visits (default 1000, 0 = all)\n"
-	INDEX_OPTIONS_HELP
-	TRACE_OPTIONS_HELP;
-
 int cmd_pc(int argc, char **argv)
 {
 	struct index_cli c;
-	const char *from = NULL, *target = NULL, *limit_arg = NULL;
+	const char *from = NULL;
+	uint64_t limit = 1000;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "pc";
-	if (cli_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	const struct index_cli_opt opts[] = {
-		{ "--from", &from, NULL }, { "--limit", &limit_arg, NULL }, { NULL, NULL, NULL },
+	const struct cli_option opts[] = {
+		CLI_STRING("from", 0, "LINE", &from, "show the visits around this line"),
+		CLI_U64("limit", "N", &limit, 0, NULL, "list at most N visits (default 1000, 0 = all)"),
+		INDEX_OPTIONS(&c),
+		CLI_END,
 	};
-	int rc = index_cli_parse(&c, argc, argv, opts, &target, 1, NULL);
-	if (rc)
+	const struct cli_command cmd = {
+		.name = "pc",
+		.usage = "[options] TRACE ADDR [--from LINE] [--limit N]",
+		.description =
+			"Lists the events that executed the instruction at ADDR, in trace order.\n"
+			"With --from LINE, prints only the previous visit before that line's event\n"
+			"and the next one after it.\n",
+		.options = opts,
+		.min_args = 2, .max_args = 2, .missing = "give a trace and an address",
+	};
+	int rc;
+	if (index_cli_parse(&c, &cmd, argc, argv, &rc) < 0)
 		return rc;
-	uint64_t pc, limit = 1000;
-	if (!c.to.path || !target)
-		return cli_usage("pc", "give a trace and an address");
+	const char *target = argv[1];
+	uint64_t pc;
 	if (!cli_parse_u64(target, &pc))
 		return cli_usage("pc", "bad address '%s'", target);
-	if (limit_arg && !cli_parse_u64(limit_arg, &limit))
-		return cli_usage("pc", "bad limit '%s'", limit_arg);
 	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
@@ -103,6 +97,8 @@ int cmd_pc(int argc, char **argv)
 	else if (shown < n)
 		printf("  ... %llu more (--limit 0 shows all)\n", (unsigned long long)(n - shown));
 out:
-	index_cli_close(&c);
-	return rc;
+	{
+		int closed = index_cli_close(&c);
+		return rc ? rc : closed;
+	}
 }

@@ -5,34 +5,9 @@
 
 #include "calls-cli.h"
 
-static const char profile_usage[] =
-	"usage: trawl profile [--image ELF[@OFFSET]]... [--sort=KEY] [--json|--csv] TRACE\n"
-	"\n"
-	"Prints one row per function: number of calls, instructions executed in it\n"
-	"and its callees (inclusive; a recursive function's nested activations are\n"
-	"counted once), instructions executed in it alone (exclusive), the same two\n"
-	"in trace time, the deepest recursion, its entry address and name.\n"
-	"\n"
-	"Options:\n"
-	CALLS_OPTIONS_HELP
-	"  --sort=KEY        incl (default), self, calls, name or addr\n"
-	"  --json            one JSON object: {\"total_insns\":N,\"functions\":[...]}\n"
-	"  --csv             comma-separated values with a header line\n"
-	TRACE_OPTIONS_HELP;
-
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
+	trawl_json_write_string(stdout, s, strlen(s));
 }
 
 static void csv_str(const char *s)
@@ -50,52 +25,37 @@ static void csv_str(const char *s)
 	putchar('"');
 }
 
-struct profile_opts {
-	enum trawl_profile_sort by;
-	int json, csv;
-};
-
-static int profile_option(void *ctx, int argc, char **argv, int *i, int *rc)
-{
-	struct profile_opts *po = ctx;
-	const char *a = argv[*i];
-	(void)argc;
-	if (strcmp(a, "--json") == 0) {
-		po->json = 1;
-	} else if (strcmp(a, "--csv") == 0) {
-		po->csv = 1;
-	} else if (strncmp(a, "--sort=", 7) == 0) {
-		static const char *keys[] = { "incl", "self", "calls", "name", "addr" };
-		size_t k = 0;
-		while (k < 5 && strcmp(a + 7, keys[k]) != 0)
-			k++;
-		if (k == 5) {
-			*rc = cli_usage("profile", "unknown sort key '%s'", a + 7);
-			return -1;
-		}
-		po->by = (enum trawl_profile_sort)k;
-	} else {
-		return 0;
-	}
-	return 1;
-}
-
 int cmd_profile(int argc, char **argv)
 {
 	struct calls_run r;
 	struct trawl_profile prof = { 0 };
-	struct profile_opts po = { .by = TRAWL_PROFILE_BY_INCL };
+	int json = 0, csv = 0, sort = TRAWL_PROFILE_BY_INCL;
 	int rc;
-	if (cli_wants_help(argc, argv)) {
-		fputs(profile_usage, stdout);
-		return EXIT_OK;
-	}
 	if ((rc = calls_run_init(&r, "profile")))
 		return rc;
-	if ((rc = calls_run_args(&r, argc, argv, profile_option, NULL, &po)))
+	/* in the order of enum trawl_profile_sort */
+	static const char *const sort_keys[] = { "incl", "self", "calls", "name", "addr", NULL };
+	const struct cli_option opts[] = {
+		CALLS_OPTIONS(&r),
+		CLI_CHOICE("sort", "KEY", &sort, sort_keys, "incl (default), self, calls, name or addr"),
+		CLI_FLAG("json", 0, &json, "one JSON object: {\"total_insns\":N,\"functions\":[...]}"),
+		CLI_FLAG("csv", 0, &csv, "comma-separated values with a header line"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "profile",
+		.usage = "[--image ELF[@OFFSET]]... [--sort KEY] [--json|--csv] TRACE",
+		.description =
+			"Prints one row per function: number of calls, instructions executed in it\n"
+			"and its callees (inclusive; a recursive function's nested activations are\n"
+			"counted once), instructions executed in it alone (exclusive), the same two\n"
+			"in trace time, the deepest recursion, its entry address and name.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	if (calls_run_args(&r, &cmd, argc, argv, &rc) < 0)
 		goto out;
-	int json = po.json, csv = po.csv;
-	enum trawl_profile_sort by = po.by;
+	enum trawl_profile_sort by = (enum trawl_profile_sort)sort;
 	if (json && csv) {
 		rc = cli_usage("profile", "--json and --csv exclude each other");
 		goto out;

@@ -3,42 +3,35 @@
 
 #include "index-cli.h"
 
-static const char usage[] =
-	"usage: trawl regs [options] TRACE --at LINE|--time T [--cpu N]\n"
-	"\n"
-	"Prints the registers of one core as they were after the event containing\n"
-	"LINE (or the last event at or before time T). Bytes the trace never showed\n"
-	"are printed as ??. Registers with no known byte are left out. Each register\n"
-	"is printed at the width the trace writes it (psr as 32 bits in AArch64),\n"
-	"not padded with ?? to the width the index stores it in. On an AArch32\n"
-	"event the core registers are r0-r12, r14, sp and pc, each 32 bits.\n"
-	"\n"
-	"Options:\n"
-	"  --at LINE         a line of the trace (1-based)\n"
-	"  --time T          a time in the trace's unit\n"
-	"  --cpu N           the core (default: the core of that event)\n"
-	INDEX_OPTIONS_HELP
-	TRACE_OPTIONS_HELP;
-
 int cmd_regs(int argc, char **argv)
 {
 	struct index_cli c;
 	const char *at = NULL, *when = NULL, *cpu_arg = NULL;
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "regs";
-	if (cli_wants_help(argc, argv)) {
-		fputs(usage, stdout);
-		return EXIT_OK;
-	}
-	const struct index_cli_opt opts[] = {
-		{ "--at", &at, NULL }, { "--time", &when, NULL }, { "--cpu", &cpu_arg, NULL },
-		{ NULL, NULL, NULL },
+	const struct cli_option opts[] = {
+		CLI_STRING("at", 0, "LINE", &at, "a line of the trace (1-based)"),
+		CLI_STRING("time", 0, "T", &when, "a time in the trace's unit"),
+		CLI_STRING("cpu", 0, "N", &cpu_arg, "the core (default: the core of that event)"),
+		INDEX_OPTIONS(&c),
+		CLI_END,
 	};
-	int rc = index_cli_parse(&c, argc, argv, opts, NULL, 0, NULL);
-	if (rc)
+	const struct cli_command cmd = {
+		.name = "regs",
+		.usage = "[options] TRACE --at LINE|--time T [--cpu N]",
+		.description =
+			"Prints the registers of one core as they were after the event containing\n"
+			"LINE (or the last event at or before time T). Bytes the trace never showed\n"
+			"are printed as ??. Registers with no known byte are left out. Each register\n"
+			"is printed at the width the trace writes it (psr as 32 bits in AArch64),\n"
+			"not padded with ?? to the width the index stores it in. On an AArch32\n"
+			"event the core registers are r0-r12, r14, sp and pc, each 32 bits.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	int rc;
+	if (index_cli_parse(&c, &cmd, argc, argv, &rc) < 0)
 		return rc;
-	if (!c.to.path)
-		return cli_usage("regs", "no trace given");
 	if (!at == !when)
 		return cli_usage("regs", "give one of --at LINE or --time T");
 	uint64_t cpu = 0, t = 0;
@@ -110,6 +103,8 @@ int cmd_regs(int argc, char **argv)
 		printf("}}\n");
 out:
 	trawl_index_regs_release(&regs);
-	index_cli_close(&c);
-	return rc;
+	{
+		int closed = index_cli_close(&c);
+		return rc ? rc : closed;
+	}
 }

@@ -9,19 +9,6 @@
 
 #include "trace-open.h"
 
-static const char stats_usage[] =
-	"usage: trawl stats [--no-timing] [--implicit-thumb] [--big-endian] [--lenient] TRACE\n"
-	"\n"
-	"Reads TRACE (a file, or - for standard input; .gz and .zst are\n"
-	"decompressed) and prints how many lines and events it holds, events by\n"
-	"kind, instructions by instruction set and core, the time range, the\n"
-	"number of distinct instruction addresses, and the reading speed.\n"
-	"\n"
-	"Options:\n"
-	"  --no-timing       leave out the figures that vary from run to run\n"
-	"                    (elapsed time, MB/s, lines/s, peak memory)\n"
-	TRACE_OPTIONS_HELP;
-
 /* A set of 64-bit PCs: open addressing, grown at half load. Compact (8
  * bytes a slot) because traces visit millions of distinct addresses. */
 struct pcset {
@@ -170,28 +157,31 @@ static void print_stats(const struct stats *s, const struct trawl_reader_stats *
 int cmd_stats(int argc, char **argv)
 {
 	struct trace_open to = { .cmd = "stats" };
-	int timing = 1, rc;
+	int no_timing = 0, rc;
 	struct trawl_reader *r = NULL;
 	struct stats s;
-
-	if (cli_wants_help(argc, argv)) {
-		fputs(stats_usage, stdout);
-		return EXIT_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--no-timing") == 0)
-			timing = 0;
-		else if (trace_option(&to, argc, argv, &i))
-			continue;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage("stats", "unknown option '%s'", argv[i]);
-		else if (to.path)
-			return cli_usage("stats", "unexpected argument '%s'", argv[i]);
-		else
-			to.path = argv[i];
-	}
-	if (!to.path)
-		return cli_usage("stats", "missing TRACE");
+	const struct cli_option opts[] = {
+		CLI_FLAG("no-timing", 0, &no_timing,
+			 "leave out the figures that vary from run to run\n"
+			 "(elapsed time, MB/s, lines/s, peak memory)"),
+		TRACE_OPTIONS(&to),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "stats",
+		.usage = "[--no-timing] [--implicit-thumb] [--big-endian] [--lenient] TRACE",
+		.description =
+			"Reads TRACE (a file, or - for standard input; .gz and .zst are\n"
+			"decompressed) and prints how many lines and events it holds, events by\n"
+			"kind, instructions by instruction set and core, the time range, the\n"
+			"number of distinct instruction addresses, and the reading speed.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "missing TRACE",
+	};
+	if (cli_parse(&cmd, argc, argv, &rc) < 0)
+		return rc;
+	to.path = argv[0];
+	int timing = !no_timing;
 	double t0 = cli_now();
 	if ((rc = trace_reader_open(&to, &r)))
 		return rc;

@@ -8,22 +8,6 @@
 
 #include "trace-open.h"
 
-static const char truncate_usage[] =
-	"usage: trawl truncate [--max-period N] [--repeats N] [-o OUT] TRACE\n"
-	"\n"
-	"Copies TRACE (a file or - for standard input; .gz/.zst are decompressed)\n"
-	"up to the point where execution got stuck: when the trace ends in a loop\n"
-	"it never leaves - the same PC again and again with no register change, or\n"
-	"a cycle of instructions repeating with identical effects - the copy keeps\n"
-	"one turn of that loop and drops the rest. A trace that does not end stuck\n"
-	"is copied whole. What was found is reported on standard error.\n"
-	"\n"
-	"Options:\n"
-	"  -o OUT            output file (default: standard output)\n"
-	"  --max-period N    longest loop recognised, in instructions (default 64)\n"
-	"  --repeats N       turns needed at the end of the trace (default 4)\n"
-	TRACE_OPTIONS_HELP;
-
 /* Standard input and compressed files cannot be mapped: their decompressed
  * text goes to a temporary file first, which is then read (once) and cut. */
 static int spool(const char *path, char *tmp, size_t size, int *spooled)
@@ -81,36 +65,39 @@ int cmd_truncate(int argc, char **argv)
 	struct trawl_stuck *s = NULL;
 	struct trawl_reader *rd = NULL;
 	const char *out_path = NULL, *trace = NULL;
-	uint64_t maxp = 0, repeats = 0;
+	uint64_t maxp = 64, repeats = 4;
 	char tmp[4096] = "";
 	int spooled = 0, rc = 0;
 	FILE *f = NULL;
-	if (cli_wants_help(argc, argv)) {
-		fputs(truncate_usage, stdout);
-		return EXIT_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (trace_option(&to, argc, argv, &i))
-			continue;
-		if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-			out_path = argv[++i];
-		} else if (strcmp(a, "--max-period") == 0 && i + 1 < argc) {
-			if (!cli_parse_u64(argv[++i], &maxp) || maxp == 0 || maxp > 4096)
-				return cli_usage("truncate", "--max-period wants 1 to 4096");
-		} else if (strcmp(a, "--repeats") == 0 && i + 1 < argc) {
-			if (!cli_parse_u64(argv[++i], &repeats) || repeats < 2 || repeats > 1000000)
-				return cli_usage("truncate", "--repeats wants 2 or more");
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage("truncate", "unknown option or missing value '%s'", a);
-		} else if (!trace) {
-			trace = a;
-		} else {
-			return cli_usage("truncate", "unexpected argument '%s'", a);
-		}
-	}
-	if (!trace)
-		return cli_usage("truncate", "no trace given");
+	const struct cli_option opts[] = {
+		CLI_STRING("output", 'o', "OUT", &out_path, "output file (default: standard output)"),
+		CLI_U64("max-period", "N", &maxp, 4096, NULL,
+			"longest loop recognised, in instructions (default 64)"),
+		CLI_U64("repeats", "N", &repeats, 1000000, NULL,
+			"turns needed at the end of the trace (default 4)"),
+		TRACE_OPTIONS(&to),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "truncate",
+		.usage = "[--max-period N] [--repeats N] [-o OUT] TRACE",
+		.description =
+			"Copies TRACE (a file or - for standard input; .gz/.zst are decompressed)\n"
+			"up to the point where execution got stuck: when the trace ends in a loop\n"
+			"it never leaves - the same PC again and again with no register change, or\n"
+			"a cycle of instructions repeating with identical effects - the copy keeps\n"
+			"one turn of that loop and drops the rest. A trace that does not end stuck\n"
+			"is copied whole. What was found is reported on standard error.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	if (cli_parse(&cmd, argc, argv, &rc) < 0)
+		return rc;
+	trace = argv[0];
+	if (maxp == 0)
+		return cli_usage("truncate", "--max-period wants 1 to 4096");
+	if (repeats < 2)
+		return cli_usage("truncate", "--repeats wants 2 or more");
 	if ((rc = spool(trace, tmp, sizeof tmp, &spooled)))
 		goto out;
 	to.path = spooled ? tmp : trace;

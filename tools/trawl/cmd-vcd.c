@@ -5,42 +5,6 @@
 
 #include "calls-cli.h"
 
-static const char vcd_usage[] =
-	"usage: trawl vcd [--image ELF[@OFFSET]]... [--timestamps] [-o FILE] TRACE\n"
-	"\n"
-	"Writes TRACE as a VCD waveform (IEEE 1364) for GTKWave and other viewers:\n"
-	"one scope per CPU holding pc, encoding, text (the disassembly, ASCII),\n"
-	"function (with --image; ASCII), every core register the trace writes, and\n"
-	"the memory access of each instruction (mem_addr, mem_data, mem_size,\n"
-	"mem_read, mem_write). Time is the instruction count (1 ns each) unless\n"
-	"--timestamps asks for the trace's own; timestamps that go backwards are\n"
-	"held at the latest time and reported, not an error.\n"
-	"\n"
-	"Options:\n"
-	"  --image ELF[@OFFSET]  symbols for the function signal (repeatable)\n"
-	"  -o FILE           output file (default: standard output)\n"
-	"  --timestamps      time from the trace's timestamps\n"
-	TRACE_OPTIONS_HELP;
-
-struct export_opts {
-	int timestamps;
-	const char *out;
-};
-
-static int vcd_option(void *ctx, int argc, char **argv, int *i, int *rc)
-{
-	struct export_opts *eo = ctx;
-	const char *a = argv[*i];
-	(void)rc;
-	if (strcmp(a, "--timestamps") == 0)
-		eo->timestamps = 1;
-	else if (strcmp(a, "-o") == 0 && *i + 1 < argc)
-		eo->out = argv[++*i];
-	else
-		return 0;
-	return 1;
-}
-
 int cmd_vcd(int argc, char **argv)
 {
 	struct calls_run r;
@@ -49,18 +13,34 @@ int cmd_vcd(int argc, char **argv)
 	struct trawl_reader *rd = NULL;
 	const char *out_path = NULL;
 	FILE *f = NULL;
-	int rc;
-	if (cli_wants_help(argc, argv)) {
-		fputs(vcd_usage, stdout);
-		return EXIT_OK;
-	}
+	int rc, timestamps = 0;
 	if ((rc = calls_run_init(&r, "vcd")))
 		return rc;
-	struct export_opts eo = { 0, NULL };
-	if ((rc = calls_run_args(&r, argc, argv, vcd_option, NULL, &eo)))
+	const struct cli_option opts[] = {
+		CLI_CALLBACK("image", "ELF[@OFFSET]", cli_image_option, &r.image_opt,
+			     "symbols for the function signal (repeatable)"),
+		CLI_STRING("output", 'o', "FILE", &out_path, "output file (default: standard output)"),
+		CLI_FLAG("timestamps", 0, &timestamps, "time from the trace's timestamps"),
+		TRACE_OPTIONS(&r.to),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "vcd",
+		.usage = "[--image ELF[@OFFSET]]... [--timestamps] [-o FILE] TRACE",
+		.description =
+			"Writes TRACE as a VCD waveform (IEEE 1364) for GTKWave and other viewers:\n"
+			"one scope per CPU holding pc, encoding, text (the disassembly, ASCII),\n"
+			"function (with --image; ASCII), every core register the trace writes, and\n"
+			"the memory access of each instruction (mem_addr, mem_data, mem_size,\n"
+			"mem_read, mem_write). Time is the instruction count (1 ns each) unless\n"
+			"--timestamps asks for the trace's own; timestamps that go backwards are\n"
+			"held at the latest time and reported, not an error.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	if (calls_run_args(&r, &cmd, argc, argv, &rc) < 0)
 		goto out;
-	vo.use_timestamps = eo.timestamps;
-	out_path = eo.out;
+	vo.use_timestamps = timestamps;
 	size_t nsyms;
 	trawl_image_symbols(r.image, &nsyms);
 	vo.image = nsyms ? r.image : NULL;

@@ -3,62 +3,13 @@
 
 #include <string.h>
 
-int index_cli_option(struct index_cli *c, int argc, char **argv, int *i, int *bad)
+int index_cli_parse(struct index_cli *c, const struct cli_command *cmd, int argc, char **argv,
+		    int *rc)
 {
-	const char *a = argv[*i];
-	*bad = 0;
-	if (strcmp(a, "--json") == 0) {
-		c->json = 1;
-		return 1;
-	}
-	if (strcmp(a, "--index") == 0) {
-		if (*i + 1 >= argc) {
-			*bad = 1;
-			return 1;
-		}
-		c->index_path = argv[++*i];
-		return 1;
-	}
-	return trace_option(&c->to, argc, argv, i);
-}
-
-int index_cli_parse(struct index_cli *c, int argc, char **argv,
-		    const struct index_cli_opt *opts, const char **extra, int max_extra,
-		    int *nextra)
-{
-	const char *cmd = c->to.cmd;
-	int bad, n = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const struct index_cli_opt *o = opts;
-		if (index_cli_option(c, argc, argv, &i, &bad)) {
-			if (bad)
-				return cli_usage(cmd, "%s needs an argument", a);
-			continue;
-		}
-		while (o && o->name && strcmp(o->name, a) != 0)
-			o++;
-		if (o && o->name) {
-			if (o->flag) {
-				*o->flag = 1;
-			} else {
-				if (i + 1 >= argc)
-					return cli_usage(cmd, "%s needs an argument", a);
-				*o->value = argv[++i];
-			}
-		} else if (a[0] == '-' && a[1]) {
-			return cli_usage(cmd, "unknown option '%s'", a);
-		} else if (!c->to.path) {
-			c->to.path = a;
-		} else if (n < max_extra) {
-			extra[n++] = a;
-		} else {
-			return cli_usage(cmd, "unexpected argument '%s'", a);
-		}
-	}
-	if (nextra)
-		*nextra = n;
-	return 0;
+	int n = cli_parse(cmd, argc, argv, rc);
+	if (n > 0)
+		c->to.path = argv[0];
+	return n;
 }
 
 static void progress(void *ctx, uint64_t done, uint64_t total)
@@ -101,13 +52,15 @@ int index_cli_open(struct index_cli *c)
 	return 0;
 }
 
-void index_cli_close(struct index_cli *c)
+int index_cli_close(struct index_cli *c)
 {
+	int failed = c->failed;
 	trawl_index_close(c->ix);
 	if (c->text)
 		trawl_input_close(c->text);
 	c->ix = NULL;
 	c->text = NULL;
+	return failed ? EXIT_BAD_INPUT : 0;
 }
 
 int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev)
@@ -138,34 +91,26 @@ void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size
 	*len = n;
 }
 
-void json_str(FILE *f, const char *s, size_t len)
-{
-	fputc('"', f);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 void index_cli_print_event(struct index_cli *c, FILE *f, uint64_t ev)
 {
 	struct trawl_index_event e;
+	struct trawl_error err;
 	const char *s;
 	size_t len;
-	if (trawl_index_event(c->ix, ev, &e, NULL))
+	trawl_error_clear(&err);
+	if (trawl_index_event(c->ix, ev, &e, &err)) {
+		/* keep the output well formed, and the failure in the exit status */
+		fputs(c->json ? "null" : "(event unreadable)", f);
+		cli_report(c->to.cmd, &err);
+		c->failed = 1;
 		return;
+	}
 	index_cli_event_text(c, ev, &s, &len);
 	if (c->json) {
 		fprintf(f, "{\"event\":%llu,\"line\":%llu,\"time\":%llu,\"cpu\":%u,\"pc\":\"0x%llx\",\"text\":",
 			(unsigned long long)ev, (unsigned long long)e.line,
 			(unsigned long long)e.time, e.cpu, (unsigned long long)e.pc);
-		json_str(f, s, len);
+		trawl_json_write_string(f, s, len);
 		fputc('}', f);
 		return;
 	}

@@ -9,11 +9,15 @@
 #include "trace-open.h"
 #include "trawl/index.h"
 
-#define INDEX_OPTIONS_HELP                                                      \
-	"  --index FILE      the index to use (default: TRACE.trawlidx, or\n"      \
-	"                    $XDG_CACHE_HOME/trawl/ when that folder is read-only);\n" \
-	"                    built when missing or stale\n"                      \
-	"  --json            machine-readable output\n"
+/* The options of every index command: entries of its option table (c is a
+ * struct index_cli *), the reader options included. */
+#define INDEX_OPTIONS(c)                                                             \
+	CLI_STRING("index", 0, "FILE", &(c)->index_path,                             \
+		   "the index to use (default: TRACE.trawlidx, or\n"                \
+		   "$XDG_CACHE_HOME/trawl/ when that folder is read-only);\n"       \
+		   "built when missing or stale"),                                   \
+	CLI_FLAG("json", 0, &(c)->json, "machine-readable output"),                  \
+	TRACE_OPTIONS(&(c)->to)
 
 struct index_cli {
 	struct trace_open to;
@@ -24,31 +28,21 @@ struct index_cli {
 	struct trawl_input *text;
 	const char *map;
 	size_t map_len;
+	int failed; /* an event could not be printed (reported already) */
 };
 
-/* Handle --index, --json and the reader options at argv[*i]; 1 if taken.
- * Sets *bad (and returns 1) when an option lacks its argument. */
-int index_cli_option(struct index_cli *c, int argc, char **argv, int *i, int *bad);
-
-/* A command's own option: "--name VALUE" (value set) or a flag (flag set). */
-struct index_cli_opt {
-	const char *name;
-	const char **value;
-	int *flag;
-};
-
-/* Parse argv[1..]: the shared options, then the command's own (opts ends
- * with a NULL name), then positional arguments: the trace into c->to.path
- * and up to max_extra more into extra[] (*nextra counts them; may be NULL
- * when max_extra is 0). Returns 0, or EXIT_USAGE after the usage message. */
-int index_cli_parse(struct index_cli *c, int argc, char **argv,
-		    const struct index_cli_opt *opts, const char **extra, int max_extra,
-		    int *nextra);
+/* Parse the command line against cmd (whose table holds INDEX_OPTIONS(c))
+ * with cli_parse; the first argument is the trace (c->to.path). Returns the
+ * number of arguments (argv[0] the trace, argv[1..] the command's own), or
+ * -1 when the command must return *rc. */
+int index_cli_parse(struct index_cli *c, const struct cli_command *cmd, int argc, char **argv,
+		    int *rc);
 
 /* Open (building if needed) the index of c->to.path. Returns 0 or an exit
  * code after printing the error. */
 int index_cli_open(struct index_cli *c);
-void index_cli_close(struct index_cli *c);
+/* Returns EXIT_BAD_INPUT when an event could not be printed, else 0. */
+int index_cli_close(struct index_cli *c);
 
 /* --at LINE -> event; prints the error and returns an exit code, or 0. */
 int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev);
@@ -56,11 +50,10 @@ int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev);
 /* The first line of an event's text in the trace ("" when not mapped). */
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len);
 
-/* Print the event as "line L (event N): TEXT" or as a JSON object. */
+/* Print the event as "line L (event N): TEXT" or as a JSON object. An
+ * event the index cannot give is reported and printed as null (JSON), and
+ * makes index_cli_close return EXIT_BAD_INPUT. */
 void index_cli_print_event(struct index_cli *c, FILE *f, uint64_t ev);
-
-/* JSON string with escapes. */
-void json_str(FILE *f, const char *s, size_t len);
 
 /* Register value as hex, most significant byte first, "??" for unknown. */
 void print_reg_hex(FILE *f, const uint8_t *v, const uint8_t *k, uint32_t n);

@@ -44,12 +44,16 @@ static const struct command *find_command(const char *name)
 
 int cmd_version(int argc, char **argv)
 {
-	if (cli_wants_help(argc, argv)) {
-		printf("usage: trawl version\n\nPrints the version of trawl.\n");
-		return EXIT_OK;
-	}
-	if (argc > 1)
-		return cli_usage("version", "unexpected argument '%s'", argv[1]);
+	static const struct cli_option opts[] = { CLI_END };
+	static const struct cli_command cmd = {
+		.name = "version",
+		.usage = "",
+		.description = "Prints the version of trawl.\n",
+		.options = opts,
+	};
+	int rc;
+	if (cli_parse(&cmd, argc, argv, &rc) < 0)
+		return rc;
 	printf("trawl %s\n", TRAWL_VERSION);
 	return EXIT_OK;
 }

@@ -3,21 +3,6 @@
 
 #include <string.h>
 
-int trace_option(struct trace_open *to, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i];
-	(void)argc;
-	if (strcmp(a, "--implicit-thumb") == 0)
-		to->opt.implicit_thumb = 1;
-	else if (strcmp(a, "--big-endian") == 0)
-		to->opt.big_endian = 1;
-	else if (strcmp(a, "--lenient") == 0)
-		to->opt.lenient = 1;
-	else
-		return 0;
-	return 1;
-}
-
 static void print_warning(void *ctx, const struct trawl_error *w)
 {
 	const struct trace_open *to = ctx;

@@ -4,23 +4,25 @@
 #define TRAWL_TRACE_OPEN_H
 
 #include "cli.h"
+#include "options.h"
 
-/* Help text for the shared options, to paste into a command's usage. */
-#define TRACE_OPTIONS_HELP                                                      \
-	"  --implicit-thumb  instruction lines without an instruction-set field\n" \
-	"                    are Thumb (Cortex-M traces)\n"                       \
-	"  --big-endian      memory values in the trace are big-endian\n"          \
-	"  --lenient         skip malformed lines (counted and reported) instead\n" \
-	"                    of stopping at the first one\n"
+/* The reader options every trace-reading command takes: entries of its
+ * option table (to is a struct trace_open *). */
+#define TRACE_OPTIONS(to)                                                            \
+	CLI_FLAG("implicit-thumb", 0, &(to)->opt.implicit_thumb,                     \
+		 "instruction lines without an instruction-set field\n"              \
+		 "are Thumb (Cortex-M traces)"),                                      \
+	CLI_FLAG("big-endian", 0, &(to)->opt.big_endian,                             \
+		 "memory values in the trace are big-endian"),                        \
+	CLI_FLAG("lenient", 0, &(to)->opt.lenient,                                   \
+		 "skip malformed lines (counted and reported) instead\n"             \
+		 "of stopping at the first one")
 
 struct trace_open {
 	const char *cmd;
 	const char *path;
 	struct trawl_reader_options opt;
 };
-
-/* If argv[*i] is a shared reader option, apply it, advance *i and return 1. */
-int trace_option(struct trace_open *to, int argc, char **argv, int *i);
 
 /* Open to->path; prints the error and returns the exit code on failure
  * (0 on success). */
