@@ -71,4 +71,15 @@ void trawl_tarmac_set_fast_path(struct trawl_tarmac *t, int on);
  * data), 1 (text, but no Tarmac line recognised), 2 (Tarmac lines seen). */
 int trawl_tarmac_probe(const char *data, size_t len);
 
+/* Writing Tarmac: what follows "TIME clk IT (N)" on a Fast Models
+ * instruction line, " PC ENC S MODE : TEXT\n", at p; returns its end. The
+ * PC has 8 hex digits when it fits in 32 bits (as Fast Models prints it),
+ * else 16; ENC 4 digits for a 16-bit T32 instruction (bytes == 2), else 8,
+ * a 32-bit T32 one with its first halfword high. S is O, A or T by iset;
+ * MODE is such as "EL0t_n". p must have room for 40 + strlen(mode) +
+ * text_len bytes. */
+char *trawl_tarmac_put_insn_tail(char *p, uint64_t pc, uint32_t enc, unsigned bytes,
+				 enum trawl_iset iset, const char *mode, const char *text,
+				 size_t text_len);
+
 #endif

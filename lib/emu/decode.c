@@ -29,6 +29,8 @@
  * file and is run by the tests.
  */
 #include "emu/decode.h"
+#include "trawl/disasm.h"
+#include "trawl/tarmac.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,15 +137,6 @@ static int grow(struct emu_decoder *d)
 	return 1;
 }
 
-static char *put_hex(char *p, uint64_t v, int digits)
-{
-	for (int i = digits - 2; i >= 0; i -= 2) {
-		memcpy(p, emu_hex + 2 * ((v >> (4 * i)) & 0xff), 2);
-		p += 2;
-	}
-	return p;
-}
-
 struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc)
 {
 	if ((d->count + 1) * 2 > d->nslots && !grow(d))
@@ -152,25 +145,15 @@ struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t en
 	struct emu_insn tmp;
 	emu_decode(d, pc, enc, &tmp, text, sizeof text);
 	size_t tlen = strlen(text);
-	/* " " pc " " enc(8) " O EL0t_n : " text "\n"; the PC has 8 digits
-	 * when it fits in 32 bits, as Fast Models prints it */
-	size_t n = 1 + 16 + 1 + 8 + 12 + tlen + 1;
+	/* " " pc " " enc(8) " O EL0t_n : " text "\n" */
+	size_t n = 40 + 6 + tlen;
 	struct emu_insn *e = arena_alloc(d, sizeof *e);
 	/* padded: the writer copies the tail in whole 16-byte blocks */
 	char *t = arena_alloc(d, (n + 15) / 16 * 16);
 	if (!e || !t)
 		return NULL;
 	*e = tmp;
-	char *p = t;
-	*p++ = ' ';
-	p = put_hex(p, pc, pc >> 32 ? 16 : 8);
-	*p++ = ' ';
-	p = put_hex(p, enc, 8);
-	memcpy(p, " O EL0t_n : ", 12);
-	p += 12;
-	memcpy(p, text, tlen);
-	p += tlen;
-	*p++ = '\n';
+	char *p = trawl_tarmac_put_insn_tail(t, pc, enc, 4, TRAWL_ISET_A64, "EL0t_n", text, tlen);
 	e->tail = t;
 	e->tail_len = (uint16_t)(p - t);
 	size_t i = slot_of(pc, d->nslots);
@@ -376,11 +359,7 @@ void emu_decode(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct emu_ins
 	size_t size = 4;
 	uint64_t addr = pc;
 	if (d && cs_disasm_iter(d->cs, &code, &size, &addr, d->insn)) {
-		/* FM style: mnemonic padded to 8 columns, then the operands */
-		if (d->insn->op_str[0])
-			snprintf(text, textsz, "%-8s %s", d->insn->mnemonic, d->insn->op_str);
-		else
-			snprintf(text, textsz, "%s", d->insn->mnemonic);
+		trawl_disasm_join(text, textsz, d->insn->mnemonic, d->insn->op_str);
 		classify(d, enc, d->insn, out);
 		return;
 	}
@@ -393,6 +372,9 @@ enum trawl_status emu_decoder_create(struct emu_decoder **out, struct trawl_erro
 {
 	*out = NULL;
 #if defined(TRAWL_HAVE_CAPSTONE)
+	enum trawl_status st = trawl_disasm_load(err);
+	if (st)
+		return st;
 	struct emu_decoder *d = calloc(1, sizeof *d);
 	if (!d)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");

@@ -107,4 +107,7 @@ void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt,
 
 #endif /* TRAWL_HAVE_UNICORN && TRAWL_HAVE_CAPSTONE */
 
+/* Load libunicorn (unicorn-lazy.c); the error says why it cannot be. */
+enum trawl_status emu_unicorn_load(struct trawl_error *err);
+
 #endif

@@ -425,6 +425,9 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 			snprintf(err->file, sizeof err->file, "%s", elf_path);
 		goto fail;
 	}
+	st = emu_unicorn_load(err);
+	if (st)
+		goto fail;
 	uc_err ue = uc_open(UC_ARCH_ARM64, UC_MODE_ARM, &e->uc);
 	if (ue != UC_ERR_OK) {
 		st = trawl_error_set(err, TRAWL_ERR_INTERNAL, "cannot start Unicorn: %s",

@@ -56,8 +56,9 @@ done
 # Tarmac: six instructions with disassembly, in order
 expect_exit 0 "$TRAWL" ete tarmac $img "$t/trace.bin" -o "$t/out.tarmac"
 [ "$(grep -c ' IT ' "$t/out.tarmac")" = 6 ] || fail "tarmac: want 6 IT lines: $(cat "$t/out.tarmac")"
+# PCs as Fast Models and trawl's emulator print them: 8 digits below 4 GiB
 awk '{print $5}' "$t/out.tarmac" | tr '\n' ' ' >"$t/pcs"
-[ "$(cat "$t/pcs")" = "0000000000001000 0000000000001004 0000000000001008 000000000000100c 0000000000001004 000000000000100c " ] ||
+[ "$(cat "$t/pcs")" = "00001000 00001004 00001008 0000100c 00001004 0000100c " ] ||
 	fail "tarmac PCs: $(cat "$t/pcs")"
 grep -q ': ret' "$t/out.tarmac" || fail "tarmac lacks disassembly: $(head -3 "$t/out.tarmac")"
 # trawl's own Tarmac reader takes it: six A64 instructions at EL1, secure

@@ -8,11 +8,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#ifdef TRAWL_HAVE_CAPSTONE
-#include <capstone/capstone.h>
-#endif
-
 #include "cli.h"
+#include "trawl/disasm.h"
 #include "trawl/ete.h"
 
 #define MAX_IDS 128
@@ -41,10 +38,7 @@ struct run {
 	uint64_t elems[32];
 	uint64_t insns;
 	uint64_t bad;
-#ifdef TRAWL_HAVE_CAPSTONE
-	csh cs64, cs32, cst;
-	int cs_ok;
-#endif
+	struct trawl_disasm *dis;
 	uint64_t ts;
 	uint64_t seq;
 };
@@ -195,63 +189,28 @@ static const char *cls_name(const struct trawl_ete_elem *e)
 	}
 }
 
-static const char *disasm(struct run *r, uint64_t pc, uint32_t enc, int isa, int size, char *buf,
-			  size_t bufsz)
-{
-#ifdef TRAWL_HAVE_CAPSTONE
-	if (r->cs_ok) {
-		uint8_t b[4];
-		if (isa == TRAWL_ISET_T32 && size == 4) {
-			b[0] = enc & 0xff; b[1] = (enc >> 8) & 0xff;
-			b[2] = (enc >> 16) & 0xff; b[3] = (enc >> 24) & 0xff;
-		} else {
-			for (int i = 0; i < 4; i++)
-				b[i] = (enc >> (8 * i)) & 0xff;
-		}
-		csh h = isa == TRAWL_ISET_A64 ? r->cs64 : isa == TRAWL_ISET_T32 ? r->cst : r->cs32;
-		cs_insn *ins = NULL;
-		size_t n = cs_disasm(h, b, (size_t)size, pc, 1, &ins);
-		if (n) {
-			size_t ml = strnlen(ins[0].mnemonic, bufsz - 1);
-			memcpy(buf, ins[0].mnemonic, ml);
-			buf[ml] = 0;
-			if (ins[0].op_str[0] && ml + 2 < bufsz) {
-				buf[ml] = ' ';
-				size_t ol = strnlen(ins[0].op_str, bufsz - ml - 2);
-				memcpy(buf + ml + 1, ins[0].op_str, ol);
-				buf[ml + 1 + ol] = 0;
-			}
-			cs_free(ins, n);
-			return buf;
-		}
-	}
-#endif
-	(void)pc; (void)enc; (void)isa; (void)size;
-	snprintf(buf, bufsz, "<undefined>");
-	return buf;
-}
-
 static void write_tarmac_range(struct stream *s, const struct trawl_ete_elem *e)
 {
 	struct run *r = s->run;
 	uint64_t a = e->start;
-	char dis[160];
-	const char *st = e->isa == TRAWL_ISET_A64 ? "O" : e->isa == TRAWL_ISET_T32 ? "T" : "A";
+	char dis[160], mode[16], line[320];
+	snprintf(mode, sizeof mode, "EL%u%s_%s", s->el, s->el ? "h" : "t", s->ns ? "n" : "s");
 	for (uint32_t i = 0; i < e->count && a < e->end; i++) {
 		uint32_t enc = 0;
-		int size = (int)trawl_ete_insn_fetch(r->img, a, e->isa, &enc);
+		unsigned size = trawl_ete_insn_fetch(r->img, a, e->isa, &enc);
 		if (!size)
 			break;
-		disasm(r, a, enc, e->isa, size, dis, sizeof dis);
-		if (size == 2)
-			fprintf(r->out, "%" PRIu64 " clk IT (%" PRIu64 ") %016" PRIx64 " %04x %s EL%u%s_%s : %s\n",
-				r->ts, r->seq, a, enc & 0xffff, st, s->el, s->el ? "h" : "t",
-				s->ns ? "n" : "s", dis);
-		else
-			fprintf(r->out, "%" PRIu64 " clk IT (%" PRIu64 ") %016" PRIx64 " %08x %s EL%u%s_%s : %s\n",
-				r->ts, r->seq, a, enc, st, s->el, s->el ? "h" : "t", s->ns ? "n" : "s", dis);
+		/* fetched in memory order; Tarmac shows a 32-bit T32
+		 * instruction with its first halfword high */
+		if (e->isa == TRAWL_ISET_T32 && size == 4)
+			enc = enc >> 16 | enc << 16;
+		trawl_disasm_text(r->dis, (enum trawl_iset)e->isa, a, enc, size, dis, sizeof dis);
+		int n = snprintf(line, sizeof line, "%" PRIu64 " clk IT (%" PRIu64 ")", r->ts, r->seq);
+		char *end = trawl_tarmac_put_insn_tail(line + n, a, enc, size,
+						       (enum trawl_iset)e->isa, mode, dis, strlen(dis));
+		fwrite(line, 1, (size_t)(end - line), r->out);
 		r->seq++;
-		a += (uint64_t)size;
+		a += size;
 	}
 }
 
@@ -627,13 +586,12 @@ static int run_ete(struct opts *o)
 			goto out;
 		}
 	}
-#ifdef TRAWL_HAVE_CAPSTONE
-	if (!strcmp(o->verb, "tarmac")) {
-		r.cs_ok = cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &r.cs64) == CS_ERR_OK &&
-			  cs_open(CS_ARCH_ARM, CS_MODE_ARM, &r.cs32) == CS_ERR_OK &&
-			  cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &r.cst) == CS_ERR_OK;
+	if (!strcmp(o->verb, "tarmac") && trawl_disasm_create(&r.dis, &err) != TRAWL_OK) {
+		/* the trace is still right without the text: say so once */
+		char buf[512];
+		trawl_error_format(&err, buf, sizeof buf);
+		cli_warn(cmd, "%s; instructions are shown as <undefined>", buf);
 	}
-#endif
 	if (!strcmp(format, "source_data")) {
 		uint8_t id = r.raw_cfg ? r.raw_cfg->trace_id : 0;
 		if (!r.raw_cfg && snap) {
@@ -728,13 +686,7 @@ out:
 		free(s->map);
 		free(s);
 	}
-#ifdef TRAWL_HAVE_CAPSTONE
-	if (r.cs_ok) {
-		cs_close(&r.cs64);
-		cs_close(&r.cs32);
-		cs_close(&r.cst);
-	}
-#endif
+	trawl_disasm_destroy(r.dis);
 	trawl_ete_deformatter_destroy(df);
 	if (!snap)
 		trawl_ete_image_destroy(r.img);

@@ -1,0 +1,35 @@
+/* Writing Tarmac: the instruction line's fields after "IT (N)", shared by
+ * every writer (the emulator, ETE to Tarmac) so they print one format. */
+#include "trawl/tarmac.h"
+
+#include <string.h>
+
+static char *put_hex(char *p, uint64_t v, int digits)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (int i = digits - 1; i >= 0; i--)
+		*p++ = hex[(v >> (4 * i)) & 15];
+	return p;
+}
+
+char *trawl_tarmac_put_insn_tail(char *p, uint64_t pc, uint32_t enc, unsigned bytes,
+				 enum trawl_iset iset, const char *mode, const char *text,
+				 size_t text_len)
+{
+	*p++ = ' ';
+	p = put_hex(p, pc, pc >> 32 ? 16 : 8);
+	*p++ = ' ';
+	p = put_hex(p, enc, bytes == 2 ? 4 : 8);
+	*p++ = ' ';
+	*p++ = iset == TRAWL_ISET_A64 ? 'O' : iset == TRAWL_ISET_T32 ? 'T' : 'A';
+	*p++ = ' ';
+	size_t ml = strlen(mode);
+	memcpy(p, mode, ml);
+	p += ml;
+	memcpy(p, " : ", 3);
+	p += 3;
+	memcpy(p, text, text_len);
+	p += text_len;
+	*p++ = '\n';
+	return p;
+}
