@@ -59,7 +59,10 @@ enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct traw
 	const struct trawl_reader_backend *be = pick(opt, first);
 	if (!be) {
 		st = trawl_error_set(err, TRAWL_ERR_FORMAT,
-				     "'%s' is not a trace format trawl recognises (Tarmac text expected)",
+				     "'%s' is not a trace format trawl recognises: no Tarmac line in its "
+				     "first 64 KiB (lines such as '10 clk IT (1) 80000 d2a00028 O EL1h_s : "
+				     "MOV x8,#0x10000'; ETE buffers are read by 'trawl ete', recorded "
+				     "events by 'trawl events')",
 				     trawl_input_name(in));
 		goto out;
 	}

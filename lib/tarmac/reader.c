@@ -205,9 +205,30 @@ static void count_warning(void *ctx, const struct trawl_error *w)
 	(*(int *)ctx)++;
 }
 
-/* Binary data is not Tarmac; text is Tarmac if one of its first lines parses
- * as a record type the parser knows; other text is accepted with low
- * confidence (Tarmac is the only text format so far). */
+/* Does the line start with a Tarmac timestamp, "<number> <unit>"? Records
+ * of types the parser does not know still have one. */
+static int has_timestamp(const char *s, size_t n)
+{
+	size_t i = 0, d;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	for (d = i; i < n && ((s[i] >= '0' && s[i] <= '9') || (s[i] == '.' && i > d)); i++)
+		;
+	if (i == d || i == n || s[i] != ' ')
+		return 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	static const char *const units[] = { "clk", "cyc", "tic", "ns", "ps", "cs", "us", "ms" };
+	for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+		size_t l = strlen(units[u]);
+		if (n - i >= l + 1 && memcmp(s + i, units[u], l) == 0 && s[i + l] == ' ')
+			return 1;
+	}
+	return 0;
+}
+
+/* Binary data is not Tarmac; text is Tarmac if a line of its first 64 KiB
+ * parses as a record type the parser knows or starts with a timestamp. */
 int trawl_tarmac_probe(const char *data, size_t len)
 {
 	size_t n = len < 65536 ? len : 65536;
@@ -226,19 +247,29 @@ int trawl_tarmac_probe(const char *data, size_t len)
 	struct trawl_tarmac *t;
 	if (trawl_tarmac_create(&t, "probe", &o, NULL) != TRAWL_OK)
 		return 1;
+	/* Text with no Tarmac record in its first 64 KiB (a README, a log) is
+	 * not a trace: 0, so the reader says so instead of warning about
+	 * every line. An empty input is an empty trace. */
 	size_t pos = 0;
-	for (int lines = 0; pos < n && lines < 32; lines++) {
+	int nonblank = 0;
+	while (pos < n && !good) {
 		const char *nl = memchr(data + pos, '\n', n - pos);
 		size_t end = nl ? (size_t)(nl - data) : n;
-		uint64_t bad = t->stats.bad_lines;
-		int unk = unknown;
-		trawl_tarmac_parse_line(t, data + pos, end - pos, pos, NULL);
-		if (t->stats.bad_lines == bad && unknown == unk && end > pos)
-			good++;
+		uint64_t bad = t->stats.bad_lines, unk = t->stats.unknown_lines;
+		size_t k = pos;
+		while (k < end && (data[k] == ' ' || data[k] == '\t' || data[k] == '\r'))
+			k++;
+		if (k < end) {
+			nonblank = 1;
+			trawl_tarmac_parse_line(t, data + pos, end - pos, pos, NULL);
+			if ((t->stats.bad_lines == bad && t->stats.unknown_lines == unk) ||
+			    has_timestamp(data + pos, end - pos))
+				good++;
+		}
 		pos = end + 1;
 	}
 	trawl_tarmac_destroy(t);
-	return good ? 2 : 1;
+	return good ? 2 : nonblank ? 0 : 1;
 }
 
 const struct trawl_reader_backend trawl_tarmac_backend = {

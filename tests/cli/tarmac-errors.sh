@@ -29,6 +29,19 @@ printf '1 clk FOO one\n2 clk FOO two\n3 clk BAR x\n' >"$_tmp/u.tarmac"
 expect_exit 0 "$TRAWL" cat "$_tmp/u.tarmac"
 [ "$(grep -c "unknown Tarmac record type" "$_tmp/err")" = 2 ] || fail "expected one warning per unknown type"
 
+# text that is not Tarmac (a README, a build log) is refused at once with
+# one message, not read line by line with a warning for each
+"$TRAWL" stats "$TRAWL_SRC/README.md" >"$_tmp/out" 2>"$_tmp/err"
+[ $? = 1 ] || fail "stats README.md should exit 1"
+grep -q "is not a trace format trawl recognises: no Tarmac line" "$_tmp/err" || fail "README.md: $(head -c 300 "$_tmp/err")"
+[ "$(wc -l <"$_tmp/err")" = 1 ] || fail "README.md: want one message, got $(wc -l <"$_tmp/err") lines"
+[ -s "$_tmp/out" ] && fail "README.md: stats printed figures for a non-trace"
+printf 'make[1]: Entering directory\ncc -O2 -c x.c\nwarning: unused variable\n' >"$_tmp/log.txt"
+expect_exit 1 "$TRAWL" cat "$_tmp/log.txt"
+# ... while a trace of one unknown record type is still a trace
+printf '1 clk FOO one\n' >"$_tmp/u1.tarmac"
+expect_exit 0 "$TRAWL" cat "$_tmp/u1.tarmac"
+
 # empty input, binary garbage, missing file, truncated gzip
 : >"$_tmp/empty"
 expect_exit 0 "$TRAWL" cat "$_tmp/empty"
