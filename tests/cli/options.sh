@@ -31,6 +31,17 @@ same "number value" "\"$TRAWL\" calltree --max-depth 0 \"$T\"" "\"$TRAWL\" callt
 "$TRAWL" flamegraph "$T" "--output=$t/f3" || fail "flamegraph --output=FILE"
 cmp -s "$t/f1" "$t/f2" && cmp -s "$t/f1" "$t/f3" || fail "-o FILE, -oFILE and --output=FILE differ"
 [ -s "$t/f1" ] || fail "flamegraph wrote nothing"
+# calltree, profile and callinfo write to -o FILE what they print
+for c in "calltree" "profile --json" "callinfo"; do
+	extra=; [ "$c" = callinfo ] && extra=0x80000
+	"$TRAWL" $c "$T" $extra >"$t/stdout" || fail "$c failed"
+	"$TRAWL" $c "$T" $extra -o "$t/file" >"$t/none" || fail "$c -o failed"
+	cmp -s "$t/stdout" "$t/file" || fail "$c -o FILE differs from its standard output"
+	[ -s "$t/none" ] && fail "$c -o FILE still printed to standard output"
+	[ -s "$t/file" ] || fail "$c -o FILE is empty"
+done
+expect_exit 1 "$TRAWL" calltree "$T" -o "$t/no-such-dir/x"
+
 # -- ends the options: a trace named like an option
 cp "$T" "$t/--json"
 (cd "$t" && "$TRAWL" stats --no-timing -- --json) >"$_tmp/a" 2>&1 || fail "stats -- --json: $(cat "$_tmp/a")"

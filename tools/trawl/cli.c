@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,5 +144,24 @@ int cli_image_option(void *ctx, const struct cli_option *opt, const char *value)
 	if (trawl_image_add_spec(im->img, value, &err) != TRAWL_OK)
 		return cli_report(im->cmd, &err);
 	im->given = 1;
+	return 0;
+}
+
+int cli_output_to(const char *cmd, const char *path)
+{
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	fflush(stdout);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		cli_error(cmd, "cannot create '%s': %s", path, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	if (dup2(fd, 1) < 0) {
+		cli_error(cmd, "cannot write to '%s': %s", path, strerror(errno));
+		close(fd);
+		return EXIT_BAD_INPUT;
+	}
+	close(fd);
 	return 0;
 }

@@ -51,6 +51,13 @@ struct cli_image {
 	"link addresses (repeatable)"
 int cli_image_option(void *ctx, const struct cli_option *opt, const char *value);
 
+/* -o FILE for a command that prints to standard output: from now on
+ * standard output goes to path ("-" or NULL: left as it is). Returns 0 or
+ * EXIT_BAD_INPUT after saying why the file cannot be created. Call it once
+ * the input is known to be readable, so a failed run leaves no empty file
+ * behind it. */
+int cli_output_to(const char *cmd, const char *path);
+
 /* Is argv[i] "--help" or "-h"? Commands print their help text and exit 0. */
 int cli_wants_help(int argc, char **argv);
 

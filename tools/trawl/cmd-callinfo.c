@@ -69,10 +69,15 @@ int cmd_callinfo(int argc, char **argv)
 	struct info s = { .r = &r };
 	struct want *want = NULL;
 	size_t nwant = 0;
+	const char *out_path = NULL;
 	int rc;
 	if ((rc = calls_run_init(&r, "callinfo")))
 		return rc;
-	const struct cli_option opts[] = { CALLS_OPTIONS(&r), CLI_END };
+	const struct cli_option opts[] = {
+		CALLS_OPTIONS(&r),
+		CLI_STRING("output", 'o', "FILE", &out_path, "write to FILE instead of standard output"),
+		CLI_END,
+	};
 	const struct cli_command cmd = {
 		.name = "callinfo",
 		.usage = "[--image ELF[@OFFSET]]... TRACE FUNC...",
@@ -110,7 +115,7 @@ int cmd_callinfo(int argc, char **argv)
 			goto out;
 		}
 	}
-	if ((rc = calls_run_read(&r)))
+	if ((rc = calls_run_read(&r)) || (rc = cli_output_to("callinfo", out_path)))
 		goto out;
 	s.w = want;
 	for (size_t k = 0; k < nwant; k++) {

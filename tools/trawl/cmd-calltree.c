@@ -77,11 +77,13 @@ int cmd_calltree(int argc, char **argv)
 {
 	struct calls_run r;
 	struct tree_print p = { .max_depth = UINT64_MAX, .f = stdout };
+	const char *out_path = NULL;
 	int rc;
 	if ((rc = calls_run_init(&r, "calltree")))
 		return rc;
 	const struct cli_option opts[] = {
 		CALLS_OPTIONS(&r),
+		CLI_STRING("output", 'o', "FILE", &out_path, "write to FILE instead of standard output"),
 		CLI_U64("max-depth", "N", &p.max_depth, 0, NULL, "show activations at most N calls deep"),
 		CLI_END,
 	};
@@ -106,7 +108,7 @@ int cmd_calltree(int argc, char **argv)
 	};
 	if (calls_run_args(&r, &cmd, argc, argv, &rc) < 0)
 		goto out;
-	if ((rc = calls_run_read(&r)))
+	if ((rc = calls_run_read(&r)) || (rc = cli_output_to("calltree", out_path)))
 		goto out;
 	p.r = &r;
 	unsigned used = 0;

@@ -30,6 +30,7 @@ int cmd_profile(int argc, char **argv)
 	struct calls_run r;
 	struct trawl_profile prof = { 0 };
 	int json = 0, csv = 0, sort = TRAWL_PROFILE_BY_INCL;
+	const char *out_path = NULL;
 	int rc;
 	if ((rc = calls_run_init(&r, "profile")))
 		return rc;
@@ -37,6 +38,7 @@ int cmd_profile(int argc, char **argv)
 	static const char *const sort_keys[] = { "incl", "self", "calls", "name", "addr", NULL };
 	const struct cli_option opts[] = {
 		CALLS_OPTIONS(&r),
+		CLI_STRING("output", 'o', "FILE", &out_path, "write to FILE instead of standard output"),
 		CLI_CHOICE("sort", "KEY", &sort, sort_keys, "incl (default), self, calls, name or addr"),
 		CLI_FLAG("json", 0, &json, "one JSON object: {\"total_insns\":N,\"functions\":[...]}"),
 		CLI_FLAG("csv", 0, &csv, "comma-separated values with a header line"),
@@ -60,7 +62,7 @@ int cmd_profile(int argc, char **argv)
 		rc = cli_usage("profile", "--json and --csv exclude each other");
 		goto out;
 	}
-	if ((rc = calls_run_read(&r)))
+	if ((rc = calls_run_read(&r)) || (rc = cli_output_to("profile", out_path)))
 		goto out;
 	struct trawl_error err;
 	trawl_error_clear(&err);
