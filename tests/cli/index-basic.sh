@@ -44,7 +44,11 @@ expect_stdout_has "line 14 (event 6)" "$TRAWL" next-write "$M" --at 1 d0
 expect_stdout_has "x0         0000000000000002" "$TRAWL" regs "$M" --at 29 --cpu 1
 expect_stdout_has "x0         00000000cafef00d" "$TRAWL" regs "$M" --at 31 --cpu 0
 expect_stdout_has "x0         0000000000000009" "$TRAWL" regs "$M" --at 31
-expect_stdout_has "cpu 1 after line 3 (event 1)" "$TRAWL" regs "$M" --time 2
+expect_stdout_has "cpu 1 after lines 3-4 (event 1)" "$TRAWL" regs "$M" --time 2
+# --at a register line of an event names the whole event, not only its
+# first line ("after line 3" read as if line 4 were not yet applied)
+expect_stdout_has "cpu 1 after lines 3-4 (event 1)" "$TRAWL" regs "$M" --at 4
+expect_stdout_has "memory after lines 3-4 (event 1)" "$TRAWL" mem "$M" --at 4 0x10000 4
 expect_stdout_has "\"x0\":\"0000000000000001\"" "$TRAWL" regs "$M" --at 2 --json
 expect_stdout_has "line 30 (event 11)" "$TRAWL" last-write "$M" --at 31 x0
 

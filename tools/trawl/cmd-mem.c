@@ -73,8 +73,8 @@ int cmd_mem(int argc, char **argv)
 		printf("\"}\n");
 		goto out;
 	}
-	printf("memory after ");
-	index_cli_print_event(&c, stdout, ev);
+	printf("memory ");
+	index_cli_print_after(&c, stdout, ev);
 	putchar('\n');
 	/* rows of 16 aligned to 16-byte addresses */
 	for (uint64_t row = addr & ~(uint64_t)15; row < addr + len; row += 16) {

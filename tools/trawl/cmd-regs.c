@@ -64,8 +64,8 @@ int cmd_regs(int argc, char **argv)
 		printf("{\"event\":%llu,\"line\":%llu,\"cpu\":%u,\"registers\":{",
 		       (unsigned long long)ev, (unsigned long long)e.line, (unsigned)cpu);
 	} else {
-		printf("cpu %u after ", (unsigned)cpu);
-		index_cli_print_event(&c, stdout, ev);
+		printf("cpu %u ", (unsigned)cpu);
+		index_cli_print_after(&c, stdout, ev);
 		putchar('\n');
 	}
 	int first = 1;

@@ -153,3 +153,19 @@ int index_cli_reg(struct index_cli *c, const char *name, uint64_t ev, uint32_t *
 	*size = TRAWL_REG_SYS_BYTES;
 	return 1;
 }
+
+void index_cli_print_after(struct index_cli *c, FILE *f, uint64_t ev)
+{
+	struct trawl_index_event e;
+	const char *s;
+	size_t len;
+	if (trawl_index_event(c->ix, ev, &e, NULL) || e.nlines < 2) {
+		fputs("after ", f);
+		index_cli_print_event(c, f, ev);
+		return;
+	}
+	index_cli_event_text(c, ev, &s, &len);
+	fprintf(f, "after lines %llu-%llu (event %llu)%s%.*s", (unsigned long long)e.line,
+		(unsigned long long)(e.line + e.nlines - 1), (unsigned long long)ev,
+		len ? ": " : "", (int)len, s);
+}

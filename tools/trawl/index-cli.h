@@ -55,6 +55,11 @@ void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size
  * makes index_cli_close return EXIT_BAD_INPUT. */
 void index_cli_print_event(struct index_cli *c, FILE *f, uint64_t ev);
 
+/* "after line L (event N): TEXT", or "after lines L-M ..." for an event
+ * of several lines (an instruction and its effect lines): the state shown
+ * is the one after all of them, whichever of them --at named. */
+void index_cli_print_after(struct index_cli *c, FILE *f, uint64_t ev);
+
 /* Register value as hex, most significant byte first, "??" for unknown. */
 void print_reg_hex(FILE *f, const uint8_t *v, const uint8_t *k, uint32_t n);
 
