@@ -238,14 +238,22 @@ enum trawl_status trawl_image_add_spec(struct trawl_image *img, const char *spec
 	const char *at = strrchr(spec, '@');
 	uint64_t offset = 0;
 	char path[4096];
+	/* a file whose name holds '@' is taken whole when it exists */
+	if (at && access(spec, F_OK) == 0)
+		at = NULL;
 	if (at) {
 		char *end;
 		errno = 0;
+		if (at[1] == '-')
+			return trawl_error_set(err, TRAWL_ERR_USAGE,
+					       "image '%s': the load offset is added to the ELF's link "
+					       "addresses and cannot be negative (an image loaded below "
+					       "its link address cannot be described)", spec);
 		offset = strtoull(at + 1, &end, 0);
 		if (at[1] == 0 || *end || errno)
 			return trawl_error_set(err, TRAWL_ERR_USAGE,
-					       "bad load offset in image '%s' (expected PATH@OFFSET)",
-					       spec);
+					       "bad load offset '%s' in image '%s' (expected "
+					       "PATH@OFFSET, OFFSET decimal or 0x hex)", at + 1, spec);
 		if ((size_t)(at - spec) >= sizeof path)
 			return trawl_error_set(err, TRAWL_ERR_USAGE, "image path too long");
 		memcpy(path, spec, (size_t)(at - spec));

@@ -98,8 +98,19 @@ static void bad_images(void **state)
 	assert_non_null(strstr(err.message, "not an ELF"));
 	assert_int_equal(trawl_image_add_elf(img, "/nonexistent.elf", 0, &err), TRAWL_ERR_IO);
 	assert_int_equal(trawl_image_add_spec(img, "x.elf@zz", &err), TRAWL_ERR_USAGE);
+	assert_non_null(strstr(err.message, "bad load offset 'zz'"));
+	/* a negative offset is refused as such (it wrapped to 2^64 - 16 and
+	 * failed later as "program header 0 is out of bounds") */
+	assert_int_equal(trawl_image_add_spec(img, "x.elf@-16", &err), TRAWL_ERR_USAGE);
+	assert_non_null(strstr(err.message, "cannot be negative"));
+	/* a file whose name holds '@' is the image itself when it exists */
+	char at_path[64];
+	snprintf(at_path, sizeof at_path, "%s@2", path);
+	assert_int_equal(rename(path, at_path), 0);
+	assert_int_equal(trawl_image_add_spec(img, at_path, &err), TRAWL_ERR_FORMAT);
+	assert_non_null(strstr(err.message, "not an ELF"));
 	trawl_image_destroy(img);
-	unlink(path);
+	unlink(at_path);
 }
 
 /* C++ names are shown demangled, as binutils' nm -C shows them, and found
