@@ -14,11 +14,17 @@ diff -u "$_tmp/want" "$_tmp/err" >/dev/null || fail "error message differs: $(ca
 expect_exit 1 "$TRAWL" stats "$D/bad.tarmac"
 expect_stderr_has "bad.tarmac:2:12: expected a register value" "$TRAWL" stats "$D/bad.tarmac"
 
-expect_exit 0 "$TRAWL" cat --lenient "$D/bad.tarmac"
+# ... and the exit status says a line was skipped (1), after every event
+# that could be read was printed
+expect_exit 1 "$TRAWL" cat --lenient "$D/bad.tarmac"
 expect_stderr_has "skipped 1 malformed line" "$TRAWL" cat --lenient "$D/bad.tarmac"
 expect_stderr_has "warning: $D/bad.tarmac:2:12: expected a register value" "$TRAWL" cat --lenient "$D/bad.tarmac"
 [ "$(wc -l <"$_tmp/out")" = 2 ] || fail "lenient cat should print 2 events"
 expect_stdout_has "skipped bad lines: 1" "$TRAWL" stats --lenient --no-timing "$D/bad.tarmac"
+expect_exit 1 "$TRAWL" stats --lenient --no-timing "$D/bad.tarmac"
+"$TRAWL" calltree --parse-all --lenient "$D/bad.tarmac" >"$_tmp/out" 2>/dev/null
+[ $? = 1 ] || fail "calltree --lenient over a skipped line should exit 1"
+[ -s "$_tmp/out" ] || fail "calltree --lenient printed no tree"
 
 # M-profile lines need --implicit-thumb, and the message says so
 expect_exit 1 "$TRAWL" cat "$D/cortex-m.tarmac"

@@ -9,6 +9,18 @@
 #include <time.h>
 #include <unistd.h>
 
+static int lossy;
+
+void cli_mark_lossy(void)
+{
+	lossy = 1;
+}
+
+int cli_lossy(void)
+{
+	return lossy;
+}
+
 static void vmessage(const char *kind, const char *cmd, const char *fmt, va_list ap)
 {
 	fflush(stdout);

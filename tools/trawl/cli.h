@@ -28,6 +28,12 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+/* The exit status rule, in one place: a command that reports lost,
+ * skipped or damaged input and carries on (after writing what it can)
+ * calls cli_mark_lossy(); main() then turns its exit status 0 into 1. */
+void cli_mark_lossy(void);
+int cli_lossy(void);
+
 /* Print a library error (with file:line:col and excerpt) and return the exit
  * code that fits its status. */
 int cli_report(const char *cmd, const struct trawl_error *err);

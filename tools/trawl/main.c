@@ -89,5 +89,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trawl: '%s' is not a trawl command. See 'trawl --help'.\n", name);
 		return EXIT_USAGE;
 	}
-	return c->fn(argc - 1, argv + 1);
+	int rc = c->fn(argc - 1, argv + 1);
+	/* input was lost or skipped (and said so): not a clean success */
+	return rc == EXIT_OK && cli_lossy() ? EXIT_BAD_INPUT : rc;
 }

@@ -27,9 +27,11 @@ int trace_reader_open(struct trace_open *to, struct trawl_reader **out)
 void trace_report_skipped(const struct trace_open *to, const struct trawl_reader *r)
 {
 	const struct trawl_reader_stats *s = trawl_reader_stats(r);
-	if (s->bad_lines)
+	if (s->bad_lines) {
 		cli_warn(to->cmd, "%s: skipped %llu malformed line%s", to->path,
 			 (unsigned long long)s->bad_lines, s->bad_lines == 1 ? "" : "s");
+		cli_mark_lossy();
+	}
 }
 
 uint64_t trace_progress(struct trawl_reader *r)
