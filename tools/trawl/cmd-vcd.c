@@ -52,16 +52,21 @@ int cmd_vcd(int argc, char **argv)
 		rc = cli_report("vcd", &err);
 		goto out;
 	}
+	struct cli_progress prog;
+	cli_progress_start(&prog, "vcd", trawl_input_raw_size(trawl_reader_input(rd)));
 	for (;;) {
 		struct trawl_event_batch b;
 		enum trawl_status st = trawl_reader_next(rd, &b, &err);
 		if (st == TRAWL_END)
 			break;
 		if (st != TRAWL_OK || trawl_vcd_add(v, &b, &err) != TRAWL_OK) {
+			cli_progress_finish(&prog);
 			rc = cli_report("vcd", &err);
 			goto out;
 		}
+		cli_progress_update(&prog, trace_progress(rd));
 	}
+	cli_progress_finish(&prog);
 	trace_report_skipped(&r.to, rd);
 	uint64_t first;
 	uint64_t back = trawl_vcd_backwards(v, &first);
