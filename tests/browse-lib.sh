@@ -65,7 +65,7 @@ keys() { tm send-keys -t b "$@"; }
 type_line() { keys -l "$1"; keys Enter; }
 
 # First line of the event holding LINE, as `trawl regs` reports it.
-event_line() { "$TRAWL" regs "$1" --at "$2" | sed -n '1s/.*after line \([0-9]*\) .*/\1/p'; }
+event_line() { "$TRAWL" regs "$1" --at "$2" | sed -n '1s/.*after lines\{0,1\} \([0-9]*\)[ -].*/\1/p'; }
 
 # The register pane shows, for every core register, what `trawl regs`
 # prints for that line (and ???????????????? for those it leaves out).

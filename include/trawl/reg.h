@@ -61,6 +61,13 @@ int trawl_reg_parse(const char *name, size_t len, enum trawl_reg_state state,
 const char *trawl_reg_name(uint32_t reg);
 uint32_t trawl_reg_width(uint32_t reg);
 
+/* The name of a core storage register as an instruction in that state
+ * calls it, the one naming every command shows: in AArch32 (a32 != 0) the
+ * low halves of x0-x12 are r0-r12 and that of x14 is lr (sp and pc are
+ * their own registers); otherwise trawl_reg_name. NULL for ids that are
+ * not core registers. */
+const char *trawl_reg_state_name(uint32_t reg, int a32);
+
 /* How many bytes of a register to display, least significant first, given
  * its storage width and which bytes are known (known[i] != 0). Returns 0
  * when no shown byte is known. Bytes below the returned width that are

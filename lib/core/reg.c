@@ -368,6 +368,19 @@ uint32_t trawl_reg_names_intern(struct trawl_reg_names *t, const char *name, siz
 	return TRAWL_REG_SYS_BASE + (uint32_t)t->count - 1;
 }
 
+const char *trawl_reg_state_name(uint32_t reg, int a32)
+{
+	/* AArch32 names the low halves of x0-x14 r0-r12 and lr (r13 is sp,
+	 * kept in the SP storage register, and r15 is pc) */
+	static const char *rn[15] = {
+		"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7",
+		"r8", "r9", "r10", "r11", "r12", "r13", "lr",
+	};
+	if (a32 && reg < 15)
+		return rn[reg];
+	return trawl_reg_name(reg);
+}
+
 const char *trawl_reg_names_get(const struct trawl_reg_names *t, uint32_t reg)
 {
 	if (reg >= TRAWL_REG_SYS_BASE) {

@@ -30,8 +30,9 @@ $(screen)"; return; }
 	if [ "$_mode" = a32 ]; then
 		unk="????????"
 		names="r0 r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 sp lr pc psr"
-		# trawl regs itself names only AArch32 registers on this line
-		grep -qE '^  (x[0-9]+|r13|r1[5-9]|r2[0-9]|r30|lr) ' "$_tmp/regs" &&
+		# trawl regs itself names only AArch32 registers on this line,
+		# as the pane does (lr, not r14)
+		grep -qE '^  (x[0-9]+|r1[3-9]|r2[0-9]|r30) ' "$_tmp/regs" &&
 			fail "line $_line: trawl regs prints non-AArch32 core names:
 $(cat "$_tmp/regs")"
 	else
@@ -42,7 +43,6 @@ x20 x21 x22 x23 x24 x25 x26 x27 x28 x29 x30 sp pc psr"
 	: >"$_tmp/want"
 	for r in $names; do
 		src=$r
-		[ "$_mode" = a32 ] && [ "$r" = lr ] && src=r14
 		v=$(awk -v r="$src" '$1 == r { print $2 }' "$_tmp/regs")
 		[ -n "$v" ] || v=$unk
 		[ "$r" != psr ] && [ ${#v} -ne ${#unk} ] &&

@@ -11,6 +11,17 @@ expect_golden cat-cortex-m-be "$TRAWL" cat --implicit-thumb --big-endian "$D/cor
 expect_golden cat-mixed-json "$TRAWL" cat --json "$D/mixed.tarmac"
 expect_golden cat-es-style-json "$TRAWL" cat --json "$D/es-style.tarmac"
 
+# registers are named as the instruction's state names them, the naming
+# regs and the browser use: r0 and lr on AArch32, x0 on AArch64 (cat
+# printed x0 and x14 for AArch32 writes)
+printf '1 clk IT (1) 00008000 e3a00001 A svc_s : MOV r0,#1\n1 clk R r0 00000001\n2 clk IT (2) 00008004 eb000000 A svc_s : BL {pc}+8\n2 clk R r14_svc 00008008\n3 clk IT (3) 00001000 d2800020 O EL1h_n : MOV x0,#1\n3 clk R X0 0000000000000001\n' >"$_tmp/a32.tarmac"
+"$TRAWL" cat "$_tmp/a32.tarmac" | sed 's/.* ; //' | tr '\n' ' ' >"$_tmp/names"
+[ "$(cat "$_tmp/names")" = "r0=00000001 lr=00008008 x0=0000000000000001 " ] || fail "cat register names: $(cat "$_tmp/names")"
+"$TRAWL" cat --json "$_tmp/a32.tarmac" | grep -o '"reg":"[a-z0-9]*"' | tr '\n' ' ' >"$_tmp/names"
+[ "$(cat "$_tmp/names")" = '"reg":"r0" "reg":"lr" "reg":"x0" ' ] || fail "cat --json register names: $(cat "$_tmp/names")"
+"$TRAWL" regs "$_tmp/a32.tarmac" --at 4 >"$_tmp/regs"
+grep -q "^  lr  *00008008$" "$_tmp/regs" || fail "regs names r14 lr on AArch32: $(cat "$_tmp/regs")"
+
 # every JSON line is a JSON object
 if command -v python3 >/dev/null 2>&1; then
 	"$TRAWL" cat --json "$D/es-style.tarmac" >"$_tmp/j" 2>/dev/null

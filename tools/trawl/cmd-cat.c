@@ -27,8 +27,14 @@ static void put_bytes(FILE *f, const uint8_t *pool, uint32_t value, uint32_t kno
 	}
 }
 
-static const char *reg_name(const struct trawl_event_batch *b, uint32_t reg)
+/* A register as the event's instruction names it (r0-r12, lr on AArch32) */
+static const char *reg_name(const struct trawl_event_batch *b, const struct trawl_event *e,
+			    uint32_t reg)
 {
+	int a32 = e->kind == TRAWL_EV_INSN &&
+		  (e->u.insn.iset == TRAWL_ISET_A32 || e->u.insn.iset == TRAWL_ISET_T32);
+	if (reg < TRAWL_REG_SYS_BASE && trawl_reg_state_name(reg, a32))
+		return trawl_reg_state_name(reg, a32);
 	return trawl_reg_names_get(b->sysregs, reg);
 }
 
@@ -79,7 +85,7 @@ static void text_event(FILE *f, const struct trawl_event_batch *b, const struct 
 	}
 	for (uint32_t i = 0; i < e->nregs; i++) {
 		const struct trawl_reg_write *w = &b->regs[e->first_reg + i];
-		fprintf(f, " ; %s", reg_name(b, w->reg));
+		fprintf(f, " ; %s", reg_name(b, e, w->reg));
 		if (w->offset)
 			fprintf(f, "[%u..%u]", w->offset, w->offset + w->size - 1);
 		putc('=', f);
@@ -158,8 +164,10 @@ static void json_event(FILE *f, const struct trawl_event_batch *b, const struct 
 	fputs(",\"regs\":[", f);
 	for (uint32_t i = 0; i < e->nregs; i++) {
 		const struct trawl_reg_write *w = &b->regs[e->first_reg + i];
-		fprintf(f, "%s{\"reg\":\"%s\",\"offset\":%u,\"size\":%u,\"zext\":%u", i ? "," : "",
-			reg_name(b, w->reg), w->offset, w->size, w->zext);
+		const char *name = reg_name(b, e, w->reg);
+		fprintf(f, "%s{\"reg\":", i ? "," : "");
+		trawl_json_write_string(f, name, strlen(name));
+		fprintf(f, ",\"offset\":%u,\"size\":%u,\"zext\":%u", w->offset, w->size, w->zext);
 		json_hex(f, "value", b->pool, w->value, w->known, w->size, 1);
 		putc('}', f);
 	}

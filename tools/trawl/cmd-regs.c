@@ -25,7 +25,7 @@ int cmd_regs(int argc, char **argv)
 			"are printed as ??. Registers with no known byte are left out. Each register\n"
 			"is printed at the width the trace writes it (psr as 32 bits in AArch64),\n"
 			"not padded with ?? to the width the index stores it in. On an AArch32\n"
-			"event the core registers are r0-r12, r14, sp and pc, each 32 bits.\n",
+			"event the core registers are r0-r12, sp, lr and pc, each 32 bits.\n",
 		.options = opts,
 		.min_args = 1, .max_args = 1, .missing = "no trace given",
 	};
@@ -82,12 +82,9 @@ int cmd_regs(int argc, char **argv)
 		uint32_t n = w ? trawl_reg_shown_width(reg, kn, w, a32) : 0;
 		if (!n)
 			continue;
-		const char *name = trawl_index_reg_name(c.ix, reg);
-		char rname[8];
-		if (a32 && reg < TRAWL_REG_SP) {
-			snprintf(rname, sizeof rname, "r%u", reg);
-			name = rname;
-		}
+		const char *name = reg < TRAWL_REG_SYS_BASE && trawl_reg_state_name(reg, a32)
+					   ? trawl_reg_state_name(reg, a32)
+					   : trawl_index_reg_name(c.ix, reg);
 		if (c.json) {
 			printf("%s\"%s\":\"", first ? "" : ",", name);
 			print_reg_hex(stdout, v, kn, n);
