@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define NO_SP UINT64_MAX
 #define RETURN_SEARCH 256 /* frames searched for a return address */
@@ -886,19 +885,12 @@ static const struct trawl_event *run(struct trawl_calls *c, struct cpu_state *st
 	return ev;
 }
 
-static int has_word(const struct trawl_str *name, const char *w)
-{
-	size_t n = strlen(w);
-	for (uint32_t i = 0; i + n <= name->len; i++)
-		if (strncasecmp(name->ptr + i, w, n) == 0)
-			return 1;
-	return 0;
-}
-
 static void on_exception(struct trawl_calls *c, struct cpu_state *st, const struct trawl_event *ev)
 {
 	const struct trawl_event_exception *x = &ev->u.exc;
-	if (has_word(&x->name, "reset")) {
+	/* the reader classifies by name (trawl_exception_flags); the index
+	 * keeps the flags but not the name */
+	if (ev->flags & TRAWL_EVF_RESET) {
 		if (st->depth)
 			DBG(c, ev, "reset: every open frame ends");
 		while (st->depth)
@@ -907,7 +899,7 @@ static void on_exception(struct trawl_calls *c, struct cpu_state *st, const stru
 		st->exc_pending = 0;
 		return;
 	}
-	if (has_word(&x->name, "debug")) { /* halting debug state: not a transfer */
+	if (ev->flags & TRAWL_EVF_DEBUG_ENTRY) { /* halting debug state: not a transfer */
 		DBG(c, ev, "debug event %.*s: ignored", (int)x->name.len, x->name.ptr);
 		return;
 	}

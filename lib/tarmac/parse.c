@@ -464,6 +464,7 @@ static int parse_exc(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	if (!e)
 		return E_NOMEM;
 	e->u.exc.name = mkstr(l->p, trim_end(l->p, l->e));
+	e->flags |= trawl_exception_flags(e->u.exc.name.ptr, e->u.exc.name.len);
 	e->u.exc.number = num;
 	return 0;
 }
@@ -488,6 +489,7 @@ static int parse_e(struct trawl_tarmac *t, struct tl *l, const struct tarmac_lin
 			if (!e)
 				return E_NOMEM;
 			e->u.exc.name = mkstr(l->p, trim_end(l->p, l->e));
+			e->flags |= trawl_exception_flags(e->u.exc.name.ptr, e->u.exc.name.len);
 			e->u.exc.target = hex[0];
 			e->u.exc.number = (uint32_t)hex[1];
 			return 0;
