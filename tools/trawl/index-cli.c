@@ -121,6 +121,22 @@ int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev)
 	return 0;
 }
 
+int index_cli_check_cpu(struct index_cli *c, uint64_t cpu)
+{
+	struct trawl_index_info info;
+	trawl_index_get_info(c->ix, &info);
+	unsigned n = info.cpus ? info.cpus : 1;
+	if (cpu < n)
+		return 0;
+	/* asking about a core the trace never shows is a wrong question, not
+	 * lost data: a usage error, for every command taking --cpu */
+	if (n == 1)
+		return cli_usage(c->to.cmd, "--cpu %llu: the trace has only core 0",
+				 (unsigned long long)cpu);
+	return cli_usage(c->to.cmd, "--cpu %llu: the trace has cores 0-%u",
+			 (unsigned long long)cpu, n - 1);
+}
+
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len)
 {
 	struct trawl_index_event e;
