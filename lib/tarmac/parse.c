@@ -983,15 +983,18 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 			take_token(l, nib, &n, 64);
 		}
 	}
+	/* fewer digits than the access size: on the input's last line the
+	 * value was cut off (a truncation, like a cut register value); on any
+	 * other line the line is wrong. Never padded: that would invent bytes. */
+	if (n < want && t->cut_line)
+		return fail(t, l, vstart, "memory value cut off by the end of the input");
+	if (n < want)
+		return fail(t, l, vstart, "memory value too short: %zu hex digits for a %u-byte access",
+			    n, size);
 	if (n % 2)
 		return fail(t, l, vstart, "memory contents must be whole bytes");
 	size_t bus = n / 2, lane = 0;
-	if (n < want) {
-		memmove(nib + (want - n), nib, n);
-		memset(nib, 0, want - n);
-		n = want;
-		bus = size;
-	} else if (n > want) {
+	if (n > want) {
 		/* a whole bus word: pick the accessed lanes (MR2_I 0000010a b5100000) */
 		if ((bus & (bus - 1)) || bus > 16)
 			return fail(t, l, vstart, "memory contents longer than the access size");
