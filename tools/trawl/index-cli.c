@@ -76,6 +76,12 @@ static void print_warning(void *ctx, const struct trawl_error *w)
 	cli_warn(c->to.cmd, "%s", buf);
 }
 
+void index_cli_warnings(struct index_cli *c, struct trawl_reader_options *o)
+{
+	o->warn = print_warning;
+	o->warn_ctx = c;
+}
+
 int index_cli_open(struct index_cli *c)
 {
 	struct trawl_error err;
