@@ -67,8 +67,26 @@ type_line() { keys -l "$1"; keys Enter; }
 # First line of the event holding LINE, as `trawl regs` reports it.
 event_line() { "$TRAWL" regs "$1" --at "$2" | sed -n '1s/.*after lines\{0,1\} \([0-9]*\)[ -].*/\1/p'; }
 
+# The instruction address on the trace line `trawl regs` names in its
+# first line ("cpu 0 after ...: ... IT (15) 00020120 e2800029 A ..."),
+# DIGITS hex digits wide; empty when that line is not an instruction or is
+# another CPU's ("cpu1" on the line, registers of cpu 0 asked for). The
+# pane's pc row shows the current instruction's address.
+event_pc() {
+	sed -n '1{s/^cpu \([0-9]*\) [^:]*: /cpu\1 /;p;}' "$1" | awk -v d="$2" '{
+		for (i = 2; i <= NF; i++) if ($i ~ /^cpu[0-9]+$/ && $i != $1) exit
+		for (i = 2; i < NF; i++) if ($i == "IT" || $i == "IS" || $i == "ES") {
+			a = $(i + 1); if (a ~ /^\(/) a = $(i + 2)
+			sub(/^0x/, "", a); sub(/:.*/, "", a)
+			while (length(a) < d) a = "0" a
+			if (length(a) > d) a = substr(a, length(a) - d + 1)
+			print tolower(a); exit
+		} }'
+}
+
 # The register pane shows, for every core register, what `trawl regs`
-# prints for that line (and ???????????????? for those it leaves out).
+# prints for that line (and ???????????????? for those it leaves out);
+# pc is the address of the line's instruction.
 check_regs() {
 	_trace=$1 _line=$2; shift 2
 	"$TRAWL" regs "$_trace" --at "$_line" "$@" >"$_tmp/regs" || { fail "trawl regs failed"; return; }
@@ -76,6 +94,7 @@ check_regs() {
 	for r in x0 x1 x2 x3 x4 x5 x6 x7 x8 x9 x10 x11 x12 x13 x14 x15 x16 x17 x18 x19 x20 \
 		x21 x22 x23 x24 x25 x26 x27 x28 x29 x30 sp pc psr; do
 		v=$(awk -v r="$r" '$1 == r { print $2 }' "$_tmp/regs")
+		[ "$r" = pc ] && v=$(event_pc "$_tmp/regs" 16)
 		[ -n "$v" ] || v="????????????????"
 		grep -qE "(^| )$r +[ *]$(printf '%s' "$v" | sed 's/?/[?]/g')( |\$)" "$_tmp/scr" ||
 			fail "line $_line: register $r should show $v; screen:

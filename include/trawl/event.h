@@ -62,6 +62,11 @@ enum trawl_time_unit {
 #define TRAWL_EVF_HAS_PADDR   0x0008u /* insn.paddr is valid */
 #define TRAWL_EVF_HAS_ENCODING 0x0010u /* insn.encoding is valid */
 #define TRAWL_EVF_TRUNCATED   0x0020u /* the source ended inside this event */
+/* Exception events: what the producer's name says (trawl_exception_flags),
+ * decided by the reader so that the index (which keeps the low 8 flag bits
+ * but no names) and the text agree. */
+#define TRAWL_EVF_RESET       0x0040u /* a reset: every open frame ends */
+#define TRAWL_EVF_DEBUG_ENTRY 0x0080u /* halting debug entry: not a transfer */
 
 #define TRAWL_ALL_KNOWN UINT32_MAX
 
@@ -193,6 +198,9 @@ static inline int trawl_known_bit(const uint8_t *pool, uint32_t known, uint32_t 
 }
 
 const char *trawl_event_kind_name(enum trawl_event_kind k);
+/* TRAWL_EVF_RESET / TRAWL_EVF_DEBUG_ENTRY for an exception named `name`
+ * (any case: "CoreEvent_RESET", "Reset", "DebugEvent_HaltingDebug"), else 0. */
+uint16_t trawl_exception_flags(const char *name, size_t len);
 const char *trawl_iset_name(enum trawl_iset s);
 const char *trawl_time_unit_name(enum trawl_time_unit u);
 

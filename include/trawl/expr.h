@@ -31,7 +31,9 @@ typedef enum trawl_expr_name (*trawl_expr_lookup)(void *ctx, const char *name, s
  *   term    := ['-' | '+'] primary
  *   primary := NUMBER | NAME | '(' expr ')'
  *   NUMBER  := decimal digits, or 0x/0X followed by hex digits
- *   NAME    := [A-Za-z_.$] [A-Za-z0-9_.$]*
+ *   NAME    := [A-Za-z_.$] [A-Za-z0-9_.$]* { '::' ['~'] name | <...> | (...) [' const'] }
+ *              (the C++ part so that demangled names such as
+ *              `Lexer::next()` or `Parser::add(unsigned int&)` are one name)
  * Spaces and tabs are ignored between tokens. lookup may be NULL (then any
  * name is unknown). On failure err->column is the 1-based column of the
  * offending token and the status is TRAWL_ERR_USAGE (bad syntax, unknown

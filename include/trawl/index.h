@@ -192,6 +192,20 @@ uint32_t trawl_index_reg_find(const struct trawl_index *ix, const char *name);
 enum trawl_status trawl_index_regs_at(const struct trawl_index *ix, uint64_t ev, uint16_t cpu,
 				      struct trawl_index_regs *out, struct trawl_error *err);
 
+/* The register writes events [first, first+count) made, in order, as the
+ * index's delta log holds them: for each write of a register whose bit is
+ * set in want (bit n = register id n, ids below 64, as TRAWL_WANT_REG), fn
+ * gets the event number, its CPU and the write; the value (and the known
+ * mask unless TRAWL_ALL_KNOWN) are at w->value / w->known in pool, valid
+ * during the call. A non-zero return from fn stops the walk. Sequential
+ * preads, nothing stays mapped: what a reader of the event table needs
+ * to replay a few registers without the trace text. */
+typedef int (*trawl_index_reg_fn)(void *ctx, uint64_t ev, uint16_t cpu,
+				  const struct trawl_reg_write *w, const uint8_t *pool);
+enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t first,
+					 uint64_t count, uint64_t want, trawl_index_reg_fn fn,
+					 void *ctx, struct trawl_error *err);
+
 /* Memory [addr, addr+len) after event ev: value[len] (unknown bytes are 0)
  * and known as a bit mask of (len+7)/8 bytes. */
 enum trawl_status trawl_index_mem_at(const struct trawl_index *ix, uint64_t ev, uint64_t addr,

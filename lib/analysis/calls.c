@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #define NO_SP UINT64_MAX
+#define NO_TIME UINT64_MAX /* pop: the trace ended, no event ended the frame */
 #define RETURN_SEARCH 256 /* frames searched for a return address */
 
 struct cpu_state {
@@ -37,6 +37,10 @@ struct cpu_state {
 	uint32_t prev_enc;
 	uint64_t prev_pc, prev_line;
 	uint64_t insns;
+	/* time of this CPU's last instruction and how long the one before it
+	 * took: the estimate of the last one's own length at the trace end */
+	uint64_t insn_time, step;
+	uint8_t have_time;
 	uint8_t exc_pending;    /* an exception frame awaits its first instruction */
 	uint64_t exc_next;      /* where execution would have gone without it */
 };
@@ -309,13 +313,21 @@ static uint32_t node_new(struct trawl_calls *c, struct cpu_state *st, unsigned c
 	return id;
 }
 
-/* The activation on top ended: hand its counts to its caller. */
+/* The activation on top ended: hand its counts to its caller. end_time is
+ * when control left it: the instruction returned to, or the event that
+ * unwound it; NO_TIME when the trace ended with it open, then its last
+ * instruction is taken to last as long as the CPU's step before it, so a
+ * frame that never returns keeps its last instruction's tick. */
 static void pop(struct trawl_calls *c, struct cpu_state *st, uint8_t flags, uint64_t end_time)
 {
 	uint32_t id = st->stack[--st->depth];
 	struct trawl_call *n = &c->nodes[id];
 	n->flags |= flags;
-	n->end_time = (flags & TRAWL_FRAMEF_RETURNED) ? end_time : n->last_time;
+	if (!(flags & TRAWL_FRAMEF_RETURNED) && !n->insns)
+		end_time = n->last_time; /* ran nothing: no time either */
+	else if (end_time == NO_TIME)
+		end_time = n->last_time + st->step;
+	n->end_time = end_time;
 	if (n->parent != TRAWL_CALL_NONE) {
 		struct trawl_call *p = &c->nodes[n->parent];
 		p->insns += n->insns;
@@ -508,7 +520,7 @@ static void resync_sp(struct trawl_calls *c, struct cpu_state *st, const struct 
 		DBG(c, ev, "unwound: sp 0x%llx is above 0x%llx, the sp at the call to 0x%llx",
 		    (unsigned long long)st->sp, (unsigned long long)n->sp,
 		    (unsigned long long)n->entry_pc);
-		pop(c, st, TRAWL_FRAMEF_UNWOUND, 0);
+		pop(c, st, TRAWL_FRAMEF_UNWOUND, ev->time);
 		c->stats.unwound++;
 	}
 }
@@ -607,7 +619,7 @@ static void exc_return(struct trawl_calls *c, struct cpu_state *st, const struct
 		} else {
 			DBG(c, ev, "unwound by exception return: frame entered at 0x%llx",
 			    (unsigned long long)n->entry_pc);
-			pop(c, st, TRAWL_FRAMEF_UNWOUND, 0);
+			pop(c, st, TRAWL_FRAMEF_UNWOUND, ev->time);
 			c->stats.unwound++;
 		}
 	}
@@ -755,6 +767,14 @@ static void start_root(struct trawl_calls *c, struct cpu_state *st, const struct
 	node_new(c, st, ev->cpu, TRAWL_FRAME_ROOT);
 }
 
+static void note_time(struct cpu_state *st, uint64_t t)
+{
+	if (st->have_time)
+		st->step = t >= st->insn_time ? t - st->insn_time : 0;
+	st->insn_time = t;
+	st->have_time = 1;
+}
+
 static void set_prev(struct cpu_state *st, const struct trawl_event *ev)
 {
 	const struct trawl_event_insn *in = &ev->u.insn;
@@ -818,6 +838,7 @@ static void on_insn(struct trawl_calls *c, struct cpu_state *st, const struct tr
 	n->insns++;
 	n->last_line = ev->line;
 	n->last_time = ev->time;
+	note_time(st, ev->time);
 	n->last_pc = in->pc;
 	st->insns++;
 	c->stats.insns++;
@@ -878,6 +899,9 @@ static const struct trawl_event *run(struct trawl_calls *c, struct cpu_state *st
 	n->last_line = last->line;
 	n->last_time = last->time;
 	n->last_pc = last->u.insn.pc;
+	if (k > 1) /* the run's instructions are this CPU's, back to back */
+		note_time(st, (last - 1)->time);
+	note_time(st, last->time);
 	st->insns += k;
 	c->stats.insns += k;
 	c->stats.time_backwards += backwards;
@@ -886,28 +910,23 @@ static const struct trawl_event *run(struct trawl_calls *c, struct cpu_state *st
 	return ev;
 }
 
-static int has_word(const struct trawl_str *name, const char *w)
-{
-	size_t n = strlen(w);
-	for (uint32_t i = 0; i + n <= name->len; i++)
-		if (strncasecmp(name->ptr + i, w, n) == 0)
-			return 1;
-	return 0;
-}
-
 static void on_exception(struct trawl_calls *c, struct cpu_state *st, const struct trawl_event *ev)
 {
 	const struct trawl_event_exception *x = &ev->u.exc;
-	if (has_word(&x->name, "reset")) {
+	/* the reader classifies by name (trawl_exception_flags); the index
+	 * keeps the flags but not the name */
+	if (ev->flags & TRAWL_EVF_RESET) {
 		if (st->depth)
 			DBG(c, ev, "reset: every open frame ends");
 		while (st->depth)
-			pop(c, st, TRAWL_FRAMEF_UNWOUND, 0);
+			pop(c, st, TRAWL_FRAMEF_UNWOUND, ev->time);
 		st->have_prev = 0;
 		st->exc_pending = 0;
+		st->have_time = 0; /* no step across a reset */
+		st->step = 0;
 		return;
 	}
-	if (has_word(&x->name, "debug")) { /* halting debug state: not a transfer */
+	if (ev->flags & TRAWL_EVF_DEBUG_ENTRY) { /* halting debug state: not a transfer */
 		DBG(c, ev, "debug event %.*s: ignored", (int)x->name.len, x->name.ptr);
 		return;
 	}
@@ -1025,7 +1044,7 @@ void trawl_calls_finish(struct trawl_calls *c)
 	for (unsigned i = 0; i < c->ncpus; i++) {
 		struct cpu_state *st = &c->cpus[i];
 		while (st->depth)
-			pop(c, st, TRAWL_FRAMEF_UNFINISHED, 0);
+			pop(c, st, TRAWL_FRAMEF_UNFINISHED, NO_TIME);
 		st->have_prev = 0;
 	}
 }

@@ -96,6 +96,45 @@ static enum trawl_status number(struct parser *p, uint64_t *out)
 
 static enum trawl_status expr(struct parser *p, uint64_t *out);
 
+/* Where a demangled C++ name that starts with the plain name ending at
+ * `end` ends: `Lexer::next()`, `Parser::add(unsigned int&)`,
+ * `std::vector<int>::size() const`. Only ::, <...> and (...) after a
+ * name extend it; none of them can follow a name in the grammar, so a
+ * plain expression never reads differently. Unbalanced brackets: no
+ * extension (the caller reports the plain name's neighbour). */
+static size_t cxx_name_end(const char *s, size_t end)
+{
+	size_t i = end;
+	for (;;) {
+		if (s[i] == ':' && s[i + 1] == ':') {
+			i += 2;
+			if (s[i] == '~')
+				i++;
+			if (!is_name_start(s[i]))
+				return end;
+			while (is_name_char(s[i]))
+				i++;
+			continue;
+		}
+		if (s[i] == '<' || s[i] == '(') {
+			char open = s[i], close = open == '<' ? '>' : ')';
+			int depth = 0;
+			do {
+				if (!s[i])
+					return end;
+				depth += s[i] == open;
+				depth -= s[i] == close;
+				i++;
+			} while (depth > 0);
+			if (close == ')' && strncmp(s + i, " const", 6) == 0 &&
+			    !is_name_char(s[i + 6]))
+				i += 6;
+			continue;
+		}
+		return i;
+	}
+}
+
 static enum trawl_status primary(struct parser *p, uint64_t *out)
 {
 	skip_space(p);
@@ -107,6 +146,7 @@ static enum trawl_status primary(struct parser *p, uint64_t *out)
 	if (is_name_start(c)) {
 		while (is_name_char(s[p->pos]))
 			p->pos++;
+		p->pos = cxx_name_end(s, p->pos);
 		size_t len = p->pos - start;
 		enum trawl_expr_name r = TRAWL_EXPR_NAME_UNKNOWN_NAME;
 		if (p->lookup)

@@ -4,17 +4,25 @@
  * File layout written (IEEE 1364-2005 section 18):
  *   $comment ... $end          what the file is, time base, warnings
  *   $version trawl X $end
- *   $timescale 1 ns $end       (or the trace's unit with --timestamps)
+ *   $timescale 1 ps $end       1/1000 of the time unit: 1 ns per instruction,
+ *                              or 1/1000 of the trace's unit with --timestamps
  *   $scope module cpuN $end    one scope per CPU
  *     $var wire W ID NAME $end pc(64) encoding(32) text(512) function(512)
- *                              registers(64, PSR 32) mem_addr(64)
- *                              mem_data(64) mem_size(8) mem_read(1) mem_write(1)
+ *                              registers(64, PSR 32) v0-v31 / q0-q15 (128)
+ *                              mem_addr(64) mem_data(64) mem_size(8)
+ *                              mem_read(1) mem_write(1)
  *   $upscope $end
  *   $enddefinitions $end
  *   #T                         a time, non-decreasing
  *   bVALUE ID | 0ID | 1ID      value changes (binary, leading zeros dropped)
  * Text signals hold ASCII, one byte per 8 bits, last character in the
  * least significant byte (viewers show them with an ASCII radix).
+ *
+ * An instruction's changes are at its time T (x1000); its memory accesses
+ * are spread over its unit: access j of n at T*1000 + j*1000/n, so the two
+ * accesses of an LDP/STP are two value changes a viewer shows apart
+ * instead of one overwriting the other. Vector registers are 128 bits
+ * (the V/Q view; unknown bytes are x).
  *
  * Signals are only known once the trace has shown them (which CPUs, which
  * registers), so value changes go to a temporary file while reading and the
@@ -31,19 +39,24 @@
 #include "trawl/trawl.h"
 
 #define TEXT_BYTES 64
-#define NREGS 36   /* X0..X30, SP, PC (unused), PSR, FPSR, FPCR */
+#define NREGS 37   /* X0..X30, SP, PC (unused), PSR, FPSR, FPCR, FPSCR */
+#define NVEC 32    /* V0..V31, 128 bits each */
+#define SUB 1000u  /* VCD time steps per unit (instruction or trace tick) */
 
 enum sig_kind { SIG_PC, SIG_ENC, SIG_TEXT, SIG_FUNC, SIG_MADDR, SIG_MDATA, SIG_MSIZE,
-		SIG_MRD, SIG_MWR, SIG_FIXED, SIG_REG = SIG_FIXED };
+		SIG_MRD, SIG_MWR, SIG_FIXED, SIG_REG = SIG_FIXED, SIG_VEC = SIG_FIXED + NREGS,
+		NSIG = SIG_VEC + NVEC };
 
 struct cpu_sigs {
 	int used;
 	uint8_t iset;
-	uint32_t id[SIG_FIXED + NREGS]; /* 0 = not declared yet */
-	uint64_t last[SIG_FIXED + NREGS];
-	uint8_t has_last[SIG_FIXED + NREGS];
+	uint32_t id[NSIG]; /* 0 = not declared yet */
+	uint64_t last[NSIG];
+	uint8_t has_last[NSIG];
 	uint64_t reg[NREGS];
 	uint8_t reg_known[NREGS];
+	uint8_t vec[NVEC][16], vec_known[NVEC][16];     /* current */
+	uint8_t vlast[NVEC][16], vlast_known[NVEC][16]; /* as last written */
 };
 
 struct trawl_vcd {
@@ -52,7 +65,8 @@ struct trawl_vcd {
 	struct cpu_sigs *cpus;
 	unsigned ncpus;
 	uint32_t next_id;
-	uint64_t now;               /* last time written */
+	uint64_t now;               /* last time written (VCD steps) */
+	uint64_t base_now;          /* last event time (units), for backwards */
 	int time_written;
 	uint64_t insns;
 	enum trawl_time_unit unit;
@@ -216,6 +230,8 @@ static int reg_slot(uint32_t reg)
 		return 34;
 	if (reg == TRAWL_REG_FPCR)
 		return 35;
+	if (reg == TRAWL_REG_FPSCR)
+		return 36;
 	return -1;
 }
 
@@ -254,12 +270,64 @@ static uint64_t event_time(struct trawl_vcd *v, const struct trawl_event *ev)
 		v->unit = (enum trawl_time_unit)ev->time_unit;
 		v->unit_set = 1;
 	}
-	if (v->time_written && ev->time < v->now) {
+	if (v->unit_set && ev->time < v->base_now) {
 		if (!v->backwards++)
 			v->first_backwards_line = ev->line;
-		return v->now;
+		return v->base_now;
 	}
+	v->base_now = ev->time;
 	return ev->time;
+}
+
+/* A unit time on the VCD axis (saturating: the file stays valid). */
+static uint64_t steps(uint64_t t)
+{
+	return t > UINT64_MAX / SUB - 1 ? UINT64_MAX - SUB : t * SUB;
+}
+
+/* 128-bit vector value: x for unknown bits, leading zeros dropped. */
+static void change_vec(struct trawl_vcd *v, struct cpu_sigs *s, unsigned k)
+{
+	unsigned vi = k - SIG_VEC;
+	const uint8_t *val = s->vec[vi], *kn = s->vec_known[vi];
+	if (s->id[k] && !memcmp(val, s->vlast[vi], 16) &&
+	    !memcmp(kn, s->vlast_known[vi], 16))
+		return;
+	memcpy(s->vlast[vi], val, 16);
+	memcpy(s->vlast_known[vi], kn, 16);
+	uint32_t id = sig_id(v, s, k);
+	char bits[129];
+	int n = 0, started = 0;
+	for (int i = 15; i >= 0; i--)
+		for (int b = 7; b >= 0; b--) {
+			char c = !kn[i] ? 'x' : (char)('0' + ((val[i] >> b) & 1));
+			if (c != '0')
+				started = 1;
+			if (started)
+				bits[n++] = c;
+		}
+	if (!n)
+		bits[n++] = '0';
+	bits[n] = 0;
+	fprintf(v->body, "b%s ", bits);
+	put_id(v->body, id);
+	putc('\n', v->body);
+}
+
+/* A write to V<n>: bytes [offset, offset+size) of its low 128 bits, then
+ * zero-extension up to zext. */
+static void vec_apply(struct cpu_sigs *s, unsigned n, const struct trawl_reg_write *w,
+		      const uint8_t *pool)
+{
+	for (uint32_t i = 0; i < w->size && w->offset + i < 16; i++) {
+		int k = trawl_known_bit(pool, w->known, i);
+		s->vec[n][w->offset + i] = k ? pool[w->value + i] : 0;
+		s->vec_known[n][w->offset + i] = (uint8_t)k;
+	}
+	for (uint32_t i = (uint32_t)w->offset + w->size; i < w->zext && i < 16; i++) {
+		s->vec[n][i] = 0;
+		s->vec_known[n][i] = 1;
+	}
 }
 
 static void regs(struct trawl_vcd *v, struct cpu_sigs *s, const struct trawl_event *ev,
@@ -267,6 +335,12 @@ static void regs(struct trawl_vcd *v, struct cpu_sigs *s, const struct trawl_eve
 {
 	for (uint32_t i = 0; i < ev->nregs; i++) {
 		const struct trawl_reg_write *w = &b->regs[ev->first_reg + i];
+		if (w->reg >= TRAWL_REG_V0 && w->reg < TRAWL_REG_V0 + NVEC) {
+			unsigned n = w->reg - TRAWL_REG_V0;
+			vec_apply(s, n, w, b->pool);
+			change_vec(v, s, SIG_VEC + n);
+			continue;
+		}
 		int k = reg_slot(w->reg);
 		if (k < 0)
 			continue;
@@ -286,7 +360,7 @@ static void on_insn(struct trawl_vcd *v, struct cpu_sigs *s, const struct trawl_
 		s->used = 1;
 		s->iset = in->iset;
 	}
-	set_time(v, t);
+	set_time(v, steps(t));
 	change(v, s, SIG_PC, in->pc);
 	if (ev->flags & TRAWL_EVF_HAS_ENCODING)
 		change(v, s, SIG_ENC, in->encoding);
@@ -297,13 +371,19 @@ static void on_insn(struct trawl_vcd *v, struct cpu_sigs *s, const struct trawl_
 		change_text(v, s, SIG_FUNC, fn, strlen(fn));
 	}
 	regs(v, s, ev, b);
-	int rd = 0, wr = 0;
+	uint32_t n = 0, nth = 0;
+	for (uint32_t i = 0; i < ev->nmems; i++)
+		n += !(b->mems[ev->first_mem + i].flags & TRAWL_MEM_FETCH);
 	for (uint32_t i = 0; i < ev->nmems; i++) {
 		const struct trawl_mem_access *m = &b->mems[ev->first_mem + i];
 		if (m->flags & TRAWL_MEM_FETCH)
 			continue;
-		rd |= (m->flags & TRAWL_MEM_READ) != 0;
-		wr |= (m->flags & TRAWL_MEM_WRITE) != 0;
+		/* each access at its own time inside the instruction's unit */
+		if (nth)
+			set_time(v, steps(t) + (uint64_t)nth * SUB / n);
+		nth++;
+		change(v, s, SIG_MRD, (m->flags & TRAWL_MEM_READ) != 0);
+		change(v, s, SIG_MWR, (m->flags & TRAWL_MEM_WRITE) != 0);
 		change(v, s, SIG_MADDR, m->addr);
 		change(v, s, SIG_MSIZE, m->size);
 		if (!(m->flags & TRAWL_MEM_ABORTED)) {
@@ -313,8 +393,10 @@ static void on_insn(struct trawl_vcd *v, struct cpu_sigs *s, const struct trawl_
 			change(v, s, SIG_MDATA, d);
 		}
 	}
-	change(v, s, SIG_MRD, (uint64_t)rd);
-	change(v, s, SIG_MWR, (uint64_t)wr);
+	if (!n) {
+		change(v, s, SIG_MRD, 0);
+		change(v, s, SIG_MWR, 0);
+	}
 }
 
 enum trawl_status trawl_vcd_add(struct trawl_vcd *v, const struct trawl_event_batch *b,
@@ -332,7 +414,7 @@ enum trawl_status trawl_vcd_add(struct trawl_vcd *v, const struct trawl_event_ba
 			on_insn(v, s, ev, b);
 		} else { /* register lines outside instructions: initial state */
 			s->used = 1;
-			set_time(v, event_time(v, ev));
+			set_time(v, steps(event_time(v, ev)));
 			regs(v, s, ev, b);
 		}
 	}
@@ -348,14 +430,15 @@ uint64_t trawl_vcd_backwards(const struct trawl_vcd *v, uint64_t *first_line)
 	return v->backwards;
 }
 
+/* A thousandth of the time unit (see SUB). */
 static const char *timescale(const struct trawl_vcd *v)
 {
 	if (!v->opt.use_timestamps)
-		return "1 ns";
+		return "1 ps";
 	switch (v->unit) {
-	case TRAWL_TIME_PS: return "1 ps";
-	case TRAWL_TIME_US: return "1 us";
-	default: return "1 ns";
+	case TRAWL_TIME_PS: return "1 fs";
+	case TRAWL_TIME_US: return "1 ns";
+	default: return "1 ps";
 	}
 }
 
@@ -384,6 +467,8 @@ enum trawl_status trawl_vcd_finish(struct trawl_vcd *v, FILE *f, struct trawl_er
 	} else {
 		fprintf(f, "  time: instruction count (1 ns = 1 instruction)\n");
 	}
+	fprintf(f, "  the memory accesses of one instruction are spread over its time step\n"
+		   "  (access j of n at +j/n), so each has its own value change\n");
 	fprintf(f, "$end\n$version trawl %s $end\n$timescale %s $end\n", TRAWL_VERSION, timescale(v));
 	for (unsigned c = 0; c < v->ncpus; c++) {
 		struct cpu_sigs *s = &v->cpus[c];
@@ -403,8 +488,15 @@ enum trawl_status trawl_vcd_finish(struct trawl_vcd *v, FILE *f, struct trawl_er
 			else
 				snprintf(name, sizeof name, "%s",
 					 k == 31 ? "sp" : k == 33 ? (a32 ? "cpsr" : "psr")
-						       : k == 34 ? "fpsr" : "fpcr");
-			declare(f, s->id[SIG_REG + k], k == 33 || a32 ? 32 : 64, name);
+						       : k == 34 ? "fpsr" : k == 35 ? "fpcr" : "fpscr");
+			declare(f, s->id[SIG_REG + k], k == 33 || k == 36 || a32 ? 32 : 64, name);
+		}
+		for (unsigned k = 0; k < NVEC; k++) {
+			if (!s->id[SIG_VEC + k])
+				continue;
+			char name[16];
+			snprintf(name, sizeof name, "%s%u", a32 ? "q" : "v", k);
+			declare(f, s->id[SIG_VEC + k], 128, name);
 		}
 		fprintf(f, "$upscope $end\n");
 	}

@@ -1,6 +1,9 @@
 /* Names for the event model's enums (used by `trawl cat` and JSON output). */
 #include "trawl/event.h"
 
+#include <string.h>
+#include <strings.h>
+
 const char *trawl_event_kind_name(enum trawl_event_kind k)
 {
 	switch (k) {
@@ -41,4 +44,22 @@ const char *trawl_time_unit_name(enum trawl_time_unit u)
 	case TRAWL_TIME_INSN: return "insn";
 	}
 	return "?";
+}
+
+static int has_word(const char *s, size_t len, const char *w)
+{
+	size_t n = strlen(w);
+	for (size_t i = 0; s && i + n <= len; i++)
+		if (strncasecmp(s + i, w, n) == 0)
+			return 1;
+	return 0;
+}
+
+uint16_t trawl_exception_flags(const char *name, size_t len)
+{
+	if (has_word(name, len, "reset"))
+		return TRAWL_EVF_RESET;
+	if (has_word(name, len, "debug"))
+		return TRAWL_EVF_DEBUG_ENTRY;
+	return 0;
 }

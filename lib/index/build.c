@@ -1128,7 +1128,7 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	memcpy(h, IDX_MAGIC, 8);
 	st32(h + 8, IDX_VERSION);
 	st32(h + 12, TRAWL_INDEX_KIND_LINEAR);
-	st32(h + 16, IDX_FLAG_COMPLETE);
+	st32(h + 16, IDX_FLAG_COMPLETE | IDX_FLAG_EXC_FLAGS);
 	st32(h + 20, IDX_HEADER_SIZE);
 	st64(h + 24, o->pos);
 	if (id) {

@@ -6,7 +6,8 @@
  *     0     8  magic "TRAWLIDX"
  *     8     4  format version (1)
  *    12     4  kind (1 = linear)
- *    16     4  flags: bit 0 = complete (set in the last write of a build)
+ *    16     4  flags: bit 0 = complete (set in the last write of a build),
+ *                bit 1 = exception events carry reset/debug flags
  *    20     4  header size (1024)
  *    24     8  file size in bytes
  *    32     8  trace size          } identity of the trace the index
@@ -90,6 +91,10 @@
 #define IDX_HEADER_SIZE 1024u
 #define IDX_MAX_SECTIONS 24u
 #define IDX_FLAG_COMPLETE 1u
+/* Exception events carry TRAWL_EVF_RESET / TRAWL_EVF_DEBUG_ENTRY (readers
+ * set them since this flag exists); an index without it is rebuilt when
+ * opened for its trace, so --use-index never reads a reset as a call. */
+#define IDX_FLAG_EXC_FLAGS 2u
 #define IDX_HDR_CHECKSUM_OFF 1016u
 
 enum idx_section {

@@ -176,6 +176,9 @@ static enum trawl_status check_header(struct trawl_index *ix, const struct trawl
 		   id->hash != ix->id.hash))
 		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
 				       "'%s' is the index of another version of the trace", p);
+	if (id && !(ld32(h + 16) & IDX_FLAG_EXC_FLAGS))
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
+				       "'%s' was built by an older trawl (no reset flags)", p);
 	ix->nev = ld64(h + 56);
 	ix->last_line = ld64(h + 64);
 	ix->K = ld32(h + 72);

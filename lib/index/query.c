@@ -538,6 +538,83 @@ enum trawl_status trawl_index_regs_at(const struct trawl_index *ix, uint64_t ev,
 	return st;
 }
 
+/* One event's register deltas (delta log bytes [a, b) of buf) to fn. */
+static enum trawl_status event_reg_writes(const struct trawl_index *ix, const uint8_t *buf,
+					  uint64_t a, uint64_t b, uint64_t ev, uint16_t cpu,
+					  uint64_t want, trawl_index_reg_fn fn, void *ctx,
+					  int *stop, struct trawl_error *err)
+{
+	uint8_t pool[65536 + 65536 / 8];
+	struct delta d;
+	while (a < b && !*stop) {
+		enum trawl_status st = delta_parse(ix, buf, &a, b, &d, err);
+		if (st)
+			return st;
+		/* a CPU record names the event's own CPU (build.c); checkpoints
+		 * open an epoch: neither is a write */
+		if (d.tag != DT_REG || d.reg >= 64 || !((want >> d.reg) & 1))
+			continue;
+		struct trawl_reg_write w = { d.reg, d.off, d.size, d.zext, 0, 0, TRAWL_ALL_KNOWN };
+		memcpy(pool, d.value, d.size);
+		if (d.mask) {
+			memcpy(pool + d.size, d.mask, (d.size + 7u) / 8u);
+			w.known = d.size;
+		}
+		*stop = fn(ctx, ev, cpu, &w, pool);
+	}
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t first,
+					 uint64_t count, uint64_t want, trawl_index_reg_fn fn,
+					 void *ctx, struct trawl_error *err)
+{
+	if (first > ix->nev || count > ix->nev - first)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no events %llu..%llu",
+				       (unsigned long long)first, (unsigned long long)first + count);
+	uint8_t recs[(SCAN_WIN + 1) * EV_REC], *buf = NULL;
+	size_t cap = 0;
+	enum trawl_status st = TRAWL_OK;
+	int stop = 0;
+	const uint64_t dlen = ix->sec[SEC_DELTAS].len;
+	const uint64_t dbase = (uint64_t)(ix->sec[SEC_DELTAS].p - ix->map);
+	for (uint64_t done = 0; done < count && !st && !stop;) {
+		uint64_t k = count - done < SCAN_WIN ? count - done : SCAN_WIN, ev = first + done;
+		int tail = ev + k == ix->nev; /* the last event's deltas end the section */
+		if ((st = events_read(ix, ev, tail ? k : k + 1, recs, err)))
+			break;
+		uint64_t a = ld64(recs + 32), end = tail ? dlen : ld64(recs + k * EV_REC + 32);
+		if (a > end || end > dlen) {
+			st = CORRUPT(ix, "event delta range");
+			break;
+		}
+		if (end - a > cap) {
+			uint8_t *nb = realloc(buf, (size_t)(end - a));
+			if (!nb) {
+				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+				break;
+			}
+			buf = nb;
+			cap = (size_t)(end - a);
+		}
+		if ((st = read_at(ix, dbase + a, buf, (size_t)(end - a), err)))
+			break;
+		for (uint64_t j = 0; j < k && !st && !stop; j++) {
+			const uint8_t *r = recs + j * EV_REC;
+			uint64_t ea = ld64(r + 32), eb = j + 1 < k || !tail ? ld64(r + EV_REC + 32) : dlen;
+			if (ea < a || eb < ea || eb > end) {
+				st = CORRUPT(ix, "event delta range");
+				break;
+			}
+			st = event_reg_writes(ix, buf, ea - a, eb - a, ev + j, ld16(r + 56), want, fn,
+					      ctx, &stop, err);
+		}
+		done += k;
+	}
+	free(buf);
+	return st;
+}
+
 /* ---- memory ---- */
 
 /* The 64 bytes of block blk after event ev: val[] and a known mask. */

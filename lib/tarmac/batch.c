@@ -267,10 +267,43 @@ enum trawl_status trawl_tarmac_detach_text(struct trawl_tarmac *t, struct trawl_
 
 /* ---- event grouping ---- */
 
+/* A memory write on an instruction whose encoding cannot store is not
+ * dropped (the trace said it; the reader does not second-guess values),
+ * only counted for the one warning trawl_tarmac_finish gives. */
+static void check_writes(struct trawl_tarmac *t, const struct trawl_event *e,
+			 const struct tarmac_line *ln, size_t m0)
+{
+	for (size_t i = m0; i < t->nmems; i++) {
+		uint32_t f = t->mems[i].flags;
+		if (!(f & TRAWL_MEM_WRITE) || (f & TRAWL_MEM_FETCH) ||
+		    tarmac_insn_may_store(e->u.insn.encoding, e->u.insn.iset, e->u.insn.width))
+			continue;
+		if (!t->odd_writes++)
+			t->odd_first_line = ln->lineno;
+	}
+}
+
+static void warn_odd_writes(struct trawl_tarmac *t)
+{
+	if (!t->odd_writes || !t->opt.warn)
+		return;
+	struct trawl_error w;
+	trawl_error_clear(&w);
+	trawl_error_set(&w, TRAWL_ERR_FORMAT,
+			"%llu memory write%s logged on instructions that cannot store (loads and "
+			"other non-store encodings; first at line %llu): kept as the trace gives them",
+			(unsigned long long)t->odd_writes, t->odd_writes == 1 ? "" : "s",
+			(unsigned long long)t->odd_first_line);
+	trawl_error_at(&w, t->file, t->odd_first_line, 0, 0);
+	t->opt.warn(t->opt.warn_ctx, &w);
+	t->odd_writes = 0; /* once */
+}
+
 void trawl_tarmac_finish(struct trawl_tarmac *t)
 {
 	tarmac_compact(t);
 	close_open(t);
+	warn_odd_writes(t);
 }
 
 struct trawl_event *tarmac_begin_event(struct trawl_tarmac *t, const struct tarmac_line *ln,
@@ -324,6 +357,8 @@ int tarmac_attach_effects(struct trawl_tarmac *t, const struct tarmac_line *ln, 
 	filter_effects(t, r0, m0);
 	struct trawl_event *e = t->open ? &t->ev[t->nev] : NULL;
 	if (e && e->cpu == ln->cpu && e->time == ln->time && e->time_unit == ln->unit) {
+		if (e->kind == TRAWL_EV_INSN && (e->flags & TRAWL_EVF_HAS_ENCODING))
+			check_writes(t, e, ln, m0);
 		e->nregs += (uint32_t)(t->nregs - r0);
 		e->nmems += (uint32_t)(t->nmems - m0);
 		e->nlines = (uint32_t)(ln->lineno - e->line + 1);

@@ -464,6 +464,7 @@ static int parse_exc(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	if (!e)
 		return E_NOMEM;
 	e->u.exc.name = mkstr(l->p, trim_end(l->p, l->e));
+	e->flags |= trawl_exception_flags(e->u.exc.name.ptr, e->u.exc.name.len);
 	e->u.exc.number = num;
 	return 0;
 }
@@ -488,6 +489,7 @@ static int parse_e(struct trawl_tarmac *t, struct tl *l, const struct tarmac_lin
 			if (!e)
 				return E_NOMEM;
 			e->u.exc.name = mkstr(l->p, trim_end(l->p, l->e));
+			e->flags |= trawl_exception_flags(e->u.exc.name.ptr, e->u.exc.name.len);
 			e->u.exc.target = hex[0];
 			e->u.exc.number = (uint32_t)hex[1];
 			return 0;
@@ -981,15 +983,18 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 			take_token(l, nib, &n, 64);
 		}
 	}
+	/* fewer digits than the access size: on the input's last line the
+	 * value was cut off (a truncation, like a cut register value); on any
+	 * other line the line is wrong. Never padded: that would invent bytes. */
+	if (n < want && t->cut_line)
+		return fail(t, l, vstart, "memory value cut off by the end of the input");
+	if (n < want)
+		return fail(t, l, vstart, "memory value too short: %zu hex digits for a %u-byte access",
+			    n, size);
 	if (n % 2)
 		return fail(t, l, vstart, "memory contents must be whole bytes");
 	size_t bus = n / 2, lane = 0;
-	if (n < want) {
-		memmove(nib + (want - n), nib, n);
-		memset(nib, 0, want - n);
-		n = want;
-		bus = size;
-	} else if (n > want) {
+	if (n > want) {
 		/* a whole bus word: pick the accessed lanes (MR2_I 0000010a b5100000) */
 		if ((bus & (bus - 1)) || bus > 16)
 			return fail(t, l, vstart, "memory contents longer than the access size");

@@ -76,6 +76,9 @@ struct trawl_tarmac {
 	uint8_t cpu_iset[TARMAC_MAX_CPUS];
 
 	struct trawl_reader_stats stats;
+	/* memory writes logged on instructions that cannot store (gem5 logs
+	 * some loads with an MW line): kept, counted, warned once at finish */
+	uint64_t odd_writes, odd_first_line;
 	char *warned[TARMAC_MAX_WARNED];
 	size_t nwarned;
 	struct tarmac_regcache regcache[TARMAC_REGCACHE];
@@ -308,5 +311,9 @@ static inline int tarmac_skip_line(struct trawl_tarmac *t, const char *p, size_t
 	e->length = offset + len - e->offset;
 	return 1;
 }
+
+/* Can the instruction write memory (store.c)? 0 only when its encoding
+ * certainly cannot: loads, data processing, branches. */
+int tarmac_insn_may_store(uint32_t encoding, uint8_t iset, uint8_t width);
 
 #endif

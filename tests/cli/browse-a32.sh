@@ -44,6 +44,7 @@ x20 x21 x22 x23 x24 x25 x26 x27 x28 x29 x30 sp pc psr"
 	for r in $names; do
 		src=$r
 		v=$(awk -v r="$src" '$1 == r { print $2 }' "$_tmp/regs")
+		[ "$r" = pc ] && v=$(event_pc "$_tmp/regs" ${#unk})
 		[ -n "$v" ] || v=$unk
 		[ "$r" != psr ] && [ ${#v} -ne ${#unk} ] &&
 			fail "line $_line: trawl regs prints $src as $v, not ${#unk} digits"
@@ -123,7 +124,8 @@ pane_has "lr   22222222"
 pane_has "sp   00080000"
 pane_has "psr *000001d3"
 pane_has "r2   ????????"
-pane_has "pc   ????????"
+# pc is the instruction's address (the trace line's 00008000)
+pane_has "pc   00008000"
 check_pane "$H" 9 a32
 keys j
 wait_status "line 12  ev 4/11"

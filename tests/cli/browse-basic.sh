@@ -78,7 +78,9 @@ wait_status "line 1  ev 0/21"
 keys G
 wait_status "line 37  ev 20/21"
 keys m; type_line "x1 + 8"
-wait_for "memory  x1 + 8 = 0x10000"
+# the header gives the expression's value (x1 = 0x10000 at line 37, by
+# hand: 0x10008), the rows start at its 16-byte row 0x10000
+wait_for "memory  x1 + 8 = 0x10008"
 check_mem_row "$C" 37 0x10000
 # the selected byte is 0x10008; its last write is the STR at 0x1008
 keys w

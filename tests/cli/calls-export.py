@@ -5,6 +5,9 @@
                                 $enddefinitions, every change names a
                                 declared id, times never decrease, values fit
                                 their width; then check SIGNAL's value at T.
+  vcd-history FILE SIGNAL...    the same checks, then print every change of
+                                each SIGNAL as "SIGNAL TIME HEX" (x bits
+                                kept as x), in file order.
   perfetto FILE N               Chrome Trace Event JSON: N complete slices,
                                 properly nested on every track.
 """
@@ -17,7 +20,7 @@ def fail(msg):
     sys.exit(1)
 
 
-def check_vcd(path, wants):
+def check_vcd(path, wants, quiet=False):
     toks = open(path).read().split()
     i, ids, names, in_defs = 0, {}, {}, True
     while in_defs:
@@ -90,7 +93,21 @@ def check_vcd(path, wants):
                 cur = val
         if cur is None or int(cur, 2) != int(hexval, 16):
             fail("%s at %s is %s, expected %s" % (sig, t, cur and hex(int(cur, 2)), hexval))
-    print("vcd ok: %d signals, %d changes" % (len(ids), len(history)))
+    if not quiet:
+        print("vcd ok: %d signals, %d changes" % (len(ids), len(history)))
+    return names, history
+
+
+def vcd_history(path, sigs):
+    names, history = check_vcd(path, [], quiet=True)
+    for sig in sigs:
+        ident = names.get(sig)
+        if ident is None:
+            fail("signal %s not declared" % sig)
+        for (t, idd, val) in history:
+            if idd == ident:
+                shown = "%x" % int(val, 2) if "x" not in val and "z" not in val else val
+                print(sig, t, shown)
 
 
 def check_perfetto(path, n):
@@ -119,6 +136,8 @@ def check_perfetto(path, n):
 if __name__ == "__main__":
     if sys.argv[1] == "vcd":
         check_vcd(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "vcd-history":
+        vcd_history(sys.argv[2], sys.argv[3:])
     elif sys.argv[1] == "perfetto":
         check_perfetto(sys.argv[2], int(sys.argv[3]))
     else:

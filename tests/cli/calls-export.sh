@@ -31,24 +31,64 @@ assert any(s.startswith('quicksort (2018 instructions') for s in t), t[:5]" "$_t
 		fail "svg lacks the quicksort frame"
 fi
 
-# VCD: instruction-count time; at time 4 the Thumb leaf runs (pc 0x3100)
+# VCD: instruction-count time, 1000 steps (ps) per instruction; at
+# instruction 4 the Thumb leaf runs (pc 0x3100)
 "$TRAWL" vcd "$D/calls-a32.tarmac" -o "$_tmp/a32.vcd" || fail "vcd a32"
-$PY vcd "$_tmp/a32.vcd" 0:pc=2000 4:pc=3100 3:r14=3007 5:sp=8000 2:sp=7ffc 7:encoding=eafffffe >"$_tmp/r" ||
+$PY vcd "$_tmp/a32.vcd" 0:pc=2000 4000:pc=3100 3000:r14=3007 5000:sp=8000 2000:sp=7ffc 7000:encoding=eafffffe >"$_tmp/r" ||
 	fail "$(cat "$_tmp/r")"
-# memory signals: the poll loop reads 0 from 0x2000
+grep -q '^\$timescale 1 ps \$end' "$_tmp/a32.vcd" || fail "vcd a32: timescale is not 1 ps"
+# memory signals: the poll loop reads 0 from 0x2000 (clk ticks x1000)
 "$TRAWL" vcd --timestamps "$D/stuck-poll.tarmac" -o "$_tmp/poll.vcd" || fail "vcd poll"
-$PY vcd "$_tmp/poll.vcd" 2:mem_addr=2000 2:mem_read=1 3:mem_read=0 1:x0=2000 >"$_tmp/r" || fail "$(cat "$_tmp/r")"
+$PY vcd "$_tmp/poll.vcd" 2000:mem_addr=2000 2000:mem_read=1 3000:mem_read=0 1000:x0=2000 >"$_tmp/r" || fail "$(cat "$_tmp/r")"
 grep -q "time: the trace's timestamps (clk)" "$_tmp/poll.vcd" || fail "vcd does not say its time base"
 # timestamps that go backwards are reported, not fatal
 sed 's/^4 clk IT (4)/1 clk IT (4)/' "$D/calls-a32.tarmac" >"$_tmp/back.tarmac"
 expect_stderr_has "timestamps go backwards 1 time (first at line 8)" "$TRAWL" vcd --timestamps "$_tmp/back.tarmac" -o "$_tmp/back.vcd"
 $PY vcd "$_tmp/back.vcd" >"$_tmp/r" || fail "$(cat "$_tmp/r")"
+# Each access of an STP/LDP has its own time (access j of n at +j*1000/n
+# inside the instruction's 1000 steps), so a viewer shows both; FP/SIMD
+# registers are 128-bit signals (a D write clears the top half).
+cat >"$_tmp/pair.tarmac" <<'TR'
+1 clk IT (1) 00001000 a9000be1 O EL1h_n : STP x1,x2,[sp]
+1 clk MW8 0000000000010000 1111111111111111
+1 clk MW8 0000000000010008 2222222222222222
+2 clk IT (2) 00001004 a94013e3 O EL1h_n : LDP x3,x4,[sp]
+2 clk MR8 0000000000010000 1111111111111111
+2 clk MR8 0000000000010008 2222222222222222
+2 clk R X3 1111111111111111
+2 clk R X4 2222222222222222
+3 clk IT (3) 00001008 3dc003e0 O EL1h_n : LDR q0,[sp]
+3 clk MR16 0000000000010000 22222222222222221111111111111111
+3 clk R Q0 22222222222222221111111111111111
+4 clk IT (4) 0000100c 1e6e1001 O EL1h_n : FMOV d1,#1.0
+4 clk R D1 3ff0000000000000
+5 clk IT (5) 00001010 d503201f O EL1h_n : NOP
+TR
+"$TRAWL" vcd "$_tmp/pair.tarmac" -o "$_tmp/pair.vcd" || fail "vcd pair"
+$PY vcd-history "$_tmp/pair.vcd" mem_addr mem_read mem_write v0 v1 >"$_tmp/r" || fail "$(cat "$_tmp/r")"
+cat >"$_tmp/want" <<'W'
+mem_addr 0 10000
+mem_addr 500 10008
+mem_addr 1000 10000
+mem_addr 1500 10008
+mem_addr 2000 10000
+mem_read 0 0
+mem_read 1000 1
+mem_read 3000 0
+mem_write 0 1
+mem_write 1000 0
+v0 2000 22222222222222221111111111111111
+v1 3000 3ff0000000000000
+W
+cmp -s "$_tmp/want" "$_tmp/r" || fail "vcd pair: value changes differ from the hand-worked ones:
+$(diff "$_tmp/want" "$_tmp/r")"
+grep -q 'wire 128 .* v0 ' "$_tmp/pair.vcd" || fail "vcd pair: v0 is not a 128-bit signal"
 # function names from symbols
 if [ -f "$Q/quicksort.elf" ]; then
 	"$TRAWL" vcd --image "$Q/quicksort.elf" "$Q/quicksort.tarmac" -o "$_tmp/q.vcd" || fail "vcd quicksort"
-	$PY vcd "$_tmp/q.vcd" 9:pc=8038 >"$_tmp/r" || fail "$(cat "$_tmp/r")"
+	$PY vcd "$_tmp/q.vcd" 9000:pc=8038 >"$_tmp/r" || fail "$(cat "$_tmp/r")"
 	# "quicksort" in ASCII
-	$PY vcd "$_tmp/q.vcd" 9:function=717569636b736f7274 >"$_tmp/r" || fail "function signal: $(cat "$_tmp/r")"
+	$PY vcd "$_tmp/q.vcd" 9000:function=717569636b736f7274 >"$_tmp/r" || fail "function signal: $(cat "$_tmp/r")"
 fi
 
 # truncate: 'b .' forever -> keep up to the first 'b .' (line 6)

@@ -16,16 +16,16 @@ $(head -40 "$_tmp/diff")"
 
 # fact(3): main -> fact -> fact -> fact; 27 instructions, fact 21 of them
 # (8 + 8 + 5 of its own), main's own 6 (incl. three 'B .' at the end).
-check "a64 calltree" "0x1000 @0x1000  lines 2-43  time 1-27clk  insns 27/6  [unfinished]
+check "a64 calltree" "0x1000 @0x1000  lines 2-43  time 1-28clk  insns 27/6  [unfinished]
   0x1010 @0x1010  lines 6-39  time 3-24clk  insns 21/8  from 0x1004 line 4
     0x1010 @0x1010  lines 14-34  time 8-21clk  insns 13/8  from 0x1020 line 12
       0x1010 @0x1010  lines 22-29  time 13-18clk  insns 5/5  from 0x1020 line 20" \
 	"$TRAWL" calltree "$D/calls-a64.tarmac"
-check "a64 max-depth" "0x1000 @0x1000  lines 2-43  time 1-27clk  insns 27/6  [unfinished]
+check "a64 max-depth" "0x1000 @0x1000  lines 2-43  time 1-28clk  insns 27/6  [unfinished]
   0x1010 @0x1010  lines 6-39  time 3-24clk  insns 21/8  from 0x1004 line 4" \
 	"$TRAWL" calltree --max-depth 1 "$D/calls-a64.tarmac"
 check "a64 profile csv" "name,addr,calls,incl_insns,self_insns,incl_time,self_time,max_depth
-0x1000,0x1000,1,27,6,26,5,1
+0x1000,0x1000,1,27,6,27,6,1
 0x1010,0x1010,3,21,21,21,21,3" \
 	"$TRAWL" profile --csv "$D/calls-a64.tarmac"
 check "a64 folded" "0x1000 6
@@ -51,7 +51,7 @@ cmp -s "$_tmp/ix.out" "$_tmp/file.out" || fail "--use-index tree differs: $(diff
 [ -f "$_tmp/ix.tarmac.trawlidx" ] || fail "--use-index did not build the index"
 
 # A32 main BLX -> Thumb f (PUSH {lr}; BL g; POP {pc}) -> Thumb g (BX lr)
-check "a32/thumb calltree" "0x2000 @0x2000  lines 2-14  time 1-8clk  insns 8/4  [unfinished]
+check "a32/thumb calltree" "0x2000 @0x2000  lines 2-14  time 1-9clk  insns 8/4  [unfinished]
   0x3000 @0x3000  lines 6-11  time 3-7clk  insns 4/3  from 0x2004 line 4
     0x3100 @0x3100  lines 10-10  time 5-6clk  insns 1/1  from 0x3002 line 8" \
 	"$TRAWL" calltree "$D/calls-a32.tarmac"
@@ -59,10 +59,10 @@ check "a32/thumb calltree" "0x2000 @0x2000  lines 2-14  time 1-8clk  insns 8/4  
 # two cores interleaved, cpu1 taking an IRQ inside its call (ERET back);
 # a debug event on cpu1 is not a transfer of control
 check "two cpus" "cpu 0:
-0x1000 @0x1000  lines 4-13  time 1-4clk  insns 4/3  [unfinished]
+0x1000 @0x1000  lines 4-13  time 1-5clk  insns 4/3  [unfinished]
   0x1010 @0x1010  lines 10-10  time 3-4clk  insns 1/1  from 0x1004 line 6
 cpu 1:
-0x1000 @0x1000  lines 5-19  time 1-7clk  insns 7/3  [unfinished]
+0x1000 @0x1000  lines 5-19  time 1-8clk  insns 7/3  [unfinished]
   0x1020 @0x1020  lines 11-17  time 3-7clk  insns 4/2  from 0x1004 line 8
     [CoreEvent_IRQ] @0x400  lines 14-16  time 4-6clk  insns 2/2  from 0x1020 line 12  [exception]" \
 	"$TRAWL" calltree "$D/calls-2cpu.tarmac"
@@ -183,4 +183,38 @@ if [ -f "$Q/calculator-aarch64-fastmodel.tarmac" ] && [ -f "$Q/calculator-aarch6
 		echo "SKIP (part): nm not found"
 	fi
 fi
+# A frame that never returns keeps its last instruction's tick. Worked by
+# hand: every instruction lasts 10 clk. Open at the end: 0x2000 runs 4
+# instructions from 20 to 50, ending at 50 + the step before (10) = 60, so
+# 40 clk; the root 10..60 = 50, 10 of them its own.
+cat >"$_tmp/nr.tarmac" <<'TR'
+10 clk IT (1) 00001000 94000400 O EL1h_n : BL 0x2000
+10 clk R X30 0000000000001004
+20 clk IT (2) 00002000 d503201f O EL1h_n : NOP
+30 clk IT (3) 00002004 14000000 O EL1h_n : B .
+40 clk IT (4) 00002004 14000000 O EL1h_n : B .
+50 clk IT (5) 00002004 14000000 O EL1h_n : B .
+TR
+check "never returns, profile" "name,addr,calls,incl_insns,self_insns,incl_time,self_time,max_depth
+0x1000,0x1000,1,5,1,50,10,1
+0x2000,0x2000,1,4,4,40,40,1" "$TRAWL" profile --csv "$_tmp/nr.tarmac"
+check "never returns, calltree" "0x1000 @0x1000  lines 1-6  time 10-60clk  insns 5/1  [unfinished]
+  0x2000 @0x2000  lines 3-6  time 20-60clk  insns 4/4  from 0x1000 line 1  [unfinished]" \
+	"$TRAWL" calltree "$_tmp/nr.tarmac"
+# Unwound by a reset at 50: 0x2000 ran 20..50 (30), the root 10..50 (40,
+# 10 own); after the reset the new root's two instructions at 60 and 70
+# end at 80 (20).
+cat >"$_tmp/nr2.tarmac" <<'TR'
+10 clk IT (1) 00001000 94000400 O EL1h_n : BL 0x2000
+10 clk R X30 0000000000001004
+20 clk IT (2) 00002000 d503201f O EL1h_n : NOP
+30 clk IT (3) 00002004 d503201f O EL1h_n : NOP
+50 clk E 00000000 00000001 CoreEvent_RESET
+60 clk IT (4) 00000000 d503201f O EL1h_n : NOP
+70 clk IT (5) 00000004 d503201f O EL1h_n : NOP
+TR
+check "unwound by reset, profile" "name,addr,calls,incl_insns,self_insns,incl_time,self_time,max_depth
+0x1000,0x1000,1,3,1,40,10,1
+0x0,0x0,1,2,2,20,20,1
+0x2000,0x2000,1,2,2,30,30,1" "$TRAWL" profile --csv "$_tmp/nr2.tarmac"
 finish

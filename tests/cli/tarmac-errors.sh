@@ -77,4 +77,28 @@ expect_stderr_has "cut.tarmac:4:12: the trace ends inside this line" "$TRAWL" ca
 printf '1 clk IT (1) 00008004 d2a00029 O EL3h_s : MOV      x9,#0x10000\n1 clk R X9 00000000000\n' >"$_tmp/abbr.tarmac"
 expect_stdout_has 'x9=0000000000000000' "$TRAWL" cat "$_tmp/abbr.tarmac"
 
+# One rule for memory values too: fewer digits than the access size is a
+# truncation on the input's last line (warning, line dropped, event marked
+# truncated, no read recorded) and an error on any other line (never padded
+# with invented zero bytes: 0f0000 was read as 00000f00)
+printf '1 clk IT (1) 00001000 b9400021 O EL1h_n : LDR w1,[x1]\n1 clk MR4 000ffb18 0f0000' >"$_tmp/cutm.tarmac"
+expect_exit 0 "$TRAWL" cat "$_tmp/cutm.tarmac"
+grep -q 'truncated "LDR w1,\[x1\]"$' "$_tmp/out" || fail "cut memory value: event not truncated / read kept: $(cat "$_tmp/out")"
+grep -q "cutm.tarmac:2:20: the trace ends inside this line (no newline): line dropped (memory value cut off" "$_tmp/err" ||
+	fail "cut memory value: no truncation warning: $(cat "$_tmp/err")"
+expect_exit 0 "$TRAWL" index "$_tmp/cutm.tarmac"
+printf '1 clk IT (1) 00001000 b9400021 O EL1h_n : LDR w1,[x1]\n1 clk MR4 000ffb18 0f0000\n2 clk IT (2) 00001004 d503201f O EL1h_n : NOP\n' >"$_tmp/shortm.tarmac"
+expect_exit 1 "$TRAWL" cat "$_tmp/shortm.tarmac"
+cat >"$_tmp/want" <<EOT
+trawl: cat: $_tmp/shortm.tarmac:2:20: memory value too short: 6 hex digits for a 4-byte access
+  | 1 clk MR4 000ffb18 0f0000
+  |                    ^
+EOT
+diff -u "$_tmp/want" "$_tmp/err" >/dev/null || fail "short memory value message differs: $(cat "$_tmp/err")"
+# a whole value on the last line is no truncation
+printf '1 clk IT (1) 00001000 b9400021 O EL1h_n : LDR w1,[x1]\n1 clk MR4 000ffb18 000f0000' >"$_tmp/wholem.tarmac"
+expect_exit 0 "$TRAWL" cat "$_tmp/wholem.tarmac"
+expect_stdout_has 'MR ffb18:4=00000f00' "$TRAWL" cat "$_tmp/wholem.tarmac"
+[ -s "$_tmp/err" ] && fail "whole last memory value warned: $(cat "$_tmp/err")"
+
 finish

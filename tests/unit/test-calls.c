@@ -81,6 +81,7 @@ static void exception(struct tb *t, const char *name)
 	struct trawl_event *e = add_ev(t, TRAWL_EV_EXCEPTION);
 	e->u.exc.name.ptr = name;
 	e->u.exc.name.len = (uint32_t)strlen(name);
+	e->flags |= trawl_exception_flags(name, strlen(name)); /* as readers do */
 }
 
 static struct trawl_event_batch batch(const struct tb *t)

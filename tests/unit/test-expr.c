@@ -24,6 +24,12 @@ static enum trawl_expr_name lookup(void *ctx, const char *name, size_t len, uint
 		*v = 0x80000;
 	else if (len == 7 && !memcmp(name, "$x._a.1", 7))
 		*v = 7;
+	else if (len == 13 && !memcmp(name, "Lexer::next()", 13))
+		*v = 0x210c04;
+	else if (len == 26 && !memcmp(name, "Parser::add(unsigned int&)", 26))
+		*v = 0x2110c4;
+	else if (len == 30 && !memcmp(name, "std::vector<int>::size() const", 30))
+		*v = 0x100;
 	else if (len == 2 && !memcmp(name, "x5", 2))
 		return TRAWL_EXPR_NAME_NO_VALUE;
 	else
@@ -65,6 +71,17 @@ static void values(void **state)
 	assert_int_equal(eval_ok("x19-sp"), (uint64_t)0x40010000 - 0x8000fff0);
 }
 
+/* demangled C++ names are one name (addresses from nm -C of the corpus
+ * calculator: Lexer::next() at 0x210c04, Parser::add at 0x2110c4) */
+static void cxx_names(void **state)
+{
+	assert_int_equal(eval_ok("Lexer::next()"), 0x210c04);
+	assert_int_equal(eval_ok("Lexer::next() + 8"), 0x210c0c);
+	assert_int_equal(eval_ok("(Lexer::next())-4"), 0x210c00);
+	assert_int_equal(eval_ok("Parser::add(unsigned int&)"), 0x2110c4);
+	assert_int_equal(eval_ok("std::vector<int>::size() const+1"), 0x101);
+}
+
 static void check_error(const char *s, enum trawl_status want, uint32_t col, const char *msg)
 {
 	int calls = 0;
@@ -99,6 +116,11 @@ static void errors(void **state)
 	check_error("1*2", TRAWL_ERR_USAGE, 2, "unexpected '*'");
 	check_error("1+-2", TRAWL_ERR_USAGE, 3, "two operators");
 	check_error("#5", TRAWL_ERR_USAGE, 1, "unexpected '#'");
+	/* a C++ name is looked up whole, and reported whole */
+	check_error("Lexer::nope() + 1", TRAWL_ERR_USAGE, 1, "no register or symbol 'Lexer::nope()'");
+	/* unbalanced: not a C++ name, the plain name is what is looked up */
+	check_error("main(", TRAWL_ERR_USAGE, 5, "unexpected '('");
+	check_error("main::", TRAWL_ERR_USAGE, 5, "unexpected ':'");
 }
 
 static void hostile(void **state)
@@ -125,6 +147,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(values),
+		cmocka_unit_test(cxx_names),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(hostile),
 	};

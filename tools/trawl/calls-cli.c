@@ -45,65 +45,6 @@ static void debug_line(void *ctx, const struct trawl_event *ev, const char *msg)
 	fprintf(stderr, "calls: line %" PRIu64 " cpu%u: %s\n", ev->line, (unsigned)ev->cpu, msg);
 }
 
-/* The fast path: events as the index keeps them (PC, encoding, line,
- * time, CPU, kind), in batches, through the same detector. The index has no
- * register values, so the link-register and stack-pointer rules stay off. */
-static int read_index(struct calls_run *r)
-{
-	struct trawl_index *ix = NULL;
-	struct trawl_error err;
-	trawl_error_clear(&err);
-	int rc = 0, built = 0;
-	static struct trawl_event evs[4096];
-	if (trawl_index_open_trace(&ix, r->to.path, NULL, NULL, &built, &err) != TRAWL_OK)
-		return cli_report(r->to.cmd, &err);
-	uint64_t n = trawl_index_event_count(ix);
-	struct trawl_index_info info;
-	trawl_index_get_info(ix, &info);
-	static struct trawl_index_event ies[4096];
-	for (uint64_t i = 0; i < n;) {
-		size_t k = n - i < 4096 ? (size_t)(n - i) : 4096;
-		/* one windowed read per batch: memory stays bounded */
-		if (trawl_index_events(ix, i, k, ies, &err) != TRAWL_OK) {
-			rc = cli_report(r->to.cmd, &err);
-			goto out;
-		}
-		for (size_t j = 0; j < k; j++) {
-			const struct trawl_index_event *e = &ies[j];
-			struct trawl_event *ev = &evs[j];
-			memset(ev, 0, sizeof *ev);
-			ev->seq = e->seq;
-			ev->line = e->line;
-			ev->nlines = e->nlines;
-			ev->kind = e->kind;
-			ev->flags = e->flags;
-			ev->offset = e->offset;
-			ev->length = e->length;
-			ev->time = e->time;
-			ev->time_unit = (uint16_t)info.time_unit;
-			ev->cpu = e->cpu;
-			if (e->kind == TRAWL_EV_INSN) {
-				ev->u.insn.pc = e->pc;
-				ev->u.insn.encoding = e->encoding;
-				ev->u.insn.iset = e->iset;
-				ev->u.insn.el = e->el;
-				ev->u.insn.width = e->width;
-			}
-		}
-		i += k;
-		struct trawl_event_batch b = { .events = evs, .count = k };
-		r->events += k;
-		if (trawl_calls_add(r->calls, &b, &err) != TRAWL_OK) {
-			rc = cli_report(r->to.cmd, &err);
-			goto out;
-		}
-	}
-	trawl_calls_finish(r->calls);
-out:
-	trawl_index_close(ix);
-	return rc;
-}
-
 int calls_run_read(struct calls_run *r)
 {
 	struct trawl_reader *rd = NULL;
@@ -129,7 +70,7 @@ int calls_run_read(struct calls_run *r)
 		goto out;
 	}
 	if (r->use_index) {
-		rc = read_index(r);
+		rc = calls_read_index(r);
 		goto out;
 	}
 	struct cli_progress prog;

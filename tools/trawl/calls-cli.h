@@ -37,6 +37,8 @@ struct calls_run {
 	uint64_t events;
 };
 
+/* The --use-index path of calls_run_read (calls-index.c). */
+int calls_read_index(struct calls_run *r);
 /* Start: cmd is the command name for messages. */
 int calls_run_init(struct calls_run *r, const char *cmd);
 /* --debug[=calls] (CALLS_OPTIONS' callback; ctx is the struct calls_run). */

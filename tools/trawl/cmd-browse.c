@@ -95,6 +95,7 @@ int cmd_browse(int argc, char **argv)
 			goto out;
 		}
 		snprintf(b.mem_expr, sizeof b.mem_expr, "%s", mem);
+		b.mem_value = addr;
 		b.mem_addr = addr & ~(uint64_t)15;
 		b.sel_addr = addr;
 		b.mem_set = 1;

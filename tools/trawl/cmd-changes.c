@@ -131,10 +131,10 @@ int cmd_changes(int argc, char **argv)
 	struct trawl_error err;
 	if ((rc = index_cli_line(&c, from, &w.ev1)) || (rc = index_cli_line(&c, to, &w.ev2)))
 		goto out;
-	if (w.ev1 > w.ev2) {
-		uint64_t t = w.ev1;
-		w.ev1 = w.ev2;
-		w.ev2 = t;
+	if (w.ev1 > w.ev2) { /* swapping silently would hide a typo */
+		rc = cli_usage("changes", "--from %s is after --to %s: give the earlier line first",
+			       from, to);
+		goto out;
 	}
 	if (c.json)
 		printf("{\"from\":%llu,\"to\":%llu,\"changes\":[", (unsigned long long)w.ev1,

@@ -42,6 +42,7 @@ int cmd_index(int argc, char **argv)
 		struct trawl_index_build_options opt;
 		memset(&opt, 0, sizeof opt);
 		opt.reader = c.to.opt;
+		index_cli_warnings(&c, &opt.reader); /* --force must not hide them */
 		struct trawl_trace_id id;
 		cli_progress_start(&p, "indexing",
 				   trawl_trace_id_get(c.to.path, &id, NULL) ? 0 : id.size);

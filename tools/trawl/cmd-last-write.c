@@ -58,7 +58,7 @@ static int run(int argc, char **argv, const char *name, int dir)
 	uint64_t ev, found;
 	struct trawl_error err;
 	enum trawl_status st;
-	if ((rc = index_cli_line(&c, at, &ev)))
+	if ((rc = index_cli_line(&c, at, &ev)) || (cpu_arg && (rc = index_cli_check_cpu(&c, cpu))))
 		goto out;
 	if (is_mem) {
 		st = dir < 0 ? trawl_index_last_write_mem(c.ix, ev, addr, len, &found, &err)

@@ -42,6 +42,10 @@ int cmd_regs(int argc, char **argv)
 	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
+	if (cpu_arg && (rc = index_cli_check_cpu(&c, cpu))) {
+		index_cli_close(&c);
+		return rc;
+	}
 	uint64_t ev;
 	struct trawl_error err;
 	struct trawl_index_regs regs;

@@ -27,6 +27,12 @@ static void print_warning(void *ctx, const struct trawl_error *w)
 	cli_warn(c->to.cmd, "%s", buf);
 }
 
+void index_cli_warnings(struct index_cli *c, struct trawl_reader_options *o)
+{
+	o->warn = print_warning;
+	o->warn_ctx = c;
+}
+
 int index_cli_open(struct index_cli *c)
 {
 	struct trawl_error err;
@@ -72,6 +78,22 @@ int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev)
 	if (trawl_index_event_at_line(c->ix, line, ev, &err))
 		return cli_report(c->to.cmd, &err);
 	return 0;
+}
+
+int index_cli_check_cpu(struct index_cli *c, uint64_t cpu)
+{
+	struct trawl_index_info info;
+	trawl_index_get_info(c->ix, &info);
+	unsigned n = info.cpus ? info.cpus : 1;
+	if (cpu < n)
+		return 0;
+	/* asking about a core the trace never shows is a wrong question, not
+	 * lost data: a usage error, for every command taking --cpu */
+	if (n == 1)
+		return cli_usage(c->to.cmd, "--cpu %llu: the trace has only core 0",
+				 (unsigned long long)cpu);
+	return cli_usage(c->to.cmd, "--cpu %llu: the trace has cores 0-%u",
+			 (unsigned long long)cpu, n - 1);
 }
 
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len)

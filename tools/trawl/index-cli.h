@@ -45,7 +45,13 @@ int index_cli_open(struct index_cli *c);
 int index_cli_close(struct index_cli *c);
 
 /* --at LINE -> event; prints the error and returns an exit code, or 0. */
+/* The reader's warnings (a cut last line, writes on loads ...) printed as
+ * the command's, as index_cli_open does when it builds the index. */
+void index_cli_warnings(struct index_cli *c, struct trawl_reader_options *o);
 int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev);
+/* --cpu N names a core the trace has (0 .. highest core seen); otherwise
+ * a usage error (exit 2) naming the cores it does have. */
+int index_cli_check_cpu(struct index_cli *c, uint64_t cpu);
 
 /* The first line of an event's text in the trace ("" when not mapped). */
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len);

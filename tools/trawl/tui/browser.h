@@ -71,6 +71,7 @@ struct browser {
 	/* the memory pane */
 	char mem_expr[128];
 	uint64_t mem_addr;                  /* first byte shown (16-aligned) */
+	uint64_t mem_value;                 /* what mem_expr evaluated to */
 	int mem_set;
 	uint64_t mem_ref;                   /* reference event, NO_EVENT = the one before */
 	uint32_t mem_rows;                  /* rows the pane showed last (set by layout) */
@@ -158,6 +159,9 @@ extern const unsigned core_reg_max;
 unsigned nav_sel_row(const struct browser *b);
 /* Is the current event AArch32 (A32 or T32)? */
 int nav_is_a32(const struct browser *b);
+/* The pc the register pane and expressions show: the address of the
+ * current instruction when it is the shown CPU's; 0 when there is none. */
+int nav_pc(const struct browser *b, uint64_t *pc);
 /* The name of reg in the pane for the current event: in AArch32 r0-r12,
  * lr and sp/pc (written into buf when not the index's name), the index's
  * name otherwise. */

@@ -95,6 +95,7 @@ static void ask_mem(struct browser *b)
 	if (!nav_eval(b, buf, &a))
 		return;
 	snprintf(b->mem_expr, sizeof b->mem_expr, "%s", buf);
+	b->mem_value = a;
 	b->mem_addr = a & ~(uint64_t)15;
 	b->sel_addr = a;
 	b->mem_set = 1;

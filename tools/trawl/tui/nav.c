@@ -474,6 +474,16 @@ void nav_load_regs(struct browser *b)
 	b->regs_cpu = b->cpu;
 }
 
+int nav_pc(const struct browser *b, uint64_t *pc)
+{
+	/* the index keeps the PC in each instruction's event, not as a
+	 * register write: it is the shown CPU's pc while it executes */
+	if (b->cur.kind != TRAWL_EV_INSN || b->cur.cpu != b->cpu)
+		return 0;
+	*pc = nav_is_a32(b) ? b->cur.pc & 0xffffffffu : b->cur.pc;
+	return 1;
+}
+
 /* Names in expressions: registers of the shown CPU at the current event
  * (as the trace names them: x0, w0, sp, pc ...), then image symbols. */
 static enum trawl_expr_name lookup(void *ctx, const char *name, size_t len, uint64_t *value)
@@ -485,9 +495,14 @@ static enum trawl_expr_name lookup(void *ctx, const char *name, size_t len, uint
 		return TRAWL_EXPR_NAME_UNKNOWN_NAME;
 	memcpy(buf, name, len);
 	buf[len] = 0;
-	if (trawl_reg_parse(name, len, TRAWL_REG_STATE_GUESS, &ref) &&
+	/* names mean what they mean in the current event's state: sp and lr
+	 * are 32 bits in AArch32 (the high half of their storage is unknown) */
+	if (trawl_reg_parse(name, len, nav_is_a32(b) ? TRAWL_REG_STATE_A32 : TRAWL_REG_STATE_A64,
+			    &ref) &&
 	    ref.reg < TRAWL_REG_V0) {
 		const uint8_t *v, *k;
+		if (ref.reg == TRAWL_REG_PC && nav_pc(b, value))
+			return TRAWL_EXPR_NAME_OK;
 		nav_load_regs(b);
 		uint32_t w = trawl_index_regs_view(&b->regs, ref.reg, &v, &k);
 		uint32_t n = ref.size ? ref.size : w - ref.offset;

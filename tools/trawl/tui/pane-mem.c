@@ -40,7 +40,7 @@ void pane_mem_draw(struct browser *b, const struct rect *r)
 			snprintf(ref, sizeof ref, "event %llu", (unsigned long long)ref_ev);
 	}
 	snprintf(title, sizeof title, "memory  %s = 0x%llx   highlighted: changed since %s",
-		 b->mem_expr, (unsigned long long)b->mem_addr, ref);
+		 b->mem_expr, (unsigned long long)b->mem_value, ref);
 	draw_title(r, title);
 	if (!len)
 		return;

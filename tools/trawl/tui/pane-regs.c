@@ -65,6 +65,15 @@ static void draw_reg_bytes(const struct browser *b, int y, int x, int w, uint32_
 	}
 }
 
+/* The pc row: the current instruction's address (nav_pc), digits wide.
+ * It is never marked changed: it changes on every instruction. */
+static void draw_pc(int y, int x, int w, uint64_t pc, int digits, int sel)
+{
+	char t[20];
+	snprintf(t, sizeof t, "%0*llx", digits, (unsigned long long)pc);
+	draw_str(y, x, w, t, (size_t)digits, sel ? (int)A_REVERSE : 0);
+}
+
 void pane_regs_draw(struct browser *b, const struct rect *r, int cols)
 {
 	char title[64];
@@ -106,7 +115,10 @@ void pane_regs_draw(struct browser *b, const struct rect *r, int cols)
 		draw_str(y, x, avail, nm, strlen(nm),
 			 sel ? CP(COL_SELECT) | (int)A_BOLD :
 			 b->target == FOCUS_REGS && sel_row == i ? (int)A_UNDERLINE : (int)A_BOLD);
-		if (avail > 5)
+		uint64_t pc;
+		if (reg == TRAWL_REG_PC && avail > 5 && nav_pc(b, &pc))
+			draw_pc(y, x + 5, avail - 5, pc, nav_is_a32(b) ? 8 : 16, sel);
+		else if (avail > 5)
 			draw_reg_bytes(b, y, x + 5, avail - 5, reg, 0, shown_or_full(b, reg), sel);
 	}
 }
