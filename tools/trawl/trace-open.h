@@ -26,6 +26,11 @@ int trace_option(struct trace_open *to, int argc, char **argv, int *i);
  * (0 on success). */
 int trace_reader_open(struct trace_open *to, struct trawl_reader **out);
 
+/* The same over an input the command opened itself (to tap its bytes);
+ * the reader takes `in`, also when this fails. */
+int trace_reader_open_input(struct trace_open *to, struct trawl_input *in,
+			    struct trawl_reader **out);
+
 /* How far through its input a reader is, in the units of
  * trawl_input_raw_size: parsed bytes for plain files (handed out as one
  * mapped chunk), compressed bytes consumed otherwise. */
