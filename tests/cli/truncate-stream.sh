@@ -65,6 +65,16 @@ cmp -s "$_tmp/pipe" "$_tmp/file" || fail "pipe and file cuts differ ($(wc -c <"$
 head -n $((2 * P + 16)) "$_tmp/gen.tarmac" | cmp -s - "$_tmp/file" ||
 	fail "generated file: kept $(wc -l <"$_tmp/file") lines, expected $((2 * P + 16))"
 
+# An output that cannot be written stops the reading too (exit 1, says so)
+# rather than reading a pipe that never ends.
+if [ -w /dev/full ]; then
+	{ timeout 120 awk -v P=100000000 -v TURNS=0 -f "$TRAWL_SRC/tests/cli/truncate-gen.awk"; echo $? >"$_tmp/prod_rc"; } |
+		"$TRAWL" truncate - -o /dev/full 2>"$_tmp/pe"
+	[ $? = 1 ] || fail "/dev/full: exit status should be 1"
+	[ "$(cat "$_tmp/prod_rc")" != 124 ] || fail "/dev/full: trawl kept reading until the producer was killed"
+	grep -q "cannot write '/dev/full'" "$_tmp/pe" || fail "/dev/full message: $(cat "$_tmp/pe")"
+fi
+
 # Written as it goes: a producer that prints ~18 MB that never loops and then
 # hangs. Everything but the last input chunk (4 MiB) and the events held
 # back must already be in the file; killing trawl then leaves it there.

@@ -12,15 +12,16 @@ static const char truncate_usage[] =
 	"\n"
 	"Copies TRACE (a file or - for standard input; .gz/.zst are decompressed)\n"
 	"up to the point where execution got stuck: once one turn of a loop has\n"
-	"been repeated identically N times in a row (same PCs, same register and\n"
-	"memory effects, same exceptions) the copy keeps one turn of it, with the\n"
-	"exception and register lines of its last instruction, and stops reading.\n"
-	"A crash loop through an exception vector and a core repeating its\n"
-	"exception-reason line (lockup) count as loops. A trace that ends before\n"
-	"any loop is certain is copied whole (\"not stuck\"). The copy is written\n"
-	"as the trace is read, so a pipe from a simulator that never stops works;\n"
-	"a pipe and a file of the same text give the same bytes. What was found is\n"
-	"reported on standard error; the exit status is 0 either way.\n"
+	"been seen --repeats times in a row, identical each time (same PCs, same\n"
+	"register and memory effects, same exceptions), the copy keeps one turn\n"
+	"of it, with the exception and register lines of its last instruction,\n"
+	"and stops reading. A crash loop through an exception vector and a core\n"
+	"repeating its exception-reason line (lockup) count as loops. A trace\n"
+	"that ends before any loop is certain is copied whole (\"not stuck\").\n"
+	"The copy is written as the trace is read, so a pipe from a simulator\n"
+	"that never stops works; a pipe and a file of the same text give the\n"
+	"same bytes. What was found is reported on standard error; the exit\n"
+	"status is 0 either way.\n"
 	"\n"
 	"Options:\n"
 	"  -o OUT            output file (default: standard output)\n"
@@ -43,6 +44,7 @@ struct copy {
 	uint64_t base;
 	uint64_t written;
 	int failed;                 /* a write failed: nothing more is written */
+	int errnum;                 /* its errno */
 };
 
 static enum trawl_status copy_tap(void *ctx, const struct trawl_chunk *ch,
@@ -85,8 +87,10 @@ static void copy_upto(struct copy *c, uint64_t upto)
 		return;
 	size_t n = (size_t)(upto - c->written);
 	const char *p = c->map ? c->map + c->written : c->buf + (c->written - c->base);
-	if (fwrite(p, 1, n, c->out) != n || fflush(c->out) != 0)
+	if (fwrite(p, 1, n, c->out) != n || fflush(c->out) != 0) {
 		c->failed = 1;
+		c->errnum = errno;
+	}
 	c->written = upto;
 }
 
@@ -125,6 +129,8 @@ static int run(struct trace_open *to, struct trawl_reader *rd, struct trawl_stuc
 			break;
 	}
 	trace_report_skipped(to, rd);
+	if (c->failed)
+		return 0; /* the caller says the output could not be written */
 	trawl_stuck_result(s, &res);
 	if (res.stuck) {
 		copy_upto(c, res.cut_offset);
@@ -207,12 +213,17 @@ int cmd_truncate(int argc, char **argv)
 	}
 	rc = run(&to, rd, s, &c);
 out:
-	if (c.out && c.out != stdout && fclose(c.out) != 0)
+	if (c.out && c.out != stdout && fclose(c.out) != 0 && !c.failed) {
 		c.failed = 1;
-	if (c.out == stdout && fflush(stdout) != 0)
+		c.errnum = errno;
+	}
+	if (c.out == stdout && fflush(stdout) != 0 && !c.failed) {
 		c.failed = 1;
+		c.errnum = errno;
+	}
 	if (c.failed && !rc) {
-		cli_error("truncate", "cannot write '%s'", out_path ? out_path : "standard output");
+		cli_error("truncate", "cannot write '%s': %s", out_path ? out_path : "standard output",
+			  strerror(c.errnum));
 		rc = EXIT_BAD_INPUT;
 	}
 	trawl_reader_close(rd);
