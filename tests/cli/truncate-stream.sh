@@ -92,10 +92,12 @@ while [ $i -lt 600 ] && [ "$(size "$_tmp/live")" -lt $want ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-kill $tpid 2>/dev/null
+# the producer first (then its cat, if still writing, gets SIGPIPE from
+# trawl's end of the fifo), then trawl
 kill $ppid 2>/dev/null
-wait $tpid 2>/dev/null
+kill $tpid 2>/dev/null
 wait $ppid 2>/dev/null
+wait $tpid 2>/dev/null
 got=$(size "$_tmp/live")
 [ "$got" -ge $want ] || fail "live: only $got bytes written of $(wc -c <"$_tmp/prefix.tarmac") read (want >= $want)"
 head -c "$got" "$_tmp/prefix.tarmac" | cmp -s - "$_tmp/live" || fail "live: what was written is not the start of the trace"
