@@ -1,10 +1,14 @@
 /* A program that goes wrong on purpose, to show how trawl emulate reports
  * guest faults (message with PC and address, partial trace, exit 1).
- *   faults null | jump | udf | syscall | abort | exit N */
+ *   faults null | jump | udf | syscall | abort | exit N | spin
+ * `spin` hangs instead: it polls a flag nothing ever sets (a trace that
+ * never ends, for `trawl truncate`; run it with -n). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static volatile int never_set;
 
 int main(int argc, char **argv)
 {
@@ -25,6 +29,9 @@ int main(int argc, char **argv)
 		__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8) : "memory");
 	} else if (strcmp(what, "abort") == 0) {
 		abort();
+	} else if (strcmp(what, "spin") == 0) {
+		while (!never_set)
+			;
 	} else if (strcmp(what, "exit") == 0) {
 		return argc > 2 ? atoi(argv[2]) : 0;
 	}

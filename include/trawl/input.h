@@ -64,6 +64,15 @@ enum trawl_status trawl_input_next(struct trawl_input *in, struct trawl_chunk *c
 
 void trawl_input_close(struct trawl_input *in);
 
+/* A tap sees every chunk trawl_input_next hands out, before its caller
+ * does: a tool that gives an input to a reader can still keep the bytes
+ * (trawl truncate copies the text it has read as it goes). An error it
+ * returns (with err filled) is returned by trawl_input_next. fn NULL
+ * removes the tap. */
+typedef enum trawl_status (*trawl_input_tap_fn)(void *ctx, const struct trawl_chunk *chunk,
+						struct trawl_error *err);
+void trawl_input_set_tap(struct trawl_input *in, trawl_input_tap_fn fn, void *ctx);
+
 const char *trawl_input_name(const struct trawl_input *in);
 enum trawl_compression trawl_input_compression(const struct trawl_input *in);
 /* Size of the underlying file in bytes (compressed size for compressed

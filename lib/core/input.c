@@ -52,6 +52,9 @@ struct trawl_input {
 	size_t tail_start, tail_len;  /* unfinished line to move before next chunk */
 	int decoded_eof;
 	int done;
+
+	trawl_input_tap_fn tap;       /* sees every chunk handed out, or NULL */
+	void *tap_ctx;
 };
 
 static enum trawl_status input_alloc(struct trawl_input **out, const char *name,
@@ -393,8 +396,8 @@ static enum trawl_status next_streamed(struct trawl_input *in, struct trawl_chun
 	return TRAWL_OK;
 }
 
-enum trawl_status trawl_input_next(struct trawl_input *in, struct trawl_chunk *chunk,
-				   struct trawl_error *err)
+static enum trawl_status input_next(struct trawl_input *in, struct trawl_chunk *chunk,
+				    struct trawl_error *err)
 {
 	if (in->done)
 		return TRAWL_END;
@@ -433,6 +436,21 @@ enum trawl_status trawl_input_next(struct trawl_input *in, struct trawl_chunk *c
 	if (st && err && !err->file[0])
 		trawl_error_at(err, in->name, 0, 0, in->out_offset);
 	return st;
+}
+
+enum trawl_status trawl_input_next(struct trawl_input *in, struct trawl_chunk *chunk,
+				   struct trawl_error *err)
+{
+	enum trawl_status st = input_next(in, chunk, err);
+	if (st == TRAWL_OK && in->tap)
+		st = in->tap(in->tap_ctx, chunk, err);
+	return st;
+}
+
+void trawl_input_set_tap(struct trawl_input *in, trawl_input_tap_fn fn, void *ctx)
+{
+	in->tap = fn;
+	in->tap_ctx = ctx;
 }
 
 void trawl_input_close(struct trawl_input *in)

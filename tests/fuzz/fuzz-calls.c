@@ -5,6 +5,7 @@
  * must never crash, hang or read out of bounds. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trawl/calls.h"
@@ -26,17 +27,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (trawl_calls_create(&c, &copt, NULL) != TRAWL_OK ||
 	    trawl_stuck_create(&s, 8, 2, NULL) != TRAWL_OK)
 		goto out;
+	uint64_t safe = 0, end = 0;
 	for (;;) {
 		struct trawl_event_batch b;
 		if (trawl_reader_next(r, &b, NULL) != TRAWL_OK)
 			break;
-		trawl_stuck_add(s, &b);
+		int certain = trawl_stuck_add(s, &b);
+		/* what truncate writes as it goes is never taken back, never
+		 * runs ahead of the events read */
+		uint64_t now = trawl_stuck_safe_offset(s);
+		if (b.count && !certain)
+			end = b.events[b.count - 1].offset + b.events[b.count - 1].length;
+		if (now < safe || (!certain && now > end))
+			abort();
+		safe = now;
 		if (trawl_calls_add(c, &b, NULL) != TRAWL_OK)
 			break;
 	}
 	trawl_calls_finish(c);
 	struct trawl_stuck_result res;
 	trawl_stuck_result(s, &res);
+	if (res.stuck && res.cut_offset != safe)
+		abort();
 	FILE *sink = fopen("/dev/null", "w");
 	if (sink) {
 		struct trawl_profile p;

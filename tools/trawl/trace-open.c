@@ -34,6 +34,18 @@ void trace_report_skipped(const struct trace_open *to, const struct trawl_reader
 	}
 }
 
+int trace_reader_open_input(struct trace_open *to, struct trawl_input *in,
+			    struct trawl_reader **out)
+{
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	to->opt.warn = print_warning;
+	to->opt.warn_ctx = to;
+	if (trawl_reader_open_input(out, in, &to->opt, &err) != TRAWL_OK)
+		return cli_report(to->cmd, &err);
+	return 0;
+}
+
 uint64_t trace_progress(struct trawl_reader *r)
 {
 	struct trawl_input *in = trawl_reader_input(r);

@@ -28,6 +28,11 @@ struct trace_open {
  * (0 on success). */
 int trace_reader_open(struct trace_open *to, struct trawl_reader **out);
 
+/* The same over an input the command opened itself (to tap its bytes);
+ * the reader takes `in`, also when this fails. */
+int trace_reader_open_input(struct trace_open *to, struct trawl_input *in,
+			    struct trawl_reader **out);
+
 /* How far through its input a reader is, in the units of
  * trawl_input_raw_size: parsed bytes for plain files (handed out as one
  * mapped chunk), compressed bytes consumed otherwise. */
