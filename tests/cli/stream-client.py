@@ -215,8 +215,9 @@ def dump(path):
     out = hello()
     for r in range(8):
         out += w.chunk(4, struct.pack("<IIQQ", r, 0, 5000 + r, 5001 + r))
+    out += w.chunk(5)
     body, _ = trace_chunks(w, 10**12)
-    out += w.chunk(5) + b"".join(body)
+    out += b"".join(body)
     with open(path, "wb") as f:
         f.write(bytes([int(sys.argv[3]) if len(sys.argv) > 3 else 7]) + out)
 
