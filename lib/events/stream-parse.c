@@ -482,7 +482,9 @@ static enum trawl_status grow(struct trawl_sp_parser *p, size_t need, struct tra
 		return TRAWL_OK;
 	if (need > room)
 		return over_limit(p, err);
-	size_t ncap = p->cap ? p->cap : 65536;
+	/* small first: under a tight limit, room the buffer does not take is
+	 * room the class table can still use */
+	size_t ncap = p->cap ? p->cap : 4096;
 	while (ncap < need)
 		ncap *= 2;
 	if (ncap > room)
@@ -514,10 +516,13 @@ enum trawl_status trawl_sp_parser_feed(struct trawl_sp_parser *p, const uint8_t 
 			goto keep;
 	}
 	while (len) {
-		size_t full = p->max_chunk + TRAWL_SP_CHUNK_HEADER + TRAWL_SP_HELLO_SIZE;
-		size_t take = len;
-		if (p->len + take > full)
-			take = full - p->len;
+		/* take what fits: many small chunks pass even a tight limit */
+		size_t room = buffer_room(p);
+		if (p->len >= room)
+			return room < p->max_chunk + TRAWL_SP_CHUNK_HEADER + TRAWL_SP_HELLO_SIZE
+				       ? over_limit(p, err)
+				       : violation(p, err, 0, "chunk does not fit the buffer");
+		size_t take = len < room - p->len ? len : room - p->len;
 		if ((st = grow(p, p->len + take, err)))
 			return st;
 		memcpy(p->buf + p->len, data, take);
@@ -531,8 +536,6 @@ enum trawl_status trawl_sp_parser_feed(struct trawl_sp_parser *p, const uint8_t 
 		p->consumed += used;
 		if (stop)
 			break;
-		if (used == 0 && take == 0)
-			return violation(p, err, 0, "chunk does not fit the buffer");
 	}
 keep:
 	if (len) {
@@ -543,6 +546,13 @@ keep:
 			return st;
 		memcpy(p->buf + p->len, data, len);
 		p->len += len;
+	}
+	if (p->len == 0 && p->cap > 65536) {
+		/* a big chunk has gone through: give its memory back, so the
+		 * connection no longer counts it against the listener's total */
+		free(p->buf);
+		p->buf = NULL;
+		p->cap = 0;
 	}
 	return TRAWL_OK;
 }

@@ -5,7 +5,7 @@
 #  - 40 streams with one bit flipped each: all 40 refused, exit 1, and what
 #    was written is exactly the stream's packets before the damage
 #  - 70 idle, half-hello and byte-a-second clients do not lock out a real
-#    one (--idle-timeout 1)
+#    one (--idle-timeout 1), and a quiet real one is not timed out
 #  - --max-total holds: 8 clients each holding a 4 MiB partial chunk under
 #    an 8 MiB bound; some are dropped, naming the bound, and the listener's
 #    peak memory stays below what the 32 MiB would need
@@ -81,6 +81,15 @@ wait $lpid
 [ $? = 1 ] || fail "listener should exit 1 after dropping idle clients"
 if [ -x "$demo" ]; then
 	"$TRAWL" events stats "$_tmp/I" | grep -Eq "^0 +0 +200  net:RX$" || fail "the real client's events"
+fi
+
+# a quiet program (nothing flushed for 3 s) is kept alive by its keepalives
+if [ -x "$demo" ]; then
+	start_listener "$_tmp/Q" --idle-timeout 1 --count 1
+	TRAWL_REC_FLUSH_MS=0 TRAWL_REC_STREAM=127.0.0.1:$port "$demo" --threads 1 --packets 300 --pace 1000000 \
+		--out "$_tmp/fbQ" >"$_tmp/dQ" || fail "quiet program failed"
+	wait $lpid || fail "listener dropped a quiet program: $(grep warning "$_tmp/Q.log")"
+	grep -q "trace in the listener" "$_tmp/dQ" || fail "quiet program fell back: $(cat "$_tmp/dQ")"
 fi
 
 # ---- total memory bound ----

@@ -430,6 +430,19 @@ static void test_stream_parser(void **state)
 	assert_int_equal(st, TRAWL_ERR_LIMIT);
 	assert_true(trawl_sp_parser_buffered(p) <= 100 + 32 * (sizeof(struct trawl_sw_class) + 4));
 	trawl_sp_parser_destroy(p);
+	/* the parser's first buffer (4096 bytes) and class table (32) are
+	 * enough, however the bytes arrive: all at once, or 200 at a time */
+	for (size_t step = 200; step <= w.n; step += w.n - 200) {
+		assert_int_equal(trawl_sp_parser_create(&p, 65536, &err), TRAWL_OK);
+		trawl_sp_parser_set_limit(p, 4096 + 32 * (sizeof(struct trawl_sw_class) + 4));
+		for (size_t off = 0; off < w.n; off += step) {
+			size_t k = w.n - off < step ? w.n - off : step;
+			if (trawl_sp_parser_feed(p, w.b + off, k, NULL, NULL, &err) != TRAWL_OK)
+				fail_msg("step %zu off %zu: %s", step, off, err.message);
+		}
+		assert_true(trawl_sp_parser_ended(p));
+		trawl_sp_parser_destroy(p);
+	}
 }
 
 /* Moving a packet onto the listener's clock adds the delta to its begin,
