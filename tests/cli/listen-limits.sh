@@ -108,9 +108,12 @@ wait $lpid
 grep -q "from 127.0.0.1:[0-9]*: byte [0-9]*: all connections together would hold more than --max-total 8388608 bytes" \
 	"$_tmp/M.log" || fail "memory refusal not reported: $(grep warning "$_tmp/M.log" | head -3)"
 # 8 x 4 MiB held would be 32 MiB more; the bound is 8 MiB (12 MiB allows
-# for the allocator and socket reads)
-[ -n "$peak" ] && [ -n "$base" ] && [ $((peak - base)) -lt 12288 ] ||
-	fail "listener grew from ${base:-?} to ${peak:-?} kB: more than the 8 MiB bound"
+# for the allocator and socket reads). Not under ASan, whose quarantine
+# keeps every buffer a realloc gave up.
+if [ -z "${TRAWL_ASAN:-}" ]; then
+	[ -n "$peak" ] && [ -n "$base" ] && [ $((peak - base)) -lt 12288 ] ||
+		fail "listener grew from ${base:-?} to ${peak:-?} kB: more than the 8 MiB bound"
+fi
 
 # ---- version 1 ----
 start_listener "$_tmp/V"
