@@ -159,7 +159,7 @@ char *trawl_ctf_meta_text(const struct trawl_ctf_meta *m)
 	sb_quoted(&b, m->tracer);
 	sb_printf(&b, ";\n\tpid = %u;\n\tprocname = ", m->pid);
 	sb_quoted(&b, m->procname);
-	sb_printf(&b, ";\n};\n\n");
+	sb_printf(&b, ";\n%s};\n\n", m->env_extra ? m->env_extra : "");
 	sb_printf(&b,
 		  "clock {\n\tname = trawl;\n"
 		  "\tdescription = \"cycle counter calibrated to CLOCK_MONOTONIC nanoseconds\";\n"

@@ -21,6 +21,7 @@
  */
 #include "rec-int.h"
 #include "trawl/rec.h"
+#include "trawl/rec-proto.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -154,6 +155,8 @@ static void clock_pair(uint64_t *ticks, uint64_t *ns)
 	}
 }
 
+static int64_t test_clock_skew(void);
+
 /* Tie the cycle counter to CLOCK_MONOTONIC: two pairs 20 ms apart on x86
  * (no architectural frequency register), CNTFRQ on AArch64. */
 static void calibrate(void)
@@ -174,6 +177,7 @@ static void calibrate(void)
 #endif
 	uint64_t rt = mono_ns(CLOCK_REALTIME), mo = mono_ns(CLOCK_MONOTONIC);
 	uint64_t off = rt > mo ? rt - mo : 0;
+	R.mono0 += (uint64_t)test_clock_skew();
 	R.meta.clock_offset_s = (int64_t)(off / 1000000000ull);
 	R.meta.clock_offset_ns = (uint32_t)(off % 1000000000ull);
 }
@@ -183,6 +187,21 @@ static uint64_t ticks_to_ns(uint64_t t)
 	double d = (double)(int64_t)(t - R.tsc0) * R.ns_per_tick;
 	int64_t v = (int64_t)R.mono0 + (int64_t)d;
 	return v < 0 ? 0 : (uint64_t)v;
+}
+
+uint64_t rec_clock_now(void)
+{
+	return ticks_to_ns(trawl_rec_ticks());
+}
+
+/* Test-only (docs/recorder.md): TRAWL_REC_TEST_CLOCK_SKEW_NS=N moves this
+ * recorder's trace clock N ns ahead (negative: behind) while the wall-clock
+ * offset it declares stays as measured, i.e. it acts like a machine whose
+ * clock is off by N ns. The tests of `trawl listen`'s clock exchange use it. */
+static int64_t test_clock_skew(void)
+{
+	const char *v = getenv("TRAWL_REC_TEST_CLOCK_SKEW_NS");
+	return v && *v ? strtoll(v, NULL, 0) : 0;
 }
 
 /* ---- subsystem switches and triggers ---- */
@@ -843,12 +862,24 @@ int trawl_rec_flush(void)
 	return 0;
 }
 
+static void stream_keepalive(void)
+{
+	pthread_mutex_lock(&R.flush_mu);
+	if (R.stream && rec_stream_keepalive(R.stream) != 0)
+		stream_fail();
+	pthread_mutex_unlock(&R.flush_mu);
+}
+
 static void *flusher_main(void *arg)
 {
 	(void)arg;
 	unsigned period = R.cfg.flush_ms ? R.cfg.flush_ms : 100;
 	if (R.cfg.duration_ms && R.cfg.duration_ms < period)
 		period = (unsigned)R.cfg.duration_ms;
+	/* a streaming program wakes often enough to send its keepalives */
+	if (R.stream && period > TRAWL_PROTO_KEEPALIVE_MS / 2)
+		period = TRAWL_PROTO_KEEPALIVE_MS / 2;
+	uint64_t last_flush = mono_ns(CLOCK_MONOTONIC);
 	for (;;) {
 		pthread_mutex_lock(&R.wake_mu);
 		if (!R.wake_pending && !R.quit) {
@@ -867,8 +898,13 @@ static void *flusher_main(void *arg)
 		if (R.cfg.duration_ms && __atomic_load_n(&R.state, __ATOMIC_ACQUIRE) == ST_ACTIVE &&
 		    mono_ns(CLOCK_MONOTONIC) - R.active_since_ns >= R.cfg.duration_ms * 1000000ull)
 			set_state(ST_ACTIVE, ST_STOPPED);
-		if (woken || R.cfg.flush_ms)
+		uint64_t now = mono_ns(CLOCK_MONOTONIC);
+		/* (90%: a timed wait may end a little before its deadline) */
+		if (woken || (R.cfg.flush_ms && (now - last_flush) * 10 >= R.cfg.flush_ms * 9000000ull)) {
 			flush_all(0);
+			last_flush = now;
+		}
+		stream_keepalive();
 	}
 	return NULL;
 }

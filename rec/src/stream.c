@@ -3,7 +3,10 @@
  *
  * Packets are sent as they are produced and kept until the listener
  * acknowledges them, so that when the connection breaks the recorder can
- * put every unacknowledged packet into its local trace instead. */
+ * put every unacknowledged packet into its local trace instead. Every
+ * message carries a CRC-32; the listener's clock probes are answered with
+ * this recorder's trace clock (rec_clock_now), so the listener can line the
+ * streams of several machines up. */
 #include "rec-int.h"
 #include "trawl/rec-proto.h"
 
@@ -34,9 +37,14 @@ struct rec_stream {
 	uint64_t acked;
 	struct pending *head, *tail;
 	size_t pending_bytes;
-	uint8_t ackbuf[TRAWL_PROTO_ACK_SIZE];
-	size_t acklen;
+	uint8_t msgbuf[TRAWL_PROTO_MSG_SIZE];
+	size_t msglen;
 	int broken;
+	/* clock probe waiting for its answer */
+	int probe_pending;
+	uint32_t probe_round, probes_total, probes_answered;
+	uint64_t probe_t1;
+	uint64_t last_send_ns;   /* CLOCK_MONOTONIC of the last chunk sent */
 };
 
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
@@ -48,6 +56,14 @@ static uint64_t get64(const uint8_t *p)
 	for (int i = 7; i >= 0; i--)
 		v = v << 8 | p[i];
 	return v;
+}
+static uint32_t get32(const uint8_t *p) { return (uint32_t)get64(p) & 0xffffffffu; }
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static int send_all(struct rec_stream *s, const void *data, size_t len)
@@ -67,7 +83,38 @@ static int send_all(struct rec_stream *s, const void *data, size_t len)
 	return 0;
 }
 
-/* Read acknowledgements; wait up to timeout_ms for at least one byte when
+/* One whole listener message: an acknowledgement frees what it covers, a
+ * clock probe is noted (with the time it arrived) for answer_probe. */
+static int handle_msg(struct rec_stream *s, uint64_t arrived)
+{
+	const uint8_t *m = s->msgbuf;
+	if (get32(m + 16) != rec_crc32(0, m, 16) || get32(m + 20) != 0)
+		return -EPROTO;
+	if (memcmp(m, TRAWL_PROTO_ACK_MAGIC, 4) == 0) {
+		uint64_t a = get64(m + 8);
+		if (a > s->acked && a <= s->seq)
+			s->acked = a;
+		while (s->head && s->head->seq <= s->acked) {
+			struct pending *p = s->head;
+			s->head = p->next;
+			if (!s->head)
+				s->tail = NULL;
+			s->pending_bytes -= p->len;
+			free(p);
+		}
+		return 0;
+	}
+	if (memcmp(m, TRAWL_PROTO_PROBE_MAGIC, 4) == 0 && !s->probe_pending) {
+		s->probe_pending = 1;
+		s->probe_round = get32(m + 4);
+		s->probes_total = (uint32_t)get64(m + 8);
+		s->probe_t1 = arrived;
+		return 0;
+	}
+	return -EPROTO;
+}
+
+/* Read listener messages; wait up to timeout_ms for at least one byte when
  * timeout_ms > 0. */
 static int read_acks(struct rec_stream *s, int timeout_ms)
 {
@@ -78,34 +125,58 @@ static int read_acks(struct rec_stream *s, int timeout_ms)
 			continue;
 		if (r <= 0)
 			return 0;
-		ssize_t n = recv(s->fd, s->ackbuf + s->acklen, sizeof s->ackbuf - s->acklen, MSG_DONTWAIT);
+		ssize_t n = recv(s->fd, s->msgbuf + s->msglen, sizeof s->msgbuf - s->msglen, MSG_DONTWAIT);
+		uint64_t arrived = rec_clock_now();
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 			s->broken = 1;
 			return -EPIPE;
 		}
 		if (n < 0)
 			return 0;
-		s->acklen += (size_t)n;
-		if (s->acklen == sizeof s->ackbuf) {
-			s->acklen = 0;
-			if (memcmp(s->ackbuf, TRAWL_PROTO_ACK_MAGIC, 4) != 0) {
+		s->msglen += (size_t)n;
+		if (s->msglen == sizeof s->msgbuf) {
+			s->msglen = 0;
+			if (handle_msg(s, arrived) != 0) {
 				s->broken = 1;
 				return -EPROTO;
-			}
-			uint64_t a = get64(s->ackbuf + 8);
-			if (a > s->acked && a <= s->seq)
-				s->acked = a;
-			while (s->head && s->head->seq <= s->acked) {
-				struct pending *p = s->head;
-				s->head = p->next;
-				if (!s->head)
-					s->tail = NULL;
-				s->pending_bytes -= p->len;
-				free(p);
 			}
 		}
 		timeout_ms = 0;
 	}
+}
+
+static int send_chunk(struct rec_stream *s, uint32_t type, uint32_t sid, const void *payload, size_t len);
+
+/* Answer a clock probe: t1 when it arrived, t2 now, both trace clock. */
+static int answer_probe(struct rec_stream *s)
+{
+	if (!s->probe_pending)
+		return 0;
+	uint8_t t[TRAWL_PROTO_TIME_SIZE] = { 0 };
+	s->probe_pending = 0;
+	s->probes_answered++;
+	put32(t, s->probe_round);
+	put64(t + 8, s->probe_t1);
+	put64(t + 16, rec_clock_now());
+	return send_chunk(s, TRAWL_PROTO_TIME, 0, t, sizeof t);
+}
+
+/* The listener measures the clock offset before anything else is sent:
+ * answer its probes until the last round (bounded by timeout_ms). */
+static int clock_exchange(struct rec_stream *s, unsigned timeout_ms)
+{
+	uint64_t t0 = mono_now();
+	while (s->probes_total == 0 || s->probes_answered < s->probes_total) {
+		uint64_t el = (mono_now() - t0) / 1000000u;
+		if (el >= timeout_ms)
+			return -ETIMEDOUT;
+		int rc = read_acks(s, (int)(timeout_ms - el));
+		if (rc == 0 && s->probe_pending)
+			rc = answer_probe(s);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int rec_stream_open(struct rec_stream **out, const char *hostport, const struct trawl_ctf_meta *m,
@@ -157,7 +228,8 @@ int rec_stream_open(struct rec_stream **out, const char *hostport, const struct 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	put32(h + 40, 1);
 #endif
-	if ((rc = send_all(s, h, sizeof h)) != 0) {
+	put32(h + 44, rec_crc32(0, h, 44));
+	if ((rc = send_all(s, h, sizeof h)) != 0 || (rc = clock_exchange(s, 2000)) != 0) {
 		rec_stream_close(s);
 		return rc;
 	}
@@ -176,12 +248,26 @@ static int send_chunk(struct rec_stream *s, uint32_t type, uint32_t sid, const v
 	put32(h + 4, sid);
 	put64(h + 8, ++s->seq);
 	put32(h + 16, (uint32_t)len);
+	put32(h + 20, rec_crc32(0, payload, len));
+	put32(h + 28, rec_crc32(0, h, 28));
 	int rc = send_all(s, h, sizeof h);
 	if (rc == 0 && len)
 		rc = send_all(s, payload, len);
+	s->last_send_ns = mono_now();
 	if (rc == 0)
 		rc = read_acks(s, 0);
+	if (rc == 0 && type != TRAWL_PROTO_TIME)
+		rc = answer_probe(s);
 	return rc;
+}
+
+int rec_stream_keepalive(struct rec_stream *s)
+{
+	if (s->broken)
+		return -EPIPE;
+	if (mono_now() - s->last_send_ns < TRAWL_PROTO_KEEPALIVE_MS * 1000000ull)
+		return read_acks(s, 0);
+	return send_chunk(s, TRAWL_PROTO_KEEPALIVE, 0, NULL, 0);
 }
 
 int rec_stream_class(struct rec_stream *s, const struct trawl_ctf_class *c)

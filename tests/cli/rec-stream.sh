@@ -54,11 +54,48 @@ if command -v nc >/dev/null 2>&1; then
 fi
 TRAWL_REC_STREAM=127.0.0.1:$port "$demo" --threads 1 --packets 100 --out "$_tmp/fb3" >"$_tmp/d3" || fail "program after hostile client failed"
 kill -TERM $lpid
-wait $lpid || fail "listener failed after a hostile client"
+wait $lpid
+hrc=$?
 if command -v nc >/dev/null 2>&1; then
+	# the hostile clients' connections lost data: exit 1
+	[ "$hrc" = 1 ] || fail "listener exited $hrc after hostile clients, expected 1"
 	grep -q "bad magic" "$_tmp/H.log" || fail "hostile client not reported: $(cat "$_tmp/H.log")"
+	grep -q "version 1 is not supported" "$_tmp/H.log" || fail "v1 client not reported"
+else
+	[ "$hrc" = 0 ] || fail "listener failed: $(cat "$_tmp/H.log")"
 fi
 "$TRAWL" events stats "$_tmp/H" | grep -Eq "^0 +0 +100  net:RX$" || fail "events after the hostile client lost"
+
+# clocks: the second program's clock is 2.5 s behind (the recorder's
+# test-only skew). The listener measures it (NTP-style, within half the
+# round trip) and moves its times onto its own clock, so the merged trace
+# has the first program's events, then the second's; uncorrected, the
+# second program's would come 2.5 s earlier, before the first's.
+start_listener "$_tmp/S" --count 2
+TRAWL_REC_STREAM=127.0.0.1:$port "$demo" --threads 1 --packets 300 --out "$_tmp/fbS1" >"$_tmp/dS1" ||
+	fail "unskewed program failed"
+TRAWL_REC_TEST_CLOCK_SKEW_NS=-2500000000 TRAWL_REC_STREAM=127.0.0.1:$port "$demo" --threads 1 --packets 300 \
+	--out "$_tmp/fbS2" >"$_tmp/dS2" || fail "skewed program failed"
+wait $lpid || fail "listener failed: $(cat "$_tmp/S.log")"
+off() { sed -n "s/^	c$1_clock_offset_ns = \(-*[0-9]*\);$/\1/p" "$_tmp/S/metadata"; }
+o0=$(off 0) o1=$(off 1)
+[ -n "$o0" ] && [ -n "$o1" ] || fail "clock offsets not in the metadata: $(grep clock "$_tmp/S/metadata")"
+# the true offsets are exactly 0 and -2500000000 ns: within 50 us
+within() { d=$(($1 - $2)); [ "${d#-}" -le 50000 ]; }
+within "${o0:-x}" 0 || fail "same-clock program measured at $o0 ns"
+within "${o1:-x}" -2500000000 || fail "skewed program measured at $o1 ns, not -2500000000 +- 50000"
+p0=$(sed -n 's/.*connection 0 from .*: pid \([0-9]*\),.*/\1/p' "$_tmp/S.log")
+p1=$(sed -n 's/.*connection 1 from .*: pid \([0-9]*\),.*/\1/p' "$_tmp/S.log")
+"$TRAWL" events list "$_tmp/S" | awk '/app:(START|STOP)/ { for (i = 1; i < NF; i++) if ($i == "tid") printf "%s %s\n", $1, $(i + 1) }' >"$_tmp/app"
+[ "$(cut -d' ' -f2 "$_tmp/app" | tr '\n' ' ')" = "$p0 $p0 $p1 $p1 " ] ||
+	fail "merged trace out of order (pids $p0 then $p1): $(cat "$_tmp/app")"
+# the second program started after the first stopped, well within 2 s
+gap=$(awk 'NR == 2 { a = $1 } NR == 3 { b = $1 } END { print (b > a && b - a < 2) ? "ok" : b - a }' "$_tmp/app")
+[ "$gap" = ok ] || fail "gap between the programs in the merged trace: $gap s"
+if command -v babeltrace2 >/dev/null 2>&1; then
+	babeltrace2 "$_tmp/S" 2>/dev/null | sed -n 's/.*app:\(START\|STOP\):.*thread_id = \([0-9]*\).*/\2/p' | tr '\n' ' ' >"$_tmp/bt"
+	[ "$(cat "$_tmp/bt")" = "$p0 $p0 $p1 $p1 " ] || fail "babeltrace2 order: $(cat "$_tmp/bt")"
+fi
 
 # the listener dies mid-run: nothing acknowledged is lost, the rest stays local
 start_listener "$_tmp/K"

@@ -14,6 +14,8 @@
 #include "trawl/rec-ctf.h"
 #include "trawl/swevents.h"
 
+#include <zlib.h>
+
 static const char good_tdef[] =
 	"# demo\n"
 	"subsystem net \"network\" {\n"
@@ -212,30 +214,69 @@ static void put(struct wire *w, uint64_t v, int bytes)
 		w->b[w->n++] = (uint8_t)(v >> (8 * i));
 }
 
+static void put_at(uint8_t *b, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_at(const uint8_t *b, int bytes)
+{
+	uint64_t v = 0;
+	for (int i = bytes - 1; i >= 0; i--)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/* version 2 hello: the CRC (zlib's crc32) of bytes 0..43 at 44 */
 static void hello(struct wire *w)
 {
+	size_t at = w->n;
 	memcpy(w->b + w->n, "TRWLSTRM", 8);
 	w->n += 8;
-	put(w, 1, 2);
+	put(w, 2, 2);
 	put(w, 48, 2);
 	put(w, 2, 4);
 	put(w, 1000000000, 8);
 	put(w, 1700000000, 8);
 	put(w, 5, 4);
 	put(w, 4242, 4);
-	put(w, 0, 8);
+	put(w, 0, 4);
+	put(w, crc32(0, w->b + at, 44), 4);
 }
 
-static void chunk(struct wire *w, uint32_t type, uint32_t sid, const void *p, size_t len)
+/* a 32-byte chunk header: payload CRC at 20, header CRC at 28 */
+static void header(struct wire *w, uint32_t type, uint32_t sid, size_t len, uint32_t pcrc)
 {
+	size_t at = w->n;
 	put(w, type, 4);
 	put(w, sid, 4);
 	put(w, ++w->seq, 8);
 	put(w, len, 4);
+	put(w, pcrc, 4);
 	put(w, 0, 4);
+	put(w, crc32(0, w->b + at, 28), 4);
+}
+
+static void chunk(struct wire *w, uint32_t type, uint32_t sid, const void *p, size_t len)
+{
+	header(w, type, sid, len, (uint32_t)crc32(0, p, (uInt)len));
 	if (len)
 		memcpy(w->b + w->n, p, len);
 	w->n += len;
+}
+
+/* Recompute every checksum after a deliberate edit, so that the edit
+ * reaches the check it is aimed at. */
+static void reseal(struct wire *w)
+{
+	put_at(w->b + 44, crc32(0, w->b, 44), 4);
+	for (size_t off = 48; off + 32 <= w->n;) {
+		size_t plen = (size_t)get_at(w->b + off + 16, 4);
+		put_at(w->b + off + 20, crc32(0, w->b + off + 32, (uInt)plen), 4);
+		put_at(w->b + off + 28, crc32(0, w->b + off, 28), 4);
+		off += 32 + plen;
+	}
 }
 
 static void class_chunk(struct wire *w)
@@ -319,23 +360,32 @@ static void test_stream_parser(void **state)
 		assert_true(trawl_sp_parser_ended(p));
 		trawl_sp_parser_destroy(p);
 	}
-	/* damage: each at a known byte offset */
+	/* damage: each at a known byte offset; hello 0-47, class chunk at 48
+	 * (payload at 80), packet chunk at 240 (payload at 272) */
 	struct {
 		size_t at;
 		uint8_t val;
+		int reseal;
 		uint64_t err_off;
 		const char *msg;
 	} bad[] = {
-		{ 0, 'X', 0, "bad magic" },
-		{ 48 + 8, 9, 48 + 8, "sequence number" },          /* class chunk seq */
-		{ 48 + 24 + 8, 0, 48 + 24, "class name" },       /* first name byte 0 */
-		{ 48 + 24 + 104 + 48, 9, 48 + 24, "unknown type" },
-		{ 48 + 184 + 24 + 64, 5, 48 + 184 + 24, "undeclared event id" },
-		{ 48 + 184 + 24 + 24, 1, 48 + 184 + 24, "sizes do not match" },
+		{ 0, 'X', 1, 0, "bad magic" },
+		{ 8, 1, 1, 8, "version 1 is not supported" },
+		{ 48 + 8, 9, 1, 48 + 8, "sequence number" },          /* class chunk seq */
+		{ 80 + 8, 0, 1, 80, "class name" },                  /* first name byte 0 */
+		{ 80 + 104 + 48, 9, 1, 80, "unknown type" },
+		{ 272 + 64, 5, 1, 272, "undeclared event id" },
+		{ 272 + 24, 1, 1, 272, "sizes do not match" },
+		{ 48 + 4, 1, 1, 48 + 4, "stream id on a chunk" },
+		{ 20, 7, 0, 44, "hello checksum" },
+		{ 48 + 16, 0x40, 0, 48, "chunk header checksum" },    /* a length grown */
+		{ 272 + 70, 0x55, 0, 240, "payload checksum mismatch in chunk 2" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct wire x = w;
 		x.b[bad[i].at] = bad[i].val;
+		if (bad[i].reseal)
+			reseal(&x);
 		struct trawl_sp_parser *p;
 		struct trawl_error err;
 		assert_int_equal(trawl_sp_parser_create(&p, 4096, &err), TRAWL_OK);
@@ -345,20 +395,93 @@ static void test_stream_parser(void **state)
 			fail_msg("case %zu: offset %llu '%s'", i, (unsigned long long)err.offset, err.message);
 		trawl_sp_parser_destroy(p);
 	}
+	/* every single-bit flip anywhere in the connection is refused */
+	for (size_t bit = 0; bit < w.n * 8; bit++) {
+		struct wire x = w;
+		x.b[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		struct trawl_sp_parser *p;
+		struct trawl_error err;
+		struct sp_got g = { .n = 0 };
+		assert_int_equal(trawl_sp_parser_create(&p, 4096, &err), TRAWL_OK);
+		if (trawl_sp_parser_feed(p, x.b, x.n, sp_cb, &g, &err) == TRAWL_OK)
+			fail_msg("flipped bit %zu (byte %zu) accepted", bit % 8, bit / 8);
+		/* nothing at or after the damaged item was handed out */
+		assert_true(g.n <= (bit / 8 < 48 ? 0 : bit / 8 < 240 ? 1 : bit / 8 < 378 ? 2 : 3));
+		trawl_sp_parser_destroy(p);
+	}
 	/* a chunk above the limit is refused before it is buffered */
 	struct wire big = { .n = 0 };
 	hello(&big);
-	put(&big, 2, 4);
-	put(&big, 0, 4);
-	put(&big, 1, 8);
-	put(&big, 1u << 20, 4);
-	put(&big, 0, 4);
+	header(&big, 2, 0, 1u << 20, 0);
 	struct trawl_sp_parser *p;
 	struct trawl_error err;
 	assert_int_equal(trawl_sp_parser_create(&p, 65536, &err), TRAWL_OK);
 	assert_int_equal(trawl_sp_parser_feed(p, big.b, big.n, NULL, NULL, &err), TRAWL_ERR_FORMAT);
 	assert_non_null(strstr(err.message, "larger than"));
-	assert_true(trawl_sp_parser_buffered(p) <= 65536 + 72);
+	assert_true(trawl_sp_parser_buffered(p) <= 65536 + 80);
+	trawl_sp_parser_destroy(p);
+	/* a memory limit: the same stream fed a byte at a time needs a buffer
+	 * for the partial packet; 100 bytes are not enough for its 138 */
+	assert_int_equal(trawl_sp_parser_create(&p, 65536, &err), TRAWL_OK);
+	trawl_sp_parser_set_limit(p, 100 + 32 * (sizeof(struct trawl_sw_class) + 4));
+	enum trawl_status st = TRAWL_OK;
+	for (size_t off = 0; off < w.n && st == TRAWL_OK; off++)
+		st = trawl_sp_parser_feed(p, w.b + off, 1, NULL, NULL, &err);
+	assert_int_equal(st, TRAWL_ERR_LIMIT);
+	assert_true(trawl_sp_parser_buffered(p) <= 100 + 32 * (sizeof(struct trawl_sw_class) + 4));
+	trawl_sp_parser_destroy(p);
+	/* the parser's first buffer (4096 bytes) and class table (32) are
+	 * enough, however the bytes arrive: all at once, or 200 at a time */
+	for (size_t step = 200; step <= w.n; step += w.n - 200) {
+		assert_int_equal(trawl_sp_parser_create(&p, 65536, &err), TRAWL_OK);
+		trawl_sp_parser_set_limit(p, 4096 + 32 * (sizeof(struct trawl_sw_class) + 4));
+		for (size_t off = 0; off < w.n; off += step) {
+			size_t k = w.n - off < step ? w.n - off : step;
+			if (trawl_sp_parser_feed(p, w.b + off, k, NULL, NULL, &err) != TRAWL_OK)
+				fail_msg("step %zu off %zu: %s", step, off, err.message);
+		}
+		assert_true(trawl_sp_parser_ended(p));
+		trawl_sp_parser_destroy(p);
+	}
+}
+
+/* Moving a packet onto the listener's clock adds the delta to its begin,
+ * end and every event time, and nothing else. */
+static int shift_cb(void *ctx, const struct trawl_sp_item *it)
+{
+	if (it->kind == TRAWL_SP_PACKET) {
+		uint8_t *copy = ctx;
+		memcpy(copy, it->data, it->len);
+	}
+	return 0;
+}
+
+static void test_stream_packet_shift(void **state)
+{
+	(void)state;
+	struct wire w = { .n = 0 };
+	uint8_t pkt[512], copy[512], want[512];
+	hello(&w);
+	class_chunk(&w);
+	size_t plen = make_packet(pkt, 3);
+	chunk(&w, 2, 1, pkt, plen);
+	struct trawl_sp_parser *p;
+	struct trawl_error err;
+	assert_int_equal(trawl_sp_parser_create(&p, 4096, &err), TRAWL_OK);
+	assert_int_equal(trawl_sp_parser_feed(p, w.b, w.n, shift_cb, copy, &err), TRAWL_OK);
+	memcpy(want, pkt, plen);
+	/* by hand: begin at 8, end at 16, events (14 bytes) at 64, 78, 92 with
+	 * their times 4 bytes in: 1000, 1001, 1002 */
+	put_at(want + 8, get_at(pkt + 8, 8) - 500, 8);
+	put_at(want + 16, get_at(pkt + 16, 8) - 500, 8);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(get_at(pkt + 64 + 14 * i + 4, 8), 1000 + i);
+		put_at(want + 64 + 14 * i + 4, 500 + (uint64_t)i, 8);
+	}
+	assert_int_equal(trawl_sp_packet_shift(p, copy, plen, -500, &err), TRAWL_OK);
+	assert_memory_equal(copy, want, plen);
+	/* below 0 is refused */
+	assert_int_equal(trawl_sp_packet_shift(p, copy, plen, -100000, &err), TRAWL_ERR_FORMAT);
 	trawl_sp_parser_destroy(p);
 }
 
@@ -464,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_defs_json_errors),
 		cmocka_unit_test(test_bf_parse),
 		cmocka_unit_test(test_stream_parser),
+		cmocka_unit_test(test_stream_packet_shift),
 		cmocka_unit_test(test_ctf_damage),
 		cmocka_unit_test(test_ctf_meta_order),
 	};

@@ -435,10 +435,14 @@ static void test_protocol_constants_agree(void **state)
 	(void)state;
 	assert_int_equal(TRAWL_PROTO_HELLO_SIZE, TRAWL_SP_HELLO_SIZE);
 	assert_int_equal(TRAWL_PROTO_CHUNK_HEADER, TRAWL_SP_CHUNK_HEADER);
-	assert_int_equal(TRAWL_PROTO_ACK_SIZE, TRAWL_SP_ACK_SIZE);
+	assert_int_equal(TRAWL_PROTO_MSG_SIZE, TRAWL_SP_MSG_SIZE);
+	assert_int_equal(TRAWL_PROTO_TIME_SIZE, TRAWL_SP_TIME_SIZE);
+	assert_int_equal(TRAWL_PROTO_VERSION, TRAWL_SP_VERSION);
 	assert_int_equal(TRAWL_PROTO_CLASS, TRAWL_SP_CLASS);
 	assert_int_equal(TRAWL_PROTO_PACKET, TRAWL_SP_PACKET);
 	assert_int_equal(TRAWL_PROTO_END, TRAWL_SP_END);
+	assert_int_equal(TRAWL_PROTO_TIME, TRAWL_SP_TIME);
+	assert_int_equal(TRAWL_PROTO_KEEPALIVE, TRAWL_SP_KEEPALIVE);
 	assert_int_equal(TRAWL_REC_S64, TRAWL_SW_S64);
 	assert_int_equal(TRAWL_REC_MAX_FIELDS, TRAWL_SW_MAX_FIELDS);
 }

@@ -56,6 +56,7 @@ struct trawl_ctf_meta {
 	uint32_t pid;
 	char procname[64];
 	char tracer[32];                   /* env tracer_name */
+	const char *env_extra;             /* more "\tkey = value;\n" lines for env, or NULL */
 };
 
 /* Size in bytes of one field of this type (0 for an unknown type). */
