@@ -66,7 +66,7 @@ expect_golden usage-missing-trace "$TRAWL" mem --at 4
 # every option each command lists in --help is one it accepts, and an
 # option it does not list is refused
 for cmd in $("$TRAWL" --help | sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p'); do
-	case $cmd in listen|events) continue;; esac # serve or stream: not run with odd values
+	case $cmd in events) continue;; esac # not converted yet
 	"$TRAWL" "$cmd" --help >"$_tmp/help"
 	for opt in $(sed -n 's/^  \(-[a-zA-Z], \)\{0,1\}--\([a-z][a-z0-9-]*\).*/\2/p' "$_tmp/help"); do
 		"$TRAWL" "$cmd" "--$opt=1" "$t/no-such-trace" >"$_tmp/o" 2>"$_tmp/e" </dev/null

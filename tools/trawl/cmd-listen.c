@@ -40,30 +40,14 @@
 #define MAX_CLASSES 65536          /* over all connections */
 #define CLOCK_ROUNDS 8             /* probes per connection; the fastest round wins */
 
-static const char listen_help[] =
-	"usage: trawl listen -o OUT [--port N] [--bind ADDR] [--count N] [--max-mem BYTES]\n"
-	"                    [--max-total BYTES] [--idle-timeout SECONDS]\n"
-	"\n"
+static const char listen_description[] =
 	"Receives events from programs run with TRAWL_REC_STREAM=HOST:PORT and\n"
 	"writes them as one CTF trace directory OUT (read it with 'trawl events'\n"
 	"or babeltrace2). Chunks are acknowledged once written to OUT, so a\n"
 	"program whose connection breaks keeps everything not acknowledged in its\n"
-	"own trace directory.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output OUT   trace directory to write (created)\n"
-	"  --port N           TCP port (default 6666; 0 picks a free one)\n"
-	"  --bind ADDR        address to listen on (default 127.0.0.1)\n"
-	"  --count N          exit after N connections have ended (default: run\n"
-	"                     until SIGINT or SIGTERM)\n"
-	"  --max-mem BYTES    largest chunk accepted, and so the buffer each\n"
-	"                     connection may hold (default 8388608)\n"
-	"  --max-total BYTES  memory all connections together may hold (default\n"
-	"                     67108864); a connection that needs more is dropped\n"
-	"  --idle-timeout S   drop a connection that sends no complete chunk for S\n"
-	"                     seconds (default 30; recorders send keepalives)\n"
-	"  -q, --quiet        no messages about connections\n"
-	"\n"
+	"own trace directory.\n";
+
+static const char listen_footer[] =
 	"The port actually used is printed on stderr as 'listening on ADDR:PORT'.\n"
 	"Each connection's clock is measured against the listener's and its times\n"
 	"are moved onto the listener's clock, so programs on several machines line\n"
@@ -538,35 +522,43 @@ int cmd_listen(int argc, char **argv)
 	const char *out = NULL, *bind_addr = "127.0.0.1";
 	uint64_t port = 6666, count = 0, max_mem = 8u << 20, max_total = 64u << 20, idle = 30;
 	int quiet = 0, rc = EXIT_OK, lfd = -1;
-	if (cli_wants_help(argc, argv)) {
-		fputs(listen_help, stdout);
-		return EXIT_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
-			if (!cli_parse_u64(argv[++i], &port) || port > 65535)
-				return cli_usage("listen", "bad port '%s'", argv[i]);
-		} else if (!strcmp(argv[i], "--bind") && i + 1 < argc)
-			bind_addr = argv[++i];
-		else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
-			if (!cli_parse_u64(argv[++i], &count))
-				return cli_usage("listen", "bad count '%s'", argv[i]);
-		} else if (!strcmp(argv[i], "--max-mem") && i + 1 < argc) {
-			if (!cli_parse_u64(argv[++i], &max_mem) || max_mem < 4096 || max_mem > (1u << 30))
-				return cli_usage("listen", "bad --max-mem '%s' (4096 .. 1073741824)", argv[i]);
-		} else if (!strcmp(argv[i], "--max-total") && i + 1 < argc) {
-			if (!cli_parse_u64(argv[++i], &max_total) || max_total < 65536 || max_total > (1ull << 40))
-				return cli_usage("listen", "bad --max-total '%s' (65536 .. 1099511627776)", argv[i]);
-		} else if (!strcmp(argv[i], "--idle-timeout") && i + 1 < argc) {
-			if (!cli_parse_u64(argv[++i], &idle) || idle < 1 || idle > 86400)
-				return cli_usage("listen", "bad --idle-timeout '%s' (1 .. 86400 seconds)", argv[i]);
-		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
-			quiet = 1;
-		else
-			return cli_usage("listen", "unexpected argument '%s'", argv[i]);
-	}
+	const struct cli_option opts[] = {
+		CLI_STRING("output", 'o', "OUT", &out, "trace directory to write (created)"),
+		CLI_U64("port", "N", &port, 65535, NULL, "TCP port (default 6666; 0 picks a free one)"),
+		CLI_STRING("bind", 0, "ADDR", &bind_addr, "address to listen on (default 127.0.0.1)"),
+		CLI_U64("count", "N", &count, 0, NULL,
+			"exit after N connections have ended (default: run\n"
+			"until SIGINT or SIGTERM)"),
+		CLI_U64("max-mem", "BYTES", &max_mem, 1u << 30, NULL,
+			"largest chunk accepted, and so the buffer each\n"
+			"connection may hold (default 8388608, at least 4096)"),
+		CLI_U64("max-total", "BYTES", &max_total, 1ull << 40, NULL,
+			"memory all connections together may hold (default\n"
+			"67108864, at least 65536); a connection that needs\n"
+			"more is dropped"),
+		CLI_U64("idle-timeout", "S", &idle, 86400, NULL,
+			"drop a connection that sends no complete chunk for S\n"
+			"seconds (default 30; recorders send keepalives)"),
+		CLI_FLAG("quiet", 'q', &quiet, "no messages about connections"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "listen",
+		.usage = "-o OUT [--port N] [--bind ADDR] [--count N] [--max-mem BYTES]\n"
+			 "                    [--max-total BYTES] [--idle-timeout SECONDS]",
+		.description = listen_description,
+		.options = opts,
+		.footer = listen_footer,
+		.min_args = 0, .max_args = 0,
+	};
+	if (cli_parse(&cmd, argc, argv, &rc) < 0)
+		return rc;
+	if (max_mem < 4096)
+		return cli_usage("listen", "--max-mem: at least 4096 bytes");
+	if (max_total < 65536)
+		return cli_usage("listen", "--max-total: at least 65536 bytes");
+	if (idle < 1)
+		return cli_usage("listen", "--idle-timeout: at least 1 second");
 	if (!out)
 		return cli_usage("listen", "no output directory (-o OUT)");
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
