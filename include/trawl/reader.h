@@ -63,6 +63,8 @@ struct trawl_reader_stats {
 	uint64_t events;
 	uint64_t bad_lines;            /* skipped in lenient mode */
 	uint64_t unknown_lines;        /* kept as text events */
+	uint64_t cut_lines;            /* a last line cut off by the end of the
+					* input, dropped (0 or 1) */
 };
 
 /* Open `path` ("-" = stdin). opt may be NULL for defaults. */

@@ -1288,6 +1288,7 @@ done:
 		 * and the event it belonged to is marked truncated */
 		if (t->open)
 			t->ev[t->nev].flags |= TRAWL_EVF_TRUNCATED;
+		t->stats.cut_lines++;
 		if (t->opt.warn) {
 			struct trawl_error w;
 			trawl_error_set(&w, TRAWL_ERR_FORMAT,

@@ -32,6 +32,8 @@ void trace_report_skipped(const struct trace_open *to, const struct trawl_reader
 			 (unsigned long long)s->bad_lines, s->bad_lines == 1 ? "" : "s");
 		cli_mark_lossy();
 	}
+	if (s->cut_lines) /* warned about as it was read */
+		cli_mark_lossy();
 }
 
 int trace_reader_open_input(struct trace_open *to, struct trawl_input *in,

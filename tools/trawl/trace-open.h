@@ -38,8 +38,9 @@ int trace_reader_open_input(struct trace_open *to, struct trawl_input *in,
  * mapped chunk), compressed bytes consumed otherwise. */
 uint64_t trace_progress(struct trawl_reader *r);
 
-/* After reading: report skipped bad lines (lenient mode), which makes the
- * command exit 1 once it has written its output (cli_mark_lossy). */
+/* After reading: report skipped bad lines (lenient mode); they and a last
+ * line cut off by the end of the input make the command exit 1 once it has
+ * written its output (cli_mark_lossy). */
 void trace_report_skipped(const struct trace_open *to, const struct trawl_reader *r);
 
 #endif
