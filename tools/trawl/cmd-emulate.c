@@ -8,76 +8,32 @@
 #include "cli.h"
 #include "trawl/emu.h"
 
-int cmd_emulate(int argc, char **argv)
-{
-	const char *program = NULL, *output = NULL;
-	struct trawl_emu_options opt = { 0 };
-	int stats = 0, style = 0, n_seen = 0, i, rc;
-	/* in the order of enum trawl_emu_style */
-	static const char *const styles[] = { "fm", "ldst", "none", NULL };
-	const struct cli_option opts[] = {
-		CLI_STRING("output", 'o', "TRACE", &output,
-			   "write the trace to TRACE (default: standard output, in which\n"
-			   "case the program's own output goes to standard error);\n"
-			   "TRACE ending in .gz or .zst is compressed on the fly"),
-		{ .kind = CLI_OPT_U64, .name = "max-insns", .short_name = 'n', .arg = "N",
-		  .value = &opt.max_insns, .seen = &n_seen,
-		  .help = "stop after N instructions (exit status 0)" },
-		CLI_CHOICE("style", "STYLE", &style, styles,
-			   "fm: Fast Models style memory lines, MR8 ADDR VALUE (default)\n"
-			   "ldst: LD/ST lines, 16-byte memory diagrams, highest address first\n"
-			   "none: no trace at all (to time the emulation alone)"),
-		CLI_FLAG("stats", 0, &stats, "print instructions, trace size and speed on standard error"),
-		CLI_FLAG("check-writes", 0, &opt.verify_writes,
-			 "slow self-check: compare the whole register file after each\n"
-			 "instruction with the registers the trace reports as written"),
-		CLI_TEXT("Arguments after -- are PROGRAM's own (its argv[1...])."),
-		CLI_END,
-	};
-	const struct cli_command cmd = {
-		.name = "emulate",
-		.usage = "PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst|none] [--stats]\n"
-			 "                     [--check-writes] [-- ARGS...]",
-		.description =
-			"Runs PROGRAM, a statically linked AArch64 Linux executable (for example built\n"
-			"with 'aarch64-linux-gnu-gcc -static'), in an emulator at EL0 and writes a Tarmac\n"
-			"trace of every instruction: an IT line (IS when a conditional branch is not\n"
-			"taken) with index, PC, encoding and disassembly, an R line for each register\n"
-			"the instruction writes, and MR/MW lines for every memory access. Timestamps\n"
-			"count instructions. The program's system calls are emulated on the host\n"
-			"(files it opens are real host files); its exit status becomes trawl's.\n",
-		.options = opts,
-		.footer =
-			"A program that faults (unmapped access, undefined instruction, unsupported\n"
-			"system call) stops the run with a message giving the PC and address; the\n"
-			"trace is valid up to the last completed instruction and the exit status is 1.\n"
-			"\n"
-			"Example:\n"
-			"  trawl emulate build/examples/sort -o sort.tarmac.zst -- 5000\n",
-		.min_args = 1, .max_args = -1, .missing = "no program given",
-	};
-	/* everything after -- belongs to the program, options included */
-	int dashdash = 1;
-	while (dashdash < argc && strcmp(argv[dashdash], "--") != 0)
-		dashdash++;
-	int n = cli_parse(&cmd, dashdash, argv, &rc);
-	if (n < 0)
-		return rc;
-	if (n > 1)
-		return cli_usage("emulate", "unexpected argument '%s' (program arguments go after --)",
-				 argv[1]);
-	program = argv[0];
-	i = dashdash < argc ? dashdash + 1 : argc;
-	opt.style = (enum trawl_emu_style)style;
-	if (n_seen && !opt.max_insns)
-		return cli_usage("emulate", "-n needs a positive number");
-	if (opt.style == TRAWL_EMU_STYLE_NONE && output)
-		return cli_usage("emulate", "--style none writes no trace; drop -o");
-	if (!output && opt.style != TRAWL_EMU_STYLE_NONE && isatty(1))
-		return cli_usage("emulate", "the trace would go to the terminal; give -o FILE");
+static const char emulate_description[] =
+	"Runs PROGRAM, a statically linked AArch64 Linux executable (for example built\n"
+	"with 'aarch64-linux-gnu-gcc -static'), in an emulator at EL0 and writes a Tarmac\n"
+	"trace of every instruction: an IT line (IS when a conditional branch is not\n"
+	"taken) with index, PC, encoding and disassembly, an R line for each register\n"
+	"the instruction writes, and MR/MW lines for every memory access. Timestamps\n"
+	"count instructions. The program's system calls are emulated on the host\n"
+	"(files it opens are real host files); its exit status becomes trawl's.\n";
 
+static const char emulate_footer[] =
+	"A program that faults (unmapped access, undefined instruction, unsupported\n"
+	"system call) stops the run with a message giving the PC and address; the\n"
+	"trace is valid up to the last completed instruction and the exit status is 1.\n"
+	"\n"
+	"Example:\n"
+	"  trawl emulate build/examples/sort -o sort.tarmac.zst -- 5000\n";
+
+/* Run the program (argv after -- are its arguments) and write its trace;
+ * the exit status is the program's own when it exits. */
+static int run_program(const char *program, const char *output, struct trawl_emu_options *o,
+		       int stats, int nargs, char **args)
+{
+	struct trawl_emu_options opt = *o;
+	int rc;
 	/* guest argv: the program's name, then everything after -- */
-	int gargc = 1 + (argc - i);
+	int gargc = 1 + nargs;
 	char **gargv = calloc((size_t)gargc + 1, sizeof *gargv);
 	if (!gargv) {
 		cli_error("emulate", "out of memory");
@@ -85,7 +41,7 @@ int cmd_emulate(int argc, char **argv)
 	}
 	gargv[0] = (char *)program;
 	for (int k = 1; k < gargc; k++)
-		gargv[k] = argv[i + k - 1];
+		gargv[k] = args[k - 1];
 	opt.argc = gargc;
 	opt.argv = gargv;
 	int to_stdout = opt.style != TRAWL_EMU_STYLE_NONE && (!output || strcmp(output, "-") == 0);
@@ -145,4 +101,63 @@ done:
 	trawl_emu_close(emu);
 	free(gargv);
 	return rc;
+}
+
+int cmd_emulate(int argc, char **argv)
+{
+	const char *program = NULL, *output = NULL;
+	struct trawl_emu_options opt = { 0 };
+	int stats = 0, style = 0, n_seen = 0, i, rc;
+	/* in the order of enum trawl_emu_style */
+	static const char *const styles[] = { "fm", "ldst", "none", NULL };
+	const struct cli_option opts[] = {
+		CLI_STRING("output", 'o', "TRACE", &output,
+			   "write the trace to TRACE (default: standard output, in which\n"
+			   "case the program's own output goes to standard error);\n"
+			   "TRACE ending in .gz or .zst is compressed on the fly"),
+		{ .kind = CLI_OPT_U64, .name = "max-insns", .short_name = 'n', .arg = "N",
+		  .value = &opt.max_insns, .seen = &n_seen,
+		  .help = "stop after N instructions (exit status 0)" },
+		CLI_CHOICE("style", "STYLE", &style, styles,
+			   "fm: Fast Models style memory lines, MR8 ADDR VALUE (default)\n"
+			   "ldst: LD/ST lines, 16-byte memory diagrams, highest address first\n"
+			   "none: no trace at all (to time the emulation alone)"),
+		CLI_FLAG("stats", 0, &stats, "print instructions, trace size and speed on standard error"),
+		CLI_FLAG("check-writes", 0, &opt.verify_writes,
+			 "slow self-check: compare the whole register file after each\n"
+			 "instruction with the registers the trace reports as written"),
+		CLI_TEXT("Arguments after -- are PROGRAM's own (its argv[1...])."),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "emulate",
+		.usage = "PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst|none] [--stats]\n"
+			 "                     [--check-writes] [-- ARGS...]",
+		.description = emulate_description,
+		.options = opts,
+		.footer = emulate_footer,
+		.min_args = 1, .max_args = -1, .missing = "no program given",
+	};
+	/* everything after -- belongs to the program, options included */
+	int dashdash = 1;
+	while (dashdash < argc && strcmp(argv[dashdash], "--") != 0)
+		dashdash++;
+	int n = cli_parse(&cmd, dashdash, argv, &rc);
+	if (n < 0)
+		return rc;
+	if (n > 1)
+		return cli_usage("emulate", "unexpected argument '%s' (program arguments go after --)",
+				 argv[1]);
+	program = argv[0];
+	i = dashdash < argc ? dashdash + 1 : argc;
+	opt.style = (enum trawl_emu_style)style;
+	if (n_seen && !opt.max_insns)
+		return cli_usage("emulate", "-n needs a positive number");
+	if (opt.style == TRAWL_EMU_STYLE_NONE && output)
+		return cli_usage("emulate", "--style none writes no trace; drop -o");
+	if (!output && opt.style != TRAWL_EMU_STYLE_NONE && isatty(1))
+		return cli_usage("emulate", "the trace would go to the terminal; give -o FILE");
+
+	return run_program(program, output, &opt, stats, argc - i, argv + i);
+
 }

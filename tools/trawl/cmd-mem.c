@@ -6,6 +6,12 @@
 
 #define MAX_LEN (16u << 20)
 
+static const char mem_description[] =
+	"Prints LEN bytes (default 64) of memory from ADDR as they were after the\n"
+	"event containing LINE. Bytes the trace never showed are printed as ??;\n"
+	"a value read from memory nobody wrote is known from the start of the\n"
+	"trace (or from the semihosting call that last filled it).\n";
+
 int cmd_mem(int argc, char **argv)
 {
 	struct index_cli c;
@@ -20,11 +26,7 @@ int cmd_mem(int argc, char **argv)
 	const struct cli_command cmd = {
 		.name = "mem",
 		.usage = "[options] TRACE --at LINE ADDR [LEN]",
-		.description =
-			"Prints LEN bytes (default 64) of memory from ADDR as they were after the\n"
-			"event containing LINE. Bytes the trace never showed are printed as ??;\n"
-			"a value read from memory nobody wrote is known from the start of the\n"
-			"trace (or from the semihosting call that last filled it).\n",
+		.description = mem_description,
 		.options = opts,
 		.min_args = 2, .max_args = 3, .missing = "give a trace and an address",
 	};

@@ -3,6 +3,14 @@
 
 #include "index-cli.h"
 
+static const char regs_description[] =
+	"Prints the registers of one core as they were after the event containing\n"
+	"LINE (or the last event at or before time T). Bytes the trace never showed\n"
+	"are printed as ??. Registers with no known byte are left out. Each register\n"
+	"is printed at the width the trace writes it (psr as 32 bits in AArch64),\n"
+	"not padded with ?? to the width the index stores it in. On an AArch32\n"
+	"event the core registers are r0-r12, sp, lr and pc, each 32 bits.\n";
+
 int cmd_regs(int argc, char **argv)
 {
 	struct index_cli c;
@@ -19,13 +27,7 @@ int cmd_regs(int argc, char **argv)
 	const struct cli_command cmd = {
 		.name = "regs",
 		.usage = "[options] TRACE --at LINE|--time T [--cpu N]",
-		.description =
-			"Prints the registers of one core as they were after the event containing\n"
-			"LINE (or the last event at or before time T). Bytes the trace never showed\n"
-			"are printed as ??. Registers with no known byte are left out. Each register\n"
-			"is printed at the width the trace writes it (psr as 32 bits in AArch64),\n"
-			"not padded with ?? to the width the index stores it in. On an AArch32\n"
-			"event the core registers are r0-r12, sp, lr and pc, each 32 bits.\n",
+		.description = regs_description,
 		.options = opts,
 		.min_args = 1, .max_args = 1, .missing = "no trace given",
 	};
