@@ -127,6 +127,100 @@ static void move_selection(struct browser *b, int key)
 		b->mem_addr += 16;
 }
 
+/* ---- one handler per action; the key table below binds keys to them ---- */
+
+static void k_quit(struct browser *b, int key) { (void)key; b->quit = 1; }
+static void k_help(struct browser *b, int key) { (void)key; b->help = 1; }
+static void k_next(struct browser *b, int key) { (void)key; nav_step(b, 1); }
+static void k_prev(struct browser *b, int key) { (void)key; nav_step(b, -1); }
+static void k_page_down(struct browser *b, int key) { (void)key; nav_step(b, page()); }
+static void k_page_up(struct browser *b, int key) { (void)key; nav_step(b, -page()); }
+static void k_first(struct browser *b, int key) { (void)key; nav_first(b); }
+static void k_last(struct browser *b, int key) { (void)key; nav_last(b); }
+static void k_line(struct browser *b, int key) { (void)key; ask_number(b, "go to line: ", nav_goto_line); }
+static void k_time(struct browser *b, int key) { (void)key; ask_number(b, "go to time: ", nav_goto_time); }
+static void k_pc(struct browser *b, int key) { ask_pc(b, key == 'p' ? 1 : -1); }
+static void k_search(struct browser *b, int key) { ask_search(b, key == '/' ? 1 : -1); }
+static void k_repeat(struct browser *b, int key) { nav_repeat(b, key == 'n' ? 1 : -1); }
+static void k_step_over(struct browser *b, int key) { nav_step_over(b, key == 's' ? 1 : -1); }
+static void k_step_out(struct browser *b, int key) { (void)key; nav_step_out(b); }
+static void k_fold(struct browser *b, int key) { (void)key; nav_fold_toggle(b); }
+static void k_cpu(struct browser *b, int key) { (void)key; nav_switch_cpu(b); }
+static void k_write(struct browser *b, int key) { nav_write(b, key == 'w' ? -1 : 1); }
+static void k_mem_change(struct browser *b, int key) { nav_mem_change(b, key == '[' ? -1 : 1); }
+static void k_mem(struct browser *b, int key) { (void)key; ask_mem(b); }
+static void k_vec_left(struct browser *b, int key) { (void)key; b->vec_scroll -= 4; }
+static void k_vec_right(struct browser *b, int key) { (void)key; b->vec_scroll += 4; }
+static void k_redraw(struct browser *b, int key) { (void)key; clearok(curscr, TRUE); }
+static void k_none(struct browser *b, int key) { (void)b; (void)key; }
+
+/* Arrows step the trace when it has the focus (or the memory pane has no
+ * address yet), else move the selection in the focused pane. */
+static void k_arrow(struct browser *b, int key)
+{
+	if (b->focus == FOCUS_TRACE || (b->focus == FOCUS_MEM && !b->mem_set)) {
+		if (key == KEY_UP || key == KEY_DOWN)
+			nav_step(b, key == KEY_UP ? -1 : 1);
+	} else {
+		move_selection(b, key);
+	}
+}
+
+static void k_focus(struct browser *b, int key)
+{
+	(void)key;
+	b->focus = (enum focus)((b->focus + 1) % FOCUS_COUNT);
+	if (b->focus == FOCUS_MEM && !b->mem_set)
+		b->focus = FOCUS_TRACE;
+	if (b->focus != FOCUS_TRACE)
+		b->target = b->focus;
+}
+
+static void k_mem_ref(struct browser *b, int key)
+{
+	if (key == 'r') {
+		b->mem_ref = b->ev;
+		nav_msg(b, 0, "memory changes are now shown since line %llu",
+			(unsigned long long)b->cur.line);
+	} else {
+		b->mem_ref = NO_EVENT;
+		nav_msg(b, 0, "memory changes are shown since the previous event");
+	}
+}
+
+static void k_vectors(struct browser *b, int key)
+{
+	/* v: FP/SIMD pane, z: SVE pane; at most one is shown */
+	if (key == 'v') {
+		b->show_fp = !b->show_fp;
+		b->show_sve = 0;
+	} else {
+		b->show_sve = !b->show_sve;
+		b->show_fp = 0;
+	}
+	b->vec_scroll = 0;
+}
+
+static const struct {
+	int key;
+	void (*fn)(struct browser *b, int key);
+} bindings[] = {
+	{ 'q', k_quit }, { 'h', k_help }, { KEY_F(1), k_help },
+	{ KEY_UP, k_arrow }, { KEY_DOWN, k_arrow }, { KEY_LEFT, k_arrow }, { KEY_RIGHT, k_arrow },
+	{ 'j', k_next }, { '\n', k_next }, { '\r', k_next }, { KEY_ENTER, k_next }, { 'k', k_prev },
+	{ KEY_NPAGE, k_page_down }, { ' ', k_page_down }, { 6 /* Ctrl-F */, k_page_down },
+	{ KEY_PPAGE, k_page_up }, { 'b', k_page_up }, { 2 /* Ctrl-B */, k_page_up },
+	{ 'g', k_first }, { KEY_HOME, k_first }, { 'G', k_last }, { KEY_END, k_last },
+	{ 'l', k_line }, { 't', k_time }, { 'p', k_pc }, { 'P', k_pc },
+	{ '/', k_search }, { '?', k_search }, { 'n', k_repeat }, { 'N', k_repeat },
+	{ 's', k_step_over }, { 'S', k_step_over }, { 'u', k_step_out }, { 'f', k_fold },
+	{ 'c', k_cpu }, { '\t', k_focus }, { 'w', k_write }, { 'W', k_write },
+	{ '[', k_mem_change }, { ']', k_mem_change }, { 'm', k_mem },
+	{ 'r', k_mem_ref }, { 'R', k_mem_ref }, { 'v', k_vectors }, { 'z', k_vectors },
+	{ '<', k_vec_left }, { '>', k_vec_right }, { 12 /* Ctrl-L */, k_redraw },
+	{ KEY_RESIZE, k_none },
+};
+
 void keys_handle(struct browser *b, int key)
 {
 	b->msg[0] = 0;
@@ -136,133 +230,11 @@ void keys_handle(struct browser *b, int key)
 		if (key != 'q')
 			return;
 	}
-	switch (key) {
-	case 'q':
-		b->quit = 1;
-		break;
-	case 'h':
-	case KEY_F(1):
-		b->help = 1;
-		break;
-	case KEY_UP:
-	case KEY_DOWN:
-	case KEY_LEFT:
-	case KEY_RIGHT:
-		if (b->focus == FOCUS_TRACE || (b->focus == FOCUS_MEM && !b->mem_set)) {
-			if (key == KEY_UP || key == KEY_DOWN)
-				nav_step(b, key == KEY_UP ? -1 : 1);
-		} else {
-			move_selection(b, key);
+	for (size_t i = 0; i < sizeof bindings / sizeof bindings[0]; i++) {
+		if (bindings[i].key == key) {
+			bindings[i].fn(b, key);
+			return;
 		}
-		break;
-	case 'j':
-	case '\n':
-	case '\r':
-	case KEY_ENTER:
-		nav_step(b, 1);
-		break;
-	case 'k':
-		nav_step(b, -1);
-		break;
-	case KEY_NPAGE:
-	case ' ':
-	case 6: /* Ctrl-F */
-		nav_step(b, page());
-		break;
-	case KEY_PPAGE:
-	case 'b':
-	case 2: /* Ctrl-B */
-		nav_step(b, -page());
-		break;
-	case 'g':
-	case KEY_HOME:
-		nav_first(b);
-		break;
-	case 'G':
-	case KEY_END:
-		nav_last(b);
-		break;
-	case 'l':
-		ask_number(b, "go to line: ", nav_goto_line);
-		break;
-	case 't':
-		ask_number(b, "go to time: ", nav_goto_time);
-		break;
-	case 'p':
-	case 'P':
-		ask_pc(b, key == 'p' ? 1 : -1);
-		break;
-	case '/':
-	case '?':
-		ask_search(b, key == '/' ? 1 : -1);
-		break;
-	case 'n':
-	case 'N':
-		nav_repeat(b, key == 'n' ? 1 : -1);
-		break;
-	case 's':
-	case 'S':
-		nav_step_over(b, key == 's' ? 1 : -1);
-		break;
-	case 'u':
-		nav_step_out(b);
-		break;
-	case 'f':
-		nav_fold_toggle(b);
-		break;
-	case 'c':
-		nav_switch_cpu(b);
-		break;
-	case '\t':
-		b->focus = (enum focus)((b->focus + 1) % FOCUS_COUNT);
-		if (b->focus == FOCUS_MEM && !b->mem_set)
-			b->focus = FOCUS_TRACE;
-		if (b->focus != FOCUS_TRACE)
-			b->target = b->focus;
-		break;
-	case 'w':
-	case 'W':
-		nav_write(b, key == 'w' ? -1 : 1);
-		break;
-	case '[':
-	case ']':
-		nav_mem_change(b, key == '[' ? -1 : 1);
-		break;
-	case 'm':
-		ask_mem(b);
-		break;
-	case 'r':
-		b->mem_ref = b->ev;
-		nav_msg(b, 0, "memory changes are now shown since line %llu",
-			(unsigned long long)b->cur.line);
-		break;
-	case 'R':
-		b->mem_ref = NO_EVENT;
-		nav_msg(b, 0, "memory changes are shown since the previous event");
-		break;
-	case 'v':
-		b->show_fp = !b->show_fp;
-		b->show_sve = 0;
-		b->vec_scroll = 0;
-		break;
-	case 'z':
-		b->show_sve = !b->show_sve;
-		b->show_fp = 0;
-		b->vec_scroll = 0;
-		break;
-	case '<':
-		b->vec_scroll -= 4;
-		break;
-	case '>':
-		b->vec_scroll += 4;
-		break;
-	case 12: /* Ctrl-L */
-		clearok(curscr, TRUE);
-		break;
-	case KEY_RESIZE:
-		break;
-	default:
-		nav_msg(b, 1, "unknown key (h for help)");
-		break;
 	}
+	nav_msg(b, 1, "unknown key (h for help)");
 }
