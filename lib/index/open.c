@@ -563,7 +563,7 @@ static void options_text(uint32_t bits, uint32_t format, char *buf, size_t size)
 	if (format && n < size)
 		n += (size_t)snprintf(buf + n, size - n, "%sformat %u", n ? " " : "", format);
 	if (!n)
-		snprintf(buf, size, "no reader options");
+		snprintf(buf, size, "none");
 }
 
 /* Try one index file. 1: *out is open and matches; 0: absent or not
@@ -608,8 +608,8 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 		options_text(had, hadf, a, sizeof a);
 		options_text(id->reader, id->format, b, sizeof b);
 		trawl_error_set(err, TRAWL_ERR_FORMAT,
-				"'%s' was built with %s, not %s: give the same reader options, "
-				"or rebuild it with trawl index --force", path, a, b);
+				"'%s' was built with reader options: %s; asked for: %s. Give the "
+				"same ones, or rebuild it with trawl index --force", path, a, b);
 		return -1;
 	}
 	*why = m == TRAWL_INDEX_OPTIONS ? "was built with other reader options"

@@ -101,7 +101,7 @@ static int run(int argc, char **argv, const char *cmd, int dir)
 		goto out;
 	}
 	if (st) {
-		rc = cli_report(cmd, &err);
+		rc = index_cli_report(&c, &err);
 		goto out;
 	}
 	if (c.json) {
@@ -113,8 +113,7 @@ static int run(int argc, char **argv, const char *cmd, int dir)
 		putchar('\n');
 	}
 out:
-	index_cli_close(&c);
-	return rc;
+	return index_cli_end(&c, rc);
 }
 
 int cmd_last_write(int argc, char **argv)

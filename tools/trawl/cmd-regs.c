@@ -56,7 +56,7 @@ int cmd_regs(int argc, char **argv)
 	if (at)
 		rc = index_cli_line(&c, at, &ev);
 	else if (trawl_index_event_at_time(c.ix, t, &ev, &err))
-		rc = cli_report("regs", &err);
+		rc = index_cli_report(&c, &err);
 	if (rc)
 		goto out;
 	struct trawl_index_event e;
@@ -64,7 +64,7 @@ int cmd_regs(int argc, char **argv)
 	if (!cpu_arg)
 		cpu = e.cpu;
 	if (trawl_index_regs_at(c.ix, ev, (uint16_t)cpu, &regs, &err)) {
-		rc = cli_report("regs", &err);
+		rc = index_cli_report(&c, &err);
 		goto out;
 	}
 	if (c.json) {
@@ -110,6 +110,5 @@ int cmd_regs(int argc, char **argv)
 		printf("}}\n");
 out:
 	trawl_index_regs_release(&regs);
-	index_cli_close(&c);
-	return rc;
+	return index_cli_end(&c, rc);
 }

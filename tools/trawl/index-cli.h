@@ -50,13 +50,27 @@ int index_cli_parse(struct index_cli *c, int argc, char **argv,
 int index_cli_open(struct index_cli *c);
 void index_cli_close(struct index_cli *c);
 
+/* Exit code of an index command that met a damaged index for the first
+ * time: main() runs the command once more, and that run's index_cli_open
+ * rebuilds the index first. */
+#define INDEX_CLI_RETRY 99
+
+/* Report a query error: a damaged index (the first time) becomes a note
+ * and INDEX_CLI_RETRY; anything else goes to cli_report. */
+int index_cli_report(struct index_cli *c, const struct trawl_error *err);
+/* Close, turning rc into INDEX_CLI_RETRY (or an error) when any query on
+ * the index met damage, even one whose status the command did not need. */
+int index_cli_end(struct index_cli *c, int rc);
+
 /* --at LINE -> event; prints the error and returns an exit code, or 0. */
 int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev);
 
 /* The first line of an event's text in the trace ("" when not mapped). */
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len);
 
-/* Print the event as "line L (event N): TEXT" or as a JSON object. */
+/* Print the event as "line L (event N): TEXT" or as a JSON object ("null"
+ * when it cannot be read: the damage then ends the command through
+ * index_cli_end). */
 void index_cli_print_event(struct index_cli *c, FILE *f, uint64_t ev);
 
 /* JSON string with escapes. */
