@@ -55,6 +55,7 @@ struct trawl_trace_id {
 	uint32_t reader;        /* TRAWL_ID_* bits */
 	uint32_t format;        /* enum trawl_format asked for (0 = detect) */
 	uint64_t skipped;       /* informational: lines skipped by --lenient */
+	uint64_t taken_ns;      /* wall clock when the stat was taken */
 };
 
 struct trawl_index_build_options {

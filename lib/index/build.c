@@ -1227,6 +1227,7 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 		st64(h + 48, id->ctime_ns);
 		st64(h + 104, id->ino);
 		st64(h + 112, id->dev);
+		st64(h + 904, id->taken_ns);
 	}
 	st32(h + 120, IDX_BLOCK_LOG);
 	st64(h + 896, top_sum);

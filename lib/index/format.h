@@ -28,7 +28,8 @@
  *                +0 u32 id, +4 u32 record size (0 = bytes),
  *                +8 u64 offset, +16 u64 length, +24 u64 checksum
  *   896     8  XXH3-64 of the SUMS_TOP section
- *   904   112  reserved (0)
+ *   904     8  wall clock (ns) when the trace's stat above was taken
+ *   912   104  reserved (0)
  *  1016     8  header checksum: hash of bytes [0, 1016)
  *
  * Sections (offsets 8-aligned, inside the file, not overlapping the header)
@@ -146,6 +147,9 @@ enum idx_section {
 /* Block checksums: every byte from the end of the header to the SUMS
  * section is covered by the u32 checksum of its 4 KiB block (check.c). */
 #define IDX_BLOCK_LOG 12u
+/* A trace changed less than this before its stat was recorded may look
+ * unchanged (file time granularity): its content hash is checked. */
+#define IDX_RACY_NS 2000000000ull
 #define IDX_BLOCK ((uint64_t)1 << IDX_BLOCK_LOG)
 #define IDX_SUMS_PER_TOP (IDX_BLOCK / 4u)
 

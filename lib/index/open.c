@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -39,6 +40,9 @@ enum trawl_status trawl_trace_id_get(const char *trace_path, struct trawl_trace_
 	id->ino = (uint64_t)sb.st_ino;
 	id->dev = (uint64_t)sb.st_dev;
 	id->source = 1;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	id->taken_ns = ts_ns(&now);
 	return TRAWL_OK;
 }
 
@@ -239,6 +243,7 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 	ix->id.ctime_ns = ld64(h + 48);
 	ix->id.ino = ld64(h + 104);
 	ix->id.dev = ld64(h + 112);
+	ix->id.taken_ns = ld64(h + 904);
 	ix->nev = ld64(h + 56);
 	ix->last_line = ld64(h + 64);
 	ix->K = ld32(h + 72);
@@ -413,8 +418,12 @@ enum trawl_index_match trawl_index_match(const struct trawl_index *ix,
 		return TRAWL_INDEX_STALE;
 	if (x->reader != id->reader || x->format != id->format)
 		return TRAWL_INDEX_OPTIONS;
+	/* file times have a granularity (a few ms here, 2 s on FAT): a change
+	 * within that of when the stat was recorded may leave it the same, so
+	 * such a "racy" stat is confirmed by the hash (git's racy-clean rule) */
+	int racy = id->ctime_ns + IDX_RACY_NS >= x->taken_ns;
 	if (x->mtime_ns == id->mtime_ns && x->ctime_ns == id->ctime_ns && x->ino == id->ino &&
-	    x->dev == id->dev)
+	    x->dev == id->dev && (!racy || (id->hashed && x->hashed && x->hash == id->hash)))
 		return TRAWL_INDEX_SAME;
 	if (!id->hashed)
 		return TRAWL_INDEX_UNSURE;
@@ -519,7 +528,8 @@ out:
 }
 
 /* The content matched but the file's times or inode changed (cp -a, touch,
- * chmod...): record the new ones, so the next use need not hash again.
+ * chmod...), or the stat was racy: record the new stat and when it was
+ * taken, so the next use need not hash again.
  * Best effort: a read-only index is only hashed each time. */
 static void refresh_stat(const char *index_path, const struct trawl_trace_id *id)
 {
@@ -533,6 +543,7 @@ static void refresh_stat(const char *index_path, const struct trawl_trace_id *id
 		st64(h + 48, id->ctime_ns);
 		st64(h + 104, id->ino);
 		st64(h + 112, id->dev);
+		st64(h + 904, id->taken_ns);
 		st64(h + IDX_HDR_CHECKSUM_OFF, idx_hash(0, h, IDX_HDR_CHECKSUM_OFF));
 		if (pwrite(fd, h, sizeof h, 0) != (ssize_t)sizeof h) {
 			/* the old header stays valid: nothing to undo */
