@@ -6,6 +6,7 @@
  * header has its own checksum). Damage is sticky: once a handle met it,
  * every later query on it fails too. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,23 +53,38 @@ static void block_span(const struct idx_checks *c, uint64_t b, uint64_t *lo, uin
 		*hi = c->covered;
 }
 
-/* The recorded sum of block b, from a checked piece of SUMS. */
+static enum trawl_status read_raw(const struct trawl_index *ix, uint64_t off, void *buf,
+				  size_t len, struct trawl_error *err);
+
+/* The recorded sum of block b, from a checked 4 KiB piece of SUMS. Pieces
+ * are read with pread into a small cache (not through the mapping: a
+ * first touch of a mapped page costs several preads here), checked
+ * against SUMS_TOP when they are loaded. */
 static int sum_of(const struct trawl_index *ix, uint64_t b, uint32_t *out)
 {
 	struct idx_checks *c = ix->chk;
 	uint64_t j = b / IDX_SUMS_PER_TOP;
-	if (!bit_get(c->ok_top, j)) {
+	struct idx_sums_slot *sl = &c->slots[j % IDX_SUMS_SLOTS];
+	int ok = 1;
+	pthread_mutex_lock(&c->mu);
+	if (sl->piece != j + 1) {
 		uint64_t lo = j * IDX_BLOCK, hi = lo + IDX_BLOCK;
 		if (hi > c->nblocks * 4)
 			hi = c->nblocks * 4;
-		if (idx_top_sum(c->sums + lo, (size_t)(hi - lo), j) != c->top[j]) {
-			mark_damaged(ix, (uint64_t)(c->sums - ix->map) + lo);
-			return 0;
+		uint64_t off = (uint64_t)(c->sums - ix->map) + lo;
+		sl->piece = 0;
+		if (read_raw(ix, off, sl->data, (size_t)(hi - lo), NULL) ||
+		    idx_top_sum(sl->data, (size_t)(hi - lo), j) != c->top[j]) {
+			mark_damaged(ix, off);
+			ok = 0;
+		} else {
+			sl->piece = j + 1;
 		}
-		bit_set(c->ok_top, j);
 	}
-	*out = ld32(c->sums + 4 * b);
-	return 1;
+	if (ok)
+		*out = ld32(sl->data + 4 * (b % IDX_SUMS_PER_TOP));
+	pthread_mutex_unlock(&c->mu);
+	return ok;
 }
 
 static int check_block(const struct trawl_index *ix, uint64_t b, const uint8_t *p, size_t n)
@@ -126,6 +142,12 @@ static enum trawl_status read_raw(const struct trawl_index *ix, uint64_t off, vo
 		done += (size_t)n;
 	}
 	return TRAWL_OK;
+}
+
+enum trawl_status idx_pread_unchecked(const struct trawl_index *ix, uint64_t off, void *buf,
+				      size_t len, struct trawl_error *err)
+{
+	return read_raw(ix, off, buf, len, err);
 }
 
 /* Blocks not yet checked are read whole and hashed from that copy: one
@@ -196,10 +218,12 @@ enum trawl_status idx_checks_open(struct trawl_index *ix, struct trawl_error *er
 	    (uint64_t)(t->p - ix->map) < c->covered + s->len)
 		return TRAWL_CORRUPT(err, "'%s': bad block checksum table", ix->path);
 	c->sums = s->p;
+	pthread_mutex_init(&c->mu, NULL);
+	c->mu_init = 1;
 	c->top = malloc(c->ntop ? c->ntop * 8 : 8);
 	c->ok = calloc((c->nblocks + 63) / 64 + 1, 8);
-	c->ok_top = calloc((c->ntop + 63) / 64 + 1, 8);
-	if (!c->top || !c->ok || !c->ok_top)
+	c->slots = calloc(IDX_SUMS_SLOTS, sizeof *c->slots);
+	if (!c->top || !c->ok || !c->slots)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	enum trawl_status st = read_raw(ix, (uint64_t)(t->p - ix->map), c->top,
 					(size_t)(c->ntop * 8), err);
@@ -220,7 +244,9 @@ void idx_checks_close(struct trawl_index *ix)
 		return;
 	free(ix->chk->top);
 	free(ix->chk->ok);
-	free(ix->chk->ok_top);
+	free(ix->chk->slots);
+	if (ix->chk->mu_init)
+		pthread_mutex_destroy(&ix->chk->mu);
 	free(ix->chk);
 	ix->chk = NULL;
 }

@@ -2,6 +2,7 @@
 #ifndef TRAWL_INDEX_INT_H
 #define TRAWL_INDEX_INT_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "index/format.h"
@@ -37,6 +38,12 @@ struct trawl_index {
 	int unknown_key;        /* IDENTITY has a meaning key we do not know */
 };
 
+#define IDX_SUMS_SLOTS 16u
+struct idx_sums_slot {
+	uint64_t piece;         /* piece number + 1, 0 = empty */
+	uint8_t data[4096];
+};
+
 /* Block checksums (check.c): which blocks were verified in this process,
  * and the first damage met (sticky: every later query fails too). */
 struct idx_checks {
@@ -46,7 +53,9 @@ struct idx_checks {
 	uint64_t *top;          /* copy of SUMS_TOP, checked at open */
 	uint64_t ntop;
 	uint64_t *ok;           /* verified data blocks, one bit each */
-	uint64_t *ok_top;       /* verified 4 KiB pieces of SUMS */
+	struct idx_sums_slot *slots; /* checked pieces of SUMS (check.c) */
+	pthread_mutex_t mu;     /* guards slots */
+	int mu_init;
 	int damaged;
 	uint64_t bad_off;
 };
@@ -60,6 +69,10 @@ int idx_touch(const struct trawl_index *ix, const void *p, uint64_t len);
 /* pread of file bytes [off, off+len) into buf, the blocks checked. */
 enum trawl_status idx_pread(const struct trawl_index *ix, uint64_t off, void *buf, size_t len,
 			    struct trawl_error *err);
+/* A plain pread, for reads whose result is proved by checked ones after
+ * (query.c, last_le). */
+enum trawl_status idx_pread_unchecked(const struct trawl_index *ix, uint64_t off, void *buf,
+				      size_t len, struct trawl_error *err);
 /* st, or TRAWL_ERR_CORRUPT when the handle met damage. */
 enum trawl_status idx_result(const struct trawl_index *ix, enum trawl_status st,
 			     struct trawl_error *err);

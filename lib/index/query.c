@@ -164,8 +164,8 @@ static enum trawl_status q_events(const struct trawl_index *ix, uint64_t first, 
  * window of WIN records around it with one pread, and a probe that does not
  * halve the range is followed by a bisection, which bounds the worst case.
  * *st is set on a read error. */
-static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v,
-		       enum trawl_status *st, struct trawl_error *err)
+static int64_t last_le_search(const struct trawl_index *ix, unsigned off, uint64_t v,
+			      int checked, enum trawl_status *st, struct trawl_error *err)
 {
 	*st = TRAWL_OK;
 	if (!ix->nev || ix->first_ev[off / 8] > v)
@@ -190,7 +190,9 @@ static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v,
 		if (w0 >= hi)
 			w0 = hi - 1;
 		uint64_t cnt = hi - w0 < WIN ? hi - w0 : WIN;
-		if ((*st = events_read(ix, w0, cnt, buf, err)))
+		uint64_t base = (uint64_t)(ix->sec[SEC_EVENTS].p - ix->map) + w0 * EV_REC;
+		if ((*st = checked ? events_read(ix, w0, cnt, buf, err)
+				   : idx_pread_unchecked(ix, base, buf, (size_t)(cnt * EV_REC), err)))
 			return -1;
 		uint64_t before = hi - lo;
 		uint64_t f0 = ld64(buf + off), f1 = ld64(buf + (cnt - 1) * EV_REC + off);
@@ -209,6 +211,26 @@ static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v,
 		bisect = !bisect && (hi - lo) * 2 > before;
 	}
 	return (int64_t)lo;
+}
+
+/* The probes read unchecked (each would otherwise hash the blocks around
+ * it): the answer is then proved with the checked records i and i+1,
+ * f(i) <= v < f(i+1), which in an undamaged index (fields never decrease)
+ * only the right event satisfies. When that fails, the search runs again
+ * with every read checked. */
+static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v,
+		       enum trawl_status *st, struct trawl_error *err)
+{
+	int64_t i = last_le_search(ix, off, v, 0, st, err);
+	if (*st || i < 0)
+		return i;
+	uint8_t r[2 * EV_REC];
+	uint64_t k = (uint64_t)i + 1 < ix->nev ? 2 : 1;
+	if ((*st = events_read(ix, (uint64_t)i, k, r, err)))
+		return -1;
+	if (ld64(r + off) <= v && (k == 1 || ld64(r + EV_REC + off) > v))
+		return i;
+	return last_le_search(ix, off, v, 1, st, err);
 }
 
 static enum trawl_status q_event_at_line(const struct trawl_index *ix, uint64_t line,
