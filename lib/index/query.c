@@ -351,8 +351,8 @@ static enum trawl_status delta_parse(const struct trawl_index *ix, const uint8_t
 			return CORRUPT(ix, "short clobber delta");
 		d->addr = ld64(p + 1);
 		d->len = ld64(p + 9);
-		if (d->len == 0 || d->len > IDX_MAX_CLOBBER)
-			return CORRUPT(ix, "clobber delta");
+		if (d->len == 0 || d->len > IDX_MAX_CLOBBER || masked)
+			return CORRUPT(ix, "clobber delta"); /* a clobber has no mask */
 		n = 17;
 		d->value = NULL;
 	} else {
