@@ -1145,7 +1145,7 @@ static enum trawl_status write_sums(struct idx_file *o, uint64_t covered, struct
 		}
 	}
 	for (uint64_t j = 0; j < ntop; j++) {
-		uint64_t lo = j * IDX_BLOCK, hi = lo + IDX_BLOCK < nblocks * 4 ? lo + IDX_BLOCK
+		uint64_t lo = j * IDX_PIECE, hi = lo + IDX_PIECE < nblocks * 4 ? lo + IDX_PIECE
 								  : nblocks * 4;
 		st64(top + 8 * j, idx_top_sum(sums + lo, (size_t)(hi - lo), j));
 	}

@@ -1,12 +1,10 @@
 /* Block checksums of an index file. Every byte a query reads lies in a
- * 4 KiB block whose checksum (SUMS) is checked the first time the block is
+ * 1 KiB block whose checksum (SUMS) is checked the first time the block is
  * read in a process and then remembered in a bitmap, so damage gives an
- * error instead of a wrong answer. SUMS is checked 4 KiB at a time against
- * SUMS_TOP, which is read whole at open and covered by a header field (the
- * header has its own checksum). Damage is sticky: once a handle met it,
- * every later query on it fails too. */
+ * error instead of a wrong answer (see sum_of on why the table of sums
+ * needs no check of its own there). Damage is sticky: once a handle met
+ * it, every later query on it fails too. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,41 +54,33 @@ static void block_span(const struct idx_checks *c, uint64_t b, uint64_t *lo, uin
 static enum trawl_status read_raw(const struct trawl_index *ix, uint64_t off, void *buf,
 				  size_t len, struct trawl_error *err);
 
-/* The recorded sum of block b, from a checked 4 KiB piece of SUMS. Pieces
- * are read with pread into a small cache (not through the mapping: a
- * first touch of a mapped page costs several preads here), checked
- * against SUMS_TOP when they are loaded. */
+/* The recorded sum of block b: a 4-byte pread (a first touch of a mapped
+ * page costs several preads here). The entry itself needs no check of its
+ * own: it is only ever compared with the block, so a damaged entry makes
+ * that comparison fail (the file is damaged: rebuilt) and can never make a
+ * damaged block pass, except by matching its new checksum by chance.
+ * SUMS_TOP checks the whole table in trawl_index_verify. */
 static int sum_of(const struct trawl_index *ix, uint64_t b, uint32_t *out)
 {
 	struct idx_checks *c = ix->chk;
-	uint64_t j = b / IDX_SUMS_PER_TOP;
-	struct idx_sums_slot *sl = &c->slots[j % IDX_SUMS_SLOTS];
-	int ok = 1;
-	pthread_mutex_lock(&c->mu);
-	if (sl->piece != j + 1) {
-		uint64_t lo = j * IDX_BLOCK, hi = lo + IDX_BLOCK;
-		if (hi > c->nblocks * 4)
-			hi = c->nblocks * 4;
-		uint64_t off = (uint64_t)(c->sums - ix->map) + lo;
-		sl->piece = 0;
-		if (read_raw(ix, off, sl->data, (size_t)(hi - lo), NULL) ||
-		    idx_top_sum(sl->data, (size_t)(hi - lo), j) != c->top[j]) {
-			mark_damaged(ix, off);
-			ok = 0;
-		} else {
-			sl->piece = j + 1;
-		}
+	uint8_t v[4];
+	uint64_t off = (uint64_t)(c->sums - ix->map) + 4 * b;
+	if (read_raw(ix, off, v, 4, NULL)) {
+		mark_damaged(ix, off);
+		return 0;
 	}
-	if (ok)
-		*out = ld32(sl->data + 4 * (b % IDX_SUMS_PER_TOP));
-	pthread_mutex_unlock(&c->mu);
-	return ok;
+	*out = ld32(v);
+	return 1;
 }
 
-static int check_block(const struct trawl_index *ix, uint64_t b, const uint8_t *p, size_t n)
+/* want: the recorded sum when the caller read it already, else NULL. */
+static int check_block_sum(const struct trawl_index *ix, uint64_t b, const uint8_t *p, size_t n,
+			   const uint8_t *want_le)
 {
 	uint32_t want;
-	if (!sum_of(ix, b, &want))
+	if (want_le)
+		want = ld32(want_le);
+	else if (!sum_of(ix, b, &want))
 		return 0;
 	if (idx_block_sum(p, n, b) != want) {
 		mark_damaged(ix, b << IDX_BLOCK_LOG);
@@ -98,6 +88,11 @@ static int check_block(const struct trawl_index *ix, uint64_t b, const uint8_t *
 	}
 	bit_set(ix->chk->ok, b);
 	return 1;
+}
+
+static int check_block(const struct trawl_index *ix, uint64_t b, const uint8_t *p, size_t n)
+{
+	return check_block_sum(ix, b, p, n, NULL);
 }
 
 static int in_covered(const struct idx_checks *c, uint64_t off, uint64_t len)
@@ -174,10 +169,17 @@ enum trawl_status idx_pread(const struct trawl_index *ix, uint64_t off, void *bu
 	if (hi - lo > sizeof small && !(tmp = malloc((size_t)(hi - lo))))
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	enum trawl_status st = read_raw(ix, lo, tmp, (size_t)(hi - lo), err);
+	/* the recorded sums of the span: one read when they are few */
+	uint8_t sums[4 * 64];
+	int have = b1 - b0 < 64 &&
+		   !read_raw(ix, (uint64_t)(c->sums - ix->map) + 4 * b0, sums,
+			     (size_t)(4 * (b1 - b0 + 1)), NULL);
 	for (b = b0; !st && b <= b1; b++) {
 		uint64_t blo, bhi;
 		block_span(c, b, &blo, &bhi);
-		if (!bit_get(c->ok, b) && !check_block(ix, b, tmp + (blo - lo), (size_t)(bhi - blo)))
+		if (!bit_get(c->ok, b) &&
+		    !check_block_sum(ix, b, tmp + (blo - lo), (size_t)(bhi - blo),
+				     have ? sums + 4 * (b - b0) : NULL))
 			break;
 	}
 	if (!st)
@@ -192,13 +194,33 @@ enum trawl_status idx_result(const struct trawl_index *ix, enum trawl_status st,
 {
 	if (!ix->chk || !__atomic_load_n(&ix->chk->damaged, __ATOMIC_RELAXED))
 		return st;
-	return TRAWL_CORRUPT(err, "'%s' is damaged: checksum mismatch in the 4 KiB block at byte %llu",
+	return TRAWL_CORRUPT(err, "'%s' is damaged: checksum mismatch in the block at byte %llu",
 			     ix->path, (unsigned long long)(ix->chk->bad_off & ~(IDX_BLOCK - 1)));
+}
+
+/* SUMS_TOP against the header, and every piece of SUMS against it. */
+static enum trawl_status check_sums_table(const struct trawl_index *ix, struct trawl_error *err)
+{
+	const struct idx_checks *c = ix->chk;
+	const uint8_t *top = ix->sec[SEC_SUMS_TOP].p;
+	if (XXH3_64bits(top, (size_t)(c->ntop * 8)) != ld64(ix->map + 896))
+		return TRAWL_CORRUPT(err, "'%s': block checksum table is damaged", ix->path);
+	for (uint64_t j = 0; j < c->ntop; j++) {
+		uint64_t lo = j * IDX_PIECE, hi = lo + IDX_PIECE;
+		if (hi > c->nblocks * 4)
+			hi = c->nblocks * 4;
+		if (idx_top_sum(c->sums + lo, (size_t)(hi - lo), j) != ld64(top + 8 * j))
+			return TRAWL_CORRUPT(err, "'%s': block checksum table is damaged", ix->path);
+	}
+	return TRAWL_OK;
 }
 
 enum trawl_status idx_checks_all(const struct trawl_index *ix, struct trawl_error *err)
 {
 	const struct idx_checks *c = ix->chk;
+	enum trawl_status st = check_sums_table(ix, err);
+	if (st)
+		return st;
 	idx_touch(ix, ix->map + IDX_HEADER_SIZE, c->covered - IDX_HEADER_SIZE);
 	return idx_result(ix, TRAWL_OK, err);
 }
@@ -218,23 +240,9 @@ enum trawl_status idx_checks_open(struct trawl_index *ix, struct trawl_error *er
 	    (uint64_t)(t->p - ix->map) < c->covered + s->len)
 		return TRAWL_CORRUPT(err, "'%s': bad block checksum table", ix->path);
 	c->sums = s->p;
-	pthread_mutex_init(&c->mu, NULL);
-	c->mu_init = 1;
-	c->top = malloc(c->ntop ? c->ntop * 8 : 8);
 	c->ok = calloc((c->nblocks + 63) / 64 + 1, 8);
-	c->slots = calloc(IDX_SUMS_SLOTS, sizeof *c->slots);
-	if (!c->top || !c->ok || !c->slots)
+	if (!c->ok)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	enum trawl_status st = read_raw(ix, (uint64_t)(t->p - ix->map), c->top,
-					(size_t)(c->ntop * 8), err);
-	if (st)
-		return st;
-	if (XXH3_64bits(c->top, (size_t)(c->ntop * 8)) != ld64(h + 896))
-		return TRAWL_CORRUPT(err, "'%s': block checksum table is damaged", ix->path);
-#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-	for (uint64_t j = 0; j < c->ntop; j++)
-		c->top[j] = ld64((const uint8_t *)&c->top[j]);
-#endif
 	return TRAWL_OK;
 }
 
@@ -242,11 +250,7 @@ void idx_checks_close(struct trawl_index *ix)
 {
 	if (!ix->chk)
 		return;
-	free(ix->chk->top);
 	free(ix->chk->ok);
-	free(ix->chk->slots);
-	if (ix->chk->mu_init)
-		pthread_mutex_destroy(&ix->chk->mu);
 	free(ix->chk);
 	ix->chk = NULL;
 }

@@ -145,13 +145,15 @@ enum idx_section {
 #define MEMW_CLOBBER 1u
 
 /* Block checksums: every byte from the end of the header to the SUMS
- * section is covered by the u32 checksum of its 4 KiB block (check.c). */
-#define IDX_BLOCK_LOG 12u
+ * section is covered by the u32 checksum of its 1 KiB block (check.c):
+ * small, so that a cold point query hashes little more than it reads. */
+#define IDX_BLOCK_LOG 10u
 /* A trace changed less than this before its stat was recorded may look
  * unchanged (file time granularity): its content hash is checked. */
 #define IDX_RACY_NS 2000000000ull
 #define IDX_BLOCK ((uint64_t)1 << IDX_BLOCK_LOG)
-#define IDX_SUMS_PER_TOP (IDX_BLOCK / 4u)
+#define IDX_PIECE 4096u        /* bytes of SUMS per SUMS_TOP entry */
+#define IDX_SUMS_PER_TOP (IDX_PIECE / 4u)
 
 /* IDENTITY keys (u16 key, u16 length, value). Keys below 0x8000 change
  * what the index means: one this version does not know makes the index

@@ -2,7 +2,6 @@
 #ifndef TRAWL_INDEX_INT_H
 #define TRAWL_INDEX_INT_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "index/format.h"
@@ -38,29 +37,19 @@ struct trawl_index {
 	int unknown_key;        /* IDENTITY has a meaning key we do not know */
 };
 
-#define IDX_SUMS_SLOTS 16u
-struct idx_sums_slot {
-	uint64_t piece;         /* piece number + 1, 0 = empty */
-	uint8_t data[4096];
-};
-
 /* Block checksums (check.c): which blocks were verified in this process,
  * and the first damage met (sticky: every later query fails too). */
 struct idx_checks {
 	uint64_t covered;       /* bytes [IDX_HEADER_SIZE, covered) have block sums */
 	uint64_t nblocks;
-	const uint8_t *sums;    /* mapped SUMS section */
-	uint64_t *top;          /* copy of SUMS_TOP, checked at open */
-	uint64_t ntop;
+	const uint8_t *sums;    /* mapped SUMS section (read with pread) */
+	uint64_t ntop;          /* SUMS_TOP entries (checked by verify) */
 	uint64_t *ok;           /* verified data blocks, one bit each */
-	struct idx_sums_slot *slots; /* checked pieces of SUMS (check.c) */
-	pthread_mutex_t mu;     /* guards slots */
-	int mu_init;
 	int damaged;
 	uint64_t bad_off;
 };
 
-/* Load and check SUMS_TOP against the header; set up the bitmaps. */
+/* Check the checksum tables' place and size; set up the bitmap. */
 enum trawl_status idx_checks_open(struct trawl_index *ix, struct trawl_error *err);
 void idx_checks_close(struct trawl_index *ix);
 /* Check the blocks of mapped bytes [p, p+len): 1 when they are good; else

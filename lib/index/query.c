@@ -523,21 +523,15 @@ static enum trawl_status q_regs_at(const struct trawl_index *ix, uint64_t ev, ui
 	/* one contiguous stretch of the delta log: the checkpoint of ev's
 	 * epoch, then the records of every event up to ev */
 	uint64_t first = ev / ix->K * ix->K, a, end;
-	uint8_t recs[130 * EV_REC];
+	uint8_t recs[2 * EV_REC];
 	uint64_t last = ev + 1 < ix->nev ? ev + 1 : ev;
-	if (last - first < 130) {
-		/* one read for both records (always so with the default K) */
-		if ((st = events_read(ix, first, last - first + 1, recs, err)))
-			return st;
-		a = ld64(recs + 32);
-		end = ld64(recs + (last - first) * EV_REC + 32);
-	} else {
-		if ((st = events_read(ix, first, 1, recs, err)) ||
-		    (st = events_read(ix, last, 1, recs + EV_REC, err)))
-			return st;
-		a = ld64(recs + 32);
-		end = ld64(recs + EV_REC + 32);
-	}
+	/* two single records, not the span between them: each read checks
+	 * only the blocks it touches */
+	if ((st = events_read(ix, first, 1, recs, err)) ||
+	    (st = events_read(ix, last, 1, recs + EV_REC, err)))
+		return st;
+	a = ld64(recs + 32);
+	end = ld64(recs + EV_REC + 32);
 	if (last == ev)
 		end = ix->sec[SEC_DELTAS].len;
 	if (a > end || end > ix->sec[SEC_DELTAS].len)

@@ -115,7 +115,7 @@ static void repair_sums(uint8_t *p, size_t size)
 		st32(p + so + 4 * b, idx_block_sum(p + lo, (size_t)(hi - lo), b));
 	}
 	for (uint64_t j = 0; j < ntop; j++) {
-		uint64_t lo = j * IDX_BLOCK, hi = lo + IDX_BLOCK < sl ? lo + IDX_BLOCK : sl;
+		uint64_t lo = j * IDX_PIECE, hi = lo + IDX_PIECE < sl ? lo + IDX_PIECE : sl;
 		st64(p + to + 8 * j, idx_top_sum(p + so + lo, (size_t)(hi - lo), j));
 	}
 	st64(p + 896, XXH3_64bits(p + to, (size_t)tl));
