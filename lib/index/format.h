@@ -22,7 +22,7 @@
  *   100     4  section count (<= 24)
  *   104     8  trace inode number
  *   112     8  trace device number
- *   120     4  log2 of the checksum block size (12: 4 KiB)
+ *   120     4  log2 of the checksum block size (10: 1 KiB)
  *   124     4  reserved (0)
  *   128   768  section table: 24 entries of 32 bytes
  *                +0 u32 id, +4 u32 record size (0 = bytes),
@@ -117,7 +117,7 @@ enum idx_section {
 	SEC_FENCE_PCS,
 	SEC_IDENTITY,           /* key/value records: what the index was built from */
 	SEC_SUMS,               /* u32 checksum per block of [1024, SUMS offset) */
-	SEC_SUMS_TOP,           /* u64 checksum per 4 KiB of SUMS */
+	SEC_SUMS_TOP,           /* u64 checksum per 4 KiB of SUMS (verify only) */
 	SEC_COUNT_ = SEC_SUMS_TOP,
 };
 
