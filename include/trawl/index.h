@@ -34,12 +34,28 @@ enum trawl_index_kind {
 
 struct trawl_index_builder;
 
-/* Identity of the trace an index belongs to: an index is only used with the
- * trace it was built from. */
+/* Reader options that change what an index means; recorded in it, and an
+ * index built with other ones does not match. */
+#define TRAWL_ID_BIG_ENDIAN 1u
+#define TRAWL_ID_IMPLICIT_THUMB 2u
+#define TRAWL_ID_LENIENT 4u
+
+/* Identity of the trace an index belongs to (docs/index.md, "Identity").
+ * The file's size, modification and change times, inode and device are
+ * cheap to read; `hash` (XXH3-64 of every byte) is computed only when one
+ * of them differs from what the index recorded. */
 struct trawl_trace_id {
 	uint64_t size;
 	uint64_t mtime_ns;
-	uint64_t hash;          /* of the first and last 64 KiB */
+	uint64_t ctime_ns;      /* change time: `touch` cannot set it back */
+	uint64_t ino, dev;
+	uint64_t hash;          /* valid when hashed != 0 */
+	int hashed;
+	uint32_t source;        /* 1 = a trace file read by trawl_reader */
+	uint32_t reader;        /* TRAWL_ID_* bits */
+	uint32_t format;        /* enum trawl_format asked for (0 = detect) */
+	uint64_t skipped;       /* informational: lines skipped by --lenient */
+	uint64_t taken_ns;      /* wall clock when the stat was taken */
 };
 
 struct trawl_index_build_options {
@@ -68,9 +84,14 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 /* Free everything; removes the temporary file if _finish did not succeed. */
 void trawl_index_builder_destroy(struct trawl_index_builder *b);
 
-/* Compute the identity of a trace file. */
+/* The cheap part of a trace's identity (stat: no content read); reader
+ * options may be NULL (defaults). */
 enum trawl_status trawl_trace_id_get(const char *trace_path, struct trawl_trace_id *id,
 				     struct trawl_error *err);
+void trawl_trace_id_set_options(struct trawl_trace_id *id, const struct trawl_reader_options *o);
+/* Hash every byte of the trace into id->hash (sets id->hashed). */
+enum trawl_status trawl_trace_id_hash(const char *trace_path, struct trawl_trace_id *id,
+				      struct trawl_error *err);
 
 /* Read `trace_path` with trawl_reader_open and write its index to
  * `index_path`. */
@@ -89,20 +110,50 @@ enum trawl_status trawl_index_default_path(const char *trace_path, char *buf, si
 struct trawl_index;
 
 /* Open an index file. When id is not NULL, the index must belong to that
- * trace (else TRAWL_ERR_NOT_FOUND: "stale"). Every header field and section
- * bound is checked: a damaged file gives TRAWL_ERR_CORRUPT. */
+ * trace (trawl_index_match gives TRAWL_INDEX_SAME, else TRAWL_ERR_NOT_FOUND:
+ * "stale"). Every header field and section bound is checked: a damaged file
+ * gives TRAWL_ERR_CORRUPT, one of an older format TRAWL_ERR_UNSUPPORTED.
+ *
+ * Every byte a query reads is covered by a block checksum, checked the
+ * first time the block is read in this process: a query that meets damage
+ * returns TRAWL_ERR_CORRUPT, and so does every later query on this handle. */
 enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_path,
 				   const struct trawl_trace_id *id, struct trawl_error *err);
 
 /* Open the index of a trace, building (or rebuilding) it when it is
- * missing, stale, incomplete or damaged. index_path may be NULL for the
- * default place. *built (may be NULL) is set to 1 when a build happened. */
+ * missing, stale, incomplete, damaged or of an older format. index_path may
+ * be NULL for the default place: TRACE.trawlidx beside the trace is used
+ * when it matches, even in a read-only folder, else the cache one. With an
+ * explicit index_path, an index built with other reader options is an
+ * error (TRAWL_ERR_FORMAT) rather than overwritten,
+ * and a file that does not start like an index is never overwritten.
+ * *built (may be NULL) is set to 1 when a build happened; why it happened
+ * goes to opt->reader.warn when set. */
 enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *trace_path,
 					 const char *index_path,
 					 const struct trawl_index_build_options *opt, int *built,
 					 struct trawl_error *err);
 
 void trawl_index_close(struct trawl_index *ix);
+
+/* How an open index relates to a trace. */
+enum trawl_index_match {
+	TRAWL_INDEX_SAME = 0,       /* built from this content with these options */
+	TRAWL_INDEX_STALE,          /* the content (or its size) differs */
+	TRAWL_INDEX_OPTIONS,        /* built with other reader options */
+	TRAWL_INDEX_UNSURE,         /* file times differ and id has no hash yet */
+};
+enum trawl_index_match trawl_index_match(const struct trawl_index *ix,
+					 const struct trawl_trace_id *id);
+/* The reader options the index was built with (TRAWL_ID_* bits) and lines
+ * the build skipped (--lenient). */
+uint32_t trawl_index_reader_options(const struct trawl_index *ix);
+uint64_t trawl_index_skipped_lines(const struct trawl_index *ix);
+/* Path of the file an open index was read from. */
+const char *trawl_index_path(const struct trawl_index *ix);
+/* TRAWL_ERR_CORRUPT (with err filled) when a query on this handle met a
+ * block whose checksum did not match; TRAWL_OK otherwise. */
+enum trawl_status trawl_index_damage(const struct trawl_index *ix, struct trawl_error *err);
 
 struct trawl_index_info {
 	uint32_t version;
@@ -124,7 +175,7 @@ struct trawl_index_info {
 };
 void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info *info);
 
-/* Check every section checksum (reads the whole file). */
+/* Check every block and section checksum (reads the whole file). */
 enum trawl_status trawl_index_verify(struct trawl_index *ix, struct trawl_error *err);
 
 /* One event as the index keeps it. */

@@ -72,6 +72,11 @@ void trawl_error_excerpt(struct trawl_error *err, const char *text, size_t len);
 
 /* Format "file:line:col: message" (whatever parts are known) into buf. */
 void trawl_error_format(const struct trawl_error *err, char *buf, size_t size);
+/* The same, followed by " (detected at SOURCE:LINE)" when with_source is
+ * set and the error records where in our code it was detected (trawl
+ * --debug); users are not shown our source paths otherwise. */
+void trawl_error_format_ex(const struct trawl_error *err, char *buf, size_t size,
+			   int with_source);
 
 /* Mark the code location that noticed corruption (SQLite's CORRUPT_BKPT idea):
  * returns TRAWL_ERR_CORRUPT after recording message and source location. */

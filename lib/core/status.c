@@ -108,6 +108,12 @@ void trawl_error_excerpt(struct trawl_error *err, const char *text, size_t len)
 
 void trawl_error_format(const struct trawl_error *err, char *buf, size_t size)
 {
+	trawl_error_format_ex(err, buf, size, 0);
+}
+
+void trawl_error_format_ex(const struct trawl_error *err, char *buf, size_t size,
+			   int with_source)
+{
 	size_t n = 0;
 	if (size == 0)
 		return;
@@ -125,6 +131,6 @@ void trawl_error_format(const struct trawl_error *err, char *buf, size_t size)
 	if (n < size)
 		n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "",
 				      err->message[0] ? err->message : trawl_status_str(err->status));
-	if (n < size && err->src_file)
+	if (n < size && err->src_file && with_source)
 		snprintf(buf + n, size - n, " (detected at %s:%d)", err->src_file, err->src_line);
 }

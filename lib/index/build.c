@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "index/format.h"
 #include "index/spool.h"
 #include "trawl/index.h"
@@ -942,9 +944,10 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 		slash[1] = 0;
 	else
 		*slash = 0;
+	idx_remove_stale_tmp(b->dir, b->path);
 	/* events go straight to the output file, right after its header;
 	 * the other streams are spooled and appended by finish() */
-	int fd = open(b->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(b->tmp_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		st = trawl_error_errno(err, errno, "cannot create '%s'", b->tmp_path);
 		goto fail;
@@ -1080,6 +1083,89 @@ static enum trawl_status write_backdate(struct trawl_index_builder *b, struct id
 	return st;
 }
 
+/* IDENTITY: key/value records (format.h); nothing without an id. */
+static enum trawl_status write_identity(struct idx_file *f, const struct trawl_trace_id *id,
+					struct trawl_error *err)
+{
+	uint8_t r[64], *p = r;
+	if (!id)
+		return TRAWL_OK;
+#define KV(key, n, store, v)                                                               \
+	do {                                                                               \
+		st16(p, key);                                                              \
+		st16(p + 2, n);                                                            \
+		store(p + 4, v);                                                           \
+		p += 4 + (n);                                                              \
+	} while (0)
+	KV(ID_KEY_SOURCE, 4, st32, id->source);
+	if (id->hashed)
+		KV(ID_KEY_CONTENT, 8, st64, id->hash);
+	KV(ID_KEY_READER, 4, st32, id->reader);
+	KV(ID_KEY_FORMAT, 4, st32, id->format);
+	KV(ID_KEY_SKIPPED, 8, st64, id->skipped);
+#undef KV
+	return idx_file_write(f, r, (size_t)(p - r), err);
+}
+
+/* SUMS and SUMS_TOP for the bytes [IDX_HEADER_SIZE, covered) already in
+ * the file, read back (from the page cache) in 1 MiB pieces. */
+static enum trawl_status write_sums(struct idx_file *o, uint64_t covered, struct sec *s,
+				    uint64_t *top_sum, struct trawl_error *err)
+{
+	enum trawl_status st = TRAWL_OK;
+	uint64_t nblocks = (covered + IDX_BLOCK - 1) >> IDX_BLOCK_LOG;
+	size_t chunk = 1u << 20;
+	uint8_t *buf = malloc(chunk), *sums = malloc(nblocks * 4 + IDX_BLOCK);
+	uint64_t ntop = (nblocks + IDX_SUMS_PER_TOP - 1) / IDX_SUMS_PER_TOP;
+	uint8_t *top = malloc(ntop * 8 + 8);
+	if (!buf || !sums || !top) {
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	for (uint64_t at = 0; at < covered; at += chunk) {
+		uint64_t lo = at < IDX_HEADER_SIZE ? IDX_HEADER_SIZE : at;
+		uint64_t hi = at + chunk < covered ? at + chunk : covered;
+		for (uint64_t done = lo; done < hi;) {
+			ssize_t n = pread(o->fd, buf + (done - at), (size_t)(hi - done), (off_t)done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				st = trawl_error_errno(err, n < 0 ? errno : EIO, "cannot read back %s",
+						       o->what);
+				goto out;
+			}
+			done += (uint64_t)n;
+		}
+		for (uint64_t blo = lo; blo < hi;) {
+			uint64_t b = blo >> IDX_BLOCK_LOG, bhi = (b + 1) << IDX_BLOCK_LOG;
+			if (bhi > hi)
+				bhi = hi;
+			st32(sums + 4 * b, idx_block_sum(buf + (blo - at), (size_t)(bhi - blo), b));
+			blo = bhi;
+		}
+	}
+	for (uint64_t j = 0; j < ntop; j++) {
+		uint64_t lo = j * IDX_PIECE, hi = lo + IDX_PIECE < nblocks * 4 ? lo + IDX_PIECE
+								  : nblocks * 4;
+		st64(top + 8 * j, idx_top_sum(sums + lo, (size_t)(hi - lo), j));
+	}
+	*top_sum = XXH3_64bits(top, (size_t)(ntop * 8));
+	if ((st = begin_sec(o, s, SEC_SUMS, 4, err)) ||
+	    (st = idx_file_write(o, sums, (size_t)(nblocks * 4), err)))
+		goto out;
+	end_sec(o, s);
+	if ((st = begin_sec(o, s + 1, SEC_SUMS_TOP, 8, err)) ||
+	    (st = idx_file_write(o, top, (size_t)(ntop * 8), err)))
+		goto out;
+	end_sec(o, s + 1);
+	st = idx_file_flush(o, err);
+out:
+	free(buf);
+	free(sums);
+	free(top);
+	return st;
+}
+
 enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 					     const struct trawl_trace_id *id,
 					     struct trawl_error *err)
@@ -1119,9 +1205,13 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	end_sec(o, s++);
 	for (int i = 0; i < 6; i++)
 		SEC(SEC_FENCE_MEMW + i, FENCE_REC, idx_file_write(o, fences[i].p, fences[i].n, err));
+	SEC(SEC_IDENTITY, 0, write_identity(o, id, err));
 #undef SEC
-	if ((st = idx_file_flush(o, err)))
+	uint64_t top_sum = 0;
+	if ((st = idx_file_align(o, err)) || (st = idx_file_flush(o, err)) ||
+	    (st = write_sums(o, o->pos, s, &top_sum, err)))
 		goto out;
+	s += 2;
 
 	uint8_t h[IDX_HEADER_SIZE];
 	memset(h, 0, sizeof h);
@@ -1134,8 +1224,13 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	if (id) {
 		st64(h + 32, id->size);
 		st64(h + 40, id->mtime_ns);
-		st64(h + 48, id->hash);
+		st64(h + 48, id->ctime_ns);
+		st64(h + 104, id->ino);
+		st64(h + 112, id->dev);
+		st64(h + 904, id->taken_ns);
 	}
+	st32(h + 120, IDX_BLOCK_LOG);
+	st64(h + 896, top_sum);
 	st64(h + 56, b->nev);
 	st64(h + 64, b->last_line);
 	st32(h + 72, b->K);

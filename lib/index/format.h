@@ -4,15 +4,15 @@
  * Header (1024 bytes at offset 0)
  *   off  size  meaning
  *     0     8  magic "TRAWLIDX"
- *     8     4  format version (1)
+ *     8     4  format version (2)
  *    12     4  kind (1 = linear)
  *    16     4  flags: bit 0 = complete (set in the last write of a build),
  *                bit 1 = exception events carry reset/debug flags
  *    20     4  header size (1024)
  *    24     8  file size in bytes
- *    32     8  trace size          } identity of the trace the index
- *    40     8  trace mtime (ns)    } belongs to (all 0 = none recorded)
- *    48     8  trace hash (head and tail)
+ *    32     8  trace size          } what the trace file looked like when
+ *    40     8  trace mtime (ns)    } it was indexed (0 = none recorded);
+ *    48     8  trace ctime (ns)    } the content hash is in IDENTITY
  *    56     8  event count
  *    64     8  last line of the last event
  *    72     4  checkpoint interval K (events)
@@ -21,11 +21,16 @@
  *    88     8  creation time (unix seconds)
  *    96     4  time unit (enum trawl_time_unit)
  *   100     4  section count (<= 24)
- *   104    24  reserved (0)
+ *   104     8  trace inode number
+ *   112     8  trace device number
+ *   120     4  log2 of the checksum block size (10: 1 KiB)
+ *   124     4  reserved (0)
  *   128   768  section table: 24 entries of 32 bytes
  *                +0 u32 id, +4 u32 record size (0 = bytes),
  *                +8 u64 offset, +16 u64 length, +24 u64 checksum
- *   896   120  reserved (0)
+ *   896     8  XXH3-64 of the SUMS_TOP section
+ *   904     8  wall clock (ns) when the trace's stat above was taken
+ *   912   104  reserved (0)
  *  1016     8  header checksum: hash of bytes [0, 1016)
  *
  * Sections (offsets 8-aligned, inside the file, not overlapping the header)
@@ -87,7 +92,7 @@
 #include <string.h>
 
 #define IDX_MAGIC "TRAWLIDX"
-#define IDX_VERSION 1u
+#define IDX_VERSION 2u
 #define IDX_HEADER_SIZE 1024u
 #define IDX_MAX_SECTIONS 24u
 #define IDX_FLAG_COMPLETE 1u
@@ -115,7 +120,10 @@ enum idx_section {
 	SEC_FENCE_BACKDATE,
 	SEC_FENCE_REGW,
 	SEC_FENCE_PCS,
-	SEC_COUNT_ = SEC_FENCE_PCS,
+	SEC_IDENTITY,           /* key/value records: what the index was built from */
+	SEC_SUMS,               /* u32 checksum per block of [1024, SUMS offset) */
+	SEC_SUMS_TOP,           /* u64 checksum per 4 KiB of SUMS (verify only) */
+	SEC_COUNT_ = SEC_SUMS_TOP,
 };
 
 #define IDX_FENCE 256u          /* records per fence entry */
@@ -140,6 +148,26 @@ enum idx_section {
 #define DT_MASK 0x80u
 
 #define MEMW_CLOBBER 1u
+
+/* Block checksums: every byte from the end of the header to the SUMS
+ * section is covered by the u32 checksum of its 1 KiB block (check.c):
+ * small, so that a cold point query hashes little more than it reads. */
+#define IDX_BLOCK_LOG 10u
+/* A trace changed less than this before its stat was recorded may look
+ * unchanged (file time granularity): its content hash is checked. */
+#define IDX_RACY_NS 2000000000ull
+#define IDX_BLOCK ((uint64_t)1 << IDX_BLOCK_LOG)
+#define IDX_PIECE 4096u        /* bytes of SUMS per SUMS_TOP entry */
+#define IDX_SUMS_PER_TOP (IDX_PIECE / 4u)
+
+/* IDENTITY keys (u16 key, u16 length, value). Keys below 0x8000 change
+ * what the index means: one this version does not know makes the index
+ * not match. Keys from 0x8000 are informational. */
+#define ID_KEY_SOURCE 1u        /* u32: 1 = a trace file read by trawl_reader */
+#define ID_KEY_CONTENT 2u       /* u64: XXH3-64 of every byte of the file */
+#define ID_KEY_READER 3u        /* u32: TRAWL_ID_* reader option bits */
+#define ID_KEY_FORMAT 4u        /* u32: reader format asked for (0 = detect) */
+#define ID_KEY_SKIPPED 0x8001u  /* u64: malformed lines skipped (--lenient) */
 
 /* Largest range a semihosting call may make unknown (larger ones are not
  * believed, and a CLOB record claiming more is damage). */
@@ -188,8 +216,13 @@ static inline void st16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)(v >> 8);
 }
 
-/* A fast 64-bit hash over bytes, used for checksums and trace identity. */
+/* A fast 64-bit hash over bytes, used for the header and section checksums. */
 uint64_t idx_hash(uint64_t seed, const void *data, size_t len);
+
+/* Block checksum of data block blk (check.c) and of 4 KiB piece `piece`
+ * of SUMS. */
+uint32_t idx_block_sum(const uint8_t *p, size_t n, uint64_t blk);
+uint64_t idx_top_sum(const uint8_t *p, size_t n, uint64_t piece);
 
 /* ---- register-file layout shared by builder and queries ---- */
 

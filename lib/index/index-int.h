@@ -7,7 +7,10 @@
 #include "index/format.h"
 #include "trawl/index.h"
 
+struct trawl_index;
+
 struct idx_sec {
+	const struct trawl_index *ix;   /* for checked access (check.c) */
 	const uint8_t *p;
 	uint64_t len;
 	uint64_t n;             /* records (len / rec), or len for byte sections */
@@ -30,7 +33,41 @@ struct trawl_index {
 	char **sysnames;
 	uint32_t nsys;
 	uint64_t first_ev[3], last_ev[3]; /* line, offset, time of the first/last event */
+	struct idx_checks *chk;
+	int unknown_key;        /* IDENTITY has a meaning key we do not know */
 };
+
+/* Block checksums (check.c): which blocks were verified in this process,
+ * and the first damage met (sticky: every later query fails too). */
+struct idx_checks {
+	uint64_t covered;       /* bytes [IDX_HEADER_SIZE, covered) have block sums */
+	uint64_t nblocks;
+	const uint8_t *sums;    /* mapped SUMS section (read with pread) */
+	uint64_t ntop;          /* SUMS_TOP entries (checked by verify) */
+	uint64_t *ok;           /* verified data blocks, one bit each */
+	int damaged;
+	uint64_t bad_off;
+};
+
+/* Check the checksum tables' place and size; set up the bitmap. */
+enum trawl_status idx_checks_open(struct trawl_index *ix, struct trawl_error *err);
+void idx_checks_close(struct trawl_index *ix);
+/* Check the blocks of mapped bytes [p, p+len): 1 when they are good; else
+ * 0, and the handle is marked damaged. */
+int idx_touch(const struct trawl_index *ix, const void *p, uint64_t len);
+/* pread of file bytes [off, off+len) into buf, the blocks checked. */
+enum trawl_status idx_pread(const struct trawl_index *ix, uint64_t off, void *buf, size_t len,
+			    struct trawl_error *err);
+/* A plain pread, for reads whose result is proved by checked ones after
+ * (query.c, last_le). */
+enum trawl_status idx_pread_unchecked(const struct trawl_index *ix, uint64_t off, void *buf,
+				      size_t len, struct trawl_error *err);
+/* st, or TRAWL_ERR_CORRUPT when the handle met damage. */
+enum trawl_status idx_result(const struct trawl_index *ix, enum trawl_status st,
+			     struct trawl_error *err);
+/* Check every block (trawl_index_verify). */
+enum trawl_status idx_checks_all(const struct trawl_index *ix, struct trawl_error *err);
+
 
 /* Position of the first record whose (first u64, second u64) is >= (a, b)
  * in a section sorted that way. */

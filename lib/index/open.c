@@ -9,53 +9,91 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <xxhash.h>
 
 #include "index/index-int.h"
 #include "index/spool.h"
 #include "trawl/reader.h"
 
-#define ID_SPAN (64u << 10)
+static uint64_t ts_ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+}
 
 enum trawl_status trawl_trace_id_get(const char *trace_path, struct trawl_trace_id *id,
 				     struct trawl_error *err)
 {
 	memset(id, 0, sizeof *id);
+	struct stat sb;
+	if (stat(trace_path, &sb) != 0)
+		return trawl_error_errno(err, errno, "cannot open '%s'", trace_path);
+	if (!S_ISREG(sb.st_mode))
+		return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED,
+				       "'%s' is not a regular file: only files can be indexed",
+				       trace_path);
+	id->size = (uint64_t)sb.st_size;
+	id->mtime_ns = ts_ns(&sb.st_mtim);
+	id->ctime_ns = ts_ns(&sb.st_ctim);
+	id->ino = (uint64_t)sb.st_ino;
+	id->dev = (uint64_t)sb.st_dev;
+	id->source = 1;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	id->taken_ns = ts_ns(&now);
+	return TRAWL_OK;
+}
+
+void trawl_trace_id_set_options(struct trawl_trace_id *id, const struct trawl_reader_options *o)
+{
+	id->reader = 0;
+	id->format = 0;
+	if (!o)
+		return;
+	id->reader = (o->big_endian ? TRAWL_ID_BIG_ENDIAN : 0) |
+		     (o->implicit_thumb ? TRAWL_ID_IMPLICIT_THUMB : 0) |
+		     (o->lenient ? TRAWL_ID_LENIENT : 0);
+	id->format = (uint32_t)o->format;
+}
+
+/* Every byte, at memory speed (XXH3 streams faster than the page cache
+ * hands bytes over). */
+enum trawl_status trawl_trace_id_hash(const char *trace_path, struct trawl_trace_id *id,
+				      struct trawl_error *err)
+{
 	int fd = open(trace_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return trawl_error_errno(err, errno, "cannot open '%s'", trace_path);
+#ifdef POSIX_FADV_SEQUENTIAL
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
 	enum trawl_status st = TRAWL_OK;
-	struct stat sb;
-	uint8_t *buf = NULL;
-	if (fstat(fd, &sb) != 0) {
-		st = trawl_error_errno(err, errno, "cannot stat '%s'", trace_path);
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		st = trawl_error_set(err, TRAWL_ERR_UNSUPPORTED,
-				     "'%s' is not a regular file: only files can be indexed",
-				     trace_path);
-		goto out;
-	}
-	id->size = (uint64_t)sb.st_size;
-	id->mtime_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + (uint64_t)sb.st_mtim.tv_nsec;
-	buf = malloc(2 * ID_SPAN);
-	if (!buf) {
+	size_t cap = 1u << 20;
+	uint8_t *buf = malloc(cap);
+	XXH3_state_t *hs = XXH3_createState();
+	if (!buf || !hs) {
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	/* head and tail: catches a trace rewritten in place with the same size */
-	size_t head = id->size < ID_SPAN ? (size_t)id->size : ID_SPAN;
-	uint64_t tail_off = id->size > ID_SPAN ? id->size - ID_SPAN : 0;
-	size_t tail = (size_t)(id->size - tail_off);
-	ssize_t a = pread(fd, buf, head, 0);
-	ssize_t b = pread(fd, buf + ID_SPAN, tail, (off_t)tail_off);
-	if (a != (ssize_t)head || b != (ssize_t)tail) {
-		st = trawl_error_errno(err, errno ? errno : EIO, "cannot read '%s'", trace_path);
-		goto out;
+	XXH3_64bits_reset(hs);
+	for (;;) {
+		ssize_t n = read(fd, buf, cap);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			st = trawl_error_errno(err, errno, "cannot read '%s'", trace_path);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		XXH3_64bits_update(hs, buf, (size_t)n);
 	}
-	id->hash = idx_hash(idx_hash(id->size, buf, head), buf + ID_SPAN, tail);
+	id->hash = XXH3_64bits_digest(hs);
+	id->hashed = 1;
 out:
+	XXH3_freeState(hs);
 	free(buf);
 	close(fd);
 	return st;
@@ -139,6 +177,7 @@ static const uint32_t sec_rec[SEC_COUNT_ + 1] = {
 	[SEC_PCS] = PCS_REC,     [SEC_SYSREGS] = 0,
 	[SEC_FENCE_MEMW] = FENCE_REC, [SEC_FENCE_SNAP] = FENCE_REC, [SEC_FENCE_CLOB] = FENCE_REC,
 	[SEC_FENCE_BACKDATE] = FENCE_REC, [SEC_FENCE_REGW] = FENCE_REC, [SEC_FENCE_PCS] = FENCE_REC,
+	[SEC_IDENTITY] = 0,      [SEC_SUMS] = 4,          [SEC_SUMS_TOP] = 8,
 };
 
 /* Sorted sections and their fences. */
@@ -148,9 +187,39 @@ static const uint32_t fenced[6][2] = {
 	{ SEC_REGW, SEC_FENCE_REGW }, { SEC_PCS, SEC_FENCE_PCS },
 };
 
+/* The IDENTITY records (format.h). A meaning key this version does not
+ * know makes the index match nothing. */
+static enum trawl_status read_identity(struct trawl_index *ix, struct trawl_error *err)
+{
+	const struct idx_sec *s = &ix->sec[SEC_IDENTITY];
+	if (!idx_touch(ix, s->p, s->len))
+		return idx_result(ix, TRAWL_OK, err);
+	for (uint64_t pos = 0; pos < s->len;) {
+		if (s->len - pos < 4)
+			return TRAWL_CORRUPT(err, "'%s': bad identity record", ix->path);
+		uint32_t key = ld16(s->p + pos), n = ld16(s->p + pos + 2);
+		const uint8_t *v = s->p + pos + 4;
+		if (n > s->len - pos - 4)
+			return TRAWL_CORRUPT(err, "'%s': bad identity record", ix->path);
+		if (key == ID_KEY_SOURCE && n == 4)
+			ix->id.source = ld32(v);
+		else if (key == ID_KEY_CONTENT && n == 8)
+			ix->id.hash = ld64(v), ix->id.hashed = 1;
+		else if (key == ID_KEY_READER && n == 4)
+			ix->id.reader = ld32(v);
+		else if (key == ID_KEY_FORMAT && n == 4)
+			ix->id.format = ld32(v);
+		else if (key == ID_KEY_SKIPPED && n == 8)
+			ix->id.skipped = ld64(v);
+		else if (key < 0x8000)
+			ix->unknown_key = 1;
+		pos += 4 + n;
+	}
+	return TRAWL_OK;
+}
+
 /* Check the header and the section table of a mapped file. */
-static enum trawl_status check_header(struct trawl_index *ix, const struct trawl_trace_id *id,
-				      struct trawl_error *err)
+static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error *err)
 {
 	const uint8_t *h = ix->map;
 	const char *p = ix->path;
@@ -158,8 +227,8 @@ static enum trawl_status check_header(struct trawl_index *ix, const struct trawl
 		return trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is not a trawl index", p);
 	if (ld32(h + 8) != IDX_VERSION)
 		return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED,
-				       "'%s': index format version %u (this trawl reads %u)", p,
-				       ld32(h + 8), IDX_VERSION);
+				       "'%s' is an index of format version %u (this trawl reads %u)",
+				       p, ld32(h + 8), IDX_VERSION);
 	if (ld64(h + IDX_HDR_CHECKSUM_OFF) != idx_hash(0, h, IDX_HDR_CHECKSUM_OFF))
 		return TRAWL_CORRUPT(err, "'%s': index header checksum mismatch", p);
 	if (!(ld32(h + 16) & IDX_FLAG_COMPLETE))
@@ -171,14 +240,10 @@ static enum trawl_status check_header(struct trawl_index *ix, const struct trawl
 		return TRAWL_CORRUPT(err, "'%s': index is truncated or has a bad size", p);
 	ix->id.size = ld64(h + 32);
 	ix->id.mtime_ns = ld64(h + 40);
-	ix->id.hash = ld64(h + 48);
-	if (id && (id->size != ix->id.size || id->mtime_ns != ix->id.mtime_ns ||
-		   id->hash != ix->id.hash))
-		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
-				       "'%s' is the index of another version of the trace", p);
-	if (id && !(ld32(h + 16) & IDX_FLAG_EXC_FLAGS))
-		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
-				       "'%s' was built by an older trawl (no reset flags)", p);
+	ix->id.ctime_ns = ld64(h + 48);
+	ix->id.ino = ld64(h + 104);
+	ix->id.dev = ld64(h + 112);
+	ix->id.taken_ns = ld64(h + 904);
 	ix->nev = ld64(h + 56);
 	ix->last_line = ld64(h + 64);
 	ix->K = ld32(h + 72);
@@ -198,6 +263,7 @@ static enum trawl_status check_header(struct trawl_index *ix, const struct trawl
 		if (ix->sec[sid].p || rec != sec_rec[sid] || off < IDX_HEADER_SIZE || off % 8 ||
 		    off > ix->size || len > ix->size - off || (rec && len % rec))
 			return TRAWL_CORRUPT(err, "'%s': bad section table entry %u", p, i);
+		ix->sec[sid].ix = ix;
 		ix->sec[sid].p = ix->map + off;
 		ix->sec[sid].len = len;
 		ix->sec[sid].rec = rec;
@@ -219,8 +285,21 @@ static enum trawl_status check_header(struct trawl_index *ix, const struct trawl
 	ix->nckpt = ix->nev / ix->K + (ix->nev % ix->K != 0);
 	if (ix->sec[SEC_EVENTS].n != ix->nev)
 		return TRAWL_CORRUPT(err, "'%s': index section sizes disagree with the header", p);
+	enum trawl_status st = idx_checks_open(ix, err);
+	if (st)
+		return st;
+	for (uint32_t sid = 1; sid < SEC_SUMS; sid++) {
+		const struct idx_sec *d = &ix->sec[sid];
+		if (d->p && (uint64_t)(d->p - ix->map) + d->len > ix->chk->covered)
+			return TRAWL_CORRUPT(err, "'%s': index section %u is not covered by checksums",
+					     p, sid);
+	}
+	if ((st = read_identity(ix, err)))
+		return st;
 	/* system register names: NUL-terminated strings */
 	const struct idx_sec *s = &ix->sec[SEC_SYSREGS];
+	if (!idx_touch(ix, s->p, s->len))
+		return idx_result(ix, TRAWL_OK, err);
 	if (s->len && s->p[s->len - 1] != 0)
 		return TRAWL_CORRUPT(err, "'%s': bad register name table", p);
 	uint32_t n = 0;
@@ -289,16 +368,22 @@ enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_p
 		st = TRAWL_CORRUPT(err, "'%s': index is truncated", index_path);
 		goto fail;
 	}
-	if ((st = check_header(ix, id, err)))
+	if ((st = check_header(ix, err)))
 		goto fail;
+	if (id && trawl_index_match(ix, id) != TRAWL_INDEX_SAME) {
+		st = trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
+				     "'%s' is the index of another version of the trace", index_path);
+		goto fail;
+	}
 	if (ix->nev) {
 		const uint8_t *e0 = ix->sec[SEC_EVENTS].p;
 		uint8_t last[EV_REC];
-		if (pread(ix->fd, last, EV_REC,
-			  (off_t)(e0 - ix->map) + (off_t)(ix->nev - 1) * EV_REC) != EV_REC) {
-			st = trawl_error_errno(err, errno ? errno : EIO, "cannot read '%s'", index_path);
+		uint64_t base = (uint64_t)(e0 - ix->map);
+		uint8_t first[EV_REC];
+		if ((st = idx_pread(ix, base, first, EV_REC, err)) ||
+		    (st = idx_pread(ix, base + (ix->nev - 1) * EV_REC, last, EV_REC, err)))
 			goto fail;
-		}
+		e0 = first;
 		for (int i = 0; i < 3; i++) {
 			ix->first_ev[i] = ld64(e0 + 8 * i);
 			ix->last_ev[i] = ld64(last + 8 * i);
@@ -319,13 +404,57 @@ void trawl_index_close(struct trawl_index *ix)
 		munmap(ix->map, ix->size);
 	if (ix->fd >= 0)
 		close(ix->fd);
+	idx_checks_close(ix);
 	free(ix->sysnames);
 	free(ix->path);
 	free(ix);
 }
 
+enum trawl_index_match trawl_index_match(const struct trawl_index *ix,
+					 const struct trawl_trace_id *id)
+{
+	const struct trawl_trace_id *x = &ix->id;
+	if (ix->unknown_key || x->source != id->source || x->size != id->size)
+		return TRAWL_INDEX_STALE;
+	if (x->reader != id->reader || x->format != id->format)
+		return TRAWL_INDEX_OPTIONS;
+	/* file times have a granularity (a few ms here, 2 s on FAT): a change
+	 * within that of when the stat was recorded may leave it the same, so
+	 * such a "racy" stat is confirmed by the hash (git's racy-clean rule) */
+	int racy = id->ctime_ns + IDX_RACY_NS >= x->taken_ns;
+	if (x->mtime_ns == id->mtime_ns && x->ctime_ns == id->ctime_ns && x->ino == id->ino &&
+	    x->dev == id->dev && (!racy || (id->hashed && x->hashed && x->hash == id->hash)))
+		return TRAWL_INDEX_SAME;
+	if (!id->hashed)
+		return TRAWL_INDEX_UNSURE;
+	return x->hashed && x->hash == id->hash ? TRAWL_INDEX_SAME : TRAWL_INDEX_STALE;
+}
+
+uint32_t trawl_index_reader_options(const struct trawl_index *ix)
+{
+	return ix->id.reader;
+}
+
+uint64_t trawl_index_skipped_lines(const struct trawl_index *ix)
+{
+	return ix->id.skipped;
+}
+
+const char *trawl_index_path(const struct trawl_index *ix)
+{
+	return ix->path;
+}
+
+enum trawl_status trawl_index_damage(const struct trawl_index *ix, struct trawl_error *err)
+{
+	return idx_result(ix, TRAWL_OK, err);
+}
+
 enum trawl_status trawl_index_verify(struct trawl_index *ix, struct trawl_error *err)
 {
+	enum trawl_status st = idx_checks_all(ix, err);
+	if (st)
+		return st;
 	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++) {
 		const struct idx_sec *s = &ix->sec[sid];
 		if (!s->p)
@@ -365,9 +494,12 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 	struct trawl_trace_id id;
 	struct trawl_reader *r = NULL;
 	struct trawl_index_builder *b = NULL;
+	/* the identity is taken before reading: a trace changed during the
+	 * build then no longer matches, and the next use rebuilds */
 	enum trawl_status st = trawl_trace_id_get(trace_path, &id, err);
-	if (st)
+	if (st || (st = trawl_trace_id_hash(trace_path, &id, err)))
 		return st;
+	trawl_trace_id_set_options(&id, opt ? &opt->reader : NULL);
 	/* the input layer maps plain files in windows and releases pages
 	 * behind the reader, so the build's memory does not follow the trace */
 	if ((st = trawl_reader_open(&r, trace_path, opt ? &opt->reader : NULL, err)))
@@ -385,6 +517,7 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 	}
 	if (st != TRAWL_END)
 		goto out;
+	id.skipped = trawl_reader_stats(r)->bad_lines;
 	st = trawl_index_builder_finish(b, &id, err);
 out:
 	if (st && err && !err->file[0] && err->line)
@@ -394,32 +527,148 @@ out:
 	return st;
 }
 
+/* The content matched but the file's times or inode changed (cp -a, touch,
+ * chmod...), or the stat was racy: record the new stat and when it was
+ * taken, so the next use need not hash again.
+ * Best effort: a read-only index is only hashed each time. */
+static void refresh_stat(const char *index_path, const struct trawl_trace_id *id)
+{
+	int fd = open(index_path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	uint8_t h[IDX_HEADER_SIZE];
+	if (pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h && memcmp(h, IDX_MAGIC, 8) == 0 &&
+	    ld64(h + IDX_HDR_CHECKSUM_OFF) == idx_hash(0, h, IDX_HDR_CHECKSUM_OFF)) {
+		st64(h + 40, id->mtime_ns);
+		st64(h + 48, id->ctime_ns);
+		st64(h + 104, id->ino);
+		st64(h + 112, id->dev);
+		st64(h + 904, id->taken_ns);
+		st64(h + IDX_HDR_CHECKSUM_OFF, idx_hash(0, h, IDX_HDR_CHECKSUM_OFF));
+		if (pwrite(fd, h, sizeof h, 0) != (ssize_t)sizeof h) {
+			/* the old header stays valid: nothing to undo */
+		}
+	}
+	close(fd);
+}
+
+static void note(const struct trawl_index_build_options *opt, const char *path, const char *why)
+{
+	if (!opt || !opt->reader.warn)
+		return;
+	struct trawl_error w;
+	trawl_error_clear(&w);
+	trawl_error_set(&w, TRAWL_OK, "the index '%s' %s: building it again", path, why);
+	opt->reader.warn(opt->reader.warn_ctx, &w);
+}
+
+static const char *const id_opt_names[] = { "--big-endian", "--implicit-thumb", "--lenient" };
+
+static void options_text(uint32_t bits, uint32_t format, char *buf, size_t size)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (unsigned i = 0; i < 3; i++)
+		if (bits & (1u << i) && n < size)
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", id_opt_names[i]);
+	if (format && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "%sformat %u", n ? " " : "", format);
+	if (!n)
+		snprintf(buf, size, "none");
+}
+
+/* Try one index file. 1: *out is open and matches; 0: absent or not
+ * usable (why in *why); -1: an error to report (err set). */
+static int try_index(struct trawl_index **out, const char *trace_path, const char *path,
+		     struct trawl_trace_id *id, int explicit_path, const char **why,
+		     struct trawl_error *err)
+{
+	enum trawl_status st = trawl_index_open(out, path, NULL, err);
+	if (st == TRAWL_ERR_NOT_FOUND) {
+		*why = NULL;
+		return 0;
+	}
+	if (st) {
+		/* damaged, incomplete, of an older format, or (in our own
+		 * default place) not an index at all: rebuilt. A file named by
+		 * --index that is not an index is left alone. */
+		if (st == TRAWL_ERR_IO || st == TRAWL_ERR_NOMEM ||
+		    (explicit_path && st == TRAWL_ERR_FORMAT))
+			return -1;
+		*why = st == TRAWL_ERR_UNSUPPORTED ? "is of an older format" : "is damaged";
+		return 0;
+	}
+	enum trawl_index_match m = trawl_index_match(*out, id);
+	if (m == TRAWL_INDEX_UNSURE) {
+		if ((st = trawl_trace_id_hash(trace_path, id, err))) {
+			trawl_index_close(*out);
+			*out = NULL;
+			return -1;
+		}
+		m = trawl_index_match(*out, id);
+		if (m == TRAWL_INDEX_SAME)
+			refresh_stat(path, id);
+	}
+	if (m == TRAWL_INDEX_SAME)
+		return 1;
+	uint32_t had = (*out)->id.reader, hadf = (*out)->id.format;
+	trawl_index_close(*out);
+	*out = NULL;
+	if (m == TRAWL_INDEX_OPTIONS && explicit_path) {
+		char a[96], b[96];
+		options_text(had, hadf, a, sizeof a);
+		options_text(id->reader, id->format, b, sizeof b);
+		trawl_error_set(err, TRAWL_ERR_FORMAT,
+				"'%s' was built with reader options: %s; asked for: %s. Give the "
+				"same ones, or rebuild it with trawl index --force", path, a, b);
+		return -1;
+	}
+	*why = m == TRAWL_INDEX_OPTIONS ? "was built with other reader options"
+					: "belongs to another version of the trace";
+	return 0;
+}
+
 enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *trace_path,
 					 const char *index_path,
 					 const struct trawl_index_build_options *opt, int *built,
 					 struct trawl_error *err)
 {
-	char def[PATH_MAX];
+	char def[PATH_MAX], beside[PATH_MAX];
 	struct trawl_trace_id id;
 	enum trawl_status st;
+	const char *why = NULL;
+	int explicit_path = index_path != NULL;
+	struct trawl_error local;
+	if (!err)
+		err = &local;
 	if (built)
 		*built = 0;
+	*out = NULL;
+	if ((st = trawl_trace_id_get(trace_path, &id, err)))
+		return st;
+	trawl_trace_id_set_options(&id, opt ? &opt->reader : NULL);
 	if (!index_path) {
 		if ((st = trawl_index_default_path(trace_path, def, sizeof def, err)))
 			return st;
 		index_path = def;
+		/* a read-only folder may still hold a good index beside the trace */
+		if ((size_t)snprintf(beside, sizeof beside, "%s.trawlidx", trace_path) <
+			    sizeof beside && strcmp(beside, def) != 0) {
+			int r = try_index(out, trace_path, beside, &id, 0, &why, err);
+			if (r)
+				return r > 0 ? TRAWL_OK : err->status;
+			trawl_error_clear(err);
+		}
 	}
-	if ((st = trawl_trace_id_get(trace_path, &id, err)))
-		return st;
-	st = trawl_index_open(out, index_path, &id, err);
-	/* missing, stale, incomplete, damaged or of another version: build it
-	 * again (a file that is not an index at all is left alone) */
-	if (st != TRAWL_ERR_NOT_FOUND && st != TRAWL_ERR_CORRUPT && st != TRAWL_ERR_UNSUPPORTED)
-		return st;
+	int r = try_index(out, trace_path, index_path, &id, explicit_path, &why, err);
+	if (r)
+		return r > 0 ? TRAWL_OK : err->status;
 	trawl_error_clear(err);
+	if (why)
+		note(opt, index_path, why);
 	if ((st = trawl_index_build(trace_path, index_path, opt, err)))
 		return st;
 	if (built)
 		*built = 1;
-	return trawl_index_open(out, index_path, &id, err);
+	return trawl_index_open(out, index_path, NULL, err);
 }

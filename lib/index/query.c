@@ -21,9 +21,21 @@
 
 #define CORRUPT(ix, what) TRAWL_CORRUPT(err, "'%s': damaged index: %s", (ix)->path, what)
 
+/* Every record read from the mapping goes through here: its block is
+ * checked on first touch (a mismatch marks the handle damaged, and the
+ * query's result becomes TRAWL_ERR_CORRUPT through idx_result). */
 static const uint8_t *rec_at(const struct idx_sec *s, uint64_t i)
 {
-	return s->p + i * s->rec;
+	const uint8_t *r = s->p + i * s->rec;
+	idx_touch(s->ix, r, s->rec);
+	return r;
+}
+
+static const uint8_t *fence_at(const struct idx_sec *s, uint64_t i)
+{
+	const uint8_t *r = s->fence + i * FENCE_REC;
+	idx_touch(s->ix, r, FENCE_REC);
+	return r;
 }
 
 static int key_less(const uint8_t *r, uint64_t a, uint64_t b)
@@ -42,7 +54,7 @@ uint64_t idx_lower_bound2(const struct idx_sec *s, uint64_t a, uint64_t b)
 		uint64_t flo = 0, fhi = s->nfence;
 		while (flo < fhi) {
 			uint64_t mid = flo + (fhi - flo) / 2;
-			if (key_less(s->fence + mid * FENCE_REC, a, b))
+			if (key_less(fence_at(s, mid), a, b))
 				flo = mid + 1;
 			else
 				fhi = mid;
@@ -74,17 +86,7 @@ uint64_t trawl_index_event_count(const struct trawl_index *ix)
 static enum trawl_status read_at(const struct trawl_index *ix, uint64_t off, void *buf,
 				 size_t len, struct trawl_error *err)
 {
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = pread(ix->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return trawl_error_errno(err, n < 0 ? errno : EIO, "cannot read '%s'",
-						 ix->path);
-		done += (size_t)n;
-	}
-	return TRAWL_OK;
+	return idx_pread(ix, off, buf, len, err);
 }
 
 /* Event records [i, i+count) into buf (count <= nev - i). */
@@ -116,7 +118,7 @@ static void ev_decode(const uint8_t *r, uint64_t ev, struct trawl_index_event *o
 	o->width = r[63];
 }
 
-enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
+static enum trawl_status q_event(const struct trawl_index *ix, uint64_t ev,
 				    struct trawl_index_event *o, struct trawl_error *err)
 {
 	if (ev >= ix->nev)
@@ -132,7 +134,7 @@ enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
 
 /* Sequential scans: a window of records per pread into a small buffer, so
  * a pass over every event costs few system calls and no mapped pages. */
-enum trawl_status trawl_index_events(const struct trawl_index *ix, uint64_t first, size_t count,
+static enum trawl_status q_events(const struct trawl_index *ix, uint64_t first, size_t count,
 				     struct trawl_index_event *out, struct trawl_error *err)
 {
 	if (first > ix->nev || count > ix->nev - first)
@@ -162,8 +164,8 @@ enum trawl_status trawl_index_events(const struct trawl_index *ix, uint64_t firs
  * window of WIN records around it with one pread, and a probe that does not
  * halve the range is followed by a bisection, which bounds the worst case.
  * *st is set on a read error. */
-static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v,
-		       enum trawl_status *st, struct trawl_error *err)
+static int64_t last_le_search(const struct trawl_index *ix, unsigned off, uint64_t v,
+			      int checked, enum trawl_status *st, struct trawl_error *err)
 {
 	*st = TRAWL_OK;
 	if (!ix->nev || ix->first_ev[off / 8] > v)
@@ -188,7 +190,9 @@ static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v,
 		if (w0 >= hi)
 			w0 = hi - 1;
 		uint64_t cnt = hi - w0 < WIN ? hi - w0 : WIN;
-		if ((*st = events_read(ix, w0, cnt, buf, err)))
+		uint64_t base = (uint64_t)(ix->sec[SEC_EVENTS].p - ix->map) + w0 * EV_REC;
+		if ((*st = checked ? events_read(ix, w0, cnt, buf, err)
+				   : idx_pread_unchecked(ix, base, buf, (size_t)(cnt * EV_REC), err)))
 			return -1;
 		uint64_t before = hi - lo;
 		uint64_t f0 = ld64(buf + off), f1 = ld64(buf + (cnt - 1) * EV_REC + off);
@@ -209,7 +213,27 @@ static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v,
 	return (int64_t)lo;
 }
 
-enum trawl_status trawl_index_event_at_line(const struct trawl_index *ix, uint64_t line,
+/* The probes read unchecked (each would otherwise hash the blocks around
+ * it): the answer is then proved with the checked records i and i+1,
+ * f(i) <= v < f(i+1), which in an undamaged index (fields never decrease)
+ * only the right event satisfies. When that fails, the search runs again
+ * with every read checked. */
+static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v,
+		       enum trawl_status *st, struct trawl_error *err)
+{
+	int64_t i = last_le_search(ix, off, v, 0, st, err);
+	if (*st || i < 0)
+		return i;
+	uint8_t r[2 * EV_REC];
+	uint64_t k = (uint64_t)i + 1 < ix->nev ? 2 : 1;
+	if ((*st = events_read(ix, (uint64_t)i, k, r, err)))
+		return -1;
+	if (ld64(r + off) <= v && (k == 1 || ld64(r + EV_REC + off) > v))
+		return i;
+	return last_le_search(ix, off, v, 1, st, err);
+}
+
+static enum trawl_status q_event_at_line(const struct trawl_index *ix, uint64_t line,
 					    uint64_t *ev, struct trawl_error *err)
 {
 	enum trawl_status st;
@@ -223,7 +247,7 @@ enum trawl_status trawl_index_event_at_line(const struct trawl_index *ix, uint64
 	return TRAWL_OK;
 }
 
-enum trawl_status trawl_index_event_at_time(const struct trawl_index *ix, uint64_t t,
+static enum trawl_status q_event_at_time(const struct trawl_index *ix, uint64_t t,
 					    uint64_t *ev, struct trawl_error *err)
 {
 	enum trawl_status st;
@@ -237,7 +261,7 @@ enum trawl_status trawl_index_event_at_time(const struct trawl_index *ix, uint64
 	return TRAWL_OK;
 }
 
-enum trawl_status trawl_index_event_at_offset(const struct trawl_index *ix, uint64_t off,
+static enum trawl_status q_event_at_offset(const struct trawl_index *ix, uint64_t off,
 					      uint64_t *ev, struct trawl_error *err)
 {
 	enum trawl_status st;
@@ -280,8 +304,11 @@ static enum trawl_status delta_parse(const struct trawl_index *ix, const uint8_t
 {
 	const uint8_t *p = base + *pos;
 	uint64_t left = end - *pos;
+	int mapped = base == ix->sec[SEC_DELTAS].p;
 	if (!left)
 		return CORRUPT(ix, "empty delta record");
+	if (mapped && !idx_touch(ix, p, left < 17 ? left : 17))
+		return idx_result(ix, TRAWL_OK, err);
 	unsigned tag = p[0] & 0x7f;
 	int masked = p[0] & DT_MASK;
 	uint64_t n;
@@ -324,8 +351,8 @@ static enum trawl_status delta_parse(const struct trawl_index *ix, const uint8_t
 			return CORRUPT(ix, "short clobber delta");
 		d->addr = ld64(p + 1);
 		d->len = ld64(p + 9);
-		if (d->len == 0 || d->len > IDX_MAX_CLOBBER)
-			return CORRUPT(ix, "clobber delta");
+		if (d->len == 0 || d->len > IDX_MAX_CLOBBER || masked)
+			return CORRUPT(ix, "clobber delta"); /* a clobber has no mask */
 		n = 17;
 		d->value = NULL;
 	} else {
@@ -333,6 +360,8 @@ static enum trawl_status delta_parse(const struct trawl_index *ix, const uint8_t
 	}
 	if (n > left)
 		return CORRUPT(ix, "delta record overruns its event");
+	if (mapped && !idx_touch(ix, p, n))
+		return idx_result(ix, TRAWL_OK, err);
 	if (masked)
 		d->mask = d->value + d->len;
 	*pos += n;
@@ -469,7 +498,7 @@ static enum trawl_status apply_reg_delta(const struct trawl_index *ix, const str
 	return TRAWL_OK;
 }
 
-enum trawl_status trawl_index_regs_at(const struct trawl_index *ix, uint64_t ev, uint16_t cpu,
+static enum trawl_status q_regs_at(const struct trawl_index *ix, uint64_t ev, uint16_t cpu,
 				      struct trawl_index_regs *r, struct trawl_error *err)
 {
 	enum trawl_status st;
@@ -494,21 +523,15 @@ enum trawl_status trawl_index_regs_at(const struct trawl_index *ix, uint64_t ev,
 	/* one contiguous stretch of the delta log: the checkpoint of ev's
 	 * epoch, then the records of every event up to ev */
 	uint64_t first = ev / ix->K * ix->K, a, end;
-	uint8_t recs[130 * EV_REC];
+	uint8_t recs[2 * EV_REC];
 	uint64_t last = ev + 1 < ix->nev ? ev + 1 : ev;
-	if (last - first < 130) {
-		/* one read for both records (always so with the default K) */
-		if ((st = events_read(ix, first, last - first + 1, recs, err)))
-			return st;
-		a = ld64(recs + 32);
-		end = ld64(recs + (last - first) * EV_REC + 32);
-	} else {
-		if ((st = events_read(ix, first, 1, recs, err)) ||
-		    (st = events_read(ix, last, 1, recs + EV_REC, err)))
-			return st;
-		a = ld64(recs + 32);
-		end = ld64(recs + EV_REC + 32);
-	}
+	/* two single records, not the span between them: each read checks
+	 * only the blocks it touches */
+	if ((st = events_read(ix, first, 1, recs, err)) ||
+	    (st = events_read(ix, last, 1, recs + EV_REC, err)))
+		return st;
+	a = ld64(recs + 32);
+	end = ld64(recs + EV_REC + 32);
 	if (last == ev)
 		end = ix->sec[SEC_DELTAS].len;
 	if (a > end || end > ix->sec[SEC_DELTAS].len)
@@ -697,7 +720,7 @@ static enum trawl_status block_at(const struct trawl_index *ix, uint64_t blk, ui
 	return TRAWL_OK;
 }
 
-enum trawl_status trawl_index_mem_at(const struct trawl_index *ix, uint64_t ev, uint64_t addr,
+static enum trawl_status q_mem_at(const struct trawl_index *ix, uint64_t ev, uint64_t addr,
 				     size_t len, uint8_t *value, uint8_t *known,
 				     struct trawl_error *err)
 {
@@ -772,24 +795,38 @@ static int search_writes(const struct idx_sec *s, uint64_t key, uint64_t ev, int
 	}
 }
 
+/* Only the blocks of the range that have write records are visited (a
+ * binary search skips to the next such block), so the cost follows the
+ * number of written blocks, not the length: a range of 2^40 bytes costs
+ * what its writes cost. */
 static enum trawl_status write_mem(const struct trawl_index *ix, uint64_t ev, uint64_t addr,
 				   uint64_t len, int dir, uint64_t *out, struct trawl_error *err)
 {
-	if (!len || addr + len < addr)
+	if (!len || addr + len - 1 < addr)
 		return trawl_error_set(err, TRAWL_ERR_USAGE, "bad address range");
+	const struct idx_sec *w = &ix->sec[SEC_MEMW];
+	uint64_t last = addr + len - 1, first_blk = addr & BLOCK_MASK, last_blk = last & BLOCK_MASK;
 	int found = 0;
 	uint64_t best = 0;
-	for (uint64_t done = 0; done < len;) {
-		uint64_t a = addr + done, blk = a & BLOCK_MASK, off = a - blk;
-		uint64_t cnt = BLOCK - off < len - done ? BLOCK - off : len - done;
+	uint64_t i = idx_lower_bound2(w, first_blk, 0);
+	while (i < w->n) {
+		uint64_t blk = ld64(rec_at(w, i));
+		if (blk > last_blk || blk & ~BLOCK_MASK)
+			break;
+		uint64_t lo = blk < addr ? addr - blk : 0;
+		uint64_t hi = blk == last_blk ? (last - blk) + 1 : BLOCK;
 		uint64_t e;
-		if (search_writes(&ix->sec[SEC_MEMW], blk, ev, dir, range_mask(off, off + cnt), 0,
-				  &e) &&
+		if (search_writes(w, blk, ev, dir, range_mask(lo, hi), 0, &e) &&
 		    (!found || (dir < 0 ? e > best : e < best))) {
 			best = e;
 			found = 1;
 		}
-		done += cnt;
+		if (blk == last_blk)
+			break;
+		uint64_t j = idx_lower_bound2(w, blk + BLOCK, 0);
+		if (j <= i)
+			return CORRUPT(ix, "memory write list out of order");
+		i = j;
 	}
 	if (!found)
 		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no %s write to that range",
@@ -798,14 +835,14 @@ static enum trawl_status write_mem(const struct trawl_index *ix, uint64_t ev, ui
 	return TRAWL_OK;
 }
 
-enum trawl_status trawl_index_last_write_mem(const struct trawl_index *ix, uint64_t ev,
+static enum trawl_status q_last_write_mem(const struct trawl_index *ix, uint64_t ev,
 					     uint64_t addr, uint64_t len, uint64_t *out,
 					     struct trawl_error *err)
 {
 	return write_mem(ix, ev, addr, len, -1, out, err);
 }
 
-enum trawl_status trawl_index_next_write_mem(const struct trawl_index *ix, uint64_t ev,
+static enum trawl_status q_next_write_mem(const struct trawl_index *ix, uint64_t ev,
 					     uint64_t addr, uint64_t len, uint64_t *out,
 					     struct trawl_error *err)
 {
@@ -824,14 +861,14 @@ static enum trawl_status write_reg(const struct trawl_index *ix, uint64_t ev, ui
 	return TRAWL_OK;
 }
 
-enum trawl_status trawl_index_last_write_reg(const struct trawl_index *ix, uint64_t ev,
+static enum trawl_status q_last_write_reg(const struct trawl_index *ix, uint64_t ev,
 					     uint16_t cpu, uint32_t reg, uint32_t offset,
 					     uint32_t size, uint64_t *out, struct trawl_error *err)
 {
 	return write_reg(ix, ev, cpu, reg, offset, size, -1, out, err);
 }
 
-enum trawl_status trawl_index_next_write_reg(const struct trawl_index *ix, uint64_t ev,
+static enum trawl_status q_next_write_reg(const struct trawl_index *ix, uint64_t ev,
 					     uint16_t cpu, uint32_t reg, uint32_t offset,
 					     uint32_t size, uint64_t *out, struct trawl_error *err)
 {
@@ -848,7 +885,7 @@ uint64_t trawl_index_pc_count(const struct trawl_index *ix, uint64_t pc)
 	return b - a;
 }
 
-enum trawl_status trawl_index_pc_visit(const struct trawl_index *ix, uint64_t pc, uint64_t i,
+static enum trawl_status q_pc_visit(const struct trawl_index *ix, uint64_t pc, uint64_t i,
 				       uint64_t *ev, struct trawl_error *err)
 {
 	const struct idx_sec *s = &ix->sec[SEC_PCS];
@@ -859,7 +896,7 @@ enum trawl_status trawl_index_pc_visit(const struct trawl_index *ix, uint64_t pc
 	return TRAWL_OK;
 }
 
-enum trawl_status trawl_index_pc_step(const struct trawl_index *ix, uint64_t pc, uint64_t ev,
+static enum trawl_status q_pc_step(const struct trawl_index *ix, uint64_t pc, uint64_t ev,
 				      int dir, uint64_t *out, struct trawl_error *err)
 {
 	const struct idx_sec *s = &ix->sec[SEC_PCS];
@@ -884,7 +921,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-enum trawl_status trawl_index_changes(const struct trawl_index *ix, uint64_t ev1, uint64_t ev2,
+static enum trawl_status q_changes(const struct trawl_index *ix, uint64_t ev1, uint64_t ev2,
 				      int (*fn)(void *ctx, const struct trawl_index_change *c),
 				      void *ctx, struct trawl_error *err)
 {
@@ -899,8 +936,8 @@ enum trawl_status trawl_index_changes(const struct trawl_index *ix, uint64_t ev1
 	struct trawl_index_change c;
 	memset(&c, 0, sizeof c);
 	for (uint32_t cpu = 0; cpu < ix->ncpu; cpu++) {
-		if ((st = trawl_index_regs_at(ix, ev1, (uint16_t)cpu, &r1, err)) ||
-		    (st = trawl_index_regs_at(ix, ev2, (uint16_t)cpu, &r2, err)))
+		if ((st = q_regs_at(ix, ev1, (uint16_t)cpu, &r1, err)) ||
+		    (st = q_regs_at(ix, ev2, (uint16_t)cpu, &r2, err)))
 			goto out;
 		for (uint32_t k = 0; k <= TRAWL_REG_FFR + ix->nsys; k++) {
 			uint32_t reg = k <= TRAWL_REG_FFR ? k : TRAWL_REG_SYS_BASE + k - TRAWL_REG_FFR - 1;
@@ -988,4 +1025,96 @@ out:
 	trawl_index_regs_release(&r1);
 	trawl_index_regs_release(&r2);
 	return st;
+}
+
+/* ---- public entry points: a query that met a damaged block fails ---- */
+
+enum trawl_status trawl_index_event(const struct trawl_index *ix, uint64_t ev,
+				    struct trawl_index_event *o, struct trawl_error *err)
+{
+	return idx_result(ix, q_event(ix, ev, o, err), err);
+}
+
+enum trawl_status trawl_index_events(const struct trawl_index *ix, uint64_t first, size_t count,
+				     struct trawl_index_event *out, struct trawl_error *err)
+{
+	return idx_result(ix, q_events(ix, first, count, out, err), err);
+}
+
+enum trawl_status trawl_index_event_at_line(const struct trawl_index *ix, uint64_t line,
+					    uint64_t *ev, struct trawl_error *err)
+{
+	return idx_result(ix, q_event_at_line(ix, line, ev, err), err);
+}
+
+enum trawl_status trawl_index_event_at_time(const struct trawl_index *ix, uint64_t t,
+					    uint64_t *ev, struct trawl_error *err)
+{
+	return idx_result(ix, q_event_at_time(ix, t, ev, err), err);
+}
+
+enum trawl_status trawl_index_event_at_offset(const struct trawl_index *ix, uint64_t off,
+					      uint64_t *ev, struct trawl_error *err)
+{
+	return idx_result(ix, q_event_at_offset(ix, off, ev, err), err);
+}
+
+enum trawl_status trawl_index_regs_at(const struct trawl_index *ix, uint64_t ev, uint16_t cpu,
+				      struct trawl_index_regs *r, struct trawl_error *err)
+{
+	return idx_result(ix, q_regs_at(ix, ev, cpu, r, err), err);
+}
+
+enum trawl_status trawl_index_mem_at(const struct trawl_index *ix, uint64_t ev, uint64_t addr,
+				     size_t len, uint8_t *value, uint8_t *known,
+				     struct trawl_error *err)
+{
+	return idx_result(ix, q_mem_at(ix, ev, addr, len, value, known, err), err);
+}
+
+enum trawl_status trawl_index_last_write_mem(const struct trawl_index *ix, uint64_t ev,
+					     uint64_t addr, uint64_t len, uint64_t *out,
+					     struct trawl_error *err)
+{
+	return idx_result(ix, q_last_write_mem(ix, ev, addr, len, out, err), err);
+}
+
+enum trawl_status trawl_index_next_write_mem(const struct trawl_index *ix, uint64_t ev,
+					     uint64_t addr, uint64_t len, uint64_t *out,
+					     struct trawl_error *err)
+{
+	return idx_result(ix, q_next_write_mem(ix, ev, addr, len, out, err), err);
+}
+
+enum trawl_status trawl_index_last_write_reg(const struct trawl_index *ix, uint64_t ev,
+					     uint16_t cpu, uint32_t reg, uint32_t offset,
+					     uint32_t size, uint64_t *out, struct trawl_error *err)
+{
+	return idx_result(ix, q_last_write_reg(ix, ev, cpu, reg, offset, size, out, err), err);
+}
+
+enum trawl_status trawl_index_next_write_reg(const struct trawl_index *ix, uint64_t ev,
+					     uint16_t cpu, uint32_t reg, uint32_t offset,
+					     uint32_t size, uint64_t *out, struct trawl_error *err)
+{
+	return idx_result(ix, q_next_write_reg(ix, ev, cpu, reg, offset, size, out, err), err);
+}
+
+enum trawl_status trawl_index_pc_visit(const struct trawl_index *ix, uint64_t pc, uint64_t i,
+				       uint64_t *ev, struct trawl_error *err)
+{
+	return idx_result(ix, q_pc_visit(ix, pc, i, ev, err), err);
+}
+
+enum trawl_status trawl_index_pc_step(const struct trawl_index *ix, uint64_t pc, uint64_t ev,
+				      int dir, uint64_t *out, struct trawl_error *err)
+{
+	return idx_result(ix, q_pc_step(ix, pc, ev, dir, out, err), err);
+}
+
+enum trawl_status trawl_index_changes(const struct trawl_index *ix, uint64_t ev1, uint64_t ev2,
+				      int (*fn)(void *ctx, const struct trawl_index_change *c),
+				      void *ctx, struct trawl_error *err)
+{
+	return idx_result(ix, q_changes(ix, ev1, ev2, fn, ctx, err), err);
 }

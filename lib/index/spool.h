@@ -91,4 +91,7 @@ void idx_sorter_release(struct idx_sorter *s);
  * sort, skipping digits that are the same in every record). */
 enum trawl_status idx_sort_records(uint8_t *recs, size_t n, size_t rec);
 
+/* Remove the files DIR/BASENAME(path).tmpPID whose process PID is gone. */
+void idx_remove_stale_tmp(const char *dir, const char *path);
+
 #endif

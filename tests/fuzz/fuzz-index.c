@@ -1,8 +1,10 @@
 /* Fuzz the index reader: the input is an index file. Opening it and
  * running every kind of query must never crash, hang or read out of
- * bounds; damage is reported as an error. Each input is tried as it is and
- * with its header checksum repaired, so that mutated header fields and
- * section tables get past the checksum and meet the checks behind it. */
+ * bounds; damage is reported as an error. Each input is tried as it is,
+ * with its header checksum repaired (mutated header fields and section
+ * tables meet the checks behind it), and with every block checksum
+ * repaired too (mutated data gets past the checksums and meets the bounds
+ * checks of the queries). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +12,8 @@
 #include <unistd.h>
 
 #include <stdlib.h>
+
+#include <xxhash.h>
 
 #include "index/format.h"
 #include "trawl/index.h"
@@ -86,6 +90,37 @@ static void run(const uint8_t *data, size_t size)
 	close(fd);
 }
 
+/* Recompute SUMS, SUMS_TOP and the header's field for it, where the
+ * section table says they are (nothing when it makes no sense). */
+static void repair_sums(uint8_t *p, size_t size)
+{
+	uint64_t so = 0, sl = 0, to = 0, tl = 0;
+	uint32_t nsec = ld32(p + 100);
+	for (uint32_t i = 0; i < nsec && i < IDX_MAX_SECTIONS; i++) {
+		const uint8_t *e = p + 128 + 32 * i;
+		if (ld32(e) == SEC_SUMS)
+			so = ld64(e + 8), sl = ld64(e + 16);
+		if (ld32(e) == SEC_SUMS_TOP)
+			to = ld64(e + 8), tl = ld64(e + 16);
+	}
+	uint64_t nb = (so + IDX_BLOCK - 1) >> IDX_BLOCK_LOG;
+	uint64_t ntop = (nb + IDX_SUMS_PER_TOP - 1) / IDX_SUMS_PER_TOP;
+	if (so < IDX_HEADER_SIZE || so > size || sl != nb * 4 || sl > size - so || to > size ||
+	    tl != ntop * 8 || tl > size - to || to < so + sl)
+		return;
+	for (uint64_t b = 0; b < nb; b++) {
+		uint64_t lo = b << IDX_BLOCK_LOG, hi = (b + 1) << IDX_BLOCK_LOG;
+		lo = lo < IDX_HEADER_SIZE ? IDX_HEADER_SIZE : lo;
+		hi = hi > so ? so : hi;
+		st32(p + so + 4 * b, idx_block_sum(p + lo, (size_t)(hi - lo), b));
+	}
+	for (uint64_t j = 0; j < ntop; j++) {
+		uint64_t lo = j * IDX_PIECE, hi = lo + IDX_PIECE < sl ? lo + IDX_PIECE : sl;
+		st64(p + to + 8 * j, idx_top_sum(p + so + lo, (size_t)(hi - lo), j));
+	}
+	st64(p + 896, XXH3_64bits(p + to, (size_t)tl));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	run(data, size);
@@ -94,6 +129,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!copy)
 			return 0;
 		memcpy(copy, data, size);
+		st64(copy + IDX_HDR_CHECKSUM_OFF, idx_hash(0, copy, IDX_HDR_CHECKSUM_OFF));
+		if (memcmp(copy, data, size) != 0)
+			run(copy, size);
+		repair_sums(copy, size);
 		st64(copy + IDX_HDR_CHECKSUM_OFF, idx_hash(0, copy, IDX_HDR_CHECKSUM_OFF));
 		if (memcmp(copy, data, size) != 0)
 			run(copy, size);

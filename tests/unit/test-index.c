@@ -232,6 +232,76 @@ static void failed_build_leaves_nothing(void **state)
 	synth_free(&s);
 }
 
+/* The identity rules (docs/index.md, "Identity"): which stat and hash
+ * combinations match, worked out by hand. */
+static void identity_rules(void **state)
+{
+	(void)state;
+	struct synth s;
+	make_stream(&s, 5, 1, 50);
+	char *path = tmp_index();
+	struct trawl_index_builder *b;
+	struct trawl_error err;
+	struct trawl_trace_id id = { .size = 1000, .mtime_ns = 5000000000ull,
+				     .ctime_ns = 6000000000ull, .ino = 7, .dev = 8, .hash = 0x1234,
+				     .hashed = 1, .source = 1, .reader = TRAWL_ID_LENIENT,
+				     .skipped = 3, .taken_ns = 9000000000ull };
+	assert_int_equal(trawl_index_builder_create(&b, path, NULL, &err), TRAWL_OK);
+	struct trawl_event_batch batch = synth_batch(&s, 0, s.nev);
+	assert_int_equal(trawl_index_builder_add(b, &batch, &err), TRAWL_OK);
+	assert_int_equal(trawl_index_builder_finish(b, &id, &err), TRAWL_OK);
+	trawl_index_builder_destroy(b);
+	struct trawl_index *ix;
+	assert_int_equal(trawl_index_open(&ix, path, NULL, &err), TRAWL_OK);
+	assert_int_equal(trawl_index_skipped_lines(ix), 3);
+	assert_int_equal(trawl_index_reader_options(ix), TRAWL_ID_LENIENT);
+	struct trawl_trace_id q = id;
+	q.hashed = 0;
+	/* same stat, changed 3 s before it was recorded: used without a hash */
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_SAME);
+	/* other size: stale at once; other options: options */
+	q.size = 1001;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_STALE);
+	q = id;
+	q.hashed = 0;
+	q.reader = 0;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_OPTIONS);
+	/* ctime moved (touch -r, cp -a, chmod): the hash decides */
+	q = id;
+	q.hashed = 0;
+	q.ctime_ns += 1;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_UNSURE);
+	q.hashed = 1;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_SAME);
+	q.hash = 0x1235;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_STALE);
+	/* other inode (mv over it, cp) or device: the hash decides */
+	q = id;
+	q.hashed = 0;
+	q.ino = 70;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_UNSURE);
+	trawl_index_close(ix);
+	/* racy: the trace changed within 2 s of when its stat was recorded,
+	 * so the same stat does not prove the same content */
+	id.taken_ns = id.ctime_ns + 1000000000ull;
+	assert_int_equal(trawl_index_builder_create(&b, path, NULL, &err), TRAWL_OK);
+	assert_int_equal(trawl_index_builder_add(b, &batch, &err), TRAWL_OK);
+	assert_int_equal(trawl_index_builder_finish(b, &id, &err), TRAWL_OK);
+	trawl_index_builder_destroy(b);
+	assert_int_equal(trawl_index_open(&ix, path, NULL, &err), TRAWL_OK);
+	q = id;
+	q.hashed = 0;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_UNSURE);
+	q.hashed = 1;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_SAME);
+	q.hash = 1;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_STALE);
+	trawl_index_close(ix);
+	unlink(path);
+	free(path);
+	synth_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +310,7 @@ int main(void)
 		cmocka_unit_test(maps_and_pcs),
 		cmocka_unit_test(failed_build_leaves_nothing),
 		cmocka_unit_test(windowed_scan),
+		cmocka_unit_test(identity_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

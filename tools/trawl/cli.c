@@ -49,10 +49,12 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 }
 
+int cli_debug;
+
 int cli_report(const char *cmd, const struct trawl_error *err)
 {
 	char buf[1024];
-	trawl_error_format(err, buf, sizeof buf);
+	trawl_error_format_ex(err, buf, sizeof buf, cli_debug);
 	cli_error(cmd, "%s", buf);
 	if (err->excerpt[0]) {
 		fprintf(stderr, "  | %s\n", err->excerpt);

@@ -23,6 +23,10 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
+/* trawl --debug (or TRAWL_DEBUG=1): errors also say where in trawl's code
+ * they were detected. */
+extern int cli_debug;
+
 void cli_warn(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 2, 3)))

@@ -33,7 +33,7 @@ static int on_change(void *ctx, const struct trawl_index_change *ch)
 		if (w->cpu != ch->cpu) {
 			if (trawl_index_regs_at(w->c->ix, w->ev1, ch->cpu, &w->r1, &err) ||
 			    trawl_index_regs_at(w->c->ix, w->ev2, ch->cpu, &w->r2, &err)) {
-				w->rc = cli_report("changes", &err);
+				w->rc = index_cli_report(w->c, &err);
 				return 1;
 			}
 			w->cpu = ch->cpu;
@@ -74,7 +74,7 @@ static int on_change(void *ctx, const struct trawl_index_change *ch)
 		uint8_t v1[64], v2[64], k1[8], k2[8];
 		if (trawl_index_mem_at(w->c->ix, w->ev1, ch->addr, ch->len, v1, k1, &err) ||
 		    trawl_index_mem_at(w->c->ix, w->ev2, ch->addr, ch->len, v2, k2, &err)) {
-			w->rc = cli_report("changes", &err);
+			w->rc = index_cli_report(w->c, &err);
 			return 1;
 		}
 		printf(w->c->json ? ",\"old\":\"" : " ");
@@ -140,7 +140,7 @@ int cmd_changes(int argc, char **argv)
 		printf("{\"from\":%llu,\"to\":%llu,\"changes\":[", (unsigned long long)w.ev1,
 		       (unsigned long long)w.ev2);
 	if (trawl_index_changes(c.ix, w.ev1, w.ev2, on_change, &w, &err)) {
-		rc = cli_report("changes", &err);
+		rc = index_cli_report(&c, &err);
 		goto out;
 	}
 	rc = w.rc;
@@ -149,6 +149,5 @@ int cmd_changes(int argc, char **argv)
 out:
 	trawl_index_regs_release(&w.r1);
 	trawl_index_regs_release(&w.r2);
-	index_cli_close(&c);
-	return rc;
+	return index_cli_end(&c, rc);
 }

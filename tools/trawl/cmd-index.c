@@ -54,6 +54,13 @@ int cmd_index(int argc, char **argv)
 	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
+	/* an explicit build command reads the whole index once: damage that
+	 * opening does not see is found here and built over */
+	if (!force && trawl_index_verify(c.ix, &err)) {
+		rc = index_cli_report(&c, &err);
+		index_cli_close(&c);
+		return rc;
+	}
 	struct trawl_index_info info;
 	trawl_index_get_info(c.ix, &info);
 	double ratio = info.trace_size ? (double)info.file_size / (double)info.trace_size : 0;
@@ -70,6 +77,5 @@ int cmd_index(int argc, char **argv)
 		       c.index_path, (unsigned long long)info.events, (unsigned long long)info.lines,
 		       (unsigned long long)info.file_size, ratio, (double)info.build_ns / 1e9);
 	}
-	index_cli_close(&c);
-	return EXIT_OK;
+	return index_cli_end(&c, EXIT_OK);
 }

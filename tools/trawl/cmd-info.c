@@ -39,7 +39,9 @@ int cmd_info(int argc, char **argv)
 	trawl_index_get_info(c.ix, &in);
 	double ratio = in.trace_size ? (double)in.file_size / (double)in.trace_size : 0;
 	if (c.json) {
-		printf("{\"kind\":\"linear\",\"version\":%u,\"size\":%llu,\"trace_size\":%llu,"
+		printf("{\"index\":");
+		trawl_json_write_string(stdout, trawl_index_path(c.ix), strlen(trawl_index_path(c.ix)));
+		printf(",\"kind\":\"linear\",\"version\":%u,\"size\":%llu,\"trace_size\":%llu,"
 		       "\"ratio\":%.3f,\"events\":%llu,\"lines\":%llu,\"cpus\":%u,"
 		       "\"checkpoint_interval\":%u,\"time_unit\":\"%s\",\"mem_writes\":%llu,"
 		       "\"reg_writes\":%llu,\"snapshots\":%llu,\"backdated\":%llu,"
@@ -53,6 +55,7 @@ int cmd_info(int argc, char **argv)
 		       (unsigned long long)in.clobbers, (double)in.build_ns / 1e9,
 		       (unsigned long long)in.created, verify ? ",\"verified\":true" : "");
 	} else {
+		printf("index file:          %s\n", trawl_index_path(c.ix));
 		printf("kind:                linear (version %u)\n", in.version);
 		printf("index size:          %llu bytes (%.2fx the trace, %llu bytes)\n",
 		       (unsigned long long)in.file_size, ratio, (unsigned long long)in.trace_size);
@@ -68,9 +71,16 @@ int cmd_info(int argc, char **argv)
 		printf("back-dated blocks:   %llu\n", (unsigned long long)in.backdated);
 		printf("clobbered blocks:    %llu\n", (unsigned long long)in.clobbers);
 		printf("build time:          %.3f s\n", (double)in.build_ns / 1e9);
+		uint32_t ro = trawl_index_reader_options(c.ix);
+		printf("reader options:      %s%s%s%s\n", ro ? "" : "none",
+		       ro & TRAWL_ID_BIG_ENDIAN ? "--big-endian " : "",
+		       ro & TRAWL_ID_IMPLICIT_THUMB ? "--implicit-thumb " : "",
+		       ro & TRAWL_ID_LENIENT ? "--lenient" : "");
+		if (trawl_index_skipped_lines(c.ix))
+			printf("skipped lines:       %llu (--lenient)\n",
+			       (unsigned long long)trawl_index_skipped_lines(c.ix));
 		if (verify)
 			printf("checksums:           ok\n");
 	}
-	index_cli_close(&c);
-	return EXIT_OK;
+	return index_cli_end(&c, EXIT_OK);
 }

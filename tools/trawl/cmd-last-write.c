@@ -88,7 +88,7 @@ static int run(int argc, char **argv, const char *name, int dir)
 		goto out;
 	}
 	if (st) {
-		rc = cli_report(name, &err);
+		rc = index_cli_report(&c, &err);
 		goto out;
 	}
 	if (c.json) {
@@ -100,10 +100,7 @@ static int run(int argc, char **argv, const char *name, int dir)
 		putchar('\n');
 	}
 out:
-	{
-		int closed = index_cli_close(&c);
-		return rc ? rc : closed;
-	}
+	return index_cli_end(&c, rc);
 }
 
 int cmd_last_write(int argc, char **argv)

@@ -59,7 +59,7 @@ int cmd_mem(int argc, char **argv)
 		goto out;
 	}
 	if (trawl_index_mem_at(c.ix, ev, addr, len, val, known, &err)) {
-		rc = cli_report("mem", &err);
+		rc = index_cli_report(&c, &err);
 		goto out;
 	}
 #define KNOWN(i) ((known[(i) / 8] >> ((i) % 8)) & 1)
@@ -107,8 +107,5 @@ int cmd_mem(int argc, char **argv)
 out:
 	free(val);
 	free(known);
-	{
-		int closed = index_cli_close(&c);
-		return rc ? rc : closed;
-	}
+	return index_cli_end(&c, rc);
 }

@@ -42,8 +42,17 @@ int cmd_pc(int argc, char **argv)
 		uint64_t at, prev, next;
 		if ((rc = index_cli_line(&c, from, &at)))
 			goto out;
-		int hp = trawl_index_pc_step(c.ix, pc, at, -1, &prev, &err) == TRAWL_OK;
-		int hn = trawl_index_pc_step(c.ix, pc, at, 1, &next, &err) == TRAWL_OK;
+		enum trawl_status sp = trawl_index_pc_step(c.ix, pc, at, -1, &prev, &err);
+		if (sp && sp != TRAWL_ERR_NOT_FOUND) {
+			rc = index_cli_report(&c, &err);
+			goto out;
+		}
+		enum trawl_status sn = trawl_index_pc_step(c.ix, pc, at, 1, &next, &err);
+		if (sn && sn != TRAWL_ERR_NOT_FOUND) {
+			rc = index_cli_report(&c, &err);
+			goto out;
+		}
+		int hp = sp == TRAWL_OK, hn = sn == TRAWL_OK;
 		if (c.json) {
 			printf("{\"pc\":\"0x%llx\",\"visits\":%llu,\"previous\":",
 			       (unsigned long long)pc, (unsigned long long)n);
@@ -81,7 +90,7 @@ int cmd_pc(int argc, char **argv)
 		       n == 1 ? "" : "s");
 	for (uint64_t i = 0; i < shown; i++) {
 		if (trawl_index_pc_visit(c.ix, pc, i, &ev, &err)) {
-			rc = cli_report("pc", &err);
+			rc = index_cli_report(&c, &err);
 			goto out;
 		}
 		if (c.json && i)
@@ -97,8 +106,5 @@ int cmd_pc(int argc, char **argv)
 	else if (shown < n)
 		printf("  ... %llu more (--limit 0 shows all)\n", (unsigned long long)(n - shown));
 out:
-	{
-		int closed = index_cli_close(&c);
-		return rc ? rc : closed;
-	}
+	return index_cli_end(&c, rc);
 }

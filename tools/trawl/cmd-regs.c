@@ -55,7 +55,7 @@ int cmd_regs(int argc, char **argv)
 	if (at)
 		rc = index_cli_line(&c, at, &ev);
 	else if (trawl_index_event_at_time(c.ix, t, &ev, &err))
-		rc = cli_report("regs", &err);
+		rc = index_cli_report(&c, &err);
 	if (rc)
 		goto out;
 	struct trawl_index_event e;
@@ -63,7 +63,7 @@ int cmd_regs(int argc, char **argv)
 	if (!cpu_arg)
 		cpu = e.cpu;
 	if (trawl_index_regs_at(c.ix, ev, (uint16_t)cpu, &regs, &err)) {
-		rc = cli_report("regs", &err);
+		rc = index_cli_report(&c, &err);
 		goto out;
 	}
 	if (c.json) {
@@ -106,8 +106,5 @@ int cmd_regs(int argc, char **argv)
 		printf("}}\n");
 out:
 	trawl_index_regs_release(&regs);
-	{
-		int closed = index_cli_close(&c);
-		return rc ? rc : closed;
-	}
+	return index_cli_end(&c, rc);
 }

@@ -33,6 +33,46 @@ void index_cli_warnings(struct index_cli *c, struct trawl_reader_options *o)
 	o->warn_ctx = c;
 }
 
+/* The index a first run found damaged (main() runs the command again). */
+static char damaged_path[4096];
+
+/* Second run: build again over the damaged index, or in the default place
+ * when that one cannot be written (a read-only folder), and use it. */
+static enum trawl_status rebuild_damaged(struct index_cli *c,
+					 const struct trawl_index_build_options *opt,
+					 struct trawl_error *err)
+{
+	char def[4096];
+	const char *path = damaged_path;
+	enum trawl_status st = trawl_index_build(c->to.path, path, opt, err);
+	if (st == TRAWL_ERR_IO && !c->index_path) {
+		if ((st = trawl_index_default_path(c->to.path, def, sizeof def, err)))
+			return st;
+		path = def;
+		st = trawl_index_build(c->to.path, path, opt, err);
+	}
+	return st ? st : trawl_index_open(&c->ix, path, NULL, err);
+}
+
+int index_cli_report(struct index_cli *c, const struct trawl_error *err)
+{
+	if (err->status == TRAWL_ERR_CORRUPT && c->ix && !damaged_path[0]) {
+		snprintf(damaged_path, sizeof damaged_path, "%s", trawl_index_path(c->ix));
+		cli_warn(c->to.cmd, "the index '%s' is damaged: building it again", damaged_path);
+		return INDEX_CLI_RETRY;
+	}
+	return cli_report(c->to.cmd, err);
+}
+
+int index_cli_end(struct index_cli *c, int rc)
+{
+	struct trawl_error err;
+	if (c->ix && rc != INDEX_CLI_RETRY && trawl_index_damage(c->ix, &err))
+		rc = index_cli_report(c, &err);
+	int closed = index_cli_close(c);
+	return rc ? rc : closed;
+}
+
 int index_cli_open(struct index_cli *c)
 {
 	struct trawl_error err;
@@ -48,11 +88,18 @@ int index_cli_open(struct index_cli *c)
 	struct trawl_trace_id id;
 	uint64_t total = trawl_trace_id_get(c->to.path, &id, NULL) == TRAWL_OK ? id.size : 0;
 	cli_progress_start(&p, "indexing", total);
-	enum trawl_status st = trawl_index_open_trace(&c->ix, c->to.path, c->index_path, &opt,
-						      NULL, &err);
+	enum trawl_status st = damaged_path[0] ? rebuild_damaged(c, &opt, &err)
+					       : trawl_index_open_trace(&c->ix, c->to.path,
+									c->index_path, &opt, NULL,
+									&err);
 	cli_progress_finish(&p);
 	if (st)
 		return cli_report(c->to.cmd, &err);
+	uint64_t skipped = trawl_index_skipped_lines(c->ix);
+	if (skipped)
+		cli_warn(c->to.cmd, "%llu malformed line%s of the trace %s skipped (--lenient) "
+			 "when this index was built", (unsigned long long)skipped,
+			 skipped == 1 ? "" : "s", skipped == 1 ? "was" : "were");
 	if (trawl_input_open(&c->text, c->to.path, NULL, NULL) == TRAWL_OK)
 		c->map = trawl_input_mapping(c->text, &c->map_len);
 	return 0;
@@ -76,7 +123,7 @@ int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev)
 	if (!cli_parse_u64(arg, &line))
 		return cli_usage(c->to.cmd, "bad line number '%s'", arg);
 	if (trawl_index_event_at_line(c->ix, line, ev, &err))
-		return cli_report(c->to.cmd, &err);
+		return index_cli_report(c, &err);
 	return 0;
 }
 
@@ -121,9 +168,12 @@ void index_cli_print_event(struct index_cli *c, FILE *f, uint64_t ev)
 	size_t len;
 	trawl_error_clear(&err);
 	if (trawl_index_event(c->ix, ev, &e, &err)) {
-		/* keep the output well formed, and the failure in the exit status */
+		/* keep the output well formed and the failure in the exit status;
+		 * damage ends the command through index_cli_end (a rebuild and a
+		 * second run), anything else is reported here */
 		fputs(c->json ? "null" : "(event unreadable)", f);
-		cli_report(c->to.cmd, &err);
+		if (err.status != TRAWL_ERR_CORRUPT)
+			cli_report(c->to.cmd, &err);
 		c->failed = 1;
 		return;
 	}

@@ -44,6 +44,18 @@ int index_cli_open(struct index_cli *c);
 /* Returns EXIT_BAD_INPUT when an event could not be printed, else 0. */
 int index_cli_close(struct index_cli *c);
 
+/* Exit code of an index command that met a damaged index for the first
+ * time: main() runs the command once more, and that run's index_cli_open
+ * rebuilds the index first. */
+#define INDEX_CLI_RETRY 99
+
+/* Report a query error: a damaged index (the first time) becomes a note
+ * and INDEX_CLI_RETRY; anything else goes to cli_report. */
+int index_cli_report(struct index_cli *c, const struct trawl_error *err);
+/* Close, turning rc into INDEX_CLI_RETRY (or an error) when any query on
+ * the index met damage, even one whose status the command did not need. */
+int index_cli_end(struct index_cli *c, int rc);
+
 /* --at LINE -> event; prints the error and returns an exit code, or 0. */
 /* The reader's warnings (a cut last line, writes on loads ...) printed as
  * the command's, as index_cli_open does when it builds the index. */
@@ -57,8 +69,9 @@ int index_cli_check_cpu(struct index_cli *c, uint64_t cpu);
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len);
 
 /* Print the event as "line L (event N): TEXT" or as a JSON object. An
- * event the index cannot give is reported and printed as null (JSON), and
- * makes index_cli_close return EXIT_BAD_INPUT. */
+ * event the index cannot give is printed as null (JSON) and makes the
+ * command exit non-zero: damage through index_cli_end (rebuild, second
+ * run), other errors reported here and by index_cli_close. */
 void index_cli_print_event(struct index_cli *c, FILE *f, uint64_t ev);
 
 /* "after line L (event N): TEXT", or "after lines L-M ..." for an event

@@ -1,8 +1,10 @@
 /* trawl: the command table and dispatch (git-style subcommands). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "index-cli.h"
 
 struct command {
 	const char *name;
@@ -13,6 +15,7 @@ struct command {
 static const struct command commands[] = {
 #define TRAWL_COMMAND(name, fn, summary) { name, fn, summary },
 #include "commands.h"
+#include "index-cli.h"
 #undef TRAWL_COMMAND
 };
 
@@ -21,7 +24,7 @@ static const struct command commands[] = {
 static void print_overview(FILE *f)
 {
 	fprintf(f,
-		"usage: trawl [--version] [--help] COMMAND [ARGS...]\n"
+		"usage: trawl [--version] [--help] COMMAND [ARGS...] [--debug]\n"
 		"\n"
 		"trawl makes processor and system execution traces explorable in time.\n"
 		"\n"
@@ -31,7 +34,10 @@ static void print_overview(FILE *f)
 	fprintf(f,
 		"\n"
 		"'trawl help COMMAND' or 'trawl COMMAND --help' explains one command.\n"
-		"Exit status: 0 success, 1 bad input or failure, 2 usage error.\n");
+		"--debug (with any command, or TRAWL_DEBUG=1) adds to an error where in\n"
+		"trawl's code it was detected.\n"
+		"Exit status: 0 when every input was used; 1 when anything was lost,\n"
+		"skipped or damaged (after writing what could be written); 2 usage error.\n");
 }
 
 static const struct command *find_command(const char *name)
@@ -58,8 +64,29 @@ int cmd_version(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* --debug anywhere before a "--" is taken out here, so every command has
+ * it without its own option parsing knowing. */
+static int take_debug(int argc, char **argv)
+{
+	const char *env = getenv("TRAWL_DEBUG");
+	cli_debug = env && *env && strcmp(env, "0") != 0;
+	int n = 1;
+	for (int i = 1, opts = 1; i < argc; i++) {
+		if (opts && strcmp(argv[i], "--") == 0)
+			opts = 0;
+		if (opts && strcmp(argv[i], "--debug") == 0) {
+			cli_debug = 1;
+			continue;
+		}
+		argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
+	argc = take_debug(argc, argv);
 	if (argc < 2) {
 		print_overview(stderr);
 		return EXIT_USAGE;
@@ -89,7 +116,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trawl: '%s' is not a trawl command. See 'trawl --help'.\n", name);
 		return EXIT_USAGE;
 	}
+	/* an index command that met a damaged index asks for one rebuild and
+	 * a second run (index-cli.c) */
 	int rc = c->fn(argc - 1, argv + 1);
+	if (rc == INDEX_CLI_RETRY) {
+		fflush(stdout);
+		rc = c->fn(argc - 1, argv + 1);
+	}
+	if (rc == INDEX_CLI_RETRY)
+		return EXIT_BAD_INPUT;
 	/* input was lost or skipped (and said so): not a clean success */
 	return rc == EXIT_OK && cli_lossy() ? EXIT_BAD_INPUT : rc;
 }
