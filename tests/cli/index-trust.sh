@@ -78,9 +78,12 @@ expect_stderr_has "built with reader options: --big-endian; asked for: none" \
 # --lenient: not reused without it, and the skipped lines are told
 L="$_tmp/l.tarmac"
 { cat "$D/mixed.tarmac"; echo "14 clk cpu0 R X0 zzzz not a value"; } >"$L"
-expect_exit 0 "$TRAWL" index "$L" --lenient
+# (a line was skipped: exit 1 after the answer, as every command does)
+expect_exit 1 "$TRAWL" index "$L" --lenient
 expect_exit 1 "$TRAWL" regs "$L" --at 3
 expect_stderr_has "skipped (--lenient)" "$TRAWL" regs "$L" --at 3 --lenient
+expect_exit 1 "$TRAWL" regs "$L" --at 3 --lenient
+expect_stdout_has "cpu 0 after" "$TRAWL" regs "$L" --at 3 --lenient
 
 # a damaged index (not caught at open) is rebuilt once and the answer is right
 gen >"$T" && "$TRAWL" index "$T" >/dev/null 2>&1

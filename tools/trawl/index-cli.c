@@ -96,10 +96,13 @@ int index_cli_open(struct index_cli *c)
 	if (st)
 		return cli_report(c->to.cmd, &err);
 	uint64_t skipped = trawl_index_skipped_lines(c->ix);
-	if (skipped)
+	if (skipped) {
+		/* the answers come from a trace with lines left out: exit 1 */
 		cli_warn(c->to.cmd, "%llu malformed line%s of the trace %s skipped (--lenient) "
 			 "when this index was built", (unsigned long long)skipped,
 			 skipped == 1 ? "" : "s", skipped == 1 ? "was" : "were");
+		cli_mark_lossy();
+	}
 	if (trawl_input_open(&c->text, c->to.path, NULL, NULL) == TRAWL_OK)
 		c->map = trawl_input_mapping(c->text, &c->map_len);
 	return 0;
