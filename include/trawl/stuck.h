@@ -45,8 +45,16 @@ enum trawl_status trawl_stuck_create(struct trawl_stuck **out, unsigned max_peri
 
 /* Feed the next batch of events. Returns 1 once a loop is certain: the
  * result is then final and the rest of the batch, and later batches, are
- * ignored. Returns 0 while it is not. */
+ * ignored (unless following). Returns 0 while it is not. */
 int trawl_stuck_add(struct trawl_stuck *s, const struct trawl_event_batch *b);
+
+/* For an input read to its end (a file): after a loop is certain, keep
+ * reading; if the trace leaves the loop (a wait that ended), the loop is
+ * forgotten and detection goes on, so only a loop the trace ends in is
+ * reported. The result and the cut of that loop are the ones a reader that
+ * stopped at its certain point would have found. trawl_stuck_add then
+ * returns 1 while the trace is inside a certain loop. */
+void trawl_stuck_follow(struct trawl_stuck *s);
 
 /* Bytes of the source that no cut can drop any more: everything before this
  * offset will be kept whatever follows, so a tool may write it out now.

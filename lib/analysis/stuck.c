@@ -41,6 +41,8 @@ struct trawl_stuck {
 	uint64_t n;              /* steps seen */
 	uint64_t end;            /* end of the last event seen */
 	int done;
+	int follow;              /* after a certain loop, go on reading: a loop
+				  * the trace leaves is forgotten */
 	struct trawl_stuck_result res;
 };
 
@@ -199,6 +201,8 @@ static void run_step(struct period *pp, unsigned p, const struct trawl_event *ev
 static void certain(struct trawl_stuck *s, unsigned p)
 {
 	const struct period *pp = &s->per[p];
+	if (s->done)
+		return; /* following: the first certain point of the loop stays */
 	struct trawl_stuck_result *r = &s->res;
 	r->stuck = 1;
 	r->period = p;
@@ -236,23 +240,35 @@ static void add_step(struct trawl_stuck *s, const struct trawl_event *ev,
 	s->hash[k] = h;
 	s->line[k] = ev->line;
 	s->n++;
+	if (s->done && s->per[s->res.period].count == 0) {
+		/* following, and the trace left the loop: it was not stuck */
+		s->done = 0;
+		memset(&s->res, 0, sizeof s->res);
+	}
 	if (found)
 		certain(s, found);
 }
 
+void trawl_stuck_follow(struct trawl_stuck *s)
+{
+	s->follow = 1;
+}
+
 int trawl_stuck_add(struct trawl_stuck *s, const struct trawl_event_batch *b)
 {
-	for (size_t i = 0; i < b->count && !s->done; i++) {
+	for (size_t i = 0; i < b->count && (!s->done || s->follow); i++) {
 		const struct trawl_event *ev = &b->events[i];
 		if (ev->kind == TRAWL_EV_GAP) { /* lost trace: no loop spans it */
 			for (unsigned p = 1; p <= s->maxp; p++)
 				s->per[p].count = 0;
 			s->n = 0;
+		} else if (s->done && (ev->flags & TRAWL_EVF_TRUNCATED)) {
+			/* following a certain loop, the event the end of the input
+			 * cut off (its last lines unknown) does not leave it */
 		} else if (ev->kind != TRAWL_EV_TEXT || is_reason(ev)) {
 			add_step(s, ev, b);
 		}
-		if (!s->done)
-			s->end = ev->offset + ev->length;
+		s->end = ev->offset + ev->length;
 	}
 	return s->done;
 }

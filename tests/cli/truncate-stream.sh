@@ -123,4 +123,30 @@ if [ -x "$E/faults" ]; then
 	echo "$next" | awk -v pc="$first" '$3 == "IT" && $5 == pc { ok = 1 } END { exit !ok }' ||
 		fail "emulator: the line after the cut ('$next') is not the loop's first instruction $first"
 fi
+# A wait loop the file later leaves is not where it got stuck: a plain file
+# is read to its end and cut at the loop it ends in (it was cut at the first
+# 4 identical turns of a device poll); a pipe cannot look ahead and stops
+# at the first certain loop (docs/calls.md), unless --repeats says more.
+{
+	n=1
+	echo "1 clk IT (1) 00001000 d2a00021 O EL1h_n : MOV x1,#0x10000"; echo "1 clk R X1 0000000000010000"
+	for i in 1 2 3 4 5 6 7 8 9; do
+		v=0; [ $i = 9 ] && v=1
+		n=$((n + 1)); echo "$i clk IT ($n) 00001004 b9400020 O EL1h_n : LDR w0,[x1]"
+		echo "$i clk MR4 00010000 0000000$v"; echo "$i clk R X0 000000000000000$v"
+		n=$((n + 1)); echo "$i clk IT ($n) 00001008 34ffffe0 O EL1h_n : CBZ w0,{pc}-4"
+	done
+	for i in 1 2 3 4 5 6 7 8; do n=$((n + 1)); echo "20 clk IT ($n) 0000100c 14000000 O EL1h_n : B {pc}"; done
+} >"$_tmp/wait.tarmac"
+"$TRAWL" truncate "$_tmp/wait.tarmac" -o "$_tmp/wait-file" 2>"$_tmp/err" || fail "truncate of the wait trace failed"
+# kept: 2 lines, 9 turns of the poll (4 lines each), one B {pc}
+[ "$(wc -l <"$_tmp/wait-file")" = 39 ] || fail "file cut at the wait loop: $(wc -l <"$_tmp/wait-file") lines; $(cat "$_tmp/err")"
+tail -1 "$_tmp/wait-file" | grep -q "B {pc}" || fail "file cut does not end in the loop it ends in: $(tail -1 "$_tmp/wait-file")"
+grep -q "loop of 1 instruction from line 39" "$_tmp/err" || fail "file: $(cat "$_tmp/err")"
+cat "$_tmp/wait.tarmac" | "$TRAWL" truncate - -o "$_tmp/wait-pipe" 2>"$_tmp/err"
+grep -q "loop of 2 instructions from line 3" "$_tmp/err" || fail "pipe: $(cat "$_tmp/err")"
+cat "$_tmp/wait.tarmac" | "$TRAWL" truncate --repeats 16 - -o "$_tmp/wait-pipe16" 2>"$_tmp/err"
+# (16 turns: more than the poll's 8, fewer than... the B loop has 8: not stuck, whole copy)
+cmp -s "$_tmp/wait.tarmac" "$_tmp/wait-pipe16" || fail "pipe with --repeats 16: $(cat "$_tmp/err")"
+
 finish

@@ -98,16 +98,21 @@ static int run(struct trace_open *to, struct trawl_reader *rd, struct trawl_stuc
 	for (;;) {
 		struct trawl_event_batch b;
 		st = trawl_reader_next(rd, &b, &err);
-		if (st != TRAWL_OK || trawl_stuck_add(s, &b))
+		if (st != TRAWL_OK)
+			break;
+		/* a pipe stops at the first certain loop; a file is read to its
+		 * end (following), so a wait loop it leaves is not the cut */
+		if (trawl_stuck_add(s, &b) && !c->map)
 			break;
 		copy_upto(c, trawl_stuck_safe_offset(s));
 		if (c->failed) /* reported by the caller; a pipe may never end */
 			break;
 	}
+	trawl_stuck_result(s, &res);
+	to->tail_dropped = res.stuck;
 	trace_report_skipped(to, rd);
 	if (c->failed)
 		return 0; /* the caller says the output could not be written */
-	trawl_stuck_result(s, &res);
 	if (res.stuck) {
 		copy_upto(c, res.cut_offset);
 		report_stuck(to->path, &res);
@@ -187,6 +192,8 @@ int cmd_truncate(int argc, char **argv)
 	c.map = trawl_input_mapping(in, &c.map_len);
 	if (!c.map)
 		trawl_input_set_tap(in, copy_tap, &c);
+	else
+		trawl_stuck_follow(s);
 	to.path = trace;
 	if ((rc = trace_reader_open_input(&to, in, &rd)))
 		goto out;

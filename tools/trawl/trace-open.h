@@ -22,6 +22,8 @@ struct trace_open {
 	const char *cmd;
 	const char *path;
 	struct trawl_reader_options opt;
+	int tail_dropped; /* the command drops the end of the input on purpose
+			   * (truncate): a cut last line there is no loss */
 };
 
 /* Open to->path; prints the error and returns the exit code on failure
