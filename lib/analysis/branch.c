@@ -79,6 +79,11 @@ static enum trawl_branch_kind decode_a64(uint32_t e, uint64_t pc, struct trawl_b
 	return set(o, TRAWL_BR_NONE, 0, 0xff, 0);
 }
 
+/* Masks in an order where no earlier pattern can swallow a later one: the
+ * unconditional space (cond 1111), branches, then loads and data processing
+ * that write PC. Only the usual return idioms (BX LR, MOV PC, LR, a load of
+ * PC through SP) are returns; any other write to PC is a plain branch, so
+ * call detection does not close frames on computed jumps. */
 static enum trawl_branch_kind decode_a32(uint32_t e, uint64_t pc, struct trawl_branch *o)
 {
 	unsigned cond = e >> 28;
@@ -162,6 +167,11 @@ static enum trawl_branch_kind decode_t16(uint32_t e, uint64_t pc, struct trawl_b
 	return set(o, TRAWL_BR_NONE, 0, 0xff, 0);
 }
 
+/* The BL/BLX/B.W group shares one immediate layout, so its offset is decoded
+ * once and the kind picked from h2; BLX aligns its target because it
+ * switches to A32. B<c>.W with cond 111x is not a branch but the misc control
+ * space, where only SUBS PC, LR (ERET) matters here. As in A32, only a load
+ * of PC through SP counts as a return. */
 static enum trawl_branch_kind decode_t32(uint32_t e, uint64_t pc, struct trawl_branch *o)
 {
 	uint32_t h1 = e >> 16, h2 = e & 0xFFFF;

@@ -257,6 +257,10 @@ static struct cpu_state *cpu_get(struct trawl_calls *c, unsigned cpu)
 
 /* ---- tree surgery ---------------------------------------------------- */
 
+/* Both arrays that can grow are grown before the tree is touched, so a
+ * failure (out of memory, or the node limit) leaves the tree as it was and
+ * only sets the sticky failure. Nodes are linked by index, not by pointer,
+ * because the node array moves when it grows. */
 static uint32_t node_new(struct trawl_calls *c, struct cpu_state *st, unsigned cpu, uint8_t kind)
 {
 	size_t limit = c->opt.max_nodes ? c->opt.max_nodes : (size_t)UINT32_MAX - 1;
@@ -788,6 +792,11 @@ static void set_prev(struct cpu_state *st, const struct trawl_event *ev)
 	st->prev_line = ev->line;
 }
 
+/* The order is the point: first decide what the previous instruction did
+ * (a transfer is only visible now, from where control arrived), then drop an
+ * exception frame that did not change the flow, then count this instruction
+ * in whatever frame is on top. Timestamps going backwards are counted, not
+ * rejected: the tree's shape does not depend on them. */
 static void on_insn(struct trawl_calls *c, struct cpu_state *st, const struct trawl_event *ev,
 		    const struct trawl_event_batch *b)
 {
@@ -988,6 +997,11 @@ void trawl_calls_destroy(struct trawl_calls *c)
 	free(c);
 }
 
+/* The per-CPU state pointer is looked up only when the CPU changes, which is
+ * safe because only cpu_get moves the array. Runs of straight-line
+ * instructions go through the fast path; everything else, and every event
+ * kind that can end or open a frame, takes the general one. A failure is
+ * sticky: once the tree is incomplete no later batch is added to it. */
 enum trawl_status trawl_calls_add(struct trawl_calls *c, const struct trawl_event_batch *b,
 				  struct trawl_error *err)
 {

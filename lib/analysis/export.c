@@ -139,6 +139,11 @@ struct svg {
 	int measuring;
 };
 
+/* Called twice per node: first to measure the depth that is wide enough to
+ * draw (the height of the SVG goes in its header), then to draw. The x
+ * cursor per depth is how a depth-first walk lays out siblings side by side
+ * without keeping the tree's geometry. Frames too thin to see are left out,
+ * which also keeps the file of a big trace small enough to open. */
 static int svg_visit(void *ctx, const struct trawl_cct *t, uint32_t id, unsigned depth)
 {
 	struct svg *s = ctx;
@@ -267,6 +272,10 @@ static double unit_to_us(enum trawl_time_unit u)
 	}
 }
 
+/* Perfetto requires slices on one thread to nest, so each slice is clamped
+ * into its parent's interval: timestamps that go backwards or a frame that
+ * outlives its caller would otherwise make the whole file refuse to load.
+ * Without timestamps the instruction count is the time axis. */
 static int perfetto_enter(void *ctx, uint32_t id, const struct trawl_call *n, unsigned depth)
 {
 	struct perfetto *p = ctx;

@@ -135,6 +135,11 @@ static size_t cxx_name_end(const char *s, size_t end)
 	}
 }
 
+/* Names are read as C++ names (templates, argument lists, "const") so a
+ * demangled symbol can be used as it is printed; what a name means is left
+ * to the caller's lookup, which tells an unknown name from one with no value
+ * at this point. Brackets count towards MAX_DEPTH so hostile text cannot
+ * exhaust the stack. */
 static enum trawl_status primary(struct parser *p, uint64_t *out)
 {
 	skip_space(p);

@@ -11,6 +11,10 @@ struct walk_slot {
 	uint32_t id, child;
 };
 
+/* An explicit stack instead of recursion: a call tree of a long trace can be
+ * deeper than the C stack (runaway recursion in the traced program), and the
+ * walk must still finish. Either callback can stop the walk by returning
+ * non-zero, and that value is returned. */
 int trawl_calls_walk(const struct trawl_calls *c, unsigned cpu, trawl_calls_visit_fn enter,
 		     trawl_calls_visit_fn leave, void *ctx)
 {
@@ -372,6 +376,11 @@ static int cct_sort_children(struct trawl_cct *t)
 	return 1;
 }
 
+/* Merges every activation with the same call path into one node, per CPU
+ * under a "cpuN" node only when there is more than one CPU. Children are
+ * sorted by name so the flame graph does not depend on call order. Totals
+ * are summed in one backward pass, which works because a node is always
+ * created after its parent. */
 enum trawl_status trawl_cct_build(struct trawl_cct *t, const struct trawl_calls *c,
 				  struct trawl_error *err)
 {

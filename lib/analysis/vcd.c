@@ -350,6 +350,11 @@ static void regs(struct trawl_vcd *v, struct cpu_sigs *s, const struct trawl_eve
 	}
 }
 
+/* Value changes are written only for what changed (change() compares with
+ * the last value), which keeps the file small. The accesses of one
+ * instruction get distinct times inside its step, so the two halves of an
+ * LDP are both visible; mem_read and mem_write drop to 0 on an instruction
+ * without accesses so a viewer does not show the last one as still going on. */
 static void on_insn(struct trawl_vcd *v, struct cpu_sigs *s, const struct trawl_event *ev,
 		    const struct trawl_event_batch *b)
 {
@@ -449,6 +454,10 @@ static void declare(FILE *f, uint32_t id, unsigned width, const char *name)
 	fprintf(f, " %s $end\n", name);
 }
 
+/* The header can only be written now, when every CPU and register the trace
+ * used is known; the value changes went to a temporary file meanwhile and
+ * are copied after it, so the trace is read once. A write error anywhere
+ * ends as one I/O error, so a short file is never reported as written. */
 enum trawl_status trawl_vcd_finish(struct trawl_vcd *v, FILE *f, struct trawl_error *err)
 {
 	static const char *fixed[] = { "pc", "encoding", "text", "function", "mem_addr",

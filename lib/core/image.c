@@ -117,6 +117,11 @@ static enum trawl_status add_symbol(struct trawl_image *img, const char *name, u
 	return TRAWL_OK;
 }
 
+/* The full symbol table when there is one, else the dynamic one; a stripped
+ * file is not an error, since its bytes are still usable. Symbols that name
+ * no code or data (undefined, absolute, section, file, Arm mapping symbols)
+ * are left out so lookups only ever answer with a real function or object;
+ * the Thumb bit is moved out of the address into its own field. */
 static enum trawl_status read_symbols(struct trawl_image *img, Elf *elf, uint64_t offset,
 				      const char *path, struct trawl_error *err)
 {

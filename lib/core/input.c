@@ -335,6 +335,12 @@ static enum trawl_status decode_more(struct trawl_input *in, size_t *produced,
 	return TRAWL_OK;
 }
 
+/* A chunk always ends at a newline (or at the end of the input), so the line
+ * parser never sees half a line; the unfinished line is kept and moved to the
+ * front only on the next call, when the caller is done with this chunk. The
+ * buffer is filled up before a chunk is handed out, and grows only when one
+ * line fills it, up to max_line, so that one long line is an error, not a
+ * crash or an endless read. */
 static enum trawl_status next_streamed(struct trawl_input *in, struct trawl_chunk *chunk,
 				       struct trawl_error *err)
 {

@@ -59,6 +59,11 @@ static size_t base_len(const char *name, size_t len)
 	return len;
 }
 
+/* Every producer's spelling of a register maps to one storage register, an
+ * offset and a size, so that "W3", "X3" and "R3" writes land in the same
+ * bytes and queries see one history per register. The execution state
+ * decides the views that differ (D and S registers, LR, SP's width); a name
+ * this does not know returns 0 and the caller keeps it as a system register. */
 int trawl_reg_parse(const char *name, size_t len, enum trawl_reg_state state,
 		    struct trawl_reg_ref *out)
 {

@@ -271,6 +271,11 @@ static int is_atomic(const char *m)
 	return 0;
 }
 
+/* The write set of one instruction, by the rules at the top of this file. The
+ * order matters: encoding rules and the classes Capstone gets wrong (BL/BLR,
+ * SVC, compares, MSR, atomics, CAS, stores) are decided before the general
+ * rule "the first operand is written", which is only right for the rest.
+ * Only registers read back after the instruction appear in its trace. */
 static void classify(const struct emu_decoder *d, uint32_t enc, const cs_insn *in,
 		     struct emu_insn *out)
 {
@@ -368,6 +373,10 @@ void emu_decode(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct emu_ins
 	snprintf(text, textsz, ".inst    0x%08x ; undefined", enc);
 }
 
+/* Capstone's register ids are mapped to our codes once, by name rather than
+ * by enum value, because the numbering differs between Capstone versions and
+ * the library is loaded at run time. Registers with no code of ours (XZR,
+ * system registers) map to EMU_REG_NONE and are never read back. */
 enum trawl_status emu_decoder_create(struct emu_decoder **out, struct trawl_error *err)
 {
 	*out = NULL;

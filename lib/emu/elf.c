@@ -53,6 +53,10 @@ static enum trawl_status bad(struct trawl_error *err, const char *what)
 	return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s", what);
 }
 
+/* Only what the loader needs, and every field checked before it is used
+ * (the file may be anything a user passes). Dynamic linking is refused with
+ * the reason and the fix (-static), not run wrongly; static-pie is refused
+ * last, after the checks that would report a more basic problem. */
 enum trawl_status trawl_elf_parse(const uint8_t *data, size_t len, struct trawl_elf_image *img,
 				  struct trawl_error *err)
 {

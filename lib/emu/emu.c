@@ -392,6 +392,11 @@ static enum trawl_status build_stack(struct trawl_emu *e, struct trawl_error *er
 	return TRAWL_OK;
 }
 
+/* Everything that can fail (file, ELF checks, Unicorn, Capstone, segments,
+ * stack) is done here, before the caller opens the output, so a program that
+ * cannot run does not truncate an existing trace; every failure goes through
+ * trawl_emu_close, which copes with a half-built emulator. The registers are
+ * then set as Linux starts a program at EL0. */
 enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 				 const struct trawl_emu_options *opt, struct trawl_error *err)
 {
@@ -470,6 +475,11 @@ fail:
 	return st;
 }
 
+/* Hooks are added only for what is asked (no memory hooks without a trace),
+ * since each one costs per instruction. The code hook writes the previous
+ * instruction, so the last one is written here after Unicorn stops. An
+ * output error is reported before an emulation fault: the trace the user
+ * asked for is then incomplete whatever the program did. */
 enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 				struct trawl_emu_result *res, struct trawl_error *err)
 {

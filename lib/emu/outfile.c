@@ -56,6 +56,10 @@ static enum trawl_status write_all(struct trawl_outfile *o, const void *p, size_
 	return TRAWL_OK;
 }
 
+/* The compression is chosen from the name so that "-o trace.zst" just works,
+ * and every error path frees what was set up so far. The levels are the
+ * fastest that still compress well, since the emulator writes hundreds of
+ * megabytes per second. */
 enum trawl_status trawl_outfile_open(struct trawl_outfile **out, const char *path,
 				     struct trawl_error *err)
 {

@@ -244,6 +244,10 @@ static inline char *put32(char *p, const char *src, size_t n)
 	return p + n;
 }
 
+/* One instruction's lines formatted straight into the buffer with fixed-size
+ * copies: flush_at leaves room for the largest instruction, so only the
+ * kernel's writes during an SVC, which have no bound, check the space as they
+ * go. FPSR is written only when it changed, since it is sticky and rarely does. */
 void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 {
 	const struct emu_insn *in = e->cur;

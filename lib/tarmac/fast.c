@@ -52,6 +52,11 @@ static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint
 	return p + *n;
 }
 
+/* The three line shapes that make up nearly all of a Fast Models trace
+ * (IT/IS, R, MR/MW), in one function so the time and unit before them are
+ * read once. It returns 0 before changing anything the general grammar
+ * depends on, so parse.c can take the same line again from the start; it
+ * only returns 1 when it makes the event the grammar would make. */
 int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln)
 {
 	const char *line = p;

@@ -221,7 +221,9 @@ struct flow_ctx {
 };
 
 /* One instruction line of the common shape, as tarmac_fast_line reads it:
- * 1 and its fields, or 0 (not this shape). */
+ * 1 and its fields, or 0 (not this shape). It only reads and writes f, so a
+ * 0 costs nothing to undo; lines shorter than FLOW_MIN_LINE are refused
+ * first, which is what makes the fixed-size word reads safe. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -397,6 +399,11 @@ static void flow_store(struct flow_state *f, struct trawl_tarmac *t, uint16_t un
 	}
 }
 
+/* The parser's counters are copied into locals for the loop and written back
+ * before anything else may look at them (a kept effect line, growing the
+ * event array, the end): that is what makes the loop fast, and why every exit
+ * goes through flow_store. A line without a newline is always left to the
+ * line parser, which knows whether the input is cut off there. */
 size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, size_t pos,
 		       uint64_t offset, struct tarmac_nl *nl, size_t limit, size_t *decline)
 {

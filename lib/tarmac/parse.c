@@ -101,6 +101,11 @@ static uint64_t ps_per(int unit)
 	}
 }
 
+/* Events keep an integer count of a unit, so a fractional time (and any
+ * time in ms, which has no unit id of its own) is turned into picoseconds.
+ * The quick digit loop can wrap past 19 digits, so a long run is read again
+ * with overflow checks. A unit written as its own word is remembered for the
+ * fast path, which only recognises that spelling. */
 static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *ln)
 {
 	const char *start = l->p;
@@ -324,6 +329,10 @@ disasm:
 	return 0;
 }
 
+/* The bracket after IT holds either an index or the instruction address
+ * (with ":serial" from RTL simulators), and only the token after the next
+ * word tells which: an ISET there means the bracket was the address. So
+ * the bracket is kept unread until that is known. */
 static int parse_it(struct trawl_tarmac *t, struct tl *l, struct tarmac_insn *in)
 {
 	const char *br = NULL;
@@ -543,6 +552,10 @@ static uint32_t name_hash(const char *s, size_t n, unsigned state)
 	return h;
 }
 
+/* Register names repeat on nearly every line, so a name is resolved once per
+ * register-state (the same name means different registers in A32 and A64)
+ * and kept in a small hash cache. Names the register table does not know are
+ * interned as system registers instead of being rejected. */
 int tarmac_reg_lookup(struct trawl_tarmac *t, const char *name, size_t n, unsigned state,
 		      struct tarmac_regcache *out)
 {
@@ -689,6 +702,11 @@ unsigned tarmac_reg_state(const struct trawl_tarmac *t, uint16_t cpu)
 	return TRAWL_REG_STATE_GUESS;
 }
 
+/* A register value of the usual width in one token takes the quick path;
+ * everything else (a bit range, values split in words, '-' and 'x' digits,
+ * abbreviated all-zero values, SP or system registers whose width comes from
+ * the value) is read as nibbles first. A value cut off by the end of the input
+ * is an error, never padded, because padding would invent bytes. */
 static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
 		     const char *type)
 {
@@ -870,6 +888,11 @@ int tarmac_emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint6
 	return 0;
 }
 
+/* One function for both spellings of memory lines (M.. and R0n/W0n) so that
+ * every producer's variant gets the same checks. Values are numbers converted
+ * to address order by endianness, except Cortex-M "M...D" pictures of memory;
+ * a value wider than the access is a bus word and the accessed lanes are
+ * picked out. A short value is an error, never padded. */
 static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
 		     const char *type, size_t tn)
 {
@@ -1104,6 +1127,9 @@ static int parse_ldst(struct trawl_tarmac *t, struct tl *l, int is_store)
 
 /* ---- the line ---- */
 
+/* Dispatch on the record type, most frequent first. Anything that is not a
+ * known type, and an E line that is not ES, becomes a text event rather than
+ * an error, so traces with extra record kinds still read. */
 static int parse_body(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *ln, int *ldst)
 {
 	const char *type = l->p;
@@ -1206,6 +1232,10 @@ enum trawl_status tarmac_parse_line_noskip(struct trawl_tarmac *t, const char *l
 	return tarmac_parse_unskipped(t, line, len, offset, err);
 }
 
+/* Every line either succeeds whole or is rolled back: its effects are dropped
+ * so a bad line never leaves half a value in the event it would have joined.
+ * A line cut off by the end of the input is dropped and marks its event
+ * truncated; other bad lines are errors, or counted warnings when lenient. */
 static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const char *line,
 						size_t len, uint64_t offset,
 						struct trawl_error *err)

@@ -113,6 +113,10 @@ static enum trawl_status tr_open(void **state, struct trawl_input *in,
 	return TRAWL_OK;
 }
 
+/* Events point into the current chunk's text (zero copy), so a batch is
+ * always handed out before the next chunk replaces it, and the open event's
+ * text is detached first. On a bad line the events before it are handed out
+ * and the error is kept for the next call, so nothing already read is lost. */
 static enum trawl_status tr_next(void *state, struct trawl_event_batch *batch,
 				 struct trawl_error *err)
 {

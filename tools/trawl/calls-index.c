@@ -78,6 +78,11 @@ struct exc_names {
 	size_t used;
 };
 
+/* The index does not keep exception names, so the one line is read back from
+ * the trace and parsed again; that only works where index offsets are file
+ * offsets, so compressed traces are recognised by their magic and get no
+ * names. Names are copied into a per-batch buffer because the parser's text
+ * goes away with it; a name that does not fit is left out, not cut. */
 static void exc_name(struct exc_names *xn, const struct trawl_reader_options *opt,
 		     const char *path, const struct trawl_index_event *e, struct trawl_event *ev)
 {

@@ -49,6 +49,10 @@ static int browse_parse(struct browse_args *a, int argc, char **argv, int *rc)
 }
 
 #ifdef TRAWL_HAVE_NCURSES
+/* Everything that can fail with a message (options, index, --at, --mem) is
+ * checked before curses takes the terminal, so errors are printed on a
+ * normal screen and the exit status follows the usual rule. A trace that is
+ * not mapped still browses, with the text pane empty and a message saying why. */
 int cmd_browse(int argc, char **argv)
 {
 	double t_start = term_now_ms();

@@ -63,6 +63,10 @@ static int info_visit(void *ctx, uint32_t id, const struct trawl_call *n, unsign
 	return 0;
 }
 
+/* Every FUNC is resolved before the trace is read (symbol, then address,
+ * then an exception name in brackets), so a typo is a usage error at once
+ * rather than after a long read. The trace is read once and the tree walked
+ * once per FUNC; output goes through -o only after the read succeeded. */
 int cmd_callinfo(int argc, char **argv)
 {
 	struct calls_run r;

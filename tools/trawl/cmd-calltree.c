@@ -73,6 +73,11 @@ static int print_node(void *ctx, uint32_t id, const struct trawl_call *n, unsign
 	return 0;
 }
 
+/* The help text says what every mark and both time ends mean, because the
+ * tree is read by people and the rules (tail calls, unwinding, frames still
+ * open at the end) are not obvious from the output. The "cpu N:" headers are
+ * only printed when more than one CPU has activations, so single-core output
+ * stays a plain tree. */
 int cmd_calltree(int argc, char **argv)
 {
 	struct calls_run r;

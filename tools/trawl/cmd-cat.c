@@ -38,6 +38,10 @@ static const char *reg_name(const struct trawl_event_batch *b, const struct traw
 	return trawl_reg_names_get(b->sysregs, reg);
 }
 
+/* The normalized line: every field the event has and nothing it lacks
+ * (encoding, PA, EL, flags only when known), so two traces of the same run
+ * from different producers can be compared with diff. Register names follow
+ * the instruction's state (r0 and lr on AArch32), as the trace wrote them. */
 static void text_event(FILE *f, const struct trawl_event_batch *b, const struct trawl_event *e)
 {
 	fprintf(f, "L%" PRIu64, e->line);
@@ -119,6 +123,10 @@ static void json_hex(FILE *f, const char *key, const uint8_t *pool, uint32_t val
 	putc('"', f);
 }
 
+/* The same event as text_event, as one JSON object per line for scripts.
+ * Keys that scripts index by are always present (mode, ccfail, regs, mems),
+ * even when empty, while optional fields appear only when known; bytes keep
+ * the text form so unknown bytes stay "xx". */
 static void json_event(FILE *f, const struct trawl_event_batch *b, const struct trawl_event *e)
 {
 	fprintf(f, "{\"seq\":%" PRIu64 ",\"line\":%" PRIu64 ",\"nlines\":%u,\"offset\":%" PRIu64
@@ -189,6 +197,10 @@ static void json_event(FILE *f, const struct trawl_event_batch *b, const struct 
 	fputs("]}\n", f);
 }
 
+/* Batches are printed as they come so memory stays bounded on any trace
+ * size and a pipe sees output at once. An error in the middle is reported
+ * after the events before it were written; the progress bar is shown only
+ * when the events go elsewhere than the terminal. */
 int cmd_cat(int argc, char **argv)
 {
 	struct trace_open to = { .cmd = "cat" };

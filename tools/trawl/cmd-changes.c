@@ -23,6 +23,11 @@ static void print_bytes(const uint8_t *v, const uint8_t *k, uint64_t n)
 	}
 }
 
+/* The register states at both lines are fetched again only when the CPU
+ * changes, not per change, because each fetch replays from a checkpoint.
+ * Both sides are shown at the same width (the wider that trawl
+ * regs would show) so old and new line up; memory values only up to 64 bytes,
+ * since longer ranges would drown the list. */
 static int on_change(void *ctx, const struct trawl_index_change *ch)
 {
 	struct walk *w = ctx;
@@ -91,6 +96,10 @@ static int on_change(void *ctx, const struct trawl_index_change *ch)
 	return 0;
 }
 
+/* Lines given the wrong way round are a usage error rather than silently
+ * swapped, since that is most likely a typo. The changes are printed from
+ * the callback as the index finds them, so nothing is collected in memory
+ * however much differs. */
 int cmd_changes(int argc, char **argv)
 {
 	struct index_cli c;

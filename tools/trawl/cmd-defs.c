@@ -28,6 +28,10 @@ static int write_text(const char *cmd, const char *dir, const char *base, const 
 	return EXIT_OK;
 }
 
+/* The whole file is parsed and checked before anything is written, so a bad
+ * definitions file leaves DIR as it was (--check stops there). All three
+ * outputs are generated in memory first, then written, so out of memory
+ * cannot leave a header without its matching CTF and JSON. */
 int cmd_defs(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;

@@ -103,6 +103,10 @@ done:
 	return rc;
 }
 
+/* Only the arguments before "--" are parsed as trawl options: everything
+ * after belongs to the program, options included. Combinations that would
+ * surely be a mistake (-n 0, -o with --style none, a trace to a terminal)
+ * are usage errors before the program starts. */
 int cmd_emulate(int argc, char **argv)
 {
 	const char *program = NULL, *output = NULL;

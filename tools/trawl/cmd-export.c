@@ -4,6 +4,11 @@
 
 #include "calls-cli.h"
 
+/* --perfetto is required although it is the only format, so that adding a
+ * second one later does not change what a bare "trawl export" means. The
+ * warnings about missing or backward timestamps come before the output,
+ * because the file itself cannot say that its time axis was substituted or
+ * clamped. */
 int cmd_export(int argc, char **argv)
 {
 	struct calls_run r;

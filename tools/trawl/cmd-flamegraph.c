@@ -4,6 +4,10 @@
 
 #include "calls-cli.h"
 
+/* The calling-context tree is built once and written in either form; with
+ * --svg the folded stacks are only written as well when -o asks for them, so
+ * the SVG alone does not also flood standard output. Each output file is
+ * closed and checked here, because a full disk only shows at fclose. */
 int cmd_flamegraph(int argc, char **argv)
 {
 	struct calls_run r;

@@ -3,6 +3,10 @@
 
 #include "index-cli.h"
 
+/* The index path is settled first, so that --force rebuilds the file this
+ * command then opens and reports on, not a different default. --force builds
+ * without the up-to-date check but still prints the reader's warnings;
+ * the summary is then read back from the index actually on disk. */
 int cmd_index(int argc, char **argv)
 {
 	struct index_cli c;

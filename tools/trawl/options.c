@@ -116,6 +116,11 @@ static int unknown_option(const struct cli_command *cmd, const char *arg, size_t
 	return cli_usage(cmd->name, "unknown option '%s'", name);
 }
 
+/* One switch for every option kind, so each kind is checked the same way in
+ * every command: numbers against their maximum, repeated options against
+ * the list's size, choices by listing the valid values in the error. Values
+ * are stored only once they are valid, so a usage error leaves no half-set
+ * option behind. */
 static int take_value(const struct cli_command *cmd, const struct cli_option *o,
 		      const char *shown, const char *value)
 {
