@@ -412,7 +412,10 @@ enum trawl_status trawl_cct_build(struct trawl_cct *t, const struct trawl_calls 
 			}
 			b.base = (uint32_t)k;
 		}
-		if (trawl_calls_walk(c, cpu, cct_enter, NULL, &b) || b.nomem)
+		/* the walk's own stack can fail to grow too (-1) */
+		if (trawl_calls_walk(c, cpu, cct_enter, NULL, &b) < 0)
+			b.nomem = 1;
+		if (b.nomem)
 			break;
 	}
 	if (b.nomem) {

@@ -331,8 +331,12 @@ static void classify(const struct emu_decoder *d, uint32_t enc, const cs_insn *i
 			out->no_reads = 1;
 		}
 		for (unsigned i = 0; i < a->op_count; i++)
-			if (a->operands[i].type == ARM64_OP_REG && op_reg(d, &a->operands[i]) >= EMU_REG_V0)
-				out->simd_mem = 1;
+			if (a->operands[i].type == ARM64_OP_REG) {
+				/* xzr/wzr are EMU_REG_NONE (0xff), not a vector */
+				unsigned r = op_reg(d, &a->operands[i]);
+				if (r != EMU_REG_NONE && r >= EMU_REG_V0)
+					out->simd_mem = 1;
+			}
 		return;
 	}
 	if (starts(m, "ld")) {
@@ -400,6 +404,10 @@ enum trawl_status emu_decoder_create(struct emu_decoder **out, struct trawl_erro
 	}
 	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	d->insn = cs_malloc(d->cs);
+	if (!d->insn) {
+		emu_decoder_destroy(d);
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	}
 	/* Capstone register ids -> our codes, by name so the enum layout of the
 	 * installed Capstone does not matter */
 	for (unsigned r = 0; r < ARM64_REG_ENDING; r++) {

@@ -108,6 +108,15 @@ static void vector_memory_is_merged(void **state)
 	assert_true(in.simd_mem);
 	emu_decode(d, 0, 0xa8c253f3, &in, text, sizeof text);  /* ldp x19, x20: stays two accesses */
 	assert_false(in.simd_mem);
+	/* stores: stp q0, q1 is a vector store; stp xzr, xzr is not (xzr has
+	 * no register code, which read as "a vector register" and merged the
+	 * two 8-byte stores into one 16-byte write) */
+	emu_decode(d, 0, 0xad0007e0, &in, text, sizeof text);  /* stp q0, q1, [sp] */
+	assert_true(in.simd_mem);
+	emu_decode(d, 0, 0xa9007fff, &in, text, sizeof text);  /* stp xzr, xzr, [sp] */
+	assert_false(in.simd_mem);
+	emu_decode(d, 0, 0xa9000be1, &in, text, sizeof text);  /* stp x1, x2, [sp] */
+	assert_false(in.simd_mem);
 	emu_decoder_destroy(d);
 }
 

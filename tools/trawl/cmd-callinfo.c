@@ -132,7 +132,8 @@ int cmd_callinfo(int argc, char **argv)
 			printf("%s:\n", want[k].spec);
 		s.idx = k;
 		for (unsigned cpu = 0; cpu < trawl_calls_cpus(r.calls); cpu++)
-			trawl_calls_walk(r.calls, cpu, info_visit, NULL, &s);
+			if (trawl_calls_walk(r.calls, cpu, info_visit, NULL, &s) < 0)
+				s.nomem = 1;
 		if (s.nomem) {
 			cli_error("callinfo", "out of memory");
 			rc = EXIT_BAD_INPUT;

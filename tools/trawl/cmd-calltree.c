@@ -126,7 +126,11 @@ int cmd_calltree(int argc, char **argv)
 			continue;
 		if (used > 1)
 			printf("cpu %u:\n", cpu);
-		trawl_calls_walk(r.calls, cpu, print_node, NULL, &p);
+		if (trawl_calls_walk(r.calls, cpu, print_node, NULL, &p) < 0) {
+			cli_error("calltree", "out of memory walking the call tree");
+			rc = EXIT_BAD_INPUT;
+			goto out;
+		}
 	}
 	if (fflush(stdout) != 0) {
 		cli_error("calltree", "cannot write the output");

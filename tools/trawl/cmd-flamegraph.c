@@ -57,9 +57,14 @@ int cmd_flamegraph(int argc, char **argv)
 			rc = EXIT_BAD_INPUT;
 			goto out;
 		}
-		if (trawl_cct_write_svg(&t, f, title ? title : r.to.path, &err) != TRAWL_OK ||
-		    fclose(f) != 0) {
-			f = NULL;
+		enum trawl_status st = trawl_cct_write_svg(&t, f, title ? title : r.to.path, &err);
+		int closed = fclose(f);
+		f = NULL;
+		if (st != TRAWL_OK) {
+			rc = cli_report("flamegraph", &err);
+			goto out;
+		}
+		if (closed != 0) {
 			cli_error("flamegraph", "cannot write '%s'", svg_path);
 			rc = EXIT_BAD_INPUT;
 			goto out;
