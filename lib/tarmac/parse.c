@@ -166,7 +166,12 @@ static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 			return fail(t, l, start, "a fractional timestamp needs a unit of ps, ns, us or ms");
 		if (v > UINT64_MAX / m)
 			return fail(t, l, start, "timestamp too large");
-		v = v * m + frac * m / fscale;
+		/* m and fscale are powers of ten: scale by their ratio, as
+		 * frac * m (up to 10^12 x 10^9) would overflow */
+		uint64_t fps = fscale >= m ? frac / (fscale / m) : frac * (m / fscale);
+		if (v * m > UINT64_MAX - fps)
+			return fail(t, l, start, "timestamp too large");
+		v = v * m + fps;
 		unit = TRAWL_TIME_PS;
 	}
 	ln->time = v;

@@ -22,6 +22,11 @@ printf '1 clk IT (1) 00008000 e3a00001 A svc_s : MOV r0,#1\n1 clk R r0 00000001\
 "$TRAWL" regs "$_tmp/a32.tarmac" --at 4 >"$_tmp/regs"
 grep -q "^  lr  *00008008$" "$_tmp/regs" || fail "regs names r14 lr on AArch32: $(cat "$_tmp/regs")"
 
+# a fractional time with many digits (12 after the point, in ms): worked
+# by hand, 1.123456789012 ms = 1123456789.012 ps (frac x 10^9 overflowed)
+printf '1.123456789012 ms IT (1) 00001000 d2800020 O EL1h_n : MOV x0,#1\n' >"$_tmp/ms.tarmac"
+expect_stdout_has "t=1123456789ps" "$TRAWL" cat "$_tmp/ms.tarmac"
+
 # every JSON line is a JSON object
 if command -v python3 >/dev/null 2>&1; then
 	"$TRAWL" cat --json "$D/es-style.tarmac" >"$_tmp/j" 2>/dev/null
