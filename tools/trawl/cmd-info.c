@@ -3,6 +3,9 @@
 
 #include "index-cli.h"
 
+/* Describes the index, building it first if needed, so a user sees what a
+ * query would use (its path included). --verify checks every block, not
+ * only the ones a query touches, so damage anywhere is reported. */
 int cmd_info(int argc, char **argv)
 {
 	struct index_cli c;

@@ -517,6 +517,10 @@ static int serve(struct listener *L, int lfd, uint64_t count, size_t max_mem, ui
 	return EXIT_OK;
 }
 
+/* Parse, bind and serve until --count connections have ended or a signal
+ * comes; connections still open then are dropped as cut off (their loss
+ * counts in the exit status), and the metadata is written last, so the
+ * trace directory always describes every stream file in it. */
 int cmd_listen(int argc, char **argv)
 {
 	const char *out = NULL, *bind_addr = "127.0.0.1";

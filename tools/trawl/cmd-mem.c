@@ -12,6 +12,9 @@ static const char mem_description[] =
 	"a value read from memory nobody wrote is known from the start of the\n"
 	"trace (or from the semihosting call that last filled it).\n";
 
+/* The range is capped (16 MiB) because every byte is printed; the write
+ * queries, whose cost follows the number of writes, take any length. The
+ * hexdump rows are aligned to 16 bytes so that two dumps line up. */
 int cmd_mem(int argc, char **argv)
 {
 	struct index_cli c;

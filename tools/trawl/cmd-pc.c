@@ -3,6 +3,9 @@
 
 #include "index-cli.h"
 
+/* Two questions on one by-PC list: every visit (bounded by --limit, as a
+ * hot loop's PC has millions), or with --from only the visits just before
+ * and after one line, each a logarithmic step. */
 int cmd_pc(int argc, char **argv)
 {
 	struct index_cli c;

@@ -25,6 +25,9 @@ static void csv_str(const char *s)
 	putchar('"');
 }
 
+/* One profile built from the call tree, then one of three renderings (a
+ * table for people, JSON and CSV for tools); the output file is opened only
+ * after the trace was read, so a failed run leaves no empty file. */
 int cmd_profile(int argc, char **argv)
 {
 	struct calls_run r;

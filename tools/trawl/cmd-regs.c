@@ -11,6 +11,10 @@ static const char regs_description[] =
 	"not padded with ?? to the width the index stores it in. On an AArch32\n"
 	"event the core registers are r0-r12, sp, lr and pc, each 32 bits.\n";
 
+/* Registers in one fixed order (core, FP/SIMD, SVE, then system registers
+ * as the trace named them), each at the width the trace writes it
+ * (trawl_reg_shown_width, shared with the browser so the two agree) and
+ * named as the event's instruction state names it. */
 int cmd_regs(int argc, char **argv)
 {
 	struct index_cli c;

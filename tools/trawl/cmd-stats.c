@@ -154,6 +154,10 @@ static void print_stats(const struct stats *s, const struct trawl_reader_stats *
 	printf("peak rss: %ld KiB\n", ru.ru_maxrss);
 }
 
+/* One pass over the trace: counts per event kind, per core and
+ * instruction set, the time range and the distinct PCs (an open-addressing
+ * set, as traces visit millions of addresses); the figures that vary from
+ * run to run are printed last and can be left out (--no-timing). */
 int cmd_stats(int argc, char **argv)
 {
 	struct trace_open to = { .cmd = "stats" };

@@ -132,6 +132,10 @@ static int run(struct trace_open *to, struct trawl_reader *rd, struct trawl_stuc
 	return rc;
 }
 
+/* The output is created only once the input is known to be a trace, so a
+ * failed start leaves no file; then the copy is written while reading. A
+ * plain file is read to its end (a loop it leaves is no cut), a pipe stops
+ * at the first certain loop (docs/calls.md). */
 int cmd_truncate(int argc, char **argv)
 {
 	struct trace_open to = { .cmd = "truncate" };

@@ -5,6 +5,10 @@
 
 #include "calls-cli.h"
 
+/* Every event goes through the VCD writer, which must know every signal
+ * before the first value: it keeps the value changes aside and writes the
+ * header and then them at the end. Timestamps that go backwards are held
+ * and reported, not an error. */
 int cmd_vcd(int argc, char **argv)
 {
 	struct calls_run r;
