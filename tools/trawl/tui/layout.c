@@ -23,6 +23,11 @@ static struct rect rect(int y, int x, int h, int w)
 	return r;
 }
 
+/* Where each pane goes for a terminal of rows x cols: the status line at
+ * the bottom, the vector pane (when shown) across the bottom third, the
+ * register pane on the right in as many columns (up to 3) as list every
+ * core register while leaving the trace 40 columns, and the memory pane
+ * (when an address is set) under the trace, which takes the rest. */
 void layout_compute(struct browser *b, int rows, int cols, struct layout *l)
 {
 	int body = rows - 1;

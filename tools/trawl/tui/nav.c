@@ -370,6 +370,9 @@ static const char *memrmem_(const char *hay, size_t n, const char *needle, size_
 /* Search the text in slices so that an interrupt is noticed on huge traces. */
 #define SLICE (64u << 20)
 
+/* Text search over the mapped trace from the current event, in slices of
+ * SLICE bytes so that Ctrl-C is noticed on huge traces; a hit is mapped
+ * back to its event through the index, so the view lands on whole events. */
 int nav_search_text(struct browser *b, const char *text, int dir)
 {
 	size_t m = strlen(text);
@@ -537,6 +540,10 @@ int nav_eval(struct browser *b, const char *text, uint64_t *out)
 	return 1;
 }
 
+/* w/W: the event that last (or next) wrote what is selected, a memory byte
+ * or a register, asked of the index exactly as trawl last-write and
+ * next-write ask it (the browse tests compare the two), with the register
+ * named as the current instruction's state names it. */
 int nav_write(struct browser *b, int dir)
 {
 	struct trawl_error err;

@@ -11,6 +11,10 @@
 #define MAX_BYTES 4096
 #define KNOWN(m, i) (((m)[(i) / 8] >> ((i) % 8)) & 1)
 
+/* The memory pane: the rows at the current address as they were after the
+ * current event, with the bytes that changed since the reference event
+ * marked; at most MAX_BYTES are read per draw, into static buffers, and
+ * the last rows of the address space are not wrapped. */
 void pane_mem_draw(struct browser *b, const struct rect *r)
 {
 	static uint8_t val[MAX_BYTES], known[MAX_BYTES / 8], rval[MAX_BYTES], rknown[MAX_BYTES / 8];

@@ -74,6 +74,9 @@ static void draw_pc(int y, int x, int w, uint64_t pc, int digits, int sel)
 	draw_str(y, x, w, t, (size_t)digits, sel ? (int)A_REVERSE : 0);
 }
 
+/* The core registers of the current CPU in the order of the state the
+ * instruction is in (x0-x30 or r0-r12, sp, lr, pc, then psr), each at the
+ * width trawl regs prints it, with a mark on those the event changed. */
 void pane_regs_draw(struct browser *b, const struct rect *r, int cols)
 {
 	char title[64];
@@ -193,6 +196,9 @@ static int vec_items(const struct browser *b, int bytes_per_row, struct vec_item
 
 #define MAX_VEC_ITEMS 2048
 
+/* The FP/SIMD (v) or SVE (z) pane: registers as items laid out in as many
+ * columns as fit, an SVE register wrapped over rows of 8-byte groups;
+ * items come from a fixed table, so the pane never allocates while drawing. */
 void pane_vec_draw(struct browser *b, const struct rect *r)
 {
 	static struct vec_item items[MAX_VEC_ITEMS];

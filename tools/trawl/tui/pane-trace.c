@@ -81,6 +81,9 @@ static int add_fold(struct row *rows, int max, uint64_t first, uint64_t hidden)
 
 #define MAX_ROWS 1024
 
+/* The trace text around the current event: rows above and below are
+ * collected first (folding calls deeper than the fold depth when asked),
+ * so the current event stays at the same place while stepping. */
 void pane_trace_draw(struct browser *b, const struct rect *r)
 {
 	static struct row above[MAX_ROWS], below[MAX_ROWS];

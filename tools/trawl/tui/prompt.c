@@ -6,6 +6,9 @@
 
 #include "tui/draw.h"
 
+/* A one-line prompt on the status line: its own small key loop (edit,
+ * Enter, Esc, resize) rather than curses' getstr, so Esc cancels and the
+ * screen is redrawn correctly around it. */
 int prompt_read(struct browser *b, const char *label, char *buf, size_t size)
 {
 	size_t len = 0;

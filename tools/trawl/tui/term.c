@@ -68,6 +68,9 @@ static void restore(void)
 	}
 }
 
+/* Curses on the terminal the user has (stdin and stdout both terminals),
+ * with the tty state saved first so that every way out, a signal
+ * included, can put it back; a short ESCDELAY so Esc cancels at once. */
 static int start(void)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
