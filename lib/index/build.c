@@ -899,8 +899,17 @@ enum trawl_status trawl_index_builder_add(struct trawl_index_builder *b,
 		const struct trawl_event *e = &batch->events[i];
 		enum trawl_status st = add_event(b, e, batch, err);
 		if (st) {
-			if (e->line)
+			/* a failure of the index file (disk full, out of memory)
+			 * is not a problem of the trace: say where the build was
+			 * rather than point at a line as a parse error does */
+			if (e->line && (st == TRAWL_ERR_IO || st == TRAWL_ERR_NOMEM) && err) {
+				size_t n = strlen(err->message);
+				snprintf(err->message + n, sizeof err->message - n,
+					 " (indexing line %llu of the trace)",
+					 (unsigned long long)e->line);
+			} else if (e->line) {
 				trawl_error_at(err, NULL, e->line, 0, e->offset);
+			}
 			return st;
 		}
 	}

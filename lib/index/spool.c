@@ -145,9 +145,9 @@ enum trawl_status idx_file_flush(struct idx_file *f, struct trawl_error *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return trawl_error_errno(err, errno, "cannot write %s", f->what);
+			return trawl_error_errno(err, errno, "cannot write %s of the index being built", f->what);
 		if (n == 0)
-			return trawl_error_errno(err, ENOSPC, "cannot write %s", f->what);
+			return trawl_error_errno(err, ENOSPC, "cannot write %s of the index being built", f->what);
 		done += (size_t)n;
 	}
 	f->len = 0;

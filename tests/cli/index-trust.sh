@@ -150,4 +150,13 @@ if [ "$(id -u)" != 0 ]; then
 	ls "$_tmp/cache/trawl/"*t.tarmac.trawlidx >/dev/null 2>&1 && fail "a good index beside the trace was ignored"
 	chmod 755 "$_tmp/ro"
 fi
+# an index that cannot be written (disk full; here the file size limit,
+# which fails the write the same way) is said to be the index's failure,
+# not pointed at a trace line as a parse error is ("trace:LINE: cannot write")
+(trap '' XFSZ; ulimit -f 64; "$TRAWL" index --force --index "$_tmp/small.idx" "$T") >/dev/null 2>"$_tmp/err"
+[ $? = 1 ] || fail "index into a full disk should exit 1"
+grep -q "cannot write .*\(indexing line [0-9]* of the trace\|of the index being built\)" "$_tmp/err" ||
+	fail "full disk: $(cat "$_tmp/err")"
+grep -v warning "$_tmp/err" | grep -q "t.tarmac:[0-9]*:" && fail "full disk reported at a trace line: $(cat "$_tmp/err")"
+
 finish
