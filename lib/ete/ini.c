@@ -15,6 +15,8 @@
 #include "trawl/ete.h"
 #include "trawl/file.h"
 
+#include "ete/ini.h"
+
 struct trawl_ini {
 	char *text;                     /* private copy, split in place */
 	struct trawl_ini_entry *e;

@@ -23,6 +23,8 @@
 #include "trawl/ete.h"
 #include "trawl/file.h"
 
+#include "ete/ini.h"
+
 static int parse_u64(const char *s, uint64_t *out)
 {
 	if (!s || !*s)
