@@ -905,70 +905,78 @@ static void drop_sync(struct trawl_ete_pkt_decoder *d, uint64_t next_offset)
 	d->skipped = 0;
 }
 
-/* Decode as many whole packets as possible from b; returns bytes used.
- * Stops early (returning < len) when a packet is cut or sync is lost. */
-static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t len,
-			 uint64_t base)
+/* Counting only (no callback): packets are tallied per header byte without
+ * a packet record (ete_count_fast counts the two packets of a pair into
+ * different histograms, so runs of one header byte do not serialise on one
+ * counter); the histograms become the statistics once per run. Returns the
+ * bytes used; stops early (returning < len) when a packet is cut or sync
+ * is lost. */
+static size_t decode_count(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t len,
+			   uint64_t base)
 {
 	size_t pos = 0;
-	if (!d->fn) {
-		/* counting only: packets are tallied per header byte without a
-		 * packet record (ete_count_fast counts the two packets of a pair into
-		 * different histograms, so runs of one header byte do not
-		 * serialise on one counter) */
-		uint32_t hist[2][256];
-		memset(hist, 0, sizeof hist);
-		size_t fast_end = d->generic || len < FAST_MAX ? 0 : len - FAST_MAX;
-		while (pos < len) {
-			if (pos < fast_end) {
-				pos = ete_count_fast(d, b, pos, fast_end, hist);
-				if (pos >= len)
-					break;
-			}
-			uint8_t h = b[pos];
-			if (d->one_byte[h] && !d->generic) {
-				hist[pos & 1][h]++;
-				pos++;
-				continue;
-			}
-			/* a scratch record: the batch may hold A-Sync/NOTSYNC
-			 * packets still to be counted at the next flush */
-			struct trawl_ete_packet tmp, *p = &tmp;
-			memset(p, 0, sizeof *p);
-			int r = parse_one(d, b + pos, len - pos, p);
-			if (r == 0)
+	uint32_t hist[2][256];
+	memset(hist, 0, sizeof hist);
+	size_t fast_end = d->generic || len < FAST_MAX ? 0 : len - FAST_MAX;
+	while (pos < len) {
+		if (pos < fast_end) {
+			pos = ete_count_fast(d, b, pos, fast_end, hist);
+			if (pos >= len)
 				break;
-			p->offset = base + pos;
-			if (r < 0) {
-				d->stats.bad++;
-				d->stats.packets++;
-				d->stats.by_type[TRAWL_ETE_PKT_BAD]++;
-				pos += 1;
-				if (p->count == TRAWL_ETE_BAD_CONFIG)
-					continue;
-				drop_sync(d, base + pos);
-				break;
-			}
+		}
+		uint8_t h = b[pos];
+		if (d->one_byte[h] && !d->generic) {
+			hist[pos & 1][h]++;
+			pos++;
+			continue;
+		}
+		/* a scratch record: the batch may hold A-Sync/NOTSYNC
+		 * packets still to be counted at the next flush */
+		struct trawl_ete_packet tmp, *p = &tmp;
+		memset(p, 0, sizeof *p);
+		int r = parse_one(d, b + pos, len - pos, p);
+		if (r == 0)
+			break;
+		p->offset = base + pos;
+		if (r < 0) {
+			d->stats.bad++;
 			d->stats.packets++;
-			d->stats.by_type[p->type]++;
-			if (p->type >= TRAWL_ETE_PKT_ATOM_F1) { /* generic mode only */
-				unsigned e = (unsigned)__builtin_popcount(p->atoms);
-				d->stats.atoms_e += e;
-				d->stats.atoms_n += p->natoms - e;
-			}
-			pos += (size_t)r;
-		}
-		for (int h = 0; h < 256; h++) {
-			uint64_t c = (uint64_t)hist[0][h] + hist[1][h];
-			if (!c)
+			d->stats.by_type[TRAWL_ETE_PKT_BAD]++;
+			pos += 1;
+			if (p->count == TRAWL_ETE_BAD_CONFIG)
 				continue;
-			d->stats.packets += c;
-			d->stats.by_type[d->htype[h]] += c;
-			d->stats.atoms_e += c * d->n_e[h];
-			d->stats.atoms_n += c * d->n_n[h];
+			drop_sync(d, base + pos);
+			break;
 		}
-		return pos;
+		d->stats.packets++;
+		d->stats.by_type[p->type]++;
+		if (p->type >= TRAWL_ETE_PKT_ATOM_F1) { /* generic mode only */
+			unsigned e = (unsigned)__builtin_popcount(p->atoms);
+			d->stats.atoms_e += e;
+			d->stats.atoms_n += p->natoms - e;
+		}
+		pos += (size_t)r;
 	}
+	for (int h = 0; h < 256; h++) {
+		uint64_t c = (uint64_t)hist[0][h] + hist[1][h];
+		if (!c)
+			continue;
+		d->stats.packets += c;
+		d->stats.by_type[d->htype[h]] += c;
+		d->stats.atoms_e += c * d->n_e[h];
+		d->stats.atoms_n += c * d->n_n[h];
+	}
+	return pos;
+}
+
+/* With a callback: records go into the batch, common runs through
+ * ete_records_fast, one-byte packets from their templates, the rest
+ * through parse_one. The batch position lives in a local (nb) and is
+ * written back around every call that may flush. Returns as decode_count. */
+static size_t decode_records(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t len,
+			     uint64_t base)
+{
+	size_t pos = 0;
 	size_t nb = d->nbatch;
 	struct trawl_ete_packet *batch = d->batch;
 	size_t fast_end = d->generic || len < FAST_MAX ? 0 : len - FAST_MAX;
@@ -1027,6 +1035,107 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 	return pos;
 }
 
+/* Decode as many whole packets as possible from b; returns bytes used.
+ * Stops early (returning < len) when a packet is cut or sync is lost. */
+static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t len,
+			 uint64_t base)
+{
+	return d->fn ? decode_records(d, b, len, base) : decode_count(d, b, len, base);
+}
+
+/* A bad packet at the start of the carry. A header this configuration does
+ * not allow leaves the stream in step: drop one byte and go on with the
+ * rest of the carry. Anything else loses sync: the carry bytes after the
+ * header came before this chunk, so they go through the A-Sync scanner
+ * here, and if sync is found inside them the rest stays in the carry. */
+static void carry_bad(struct trawl_ete_pkt_decoder *d, struct trawl_ete_packet *p, size_t old)
+{
+	p->len = 1;
+	d->stats.bad++;
+	commit_pkt(d, p);
+	if (p->count == TRAWL_ETE_BAD_CONFIG) {
+		memmove(d->carry, d->carry + 1, old - 1);
+		d->carry_len = old - 1;
+		d->carry_off++;
+		if (!d->carry_len)
+			d->carry_off = d->offset;
+		return;
+	}
+	/* rescan everything after the bad header */
+	uint64_t next = d->carry_off + 1;
+	drop_sync(d, next);
+	size_t rest = old - 1;
+	if (rest) {
+		uint8_t tmp[CARRY_MAX];
+		memcpy(tmp, d->carry + 1, rest);
+		d->carry_len = 0;
+		uint64_t save = d->offset;
+		d->offset = next;
+		size_t s = scan_sync(d, tmp, rest);
+		if (!d->synced)
+			d->skipped += s;
+		d->offset = save;
+		if (d->synced && s < rest) {
+			/* resynced inside the old bytes: decode them */
+			d->carry_len = rest - s;
+			memcpy(d->carry, tmp + s, rest - s);
+			d->carry_off = next + s;
+			return;
+		}
+	}
+	d->carry_len = 0;
+}
+
+/* Complete the packet cut at the end of the last chunk with bytes from
+ * data[*pos, len). Returns 1 when the chunk ran out before the packet
+ * ended (all of it is in the carry now), else 0 (the carry is shorter or
+ * empty, *pos past the bytes the packet used). */
+static int feed_carry(struct trawl_ete_pkt_decoder *d, const uint8_t *data, size_t len,
+		      size_t *pos)
+{
+	size_t take = CARRY_MAX - d->carry_len;
+	if (take > len - *pos)
+		take = len - *pos;
+	memcpy(d->carry + d->carry_len, data + *pos, take);
+	size_t old = d->carry_len, total = old + take;
+	struct trawl_ete_packet *p = new_pkt(d);
+	int r = parse_one(d, d->carry, total, p);
+	if (r == 0) {
+		if (total == CARRY_MAX) { /* cannot happen with capped fields */
+			p->type = TRAWL_ETE_PKT_BAD;
+			p->count = TRAWL_ETE_BAD_FIELD;
+			r = -1;
+		} else {
+			d->carry_len = total;
+			*pos += take;
+			d->offset += take;
+			return 1;
+		}
+	}
+	p->offset = d->carry_off;
+	if (r < 0) {
+		carry_bad(d, p, old);
+		return 0;
+	}
+	p->len = (uint16_t)r;
+	commit_pkt(d, p);
+	if ((size_t)r < old) {
+		/* packet ended inside old carry bytes: keep the rest */
+		memmove(d->carry, d->carry + r, old - (size_t)r);
+		d->carry_len = old - (size_t)r;
+		d->carry_off += (uint64_t)r;
+		return 0;
+	}
+	size_t used = (size_t)r - old;
+	d->carry_len = 0;
+	*pos += used;
+	d->offset += used;
+	return 0;
+}
+
+/* The streaming loop: unsynced bytes go to the A-Sync scanner, a packet
+ * cut by the last chunk is completed first (feed_carry), then whole
+ * packets are decoded in place (decode_run) and a cut tail is kept. */
 void trawl_ete_pkt_decoder_feed(struct trawl_ete_pkt_decoder *d, const uint8_t *data, size_t len)
 {
 	size_t pos = 0;
@@ -1041,86 +1150,8 @@ void trawl_ete_pkt_decoder_feed(struct trawl_ete_pkt_decoder *d, const uint8_t *
 			continue;
 		}
 		if (d->carry_len) {
-			/* complete the cut packet with bytes from this chunk */
-			size_t take = CARRY_MAX - d->carry_len;
-			if (take > len - pos)
-				take = len - pos;
-			memcpy(d->carry + d->carry_len, data + pos, take);
-			size_t old = d->carry_len, total = old + take;
-			struct trawl_ete_packet *p = new_pkt(d);
-			int r = parse_one(d, d->carry, total, p);
-			if (r == 0) {
-				if (total == CARRY_MAX) { /* cannot happen with capped fields */
-					p->type = TRAWL_ETE_PKT_BAD;
-					p->count = TRAWL_ETE_BAD_FIELD;
-					r = -1;
-				} else {
-					d->carry_len = total;
-					pos += take;
-					d->offset += take;
-					break;
-				}
-			}
-			p->offset = d->carry_off;
-			if (r < 0 && p->count == TRAWL_ETE_BAD_CONFIG) {
-				p->len = 1;
-				d->stats.bad++;
-				commit_pkt(d, p);
-				memmove(d->carry, d->carry + 1, old - 1);
-				d->carry_len = old - 1;
-				d->carry_off++;
-				if (!d->carry_len)
-					d->carry_off = d->offset;
-				continue;
-			}
-			if (r < 0) {
-				p->len = 1;
-				d->stats.bad++;
-				commit_pkt(d, p);
-				/* rescan everything after the bad header */
-				uint64_t next = d->carry_off + 1;
-				drop_sync(d, next);
-				size_t used_new = 0;
-				/* carry bytes after the header were before this chunk:
-				 * feed them to the scanner */
-				size_t rest = old - 1;
-				if (rest) {
-					uint8_t tmp[CARRY_MAX];
-					memcpy(tmp, d->carry + 1, rest);
-					d->carry_len = 0;
-					uint64_t save = d->offset;
-					d->offset = next;
-					size_t s = scan_sync(d, tmp, rest);
-					if (!d->synced)
-						d->skipped += s;
-					d->offset = save;
-					if (d->synced && s < rest) {
-						/* resynced inside the old bytes: decode them */
-						uint8_t tmp2[CARRY_MAX];
-						memcpy(tmp2, tmp + s, rest - s);
-						d->carry_len = rest - s;
-						memcpy(d->carry, tmp2, rest - s);
-						d->carry_off = next + s;
-						continue;
-					}
-				}
-				d->carry_len = 0;
-				(void)used_new;
-				continue;
-			}
-			p->len = (uint16_t)r;
-			commit_pkt(d, p);
-			size_t used = (size_t)r > old ? (size_t)r - old : 0;
-			if ((size_t)r < old) {
-				/* packet ended inside old carry bytes: keep the rest */
-				memmove(d->carry, d->carry + r, old - (size_t)r);
-				d->carry_len = old - (size_t)r;
-				d->carry_off += (uint64_t)r;
-				continue;
-			}
-			d->carry_len = 0;
-			pos += used;
-			d->offset += used;
+			if (feed_carry(d, data, len, &pos))
+				break;
 			continue;
 		}
 		size_t used = decode_run(d, data + pos, len - pos, d->offset);
