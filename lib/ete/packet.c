@@ -152,6 +152,11 @@ static void set_range(uint8_t *t, int lo, int hi, uint8_t c)
 		t[i] = c;
 }
 
+/* Header byte -> packet class for this configuration, as the ETE/ETMv4
+ * header tables list them: one assignment per header or range, so each
+ * line can be checked against the specification's table. Headers that
+ * need a feature this trace unit lacks (ETE-only packets on ETMv4, Q
+ * without TRCIDR0.QSUPP, ITE before ETE 1.3) stay reserved or H_BAD_CFG. */
 static void build_table(struct trawl_ete_pkt_decoder *d)
 {
 	uint8_t *t = d->table;
@@ -258,6 +263,10 @@ static void reset_state(struct trawl_ete_pkt_decoder *d, uint64_t offset)
 	d->carry_len = 0;
 }
 
+/* Besides the class table, every one-byte packet whose record does not
+ * depend on decoder state gets a template made by parse_one itself (so the
+ * template and the general parser cannot disagree), with its atom counts
+ * for the statistics; build_fast then derives the fast-path kinds. */
 enum trawl_status trawl_ete_pkt_decoder_create(struct trawl_ete_pkt_decoder **out,
 					       const struct trawl_ete_config *cfg,
 					       trawl_ete_packet_fn fn, void *fn_ctx,
@@ -523,204 +532,237 @@ static void atom_decode(uint8_t h, int cls, struct trawl_ete_packet *p)
 }
 
 #define NEED(n) do { if (avail < (size_t)(n)) return 0; } while (0)
-#define FIELD(r) do { if ((r) == 0) return 0; if ((r) < 0) goto bad_field; } while (0)
+#define FIELD(r) do { if ((r) == 0) return 0; if ((r) < 0) return bad(p, TRAWL_ETE_BAD_FIELD); } while (0)
+/* Packet parsers are inlined into parse_one, which is inlined into the
+ * decoding loops: one switch in the generated code, as if written as one
+ * function. Each returns what parse_one returns. */
+#define PARSER static inline __attribute__((always_inline)) int
 
-/* Decode one packet at b (synced). Returns its length, 0 when more bytes
- * are needed, or a negative value after filling p as a BAD packet (which
- * drops sync). */
-static inline __attribute__((always_inline)) int parse_one(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
-		     struct trawl_ete_packet *p)
+static inline int bad(struct trawl_ete_packet *p, uint32_t why)
+{
+	p->type = TRAWL_ETE_PKT_BAD;
+	p->count = why;
+	return -1;
+}
+
+/* 00: Discard, Overflow, or an A-Sync (eleven or more zeros, then 0x80),
+ * which clears the address history */
+PARSER parse_ext(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		 struct trawl_ete_packet *p)
+{
+	NEED(2);
+	if (b[1] == 0x03) { p->type = TRAWL_ETE_PKT_DISCARD; return 2; }
+	if (b[1] == 0x05) { p->type = TRAWL_ETE_PKT_OVERFLOW; return 2; }
+	if (b[1] != 0x00)
+		return bad(p, TRAWL_ETE_BAD_SEQUENCE);
+	for (int i = 2; i < CARRY_MAX - 1; i++) {
+		NEED(i + 1);
+		if (b[i] == 0x80 && i >= 11) {
+			p->type = TRAWL_ETE_PKT_ASYNC;
+			memset(d->hist, 0, sizeof d->hist);
+			return i + 1;
+		}
+		if (b[i] != 0x00)
+			return bad(p, TRAWL_ETE_BAD_SEQUENCE);
+	}
+	return bad(p, TRAWL_ETE_BAD_SEQUENCE);
+}
+
+/* Trace Info: control byte(s), then the sections it names; resets the
+ * address history and timestamp and sets the cycle-count threshold */
+PARSER parse_tinfo(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		   struct trawl_ete_packet *p)
+{
+	uint64_t v;
+	int r;
+	NEED(2);
+	int ctrl = 1;
+	uint8_t sect = b[1] & 0x1f;
+	if (b[1] & 0x80) { /* extended control bytes: skip them */
+		for (ctrl = 2; ; ctrl++) {
+			if (ctrl > 3)
+				return bad(p, TRAWL_ETE_BAD_FIELD);
+			NEED(ctrl + 1);
+			if (!(b[ctrl] & 0x80))
+				break;
+		}
+	}
+	int pos = 1 + ctrl;
+	uint32_t vals[5] = { 0 };
+	for (int i = 0; i < 5; i++) {
+		if (!(sect & (1u << i)))
+			continue;
+		r = cont_field(b + pos, avail - (size_t)pos, CONT_MAX, &v);
+		FIELD(r);
+		vals[i] = (uint32_t)v;
+		pos += r;
+	}
+	p->type = TRAWL_ETE_PKT_TRACE_INFO;
+	p->tinfo_sections = sect;
+	p->value = vals[0];
+	p->tinfo_key = vals[1];
+	p->tinfo_spec = vals[2];
+	p->tinfo_cyct = vals[3];
+	memset(d->hist, 0, sizeof d->hist);
+	d->ts_reset = 1;
+	d->cc_threshold = vals[3];
+	return pos;
+}
+
+/* Timestamp: the low bits it carries replace those of the last one (all
+ * of them after a Trace Info); 03 adds a cycle count */
+PARSER parse_ts(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		struct trawl_ete_packet *p)
 {
 	uint8_t h = b[0];
-	int cls = d->table[h];
-	uint64_t v;
-	int r, i;
-	p->header = h;
-	switch (cls) {
-	case H_ATOM1: case H_ATOM2: case H_ATOM3: case H_ATOM4: case H_ATOM5: case H_ATOM6:
-		atom_decode(h, cls, p);
-		return 1;
-	case H_EXT:
-		NEED(2);
-		if (b[1] == 0x03) { p->type = TRAWL_ETE_PKT_DISCARD; return 2; }
-		if (b[1] == 0x05) { p->type = TRAWL_ETE_PKT_OVERFLOW; return 2; }
-		if (b[1] != 0x00)
-			goto bad_seq;
-		for (i = 2; i < CARRY_MAX - 1; i++) {
-			NEED(i + 1);
-			if (b[i] == 0x80 && i >= 11) {
-				p->type = TRAWL_ETE_PKT_ASYNC;
-				memset(d->hist, 0, sizeof d->hist);
-				return i + 1;
-			}
-			if (b[i] != 0x00)
-				goto bad_seq;
+	uint64_t ts = 0, v;
+	int n, r;
+	for (n = 0; n < 9; n++) {
+		NEED(2 + n);
+		uint8_t c = b[1 + n];
+		if (n == 8) {
+			ts |= (uint64_t)c << 56;
+			n++;
+			break;
 		}
-		goto bad_seq;
-	case H_TINFO: {
-		NEED(2);
-		int ctrl = 1;
-		uint8_t sect = b[1] & 0x1f;
-		if (b[1] & 0x80) { /* extended control bytes: skip them */
-			for (ctrl = 2; ; ctrl++) {
-				if (ctrl > 3)
-					goto bad_field;
-				NEED(ctrl + 1);
-				if (!(b[ctrl] & 0x80))
-					break;
-			}
+		ts |= (uint64_t)(c & 0x7f) << (7 * n);
+		if (!(c & 0x80)) {
+			n++;
+			break;
 		}
-		int pos = 1 + ctrl;
-		uint32_t vals[5] = { 0 };
-		for (i = 0; i < 5; i++) {
-			if (!(sect & (1u << i)))
-				continue;
-			r = cont_field(b + pos, avail - (size_t)pos, CONT_MAX, &v);
-			FIELD(r);
-			vals[i] = (uint32_t)v;
-			pos += r;
-		}
-		p->type = TRAWL_ETE_PKT_TRACE_INFO;
-		p->tinfo_sections = sect;
-		p->value = vals[0];
-		p->tinfo_key = vals[1];
-		p->tinfo_spec = vals[2];
-		p->tinfo_cyct = vals[3];
-		memset(d->hist, 0, sizeof d->hist);
-		d->ts_reset = 1;
-		d->cc_threshold = vals[3];
-		return pos;
 	}
-	case H_TS: {
-		uint64_t ts = 0;
-		int n;
-		for (n = 0; n < 9; n++) {
-			NEED(2 + n);
-			uint8_t c = b[1 + n];
-			if (n == 8) {
-				ts |= (uint64_t)c << 56;
-				n++;
-				break;
-			}
-			ts |= (uint64_t)(c & 0x7f) << (7 * n);
-			if (!(c & 0x80)) {
-				n++;
-				break;
-			}
-		}
-		int pos = 1 + n;
-		int bits = n < 9 ? 7 * n : 64;
-		if (d->ts_reset || bits >= 64) {
-			d->ts = ts;
-			d->ts_reset = 0;
-		} else {
-			uint64_t mask = (1ull << bits) - 1;
-			d->ts = (d->ts & ~mask) | ts;
-		}
-		p->type = TRAWL_ETE_PKT_TIMESTAMP;
-		p->value = d->ts;
-		p->addr_bits = (uint8_t)bits;
-		if (h & 1) {
-			r = cont_field(b + pos, avail - (size_t)pos, 3, &v);
-			FIELD(r);
-			pos += r;
-			p->cc = (uint32_t)v & ((d->cfg.cc_bits >= 32) ? 0xffffffffu
-							: ((1u << d->cfg.cc_bits) - 1));
-			p->flags |= TRAWL_ETE_PF_HAS_CC;
-		}
-		return pos;
+	int pos = 1 + n;
+	int bits = n < 9 ? 7 * n : 64;
+	if (d->ts_reset || bits >= 64) {
+		d->ts = ts;
+		d->ts_reset = 0;
+	} else {
+		uint64_t mask = (1ull << bits) - 1;
+		d->ts = (d->ts & ~mask) | ts;
 	}
-	case H_TRACE_ON: p->type = TRAWL_ETE_PKT_TRACE_ON; return 1;
-	case H_EXC_RTN: p->type = TRAWL_ETE_PKT_EXCEPT_RTN; return 1;
-	case H_TRANS_ST: p->type = TRAWL_ETE_PKT_TRANS_ST; return 1;
-	case H_TRANS_COMMIT: p->type = TRAWL_ETE_PKT_TRANS_COMMIT; return 1;
-	case H_IGNORE: p->type = TRAWL_ETE_PKT_IGNORE; return 1;
-	case H_TS_MARKER: p->type = TRAWL_ETE_PKT_TS_MARKER; return 1;
-	case H_EVENT: p->type = TRAWL_ETE_PKT_EVENT; p->count = h & 0xf; return 1;
-	case H_EXCEPT: {
-		NEED(2);
-		uint32_t type = (b[1] >> 1) & 0x1f;
-		int len = (b[1] & 0x80) ? 3 : 2;
-		if (d->cfg.is_ete && (type == 0 || type == 0x18))
-			len = 3;
-		NEED(len);
-		if (b[1] & 0x80)
-			type |= (uint32_t)(b[2] & 0x1f) << 5;
-		p->type = TRAWL_ETE_PKT_EXCEPT;
-		p->count = type;
-		p->exc_addr_interp = (uint8_t)(((b[1] & 0x40) >> 5) | (b[1] & 1));
-		if (d->cfg.is_ete && type == 0x18)
-			p->type = TRAWL_ETE_PKT_TRANS_FAIL;
-		else if (d->cfg.is_ete && type == 0)
-			p->type = TRAWL_ETE_PKT_PE_RESET;
-		return len;
-	}
-	case H_ITE:
-		NEED(10);
-		p->type = TRAWL_ETE_PKT_ITE;
-		p->ite_el = b[1];
-		v = 0;
-		for (i = 0; i < 8; i++)
-			v |= (uint64_t)b[2 + i] << (8 * i);
-		p->value = v;
-		return 10;
-	case H_CC_F2: {
-		NEED(2);
-		p->type = TRAWL_ETE_PKT_CCNT_F2;
-		int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
-		int c = ((b[1] >> 4) & 0xf) + off;
-		p->commit = (uint16_t)(c < 0 ? 0 : c);
-		p->flags |= TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
-		p->cc = d->cc_threshold + (b[1] & 0xf);
-		return 2;
-	}
-	case H_CC_F3:
-		p->type = TRAWL_ETE_PKT_CCNT_F3;
-		if (!d->cfg.commopt1) {
-			p->commit = (uint16_t)(((h >> 2) & 3) + 1);
-			p->flags |= TRAWL_ETE_PF_HAS_COMMIT;
-		}
-		p->cc = d->cc_threshold + (h & 3);
-		p->flags |= TRAWL_ETE_PF_HAS_CC;
-		return 1;
-	case H_CC_F1: {
-		int pos = 1;
-		p->type = TRAWL_ETE_PKT_CCNT_F1;
-		if (!d->cfg.commopt1) {
-			r = cont_field(b + pos, avail - 1, CONT_MAX, &v);
-			FIELD(r);
-			pos += r;
-			p->commit = (uint16_t)(v > 0xffff ? 0xffff : v);
-			p->flags |= TRAWL_ETE_PF_HAS_COMMIT;
-		}
-		if (!(h & 1)) {
-			r = cont_field(b + pos, avail - (size_t)pos, 3, &v);
-			FIELD(r);
-			pos += r;
-			p->cc = (uint32_t)v + d->cc_threshold;
-			p->flags |= TRAWL_ETE_PF_HAS_CC;
-		} else {
-			p->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
-		}
-		return pos;
-	}
-	case H_COMMIT: case H_CANCEL_F1:
-		r = cont_field(b + 1, avail - 1, CONT_MAX, &v);
+	p->type = TRAWL_ETE_PKT_TIMESTAMP;
+	p->value = d->ts;
+	p->addr_bits = (uint8_t)bits;
+	if (h & 1) {
+		r = cont_field(b + pos, avail - (size_t)pos, 3, &v);
 		FIELD(r);
-		p->type = cls == H_COMMIT ? TRAWL_ETE_PKT_COMMIT
-			  : (h & 1) ? TRAWL_ETE_PKT_CANCEL_F1_MISPRED : TRAWL_ETE_PKT_CANCEL_F1;
-		p->count = (uint32_t)v;
-		return 1 + r;
-	case H_MISPRED: case H_CANCEL_F2:
-		p->type = cls == H_MISPRED ? TRAWL_ETE_PKT_MISPREDICT : TRAWL_ETE_PKT_CANCEL_F2;
-		switch (h & 3) {
-		case 1: p->atoms = 1; p->natoms = 1; break;
-		case 2: p->atoms = 3; p->natoms = 2; break;
-		case 3: p->atoms = 0; p->natoms = 1; break;
-		}
-		p->count = cls == H_CANCEL_F2 ? 1 : 0;
-		return 1;
-	case H_CANCEL_F3:
+		pos += r;
+		p->cc = (uint32_t)v & ((d->cfg.cc_bits >= 32) ? 0xffffffffu
+						: ((1u << d->cfg.cc_bits) - 1));
+		p->flags |= TRAWL_ETE_PF_HAS_CC;
+	}
+	return pos;
+}
+
+/* Exception: type in one or two bytes; ETE types 0 (PE reset) and 0x18
+ * (transaction failure) always have the second byte and their own types */
+PARSER parse_except(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		    struct trawl_ete_packet *p)
+{
+	NEED(2);
+	uint32_t type = (b[1] >> 1) & 0x1f;
+	int len = (b[1] & 0x80) ? 3 : 2;
+	if (d->cfg.is_ete && (type == 0 || type == 0x18))
+		len = 3;
+	NEED(len);
+	if (b[1] & 0x80)
+		type |= (uint32_t)(b[2] & 0x1f) << 5;
+	p->type = TRAWL_ETE_PKT_EXCEPT;
+	p->count = type;
+	p->exc_addr_interp = (uint8_t)(((b[1] & 0x40) >> 5) | (b[1] & 1));
+	if (d->cfg.is_ete && type == 0x18)
+		p->type = TRAWL_ETE_PKT_TRANS_FAIL;
+	else if (d->cfg.is_ete && type == 0)
+		p->type = TRAWL_ETE_PKT_PE_RESET;
+	return len;
+}
+
+PARSER parse_ite(const uint8_t *b, size_t avail, struct trawl_ete_packet *p)
+{
+	NEED(10);
+	p->type = TRAWL_ETE_PKT_ITE;
+	p->ite_el = b[1];
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)b[2 + i] << (8 * i);
+	p->value = v;
+	return 10;
+}
+
+/* Cycle count format 2: commit AAAA (offset 1, or MaxSpec - 15 with hdr
+ * bit 0) and count BBBB above the threshold */
+PARSER parse_cc_f2(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		   struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	NEED(2);
+	p->type = TRAWL_ETE_PKT_CCNT_F2;
+	int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
+	int c = ((b[1] >> 4) & 0xf) + off;
+	p->commit = (uint16_t)(c < 0 ? 0 : c);
+	p->flags |= TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
+	p->cc = d->cc_threshold + (b[1] & 0xf);
+	return 2;
+}
+
+PARSER parse_cc_f3(struct trawl_ete_pkt_decoder *d, uint8_t h, struct trawl_ete_packet *p)
+{
+	p->type = TRAWL_ETE_PKT_CCNT_F3;
+	if (!d->cfg.commopt1) {
+		p->commit = (uint16_t)(((h >> 2) & 3) + 1);
+		p->flags |= TRAWL_ETE_PF_HAS_COMMIT;
+	}
+	p->cc = d->cc_threshold + (h & 3);
+	p->flags |= TRAWL_ETE_PF_HAS_CC;
+	return 1;
+}
+
+/* Cycle count format 1: [commit] unless commit option 1, [count] unless
+ * hdr bit 0 says it is unknown */
+PARSER parse_cc_f1(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		   struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	uint64_t v;
+	int r, pos = 1;
+	p->type = TRAWL_ETE_PKT_CCNT_F1;
+	if (!d->cfg.commopt1) {
+		r = cont_field(b + pos, avail - 1, CONT_MAX, &v);
+		FIELD(r);
+		pos += r;
+		p->commit = (uint16_t)(v > 0xffff ? 0xffff : v);
+		p->flags |= TRAWL_ETE_PF_HAS_COMMIT;
+	}
+	if (!(h & 1)) {
+		r = cont_field(b + pos, avail - (size_t)pos, 3, &v);
+		FIELD(r);
+		pos += r;
+		p->cc = (uint32_t)v + d->cc_threshold;
+		p->flags |= TRAWL_ETE_PF_HAS_CC;
+	} else {
+		p->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
+	}
+	return pos;
+}
+
+/* Commit, Cancel format 1: a count */
+PARSER parse_commit(int cls, const uint8_t *b, size_t avail, struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	uint64_t v;
+	int r = cont_field(b + 1, avail - 1, CONT_MAX, &v);
+	FIELD(r);
+	p->type = cls == H_COMMIT ? TRAWL_ETE_PKT_COMMIT
+		  : (h & 1) ? TRAWL_ETE_PKT_CANCEL_F1_MISPRED : TRAWL_ETE_PKT_CANCEL_F1;
+	p->count = (uint32_t)v;
+	return 1 + r;
+}
+
+/* Mispredict, Cancel formats 2 and 3: atoms and a cancel count in the
+ * header */
+PARSER parse_mispred(int cls, uint8_t h, struct trawl_ete_packet *p)
+{
+	if (cls == H_CANCEL_F3) {
 		p->type = TRAWL_ETE_PKT_CANCEL_F3;
 		if (h & 1) {
 			p->atoms = 1;
@@ -728,128 +770,190 @@ static inline __attribute__((always_inline)) int parse_one(struct trawl_ete_pkt_
 		}
 		p->count = ((h >> 1) & 3) + 2;
 		return 1;
-	case H_CTXT:
-		p->type = TRAWL_ETE_PKT_CTXT;
-		if (!(h & 1))
-			return 1;
-		r = ctx_field(d, b + 1, avail - 1, &p->ctx);
-		if (!r)
-			return 0;
-		p->flags |= TRAWL_ETE_PF_HAS_CTX;
-		return 1 + r;
-	case H_ADDR_CTXT: {
-		int is = (h == 0x83 || h == 0x86), n = (h >= 0x85) ? 8 : 4;
-		NEED(1 + n);
-		r = ctx_field(d, b + 1 + n, avail - 1 - (size_t)n, &p->ctx);
-		if (!r)
-			return 0;
-		p->type = h == 0x82 ? TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0 : h == 0x83 ? TRAWL_ETE_PKT_ADDR_CTXT_L_32IS1
-			  : h == 0x85 ? TRAWL_ETE_PKT_ADDR_CTXT_L_64IS0 : TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1;
-		p->addr = long_addr(d, b + 1, n, is);
-		p->is = (uint8_t)is;
-		p->addr_bits = (uint8_t)(n * 8);
-		p->flags |= TRAWL_ETE_PF_HAS_ADDR | TRAWL_ETE_PF_HAS_CTX;
-		push_addr(d, p->addr, p->is);
-		return 1 + n + r;
 	}
-	case H_ADDR_MATCH: case H_SRC_MATCH: {
-		int idx = h & 3;
-		p->type = cls == H_ADDR_MATCH ? TRAWL_ETE_PKT_ADDR_MATCH : TRAWL_ETE_PKT_SRC_ADDR_MATCH;
-		p->count = (uint32_t)idx;
-		p->addr = d->hist[idx].addr;
-		p->is = d->hist[idx].is;
-		p->flags |= TRAWL_ETE_PF_HAS_ADDR;
-		push_addr(d, p->addr, p->is);
+	p->type = cls == H_MISPRED ? TRAWL_ETE_PKT_MISPREDICT : TRAWL_ETE_PKT_CANCEL_F2;
+	switch (h & 3) {
+	case 1: p->atoms = 1; p->natoms = 1; break;
+	case 2: p->atoms = 3; p->natoms = 2; break;
+	case 3: p->atoms = 0; p->natoms = 1; break;
+	}
+	p->count = cls == H_CANCEL_F2 ? 1 : 0;
+	return 1;
+}
+
+PARSER parse_ctxt(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		  struct trawl_ete_packet *p)
+{
+	p->type = TRAWL_ETE_PKT_CTXT;
+	if (!(b[0] & 1))
 		return 1;
-	}
-	case H_ADDR_S: case H_SRC_S: {
-		int is = (h == 0x96 || h == 0xB5);
-		r = short_addr(d, b + 1, avail - 1, is, &p->addr, &p->addr_bits);
+	int r = ctx_field(d, b + 1, avail - 1, &p->ctx);
+	if (!r)
+		return 0;
+	p->flags |= TRAWL_ETE_PF_HAS_CTX;
+	return 1 + r;
+}
+
+PARSER parse_addr_ctxt(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		       struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	int is = (h == 0x83 || h == 0x86), n = (h >= 0x85) ? 8 : 4;
+	NEED(1 + n);
+	int r = ctx_field(d, b + 1 + n, avail - 1 - (size_t)n, &p->ctx);
+	if (!r)
+		return 0;
+	p->type = h == 0x82 ? TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0 : h == 0x83 ? TRAWL_ETE_PKT_ADDR_CTXT_L_32IS1
+		  : h == 0x85 ? TRAWL_ETE_PKT_ADDR_CTXT_L_64IS0 : TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1;
+	p->addr = long_addr(d, b + 1, n, is);
+	p->is = (uint8_t)is;
+	p->addr_bits = (uint8_t)(n * 8);
+	p->flags |= TRAWL_ETE_PF_HAS_ADDR | TRAWL_ETE_PF_HAS_CTX;
+	push_addr(d, p->addr, p->is);
+	return 1 + n + r;
+}
+
+/* Exact match (plain or source): an entry of the history, pushed again */
+PARSER parse_addr_match(struct trawl_ete_pkt_decoder *d, int cls, uint8_t h,
+			struct trawl_ete_packet *p)
+{
+	int idx = h & 3;
+	p->type = cls == H_ADDR_MATCH ? TRAWL_ETE_PKT_ADDR_MATCH : TRAWL_ETE_PKT_SRC_ADDR_MATCH;
+	p->count = (uint32_t)idx;
+	p->addr = d->hist[idx].addr;
+	p->is = d->hist[idx].is;
+	p->flags |= TRAWL_ETE_PF_HAS_ADDR;
+	push_addr(d, p->addr, p->is);
+	return 1;
+}
+
+PARSER parse_addr_s(struct trawl_ete_pkt_decoder *d, int cls, const uint8_t *b, size_t avail,
+		    struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	int is = (h == 0x96 || h == 0xB5);
+	int r = short_addr(d, b + 1, avail - 1, is, &p->addr, &p->addr_bits);
+	if (!r)
+		return 0;
+	p->type = cls == H_ADDR_S ? (is ? TRAWL_ETE_PKT_ADDR_S_IS1 : TRAWL_ETE_PKT_ADDR_S_IS0)
+				  : (is ? TRAWL_ETE_PKT_SRC_ADDR_S_IS1 : TRAWL_ETE_PKT_SRC_ADDR_S_IS0);
+	p->is = (uint8_t)is;
+	p->flags |= TRAWL_ETE_PF_HAS_ADDR;
+	push_addr(d, p->addr, p->is);
+	return 1 + r;
+}
+
+/* Long address, 32 or 64 bits, plain or source */
+PARSER parse_addr_l(struct trawl_ete_pkt_decoder *d, int cls, const uint8_t *b, size_t avail,
+		    struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	int n = (cls == H_ADDR_L64 || cls == H_SRC_L64) ? 8 : 4;
+	int is = (h == 0x9B || h == 0x9E || h == 0xB7 || h == 0xB9);
+	NEED(1 + n);
+	p->addr = long_addr(d, b + 1, n, is);
+	p->is = (uint8_t)is;
+	p->addr_bits = (uint8_t)(n * 8);
+	if (cls == H_ADDR_L32)
+		p->type = is ? TRAWL_ETE_PKT_ADDR_L_32IS1 : TRAWL_ETE_PKT_ADDR_L_32IS0;
+	else if (cls == H_ADDR_L64)
+		p->type = is ? TRAWL_ETE_PKT_ADDR_L_64IS1 : TRAWL_ETE_PKT_ADDR_L_64IS0;
+	else if (cls == H_SRC_L32)
+		p->type = is ? TRAWL_ETE_PKT_SRC_ADDR_L_32IS1 : TRAWL_ETE_PKT_SRC_ADDR_L_32IS0;
+	else
+		p->type = is ? TRAWL_ETE_PKT_SRC_ADDR_L_64IS1 : TRAWL_ETE_PKT_SRC_ADDR_L_64IS0;
+	p->flags |= TRAWL_ETE_PF_HAS_ADDR;
+	push_addr(d, p->addr, p->is);
+	return 1 + n;
+}
+
+/* Q: an address (exact match, short or 32-bit long, by hdr[3:0]) and an
+ * instruction count, either of which may be absent */
+PARSER parse_q(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+	       struct trawl_ete_packet *p)
+{
+	int qt = b[0] & 0xf, pos = 1, has_addr = 0, r;
+	uint64_t addr = 0, v;
+	uint8_t is = 0, bits = 0;
+	p->type = TRAWL_ETE_PKT_Q;
+	if (qt <= 2) {
+		addr = d->hist[qt].addr;
+		is = d->hist[qt].is;
+		has_addr = 1;
+	} else if (qt == 5 || qt == 6) {
+		is = qt == 6;
+		r = short_addr(d, b + 1, avail - 1, is, &addr, &bits);
 		if (!r)
 			return 0;
-		p->type = cls == H_ADDR_S ? (is ? TRAWL_ETE_PKT_ADDR_S_IS1 : TRAWL_ETE_PKT_ADDR_S_IS0)
-					  : (is ? TRAWL_ETE_PKT_SRC_ADDR_S_IS1 : TRAWL_ETE_PKT_SRC_ADDR_S_IS0);
-		p->is = (uint8_t)is;
+		pos += r;
+		has_addr = 1;
+	} else if (qt == 0xA || qt == 0xB) {
+		is = qt == 0xB;
+		NEED(5);
+		addr = long_addr(d, b + 1, 4, is);
+		bits = 32;
+		pos += 4;
+		has_addr = 1;
+	}
+	if (qt != 0xF) {
+		r = cont_field(b + pos, avail - (size_t)pos, CONT_MAX, &v);
+		FIELD(r);
+		pos += r;
+		p->count = (uint32_t)v;
+		p->flags |= TRAWL_ETE_PF_HAS_COUNT;
+	}
+	if (has_addr) {
+		p->addr = addr;
+		p->is = is;
+		p->addr_bits = bits;
 		p->flags |= TRAWL_ETE_PF_HAS_ADDR;
-		push_addr(d, p->addr, p->is);
-		return 1 + r;
+		push_addr(d, addr, is);
 	}
-	case H_ADDR_L32: case H_ADDR_L64: case H_SRC_L32: case H_SRC_L64: {
-		int n = (cls == H_ADDR_L64 || cls == H_SRC_L64) ? 8 : 4;
-		int is = (h == 0x9B || h == 0x9E || h == 0xB7 || h == 0xB9);
-		NEED(1 + n);
-		p->addr = long_addr(d, b + 1, n, is);
-		p->is = (uint8_t)is;
-		p->addr_bits = (uint8_t)(n * 8);
-		if (cls == H_ADDR_L32)
-			p->type = is ? TRAWL_ETE_PKT_ADDR_L_32IS1 : TRAWL_ETE_PKT_ADDR_L_32IS0;
-		else if (cls == H_ADDR_L64)
-			p->type = is ? TRAWL_ETE_PKT_ADDR_L_64IS1 : TRAWL_ETE_PKT_ADDR_L_64IS0;
-		else if (cls == H_SRC_L32)
-			p->type = is ? TRAWL_ETE_PKT_SRC_ADDR_L_32IS1 : TRAWL_ETE_PKT_SRC_ADDR_L_32IS0;
-		else
-			p->type = is ? TRAWL_ETE_PKT_SRC_ADDR_L_64IS1 : TRAWL_ETE_PKT_SRC_ADDR_L_64IS0;
-		p->flags |= TRAWL_ETE_PF_HAS_ADDR;
-		push_addr(d, p->addr, p->is);
-		return 1 + n;
+	return pos;
+}
+
+/* Decode one packet at b (synced). Returns its length, 0 when more bytes
+ * are needed, or a negative value after filling p as a BAD packet (which
+ * drops sync). A switch on the header's class (the table), one parser per
+ * packet kind. */
+static inline __attribute__((always_inline)) int parse_one(struct trawl_ete_pkt_decoder *d,
+							  const uint8_t *b, size_t avail,
+							  struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	int cls = d->table[h];
+	p->header = h;
+	switch (cls) {
+	case H_ATOM1: case H_ATOM2: case H_ATOM3: case H_ATOM4: case H_ATOM5: case H_ATOM6:
+		atom_decode(h, cls, p);
+		return 1;
+	case H_EXT: return parse_ext(d, b, avail, p);
+	case H_TINFO: return parse_tinfo(d, b, avail, p);
+	case H_TS: return parse_ts(d, b, avail, p);
+	case H_TRACE_ON: p->type = TRAWL_ETE_PKT_TRACE_ON; return 1;
+	case H_EXC_RTN: p->type = TRAWL_ETE_PKT_EXCEPT_RTN; return 1;
+	case H_TRANS_ST: p->type = TRAWL_ETE_PKT_TRANS_ST; return 1;
+	case H_TRANS_COMMIT: p->type = TRAWL_ETE_PKT_TRANS_COMMIT; return 1;
+	case H_IGNORE: p->type = TRAWL_ETE_PKT_IGNORE; return 1;
+	case H_TS_MARKER: p->type = TRAWL_ETE_PKT_TS_MARKER; return 1;
+	case H_EVENT: p->type = TRAWL_ETE_PKT_EVENT; p->count = h & 0xf; return 1;
+	case H_EXCEPT: return parse_except(d, b, avail, p);
+	case H_ITE: return parse_ite(b, avail, p);
+	case H_CC_F2: return parse_cc_f2(d, b, avail, p);
+	case H_CC_F3: return parse_cc_f3(d, h, p);
+	case H_CC_F1: return parse_cc_f1(d, b, avail, p);
+	case H_COMMIT: case H_CANCEL_F1: return parse_commit(cls, b, avail, p);
+	case H_MISPRED: case H_CANCEL_F2: case H_CANCEL_F3: return parse_mispred(cls, h, p);
+	case H_CTXT: return parse_ctxt(d, b, avail, p);
+	case H_ADDR_CTXT: return parse_addr_ctxt(d, b, avail, p);
+	case H_ADDR_MATCH: case H_SRC_MATCH: return parse_addr_match(d, cls, h, p);
+	case H_ADDR_S: case H_SRC_S: return parse_addr_s(d, cls, b, avail, p);
+	case H_ADDR_L32: case H_ADDR_L64: case H_SRC_L32: case H_SRC_L64:
+		return parse_addr_l(d, cls, b, avail, p);
+	case H_Q: return parse_q(d, b, avail, p);
+	case H_BAD_CFG: return bad(p, TRAWL_ETE_BAD_CONFIG);
+	default: return bad(p, TRAWL_ETE_BAD_RESERVED);
 	}
-	case H_Q: {
-		int qt = h & 0xf, pos = 1, has_addr = 0;
-		uint64_t addr = 0;
-		uint8_t is = 0, bits = 0;
-		p->type = TRAWL_ETE_PKT_Q;
-		if (qt <= 2) {
-			addr = d->hist[qt].addr;
-			is = d->hist[qt].is;
-			has_addr = 1;
-		} else if (qt == 5 || qt == 6) {
-			is = qt == 6;
-			r = short_addr(d, b + 1, avail - 1, is, &addr, &bits);
-			if (!r)
-				return 0;
-			pos += r;
-			has_addr = 1;
-		} else if (qt == 0xA || qt == 0xB) {
-			is = qt == 0xB;
-			NEED(5);
-			addr = long_addr(d, b + 1, 4, is);
-			bits = 32;
-			pos += 4;
-			has_addr = 1;
-		}
-		if (qt != 0xF) {
-			r = cont_field(b + pos, avail - (size_t)pos, CONT_MAX, &v);
-			FIELD(r);
-			pos += r;
-			p->count = (uint32_t)v;
-			p->flags |= TRAWL_ETE_PF_HAS_COUNT;
-		}
-		if (has_addr) {
-			p->addr = addr;
-			p->is = is;
-			p->addr_bits = bits;
-			p->flags |= TRAWL_ETE_PF_HAS_ADDR;
-			push_addr(d, addr, is);
-		}
-		return pos;
-	}
-	case H_BAD_CFG:
-		p->type = TRAWL_ETE_PKT_BAD;
-		p->count = TRAWL_ETE_BAD_CONFIG;
-		return -1;
-	default:
-		p->type = TRAWL_ETE_PKT_BAD;
-		p->count = TRAWL_ETE_BAD_RESERVED;
-		return -1;
-	}
-bad_seq:
-	p->type = TRAWL_ETE_PKT_BAD;
-	p->count = TRAWL_ETE_BAD_SEQUENCE;
-	return -1;
-bad_field:
-	p->type = TRAWL_ETE_PKT_BAD;
-	p->count = TRAWL_ETE_BAD_FIELD;
-	return -1;
 }
 
 static void emit_notsync(struct trawl_ete_pkt_decoder *d)
