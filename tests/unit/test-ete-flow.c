@@ -195,6 +195,9 @@ static void test_settings_files(void **state)
 	assert_int_equal(trawl_ete_trbe_load(path, &t, &err), TRAWL_ERR_IO);
 }
 
+/* Branch classification, one encoding per class and instruction set, each
+ * target worked out by hand from the encoding's immediate: a list, since
+ * each line checks one encoding. */
 static void test_classify(void **state)
 {
 	(void)state;
@@ -288,6 +291,9 @@ static struct trawl_ete_packet atom(int taken)
 	return p;
 }
 
+/* One flow decoder fed packet batches step by step (commit, cancel,
+ * mispredict, the MaxSpec depth, the end of trace), with the elements
+ * checked after each step: one story, so one function. */
 static void test_flow_speculation(void **state)
 {
 	(void)state;
