@@ -46,6 +46,19 @@ enum trawl_status trawl_ete_config_derive(struct trawl_ete_config *cfg, struct t
  * Armv9 core typically reports), for buffers given without registers. */
 void trawl_ete_config_default(struct trawl_ete_config *cfg);
 
+/* Set one register by name (TRCIDR0, TRCIDR1, TRCIDR2, TRCIDR8, TRCCONFIGR,
+ * TRCDEVARCH, TRCTRACEIDR; any case; a "(...)" annotation after the name,
+ * as snapshot files write it, is ignored). Returns 1, or 0 for a name that
+ * is not one of these (cfg unchanged). Call trawl_ete_config_derive after. */
+int trawl_ete_config_set_reg(struct trawl_ete_config *cfg, const char *name, uint32_t value);
+
+/* Apply the NAME=VALUE lines of an ini file (any section; snapshot device
+ * files work as they are) to cfg with trawl_ete_config_set_reg. Lines whose
+ * value is not a number or whose name is not a register are ignored; a
+ * file that cannot be read or is not ini text is an error. */
+enum trawl_status trawl_ete_config_load(struct trawl_ete_config *cfg, const char *path,
+					struct trawl_error *err);
+
 /* --------------------------------------------------------------- packets */
 
 enum trawl_ete_pkt_type {
@@ -241,25 +254,23 @@ enum trawl_status trawl_ete_trbe_unwrap(const uint8_t *buf, size_t buf_len, uint
 					const uint8_t **second, size_t *second_len,
 					struct trawl_error *err);
 
-/* ------------------------------------------------------------ INI files */
-
-struct trawl_ini;
-struct trawl_ini_entry {
-	const char *section;
-	const char *key;
-	const char *value;
-	uint32_t line;
+/* TRBE pointers from a file of base=, limit=, write=, wrapped= lines (ini
+ * syntax; any section, any case; the last of a key wins). `have` says which
+ * keys were there (TRAWL_ETE_TRBE_* bits); fields whose key is missing are
+ * left as they were, so a caller can fill defaults first. A value that is
+ * not a number is TRAWL_ERR_USAGE ("FILE: bad limit value 'zz'"), as are
+ * inconsistent pointers in trawl_ete_trbe_unwrap. */
+enum {
+	TRAWL_ETE_TRBE_BASE = 1, TRAWL_ETE_TRBE_LIMIT = 2, TRAWL_ETE_TRBE_WRITE = 4,
+	TRAWL_ETE_TRBE_WRAPPED = 8,
 };
-/* Parse INI text ([section], key=value, ; and # comments). Keys keep their
- * original spelling; lookups ignore case. */
-enum trawl_status trawl_ini_parse(struct trawl_ini **out, const char *text, size_t len,
-				  const char *file, struct trawl_error *err);
-enum trawl_status trawl_ini_load(struct trawl_ini **out, const char *path, struct trawl_error *err);
-/* First value of key in section, or NULL. */
-const char *trawl_ini_get(const struct trawl_ini *ini, const char *section, const char *key);
-size_t trawl_ini_count(const struct trawl_ini *ini);
-const struct trawl_ini_entry *trawl_ini_at(const struct trawl_ini *ini, size_t i);
-void trawl_ini_destroy(struct trawl_ini *ini);
+struct trawl_ete_trbe {
+	uint64_t base, limit, write;
+	int wrapped;
+	unsigned have;
+};
+enum trawl_status trawl_ete_trbe_load(const char *path, struct trawl_ete_trbe *out,
+				      struct trawl_error *err);
 
 /* ---------------------------------------------------------- program image */
 

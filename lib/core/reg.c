@@ -59,136 +59,152 @@ static size_t base_len(const char *name, size_t len)
 	return len;
 }
 
+/* Registers known by a word: the stack pointers (SP, WSP, SP_ELn, MSP/PSP,
+ * any banking), LR, PC, the status registers and the FP/SVE controls. A
+ * word marked `banked` also matches with a suffix after '_' (SP_EL3,
+ * MSP_S, lr_svc, cpsr_fsxc). AArch32 reads SP and LR as 32 bits (size32). */
+static const struct named_reg {
+	const char *word;
+	uint8_t banked;
+	uint8_t zext;
+	uint16_t size64, size32;
+	uint32_t reg64, reg32;
+} named_regs[] = {
+	{ "sp", 1, 0, 0, 4, TRAWL_REG_SP, TRAWL_REG_SP },
+	{ "msp", 1, 0, 0, 4, TRAWL_REG_SP, TRAWL_REG_SP },
+	{ "psp", 1, 0, 0, 4, TRAWL_REG_SP, TRAWL_REG_SP },
+	{ "wsp", 0, 8, 4, 4, TRAWL_REG_SP, TRAWL_REG_SP },
+	{ "lr", 1, 0, 0, 4, TRAWL_REG_X0 + 30, TRAWL_REG_X0 + 14 },
+	{ "pc", 0, 0, 0, 0, TRAWL_REG_PC, TRAWL_REG_PC },
+	{ "cpsr", 1, 0, 0, 0, TRAWL_REG_PSR, TRAWL_REG_PSR },
+	{ "psr", 0, 0, 0, 0, TRAWL_REG_PSR, TRAWL_REG_PSR },
+	{ "xpsr", 0, 0, 0, 0, TRAWL_REG_PSR, TRAWL_REG_PSR },
+	{ "apsr", 0, 0, 0, 0, TRAWL_REG_PSR, TRAWL_REG_PSR },
+	{ "nzcv", 0, 0, 0, 0, TRAWL_REG_PSR, TRAWL_REG_PSR },
+	{ "fpsr", 0, 0, 4, 4, TRAWL_REG_FPSR, TRAWL_REG_FPSR },
+	{ "fpcr", 0, 0, 0, 0, TRAWL_REG_FPCR, TRAWL_REG_FPCR },
+	{ "fpscr", 0, 0, 4, 4, TRAWL_REG_FPSCR, TRAWL_REG_FPSCR },
+	{ "ffr", 0, 0, 0, 0, TRAWL_REG_FFR, TRAWL_REG_FFR },
+};
+
+/* Registers named by a letter and a number (x3, d17, r14_svc): one setter
+ * per letter, since each view lays its bytes out differently. */
+static void set_x(struct trawl_reg_ref *o, unsigned n, int a32)
+{
+	(void)a32;
+	set_ref(o, TRAWL_REG_X0 + n, 0, 8, 0);
+}
+
+static void set_w(struct trawl_reg_ref *o, unsigned n, int a32)
+{
+	(void)a32;
+	set_ref(o, TRAWL_REG_X0 + n, 0, 4, 8);
+}
+
+/* AArch32 core registers: r13 is the stack pointer, r15 the PC */
+static void set_r(struct trawl_reg_ref *o, unsigned n, int a32)
+{
+	(void)a32;
+	uint32_t reg = n == 13 ? TRAWL_REG_SP : n == 15 ? TRAWL_REG_PC : TRAWL_REG_X0 + n;
+	set_ref(o, reg, 0, 4, 0);
+}
+
+static void set_q(struct trawl_reg_ref *o, unsigned n, int a32)
+{
+	(void)a32;
+	set_ref(o, TRAWL_REG_V0 + n, 0, 16, 0);
+}
+
+static void set_z(struct trawl_reg_ref *o, unsigned n, int a32)
+{
+	(void)a32;
+	set_ref(o, TRAWL_REG_V0 + n, 0, 0, 0);
+}
+
+static void set_p(struct trawl_reg_ref *o, unsigned n, int a32)
+{
+	(void)a32;
+	set_ref(o, TRAWL_REG_P0 + n, 0, 0, 0);
+}
+
+/* AArch32 d<n> is half of q<n/2> and s<n> a quarter; AArch64 scalar views
+ * are the bottom of V<n> and a write clears the rest */
+static void set_d(struct trawl_reg_ref *o, unsigned n, int a32)
+{
+	if (a32)
+		set_ref(o, TRAWL_REG_V0 + n / 2, (n % 2) * 8, 8, 0);
+	else
+		set_ref(o, TRAWL_REG_V0 + n, 0, 8, 16);
+}
+
+static void set_s(struct trawl_reg_ref *o, unsigned n, int a32)
+{
+	if (a32)
+		set_ref(o, TRAWL_REG_V0 + n / 4, (n % 4) * 4, 4, 0);
+	else
+		set_ref(o, TRAWL_REG_V0 + n, 0, 4, 16);
+}
+
+static void set_h(struct trawl_reg_ref *o, unsigned n, int a32)
+{
+	(void)a32;
+	set_ref(o, TRAWL_REG_V0 + n, 0, 2, 16);
+}
+
+static void set_b(struct trawl_reg_ref *o, unsigned n, int a32)
+{
+	(void)a32;
+	set_ref(o, TRAWL_REG_V0 + n, 0, 1, 16);
+}
+
+/* `banked`: the number ends at the first '_' (r14_svc); `a64_only`: no
+ * AArch32 form. Some producers print E0..E30 for X registers. */
+static const struct numbered_reg {
+	char letter;
+	uint8_t max, banked, a64_only;
+	void (*set)(struct trawl_reg_ref *o, unsigned n, int a32);
+} numbered_regs[] = {
+	{ 'x', 30, 0, 0, set_x }, { 'e', 30, 0, 0, set_x }, { 'w', 30, 0, 0, set_w },
+	{ 'r', 15, 1, 0, set_r }, { 'q', 31, 0, 0, set_q }, { 'v', 31, 0, 0, set_q },
+	{ 'z', 31, 0, 0, set_z }, { 'p', 31, 0, 0, set_p }, { 'd', 31, 0, 0, set_d },
+	{ 's', 31, 0, 0, set_s }, { 'h', 31, 0, 1, set_h }, { 'b', 31, 0, 1, set_b },
+};
+
 /* Every producer's spelling of a register maps to one storage register, an
  * offset and a size, so that "W3", "X3" and "R3" writes land in the same
- * bytes and queries see one history per register. The execution state
- * decides the views that differ (D and S registers, LR, SP's width); a name
- * this does not know returns 0 and the caller keeps it as a system register. */
+ * bytes and queries see one history per register. The two tables above say
+ * it once per view; the execution state decides the views that differ (D
+ * and S registers, LR, SP's width); a name this does not know returns 0 and
+ * the caller keeps it as a system register. */
 int trawl_reg_parse(const char *name, size_t len, enum trawl_reg_state state,
 		    struct trawl_reg_ref *out)
 {
-	unsigned n;
 	size_t blen = base_len(name, len);
 	int a32 = state == TRAWL_REG_STATE_A32;
-
 	if (len == 0)
 		return 0;
-	int c0 = lower((unsigned char)name[0]);
-
-	/* stack pointers: SP, WSP, SP_ELn, MSP/PSP (M-profile), any banking */
-	if (word_eq(name, blen, "sp") || word_eq(name, blen, "msp") ||
-	    word_eq(name, blen, "psp")) {
-		set_ref(out, TRAWL_REG_SP, 0, a32 ? 4 : 0, 0);
-		return 1;
-	}
-	if (word_eq(name, len, "wsp")) {
-		set_ref(out, TRAWL_REG_SP, 0, 4, 8);
-		return 1;
-	}
-	if (word_eq(name, blen, "lr")) {
-		if (a32)
-			set_ref(out, TRAWL_REG_X0 + 14, 0, 4, 0);
-		else
-			set_ref(out, TRAWL_REG_X0 + 30, 0, 0, 0);
-		return 1;
-	}
-	if (word_eq(name, len, "pc")) {
-		set_ref(out, TRAWL_REG_PC, 0, 0, 0);
-		return 1;
-	}
-	if (word_eq(name, blen, "cpsr") || word_eq(name, len, "psr") ||
-	    word_eq(name, len, "xpsr") || word_eq(name, len, "apsr") ||
-	    word_eq(name, len, "nzcv")) {
-		set_ref(out, TRAWL_REG_PSR, 0, 0, 0);
-		return 1;
-	}
-	if (word_eq(name, len, "fpsr")) {
-		set_ref(out, TRAWL_REG_FPSR, 0, 4, 0);
-		return 1;
-	}
-	if (word_eq(name, len, "fpcr")) {
-		set_ref(out, TRAWL_REG_FPCR, 0, 0, 0);
-		return 1;
-	}
-	if (word_eq(name, len, "fpscr")) {
-		set_ref(out, TRAWL_REG_FPSCR, 0, 4, 0);
-		return 1;
-	}
-	if (word_eq(name, len, "ffr")) {
-		set_ref(out, TRAWL_REG_FFR, 0, 0, 0);
-		return 1;
+	for (size_t i = 0; i < sizeof named_regs / sizeof named_regs[0]; i++) {
+		const struct named_reg *w = &named_regs[i];
+		if (word_eq(name, w->banked ? blen : len, w->word)) {
+			set_ref(out, a32 ? w->reg32 : w->reg64, 0, a32 ? w->size32 : w->size64, w->zext);
+			return 1;
+		}
 	}
 	if (len < 2)
 		return 0;
-
-	switch (c0) {
-	case 'x':
-	case 'e': /* some producers print E0..E30 for X registers */
-		if (!reg_number(name + 1, len - 1, 30, &n))
+	int c0 = lower((unsigned char)name[0]);
+	for (size_t i = 0; i < sizeof numbered_regs / sizeof numbered_regs[0]; i++) {
+		const struct numbered_reg *r = &numbered_regs[i];
+		unsigned n;
+		if (r->letter != c0)
+			continue;
+		if ((r->a64_only && a32) ||
+		    !reg_number(name + 1, (r->banked ? blen : len) - 1, r->max, &n))
 			return 0;
-		set_ref(out, TRAWL_REG_X0 + n, 0, 8, 0);
+		r->set(out, n, a32);
 		return 1;
-	case 'w':
-		if (!reg_number(name + 1, len - 1, 30, &n))
-			return 0;
-		set_ref(out, TRAWL_REG_X0 + n, 0, 4, 8);
-		return 1;
-	case 'r':
-		/* AArch32 core registers, possibly banked: r13_main_s, r14_svc */
-		if (!reg_number(name + 1, blen - 1, 15, &n))
-			return 0;
-		if (n == 13)
-			set_ref(out, TRAWL_REG_SP, 0, 4, 0);
-		else if (n == 15)
-			set_ref(out, TRAWL_REG_PC, 0, 4, 0);
-		else
-			set_ref(out, TRAWL_REG_X0 + n, 0, 4, 0);
-		return 1;
-	case 'q':
-	case 'v':
-		if (!reg_number(name + 1, len - 1, 31, &n))
-			return 0;
-		set_ref(out, TRAWL_REG_V0 + n, 0, 16, 0);
-		return 1;
-	case 'z':
-		if (!reg_number(name + 1, len - 1, 31, &n))
-			return 0;
-		set_ref(out, TRAWL_REG_V0 + n, 0, 0, 0);
-		return 1;
-	case 'p':
-		if (!reg_number(name + 1, len - 1, 31, &n))
-			return 0;
-		set_ref(out, TRAWL_REG_P0 + n, 0, 0, 0);
-		return 1;
-	case 'd':
-		if (!reg_number(name + 1, len - 1, 31, &n))
-			return 0;
-		if (a32)
-			set_ref(out, TRAWL_REG_V0 + n / 2, (n % 2) * 8, 8, 0);
-		else
-			set_ref(out, TRAWL_REG_V0 + n, 0, 8, 16);
-		return 1;
-	case 's':
-		if (!reg_number(name + 1, len - 1, 31, &n))
-			return 0;
-		if (a32)
-			set_ref(out, TRAWL_REG_V0 + n / 4, (n % 4) * 4, 4, 0);
-		else
-			set_ref(out, TRAWL_REG_V0 + n, 0, 4, 16);
-		return 1;
-	case 'h':
-		if (a32 || !reg_number(name + 1, len - 1, 31, &n))
-			return 0;
-		set_ref(out, TRAWL_REG_V0 + n, 0, 2, 16);
-		return 1;
-	case 'b':
-		if (a32 || !reg_number(name + 1, len - 1, 31, &n))
-			return 0;
-		set_ref(out, TRAWL_REG_V0 + n, 0, 1, 16);
-		return 1;
-	default:
-		return 0;
 	}
+	return 0;
 }
 
 const char *trawl_reg_name(uint32_t reg)

@@ -434,114 +434,277 @@ static int64_t sys_fstatat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uin
 	return put_stat(e, buf, &st);
 }
 
+/* One system call as the handlers see it: the number and X0-X5. A handler
+ * returns the result for X0 (-errno on failure), or sets `stop` when the
+ * program ends (exit, a fatal signal), and then X0 is left alone. */
+struct sys_call {
+	uint64_t nr;
+	uint64_t a[6];
+	int stop;
+};
+
+typedef int64_t (*sys_fn)(struct trawl_emu *e, struct sys_call *c);
+
+static int64_t h_exit(struct trawl_emu *e, struct sys_call *c)
+{
+	e->res.exit_code = (int)(c->a[0] & 0xff);
+	c->stop = 1;
+	return 0;
+}
+
+/* read, write, pread64, pwrite64: one guest_io each, offset -1 = current */
+static int64_t fd_io(struct trawl_emu *e, struct sys_call *c, int writing, int64_t off)
+{
+	int h = host_fd(e, c->a[0]);
+	return h < 0 ? -EBADF : guest_io(e, h, c->a[1], c->a[2], writing, off);
+}
+
+static int64_t h_read(struct trawl_emu *e, struct sys_call *c)
+{
+	return fd_io(e, c, 0, -1);
+}
+
+static int64_t h_write(struct trawl_emu *e, struct sys_call *c)
+{
+	return fd_io(e, c, 1, -1);
+}
+
+static int64_t h_pread64(struct trawl_emu *e, struct sys_call *c)
+{
+	return fd_io(e, c, 0, (int64_t)c->a[3]);
+}
+
+static int64_t h_pwrite64(struct trawl_emu *e, struct sys_call *c)
+{
+	return fd_io(e, c, 1, (int64_t)c->a[3]);
+}
+
+static int64_t h_readv(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_iov(e, host_fd(e, c->a[0]), c->a[1], c->a[2], 0);
+}
+
+static int64_t h_writev(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_iov(e, host_fd(e, c->a[0]), c->a[1], c->a[2], 1);
+}
+
+static int64_t h_openat(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_openat(e, c->a[0], c->a[1], c->a[2], c->a[3]);
+}
+
+static int64_t h_close(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_close(e, c->a[0]);
+}
+
+static int64_t h_lseek(struct trawl_emu *e, struct sys_call *c)
+{
+	int h = host_fd(e, c->a[0]);
+	if (h < 0)
+		return -EBADF;
+	int64_t r = lseek(h, (off_t)c->a[1], (int)c->a[2]);
+	return r < 0 ? -errno : r;
+}
+
+static int64_t h_fstat(struct trawl_emu *e, struct sys_call *c)
+{
+	struct stat st;
+	int h = host_fd(e, c->a[0]);
+	if (h < 0)
+		return -EBADF;
+	return fstat(h, &st) == 0 ? put_stat(e, c->a[1], &st) : -errno;
+}
+
+static int64_t h_newfstatat(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_fstatat(e, c->a[0], c->a[1], c->a[2], c->a[3]);
+}
+
+static int64_t h_faccessat(struct trawl_emu *e, struct sys_call *c)
+{
+	char name[PATH_MAX];
+	int d = dir_fd(e, c->a[0]);
+	if (emu_read_string(e, c->a[1], name, sizeof name) != 0)
+		return -EFAULT;
+	if (d == -2)
+		return -EBADF;
+	return faccessat(d, name, (int)c->a[2], 0) == 0 ? 0 : -errno;
+}
+
+static int64_t h_getcwd(struct trawl_emu *e, struct sys_call *c)
+{
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd))
+		return -errno;
+	if (strlen(cwd) + 1 > c->a[1])
+		return -ERANGE;
+	return guest_write(e, c->a[0], cwd, strlen(cwd) + 1) == UC_ERR_OK
+		       ? (int64_t)strlen(cwd) + 1 : -EFAULT;
+}
+
+static int64_t h_brk(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_brk(e, c->a[0]);
+}
+
+static int64_t h_mmap(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_mmap(e, c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5]);
+}
+
+static int64_t h_munmap(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_munmap(e, c->a[0], c->a[1]);
+}
+
+static int64_t h_mprotect(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_mprotect(e, c->a[0], c->a[1], c->a[2]);
+}
+
+/* register: tell the program it runs on CPU 0 (cpu_id_start, cpu_id) */
+static int64_t h_rseq(struct trawl_emu *e, struct sys_call *c)
+{
+	if (c->a[2] & 1)
+		return 0;
+	uint32_t ids[2] = { 0, 0 };
+	return guest_write(e, c->a[0], ids, sizeof ids) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+static int64_t h_uname(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_uname(e, c->a[0]);
+}
+
+static int64_t h_getrandom(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_getrandom(e, c->a[0], c->a[1]);
+}
+
+static int64_t h_prlimit64(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_prlimit(e, c->a[1], c->a[3]);
+}
+
+static int64_t h_readlinkat(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_readlinkat(e, c->a[0], c->a[1], c->a[2], c->a[3]);
+}
+
+static int64_t h_ioctl(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_ioctl(e, c->a[0], c->a[1], c->a[2]);
+}
+
+static int64_t h_clock_gettime(struct trawl_emu *e, struct sys_call *c)
+{
+	return sys_clock_gettime(e, c->a[0], c->a[1]);
+}
+
+/* FUTEX_WAKE succeeds (nobody waits: one thread); a wait would block for
+ * ever, so it fails as if the value had changed */
+static int64_t h_futex(struct trawl_emu *e, struct sys_call *c)
+{
+	(void)e;
+	return (c->a[1] & 0x7f) == 1 ? 0 : -EAGAIN;
+}
+
+/* abort() and raise(): the program dies of the signal; signal 0 only
+ * asks whether the process exists */
+static int64_t h_kill(struct trawl_emu *e, struct sys_call *c)
+{
+	int sig = (int)(c->nr == SYS_kill ? c->a[1] : c->a[2]);
+	if (sig == 0)
+		return 0;
+	e->res.exit_code = 128 + (sig & 0x7f);
+	c->stop = 1;
+	return 0;
+}
+
+/* Calls answered with a constant: what a single-threaded process with no
+ * signals delivered, no sleeping and no advice taken would see. */
+static int64_t h_zero(struct trawl_emu *e, struct sys_call *c)
+{
+	(void)e;
+	(void)c;
+	return 0;
+}
+
+static int64_t h_pid(struct trawl_emu *e, struct sys_call *c)
+{
+	(void)e;
+	(void)c;
+	return GUEST_PID;
+}
+
+static int64_t h_ppid(struct trawl_emu *e, struct sys_call *c)
+{
+	(void)e;
+	(void)c;
+	return 1;
+}
+
+static int64_t h_uid(struct trawl_emu *e, struct sys_call *c)
+{
+	(void)e;
+	(void)c;
+	return 1000;
+}
+
+/* glibc falls back to malloc+copy */
+static int64_t h_mremap(struct trawl_emu *e, struct sys_call *c)
+{
+	(void)e;
+	(void)c;
+	return -ENOMEM;
+}
+
+/* indexed by number; sized by the highest one (a higher number added to
+ * the table without resizing it is a compile error) */
+static const sys_fn sys_table[SYS_rseq + 1] = {
+	[SYS_exit] = h_exit, [SYS_exit_group] = h_exit,
+	[SYS_read] = h_read, [SYS_write] = h_write,
+	[SYS_pread64] = h_pread64, [SYS_pwrite64] = h_pwrite64,
+	[SYS_readv] = h_readv, [SYS_writev] = h_writev,
+	[SYS_openat] = h_openat, [SYS_close] = h_close, [SYS_lseek] = h_lseek,
+	[SYS_fstat] = h_fstat, [SYS_newfstatat] = h_newfstatat, [SYS_faccessat] = h_faccessat,
+	[SYS_getcwd] = h_getcwd, [SYS_readlinkat] = h_readlinkat, [SYS_ioctl] = h_ioctl,
+	[SYS_brk] = h_brk, [SYS_mmap] = h_mmap, [SYS_munmap] = h_munmap,
+	[SYS_mremap] = h_mremap, [SYS_mprotect] = h_mprotect, [SYS_madvise] = h_zero,
+	[SYS_set_tid_address] = h_pid, [SYS_set_robust_list] = h_zero, [SYS_rseq] = h_rseq,
+	[SYS_uname] = h_uname, [SYS_getrandom] = h_getrandom, [SYS_prlimit64] = h_prlimit64,
+	[SYS_clock_gettime] = h_clock_gettime, [SYS_nanosleep] = h_zero,
+	[SYS_sched_yield] = h_zero, [SYS_futex] = h_futex,
+	/* no signals are ever delivered */
+	[SYS_rt_sigaction] = h_zero, [SYS_rt_sigprocmask] = h_zero, [SYS_sigaltstack] = h_zero,
+	[SYS_kill] = h_kill, [SYS_tgkill] = h_kill,
+	[SYS_getpid] = h_pid, [SYS_gettid] = h_pid, [SYS_getppid] = h_ppid,
+	[SYS_getuid] = h_uid, [SYS_geteuid] = h_uid, [SYS_getgid] = h_uid, [SYS_getegid] = h_uid,
+};
+
+/* Returns 0 to go on, 1 when the program ended, -1 (after emu_fault) for
+ * a call that is not in the table. */
 int emu_syscall(struct trawl_emu *e)
 {
-	uint64_t nr = 0, pc = 0;
-	uc_reg_read(e->uc, UC_ARM64_REG_X8, &nr);
-	uint64_t a0 = reg(e, 0), a1 = reg(e, 1), a2 = reg(e, 2), a3 = reg(e, 3), a4 = reg(e, 4),
-		 a5 = reg(e, 5);
-	int64_t r;
-	struct stat st;
-	switch (nr) {
-	case SYS_exit:
-	case SYS_exit_group:
-		e->res.exit_code = (int)(a0 & 0xff);
-		return 1;
-	case SYS_read: r = host_fd(e, a0) < 0 ? -EBADF : guest_io(e, host_fd(e, a0), a1, a2, 0, -1); break;
-	case SYS_write: r = host_fd(e, a0) < 0 ? -EBADF : guest_io(e, host_fd(e, a0), a1, a2, 1, -1); break;
-	case SYS_pread64: r = host_fd(e, a0) < 0 ? -EBADF : guest_io(e, host_fd(e, a0), a1, a2, 0, (int64_t)a3); break;
-	case SYS_pwrite64: r = host_fd(e, a0) < 0 ? -EBADF : guest_io(e, host_fd(e, a0), a1, a2, 1, (int64_t)a3); break;
-	case SYS_readv: r = sys_iov(e, host_fd(e, a0), a1, a2, 0); break;
-	case SYS_writev: r = sys_iov(e, host_fd(e, a0), a1, a2, 1); break;
-	case SYS_openat: r = sys_openat(e, a0, a1, a2, a3); break;
-	case SYS_close: r = sys_close(e, a0); break;
-	case SYS_lseek:
-		r = host_fd(e, a0) < 0 ? -EBADF : lseek(host_fd(e, a0), (off_t)a1, (int)a2);
-		if (r < 0 && host_fd(e, a0) >= 0)
-			r = -errno;
-		break;
-	case SYS_fstat:
-		if (host_fd(e, a0) < 0)
-			r = -EBADF;
-		else
-			r = fstat(host_fd(e, a0), &st) == 0 ? put_stat(e, a1, &st) : -errno;
-		break;
-	case SYS_newfstatat: r = sys_fstatat(e, a0, a1, a2, a3); break;
-	case SYS_faccessat: {
-		char name[PATH_MAX];
-		int d = dir_fd(e, a0);
-		if (emu_read_string(e, a1, name, sizeof name) != 0)
-			r = -EFAULT;
-		else if (d == -2)
-			r = -EBADF;
-		else
-			r = faccessat(d, name, (int)a2, 0) == 0 ? 0 : -errno;
-		break;
-	}
-	case SYS_getcwd: {
-		char cwd[PATH_MAX];
-		if (!getcwd(cwd, sizeof cwd))
-			r = -errno;
-		else if (strlen(cwd) + 1 > a1)
-			r = -ERANGE;
-		else
-			r = guest_write(e, a0, cwd, strlen(cwd) + 1) == UC_ERR_OK
-				    ? (int64_t)strlen(cwd) + 1 : -EFAULT;
-		break;
-	}
-	case SYS_brk: r = sys_brk(e, a0); break;
-	case SYS_mmap: r = sys_mmap(e, a0, a1, a2, a3, a4, a5); break;
-	case SYS_munmap: r = sys_munmap(e, a0, a1); break;
-	case SYS_mremap: r = -ENOMEM; break; /* glibc falls back to malloc+copy */
-	case SYS_mprotect: r = sys_mprotect(e, a0, a1, a2); break;
-	case SYS_madvise: r = 0; break;
-	case SYS_set_tid_address: r = GUEST_PID; break;
-	case SYS_set_robust_list: r = 0; break;
-	case SYS_rseq:
-		/* register: tell the program it runs on CPU 0 (cpu_id_start, cpu_id) */
-		if (!(a2 & 1)) {
-			uint32_t ids[2] = { 0, 0 };
-			r = guest_write(e, a0, ids, sizeof ids) == UC_ERR_OK ? 0 : -EFAULT;
-		} else {
-			r = 0;
-		}
-		break;
-	case SYS_uname: r = sys_uname(e, a0); break;
-	case SYS_getrandom: r = sys_getrandom(e, a0, a1); break;
-	case SYS_prlimit64: r = sys_prlimit(e, a1, a3); break;
-	case SYS_readlinkat: r = sys_readlinkat(e, a0, a1, a2, a3); break;
-	case SYS_ioctl: r = sys_ioctl(e, a0, a1, a2); break;
-	case SYS_clock_gettime: r = sys_clock_gettime(e, a0, a1); break;
-	case SYS_nanosleep: r = 0; break;
-	case SYS_sched_yield: r = 0; break;
-	case SYS_futex: r = (a1 & 0x7f) == 1 ? 0 : -EAGAIN; break; /* WAKE: nobody waits */
-	case SYS_rt_sigaction:
-	case SYS_rt_sigprocmask:
-	case SYS_sigaltstack:
-		r = 0; /* no signals are ever delivered */
-		break;
-	case SYS_getpid: case SYS_gettid: r = GUEST_PID; break;
-	case SYS_getppid: r = 1; break;
-	case SYS_getuid: case SYS_geteuid: case SYS_getgid: case SYS_getegid: r = 1000; break;
-	case SYS_kill:
-	case SYS_tgkill: {
-		/* abort() and raise(): the program dies of the signal */
-		int sig = (int)(nr == SYS_kill ? a1 : a2);
-		if (sig == 0) {
-			r = 0;
-			break;
-		}
-		e->res.exit_code = 128 + (sig & 0x7f);
-		return 1;
-	}
-	default:
+	struct sys_call c = { 0 };
+	uc_reg_read(e->uc, UC_ARM64_REG_X8, &c.nr);
+	for (int i = 0; i < 6; i++)
+		c.a[i] = reg(e, i);
+	sys_fn fn = c.nr < sizeof sys_table / sizeof sys_table[0] ? sys_table[c.nr] : NULL;
+	if (!fn) {
+		uint64_t pc = 0;
 		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
 		emu_fault(e, e->cur ? e->cur->pc : pc - 4, 0,
 			  "unsupported system call %llu (X0=0x%llx X1=0x%llx X2=0x%llx)",
-			  (unsigned long long)nr, (unsigned long long)a0, (unsigned long long)a1,
-			  (unsigned long long)a2);
+			  (unsigned long long)c.nr, (unsigned long long)c.a[0],
+			  (unsigned long long)c.a[1], (unsigned long long)c.a[2]);
 		return -1;
 	}
+	int64_t r = fn(e, &c);
+	if (c.stop)
+		return 1;
 	uint64_t v = (uint64_t)r;
 	uc_reg_write(e->uc, UC_ARM64_REG_X0, &v);
 	return 0;

@@ -15,6 +15,8 @@
 #include "trawl/ete.h"
 #include "trawl/file.h"
 
+#include "ete/ini.h"
+
 struct trawl_ini {
 	char *text;                     /* private copy, split in place */
 	struct trawl_ini_entry *e;
@@ -31,6 +33,11 @@ static char *trim(char *s, char *end)
 	return s;
 }
 
+/* One pass over a private copy of the text, split in place: entries point
+ * into it, so a parsed file costs one allocation for the text and one for
+ * the entry array. Each line is classified by its first character after
+ * trimming; the first line that is none of the forms ends the parse with
+ * its line number. */
 enum trawl_status trawl_ini_parse(struct trawl_ini **out, const char *text, size_t len,
 				  const char *file, struct trawl_error *err)
 {

@@ -56,9 +56,7 @@
 
 #include "trawl/ete.h"
 
-#define CARRY_MAX 64
-#define BATCH_MAX 256  /* 16 KiB of packets: stays in L1 */
-#define CONT_MAX 5       /* bytes of a 32-bit continuation field */
+#include "ete/packet-int.h"
 
 /* header classes for the 256-entry table */
 enum hclass {
@@ -68,54 +66,6 @@ enum hclass {
 	H_TS_MARKER, H_ADDR_MATCH, H_ADDR_S, H_ADDR_L32, H_ADDR_L64, H_Q,
 	H_SRC_MATCH, H_SRC_S, H_SRC_L32, H_SRC_L64, H_ATOM1, H_ATOM2, H_ATOM3,
 	H_ATOM4, H_ATOM5, H_ATOM6, H_BAD_CFG,
-};
-
-/* Headers the counting fast path consumes itself: one-byte packets, cycle
- * count formats 1 and 2, and the address packets (short, long, exact match, plain
- * or source). Everything else goes through parse_one. */
-enum fast_kind {
-	FK_SLOW = 0, FK_ONE, FK_CC2, FK_S0, FK_S1, FK_L32_0, FK_L32_1, FK_L64_0, FK_L64_1,
-	FK_MATCH, FK_CC1,
-};
-
-/* Longest fast-path packet (64-bit long address; cycle count format 1 with
- * 5 + 3 bytes of fields): while this many bytes remain, the fast path reads
- * without bounds checks. */
-#define FAST_MAX 9
-
-struct hist {
-	uint64_t addr;
-	uint8_t is;
-};
-
-struct trawl_ete_pkt_decoder {
-	struct trawl_ete_config cfg;
-	uint8_t table[256];
-	/* one-byte packets whose record does not depend on state (atoms,
-	 * events, ...): precomputed; one_byte: 1 = copy, 2 = copy and add the
-	 * cycle-count threshold (cycle count format 3). n_e/n_n: atom counts */
-	struct trawl_ete_packet tmpl[256];
-	uint8_t one_byte[256], n_e[256], n_n[256];
-	/* counting fast path: packet kind (enum fast_kind) and type per header */
-	uint8_t fast[256], htype[256];
-	int generic;              /* every packet through parse_one (tests) */
-	trawl_ete_packet_fn fn;
-	void *fn_ctx;
-	uint64_t offset;          /* offset of the next byte fed */
-	int synced;
-	uint32_t zeros;           /* unsynced: current run of zero bytes */
-	uint64_t skip_start;      /* unsynced: first skipped byte */
-	uint64_t skipped;         /* unsynced: bytes skipped so far */
-	struct hist hist[3];
-	uint64_t ts;
-	int ts_reset;             /* next timestamp replaces all bits */
-	uint32_t cc_threshold;
-	uint8_t carry[CARRY_MAX];
-	size_t carry_len;
-	uint64_t carry_off;
-	struct trawl_ete_packet batch[BATCH_MAX];
-	size_t nbatch;
-	struct trawl_ete_pkt_stats stats;
 };
 
 static const char *const pkt_names[TRAWL_ETE_PKT_COUNT_] = {
@@ -202,6 +152,11 @@ static void set_range(uint8_t *t, int lo, int hi, uint8_t c)
 		t[i] = c;
 }
 
+/* Header byte -> packet class for this configuration, as the ETE/ETMv4
+ * header tables list them: one assignment per header or range, so each
+ * line can be checked against the specification's table. Headers that
+ * need a feature this trace unit lacks (ETE-only packets on ETMv4, Q
+ * without TRCIDR0.QSUPP, ITE before ETE 1.3) stay reserved or H_BAD_CFG. */
 static void build_table(struct trawl_ete_pkt_decoder *d)
 {
 	uint8_t *t = d->table;
@@ -308,6 +263,10 @@ static void reset_state(struct trawl_ete_pkt_decoder *d, uint64_t offset)
 	d->carry_len = 0;
 }
 
+/* Besides the class table, every one-byte packet whose record does not
+ * depend on decoder state gets a template made by parse_one itself (so the
+ * template and the general parser cannot disagree), with its atom counts
+ * for the statistics; build_fast then derives the fast-path kinds. */
 enum trawl_status trawl_ete_pkt_decoder_create(struct trawl_ete_pkt_decoder **out,
 					       const struct trawl_ete_config *cfg,
 					       trawl_ete_packet_fn fn, void *fn_ctx,
@@ -430,6 +389,13 @@ static void flush(struct trawl_ete_pkt_decoder *d)
 			d->fn(d->fn_ctx, d->batch, d->nbatch);
 		d->nbatch = 0;
 	}
+}
+
+/* For the records fast path in packet-fast.c; flush itself stays static so
+ * that the calls here compile as before. */
+void ete_pkt_flush(struct trawl_ete_pkt_decoder *d)
+{
+	flush(d);
 }
 
 static inline struct trawl_ete_packet *new_pkt(struct trawl_ete_pkt_decoder *d)
@@ -566,204 +532,237 @@ static void atom_decode(uint8_t h, int cls, struct trawl_ete_packet *p)
 }
 
 #define NEED(n) do { if (avail < (size_t)(n)) return 0; } while (0)
-#define FIELD(r) do { if ((r) == 0) return 0; if ((r) < 0) goto bad_field; } while (0)
+#define FIELD(r) do { if ((r) == 0) return 0; if ((r) < 0) return bad(p, TRAWL_ETE_BAD_FIELD); } while (0)
+/* Packet parsers are inlined into parse_one, which is inlined into the
+ * decoding loops: one switch in the generated code, as if written as one
+ * function. Each returns what parse_one returns. */
+#define PARSER static inline __attribute__((always_inline)) int
 
-/* Decode one packet at b (synced). Returns its length, 0 when more bytes
- * are needed, or a negative value after filling p as a BAD packet (which
- * drops sync). */
-static inline __attribute__((always_inline)) int parse_one(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
-		     struct trawl_ete_packet *p)
+static inline int bad(struct trawl_ete_packet *p, uint32_t why)
+{
+	p->type = TRAWL_ETE_PKT_BAD;
+	p->count = why;
+	return -1;
+}
+
+/* 00: Discard, Overflow, or an A-Sync (eleven or more zeros, then 0x80),
+ * which clears the address history */
+PARSER parse_ext(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		 struct trawl_ete_packet *p)
+{
+	NEED(2);
+	if (b[1] == 0x03) { p->type = TRAWL_ETE_PKT_DISCARD; return 2; }
+	if (b[1] == 0x05) { p->type = TRAWL_ETE_PKT_OVERFLOW; return 2; }
+	if (b[1] != 0x00)
+		return bad(p, TRAWL_ETE_BAD_SEQUENCE);
+	for (int i = 2; i < CARRY_MAX - 1; i++) {
+		NEED(i + 1);
+		if (b[i] == 0x80 && i >= 11) {
+			p->type = TRAWL_ETE_PKT_ASYNC;
+			memset(d->hist, 0, sizeof d->hist);
+			return i + 1;
+		}
+		if (b[i] != 0x00)
+			return bad(p, TRAWL_ETE_BAD_SEQUENCE);
+	}
+	return bad(p, TRAWL_ETE_BAD_SEQUENCE);
+}
+
+/* Trace Info: control byte(s), then the sections it names; resets the
+ * address history and timestamp and sets the cycle-count threshold */
+PARSER parse_tinfo(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		   struct trawl_ete_packet *p)
+{
+	uint64_t v;
+	int r;
+	NEED(2);
+	int ctrl = 1;
+	uint8_t sect = b[1] & 0x1f;
+	if (b[1] & 0x80) { /* extended control bytes: skip them */
+		for (ctrl = 2; ; ctrl++) {
+			if (ctrl > 3)
+				return bad(p, TRAWL_ETE_BAD_FIELD);
+			NEED(ctrl + 1);
+			if (!(b[ctrl] & 0x80))
+				break;
+		}
+	}
+	int pos = 1 + ctrl;
+	uint32_t vals[5] = { 0 };
+	for (int i = 0; i < 5; i++) {
+		if (!(sect & (1u << i)))
+			continue;
+		r = cont_field(b + pos, avail - (size_t)pos, CONT_MAX, &v);
+		FIELD(r);
+		vals[i] = (uint32_t)v;
+		pos += r;
+	}
+	p->type = TRAWL_ETE_PKT_TRACE_INFO;
+	p->tinfo_sections = sect;
+	p->value = vals[0];
+	p->tinfo_key = vals[1];
+	p->tinfo_spec = vals[2];
+	p->tinfo_cyct = vals[3];
+	memset(d->hist, 0, sizeof d->hist);
+	d->ts_reset = 1;
+	d->cc_threshold = vals[3];
+	return pos;
+}
+
+/* Timestamp: the low bits it carries replace those of the last one (all
+ * of them after a Trace Info); 03 adds a cycle count */
+PARSER parse_ts(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		struct trawl_ete_packet *p)
 {
 	uint8_t h = b[0];
-	int cls = d->table[h];
-	uint64_t v;
-	int r, i;
-	p->header = h;
-	switch (cls) {
-	case H_ATOM1: case H_ATOM2: case H_ATOM3: case H_ATOM4: case H_ATOM5: case H_ATOM6:
-		atom_decode(h, cls, p);
-		return 1;
-	case H_EXT:
-		NEED(2);
-		if (b[1] == 0x03) { p->type = TRAWL_ETE_PKT_DISCARD; return 2; }
-		if (b[1] == 0x05) { p->type = TRAWL_ETE_PKT_OVERFLOW; return 2; }
-		if (b[1] != 0x00)
-			goto bad_seq;
-		for (i = 2; i < CARRY_MAX - 1; i++) {
-			NEED(i + 1);
-			if (b[i] == 0x80 && i >= 11) {
-				p->type = TRAWL_ETE_PKT_ASYNC;
-				memset(d->hist, 0, sizeof d->hist);
-				return i + 1;
-			}
-			if (b[i] != 0x00)
-				goto bad_seq;
+	uint64_t ts = 0, v;
+	int n, r;
+	for (n = 0; n < 9; n++) {
+		NEED(2 + n);
+		uint8_t c = b[1 + n];
+		if (n == 8) {
+			ts |= (uint64_t)c << 56;
+			n++;
+			break;
 		}
-		goto bad_seq;
-	case H_TINFO: {
-		NEED(2);
-		int ctrl = 1;
-		uint8_t sect = b[1] & 0x1f;
-		if (b[1] & 0x80) { /* extended control bytes: skip them */
-			for (ctrl = 2; ; ctrl++) {
-				if (ctrl > 3)
-					goto bad_field;
-				NEED(ctrl + 1);
-				if (!(b[ctrl] & 0x80))
-					break;
-			}
+		ts |= (uint64_t)(c & 0x7f) << (7 * n);
+		if (!(c & 0x80)) {
+			n++;
+			break;
 		}
-		int pos = 1 + ctrl;
-		uint32_t vals[5] = { 0 };
-		for (i = 0; i < 5; i++) {
-			if (!(sect & (1u << i)))
-				continue;
-			r = cont_field(b + pos, avail - (size_t)pos, CONT_MAX, &v);
-			FIELD(r);
-			vals[i] = (uint32_t)v;
-			pos += r;
-		}
-		p->type = TRAWL_ETE_PKT_TRACE_INFO;
-		p->tinfo_sections = sect;
-		p->value = vals[0];
-		p->tinfo_key = vals[1];
-		p->tinfo_spec = vals[2];
-		p->tinfo_cyct = vals[3];
-		memset(d->hist, 0, sizeof d->hist);
-		d->ts_reset = 1;
-		d->cc_threshold = vals[3];
-		return pos;
 	}
-	case H_TS: {
-		uint64_t ts = 0;
-		int n;
-		for (n = 0; n < 9; n++) {
-			NEED(2 + n);
-			uint8_t c = b[1 + n];
-			if (n == 8) {
-				ts |= (uint64_t)c << 56;
-				n++;
-				break;
-			}
-			ts |= (uint64_t)(c & 0x7f) << (7 * n);
-			if (!(c & 0x80)) {
-				n++;
-				break;
-			}
-		}
-		int pos = 1 + n;
-		int bits = n < 9 ? 7 * n : 64;
-		if (d->ts_reset || bits >= 64) {
-			d->ts = ts;
-			d->ts_reset = 0;
-		} else {
-			uint64_t mask = (1ull << bits) - 1;
-			d->ts = (d->ts & ~mask) | ts;
-		}
-		p->type = TRAWL_ETE_PKT_TIMESTAMP;
-		p->value = d->ts;
-		p->addr_bits = (uint8_t)bits;
-		if (h & 1) {
-			r = cont_field(b + pos, avail - (size_t)pos, 3, &v);
-			FIELD(r);
-			pos += r;
-			p->cc = (uint32_t)v & ((d->cfg.cc_bits >= 32) ? 0xffffffffu
-							: ((1u << d->cfg.cc_bits) - 1));
-			p->flags |= TRAWL_ETE_PF_HAS_CC;
-		}
-		return pos;
+	int pos = 1 + n;
+	int bits = n < 9 ? 7 * n : 64;
+	if (d->ts_reset || bits >= 64) {
+		d->ts = ts;
+		d->ts_reset = 0;
+	} else {
+		uint64_t mask = (1ull << bits) - 1;
+		d->ts = (d->ts & ~mask) | ts;
 	}
-	case H_TRACE_ON: p->type = TRAWL_ETE_PKT_TRACE_ON; return 1;
-	case H_EXC_RTN: p->type = TRAWL_ETE_PKT_EXCEPT_RTN; return 1;
-	case H_TRANS_ST: p->type = TRAWL_ETE_PKT_TRANS_ST; return 1;
-	case H_TRANS_COMMIT: p->type = TRAWL_ETE_PKT_TRANS_COMMIT; return 1;
-	case H_IGNORE: p->type = TRAWL_ETE_PKT_IGNORE; return 1;
-	case H_TS_MARKER: p->type = TRAWL_ETE_PKT_TS_MARKER; return 1;
-	case H_EVENT: p->type = TRAWL_ETE_PKT_EVENT; p->count = h & 0xf; return 1;
-	case H_EXCEPT: {
-		NEED(2);
-		uint32_t type = (b[1] >> 1) & 0x1f;
-		int len = (b[1] & 0x80) ? 3 : 2;
-		if (d->cfg.is_ete && (type == 0 || type == 0x18))
-			len = 3;
-		NEED(len);
-		if (b[1] & 0x80)
-			type |= (uint32_t)(b[2] & 0x1f) << 5;
-		p->type = TRAWL_ETE_PKT_EXCEPT;
-		p->count = type;
-		p->exc_addr_interp = (uint8_t)(((b[1] & 0x40) >> 5) | (b[1] & 1));
-		if (d->cfg.is_ete && type == 0x18)
-			p->type = TRAWL_ETE_PKT_TRANS_FAIL;
-		else if (d->cfg.is_ete && type == 0)
-			p->type = TRAWL_ETE_PKT_PE_RESET;
-		return len;
-	}
-	case H_ITE:
-		NEED(10);
-		p->type = TRAWL_ETE_PKT_ITE;
-		p->ite_el = b[1];
-		v = 0;
-		for (i = 0; i < 8; i++)
-			v |= (uint64_t)b[2 + i] << (8 * i);
-		p->value = v;
-		return 10;
-	case H_CC_F2: {
-		NEED(2);
-		p->type = TRAWL_ETE_PKT_CCNT_F2;
-		int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
-		int c = ((b[1] >> 4) & 0xf) + off;
-		p->commit = (uint16_t)(c < 0 ? 0 : c);
-		p->flags |= TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
-		p->cc = d->cc_threshold + (b[1] & 0xf);
-		return 2;
-	}
-	case H_CC_F3:
-		p->type = TRAWL_ETE_PKT_CCNT_F3;
-		if (!d->cfg.commopt1) {
-			p->commit = (uint16_t)(((h >> 2) & 3) + 1);
-			p->flags |= TRAWL_ETE_PF_HAS_COMMIT;
-		}
-		p->cc = d->cc_threshold + (h & 3);
-		p->flags |= TRAWL_ETE_PF_HAS_CC;
-		return 1;
-	case H_CC_F1: {
-		int pos = 1;
-		p->type = TRAWL_ETE_PKT_CCNT_F1;
-		if (!d->cfg.commopt1) {
-			r = cont_field(b + pos, avail - 1, CONT_MAX, &v);
-			FIELD(r);
-			pos += r;
-			p->commit = (uint16_t)(v > 0xffff ? 0xffff : v);
-			p->flags |= TRAWL_ETE_PF_HAS_COMMIT;
-		}
-		if (!(h & 1)) {
-			r = cont_field(b + pos, avail - (size_t)pos, 3, &v);
-			FIELD(r);
-			pos += r;
-			p->cc = (uint32_t)v + d->cc_threshold;
-			p->flags |= TRAWL_ETE_PF_HAS_CC;
-		} else {
-			p->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
-		}
-		return pos;
-	}
-	case H_COMMIT: case H_CANCEL_F1:
-		r = cont_field(b + 1, avail - 1, CONT_MAX, &v);
+	p->type = TRAWL_ETE_PKT_TIMESTAMP;
+	p->value = d->ts;
+	p->addr_bits = (uint8_t)bits;
+	if (h & 1) {
+		r = cont_field(b + pos, avail - (size_t)pos, 3, &v);
 		FIELD(r);
-		p->type = cls == H_COMMIT ? TRAWL_ETE_PKT_COMMIT
-			  : (h & 1) ? TRAWL_ETE_PKT_CANCEL_F1_MISPRED : TRAWL_ETE_PKT_CANCEL_F1;
-		p->count = (uint32_t)v;
-		return 1 + r;
-	case H_MISPRED: case H_CANCEL_F2:
-		p->type = cls == H_MISPRED ? TRAWL_ETE_PKT_MISPREDICT : TRAWL_ETE_PKT_CANCEL_F2;
-		switch (h & 3) {
-		case 1: p->atoms = 1; p->natoms = 1; break;
-		case 2: p->atoms = 3; p->natoms = 2; break;
-		case 3: p->atoms = 0; p->natoms = 1; break;
-		}
-		p->count = cls == H_CANCEL_F2 ? 1 : 0;
-		return 1;
-	case H_CANCEL_F3:
+		pos += r;
+		p->cc = (uint32_t)v & ((d->cfg.cc_bits >= 32) ? 0xffffffffu
+						: ((1u << d->cfg.cc_bits) - 1));
+		p->flags |= TRAWL_ETE_PF_HAS_CC;
+	}
+	return pos;
+}
+
+/* Exception: type in one or two bytes; ETE types 0 (PE reset) and 0x18
+ * (transaction failure) always have the second byte and their own types */
+PARSER parse_except(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		    struct trawl_ete_packet *p)
+{
+	NEED(2);
+	uint32_t type = (b[1] >> 1) & 0x1f;
+	int len = (b[1] & 0x80) ? 3 : 2;
+	if (d->cfg.is_ete && (type == 0 || type == 0x18))
+		len = 3;
+	NEED(len);
+	if (b[1] & 0x80)
+		type |= (uint32_t)(b[2] & 0x1f) << 5;
+	p->type = TRAWL_ETE_PKT_EXCEPT;
+	p->count = type;
+	p->exc_addr_interp = (uint8_t)(((b[1] & 0x40) >> 5) | (b[1] & 1));
+	if (d->cfg.is_ete && type == 0x18)
+		p->type = TRAWL_ETE_PKT_TRANS_FAIL;
+	else if (d->cfg.is_ete && type == 0)
+		p->type = TRAWL_ETE_PKT_PE_RESET;
+	return len;
+}
+
+PARSER parse_ite(const uint8_t *b, size_t avail, struct trawl_ete_packet *p)
+{
+	NEED(10);
+	p->type = TRAWL_ETE_PKT_ITE;
+	p->ite_el = b[1];
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)b[2 + i] << (8 * i);
+	p->value = v;
+	return 10;
+}
+
+/* Cycle count format 2: commit AAAA (offset 1, or MaxSpec - 15 with hdr
+ * bit 0) and count BBBB above the threshold */
+PARSER parse_cc_f2(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		   struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	NEED(2);
+	p->type = TRAWL_ETE_PKT_CCNT_F2;
+	int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
+	int c = ((b[1] >> 4) & 0xf) + off;
+	p->commit = (uint16_t)(c < 0 ? 0 : c);
+	p->flags |= TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
+	p->cc = d->cc_threshold + (b[1] & 0xf);
+	return 2;
+}
+
+PARSER parse_cc_f3(struct trawl_ete_pkt_decoder *d, uint8_t h, struct trawl_ete_packet *p)
+{
+	p->type = TRAWL_ETE_PKT_CCNT_F3;
+	if (!d->cfg.commopt1) {
+		p->commit = (uint16_t)(((h >> 2) & 3) + 1);
+		p->flags |= TRAWL_ETE_PF_HAS_COMMIT;
+	}
+	p->cc = d->cc_threshold + (h & 3);
+	p->flags |= TRAWL_ETE_PF_HAS_CC;
+	return 1;
+}
+
+/* Cycle count format 1: [commit] unless commit option 1, [count] unless
+ * hdr bit 0 says it is unknown */
+PARSER parse_cc_f1(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		   struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	uint64_t v;
+	int r, pos = 1;
+	p->type = TRAWL_ETE_PKT_CCNT_F1;
+	if (!d->cfg.commopt1) {
+		r = cont_field(b + pos, avail - 1, CONT_MAX, &v);
+		FIELD(r);
+		pos += r;
+		p->commit = (uint16_t)(v > 0xffff ? 0xffff : v);
+		p->flags |= TRAWL_ETE_PF_HAS_COMMIT;
+	}
+	if (!(h & 1)) {
+		r = cont_field(b + pos, avail - (size_t)pos, 3, &v);
+		FIELD(r);
+		pos += r;
+		p->cc = (uint32_t)v + d->cc_threshold;
+		p->flags |= TRAWL_ETE_PF_HAS_CC;
+	} else {
+		p->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
+	}
+	return pos;
+}
+
+/* Commit, Cancel format 1: a count */
+PARSER parse_commit(int cls, const uint8_t *b, size_t avail, struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	uint64_t v;
+	int r = cont_field(b + 1, avail - 1, CONT_MAX, &v);
+	FIELD(r);
+	p->type = cls == H_COMMIT ? TRAWL_ETE_PKT_COMMIT
+		  : (h & 1) ? TRAWL_ETE_PKT_CANCEL_F1_MISPRED : TRAWL_ETE_PKT_CANCEL_F1;
+	p->count = (uint32_t)v;
+	return 1 + r;
+}
+
+/* Mispredict, Cancel formats 2 and 3: atoms and a cancel count in the
+ * header */
+PARSER parse_mispred(int cls, uint8_t h, struct trawl_ete_packet *p)
+{
+	if (cls == H_CANCEL_F3) {
 		p->type = TRAWL_ETE_PKT_CANCEL_F3;
 		if (h & 1) {
 			p->atoms = 1;
@@ -771,497 +770,191 @@ static inline __attribute__((always_inline)) int parse_one(struct trawl_ete_pkt_
 		}
 		p->count = ((h >> 1) & 3) + 2;
 		return 1;
-	case H_CTXT:
-		p->type = TRAWL_ETE_PKT_CTXT;
-		if (!(h & 1))
-			return 1;
-		r = ctx_field(d, b + 1, avail - 1, &p->ctx);
-		if (!r)
-			return 0;
-		p->flags |= TRAWL_ETE_PF_HAS_CTX;
-		return 1 + r;
-	case H_ADDR_CTXT: {
-		int is = (h == 0x83 || h == 0x86), n = (h >= 0x85) ? 8 : 4;
-		NEED(1 + n);
-		r = ctx_field(d, b + 1 + n, avail - 1 - (size_t)n, &p->ctx);
-		if (!r)
-			return 0;
-		p->type = h == 0x82 ? TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0 : h == 0x83 ? TRAWL_ETE_PKT_ADDR_CTXT_L_32IS1
-			  : h == 0x85 ? TRAWL_ETE_PKT_ADDR_CTXT_L_64IS0 : TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1;
-		p->addr = long_addr(d, b + 1, n, is);
-		p->is = (uint8_t)is;
-		p->addr_bits = (uint8_t)(n * 8);
-		p->flags |= TRAWL_ETE_PF_HAS_ADDR | TRAWL_ETE_PF_HAS_CTX;
-		push_addr(d, p->addr, p->is);
-		return 1 + n + r;
 	}
-	case H_ADDR_MATCH: case H_SRC_MATCH: {
-		int idx = h & 3;
-		p->type = cls == H_ADDR_MATCH ? TRAWL_ETE_PKT_ADDR_MATCH : TRAWL_ETE_PKT_SRC_ADDR_MATCH;
-		p->count = (uint32_t)idx;
-		p->addr = d->hist[idx].addr;
-		p->is = d->hist[idx].is;
-		p->flags |= TRAWL_ETE_PF_HAS_ADDR;
-		push_addr(d, p->addr, p->is);
+	p->type = cls == H_MISPRED ? TRAWL_ETE_PKT_MISPREDICT : TRAWL_ETE_PKT_CANCEL_F2;
+	switch (h & 3) {
+	case 1: p->atoms = 1; p->natoms = 1; break;
+	case 2: p->atoms = 3; p->natoms = 2; break;
+	case 3: p->atoms = 0; p->natoms = 1; break;
+	}
+	p->count = cls == H_CANCEL_F2 ? 1 : 0;
+	return 1;
+}
+
+PARSER parse_ctxt(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		  struct trawl_ete_packet *p)
+{
+	p->type = TRAWL_ETE_PKT_CTXT;
+	if (!(b[0] & 1))
 		return 1;
-	}
-	case H_ADDR_S: case H_SRC_S: {
-		int is = (h == 0x96 || h == 0xB5);
-		r = short_addr(d, b + 1, avail - 1, is, &p->addr, &p->addr_bits);
+	int r = ctx_field(d, b + 1, avail - 1, &p->ctx);
+	if (!r)
+		return 0;
+	p->flags |= TRAWL_ETE_PF_HAS_CTX;
+	return 1 + r;
+}
+
+PARSER parse_addr_ctxt(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+		       struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	int is = (h == 0x83 || h == 0x86), n = (h >= 0x85) ? 8 : 4;
+	NEED(1 + n);
+	int r = ctx_field(d, b + 1 + n, avail - 1 - (size_t)n, &p->ctx);
+	if (!r)
+		return 0;
+	p->type = h == 0x82 ? TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0 : h == 0x83 ? TRAWL_ETE_PKT_ADDR_CTXT_L_32IS1
+		  : h == 0x85 ? TRAWL_ETE_PKT_ADDR_CTXT_L_64IS0 : TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1;
+	p->addr = long_addr(d, b + 1, n, is);
+	p->is = (uint8_t)is;
+	p->addr_bits = (uint8_t)(n * 8);
+	p->flags |= TRAWL_ETE_PF_HAS_ADDR | TRAWL_ETE_PF_HAS_CTX;
+	push_addr(d, p->addr, p->is);
+	return 1 + n + r;
+}
+
+/* Exact match (plain or source): an entry of the history, pushed again */
+PARSER parse_addr_match(struct trawl_ete_pkt_decoder *d, int cls, uint8_t h,
+			struct trawl_ete_packet *p)
+{
+	int idx = h & 3;
+	p->type = cls == H_ADDR_MATCH ? TRAWL_ETE_PKT_ADDR_MATCH : TRAWL_ETE_PKT_SRC_ADDR_MATCH;
+	p->count = (uint32_t)idx;
+	p->addr = d->hist[idx].addr;
+	p->is = d->hist[idx].is;
+	p->flags |= TRAWL_ETE_PF_HAS_ADDR;
+	push_addr(d, p->addr, p->is);
+	return 1;
+}
+
+PARSER parse_addr_s(struct trawl_ete_pkt_decoder *d, int cls, const uint8_t *b, size_t avail,
+		    struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	int is = (h == 0x96 || h == 0xB5);
+	int r = short_addr(d, b + 1, avail - 1, is, &p->addr, &p->addr_bits);
+	if (!r)
+		return 0;
+	p->type = cls == H_ADDR_S ? (is ? TRAWL_ETE_PKT_ADDR_S_IS1 : TRAWL_ETE_PKT_ADDR_S_IS0)
+				  : (is ? TRAWL_ETE_PKT_SRC_ADDR_S_IS1 : TRAWL_ETE_PKT_SRC_ADDR_S_IS0);
+	p->is = (uint8_t)is;
+	p->flags |= TRAWL_ETE_PF_HAS_ADDR;
+	push_addr(d, p->addr, p->is);
+	return 1 + r;
+}
+
+/* Long address, 32 or 64 bits, plain or source */
+PARSER parse_addr_l(struct trawl_ete_pkt_decoder *d, int cls, const uint8_t *b, size_t avail,
+		    struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	int n = (cls == H_ADDR_L64 || cls == H_SRC_L64) ? 8 : 4;
+	int is = (h == 0x9B || h == 0x9E || h == 0xB7 || h == 0xB9);
+	NEED(1 + n);
+	p->addr = long_addr(d, b + 1, n, is);
+	p->is = (uint8_t)is;
+	p->addr_bits = (uint8_t)(n * 8);
+	if (cls == H_ADDR_L32)
+		p->type = is ? TRAWL_ETE_PKT_ADDR_L_32IS1 : TRAWL_ETE_PKT_ADDR_L_32IS0;
+	else if (cls == H_ADDR_L64)
+		p->type = is ? TRAWL_ETE_PKT_ADDR_L_64IS1 : TRAWL_ETE_PKT_ADDR_L_64IS0;
+	else if (cls == H_SRC_L32)
+		p->type = is ? TRAWL_ETE_PKT_SRC_ADDR_L_32IS1 : TRAWL_ETE_PKT_SRC_ADDR_L_32IS0;
+	else
+		p->type = is ? TRAWL_ETE_PKT_SRC_ADDR_L_64IS1 : TRAWL_ETE_PKT_SRC_ADDR_L_64IS0;
+	p->flags |= TRAWL_ETE_PF_HAS_ADDR;
+	push_addr(d, p->addr, p->is);
+	return 1 + n;
+}
+
+/* Q: an address (exact match, short or 32-bit long, by hdr[3:0]) and an
+ * instruction count, either of which may be absent */
+PARSER parse_q(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+	       struct trawl_ete_packet *p)
+{
+	int qt = b[0] & 0xf, pos = 1, has_addr = 0, r;
+	uint64_t addr = 0, v;
+	uint8_t is = 0, bits = 0;
+	p->type = TRAWL_ETE_PKT_Q;
+	if (qt <= 2) {
+		addr = d->hist[qt].addr;
+		is = d->hist[qt].is;
+		has_addr = 1;
+	} else if (qt == 5 || qt == 6) {
+		is = qt == 6;
+		r = short_addr(d, b + 1, avail - 1, is, &addr, &bits);
 		if (!r)
 			return 0;
-		p->type = cls == H_ADDR_S ? (is ? TRAWL_ETE_PKT_ADDR_S_IS1 : TRAWL_ETE_PKT_ADDR_S_IS0)
-					  : (is ? TRAWL_ETE_PKT_SRC_ADDR_S_IS1 : TRAWL_ETE_PKT_SRC_ADDR_S_IS0);
-		p->is = (uint8_t)is;
+		pos += r;
+		has_addr = 1;
+	} else if (qt == 0xA || qt == 0xB) {
+		is = qt == 0xB;
+		NEED(5);
+		addr = long_addr(d, b + 1, 4, is);
+		bits = 32;
+		pos += 4;
+		has_addr = 1;
+	}
+	if (qt != 0xF) {
+		r = cont_field(b + pos, avail - (size_t)pos, CONT_MAX, &v);
+		FIELD(r);
+		pos += r;
+		p->count = (uint32_t)v;
+		p->flags |= TRAWL_ETE_PF_HAS_COUNT;
+	}
+	if (has_addr) {
+		p->addr = addr;
+		p->is = is;
+		p->addr_bits = bits;
 		p->flags |= TRAWL_ETE_PF_HAS_ADDR;
-		push_addr(d, p->addr, p->is);
-		return 1 + r;
+		push_addr(d, addr, is);
 	}
-	case H_ADDR_L32: case H_ADDR_L64: case H_SRC_L32: case H_SRC_L64: {
-		int n = (cls == H_ADDR_L64 || cls == H_SRC_L64) ? 8 : 4;
-		int is = (h == 0x9B || h == 0x9E || h == 0xB7 || h == 0xB9);
-		NEED(1 + n);
-		p->addr = long_addr(d, b + 1, n, is);
-		p->is = (uint8_t)is;
-		p->addr_bits = (uint8_t)(n * 8);
-		if (cls == H_ADDR_L32)
-			p->type = is ? TRAWL_ETE_PKT_ADDR_L_32IS1 : TRAWL_ETE_PKT_ADDR_L_32IS0;
-		else if (cls == H_ADDR_L64)
-			p->type = is ? TRAWL_ETE_PKT_ADDR_L_64IS1 : TRAWL_ETE_PKT_ADDR_L_64IS0;
-		else if (cls == H_SRC_L32)
-			p->type = is ? TRAWL_ETE_PKT_SRC_ADDR_L_32IS1 : TRAWL_ETE_PKT_SRC_ADDR_L_32IS0;
-		else
-			p->type = is ? TRAWL_ETE_PKT_SRC_ADDR_L_64IS1 : TRAWL_ETE_PKT_SRC_ADDR_L_64IS0;
-		p->flags |= TRAWL_ETE_PF_HAS_ADDR;
-		push_addr(d, p->addr, p->is);
-		return 1 + n;
-	}
-	case H_Q: {
-		int qt = h & 0xf, pos = 1, has_addr = 0;
-		uint64_t addr = 0;
-		uint8_t is = 0, bits = 0;
-		p->type = TRAWL_ETE_PKT_Q;
-		if (qt <= 2) {
-			addr = d->hist[qt].addr;
-			is = d->hist[qt].is;
-			has_addr = 1;
-		} else if (qt == 5 || qt == 6) {
-			is = qt == 6;
-			r = short_addr(d, b + 1, avail - 1, is, &addr, &bits);
-			if (!r)
-				return 0;
-			pos += r;
-			has_addr = 1;
-		} else if (qt == 0xA || qt == 0xB) {
-			is = qt == 0xB;
-			NEED(5);
-			addr = long_addr(d, b + 1, 4, is);
-			bits = 32;
-			pos += 4;
-			has_addr = 1;
-		}
-		if (qt != 0xF) {
-			r = cont_field(b + pos, avail - (size_t)pos, CONT_MAX, &v);
-			FIELD(r);
-			pos += r;
-			p->count = (uint32_t)v;
-			p->flags |= TRAWL_ETE_PF_HAS_COUNT;
-		}
-		if (has_addr) {
-			p->addr = addr;
-			p->is = is;
-			p->addr_bits = bits;
-			p->flags |= TRAWL_ETE_PF_HAS_ADDR;
-			push_addr(d, addr, is);
-		}
-		return pos;
-	}
-	case H_BAD_CFG:
-		p->type = TRAWL_ETE_PKT_BAD;
-		p->count = TRAWL_ETE_BAD_CONFIG;
-		return -1;
-	default:
-		p->type = TRAWL_ETE_PKT_BAD;
-		p->count = TRAWL_ETE_BAD_RESERVED;
-		return -1;
-	}
-bad_seq:
-	p->type = TRAWL_ETE_PKT_BAD;
-	p->count = TRAWL_ETE_BAD_SEQUENCE;
-	return -1;
-bad_field:
-	p->type = TRAWL_ETE_PKT_BAD;
-	p->count = TRAWL_ETE_BAD_FIELD;
-	return -1;
-}
-
-/* Length of a continuation field of at most max bytes at q (no bounds
- * check: the caller leaves room), 0 when it runs longer. */
-static inline size_t fast_cont(const uint8_t *q, size_t max, uint64_t *val)
-{
-	uint64_t v = 0;
-	for (size_t i = 0; i < max; i++) {
-		v |= (uint64_t)(q[i] & 0x7f) << (7 * i);
-		if (!(q[i] & 0x80)) {
-			*val = v;
-			return i + 1;
-		}
-	}
-	return 0;
-}
-
-/* Records fast path over b[pos, end), where end leaves FAST_MAX bytes of
- * the run after it, so no read needs a bounds check. Common packets are
- * consumed with one kind lookup and written into the batch as parse_one
- * would write them; addresses are decoded into a register copy of the
- * history. Returns at the first header the fast path does not handle (or
- * at end). */
-static size_t records_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
-			   size_t end, uint64_t base)
-{
-	const uint8_t *fk = d->fast;
-	struct trawl_ete_packet *batch = d->batch, *a = NULL;
-	size_t nb = d->nbatch;
-	/* addresses from packets have bit 0 clear: it holds the IS bit here */
-	uint64_t a0 = d->hist[0].addr | d->hist[0].is, a1 = d->hist[1].addr | d->hist[1].is,
-		 a2 = d->hist[2].addr | d->hist[2].is;
-#define FAST_REC()                                         \
-	do {                                               \
-		if (nb == BATCH_MAX) {                     \
-			d->nbatch = nb;                    \
-			flush(d);                          \
-			nb = 0;                            \
-		}                                          \
-		a = &batch[nb++];                          \
-	} while (0)
-	while (pos < end) {
-		uint8_t h = b[pos];
-		unsigned k = fk[h];
-		/* runs of one-byte packets (atoms, cycle count F3, events) */
-		while (__builtin_expect(k == FK_ONE, 1)) {
-			FAST_REC();
-			*a = d->tmpl[h];
-			a->offset = base + pos;
-			if (d->one_byte[h] == 2)
-				a->cc += d->cc_threshold;
-			if (++pos >= end)
-				goto out;
-			h = b[pos];
-			k = fk[h];
-		}
-		const uint8_t *q = b + pos + 1;
-		uint64_t na, v;
-		unsigned len, bits = 0;
-		if (k == FK_CC2) {
-			FAST_REC();
-			memset(a, 0, sizeof *a);
-			int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
-			int c = ((q[0] >> 4) & 0xf) + off;
-			a->commit = (uint16_t)(c < 0 ? 0 : c);
-			a->flags = TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
-			a->cc = d->cc_threshold + (q[0] & 0xf);
-			a->offset = base + pos;
-			a->type = d->htype[h];
-			a->header = h;
-			a->len = 2;
-			pos += 2;
-			continue;
-		}
-		if (k == FK_S0 || k == FK_S1) {
-			unsigned sh = k == FK_S0 ? 2 : 1, more = q[0] >> 7;
-			v = (uint64_t)(q[0] & 0x7f) << sh;
-			v |= ((uint64_t)q[1] << (7 + sh)) & (0 - (uint64_t)more);
-			bits = 7 + sh + 8 * more;
-			uint64_t mask = (1ull << bits) - 1;
-			na = (a0 & ~mask) | v | (k == FK_S1);
-			len = 2 + more;
-		} else if (k >= FK_L32_0 && k <= FK_L64_1) {
-			unsigned is = k == FK_L32_1 || k == FK_L64_1;
-			if (is)
-				v = ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8);
-			else
-				v = ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)(q[1] & 0x7f) << 9);
-			v |= ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24) | is;
-			if (k >= FK_L64_0) {
-				na = v | ((uint64_t)q[4] << 32) | ((uint64_t)q[5] << 40) |
-				     ((uint64_t)q[6] << 48) | ((uint64_t)q[7] << 56);
-				len = 9;
-				bits = 64;
-			} else {
-				na = (a0 & 0xffffffff00000000ull) | v;
-				len = 5;
-				bits = 32;
-			}
-		} else if (k == FK_CC1) {
-			/* a too-long field is left to parse_one, which reports it */
-			uint64_t commit = 0, cc = 0;
-			size_t n = 1, r;
-			if (!d->cfg.commopt1) {
-				r = fast_cont(q, CONT_MAX, &commit);
-				if (!r)
-					break;
-				n += r;
-			}
-			if (!(h & 1)) {
-				r = fast_cont(b + pos + n, 3, &cc);
-				if (!r)
-					break;
-				n += r;
-			}
-			FAST_REC();
-			memset(a, 0, sizeof *a);
-			if (!d->cfg.commopt1) {
-				a->commit = (uint16_t)(commit > 0xffff ? 0xffff : commit);
-				a->flags |= TRAWL_ETE_PF_HAS_COMMIT;
-			}
-			if (!(h & 1)) {
-				a->cc = (uint32_t)cc + d->cc_threshold;
-				a->flags |= TRAWL_ETE_PF_HAS_CC;
-			} else {
-				a->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
-			}
-			a->offset = base + pos;
-			a->type = d->htype[h];
-			a->header = h;
-			a->len = (uint16_t)n;
-			pos += n;
-			continue;
-		} else if (k == FK_MATCH) {
-			unsigned idx = h & 3;
-			na = idx == 0 ? a0 : idx == 1 ? a1 : a2;
-			len = 1;
-		} else {
-			break;
-		}
-		FAST_REC();
-		memset(a, 0, sizeof *a);
-		a->offset = base + pos;
-		a->addr = na & ~1ull;
-		a->is = (uint8_t)(na & 1);
-		a->addr_bits = (uint8_t)bits;
-		a->flags = TRAWL_ETE_PF_HAS_ADDR;
-		a->type = d->htype[h];
-		a->header = h;
-		a->len = (uint16_t)len;
-		if (k == FK_MATCH)
-			a->count = h & 3;
-		pos += len;
-		a2 = a1;
-		a1 = a0;
-		a0 = na;
-	}
-out:
-#undef FAST_REC
-	d->nbatch = nb;
-	d->hist[0].addr = a0 & ~1ull;
-	d->hist[1].addr = a1 & ~1ull;
-	d->hist[2].addr = a2 & ~1ull;
-	d->hist[0].is = a0 & 1;
-	d->hist[1].is = a1 & 1;
-	d->hist[2].is = a2 & 1;
 	return pos;
 }
 
-/* Four payload bytes in wire order, first byte lowest: one load on
- * little-endian hosts. */
-static inline uint32_t load_le32(const uint8_t *p)
+/* Decode one packet at b (synced). Returns its length, 0 when more bytes
+ * are needed, or a negative value after filling p as a BAD packet (which
+ * drops sync). A switch on the header's class (the table), one parser per
+ * packet kind. */
+static inline __attribute__((always_inline)) int parse_one(struct trawl_ete_pkt_decoder *d,
+							  const uint8_t *b, size_t avail,
+							  struct trawl_ete_packet *p)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint32_t x;
-	memcpy(&x, p, sizeof x);
-	return x;
-#else
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-#endif
-}
-
-/* Low 32 bits of a long address from its first four payload bytes x (as
- * load_le32 gives them), with the IS bit in bit 0. IS0: bytes 0 and 1 hold
- * 7 bits each from bit 2; IS1: byte 0 holds 7 bits from bit 1; the other
- * bytes as they are. */
-static inline uint64_t long_low_is0(uint32_t x)
-{
-	return ((x & 0x7f) << 2) | ((x & 0x7f00) << 1) | (x & 0xffff0000u);
-}
-
-static inline uint64_t long_low_is1(uint32_t x)
-{
-	return ((x & 0x7f) << 1) | (x & 0xffffff00u) | 1;
-}
-
-/* Counting fast path over b[pos, end), pos < end, with FAST_MAX bytes of
- * the run after end (no read needs a bounds check). On the bench input the
- * loop runs at the rate the branch predictor allows: every packet kind is a
- * branch on data. So the loop is threaded (each handler ends with its own
- * indirect jump, the predictor's context) and dispatches on the kinds of
- * two bytes at once: a one-byte packet (most packets: atoms, cycle count
- * F3, events) and whatever follows it cost one dispatch, not two, and each
- * multi-byte kind has its own code with constant shifts and lengths (the
- * short address's length is a branch, so the position never waits for a
- * payload load). Addresses are decoded into a register copy of the history
- * exactly as parse_one does. Returns at the first header it does not handle
- * (or at or past end - 1). Kept out of line: inside decode_run (with
- * parse_one inlined) the history no longer fits in registers. */
-static __attribute__((noinline)) size_t count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
-			 size_t end, uint32_t (*cnt)[256])
-{
-#define ALL16(l) l, l, l, l, l, l, l, l, l, l, l, l, l, l, l, l
-	/* indexed by kind of b[pos] * 16 + kind of b[pos + 1] */
-	static const void *const pairs[11 * 16] = {
-		[FK_SLOW * 16] = ALL16(&&slow),
-		[FK_ONE * 16] = &&one_slow, &&one_one, &&one_cc2, &&one_s0, &&one_s1, &&one_l32_0,
-		&&one_l32_1, &&one_l64_0, &&one_l64_1, &&one_match, &&one_cc1, &&one_slow,
-		&&one_slow, &&one_slow, &&one_slow, &&one_slow,
-		[FK_CC2 * 16] = ALL16(&&cc2),
-		[FK_S0 * 16] = ALL16(&&s0),
-		[FK_S1 * 16] = ALL16(&&s1),
-		[FK_L32_0 * 16] = ALL16(&&l32_0),
-		[FK_L32_1 * 16] = ALL16(&&l32_1),
-		[FK_L64_0 * 16] = ALL16(&&l64_0),
-		[FK_L64_1 * 16] = ALL16(&&l64_1),
-		[FK_MATCH * 16] = ALL16(&&match),
-		[FK_CC1 * 16] = ALL16(&&cc1),
-	};
-#undef ALL16
-	const uint8_t *fk = d->fast;
-	uint32_t *c0 = cnt[0], *c1 = cnt[1];
-	/* addresses from packets have bit 0 clear: it holds the IS bit here */
-	uint64_t a0 = d->hist[0].addr | d->hist[0].is, a1 = d->hist[1].addr | d->hist[1].is,
-		 a2 = d->hist[2].addr | d->hist[2].is;
-	const int commopt1 = d->cfg.commopt1;
-	const size_t lim = end - 1; /* dispatch reads b[pos + 1] */
-	const uint8_t *q;
-	uint64_t na;
-	unsigned h, h1;
-#define DISPATCH()                                           \
-	do {                                                 \
-		if (pos >= lim)                              \
-			goto out;                            \
-		h = b[pos];                                  \
-		h1 = b[pos + 1];                             \
-		goto *pairs[fk[h] * 16 + fk[h1]];            \
-	} while (0)
-/* a one-byte packet, then the packet after it through the handler below */
-#define ONE_FIRST()                                          \
-	do {                                                 \
-		c1[h]++;                                     \
-		pos += 1;                                    \
-		h = h1;                                      \
-	} while (0)
-#define PUSH()                                               \
-	do {                                                 \
-		c0[h]++;                                     \
-		a2 = a1;                                     \
-		a1 = a0;                                     \
-		a0 = na;                                     \
-		DISPATCH();                                  \
-	} while (0)
-	DISPATCH();
-one_one:
-	c0[h]++;
-	c1[h1]++;
-	pos += 2;
-	DISPATCH();
-one_slow:
-	c1[h]++;
-	pos += 1;
-	goto out;
-one_cc2:
-	ONE_FIRST();
-cc2:
-	c0[h]++;
-	pos += 2;
-	DISPATCH();
-one_s0:
-	ONE_FIRST();
-s0:
-	q = b + pos + 1;
-	if (q[0] & 0x80) {
-		na = (a0 & ~0x1ffffull) | ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)q[1] << 9);
-		pos += 3;
-	} else {
-		na = (a0 & ~0x1ffull) | ((uint64_t)q[0] << 2);
-		pos += 2;
+	uint8_t h = b[0];
+	int cls = d->table[h];
+	p->header = h;
+	switch (cls) {
+	case H_ATOM1: case H_ATOM2: case H_ATOM3: case H_ATOM4: case H_ATOM5: case H_ATOM6:
+		atom_decode(h, cls, p);
+		return 1;
+	case H_EXT: return parse_ext(d, b, avail, p);
+	case H_TINFO: return parse_tinfo(d, b, avail, p);
+	case H_TS: return parse_ts(d, b, avail, p);
+	case H_TRACE_ON: p->type = TRAWL_ETE_PKT_TRACE_ON; return 1;
+	case H_EXC_RTN: p->type = TRAWL_ETE_PKT_EXCEPT_RTN; return 1;
+	case H_TRANS_ST: p->type = TRAWL_ETE_PKT_TRANS_ST; return 1;
+	case H_TRANS_COMMIT: p->type = TRAWL_ETE_PKT_TRANS_COMMIT; return 1;
+	case H_IGNORE: p->type = TRAWL_ETE_PKT_IGNORE; return 1;
+	case H_TS_MARKER: p->type = TRAWL_ETE_PKT_TS_MARKER; return 1;
+	case H_EVENT: p->type = TRAWL_ETE_PKT_EVENT; p->count = h & 0xf; return 1;
+	case H_EXCEPT: return parse_except(d, b, avail, p);
+	case H_ITE: return parse_ite(b, avail, p);
+	case H_CC_F2: return parse_cc_f2(d, b, avail, p);
+	case H_CC_F3: return parse_cc_f3(d, h, p);
+	case H_CC_F1: return parse_cc_f1(d, b, avail, p);
+	case H_COMMIT: case H_CANCEL_F1: return parse_commit(cls, b, avail, p);
+	case H_MISPRED: case H_CANCEL_F2: case H_CANCEL_F3: return parse_mispred(cls, h, p);
+	case H_CTXT: return parse_ctxt(d, b, avail, p);
+	case H_ADDR_CTXT: return parse_addr_ctxt(d, b, avail, p);
+	case H_ADDR_MATCH: case H_SRC_MATCH: return parse_addr_match(d, cls, h, p);
+	case H_ADDR_S: case H_SRC_S: return parse_addr_s(d, cls, b, avail, p);
+	case H_ADDR_L32: case H_ADDR_L64: case H_SRC_L32: case H_SRC_L64:
+		return parse_addr_l(d, cls, b, avail, p);
+	case H_Q: return parse_q(d, b, avail, p);
+	case H_BAD_CFG: return bad(p, TRAWL_ETE_BAD_CONFIG);
+	default: return bad(p, TRAWL_ETE_BAD_RESERVED);
 	}
-	PUSH();
-one_s1:
-	ONE_FIRST();
-s1:
-	q = b + pos + 1;
-	if (q[0] & 0x80) {
-		na = (a0 & ~0xffffull) | ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8) | 1;
-		pos += 3;
-	} else {
-		na = (a0 & ~0xffull) | ((uint64_t)q[0] << 1) | 1;
-		pos += 2;
-	}
-	PUSH();
-one_l32_0:
-	ONE_FIRST();
-l32_0:
-	na = (a0 & 0xffffffff00000000ull) | long_low_is0(load_le32(b + pos + 1));
-	pos += 5;
-	PUSH();
-one_l32_1:
-	ONE_FIRST();
-l32_1:
-	na = (a0 & 0xffffffff00000000ull) | long_low_is1(load_le32(b + pos + 1));
-	pos += 5;
-	PUSH();
-one_l64_0:
-	ONE_FIRST();
-l64_0:
-	na = ((uint64_t)load_le32(b + pos + 5) << 32) | long_low_is0(load_le32(b + pos + 1));
-	pos += 9;
-	PUSH();
-one_l64_1:
-	ONE_FIRST();
-l64_1:
-	na = ((uint64_t)load_le32(b + pos + 5) << 32) | long_low_is1(load_le32(b + pos + 1));
-	pos += 9;
-	PUSH();
-one_match:
-	ONE_FIRST();
-match:
-	na = (h & 3) == 0 ? a0 : (h & 3) == 1 ? a1 : a2;
-	pos += 1;
-	PUSH();
-one_cc1:
-	ONE_FIRST();
-cc1: {
-	/* a too-long field is left to parse_one, which reports it */
-	uint64_t commit, cc;
-	size_t n = 1, r;
-	if (!commopt1) {
-		r = fast_cont(b + pos + 1, CONT_MAX, &commit);
-		if (!r)
-			goto out;
-		n += r;
-	}
-	if (!(h & 1)) {
-		r = fast_cont(b + pos + n, 3, &cc);
-		if (!r)
-			goto out;
-		n += r;
-	}
-	c0[h]++;
-	pos += n;
-	DISPATCH();
 }
-slow:
-out:
-#undef DISPATCH
-#undef ONE_FIRST
-#undef PUSH
-	d->hist[0].addr = a0 & ~1ull;
-	d->hist[1].addr = a1 & ~1ull;
-	d->hist[2].addr = a2 & ~1ull;
-	d->hist[0].is = a0 & 1;
-	d->hist[1].is = a1 & 1;
-	d->hist[2].is = a2 & 1;
-	return pos;
-}
-
 
 static void emit_notsync(struct trawl_ete_pkt_decoder *d)
 {
@@ -1316,77 +1009,85 @@ static void drop_sync(struct trawl_ete_pkt_decoder *d, uint64_t next_offset)
 	d->skipped = 0;
 }
 
-/* Decode as many whole packets as possible from b; returns bytes used.
- * Stops early (returning < len) when a packet is cut or sync is lost. */
-static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t len,
-			 uint64_t base)
+/* Counting only (no callback): packets are tallied per header byte without
+ * a packet record (ete_count_fast counts the two packets of a pair into
+ * different histograms, so runs of one header byte do not serialise on one
+ * counter); the histograms become the statistics once per run. Returns the
+ * bytes used; stops early (returning < len) when a packet is cut or sync
+ * is lost. */
+static size_t decode_count(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t len,
+			   uint64_t base)
 {
 	size_t pos = 0;
-	if (!d->fn) {
-		/* counting only: packets are tallied per header byte without a
-		 * packet record (count_fast counts the two packets of a pair into
-		 * different histograms, so runs of one header byte do not
-		 * serialise on one counter) */
-		uint32_t hist[2][256];
-		memset(hist, 0, sizeof hist);
-		size_t fast_end = d->generic || len < FAST_MAX ? 0 : len - FAST_MAX;
-		while (pos < len) {
-			if (pos < fast_end) {
-				pos = count_fast(d, b, pos, fast_end, hist);
-				if (pos >= len)
-					break;
-			}
-			uint8_t h = b[pos];
-			if (d->one_byte[h] && !d->generic) {
-				hist[pos & 1][h]++;
-				pos++;
-				continue;
-			}
-			/* a scratch record: the batch may hold A-Sync/NOTSYNC
-			 * packets still to be counted at the next flush */
-			struct trawl_ete_packet tmp, *p = &tmp;
-			memset(p, 0, sizeof *p);
-			int r = parse_one(d, b + pos, len - pos, p);
-			if (r == 0)
+	uint32_t hist[2][256];
+	memset(hist, 0, sizeof hist);
+	size_t fast_end = d->generic || len < FAST_MAX ? 0 : len - FAST_MAX;
+	while (pos < len) {
+		if (pos < fast_end) {
+			pos = ete_count_fast(d, b, pos, fast_end, hist);
+			if (pos >= len)
 				break;
-			p->offset = base + pos;
-			if (r < 0) {
-				d->stats.bad++;
-				d->stats.packets++;
-				d->stats.by_type[TRAWL_ETE_PKT_BAD]++;
-				pos += 1;
-				if (p->count == TRAWL_ETE_BAD_CONFIG)
-					continue;
-				drop_sync(d, base + pos);
-				break;
-			}
+		}
+		uint8_t h = b[pos];
+		if (d->one_byte[h] && !d->generic) {
+			hist[pos & 1][h]++;
+			pos++;
+			continue;
+		}
+		/* a scratch record: the batch may hold A-Sync/NOTSYNC
+		 * packets still to be counted at the next flush */
+		struct trawl_ete_packet tmp, *p = &tmp;
+		memset(p, 0, sizeof *p);
+		int r = parse_one(d, b + pos, len - pos, p);
+		if (r == 0)
+			break;
+		p->offset = base + pos;
+		if (r < 0) {
+			d->stats.bad++;
 			d->stats.packets++;
-			d->stats.by_type[p->type]++;
-			if (p->type >= TRAWL_ETE_PKT_ATOM_F1) { /* generic mode only */
-				unsigned e = (unsigned)__builtin_popcount(p->atoms);
-				d->stats.atoms_e += e;
-				d->stats.atoms_n += p->natoms - e;
-			}
-			pos += (size_t)r;
-		}
-		for (int h = 0; h < 256; h++) {
-			uint64_t c = (uint64_t)hist[0][h] + hist[1][h];
-			if (!c)
+			d->stats.by_type[TRAWL_ETE_PKT_BAD]++;
+			pos += 1;
+			if (p->count == TRAWL_ETE_BAD_CONFIG)
 				continue;
-			d->stats.packets += c;
-			d->stats.by_type[d->htype[h]] += c;
-			d->stats.atoms_e += c * d->n_e[h];
-			d->stats.atoms_n += c * d->n_n[h];
+			drop_sync(d, base + pos);
+			break;
 		}
-		return pos;
+		d->stats.packets++;
+		d->stats.by_type[p->type]++;
+		if (p->type >= TRAWL_ETE_PKT_ATOM_F1) { /* generic mode only */
+			unsigned e = (unsigned)__builtin_popcount(p->atoms);
+			d->stats.atoms_e += e;
+			d->stats.atoms_n += p->natoms - e;
+		}
+		pos += (size_t)r;
 	}
+	for (int h = 0; h < 256; h++) {
+		uint64_t c = (uint64_t)hist[0][h] + hist[1][h];
+		if (!c)
+			continue;
+		d->stats.packets += c;
+		d->stats.by_type[d->htype[h]] += c;
+		d->stats.atoms_e += c * d->n_e[h];
+		d->stats.atoms_n += c * d->n_n[h];
+	}
+	return pos;
+}
+
+/* With a callback: records go into the batch, common runs through
+ * ete_records_fast, one-byte packets from their templates, the rest
+ * through parse_one. The batch position lives in a local (nb) and is
+ * written back around every call that may flush. Returns as decode_count. */
+static size_t decode_records(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t len,
+			     uint64_t base)
+{
+	size_t pos = 0;
 	size_t nb = d->nbatch;
 	struct trawl_ete_packet *batch = d->batch;
 	size_t fast_end = d->generic || len < FAST_MAX ? 0 : len - FAST_MAX;
 	while (pos < len) {
 		if (pos < fast_end) {
 			d->nbatch = nb;
-			pos = records_fast(d, b, pos, fast_end, base);
+			pos = ete_records_fast(d, b, pos, fast_end, base);
 			nb = d->nbatch;
 			if (pos >= len)
 				break;
@@ -1438,6 +1139,107 @@ static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size
 	return pos;
 }
 
+/* Decode as many whole packets as possible from b; returns bytes used.
+ * Stops early (returning < len) when a packet is cut or sync is lost. */
+static size_t decode_run(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t len,
+			 uint64_t base)
+{
+	return d->fn ? decode_records(d, b, len, base) : decode_count(d, b, len, base);
+}
+
+/* A bad packet at the start of the carry. A header this configuration does
+ * not allow leaves the stream in step: drop one byte and go on with the
+ * rest of the carry. Anything else loses sync: the carry bytes after the
+ * header came before this chunk, so they go through the A-Sync scanner
+ * here, and if sync is found inside them the rest stays in the carry. */
+static void carry_bad(struct trawl_ete_pkt_decoder *d, struct trawl_ete_packet *p, size_t old)
+{
+	p->len = 1;
+	d->stats.bad++;
+	commit_pkt(d, p);
+	if (p->count == TRAWL_ETE_BAD_CONFIG) {
+		memmove(d->carry, d->carry + 1, old - 1);
+		d->carry_len = old - 1;
+		d->carry_off++;
+		if (!d->carry_len)
+			d->carry_off = d->offset;
+		return;
+	}
+	/* rescan everything after the bad header */
+	uint64_t next = d->carry_off + 1;
+	drop_sync(d, next);
+	size_t rest = old - 1;
+	if (rest) {
+		uint8_t tmp[CARRY_MAX];
+		memcpy(tmp, d->carry + 1, rest);
+		d->carry_len = 0;
+		uint64_t save = d->offset;
+		d->offset = next;
+		size_t s = scan_sync(d, tmp, rest);
+		if (!d->synced)
+			d->skipped += s;
+		d->offset = save;
+		if (d->synced && s < rest) {
+			/* resynced inside the old bytes: decode them */
+			d->carry_len = rest - s;
+			memcpy(d->carry, tmp + s, rest - s);
+			d->carry_off = next + s;
+			return;
+		}
+	}
+	d->carry_len = 0;
+}
+
+/* Complete the packet cut at the end of the last chunk with bytes from
+ * data[*pos, len). Returns 1 when the chunk ran out before the packet
+ * ended (all of it is in the carry now), else 0 (the carry is shorter or
+ * empty, *pos past the bytes the packet used). */
+static int feed_carry(struct trawl_ete_pkt_decoder *d, const uint8_t *data, size_t len,
+		      size_t *pos)
+{
+	size_t take = CARRY_MAX - d->carry_len;
+	if (take > len - *pos)
+		take = len - *pos;
+	memcpy(d->carry + d->carry_len, data + *pos, take);
+	size_t old = d->carry_len, total = old + take;
+	struct trawl_ete_packet *p = new_pkt(d);
+	int r = parse_one(d, d->carry, total, p);
+	if (r == 0) {
+		if (total == CARRY_MAX) { /* cannot happen with capped fields */
+			p->type = TRAWL_ETE_PKT_BAD;
+			p->count = TRAWL_ETE_BAD_FIELD;
+			r = -1;
+		} else {
+			d->carry_len = total;
+			*pos += take;
+			d->offset += take;
+			return 1;
+		}
+	}
+	p->offset = d->carry_off;
+	if (r < 0) {
+		carry_bad(d, p, old);
+		return 0;
+	}
+	p->len = (uint16_t)r;
+	commit_pkt(d, p);
+	if ((size_t)r < old) {
+		/* packet ended inside old carry bytes: keep the rest */
+		memmove(d->carry, d->carry + r, old - (size_t)r);
+		d->carry_len = old - (size_t)r;
+		d->carry_off += (uint64_t)r;
+		return 0;
+	}
+	size_t used = (size_t)r - old;
+	d->carry_len = 0;
+	*pos += used;
+	d->offset += used;
+	return 0;
+}
+
+/* The streaming loop: unsynced bytes go to the A-Sync scanner, a packet
+ * cut by the last chunk is completed first (feed_carry), then whole
+ * packets are decoded in place (decode_run) and a cut tail is kept. */
 void trawl_ete_pkt_decoder_feed(struct trawl_ete_pkt_decoder *d, const uint8_t *data, size_t len)
 {
 	size_t pos = 0;
@@ -1452,86 +1254,8 @@ void trawl_ete_pkt_decoder_feed(struct trawl_ete_pkt_decoder *d, const uint8_t *
 			continue;
 		}
 		if (d->carry_len) {
-			/* complete the cut packet with bytes from this chunk */
-			size_t take = CARRY_MAX - d->carry_len;
-			if (take > len - pos)
-				take = len - pos;
-			memcpy(d->carry + d->carry_len, data + pos, take);
-			size_t old = d->carry_len, total = old + take;
-			struct trawl_ete_packet *p = new_pkt(d);
-			int r = parse_one(d, d->carry, total, p);
-			if (r == 0) {
-				if (total == CARRY_MAX) { /* cannot happen with capped fields */
-					p->type = TRAWL_ETE_PKT_BAD;
-					p->count = TRAWL_ETE_BAD_FIELD;
-					r = -1;
-				} else {
-					d->carry_len = total;
-					pos += take;
-					d->offset += take;
-					break;
-				}
-			}
-			p->offset = d->carry_off;
-			if (r < 0 && p->count == TRAWL_ETE_BAD_CONFIG) {
-				p->len = 1;
-				d->stats.bad++;
-				commit_pkt(d, p);
-				memmove(d->carry, d->carry + 1, old - 1);
-				d->carry_len = old - 1;
-				d->carry_off++;
-				if (!d->carry_len)
-					d->carry_off = d->offset;
-				continue;
-			}
-			if (r < 0) {
-				p->len = 1;
-				d->stats.bad++;
-				commit_pkt(d, p);
-				/* rescan everything after the bad header */
-				uint64_t next = d->carry_off + 1;
-				drop_sync(d, next);
-				size_t used_new = 0;
-				/* carry bytes after the header were before this chunk:
-				 * feed them to the scanner */
-				size_t rest = old - 1;
-				if (rest) {
-					uint8_t tmp[CARRY_MAX];
-					memcpy(tmp, d->carry + 1, rest);
-					d->carry_len = 0;
-					uint64_t save = d->offset;
-					d->offset = next;
-					size_t s = scan_sync(d, tmp, rest);
-					if (!d->synced)
-						d->skipped += s;
-					d->offset = save;
-					if (d->synced && s < rest) {
-						/* resynced inside the old bytes: decode them */
-						uint8_t tmp2[CARRY_MAX];
-						memcpy(tmp2, tmp + s, rest - s);
-						d->carry_len = rest - s;
-						memcpy(d->carry, tmp2, rest - s);
-						d->carry_off = next + s;
-						continue;
-					}
-				}
-				d->carry_len = 0;
-				(void)used_new;
-				continue;
-			}
-			p->len = (uint16_t)r;
-			commit_pkt(d, p);
-			size_t used = (size_t)r > old ? (size_t)r - old : 0;
-			if ((size_t)r < old) {
-				/* packet ended inside old carry bytes: keep the rest */
-				memmove(d->carry, d->carry + r, old - (size_t)r);
-				d->carry_len = old - (size_t)r;
-				d->carry_off += (uint64_t)r;
-				continue;
-			}
-			d->carry_len = 0;
-			pos += used;
-			d->offset += used;
+			if (feed_carry(d, data, len, &pos))
+				break;
 			continue;
 		}
 		size_t used = decode_run(d, data + pos, len - pos, d->offset);

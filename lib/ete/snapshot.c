@@ -23,6 +23,8 @@
 #include "trawl/ete.h"
 #include "trawl/file.h"
 
+#include "ete/ini.h"
+
 static int parse_u64(const char *s, uint64_t *out)
 {
 	if (!s || !*s)
@@ -72,6 +74,84 @@ static int reg_value(const struct trawl_ini *ini, const char *name, uint32_t *ou
 	return 0;
 }
 
+/* A trace source device (type ETE* or ETM4*): its registers from [regs],
+ * with the defaults a snapshot may leave out (an ETE without TRCDEVARCH is
+ * ETE 1.0; an ETM4 has none), checked by trawl_ete_config_derive. */
+static enum trawl_status load_source(struct trawl_ete_snapshot *s, const struct trawl_ini *ini,
+				     const char *name, const char *type, const char *path,
+				     struct trawl_error *err)
+{
+	void *ns = realloc(s->sources, (s->nsources + 1) * sizeof *s->sources);
+	if (!ns)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	s->sources = ns;
+	struct trawl_ete_source *src = &s->sources[s->nsources];
+	memset(src, 0, sizeof *src);
+	snprintf(src->name, sizeof src->name, "%s", name);
+	struct trawl_ete_config *c = &src->cfg;
+	uint32_t tid = 0;
+	static const char *const regs[] = { "TRCIDR0", "TRCIDR1", "TRCIDR2", "TRCIDR8",
+					    "TRCCONFIGR", "TRCDEVARCH", "TRCTRACEIDR" };
+	uint32_t *dst[] = { &c->idr0, &c->idr1, &c->idr2, &c->idr8, &c->configr,
+			    &c->devarch, &tid };
+	for (size_t i = 0; i < 7; i++) {
+		if (reg_value(ini, regs[i], dst[i]) < 0) {
+			enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT, "bad value for %s",
+							       regs[i]);
+			trawl_error_at(err, path, 0, 0, 0);
+			return st;
+		}
+	}
+	if (!strncasecmp(type, "ETE", 3) && c->devarch == 0)
+		c->devarch = 0x47705a13; /* ETE without TRCDEVARCH: assume 1.0 */
+	if (!strncasecmp(type, "ETM4", 4))
+		c->devarch = 0;
+	c->trace_id = (uint8_t)(tid & 0x7f);
+	enum trawl_status st = trawl_ete_config_derive(c, err);
+	if (st != TRAWL_OK) {
+		trawl_error_at(err, path, 0, 0, 0);
+		return st;
+	}
+	s->nsources++;
+	return TRAWL_OK;
+}
+
+/* A core device: every [dumpN] (file, address, optional length and offset)
+ * goes into the one program image. A dump that cannot be read only leaves
+ * a hole, counted as a warning; a section without a numeric address is an
+ * error at its line. */
+static enum trawl_status load_dumps(struct trawl_ete_snapshot *s, const struct trawl_ini *ini,
+				    const char *path, struct trawl_error *err)
+{
+	for (size_t i = 0; i < trawl_ini_count(ini); i++) {
+		const struct trawl_ini_entry *e = trawl_ini_at(ini, i);
+		if (strncasecmp(e->section, "dump", 4) != 0 || strcasecmp(e->key, "file") != 0)
+			continue;
+		uint64_t addr = 0, len = 0, off = 0;
+		const char *a = trawl_ini_get(ini, e->section, "address");
+		const char *l = trawl_ini_get(ini, e->section, "length");
+		const char *o = trawl_ini_get(ini, e->section, "offset");
+		if (!parse_u64(a, &addr) || (l && !parse_u64(l, &len)) ||
+		    (o && !parse_u64(o, &off))) {
+			enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT,
+				"[%s] needs a numeric address (and length/offset)", e->section);
+			trawl_error_at(err, path, e->line, 1, 0);
+			return st;
+		}
+		char dump[4096 + 256];
+		join(dump, sizeof dump, s->dir, e->value);
+		struct trawl_error derr;
+		trawl_error_clear(&derr);
+		if (trawl_ete_image_add_file(s->image, dump, addr, off, len, &derr) != TRAWL_OK) {
+			if (!s->nwarnings++)
+				trawl_error_format(&derr, s->warning, sizeof s->warning);
+		}
+	}
+	return TRAWL_OK;
+}
+
+/* One device file of [device_list]: trace sources and cores are used,
+ * any other class (funnels, sinks, STM) is skipped. */
 static enum trawl_status load_device(struct trawl_ete_snapshot *s, const char *file,
 				     struct trawl_error *err)
 {
@@ -87,77 +167,19 @@ static enum trawl_status load_device(struct trawl_ete_snapshot *s, const char *f
 	if (!name || !cls) {
 		st = trawl_error_set(err, TRAWL_ERR_FORMAT, "[device] needs name and class");
 		trawl_error_at(err, path, 0, 0, 0);
-		goto out;
-	}
-	if (!strcasecmp(cls, "trace_source") && type &&
-	    (!strncasecmp(type, "ETE", 3) || !strncasecmp(type, "ETM4", 4))) {
-		void *ns = realloc(s->sources, (s->nsources + 1) * sizeof *s->sources);
-		if (!ns) {
-			st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		s->sources = ns;
-		struct trawl_ete_source *src = &s->sources[s->nsources];
-		memset(src, 0, sizeof *src);
-		snprintf(src->name, sizeof src->name, "%s", name);
-		struct trawl_ete_config *c = &src->cfg;
-		uint32_t tid = 0;
-		static const char *const regs[] = { "TRCIDR0", "TRCIDR1", "TRCIDR2", "TRCIDR8",
-						    "TRCCONFIGR", "TRCDEVARCH", "TRCTRACEIDR" };
-		uint32_t *dst[] = { &c->idr0, &c->idr1, &c->idr2, &c->idr8, &c->configr,
-				    &c->devarch, &tid };
-		for (size_t i = 0; i < 7; i++) {
-			int r = reg_value(ini, regs[i], dst[i]);
-			if (r < 0) {
-				st = trawl_error_set(err, TRAWL_ERR_FORMAT, "bad value for %s", regs[i]);
-				trawl_error_at(err, path, 0, 0, 0);
-				goto out;
-			}
-		}
-		if (!strncasecmp(type, "ETE", 3) && c->devarch == 0)
-			c->devarch = 0x47705a13; /* ETE without TRCDEVARCH: assume 1.0 */
-		if (!strncasecmp(type, "ETM4", 4))
-			c->devarch = 0;
-		c->trace_id = (uint8_t)(tid & 0x7f);
-		st = trawl_ete_config_derive(c, err);
-		if (st != TRAWL_OK) {
-			trawl_error_at(err, path, 0, 0, 0);
-			goto out;
-		}
-		s->nsources++;
+	} else if (!strcasecmp(cls, "trace_source") && type &&
+		   (!strncasecmp(type, "ETE", 3) || !strncasecmp(type, "ETM4", 4))) {
+		st = load_source(s, ini, name, type, path, err);
 	} else if (!strcasecmp(cls, "core")) {
-		for (size_t i = 0; i < trawl_ini_count(ini); i++) {
-			const struct trawl_ini_entry *e = trawl_ini_at(ini, i);
-			if (strncasecmp(e->section, "dump", 4) != 0 || strcasecmp(e->key, "file") != 0)
-				continue;
-			uint64_t addr = 0, len = 0, off = 0;
-			const char *a = trawl_ini_get(ini, e->section, "address");
-			const char *l = trawl_ini_get(ini, e->section, "length");
-			const char *o = trawl_ini_get(ini, e->section, "offset");
-			if (!parse_u64(a, &addr) || (l && !parse_u64(l, &len)) ||
-			    (o && !parse_u64(o, &off))) {
-				st = trawl_error_set(err, TRAWL_ERR_FORMAT,
-						     "[%s] needs a numeric address (and length/offset)",
-						     e->section);
-				trawl_error_at(err, path, e->line, 1, 0);
-				goto out;
-			}
-			char dump[4096 + 256];
-			join(dump, sizeof dump, s->dir, e->value);
-			struct trawl_error derr;
-			trawl_error_clear(&derr);
-			if (trawl_ete_image_add_file(s->image, dump, addr, off, len, &derr) != TRAWL_OK) {
-				/* a missing dump only leaves a hole in the image */
-				if (!s->nwarnings++)
-					trawl_error_format(&derr, s->warning, sizeof s->warning);
-			}
-		}
+		st = load_dumps(s, ini, path, err);
 	}
-out:
 	trawl_ini_destroy(ini);
 	return st;
 }
 
+/* trace.ini: the buffers= list of [trace_buffers], each [bufferN] read
+ * whole (name, file, format; source_data when no format is given), then
+ * [core_trace_sources] to name the core each source traces. */
 static enum trawl_status load_trace(struct trawl_ete_snapshot *s, const char *file,
 				    struct trawl_error *err)
 {
@@ -214,6 +236,9 @@ out:
 	return st;
 }
 
+/* snapshot.ini: the image first (core devices fill it), then every device
+ * of [device_list], then the trace metadata; at least one ETE/ETMv4 source
+ * must come out of it. On any error the half-built snapshot is closed. */
 enum trawl_status trawl_ete_snapshot_open(struct trawl_ete_snapshot **out, const char *dir,
 					  struct trawl_error *err)
 {

@@ -110,6 +110,13 @@ cmp -s "$t/e" "$t/e2" || fail "wrapped TRBE decode differs: $(diff "$t/e" "$t/e2
 printf 'base=0x80000000\nlimit=0x80000040\nwrite=0x80000030\nwrapped=1\n' >"$t/trbe.ini"
 "$TRAWL" ete decode $img --trbe-file "$t/trbe.ini" "$t/trbe.bin" | grep -v '^-' | cut -f3- >"$t/e3"
 cmp -s "$t/e" "$t/e3" || fail "--trbe-file decode differs"
+# a bad value in it is a usage error that quotes the value (the message
+# once quoted freed memory: 'V' for -1)
+printf 'base=-1\nlimit=0x80000040\nwrite=0x80000030\n' >"$t/trbe-bad.ini"
+expect_exit 2 "$TRAWL" ete packets --trbe-file "$t/trbe-bad.ini" "$t/trbe.bin"
+expect_stderr_has "trbe-bad.ini: bad base value '-1'" "$TRAWL" ete packets --trbe-file "$t/trbe-bad.ini" "$t/trbe.bin"
+printf '[pointers]\nBase=0x80000000\nlimit=0x80000040\nwrite=0x80000030\nwrite=0x8000003g\n' >"$t/trbe-bad.ini"
+expect_stderr_has "trbe-bad.ini: bad write value '0x8000003g'" "$TRAWL" ete packets --trbe-file "$t/trbe-bad.ini" "$t/trbe.bin"
 
 # bad input: reported with offsets, exit 1, never a crash
 head -c 30 "$t/trace.bin" >"$t/cut.bin"

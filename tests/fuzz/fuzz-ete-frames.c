@@ -7,6 +7,8 @@
 
 #include "trawl/ete.h"
 
+#include "ete/ini.h"
+
 struct ctx {
 	struct trawl_ete_pkt_decoder *d[128];
 	struct trawl_ete_config cfg;

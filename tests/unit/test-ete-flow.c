@@ -8,11 +8,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "trawl/ete.h"
 #include "trawl/event.h"
+
+#include "ete/ini.h"
 
 struct idbytes {
 	uint8_t data[2][64];
@@ -145,6 +149,55 @@ static void test_ini(void **state)
 	assert_int_equal(trawl_ini_parse(&ini, bad2, strlen(bad2), "z.ini", &err), TRAWL_ERR_FORMAT);
 }
 
+/* The --config and --trbe-file readers: values by hand from the text. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_settings_files(void **state)
+{
+	(void)state;
+	char path[64];
+	struct trawl_error err;
+	snprintf(path, sizeof path, "/tmp/trawl-test-ete-settings-%d.ini", (int)getpid());
+	write_file(path, "[regs]\nTRCIDR0(id:0x78)=0x28000ea1\ntrcidr8 = 16\nTRCFOO=1\nTRCIDR2=x\n");
+	struct trawl_ete_config c;
+	memset(&c, 0, sizeof c);
+	c.idr2 = 7;
+	assert_int_equal(trawl_ete_config_load(&c, path, &err), TRAWL_OK);
+	assert_int_equal(c.idr0, 0x28000ea1);
+	assert_int_equal(c.idr8, 16);
+	assert_int_equal(c.idr2, 7); /* not a number: left alone */
+	assert_int_equal(trawl_ete_config_set_reg(&c, "TRCTRACEIDR", 0x1ff), 1);
+	assert_int_equal(c.trace_id, 0x7f);
+	assert_int_equal(trawl_ete_config_set_reg(&c, "TRCIDR9", 1), 0);
+	/* any section, any case, the last of a key wins; missing keys untouched */
+	write_file(path, "[a]\nBASE=0x1000\n[b]\nwrite=0x1010\nwrite=0x1020\n");
+	struct trawl_ete_trbe t = { 1, 0x2000, 3, 1, 0 };
+	assert_int_equal(trawl_ete_trbe_load(path, &t, &err), TRAWL_OK);
+	assert_int_equal(t.have, TRAWL_ETE_TRBE_BASE | TRAWL_ETE_TRBE_WRITE);
+	assert_int_equal(t.base, 0x1000);
+	assert_int_equal(t.limit, 0x2000);
+	assert_int_equal(t.write, 0x1020);
+	assert_int_equal(t.wrapped, 1);
+	write_file(path, "wrapped=0\nlimit=-1\n");
+	assert_int_equal(trawl_ete_trbe_load(path, &t, &err), TRAWL_ERR_USAGE);
+	assert_string_equal(err.message, "bad limit value '-1'");
+	assert_string_equal(err.file, path);
+	write_file(path, "no equals sign\n");
+	assert_int_equal(trawl_ete_trbe_load(path, &t, &err), TRAWL_ERR_FORMAT);
+	assert_int_equal(err.line, 1);
+	unlink(path);
+	assert_int_equal(trawl_ete_trbe_load(path, &t, &err), TRAWL_ERR_IO);
+}
+
+/* Branch classification, one encoding per class and instruction set, each
+ * target worked out by hand from the encoding's immediate: a list, since
+ * each line checks one encoding. */
 static void test_classify(void **state)
 {
 	(void)state;
@@ -238,6 +291,9 @@ static struct trawl_ete_packet atom(int taken)
 	return p;
 }
 
+/* One flow decoder fed packet batches step by step (commit, cancel,
+ * mispredict, the MaxSpec depth, the end of trace), with the elements
+ * checked after each step: one story, so one function. */
 static void test_flow_speculation(void **state)
 {
 	(void)state;
@@ -310,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_deformat),
 		cmocka_unit_test(test_tpiu),
 		cmocka_unit_test(test_trbe),
+		cmocka_unit_test(test_settings_files),
 		cmocka_unit_test(test_ini),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_flow_speculation),

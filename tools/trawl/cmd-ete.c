@@ -79,6 +79,10 @@ static void atoms_str(const struct trawl_ete_packet *p, char *buf)
 	buf[i] = 0;
 }
 
+/* `trawl ete packets`: one line per packet, offset, trace ID and type
+ * first, then the fields of its type, then the fields any packet may carry
+ * (atoms, address, context). One switch, so every type's columns are in one
+ * place. */
 static void print_packet(struct stream *s, const struct trawl_ete_packet *p)
 {
 	FILE *f = s->run->out;
@@ -214,44 +218,38 @@ static void write_tarmac_range(struct stream *s, const struct trawl_ete_elem *e)
 	}
 }
 
-static void on_elem(void *ctx, const struct trawl_ete_elem *e)
+/* `trawl ete tarmac`: IT lines for each range, E lines for exceptions and
+ * missing image. Tarmac E lines give the address the exception goes to, so
+ * an exception is held until the next range (the handler's start) or the
+ * end says where it went. */
+static void tarmac_elem(struct stream *s, const struct trawl_ete_elem *e)
 {
-	struct stream *s = ctx;
 	struct run *r = s->run;
 	FILE *f = r->out;
-	r->elems[e->type & 31]++;
+	if (s->exc_pending && (e->type == TRAWL_ETE_EL_RANGE || e->type == TRAWL_ETE_EL_END ||
+			       e->type == TRAWL_ETE_EL_EXCEPTION)) {
+		uint64_t to = e->type == TRAWL_ETE_EL_RANGE ? e->start : s->exc_ret;
+		fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " %08x CoreEvent_EXCEPTION %s (return address %" PRIx64 ")\n",
+			r->ts, to, s->exc_type, trawl_ete_exception_name(s->exc_type, s->cfg.is_ete),
+			s->exc_ret);
+		s->exc_pending = 0;
+	}
 	if (e->type == TRAWL_ETE_EL_RANGE)
-		r->insns += e->count;
-	if (e->type == TRAWL_ETE_EL_CONTEXT) {
-		s->el = e->ctx.el;
-		s->ns = e->ctx.ns;
-	}
-	if (e->type == TRAWL_ETE_EL_TIMESTAMP)
-		r->ts = e->value;
-	const char *verb = r->o->verb;
-	if (!strcmp(verb, "tarmac")) {
-		/* Tarmac E lines give the address the exception goes to: hold the
-		 * exception until the handler's first instructions are known */
-		if (s->exc_pending && (e->type == TRAWL_ETE_EL_RANGE || e->type == TRAWL_ETE_EL_END ||
-				       e->type == TRAWL_ETE_EL_EXCEPTION)) {
-			uint64_t to = e->type == TRAWL_ETE_EL_RANGE ? e->start : s->exc_ret;
-			fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " %08x CoreEvent_EXCEPTION %s (return address %" PRIx64 ")\n",
-				r->ts, to, s->exc_type, trawl_ete_exception_name(s->exc_type, s->cfg.is_ete),
-				s->exc_ret);
-			s->exc_pending = 0;
-		}
-		if (e->type == TRAWL_ETE_EL_RANGE)
-			write_tarmac_range(s, e);
-		else if (e->type == TRAWL_ETE_EL_EXCEPTION) {
-			s->exc_pending = 1;
-			s->exc_ret = e->value;
-			s->exc_type = e->count;
-		} else if (e->type == TRAWL_ETE_EL_NACC)
-			fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " 00000000 NO_IMAGE\n", r->ts, e->value);
-		return;
-	}
-	if (strcmp(verb, "decode") != 0)
-		return;
+		write_tarmac_range(s, e);
+	else if (e->type == TRAWL_ETE_EL_EXCEPTION) {
+		s->exc_pending = 1;
+		s->exc_ret = e->value;
+		s->exc_type = e->count;
+	} else if (e->type == TRAWL_ETE_EL_NACC)
+		fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " 00000000 NO_IMAGE\n", r->ts, e->value);
+}
+
+/* `trawl ete decode`: one line per element, offset, trace ID and name
+ * first, then the fields of its type: one switch, so every type's columns
+ * are in one place. */
+static void print_elem(struct stream *s, const struct trawl_ete_elem *e)
+{
+	FILE *f = s->run->out;
 	if (e->type == TRAWL_ETE_EL_END) {
 		fprintf(f, "-\t%02x\t%s\n", s->id, trawl_ete_elem_name(e->type));
 		return;
@@ -301,6 +299,27 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 	default:
 		fputc('\n', f);
 	}
+}
+
+/* Every element: the counts and the state (exception level, security,
+ * time) the outputs need, then the verb's output. */
+static void on_elem(void *ctx, const struct trawl_ete_elem *e)
+{
+	struct stream *s = ctx;
+	struct run *r = s->run;
+	r->elems[e->type & 31]++;
+	if (e->type == TRAWL_ETE_EL_RANGE)
+		r->insns += e->count;
+	if (e->type == TRAWL_ETE_EL_CONTEXT) {
+		s->el = e->ctx.el;
+		s->ns = e->ctx.ns;
+	}
+	if (e->type == TRAWL_ETE_EL_TIMESTAMP)
+		r->ts = e->value;
+	if (!strcmp(r->o->verb, "tarmac"))
+		tarmac_elem(s, e);
+	else if (!strcmp(r->o->verb, "decode"))
+		print_elem(s, e);
 }
 
 static const struct trawl_ete_config *cfg_for(struct run *r, uint8_t id)
@@ -399,237 +418,207 @@ static int wrapped_option(void *ctx, const struct cli_option *opt, const char *s
 	return 0;
 }
 
-static int set_cfg_reg(struct trawl_ete_config *c, const char *name, uint32_t v)
-{
-	char n[32];
-	snprintf(n, sizeof n, "%s", name);
-	char *paren = strchr(n, '(');
-	if (paren)
-		*paren = 0;
-	if (!strcasecmp(n, "TRCIDR0")) c->idr0 = v;
-	else if (!strcasecmp(n, "TRCIDR1")) c->idr1 = v;
-	else if (!strcasecmp(n, "TRCIDR2")) c->idr2 = v;
-	else if (!strcasecmp(n, "TRCIDR8")) c->idr8 = v;
-	else if (!strcasecmp(n, "TRCCONFIGR")) c->configr = v;
-	else if (!strcasecmp(n, "TRCDEVARCH")) c->devarch = v;
-	else if (!strcasecmp(n, "TRCTRACEIDR")) c->trace_id = (uint8_t)(v & 0x7f);
-	else return 0;
-	return 1;
-}
+/* What run_ete decodes: the snapshot or raw file it came from, the bytes,
+ * their framing and, after TRBE unwrapping, the two parts in time order. */
+struct source {
+	struct trawl_ete_snapshot *snap;
+	struct trawl_ete_config raw;   /* raw buffer: its registers */
+	uint8_t *rawdata;
+	const uint8_t *data;
+	size_t len;
+	const char *format;            /* as trace.ini spells it */
+	const uint8_t *p1, *p2;
+	size_t n1, n2;
+};
 
-static int run_ete(struct opts *o)
+/* A snapshot directory brings its own registers, image and buffers; pick
+ * the buffer (--buffer or the first). An unformatted buffer belongs to the
+ * first trace source unless --id names another (decode_source finds it). */
+static int open_snapshot(struct run *r, struct source *src, struct trawl_error *err)
 {
-	struct trawl_error err;
-	struct run r;
-	struct trawl_ete_snapshot *snap = NULL;
-	struct trawl_ete_deformatter *df = NULL;
-	struct trawl_ete_config raw;
-	uint8_t *rawdata = NULL;
-	size_t rawlen = 0;
-	int rc = EXIT_OK;
-	struct stat sb;
-	memset(&r, 0, sizeof r);
-	trawl_error_clear(&err);
-	r.o = o;
-	r.out = stdout;
-	if (o->out && strcmp(o->out, "-") != 0 && !(r.out = fopen(o->out, "w"))) {
-		cli_error(cmd, "cannot open '%s': %s", o->out, strerror(errno));
+	struct opts *o = r->o;
+	if (trawl_ete_snapshot_open(&src->snap, o->src, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	struct trawl_ete_snapshot *snap = src->snap;
+	if (snap->nwarnings)
+		cli_warn(cmd, "%s (%u problem%s in the snapshot)", snap->warning, snap->nwarnings,
+			 snap->nwarnings == 1 ? "" : "s");
+	r->img = snap->image;
+	r->sources = snap->sources;
+	r->nsources = snap->nsources;
+	const struct trawl_ete_buffer *b = NULL;
+	for (size_t i = 0; i < snap->nbuffers; i++)
+		if (!o->buffer || !strcmp(snap->buffers[i].name, o->buffer)) {
+			b = &snap->buffers[i];
+			break;
+		}
+	if (!b) {
+		cli_error(cmd, "%s: no trace buffer%s%s", o->src, o->buffer ? " named " : "",
+			  o->buffer ? o->buffer : "");
 		return EXIT_BAD_INPUT;
 	}
-	const uint8_t *data = NULL;
-	size_t len = 0;
-	const char *format = "source_data";
-	if (stat(o->src, &sb) != 0) {
-		cli_error(cmd, "cannot open '%s': %s", o->src, strerror(errno));
-		rc = EXIT_BAD_INPUT;
-		goto out;
+	src->data = b->data;
+	src->len = b->len;
+	src->format = b->format;
+	if (!strcmp(src->format, "source_data") && o->id < 0 && snap->nsources)
+		r->raw_cfg = &snap->sources[0].cfg;
+	return EXIT_OK;
+}
+
+/* A raw buffer's registers: the typical ETE defaults, then --config, then
+ * each --reg, in that order so the command line has the last word. */
+static int raw_config(struct opts *o, struct trawl_ete_config *raw, struct trawl_error *err)
+{
+	trawl_ete_config_default(raw);
+	if (o->config && trawl_ete_config_load(raw, o->config, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	for (int i = 0; i < o->nregs; i++)
+		if (!trawl_ete_config_set_reg(raw, o->regs[i].name, o->regs[i].value))
+			return cli_usage(cmd, "unknown register '%s'", o->regs[i].name);
+	if (trawl_ete_config_derive(raw, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	return EXIT_OK;
+}
+
+/* A raw buffer's program image: --image ADDR=FILE pieces, then --elf
+ * FILE[@BIAS] files, each refused with its own message. */
+static int raw_images(struct run *r, struct trawl_error *err)
+{
+	struct opts *o = r->o;
+	if (trawl_ete_image_create(&r->img, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	for (int i = 0; i < o->images.n; i++) {
+		const char *eq = strchr(o->images.v[i], '=');
+		char abuf[64];
+		uint64_t addr;
+		if (!eq || (size_t)(eq - o->images.v[i]) >= sizeof abuf)
+			return cli_usage(cmd, "--image wants ADDR=FILE");
+		snprintf(abuf, sizeof abuf, "%.*s", (int)(eq - o->images.v[i]), o->images.v[i]);
+		if (!cli_parse_u64(abuf, &addr))
+			return cli_usage(cmd, "--image: bad address '%s'", abuf);
+		if (trawl_ete_image_add_file(r->img, eq + 1, addr, 0, 0, err) != TRAWL_OK)
+			return cli_report(cmd, err);
 	}
-	if (S_ISDIR(sb.st_mode)) {
-		if (trawl_ete_snapshot_open(&snap, o->src, &err) != TRAWL_OK) {
-			rc = cli_report(cmd, &err);
-			goto out;
+	for (int i = 0; i < o->elfs.n; i++) {
+		char path[4096];
+		uint64_t bias = 0;
+		snprintf(path, sizeof path, "%s", o->elfs.v[i]);
+		char *at = strrchr(path, '@');
+		if (at) {
+			*at = 0;
+			if (!cli_parse_u64(at + 1, &bias))
+				return cli_usage(cmd, "--elf: bad bias '%s'", at + 1);
 		}
-		if (snap->nwarnings)
-			cli_warn(cmd, "%s (%u problem%s in the snapshot)", snap->warning, snap->nwarnings,
-				 snap->nwarnings == 1 ? "" : "s");
-		r.img = snap->image;
-		r.sources = snap->sources;
-		r.nsources = snap->nsources;
-		const struct trawl_ete_buffer *b = NULL;
-		for (size_t i = 0; i < snap->nbuffers; i++)
-			if (!o->buffer || !strcmp(snap->buffers[i].name, o->buffer)) {
-				b = &snap->buffers[i];
-				break;
-			}
-		if (!b) {
-			cli_error(cmd, "%s: no trace buffer%s%s", o->src, o->buffer ? " named " : "",
-				  o->buffer ? o->buffer : "");
-			rc = EXIT_BAD_INPUT;
-			goto out;
-		}
-		data = b->data;
-		len = b->len;
-		format = b->format;
-		if (!strcmp(format, "source_data") && o->id < 0 && snap->nsources)
-			r.raw_cfg = &snap->sources[0].cfg;
-	} else {
-		trawl_ete_config_default(&raw);
-		if (o->config) {
-			struct trawl_ini *ini;
-			if (trawl_ini_load(&ini, o->config, &err) != TRAWL_OK) {
-				rc = cli_report(cmd, &err);
-				goto out;
-			}
-			for (size_t i = 0; i < trawl_ini_count(ini); i++) {
-				const struct trawl_ini_entry *e = trawl_ini_at(ini, i);
-				uint64_t v;
-				if (cli_parse_u64(e->value, &v))
-					set_cfg_reg(&raw, e->key, (uint32_t)v);
-			}
-			trawl_ini_destroy(ini);
-		}
-		for (int i = 0; i < o->nregs; i++)
-			if (!set_cfg_reg(&raw, o->regs[i].name, o->regs[i].value)) {
-				rc = cli_usage(cmd, "unknown register '%s'", o->regs[i].name);
-				goto out;
-			}
-		if (trawl_ete_config_derive(&raw, &err) != TRAWL_OK) {
-			rc = cli_report(cmd, &err);
-			goto out;
-		}
-		r.raw_cfg = &raw;
-		if (trawl_ete_image_create(&r.img, &err) != TRAWL_OK) {
-			rc = cli_report(cmd, &err);
-			goto out;
-		}
-		for (int i = 0; i < o->images.n; i++) {
-			const char *eq = strchr(o->images.v[i], '=');
-			char abuf[64];
-			uint64_t addr;
-			if (!eq || (size_t)(eq - o->images.v[i]) >= sizeof abuf) {
-				rc = cli_usage(cmd, "--image wants ADDR=FILE");
-				goto out;
-			}
-			snprintf(abuf, sizeof abuf, "%.*s", (int)(eq - o->images.v[i]), o->images.v[i]);
-			if (!cli_parse_u64(abuf, &addr)) {
-				rc = cli_usage(cmd, "--image: bad address '%s'", abuf);
-				goto out;
-			}
-			if (trawl_ete_image_add_file(r.img, eq + 1, addr, 0, 0, &err) != TRAWL_OK) {
-				rc = cli_report(cmd, &err);
-				goto out;
-			}
-		}
-		for (int i = 0; i < o->elfs.n; i++) {
-			char path[4096];
-			uint64_t bias = 0;
-			snprintf(path, sizeof path, "%s", o->elfs.v[i]);
-			char *at = strrchr(path, '@');
-			if (at) {
-				*at = 0;
-				if (!cli_parse_u64(at + 1, &bias)) {
-					rc = cli_usage(cmd, "--elf: bad bias '%s'", at + 1);
-					goto out;
-				}
-			}
-			if (trawl_ete_image_add_elf(r.img, path, bias, &err) != TRAWL_OK) {
-				rc = cli_report(cmd, &err);
-				goto out;
-			}
-		}
-		if (trawl_file_read(o->src, &rawdata, &rawlen, &err) != TRAWL_OK) {
-			rc = cli_report(cmd, &err);
-			goto out;
-		}
-		data = rawdata;
-		len = rawlen;
-		format = o->dstream ? "dstream_coresight" : o->tpiu ? "tpiu" : o->formatted ? "coresight" : "source_data";
+		if (trawl_ete_image_add_elf(r->img, path, bias, err) != TRAWL_OK)
+			return cli_report(cmd, err);
 	}
+	return EXIT_OK;
+}
+
+/* A raw buffer file: registers and image from the options, the whole file
+ * read into memory, its framing from --formatted/--tpiu/--dstream. */
+static int open_raw(struct run *r, struct source *src, struct trawl_error *err)
+{
+	struct opts *o = r->o;
+	int rc = raw_config(o, &src->raw, err);
+	if (rc != EXIT_OK)
+		return rc;
+	r->raw_cfg = &src->raw;
+	if ((rc = raw_images(r, err)) != EXIT_OK)
+		return rc;
+	if (trawl_file_read(o->src, &src->rawdata, &src->len, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	src->data = src->rawdata;
+	src->format = o->dstream ? "dstream_coresight" : o->tpiu ? "tpiu"
+		      : o->formatted ? "coresight" : "source_data";
+	return EXIT_OK;
+}
+
+/* TRBE pointers (--trbe-file values over the --trbe-* options) turn the
+ * buffer into two parts in time order; without pointers it is one part. */
+static int trbe_parts(struct opts *o, struct source *src, struct trawl_error *err)
+{
 	if (o->trbe_file) {
-		struct trawl_ini *ini;
-		if (trawl_ini_load(&ini, o->trbe_file, &err) != TRAWL_OK) {
-			rc = cli_report(cmd, &err);
-			goto out;
+		struct trawl_ete_trbe t = { o->base, o->limit, o->write, o->wrapped, 0 };
+		enum trawl_status st = trawl_ete_trbe_load(o->trbe_file, &t, err);
+		if (st == TRAWL_ERR_USAGE) {
+			char buf[1024];
+			trawl_error_format(err, buf, sizeof buf);
+			return cli_usage(cmd, "%s", buf);
 		}
-		const char *k[] = { "base", "limit", "write", "wrapped" };
-		for (int i = 0; i < 4; i++) {
-			const char *v = NULL;
-			for (size_t j = 0; j < trawl_ini_count(ini); j++)
-				if (!strcasecmp(trawl_ini_at(ini, j)->key, k[i]))
-					v = trawl_ini_at(ini, j)->value;
-			uint64_t x;
-			if (!v)
-				continue;
-			if (!cli_parse_u64(v, &x)) {
-				trawl_ini_destroy(ini);
-				rc = cli_usage(cmd, "%s: bad %s value '%s'", o->trbe_file, k[i], v);
-				goto out;
-			}
-			if (i == 0) { o->base = x; o->have_base = 1; }
-			if (i == 1) { o->limit = x; o->have_limit = 1; }
-			if (i == 2) { o->write = x; o->have_write = 1; }
-			if (i == 3) { o->wrapped = x != 0; o->wrapped_set = 1; }
-		}
-		trawl_ini_destroy(ini);
+		if (st != TRAWL_OK)
+			return cli_report(cmd, err);
+		o->base = t.base;
+		o->limit = t.limit;
+		o->write = t.write;
+		o->wrapped = t.wrapped;
+		o->have_base |= (t.have & TRAWL_ETE_TRBE_BASE) != 0;
+		o->have_limit |= (t.have & TRAWL_ETE_TRBE_LIMIT) != 0;
+		o->have_write |= (t.have & TRAWL_ETE_TRBE_WRITE) != 0;
+		o->wrapped_set |= (t.have & TRAWL_ETE_TRBE_WRAPPED) != 0;
 	}
-	const uint8_t *p1 = data, *p2 = NULL;
-	size_t n1 = len, n2 = 0;
-	if (o->have_base || o->have_limit || o->have_write) {
-		if (!(o->have_base && o->have_limit && o->have_write)) {
-			rc = cli_usage(cmd, "TRBE buffers need base, limit and write pointer");
-			goto out;
-		}
-		if (trawl_ete_trbe_unwrap(data, len, o->base, o->limit, o->write,
-					  o->wrapped_set ? o->wrapped : 1, &p1, &n1, &p2, &n2,
-					  &err) != TRAWL_OK) {
-			rc = cli_report(cmd, &err);
-			goto out;
-		}
-	}
-	if (!strcmp(o->verb, "tarmac") && trawl_disasm_create(&r.dis, &err) != TRAWL_OK) {
-		/* the trace is still right without the text: say so once */
-		char buf[512];
-		trawl_error_format(&err, buf, sizeof buf);
-		cli_warn(cmd, "%s; instructions are shown as <undefined>", buf);
-	}
-	if (!strcmp(format, "source_data")) {
-		uint8_t id = r.raw_cfg ? r.raw_cfg->trace_id : 0;
-		if (!r.raw_cfg && snap) {
-			const struct trawl_ete_source *src = trawl_ete_snapshot_source(snap, o->id);
-			if (!src) {
+	src->p1 = src->data;
+	src->n1 = src->len;
+	if (!(o->have_base || o->have_limit || o->have_write))
+		return EXIT_OK;
+	if (!(o->have_base && o->have_limit && o->have_write))
+		return cli_usage(cmd, "TRBE buffers need base, limit and write pointer");
+	if (trawl_ete_trbe_unwrap(src->data, src->len, o->base, o->limit, o->write,
+				  o->wrapped_set ? o->wrapped : 1, &src->p1, &src->n1, &src->p2,
+				  &src->n2, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	return EXIT_OK;
+}
+
+/* Feed the bytes to the decoders. Unformatted data is one stream (the raw
+ * registers', or the snapshot source --id names), whose offsets map back
+ * across the TRBE wrap; formatted data goes through the deformatter, which
+ * makes a stream per trace ID as IDs appear (on_id_bytes). */
+static int decode_source(struct run *r, struct source *src, struct trawl_error *err)
+{
+	struct opts *o = r->o;
+	if (!strcmp(src->format, "source_data")) {
+		uint8_t id = r->raw_cfg ? r->raw_cfg->trace_id : 0;
+		if (!r->raw_cfg && src->snap) {
+			const struct trawl_ete_source *ts = trawl_ete_snapshot_source(src->snap, o->id);
+			if (!ts) {
 				cli_error(cmd, "%s: no trace source with ID %d", o->src, o->id);
-				rc = EXIT_BAD_INPUT;
-				goto out;
+				return EXIT_BAD_INPUT;
 			}
-			r.raw_cfg = &src->cfg;
-			id = src->cfg.trace_id;
+			r->raw_cfg = &ts->cfg;
+			id = ts->cfg.trace_id;
 		}
-		struct stream *s = get_stream(&r, id, 0, &err);
-		if (!s) {
-			rc = cli_report(cmd, &err);
-			goto out;
-		}
-		if (n2) {
+		struct stream *s = get_stream(r, id, 0, err);
+		if (!s)
+			return cli_report(cmd, err);
+		if (src->n2) {
 			s->unwrapped = 1;
-			s->split = n1;
-			s->first_off = (uint64_t)(p1 - data);
+			s->split = src->n1;
+			s->first_off = (uint64_t)(src->p1 - src->data);
 		}
-		feed_raw(&r, s, p1, n1);
-		if (n2)
-			feed_raw(&r, s, p2, n2);
-	} else {
-		int tpiu = !strcmp(format, "dstream_coresight") ? 2 : o->tpiu ? 1 : 0;
-		if (trawl_ete_deformatter_create(&df, tpiu, on_id_bytes, &r, &err) != TRAWL_OK) {
-			rc = cli_report(cmd, &err);
-			goto out;
-		}
-		trawl_ete_deformatter_feed(df, p1, n1);
-		if (n2)
-			trawl_ete_deformatter_feed(df, p2, n2);
-		trawl_ete_deformatter_finish(df);
+		feed_raw(r, s, src->p1, src->n1);
+		if (src->n2)
+			feed_raw(r, s, src->p2, src->n2);
+		return EXIT_OK;
 	}
+	int tpiu = !strcmp(src->format, "dstream_coresight") ? 2 : o->tpiu ? 1 : 0;
+	struct trawl_ete_deformatter *df;
+	if (trawl_ete_deformatter_create(&df, tpiu, on_id_bytes, r, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	trawl_ete_deformatter_feed(df, src->p1, src->n1);
+	if (src->n2)
+		trawl_ete_deformatter_feed(df, src->p2, src->n2);
+	trawl_ete_deformatter_finish(df);
+	trawl_ete_deformatter_destroy(df);
+	return EXIT_OK;
+}
+
+/* End every stream (cut packets, pending flow), then name each stream that
+ * never synchronised: its bytes were all lost, so the run counts as bad. */
+static void finish_streams(struct run *r)
+{
 	for (int i = 0; i < MAX_IDS; i++) {
-		struct stream *s = r.streams[i];
+		struct stream *s = r->streams[i];
 		if (!s)
 			continue;
 		trawl_ete_pkt_decoder_finish(s->pd);
@@ -637,48 +626,56 @@ static int run_ete(struct opts *o)
 			trawl_ete_flow_finish(s->flow);
 	}
 	for (int i = 0; i < MAX_IDS; i++) {
-		struct stream *s = r.streams[i];
+		struct stream *s = r->streams[i];
 		if (!s)
 			continue;
 		const struct trawl_ete_pkt_stats *ps = trawl_ete_pkt_decoder_stats(s->pd);
 		if (ps->bytes && !ps->by_type[TRAWL_ETE_PKT_ASYNC]) {
 			cli_warn(cmd, "%s: trace ID 0x%02x: no A-Sync in %" PRIu64 " bytes: nothing decoded "
 				 "(wrong format, or a wrapped TRBE buffer without --trbe-* pointers?)",
-				 o->src, s->id, ps->bytes);
-			r.bad++;
+				 r->o->src, s->id, ps->bytes);
+			r->bad++;
 		}
 	}
-	if (!strcmp(o->verb, "stats")) {
-		for (int i = 0; i < MAX_IDS; i++) {
-			struct stream *s = r.streams[i];
-			if (!s)
-				continue;
-			const struct trawl_ete_pkt_stats *ps = trawl_ete_pkt_decoder_stats(s->pd);
-			fprintf(r.out, "trace ID 0x%02x (%s)\n", s->id, s->cfg.is_ete ? "ETE" : "ETMv4");
-			fprintf(r.out, "  bytes            %" PRIu64 "\n", ps->bytes);
-			fprintf(r.out, "  unsynced bytes   %" PRIu64 "\n", ps->unsynced_bytes);
-			fprintf(r.out, "  packets          %" PRIu64 "\n", ps->packets);
-			fprintf(r.out, "  bad packets      %" PRIu64 "\n", ps->bad);
-			fprintf(r.out, "  atoms E / N      %" PRIu64 " / %" PRIu64 "\n", ps->atoms_e, ps->atoms_n);
-			for (int t = 0; t < TRAWL_ETE_PKT_COUNT_; t++)
-				if (ps->by_type[t])
-					fprintf(r.out, "  %-20s %" PRIu64 "\n", trawl_ete_pkt_name(t), ps->by_type[t]);
-			if (s->flow) {
-				const struct trawl_ete_flow_stats *fs = trawl_ete_flow_stats(s->flow);
-				fprintf(r.out, "  ranges           %" PRIu64 "\n", fs->ranges);
-				fprintf(r.out, "  instructions     %" PRIu64 "\n", fs->instructions);
-				fprintf(r.out, "  exceptions       %" PRIu64 "\n", fs->exceptions);
-				fprintf(r.out, "  no-image         %" PRIu64 "\n", fs->nacc);
-				fprintf(r.out, "  block cache      %" PRIu64 " hits, %" PRIu64 " misses\n",
-					fs->block_hits, fs->block_misses);
-			}
-		}
-	}
-	if (r.bad)
-		rc = EXIT_BAD_INPUT;
-out:
+}
+
+/* `trawl ete stats`: per trace ID, the packet decoder's counts, then the
+ * flow decoder's when there is one. */
+static void print_stats(struct run *r)
+{
+	FILE *f = r->out;
 	for (int i = 0; i < MAX_IDS; i++) {
-		struct stream *s = r.streams[i];
+		struct stream *s = r->streams[i];
+		if (!s)
+			continue;
+		const struct trawl_ete_pkt_stats *ps = trawl_ete_pkt_decoder_stats(s->pd);
+		fprintf(f, "trace ID 0x%02x (%s)\n", s->id, s->cfg.is_ete ? "ETE" : "ETMv4");
+		fprintf(f, "  bytes            %" PRIu64 "\n", ps->bytes);
+		fprintf(f, "  unsynced bytes   %" PRIu64 "\n", ps->unsynced_bytes);
+		fprintf(f, "  packets          %" PRIu64 "\n", ps->packets);
+		fprintf(f, "  bad packets      %" PRIu64 "\n", ps->bad);
+		fprintf(f, "  atoms E / N      %" PRIu64 " / %" PRIu64 "\n", ps->atoms_e, ps->atoms_n);
+		for (int t = 0; t < TRAWL_ETE_PKT_COUNT_; t++)
+			if (ps->by_type[t])
+				fprintf(f, "  %-20s %" PRIu64 "\n", trawl_ete_pkt_name(t), ps->by_type[t]);
+		if (s->flow) {
+			const struct trawl_ete_flow_stats *fs = trawl_ete_flow_stats(s->flow);
+			fprintf(f, "  ranges           %" PRIu64 "\n", fs->ranges);
+			fprintf(f, "  instructions     %" PRIu64 "\n", fs->instructions);
+			fprintf(f, "  exceptions       %" PRIu64 "\n", fs->exceptions);
+			fprintf(f, "  no-image         %" PRIu64 "\n", fs->nacc);
+			fprintf(f, "  block cache      %" PRIu64 " hits, %" PRIu64 " misses\n",
+				fs->block_hits, fs->block_misses);
+		}
+	}
+}
+
+/* Everything run_ete may have made, whichever step it stopped at (the
+ * image belongs to the snapshot when there is one). */
+static void release(struct run *r, struct source *src)
+{
+	for (int i = 0; i < MAX_IDS; i++) {
+		struct stream *s = r->streams[i];
 		if (!s)
 			continue;
 		trawl_ete_flow_destroy(s->flow);
@@ -686,17 +683,64 @@ out:
 		free(s->map);
 		free(s);
 	}
-	trawl_disasm_destroy(r.dis);
-	trawl_ete_deformatter_destroy(df);
-	if (!snap)
-		trawl_ete_image_destroy(r.img);
-	trawl_ete_snapshot_close(snap);
-	free(rawdata);
-	if (r.out && r.out != stdout)
-		fclose(r.out);
+	trawl_disasm_destroy(r->dis);
+	if (!src->snap)
+		trawl_ete_image_destroy(r->img);
+	trawl_ete_snapshot_close(src->snap);
+	free(src->rawdata);
+	if (r->out && r->out != stdout)
+		fclose(r->out);
+}
+
+/* open the source, unwrap TRBE, decode, report: each step returns an exit
+ * status and the first that is not EXIT_OK ends the run (release cleans up
+ * after any of them). Output is written as decoding goes (the callbacks);
+ * only stats waits for the end. */
+static int run_ete(struct opts *o)
+{
+	struct trawl_error err;
+	struct run r;
+	struct source src;
+	struct stat sb;
+	int rc;
+	memset(&r, 0, sizeof r);
+	memset(&src, 0, sizeof src);
+	trawl_error_clear(&err);
+	r.o = o;
+	r.out = stdout;
+	if (o->out && strcmp(o->out, "-") != 0 && !(r.out = fopen(o->out, "w"))) {
+		cli_error(cmd, "cannot open '%s': %s", o->out, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	if (stat(o->src, &sb) != 0) {
+		cli_error(cmd, "cannot open '%s': %s", o->src, strerror(errno));
+		rc = EXIT_BAD_INPUT;
+	} else {
+		rc = S_ISDIR(sb.st_mode) ? open_snapshot(&r, &src, &err) : open_raw(&r, &src, &err);
+	}
+	if (rc == EXIT_OK)
+		rc = trbe_parts(o, &src, &err);
+	if (rc == EXIT_OK && !strcmp(o->verb, "tarmac") && trawl_disasm_create(&r.dis, &err) != TRAWL_OK) {
+		/* the trace is still right without the text: say so once */
+		char buf[512];
+		trawl_error_format(&err, buf, sizeof buf);
+		cli_warn(cmd, "%s; instructions are shown as <undefined>", buf);
+	}
+	if (rc == EXIT_OK)
+		rc = decode_source(&r, &src, &err);
+	if (rc == EXIT_OK) {
+		finish_streams(&r);
+		if (!strcmp(o->verb, "stats"))
+			print_stats(&r);
+		if (r.bad)
+			rc = EXIT_BAD_INPUT;
+	}
+	release(&r, &src);
 	return rc;
 }
 
+/* The option table and the verb check; every option lands in struct opts
+ * and run_ete does the work. Long only because the table is. */
 int cmd_ete(int argc, char **argv)
 {
 	struct opts o;

@@ -1,0 +1,380 @@
+/* The ETE packet decoder's fast paths: runs of the common packets (atoms,
+ * cycle counts, addresses) decoded without bounds checks while FAST_MAX
+ * bytes remain, one for counting only (ete_count_fast, a threaded loop)
+ * and one writing packet records (ete_records_fast). Anything else, and
+ * the last bytes of a run, go through parse_one in packet.c; both paths
+ * must give exactly what parse_one gives (tests/unit/test-ete-fastpath.c
+ * compares them). Kept apart from packet.c because they are measured hot
+ * loops with their own shape (see docs/architecture.md): they are the
+ * allowed exceptions to the function-length rule.
+ */
+#include <string.h>
+
+#include "ete/packet-int.h"
+
+/* Length of a continuation field of at most max bytes at q (no bounds
+ * check: the caller leaves room), 0 when it runs longer. */
+static inline size_t fast_cont(const uint8_t *q, size_t max, uint64_t *val)
+{
+	uint64_t v = 0;
+	for (size_t i = 0; i < max; i++) {
+		v |= (uint64_t)(q[i] & 0x7f) << (7 * i);
+		if (!(q[i] & 0x80)) {
+			*val = v;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Records fast path over b[pos, end), where end leaves FAST_MAX bytes of
+ * the run after it, so no read needs a bounds check. Common packets are
+ * consumed with one kind lookup and written into the batch as parse_one
+ * would write them; addresses are decoded into a register copy of the
+ * history. Returns at the first header the fast path does not handle (or
+ * at end). */
+size_t ete_records_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t pos,
+			size_t end, uint64_t base)
+{
+	const uint8_t *fk = d->fast;
+	struct trawl_ete_packet *batch = d->batch, *a = NULL;
+	size_t nb = d->nbatch;
+	/* addresses from packets have bit 0 clear: it holds the IS bit here */
+	uint64_t a0 = d->hist[0].addr | d->hist[0].is, a1 = d->hist[1].addr | d->hist[1].is,
+		 a2 = d->hist[2].addr | d->hist[2].is;
+#define FAST_REC()                                         \
+	do {                                               \
+		if (nb == BATCH_MAX) {                     \
+			d->nbatch = nb;                    \
+			ete_pkt_flush(d);                  \
+			nb = 0;                            \
+		}                                          \
+		a = &batch[nb++];                          \
+	} while (0)
+	while (pos < end) {
+		uint8_t h = b[pos];
+		unsigned k = fk[h];
+		/* runs of one-byte packets (atoms, cycle count F3, events) */
+		while (__builtin_expect(k == FK_ONE, 1)) {
+			FAST_REC();
+			*a = d->tmpl[h];
+			a->offset = base + pos;
+			if (d->one_byte[h] == 2)
+				a->cc += d->cc_threshold;
+			if (++pos >= end)
+				goto out;
+			h = b[pos];
+			k = fk[h];
+		}
+		const uint8_t *q = b + pos + 1;
+		uint64_t na, v;
+		unsigned len, bits = 0;
+		if (k == FK_CC2) {
+			FAST_REC();
+			memset(a, 0, sizeof *a);
+			int off = (h & 1) ? (int)d->cfg.max_spec - 15 : 1;
+			int c = ((q[0] >> 4) & 0xf) + off;
+			a->commit = (uint16_t)(c < 0 ? 0 : c);
+			a->flags = TRAWL_ETE_PF_HAS_COMMIT | TRAWL_ETE_PF_HAS_CC;
+			a->cc = d->cc_threshold + (q[0] & 0xf);
+			a->offset = base + pos;
+			a->type = d->htype[h];
+			a->header = h;
+			a->len = 2;
+			pos += 2;
+			continue;
+		}
+		if (k == FK_S0 || k == FK_S1) {
+			unsigned sh = k == FK_S0 ? 2 : 1, more = q[0] >> 7;
+			v = (uint64_t)(q[0] & 0x7f) << sh;
+			v |= ((uint64_t)q[1] << (7 + sh)) & (0 - (uint64_t)more);
+			bits = 7 + sh + 8 * more;
+			uint64_t mask = (1ull << bits) - 1;
+			na = (a0 & ~mask) | v | (k == FK_S1);
+			len = 2 + more;
+		} else if (k >= FK_L32_0 && k <= FK_L64_1) {
+			unsigned is = k == FK_L32_1 || k == FK_L64_1;
+			if (is)
+				v = ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8);
+			else
+				v = ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)(q[1] & 0x7f) << 9);
+			v |= ((uint64_t)q[2] << 16) | ((uint64_t)q[3] << 24) | is;
+			if (k >= FK_L64_0) {
+				na = v | ((uint64_t)q[4] << 32) | ((uint64_t)q[5] << 40) |
+				     ((uint64_t)q[6] << 48) | ((uint64_t)q[7] << 56);
+				len = 9;
+				bits = 64;
+			} else {
+				na = (a0 & 0xffffffff00000000ull) | v;
+				len = 5;
+				bits = 32;
+			}
+		} else if (k == FK_CC1) {
+			/* a too-long field is left to parse_one, which reports it */
+			uint64_t commit = 0, cc = 0;
+			size_t n = 1, r;
+			if (!d->cfg.commopt1) {
+				r = fast_cont(q, CONT_MAX, &commit);
+				if (!r)
+					break;
+				n += r;
+			}
+			if (!(h & 1)) {
+				r = fast_cont(b + pos + n, 3, &cc);
+				if (!r)
+					break;
+				n += r;
+			}
+			FAST_REC();
+			memset(a, 0, sizeof *a);
+			if (!d->cfg.commopt1) {
+				a->commit = (uint16_t)(commit > 0xffff ? 0xffff : commit);
+				a->flags |= TRAWL_ETE_PF_HAS_COMMIT;
+			}
+			if (!(h & 1)) {
+				a->cc = (uint32_t)cc + d->cc_threshold;
+				a->flags |= TRAWL_ETE_PF_HAS_CC;
+			} else {
+				a->flags |= TRAWL_ETE_PF_CC_UNKNOWN;
+			}
+			a->offset = base + pos;
+			a->type = d->htype[h];
+			a->header = h;
+			a->len = (uint16_t)n;
+			pos += n;
+			continue;
+		} else if (k == FK_MATCH) {
+			unsigned idx = h & 3;
+			na = idx == 0 ? a0 : idx == 1 ? a1 : a2;
+			len = 1;
+		} else {
+			break;
+		}
+		FAST_REC();
+		memset(a, 0, sizeof *a);
+		a->offset = base + pos;
+		a->addr = na & ~1ull;
+		a->is = (uint8_t)(na & 1);
+		a->addr_bits = (uint8_t)bits;
+		a->flags = TRAWL_ETE_PF_HAS_ADDR;
+		a->type = d->htype[h];
+		a->header = h;
+		a->len = (uint16_t)len;
+		if (k == FK_MATCH)
+			a->count = h & 3;
+		pos += len;
+		a2 = a1;
+		a1 = a0;
+		a0 = na;
+	}
+out:
+#undef FAST_REC
+	d->nbatch = nb;
+	d->hist[0].addr = a0 & ~1ull;
+	d->hist[1].addr = a1 & ~1ull;
+	d->hist[2].addr = a2 & ~1ull;
+	d->hist[0].is = a0 & 1;
+	d->hist[1].is = a1 & 1;
+	d->hist[2].is = a2 & 1;
+	return pos;
+}
+
+/* Four payload bytes in wire order, first byte lowest: one load on
+ * little-endian hosts. */
+static inline uint32_t load_le32(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t x;
+	memcpy(&x, p, sizeof x);
+	return x;
+#else
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+#endif
+}
+
+/* Low 32 bits of a long address from its first four payload bytes x (as
+ * load_le32 gives them), with the IS bit in bit 0. IS0: bytes 0 and 1 hold
+ * 7 bits each from bit 2; IS1: byte 0 holds 7 bits from bit 1; the other
+ * bytes as they are. */
+static inline uint64_t long_low_is0(uint32_t x)
+{
+	return ((x & 0x7f) << 2) | ((x & 0x7f00) << 1) | (x & 0xffff0000u);
+}
+
+static inline uint64_t long_low_is1(uint32_t x)
+{
+	return ((x & 0x7f) << 1) | (x & 0xffffff00u) | 1;
+}
+
+/* Counting fast path over b[pos, end), pos < end, with FAST_MAX bytes of
+ * the run after end (no read needs a bounds check). On the bench input the
+ * loop runs at the rate the branch predictor allows: every packet kind is a
+ * branch on data. So the loop is threaded (each handler ends with its own
+ * indirect jump, the predictor's context) and dispatches on the kinds of
+ * two bytes at once: a one-byte packet (most packets: atoms, cycle count
+ * F3, events) and whatever follows it cost one dispatch, not two, and each
+ * multi-byte kind has its own code with constant shifts and lengths (the
+ * short address's length is a branch, so the position never waits for a
+ * payload load). Addresses are decoded into a register copy of the history
+ * exactly as parse_one does. Returns at the first header it does not handle
+ * (or at or past end - 1). Kept out of line: inside decode_run (with
+ * parse_one inlined) the history no longer fits in registers. */
+__attribute__((noinline)) size_t ete_count_fast(struct trawl_ete_pkt_decoder *d, const uint8_t *b,
+						size_t pos, size_t end, uint32_t (*cnt)[256])
+{
+#define ALL16(l) l, l, l, l, l, l, l, l, l, l, l, l, l, l, l, l
+	/* indexed by kind of b[pos] * 16 + kind of b[pos + 1] */
+	static const void *const pairs[11 * 16] = {
+		[FK_SLOW * 16] = ALL16(&&slow),
+		[FK_ONE * 16] = &&one_slow, &&one_one, &&one_cc2, &&one_s0, &&one_s1, &&one_l32_0,
+		&&one_l32_1, &&one_l64_0, &&one_l64_1, &&one_match, &&one_cc1, &&one_slow,
+		&&one_slow, &&one_slow, &&one_slow, &&one_slow,
+		[FK_CC2 * 16] = ALL16(&&cc2),
+		[FK_S0 * 16] = ALL16(&&s0),
+		[FK_S1 * 16] = ALL16(&&s1),
+		[FK_L32_0 * 16] = ALL16(&&l32_0),
+		[FK_L32_1 * 16] = ALL16(&&l32_1),
+		[FK_L64_0 * 16] = ALL16(&&l64_0),
+		[FK_L64_1 * 16] = ALL16(&&l64_1),
+		[FK_MATCH * 16] = ALL16(&&match),
+		[FK_CC1 * 16] = ALL16(&&cc1),
+	};
+#undef ALL16
+	const uint8_t *fk = d->fast;
+	uint32_t *c0 = cnt[0], *c1 = cnt[1];
+	/* addresses from packets have bit 0 clear: it holds the IS bit here */
+	uint64_t a0 = d->hist[0].addr | d->hist[0].is, a1 = d->hist[1].addr | d->hist[1].is,
+		 a2 = d->hist[2].addr | d->hist[2].is;
+	const int commopt1 = d->cfg.commopt1;
+	const size_t lim = end - 1; /* dispatch reads b[pos + 1] */
+	const uint8_t *q;
+	uint64_t na;
+	unsigned h, h1;
+#define DISPATCH()                                           \
+	do {                                                 \
+		if (pos >= lim)                              \
+			goto out;                            \
+		h = b[pos];                                  \
+		h1 = b[pos + 1];                             \
+		goto *pairs[fk[h] * 16 + fk[h1]];            \
+	} while (0)
+/* a one-byte packet, then the packet after it through the handler below */
+#define ONE_FIRST()                                          \
+	do {                                                 \
+		c1[h]++;                                     \
+		pos += 1;                                    \
+		h = h1;                                      \
+	} while (0)
+#define PUSH()                                               \
+	do {                                                 \
+		c0[h]++;                                     \
+		a2 = a1;                                     \
+		a1 = a0;                                     \
+		a0 = na;                                     \
+		DISPATCH();                                  \
+	} while (0)
+	DISPATCH();
+one_one:
+	c0[h]++;
+	c1[h1]++;
+	pos += 2;
+	DISPATCH();
+one_slow:
+	c1[h]++;
+	pos += 1;
+	goto out;
+one_cc2:
+	ONE_FIRST();
+cc2:
+	c0[h]++;
+	pos += 2;
+	DISPATCH();
+one_s0:
+	ONE_FIRST();
+s0:
+	q = b + pos + 1;
+	if (q[0] & 0x80) {
+		na = (a0 & ~0x1ffffull) | ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)q[1] << 9);
+		pos += 3;
+	} else {
+		na = (a0 & ~0x1ffull) | ((uint64_t)q[0] << 2);
+		pos += 2;
+	}
+	PUSH();
+one_s1:
+	ONE_FIRST();
+s1:
+	q = b + pos + 1;
+	if (q[0] & 0x80) {
+		na = (a0 & ~0xffffull) | ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8) | 1;
+		pos += 3;
+	} else {
+		na = (a0 & ~0xffull) | ((uint64_t)q[0] << 1) | 1;
+		pos += 2;
+	}
+	PUSH();
+one_l32_0:
+	ONE_FIRST();
+l32_0:
+	na = (a0 & 0xffffffff00000000ull) | long_low_is0(load_le32(b + pos + 1));
+	pos += 5;
+	PUSH();
+one_l32_1:
+	ONE_FIRST();
+l32_1:
+	na = (a0 & 0xffffffff00000000ull) | long_low_is1(load_le32(b + pos + 1));
+	pos += 5;
+	PUSH();
+one_l64_0:
+	ONE_FIRST();
+l64_0:
+	na = ((uint64_t)load_le32(b + pos + 5) << 32) | long_low_is0(load_le32(b + pos + 1));
+	pos += 9;
+	PUSH();
+one_l64_1:
+	ONE_FIRST();
+l64_1:
+	na = ((uint64_t)load_le32(b + pos + 5) << 32) | long_low_is1(load_le32(b + pos + 1));
+	pos += 9;
+	PUSH();
+one_match:
+	ONE_FIRST();
+match:
+	na = (h & 3) == 0 ? a0 : (h & 3) == 1 ? a1 : a2;
+	pos += 1;
+	PUSH();
+one_cc1:
+	ONE_FIRST();
+cc1: {
+	/* a too-long field is left to parse_one, which reports it */
+	uint64_t commit, cc;
+	size_t n = 1, r;
+	if (!commopt1) {
+		r = fast_cont(b + pos + 1, CONT_MAX, &commit);
+		if (!r)
+			goto out;
+		n += r;
+	}
+	if (!(h & 1)) {
+		r = fast_cont(b + pos + n, 3, &cc);
+		if (!r)
+			goto out;
+		n += r;
+	}
+	c0[h]++;
+	pos += n;
+	DISPATCH();
+}
+slow:
+out:
+#undef DISPATCH
+#undef ONE_FIRST
+#undef PUSH
+	d->hist[0].addr = a0 & ~1ull;
+	d->hist[1].addr = a1 & ~1ull;
+	d->hist[2].addr = a2 & ~1ull;
+	d->hist[0].is = a0 & 1;
+	d->hist[1].is = a1 & 1;
+	d->hist[2].is = a2 & 1;
+	return pos;
+}
