@@ -21,6 +21,12 @@ printf '1 clk IT (1) 00008000 e3a00001 A svc_s : MOV r0,#1\n1 clk R r0 00000001\
 [ "$(cat "$_tmp/names")" = '"reg":"r0" "reg":"lr" "reg":"x0" ' ] || fail "cat --json register names: $(cat "$_tmp/names")"
 "$TRAWL" regs "$_tmp/a32.tarmac" --at 4 >"$_tmp/regs"
 grep -q "^  lr  *00008008$" "$_tmp/regs" || fail "regs names r14 lr on AArch32: $(cat "$_tmp/regs")"
+# changes names and sizes registers as at its --to line, as regs does there
+# (it printed "x14 ???????????????? -> ????????00008008" on AArch32)
+"$TRAWL" changes "$_tmp/a32.tarmac" --from 1 --to 3 >"$_tmp/ch"
+[ "$(cat "$_tmp/ch")" = "cpu 0 lr       ???????? -> 00008008" ] || fail "changes on AArch32: $(cat "$_tmp/ch")"
+"$TRAWL" changes "$_tmp/a32.tarmac" --from 1 --to 6 >"$_tmp/ch"
+grep -q "^cpu 0 x14      ???????????????? -> ????????00008008$" "$_tmp/ch" || fail "changes to an AArch64 line: $(cat "$_tmp/ch")"
 
 # a fractional time with many digits (12 after the point, in ms): worked
 # by hand, 1.123456789012 ms = 1123456789.012 ps (frac x 10^9 overflowed)

@@ -11,6 +11,7 @@ struct walk {
 	int cpu;               /* cpu loaded in r1/r2, -1 none */
 	int first;
 	int rc;
+	int a32;               /* the --to event is an AArch32 instruction */
 };
 
 static void print_bytes(const uint8_t *v, const uint8_t *k, uint64_t n)
@@ -48,13 +49,19 @@ static int on_change(void *ctx, const struct trawl_index_change *ch)
 		trawl_index_regs_view(&w->r2, ch->reg, &v2, &k2);
 		/* both sides at the wider of the widths trawl regs shows them
 		 * at (the storage width when neither side knows a byte) */
-		uint32_t n = trawl_reg_shown_width(ch->reg, k1, w1, 0);
-		uint32_t n2 = trawl_reg_shown_width(ch->reg, k2, w1, 0);
+		/* named and sized as at the --to event, as trawl regs there
+		 * does: r0 and lr at 32 bits on AArch32; x15-x30, which AArch32
+		 * has no name for, keep theirs and their width */
+		int a32 = w->a32 && (ch->reg < 15 || ch->reg >= TRAWL_REG_SP);
+		uint32_t n = trawl_reg_shown_width(ch->reg, k1, w1, a32);
+		uint32_t n2 = trawl_reg_shown_width(ch->reg, k2, w1, a32);
 		if (n2 > n)
 			n = n2;
 		if (!n)
-			n = w1;
-		const char *name = trawl_index_reg_name(w->c->ix, ch->reg);
+			n = a32 ? 4 : w1;
+		const char *name = ch->reg < TRAWL_REG_SYS_BASE && trawl_reg_state_name(ch->reg, a32)
+					   ? trawl_reg_state_name(ch->reg, a32)
+					   : trawl_index_reg_name(w->c->ix, ch->reg);
 		if (w->c->json) {
 			printf("%s{\"cpu\":%u,\"reg\":\"%s\",\"old\":\"", sep, ch->cpu, name);
 			print_reg_hex(stdout, v1, k1, n);
@@ -145,6 +152,9 @@ int cmd_changes(int argc, char **argv)
 			       from, to);
 		goto out;
 	}
+	struct trawl_index_event to_ev;
+	if (trawl_index_event(c.ix, w.ev2, &to_ev, NULL) == TRAWL_OK && to_ev.kind == TRAWL_EV_INSN)
+		w.a32 = to_ev.iset == TRAWL_ISET_A32 || to_ev.iset == TRAWL_ISET_T32;
 	if (c.json)
 		printf("{\"from\":%llu,\"to\":%llu,\"changes\":[", (unsigned long long)w.ev1,
 		       (unsigned long long)w.ev2);
