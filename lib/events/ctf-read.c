@@ -26,6 +26,7 @@
  */
 #include "trawl/swevents.h"
 
+#include "events/ctf-int.h"
 #include "events/text-skip.h"
 
 #include <ctype.h>
@@ -559,31 +560,6 @@ out:
 
 /* ---- streams ---- */
 
-struct stream {
-	char name[4096];
-	const uint8_t *data;
-	size_t size;
-	void *owned;
-	size_t off;                  /* next byte to read */
-	size_t content_end;          /* end of the current packet's events */
-	size_t packet_end;
-	uint32_t cpu, tid;
-	uint64_t discarded;
-	int done;
-	int have;                    /* `ev` holds the next event */
-	struct trawl_sw_event ev;
-};
-
-struct trawl_swtrace {
-	struct trawl_sw_class *classes;
-	size_t nclasses;
-	struct trawl_swtrace_info info;
-	struct stream *streams;
-	size_t nstreams;
-	struct trawl_error damage;
-	int damaged;
-};
-
 static uint64_t rd64(const uint8_t *p)
 {
 	uint64_t v;
@@ -614,11 +590,11 @@ static void stream_damage(struct trawl_swtrace *t, struct stream *s, uint64_t of
 {
 	s->done = 1;
 	s->have = 0;
-	if (t->damaged)
-		return;
-	t->damaged = 1;
-	trawl_error_set(&t->damage, TRAWL_ERR_CORRUPT, "%s", what);
-	trawl_error_at(&t->damage, s->name, 0, 0, off);
+	struct trawl_error e;
+	trawl_error_clear(&e);
+	trawl_error_set(&e, TRAWL_ERR_CORRUPT, "%s", what);
+	trawl_error_at(&e, s->name, 0, 0, off);
+	swtrace_note_damage(t, &e);
 }
 
 /* Load the next event of stream s into s->ev (s->have), crossing packet
@@ -690,12 +666,22 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 	}
 }
 
+void swtrace_note_damage(struct trawl_swtrace *t, const struct trawl_error *e)
+{
+	if (t->damaged)
+		return;
+	t->damaged = 1;
+	t->damage = *e;
+}
+
 static enum trawl_status finish_open(struct trawl_swtrace *t, const char *meta, size_t meta_len,
 				     struct trawl_error *err)
 {
 	enum trawl_status st = trawl_ctf_metadata_parse(meta, meta_len, &t->classes, &t->nclasses, &t->info, err);
 	if (st)
 		return st;
+	if (t->nrings && (st = ring_trace_apply(t)) != TRAWL_OK)
+		return trawl_error_set(err, st, "out of memory recovering buffer files");
 	for (size_t i = 0; i < t->nstreams; i++)
 		stream_advance(t, &t->streams[i], i);
 	return TRAWL_OK;
@@ -760,7 +746,22 @@ enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir
 		goto out;
 	}
 	struct dirent *de;
+	char **rnames = NULL;
+	size_t nr = 0, rcap = 0;
 	while ((de = readdir(d))) {
+		/* buffer files a program left (crash recovery, ring-trace.c) */
+		if (ring_trace_is_ring(de->d_name)) {
+			char **n = nr == rcap ? realloc(rnames, (rcap = rcap ? rcap * 2 : 8) * sizeof *n) : rnames;
+			if (!n || !(n[nr] = strdup(de->d_name))) {
+				free(n ? n : rnames);
+				closedir(d);
+				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+				goto out;
+			}
+			rnames = n;
+			nr++;
+			continue;
+		}
 		if (de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0)
 			continue;
 		if (nnames == cap) {
@@ -783,11 +784,23 @@ enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir
 	closedir(d);
 	if (nnames)
 		qsort(names, nnames, sizeof *names, name_cmp);
+	if (nr)
+		qsort(rnames, nr, sizeof *rnames, name_cmp);
 	t = calloc(1, sizeof *t);
-	if (!t || (nnames && !(t->streams = calloc(nnames, sizeof *t->streams)))) {
+	/* a ring without a stream file yet becomes a stream of its own */
+	if (!t || (nnames + nr && !(t->streams = calloc(nnames + nr, sizeof *t->streams)))) {
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		goto out;
+		goto rings_out;
 	}
+	t->streams_cap = nnames + nr;
+	for (size_t i = 0; i < nr && st == TRAWL_OK; i++)
+		st = ring_trace_add(t, dir, rnames[i], err);
+rings_out:
+	for (size_t i = 0; i < nr; i++)
+		free(rnames[i]);
+	free(rnames);
+	if (st)
+		goto out;
 	for (size_t i = 0; i < nnames; i++) {
 		struct stream *s = &t->streams[t->nstreams];
 		uint8_t *buf = NULL;
@@ -861,5 +874,6 @@ void trawl_swtrace_close(struct trawl_swtrace *t)
 		free(t->streams[i].owned);
 	free(t->streams);
 	free(t->classes);
+	ring_trace_free(t);
 	free(t);
 }
