@@ -60,7 +60,9 @@ static uint64_t to_ns(const struct trawl_ring_head *h, uint64_t t)
 	double d = (double)(int64_t)(t - h->tsc0) * h->ns_per_tick;
 	if (!(d > -9e18 && d < 9e18))
 		return d > 0 ? UINT64_MAX : 0;
-	int64_t v = (int64_t)h->mono0 + (int64_t)d;
+	int64_t v;
+	if (__builtin_add_overflow((int64_t)h->mono0, (int64_t)d, &v))
+		return d > 0 ? UINT64_MAX : 0;
 	return v < 0 ? 0 : (uint64_t)v;
 }
 
