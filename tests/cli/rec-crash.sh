@@ -66,6 +66,28 @@ check_all "$_tmp/half" "kill after a flush"
 run "$_tmp/half2" segv 33333
 check_all "$_tmp/half2" "segv after a flush"
 
+# a normal end leaves plain CTF: no buffer files
+run "$_tmp/normal" exit
+[ $st = 0 ] || fail "normal end: status $st"
+ls -a "$_tmp/normal" | grep -q '^\.ring-' && fail "normal end left buffer files"
+check_all "$_tmp/normal" "normal end"
+
+# a program still recording holds its buffer files: they are left alone
+# (and said so) until it dies, then read
+rm -rf "$_tmp/live" "$_tmp/live.ready"
+env TRAWL_REC_BUFFER=4m TRAWL_REC_FLUSH_MS=0 "$prog" "$_tmp/live" $N pause >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ ! -e "$_tmp/live.ready" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e "$_tmp/live.ready" ] || { kill -9 $pid; fail "live: the program did not get ready"; }
+"$TRAWL" events stats "$_tmp/live" >"$_tmp/s" 2>"$_tmp/e" || fail "live: stats exit $?"
+grep -qx "events: 0" "$_tmp/s" || fail "live: read a buffer file its program holds: $(head -1 "$_tmp/s")"
+grep -q "still recording" "$_tmp/e" || fail "live: no note about the live buffer file: $(cat "$_tmp/e")"
+expect_exit 1 "$TRAWL" events recover "$_tmp/live"
+kill -9 $pid
+wait $pid 2>/dev/null
+check_all "$_tmp/live" "killed while paused"
+
 # overflow, flight recorder (overwrite, 64 KiB): the newest events are
 # kept, and lost = emitted - kept
 E="TRAWL_REC_MODE=overwrite TRAWL_REC_BUFFER=64k TRAWL_REC_FLUSH_MS=0" run "$_tmp/ow" kill

@@ -2,12 +2,13 @@
  *   rec-crash-prog DIR N HOW [FLUSH_AT]
  * HOW: segv (a write through a null pointer), abort, kill (SIGKILL to
  * itself), _exit (_exit(3) skips the recorder's atexit flush), exit
- * (a normal end). Event i (0-based) is t:SEQ with seq=i, and every 7th
+ * (a normal end), pause (create DIR.ready, then wait to be killed). Event i (0-based) is t:SEQ with seq=i, and every 7th
  * is also t:PAIR with seq=i, triple=3*i (a typed event), so a reader's
  * listing can be checked against the sequence alone. FLUSH_AT: call
  * trawl_rec_flush() after that many events (so that part of the trace
  * is in stream files and the rest only in the buffer files). The
  * recorder's other settings come from TRAWL_REC_* variables. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ __attribute__((noinline, no_sanitize("undefined"))) static void segv(void)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: rec-crash-prog DIR N segv|abort|kill|_exit|exit [FLUSH_AT]\n");
+		fprintf(stderr, "usage: rec-crash-prog DIR N segv|abort|kill|_exit|exit|pause [FLUSH_AT]\n");
 		return 2;
 	}
 	unsigned long n = strtoul(argv[2], NULL, 0), flush_at = argc > 4 ? strtoul(argv[4], NULL, 0) : 0;
@@ -67,6 +68,13 @@ int main(int argc, char **argv)
 		break;
 	case '_':
 		_exit(3);
+	case 'p': {
+		char ready[4096];
+		snprintf(ready, sizeof ready, "%s.ready", argv[1]);
+		close(open(ready, O_WRONLY | O_CREAT, 0666));
+		for (;;)
+			pause();
+	}
 	default:
 		break;
 	}
