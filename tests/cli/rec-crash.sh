@@ -88,6 +88,20 @@ kill -9 $pid
 wait $pid 2>/dev/null
 check_all "$_tmp/live" "killed while paused"
 
+# an event nobody defined: named as the recorder would, and recover adds
+# its class to the metadata (babeltrace2 then reads it too)
+E="TRAWL_REC_BUFFER=4m TRAWL_REC_FLUSH_MS=0" run "$_tmp/undef" kill 0 undef
+"$TRAWL" events list "$_tmp/undef" >"$_tmp/l" 2>/dev/null || fail "undefined event: list exit $?"
+tail -1 "$_tmp/l" | grep -q "subsys2:event5 arg=77$" || fail "undefined event: last event $(tail -1 "$_tmp/l")"
+[ "$(wc -l <"$_tmp/l")" = $((TOTAL + 1)) ] || fail "undefined event: $(wc -l <"$_tmp/l") events"
+"$TRAWL" events recover "$_tmp/undef" >/dev/null 2>&1 || fail "undefined event: recover exit $?"
+grep -q '"subsys2:event5"' "$_tmp/undef/metadata" || fail "undefined event: class not added to the metadata"
+"$TRAWL" events list "$_tmp/undef" 2>/dev/null | tail -1 | grep -q "subsys2:event5 arg=77$" || fail "undefined event: not read after recover"
+if command -v babeltrace2 >/dev/null 2>&1; then
+	babeltrace2 "$_tmp/undef" 2>/dev/null | tail -1 | grep -q "subsys2:event5: .*{ arg = 77 }" ||
+		fail "undefined event: babeltrace2 after recover: $(babeltrace2 "$_tmp/undef" 2>&1 | tail -1)"
+fi
+
 # overflow, flight recorder (overwrite, 64 KiB): the newest events are
 # kept, and lost = emitted - kept
 E="TRAWL_REC_MODE=overwrite TRAWL_REC_BUFFER=64k TRAWL_REC_FLUSH_MS=0" run "$_tmp/ow" kill

@@ -6,8 +6,10 @@
  * is also t:PAIR with seq=i, triple=3*i (a typed event), so a reader's
  * listing can be checked against the sequence alone. FLUSH_AT: call
  * trawl_rec_flush() after that many events (so that part of the trace
- * is in stream files and the rest only in the buffer files). The
- * recorder's other settings come from TRAWL_REC_* variables. */
+ * is in stream files and the rest only in the buffer files). A fifth
+ * argument "undef" adds, after the loop, one event nobody defined
+ * (subsystem 2, event 5, arg 77). The recorder's other settings come
+ * from TRAWL_REC_* variables. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
 		if (flush_at && i + 1 == flush_at)
 			trawl_rec_flush();
 	}
+	if (argc > 5 && argv[5][0] == 'u')
+		TRAWL_REC(2, 5, 77);
 	const char *how = argv[3];
 	switch (how[0]) {
 	case 's':
