@@ -8,9 +8,12 @@
  * trawl_rec_flush() after that many events (so that part of the trace
  * is in stream files and the rest only in the buffer files). A fifth
  * argument "undef" adds, after the loop, one event nobody defined
- * (subsystem 2, event 5, arg 77). The recorder's other settings come
- * from TRAWL_REC_* variables. */
+ * (subsystem 2, event 5, arg 77). CRASH_THREADS=T in the environment
+ * first runs T threads that each emit N events 3:K with arg 0..N-1 (K =
+ * the thread's number) and end, then the main thread as above. The
+ * recorder's other settings come from TRAWL_REC_* variables. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,29 @@ __attribute__((noinline, no_sanitize("undefined"))) static void segv(void)
 	*p = 1;
 }
 
+static unsigned long n_events;
+
+static void *worker(void *arg)
+{
+	uint16_t k = (uint16_t)(uintptr_t)arg;
+	for (unsigned long i = 0; i < n_events; i++)
+		TRAWL_REC(3, k, i);
+	return NULL;
+}
+
+static void run_workers(void)
+{
+	const char *v = getenv("CRASH_THREADS");
+	unsigned nt = v ? (unsigned)atoi(v) : 0;
+	pthread_t th[16];
+	if (nt > 16)
+		nt = 16;
+	for (unsigned k = 0; k < nt; k++)
+		pthread_create(&th[k], NULL, worker, (void *)(uintptr_t)k);
+	for (unsigned k = 0; k < nt; k++)
+		pthread_join(th[k], NULL);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
@@ -49,6 +75,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rec-crash-prog: cannot start the recorder\n");
 		return 1;
 	}
+	n_events = n;
+	run_workers();
 	for (unsigned long i = 0; i < n; i++) {
 		TRAWL_REC(1, 0, i);
 		if (i % 7 == 0) {
