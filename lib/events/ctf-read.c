@@ -717,14 +717,66 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static int names_add(struct names *l, const char *s)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 16;
+		char **v = realloc(l->v, ncap * sizeof *v);
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = ncap;
+	}
+	if (!(l->v[l->n] = strdup(s)))
+		return -1;
+	l->n++;
+	return 0;
+}
+
+static void names_free(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* The stream files of a trace directory, and the recorder's buffer files
+ * a program left in it (crash recovery, ring-trace.c), each sorted. */
+static enum trawl_status list_dir(const char *dir, struct names *streams, struct names *rings, struct trawl_error *err)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return trawl_error_errno(err, errno, "cannot open '%s'", dir);
+	struct dirent *de;
+	int bad = 0;
+	while (!bad && (de = readdir(d))) {
+		if (ring_trace_is_ring(de->d_name))
+			bad = names_add(rings, de->d_name);
+		else if (de->d_name[0] != '.' && strcmp(de->d_name, "metadata") != 0)
+			bad = names_add(streams, de->d_name);
+	}
+	closedir(d);
+	if (bad)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	if (streams->n)
+		qsort(streams->v, streams->n, sizeof *streams->v, name_cmp);
+	if (rings->n)
+		qsort(rings->v, rings->n, sizeof *rings->v, name_cmp);
+	return TRAWL_OK;
+}
+
 enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir, struct trawl_error *err)
 {
 	enum trawl_status st = TRAWL_OK;
 	char path[4096];
 	uint8_t *meta = NULL;
 	size_t meta_len = 0;
-	char **names = NULL;
-	size_t nnames = 0, cap = 0;
+	struct names names = { 0 }, rings = { 0 };
 	struct trawl_swtrace *t = NULL;
 	*out = NULL;
 	/* a trace is a directory (CTF): say so plainly for anything else */
@@ -738,84 +790,34 @@ enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir
 	}
 	snprintf(path, sizeof path, "%s/metadata", dir);
 	st = trawl_sw_read_file(path, &meta, &meta_len, META_MAX, err);
-	if (st)
+	if (st || (st = list_dir(dir, &names, &rings, err)) != TRAWL_OK)
 		goto out;
-	DIR *d = opendir(dir);
-	if (!d) {
-		st = trawl_error_errno(err, errno, "cannot open '%s'", dir);
-		goto out;
-	}
-	struct dirent *de;
-	char **rnames = NULL;
-	size_t nr = 0, rcap = 0;
-	while ((de = readdir(d))) {
-		/* buffer files a program left (crash recovery, ring-trace.c) */
-		if (ring_trace_is_ring(de->d_name)) {
-			char **n = nr == rcap ? realloc(rnames, (rcap = rcap ? rcap * 2 : 8) * sizeof *n) : rnames;
-			if (!n || !(n[nr] = strdup(de->d_name))) {
-				free(n ? n : rnames);
-				closedir(d);
-				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			rnames = n;
-			nr++;
-			continue;
-		}
-		if (de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0)
-			continue;
-		if (nnames == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **n = realloc(names, cap * sizeof *names);
-			if (!n) {
-				closedir(d);
-				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			names = n;
-		}
-		if (!(names[nnames] = strdup(de->d_name))) {
-			closedir(d);
-			st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		nnames++;
-	}
-	closedir(d);
-	if (nnames)
-		qsort(names, nnames, sizeof *names, name_cmp);
-	if (nr)
-		qsort(rnames, nr, sizeof *rnames, name_cmp);
-	t = calloc(1, sizeof *t);
 	/* a ring without a stream file yet becomes a stream of its own */
-	if (!t || (nnames + nr && !(t->streams = calloc(nnames + nr, sizeof *t->streams)))) {
+	size_t cap = names.n + rings.n;
+	t = calloc(1, sizeof *t);
+	if (!t || (cap && !(t->streams = calloc(cap, sizeof *t->streams)))) {
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		goto rings_out;
-	}
-	t->streams_cap = nnames + nr;
-	for (size_t i = 0; i < nr && st == TRAWL_OK; i++)
-		st = ring_trace_add(t, dir, rnames[i], err);
-rings_out:
-	for (size_t i = 0; i < nr; i++)
-		free(rnames[i]);
-	free(rnames);
-	if (st)
 		goto out;
-	for (size_t i = 0; i < nnames; i++) {
+	}
+	t->streams_cap = cap;
+	for (size_t i = 0; i < rings.n && st == TRAWL_OK; i++)
+		st = ring_trace_add(t, dir, rings.v[i], err);
+	for (size_t i = 0; i < names.n && st == TRAWL_OK; i++) {
 		struct stream *s = &t->streams[t->nstreams];
 		uint8_t *buf = NULL;
 		size_t len = 0;
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		snprintf(path, sizeof path, "%s/%s", dir, names.v[i]);
 		st = trawl_sw_read_file(path, &buf, &len, SIZE_MAX, err);
 		if (st)
-			goto out;
+			break;
 		snprintf(s->name, sizeof s->name, "%s", path);
 		s->data = buf;
 		s->owned = buf;
 		s->size = len;
 		t->nstreams++;
 	}
-	st = finish_open(t, (const char *)meta, meta_len, err);
+	if (st == TRAWL_OK)
+		st = finish_open(t, (const char *)meta, meta_len, err);
 	if (st == TRAWL_OK && err)
 		err->file[0] = 0;
 out:
@@ -823,9 +825,8 @@ out:
 		snprintf(path, sizeof path, "%s/metadata", dir);
 		trawl_error_at(err, path, err->line, err->column, err->offset);
 	}
-	for (size_t i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
+	names_free(&names);
+	names_free(&rings);
 	free(meta);
 	if (st) {
 		trawl_swtrace_close(t);
