@@ -363,7 +363,10 @@ static uint64_t ticks_bound(const struct rctx *c, const struct ring_now *now)
 	if (!now || !now->boot_id || !now->boot_id[0] || !now->mono_now ||
 	    strncmp(now->boot_id, c->h.boot_id, sizeof c->h.boot_id) != 0)
 		return UINT64_MAX;
-	double d = ((double)now->mono_now + 1e9 - (double)c->h.mono0) / c->h.ns_per_tick + (double)c->h.tsc0;
+	/* 1 s and 5 % of the time since the start of slack, for the error of
+	 * the recorder's 20 ms clock calibration */
+	double el = (double)now->mono_now - (double)c->h.mono0;
+	double d = (el * 1.05 + 1e9) / c->h.ns_per_tick + (double)c->h.tsc0;
 	return d >= 1.8e19 ? UINT64_MAX : d <= 0 ? 0 : (uint64_t)d;
 }
 
@@ -399,7 +402,16 @@ enum trawl_status ring_recover(const uint8_t *buf, size_t len, const char *name,
 	uint64_t hi_now = ticks_bound(&c, now);
 	for (size_t i = 0; rc == TRAWL_OK && i < nv; i++) {
 		size_t from = v[i].no == cur.consumed ? (size_t)cur.coff : 0;
-		uint64_t hi = i + 1 < nv ? sub_at(&c, v[i + 1].idx).open_ticks : hi_now;
+		/* events end before the next sub-buffer opened; one that died
+		 * opening (not ready) has no valid open_ticks yet */
+		uint64_t hi = hi_now;
+		for (size_t j = i + 1; j < nv; j++) {
+			struct trawl_ring_sub n = sub_at(&c, v[j].idx);
+			if (n.ready == v[j].no) {
+				hi = n.open_ticks;
+				break;
+			}
+		}
 		rc = read_sub(&c, v[i].no, v[i].idx, from, hi);
 	}
 	free(v);

@@ -178,6 +178,18 @@ n=$(wc -l <"$_tmp/l")
 head -n "$n" "$_tmp/want" >"$_tmp/want.part"
 names "$_tmp/l" | cmp -s - "$_tmp/want.part" || fail "cut buffer file: events before the cut differ"
 [ "$n" -gt 90000 ] || fail "cut buffer file: only $n events"
+# killed while opening a sub-buffer: its number is set but not the rest
+# (ready still the initial all-ones, open_ticks 0); the sub-buffers before
+# it read whole, it adds nothing, no damage. Sub-buffer 3's header is at
+# 512 + 3 * 48: ready at +8, open_ticks at +24.
+cp "$_tmp/ring.orig" "$ring"
+printf '\377\377\377\377\377\377\377\377' | dd of="$ring" bs=1 seek=$((512 + 3 * 48 + 8)) conv=notrunc 2>/dev/null
+printf '\0\0\0\0\0\0\0\0' | dd of="$ring" bs=1 seek=$((512 + 3 * 48 + 24)) conv=notrunc 2>/dev/null
+"$TRAWL" events list "$_tmp/bad" >"$_tmp/l" 2>"$_tmp/e" || fail "died opening a sub-buffer: exit $? ($(cat "$_tmp/e"))"
+n=$(wc -l <"$_tmp/l")
+head -n "$n" "$_tmp/want" >"$_tmp/want.part"
+names "$_tmp/l" | cmp -s - "$_tmp/want.part" || fail "died opening a sub-buffer: events differ"
+[ "$n" -gt 80000 ] && [ "$n" -lt 100000 ] || fail "died opening a sub-buffer: $n events"
 # garbage for a header: the stream files still read, the damage named
 head -c 600 /dev/urandom | dd of="$ring" conv=notrunc 2>/dev/null
 "$TRAWL" events stats "$_tmp/bad" >/dev/null 2>"$_tmp/e"
