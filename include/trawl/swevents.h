@@ -74,9 +74,24 @@ struct trawl_swtrace_info {
 	uint64_t lost;               /* events_discarded summed over streams (read so far) */
 	char procname[64];
 	uint32_t pid;
+	/* buffer files (.ring-N) a program left when it did not stop cleanly
+	 * (crash, SIGKILL, _exit): their events are read along with the
+	 * streams (docs/recorder.md, "What survives a crash") */
+	uint64_t recovered;          /* events taken from them */
+	uint32_t rings;              /* buffer files read */
+	uint32_t live_rings;         /* buffer files of a program still recording (left alone) */
+	uint32_t signal;             /* fatal signal the recorder's handler saw (0: none seen) */
 };
 void trawl_swtrace_info(const struct trawl_swtrace *t, struct trawl_swtrace_info *info);
 void trawl_swtrace_close(struct trawl_swtrace *t);
+
+/* Make what trawl_swtrace_open recovered part of the trace on disk: each
+ * stream file is cut to what the recorder's journal vouches for and the
+ * recovered packets appended, classes made up for undefined events are
+ * appended to the metadata, and the buffer files are removed (a damaged
+ * one is renamed .ring-N.damaged). Call before reading any event. The
+ * trace then reads the same, and babeltrace2 reads it too. */
+enum trawl_status trawl_swtrace_recover(struct trawl_swtrace *t, const char *dir, struct trawl_error *err);
 
 /* Parse the metadata text alone into classes (malloc'd array). */
 enum trawl_status trawl_ctf_metadata_parse(const char *text, size_t len, struct trawl_sw_class **classes,

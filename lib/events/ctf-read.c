@@ -27,6 +27,7 @@
 #include "trawl/file.h"
 #include "trawl/swevents.h"
 
+#include "events/ctf-int.h"
 #include "events/text-skip.h"
 
 #include <ctype.h>
@@ -513,31 +514,6 @@ out:
 
 /* ---- streams ---- */
 
-struct stream {
-	char name[4096];
-	const uint8_t *data;
-	size_t size;
-	void *owned;
-	size_t off;                  /* next byte to read */
-	size_t content_end;          /* end of the current packet's events */
-	size_t packet_end;
-	uint32_t cpu, tid;
-	uint64_t discarded;
-	int done;
-	int have;                    /* `ev` holds the next event */
-	struct trawl_sw_event ev;
-};
-
-struct trawl_swtrace {
-	struct trawl_sw_class *classes;
-	size_t nclasses;
-	struct trawl_swtrace_info info;
-	struct stream *streams;
-	size_t nstreams;
-	struct trawl_error damage;
-	int damaged;
-};
-
 static uint64_t rd64(const uint8_t *p)
 {
 	uint64_t v;
@@ -568,11 +544,11 @@ static void stream_damage(struct trawl_swtrace *t, struct stream *s, uint64_t of
 {
 	s->done = 1;
 	s->have = 0;
-	if (t->damaged)
-		return;
-	t->damaged = 1;
-	trawl_error_set(&t->damage, TRAWL_ERR_CORRUPT, "%s", what);
-	trawl_error_at(&t->damage, s->name, 0, 0, off);
+	struct trawl_error e;
+	trawl_error_clear(&e);
+	trawl_error_set(&e, TRAWL_ERR_CORRUPT, "%s", what);
+	trawl_error_at(&e, s->name, 0, 0, off);
+	swtrace_note_damage(t, &e);
 }
 
 /* Load the next event of stream s into s->ev (s->have), crossing packet
@@ -644,12 +620,22 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 	}
 }
 
+void swtrace_note_damage(struct trawl_swtrace *t, const struct trawl_error *e)
+{
+	if (t->damaged)
+		return;
+	t->damaged = 1;
+	t->damage = *e;
+}
+
 static enum trawl_status finish_open(struct trawl_swtrace *t, const char *meta, size_t meta_len,
 				     struct trawl_error *err)
 {
 	enum trawl_status st = trawl_ctf_metadata_parse(meta, meta_len, &t->classes, &t->nclasses, &t->info, err);
 	if (st)
 		return st;
+	if (t->nrings && (st = ring_trace_apply(t)) != TRAWL_OK)
+		return trawl_error_set(err, st, "out of memory recovering buffer files");
 	for (size_t i = 0; i < t->nstreams; i++)
 		stream_advance(t, &t->streams[i], i);
 	return TRAWL_OK;
@@ -685,14 +671,66 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static int names_add(struct names *l, const char *s)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 16;
+		char **v = realloc(l->v, ncap * sizeof *v);
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = ncap;
+	}
+	if (!(l->v[l->n] = strdup(s)))
+		return -1;
+	l->n++;
+	return 0;
+}
+
+static void names_free(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* The stream files of a trace directory, and the recorder's buffer files
+ * a program left in it (crash recovery, ring-trace.c), each sorted. */
+static enum trawl_status list_dir(const char *dir, struct names *streams, struct names *rings, struct trawl_error *err)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return trawl_error_errno(err, errno, "cannot open '%s'", dir);
+	struct dirent *de;
+	int bad = 0;
+	while (!bad && (de = readdir(d))) {
+		if (ring_trace_is_ring(de->d_name))
+			bad = names_add(rings, de->d_name);
+		else if (de->d_name[0] != '.' && strcmp(de->d_name, "metadata") != 0)
+			bad = names_add(streams, de->d_name);
+	}
+	closedir(d);
+	if (bad)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	if (streams->n)
+		qsort(streams->v, streams->n, sizeof *streams->v, name_cmp);
+	if (rings->n)
+		qsort(rings->v, rings->n, sizeof *rings->v, name_cmp);
+	return TRAWL_OK;
+}
+
 enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir, struct trawl_error *err)
 {
 	enum trawl_status st = TRAWL_OK;
 	char path[4096];
 	uint8_t *meta = NULL;
 	size_t meta_len = 0;
-	char **names = NULL;
-	size_t nnames = 0, cap = 0;
+	struct names names = { 0 }, rings = { 0 };
 	struct trawl_swtrace *t = NULL;
 	*out = NULL;
 	/* a trace is a directory (CTF): say so plainly for anything else */
@@ -706,57 +744,34 @@ enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir
 	}
 	snprintf(path, sizeof path, "%s/metadata", dir);
 	st = trawl_file_read(path, &meta, &meta_len, err);
-	if (st)
+	if (st || (st = list_dir(dir, &names, &rings, err)) != TRAWL_OK)
 		goto out;
-	DIR *d = opendir(dir);
-	if (!d) {
-		st = trawl_error_errno(err, errno, "cannot open '%s'", dir);
-		goto out;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0)
-			continue;
-		if (nnames == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **n = realloc(names, cap * sizeof *names);
-			if (!n) {
-				closedir(d);
-				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-				goto out;
-			}
-			names = n;
-		}
-		if (!(names[nnames] = strdup(de->d_name))) {
-			closedir(d);
-			st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		nnames++;
-	}
-	closedir(d);
-	if (nnames)
-		qsort(names, nnames, sizeof *names, name_cmp);
+	/* a ring without a stream file yet becomes a stream of its own */
+	size_t cap = names.n + rings.n;
 	t = calloc(1, sizeof *t);
-	if (!t || (nnames && !(t->streams = calloc(nnames, sizeof *t->streams)))) {
+	if (!t || (cap && !(t->streams = calloc(cap, sizeof *t->streams)))) {
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < nnames; i++) {
+	t->streams_cap = cap;
+	for (size_t i = 0; i < rings.n && st == TRAWL_OK; i++)
+		st = ring_trace_add(t, dir, rings.v[i], err);
+	for (size_t i = 0; i < names.n && st == TRAWL_OK; i++) {
 		struct stream *s = &t->streams[t->nstreams];
 		uint8_t *buf = NULL;
 		size_t len = 0;
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		snprintf(path, sizeof path, "%s/%s", dir, names.v[i]);
 		st = trawl_file_read(path, &buf, &len, err);
 		if (st)
-			goto out;
+			break;
 		snprintf(s->name, sizeof s->name, "%s", path);
 		s->data = buf;
 		s->owned = buf;
 		s->size = len;
 		t->nstreams++;
 	}
-	st = finish_open(t, (const char *)meta, meta_len, err);
+	if (st == TRAWL_OK)
+		st = finish_open(t, (const char *)meta, meta_len, err);
 	if (st == TRAWL_OK && err)
 		err->file[0] = 0;
 out:
@@ -764,9 +779,8 @@ out:
 		snprintf(path, sizeof path, "%s/metadata", dir);
 		trawl_error_at(err, path, err->line, err->column, err->offset);
 	}
-	for (size_t i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
+	names_free(&names);
+	names_free(&rings);
 	free(meta);
 	if (st) {
 		trawl_swtrace_close(t);
@@ -815,5 +829,6 @@ void trawl_swtrace_close(struct trawl_swtrace *t)
 		free(t->streams[i].owned);
 	free(t->streams);
 	free(t->classes);
+	ring_trace_free(t);
 	free(t);
 }

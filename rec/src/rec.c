@@ -1,23 +1,27 @@
 /* The recorder: per-thread buffers, the slow path, triggers, flushing.
  *
- * Each thread owns a buffer of `nsub` sub-buffers. The thread (producer)
+ * Each thread owns a buffer of `nsub` sub-buffers (ring.c: mapped from
+ * TRACE/.ring-N so that a crash keeps it; layout in trawl/rec-ring.h). The thread (producer)
  * writes 16-byte records into the open sub-buffer through the TLS cursor;
  * the flusher (consumer: background thread, trawl_rec_flush, exit) turns
  * what it finds into CTF packets. Nothing on the producer side takes a lock
  * except registering a thread and its exit.
  *
- * Record layout in memory (16-byte slots):
+ * Record layout in memory (16-byte slots, ticks stored last):
  *   fast:  [ticks][subsys<<48 | event<<32 | arg]
  *   typed: [ticks][1<<63 | subsys<<48 | event<<32 | n][n field slots][pad to 16]
  *
- * Per sub-buffer header, written by the producer:
+ * Per sub-buffer header (struct trawl_ring_sub), written by the producer:
  *   seq    2k+1 while sub-buffer number k is open, 2k+2 once closed (a
  *          seqlock: a consumer that sees it change while copying drops the
  *          copy, which is how overwrite mode stays safe)
- *   ready  k once ev_begin/cpu are valid for number k
+ *   ready  k once ev_begin/cpu/open_ticks are valid for number k
  *   used   bytes written (valid when closed)
  *   ev_begin events recorded in this thread before number k (for counting
  *          sub-buffers that were overwritten before anyone read them)
+ *
+ * After every packet it writes, the consumer notes in the ring's journal
+ * how far stream-N goes, so that `trawl events` can add exactly the rest.
  */
 #include "rec-int.h"
 #include "trawl/rec.h"
@@ -29,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -40,21 +45,14 @@ __thread struct trawl_rec_tls trawl_rec_tls_ __attribute__((tls_model("initial-e
 
 #define TYPED_FLAG (1ull << 63)
 
-struct rec_sub {
-	uint64_t seq;
-	uint64_t ready;
-	uint64_t ev_begin;
-	uint32_t used;
-	uint32_t cpu;
-};
-
 struct rec_thread {
 	struct rec_thread *next;
 	struct trawl_rec_tls *tls;   /* NULL once the thread has exited */
 	uint32_t stream_id;
 	uint32_t tid;
-	uint8_t *mem;
-	struct rec_sub *subs;
+	struct rec_ring ring;
+	uint8_t *mem;                /* ring.data, NULL when there is no buffer */
+	struct trawl_ring_sub *subs; /* ring.subs */
 	size_t sub_size;
 	uint32_t nsub;
 	int dead;
@@ -63,7 +61,6 @@ struct rec_thread {
 	int open;
 	uint64_t recorded;           /* events in closed sub-buffers */
 	uint64_t extra_pairs;        /* extra 16-byte slots of typed events in the open one */
-	uint64_t dropped;            /* discard mode: events refused (atomic) */
 	uint64_t produced;           /* closed sub-buffers (atomic) */
 	/* consumer side */
 	uint64_t consumed;           /* next sub-buffer to read (atomic) */
@@ -76,6 +73,8 @@ struct rec_thread {
 	uint64_t last_reported;      /* lost count in the last packet written */
 	uint32_t last_cpu;
 	int fd;                      /* stream file, -1 until the first packet */
+	uint64_t file_size;          /* bytes in it */
+	uint64_t j_consumed, j_coff; /* where reading stands once the packet being written is in */
 };
 
 enum rec_state { ST_IDLE, ST_WAITING, ST_ACTIVE, ST_STOPPED };
@@ -119,6 +118,10 @@ static struct {
 	int atexit_done;
 	int autostart;               /* 1: the environment asks for tracing and
 	                                nobody called trawl_rec_start yet */
+	int use_rings;               /* buffers are files in out_dir */
+	struct trawl_ring_head ring_tmpl; /* identity and clock of every ring */
+	volatile sig_atomic_t crashing; /* a fatal-signal handler is flushing */
+	int atfork_done;
 } R = {
 	.reg_mu = PTHREAD_MUTEX_INITIALIZER,
 	.flush_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -126,6 +129,8 @@ static struct {
 	.wake_mu = PTHREAD_MUTEX_INITIALIZER,
 	.wake = PTHREAD_COND_INITIALIZER,
 };
+
+static void write_meta_if_dirty(int force);
 
 static uint64_t mono_ns(int clk)
 {
@@ -272,34 +277,56 @@ static void wake_flusher(void)
 
 static void thread_gone(void *arg);
 
+/* Sub-buffer size for the configuration: whole records, 256 B..2 GiB. */
+static size_t sub_size_for(const struct trawl_rec_config *c, uint32_t *nsub)
+{
+	*nsub = c->subbuffers < 2 ? 2 : c->subbuffers;
+	size_t sub = (c->buffer_bytes / *nsub) & ~(size_t)15;
+	if (sub < 256)
+		sub = 256;
+	if (sub > 0x7fffffff)
+		sub = 0x7ffffff0;
+	return sub;
+}
+
+/* Give t a fresh buffer for the current trace: a ring file in the trace
+ * directory when writing one, else anonymous memory. */
+static int thread_ring_make(struct rec_thread *t)
+{
+	uint32_t nsub;
+	size_t sub = sub_size_for(&R.cfg, &nsub);
+	struct trawl_ring_head tmpl = R.ring_tmpl;
+	tmpl.tid = t->tid;
+	const char *dir = R.use_rings ? R.out_dir : NULL;
+	if (rec_ring_create(&t->ring, dir, t->stream_id, nsub, sub, &tmpl) != 0) {
+		t->mem = NULL;
+		t->subs = NULL;
+		return -ENOMEM;
+	}
+	t->mem = t->ring.data;
+	t->subs = t->ring.subs;
+	t->sub_size = sub;
+	t->nsub = nsub;
+	return 0;
+}
+
 static struct rec_thread *thread_register(void)
 {
 	struct rec_thread *t = calloc(1, sizeof *t);
 	if (!t)
 		return NULL;
-	size_t nsub = R.cfg.subbuffers < 2 ? 2 : R.cfg.subbuffers;
-	size_t sub = (R.cfg.buffer_bytes / nsub) & ~(size_t)15;
-	if (sub < 256)
-		sub = 256;
-	if (sub > 0x7fffffff)
-		sub = 0x7ffffff0;
-	t->mem = malloc(sub * nsub);
-	t->subs = calloc(nsub, sizeof *t->subs);
-	if (!t->mem || !t->subs) {
-		free(t->mem);
-		free(t->subs);
+	t->fd = -1;
+	t->ring.fd = -1;
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	pthread_mutex_lock(&R.reg_mu);
+	t->stream_id = R.nthreads++;
+	pthread_mutex_unlock(&R.reg_mu);
+	if (thread_ring_make(t) != 0) {
 		free(t);
 		return NULL;
 	}
-	for (size_t i = 0; i < nsub; i++)
-		t->subs[i].ready = UINT64_MAX;
-	t->sub_size = sub;
-	t->nsub = (uint32_t)nsub;
-	t->fd = -1;
-	t->tid = (uint32_t)syscall(SYS_gettid);
 	t->tls = &trawl_rec_tls_;
 	pthread_mutex_lock(&R.reg_mu);
-	t->stream_id = R.nthreads++;
 	t->next = R.threads;
 	R.threads = t;
 	pthread_mutex_unlock(&R.reg_mu);
@@ -313,7 +340,7 @@ static void sub_close(struct rec_thread *t)
 {
 	if (!t->open)
 		return;
-	struct rec_sub *h = &t->subs[t->cur % t->nsub];
+	struct trawl_ring_sub *h = &t->subs[t->cur % t->nsub];
 	uint8_t *base = t->mem + (t->cur % t->nsub) * t->sub_size;
 	size_t used = (size_t)((uint8_t *)trawl_rec_tls_.pos - base);
 	if (t->tls != &trawl_rec_tls_ || used > t->sub_size)
@@ -339,17 +366,25 @@ static int sub_open(struct rec_thread *t)
 		wake_flusher();
 	if (R.cfg.mode == TRAWL_REC_DISCARD && k - consumed >= t->nsub)
 		return 0;
-	struct rec_sub *h = &t->subs[k % t->nsub];
+	struct trawl_ring_sub *h = &t->subs[k % t->nsub];
+	uint8_t *base = t->mem + (k % t->nsub) * t->sub_size;
 	__atomic_store_n(&h->seq, 2 * k + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+	/* a reader of the ring after a crash ends the open sub-buffer at the
+	 * first record older than open_ticks; typed events' field values from
+	 * the last lap could pass for ticks, so they go */
+	if (h->flags & TRAWL_RING_SUB_TYPED) {
+		memset(base, 0, t->sub_size);
+		h->flags = 0;
+	}
 	h->ev_begin = t->recorded;
 	int cpu = sched_getcpu();
 	h->cpu = cpu < 0 ? 0 : (uint32_t)cpu;
+	h->open_ticks = trawl_rec_ticks();
 	__atomic_store_n(&h->ready, k, __ATOMIC_RELEASE);
 	t->cur = k;
 	t->open = 1;
 	t->extra_pairs = 0;
-	uint8_t *base = t->mem + (k % t->nsub) * t->sub_size;
 	trawl_rec_tls_.end = (uint64_t *)(base + t->sub_size);
 	__atomic_store_n(&trawl_rec_tls_.pos, (uint64_t *)base, __ATOMIC_RELEASE);
 	return 1;
@@ -362,11 +397,11 @@ static uint64_t *reserve(size_t slots)
 	struct rec_thread *t = trawl_rec_tls_.thread;
 	if (!t && !(t = thread_register()))
 		return NULL;
-	if (t->dead)
+	if (t->dead || !t->mem)
 		return NULL;
 	if (!t->open || (size_t)((uint8_t *)trawl_rec_tls_.end - (uint8_t *)trawl_rec_tls_.pos) < slots * 8) {
 		if (slots * 8 > t->sub_size || !sub_open(t)) {
-			__atomic_fetch_add(&t->dropped, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&t->ring.head->dropped, 1, __ATOMIC_RELAXED);
 			return NULL;
 		}
 	}
@@ -425,8 +460,10 @@ void trawl_rec_emit_slow(uint16_t subsys, uint16_t event, uint32_t arg)
 		return;
 	uint64_t *p = reserve(2);
 	if (p) {
-		p[0] = trawl_rec_ticks();
+		uint64_t ts = trawl_rec_ticks();
 		p[1] = ((uint64_t)subsys << 48) | ((uint64_t)event << 32) | arg;
+		__atomic_signal_fence(__ATOMIC_RELEASE); /* ticks last: see rec-ring.h */
+		p[0] = ts;
 		__atomic_store_n(&trawl_rec_tls_.pos, p + 2, __ATOMIC_RELEASE);
 	}
 	if (stop_after) {
@@ -447,13 +484,16 @@ void trawl_rec_emit_fields(uint16_t subsys, uint16_t event, const uint64_t *fiel
 	size_t slots = 2 + n + (n & 1);
 	uint64_t *p = reserve(slots);
 	if (p) {
-		p[0] = trawl_rec_ticks();
+		uint64_t ts = trawl_rec_ticks();
+		struct rec_thread *t = trawl_rec_tls_.thread;
+		t->subs[t->cur % t->nsub].flags |= TRAWL_RING_SUB_TYPED;
 		p[1] = TYPED_FLAG | ((uint64_t)subsys << 48) | ((uint64_t)event << 32) | n;
 		for (unsigned i = 0; i < n; i++)
 			p[2 + i] = fields[i];
 		if (n & 1)
 			p[2 + n] = 0;
-		struct rec_thread *t = trawl_rec_tls_.thread;
+		__atomic_signal_fence(__ATOMIC_RELEASE);
+		p[0] = ts;
 		t->extra_pairs += (slots - 2) / 2;
 		__atomic_store_n(&trawl_rec_tls_.pos, p + slots, __ATOMIC_RELEASE);
 	}
@@ -516,6 +556,10 @@ int trawl_rec_define(const struct trawl_rec_event_def *defs, size_t n)
 			R.meta_dirty = 1;
 	}
 	pthread_mutex_unlock(&R.meta_mu);
+	/* names registered while recording reach the file at once, so that
+	 * a crash does not leave their events unnamed */
+	if (R.running && R.use_rings)
+		write_meta_if_dirty(0);
 	return rc;
 }
 
@@ -570,8 +614,11 @@ static int file_write_packet(struct rec_thread *t, uint32_t sid, const void *dat
 		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
 		if (fd < 0)
 			return -errno;
-		if (t)
+		if (t) {
+			struct stat st;
 			t->fd = fd;
+			t->file_size = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+		}
 	}
 	const uint8_t *p = data;
 	while (len) {
@@ -585,6 +632,9 @@ static int file_write_packet(struct rec_thread *t, uint32_t sid, const void *dat
 		p += w;
 		len -= (size_t)w;
 	}
+	/* no half packet stays behind to hide the ones after it */
+	if (rc && t && ftruncate(fd, (off_t)t->file_size) != 0)
+		rc = -errno;
 	if (!t)
 		close(fd);
 	return rc;
@@ -612,6 +662,18 @@ static void stream_fail(void)
 
 static void resend_classes_if_needed(void);
 
+/* The journal entry for t once stream-N holds file_size bytes. */
+static void journal_note(struct rec_thread *t, uint64_t file_size, int commit)
+{
+	struct trawl_ring_cursor c = {
+		.consumed = t->j_consumed, .coff = t->j_coff, .expected = t->expected, .gaps = t->gaps,
+		.packet_seq = t->packet_seq, .reported = t->last_reported, .file_size = file_size,
+	};
+	rec_ring_pending(&t->ring, &c);
+	if (commit)
+		rec_ring_commit(&t->ring);
+}
+
 static void sink_packet(struct rec_thread *t, const void *data, size_t len)
 {
 	R.packets++;
@@ -624,19 +686,31 @@ static void sink_packet(struct rec_thread *t, const void *data, size_t len)
 		if (R.stream)
 			stream_fail();
 	}
-	file_write_packet(t, t->stream_id, data, len);
+	/* pending before the write, committed after: a crash in between
+	 * leaves an entry that the stream file's size confirms or not */
+	journal_note(t, t->file_size + len, 0);
+	if (file_write_packet(t, t->stream_id, data, len) == 0) {
+		t->file_size += len;
+		rec_ring_commit(&t->ring);
+	} else {
+		journal_note(t, t->file_size, 1);
+	}
 }
 
 static uint64_t thread_lost(const struct rec_thread *t)
 {
-	return t->gaps + __atomic_load_n(&t->dropped, __ATOMIC_RELAXED);
+	return t->gaps + (t->ring.head ? __atomic_load_n(&t->ring.head->dropped, __ATOMIC_RELAXED) : 0);
 }
 
-/* Encode one chunk of raw records (whole records) as a packet. */
-static void deliver(struct rec_thread *t, const uint8_t *data, size_t len, int sub_start, uint64_t ev_begin,
-		    uint32_t cpu)
+/* Encode one chunk of raw records (whole records, bytes from..from+len of
+ * sub-buffer number k) as a packet. Returns the bytes taken: all of them,
+ * except in a crash flush, which stops before an event that would need a
+ * new class (no allocation in a signal handler); the ring keeps the rest.
+ * subno: the sub-buffer's number, for the journal. */
+static size_t deliver(struct rec_thread *t, const uint8_t *data, size_t len, uint64_t subno, size_t from,
+		      uint64_t ev_begin, uint32_t cpu)
 {
-	if (sub_start) {
+	if (from == 0) {
 		if (ev_begin > t->expected)
 			t->gaps += ev_begin - t->expected;
 		t->expected = ev_begin;
@@ -644,15 +718,19 @@ static void deliver(struct rec_thread *t, const uint8_t *data, size_t len, int s
 	struct trawl_ctf_packet *p = &R.pkt;
 	trawl_ctf_packet_begin(p);
 	/* every record encodes to no more bytes than it takes in memory */
+	if (R.crashing && p->cap < TRAWL_CTF_PREAMBLE + len)
+		return 0;
 	if (p->len != TRAWL_CTF_PREAMBLE || trawl_ctf_packet_reserve(p, len) != 0)
-		return;
+		return len;
 	const uint64_t *s = (const uint64_t *)data;
 	size_t nslots = len / 8, i = 0;
 	uint64_t vals[TRAWL_REC_MAX_FIELDS];
 	uint32_t last_id = UINT32_MAX;
 	const struct trawl_ctf_class *c = NULL;
 	int plain = 0;               /* c is one u32 field: write it directly */
-	pthread_mutex_lock(&R.meta_mu);
+	int held = 0;                /* stopped short for the crash flush */
+	if (!R.crashing)
+		pthread_mutex_lock(&R.meta_mu);
 	while (i + 2 <= nslots) {
 		uint64_t ts = ticks_to_ns(s[i]), w = s[i + 1];
 		int typed = (w & TYPED_FLAG) != 0;
@@ -663,6 +741,10 @@ static void deliver(struct rec_thread *t, const uint8_t *data, size_t len, int s
 			break; /* cannot happen with our producer; stop rather than misread */
 		if (id != last_id || typed) {
 			size_t before = R.meta.nclasses;
+			if (R.crashing && !trawl_ctf_meta_find(&R.meta, id)) {
+				held = 1;
+				break;
+			}
 			c = class_for(id, typed, n);
 			if (R.meta.nclasses != before)
 				last_id = UINT32_MAX; /* classes moved: no stale pointer */
@@ -693,9 +775,18 @@ static void deliver(struct rec_thread *t, const uint8_t *data, size_t len, int s
 		t->expected++;
 		i += slots;
 	}
-	pthread_mutex_unlock(&R.meta_mu);
+	if (!R.crashing)
+		pthread_mutex_unlock(&R.meta_mu);
+	size_t took = held ? i * 8 : len;
+	if (held) {
+		t->j_consumed = subno;
+		t->j_coff = from + took;
+	}
+	/* a reader must never meet an event whose class the metadata lacks */
+	if (R.meta_dirty && !R.crashing)
+		write_meta_if_dirty(0);
 	if (p->nevents == 0)
-		return;
+		return took;
 	t->delivered += p->nevents;
 	R.recorded_total += p->nevents;
 	t->last_ts = p->ts_end;
@@ -703,11 +794,16 @@ static void deliver(struct rec_thread *t, const uint8_t *data, size_t len, int s
 	t->last_reported = thread_lost(t);
 	trawl_ctf_packet_finish(p, t->packet_seq++, t->last_reported, cpu, t->tid);
 	sink_packet(t, p->buf, p->len);
+	return took;
 }
 
 static void consume_thread(struct rec_thread *t)
 {
+	if (!t->mem)
+		return;
 	if (R.scratch_size < t->sub_size) {
+		if (R.crashing)
+			return;
 		uint8_t *n = realloc(R.scratch, t->sub_size);
 		if (!n)
 			return;
@@ -716,7 +812,7 @@ static void consume_thread(struct rec_thread *t)
 	}
 	for (int guard = 0; guard < 1000000; guard++) {
 		uint64_t k = __atomic_load_n(&t->consumed, __ATOMIC_RELAXED);
-		struct rec_sub *h = &t->subs[k % t->nsub];
+		struct trawl_ring_sub *h = &t->subs[k % t->nsub];
 		uint8_t *base = t->mem + (k % t->nsub) * t->sub_size;
 		uint64_t s1 = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
 		if (s1 < 2 * k + 1)
@@ -732,9 +828,11 @@ static void consume_thread(struct rec_thread *t)
 		} else {
 			if (__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE) != k)
 				break;
-			pthread_mutex_lock(&R.reg_mu);
+			if (!R.crashing) /* the crash flush holds it already */
+				pthread_mutex_lock(&R.reg_mu);
 			uint8_t *pos = t->tls ? (uint8_t *)__atomic_load_n(&t->tls->pos, __ATOMIC_ACQUIRE) : NULL;
-			pthread_mutex_unlock(&R.reg_mu);
+			if (!R.crashing)
+				pthread_mutex_unlock(&R.reg_mu);
 			if (!pos || pos < base || pos > base + t->sub_size) {
 				if (__atomic_load_n(&h->seq, __ATOMIC_ACQUIRE) != s1)
 					continue;
@@ -758,13 +856,20 @@ static void consume_thread(struct rec_thread *t)
 			t->coff = 0;
 			continue;
 		}
-		if (end > from)
-			deliver(t, R.scratch, end - from, from == 0, evb, cpu);
-		else if (from == 0 && evb > t->expected) {
+		int closed = s1 == 2 * k + 2;
+		t->j_consumed = closed ? k + 1 : k;
+		t->j_coff = closed ? 0 : end;
+		if (end > from) {
+			size_t took = deliver(t, R.scratch, end - from, k, from, evb, cpu);
+			if (took < end - from) { /* crash flush: the ring keeps the rest */
+				t->coff = (uint32_t)(from + took);
+				break;
+			}
+		} else if (from == 0 && evb > t->expected) {
 			t->gaps += evb - t->expected;
 			t->expected = evb;
 		}
-		if (s1 == 2 * k + 2) {
+		if (closed) {
 			t->coff = 0;
 			__atomic_store_n(&t->consumed, k + 1, __ATOMIC_RELEASE);
 		} else {
@@ -783,9 +888,13 @@ static void report_trailing_loss(struct rec_thread *t)
 		return;
 	struct trawl_ctf_packet *p = &R.pkt;
 	trawl_ctf_packet_begin(p);
+	if (p->len != TRAWL_CTF_PREAMBLE)
+		return;
 	p->ts_begin = p->ts_end = t->packet_seq ? t->last_ts : R.mono0;
 	trawl_ctf_packet_finish(p, t->packet_seq++, lost, t->last_cpu, t->tid);
 	t->last_reported = lost;
+	t->j_consumed = __atomic_load_n(&t->consumed, __ATOMIC_RELAXED);
+	t->j_coff = t->coff;
 	sink_packet(t, p->buf, p->len);
 }
 
@@ -841,8 +950,7 @@ static void flush_all(int final)
 			R.lost_dead += thread_lost(t);
 			if (t->fd >= 0)
 				close(t->fd);
-			free(t->mem);
-			free(t->subs);
+			rec_ring_release(&t->ring, 1); /* stream-N has it all */
 			free(t);
 		} else {
 			pp = &t->next;
@@ -851,6 +959,51 @@ static void flush_all(int final)
 	pthread_mutex_unlock(&R.reg_mu);
 	write_meta_if_dirty(final);
 	pthread_mutex_unlock(&R.flush_mu);
+}
+
+/* From a fatal-signal handler (crash.c): write out what the threads have
+ * written, if that is safe now. Every lock is only tried (the crashing
+ * thread may hold one), nothing is allocated, metadata is not rewritten
+ * (so events of classes it lacks stay in the ring), and a ring that
+ * cannot be flushed keeps its events for `trawl events` anyway. */
+int rec_crash_flush(int sig)
+{
+	if (!R.running || R.stream || R.crashing)
+		return -EBUSY;
+	/* give a flush in progress on another thread up to ~100 ms */
+	int locked = 0;
+	for (int i = 0; i < 100 && !locked; i++) {
+		locked = pthread_mutex_trylock(&R.flush_mu) == 0;
+		if (!locked) {
+			struct timespec ms = { 0, 1000000L };
+			nanosleep(&ms, NULL);
+		}
+	}
+	if (!locked)
+		return -EBUSY;
+	int rc = -EBUSY;
+	if (pthread_mutex_trylock(&R.reg_mu) == 0) {
+		if (pthread_mutex_trylock(&R.meta_mu) == 0) {
+			R.crashing = 1;
+			for (struct rec_thread *t = R.threads; t; t = t->next)
+				if (t->ring.head)
+					t->ring.head->signal = (uint32_t)sig;
+			if (!R.meta_dirty) {
+				for (struct rec_thread *t = R.threads; t; t = t->next) {
+					consume_thread(t);
+					report_trailing_loss(t);
+					if (t->ring.head)
+						t->ring.head->flags |= TRAWL_RING_FLUSHED;
+				}
+				rc = 0;
+			}
+			R.crashing = 0;
+			pthread_mutex_unlock(&R.meta_mu);
+		}
+		pthread_mutex_unlock(&R.reg_mu);
+	}
+	pthread_mutex_unlock(&R.flush_mu);
+	return rc;
 }
 
 int trawl_rec_flush(void)
@@ -918,6 +1071,7 @@ void trawl_rec_config_init(struct trawl_rec_config *c)
 	c->flush_ms = 200;
 	c->flush_at_exit = 1;
 	c->enable = "all";
+	c->crash_flush = 1;
 }
 
 static int parse_u64(const char *s, uint64_t *out, int suffixes)
@@ -1010,6 +1164,12 @@ int trawl_rec_config_env(struct trawl_rec_config *c)
 	}
 	if ((v = getenv("TRAWL_REC_ENABLE")) && *v)
 		c->enable = v;
+	if ((v = getenv("TRAWL_REC_CRASH_FLUSH")) && *v) {
+		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
+			c->crash_flush = *v == '1';
+		else
+			rc = -EINVAL;
+	}
 	if ((v = getenv("TRAWL_REC_START")) && *v && parse_trigger(v, &c->start) != 0)
 		rc = -EINVAL;
 	if ((v = getenv("TRAWL_REC_STOP")) && *v && parse_trigger(v, &c->stop) != 0)
@@ -1050,6 +1210,73 @@ static int apply_enable_list(const char *s)
 		s = e;
 	}
 	return 0;
+}
+
+static void read_boot_id(char *out, size_t n)
+{
+	memset(out, 0, n);
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t r = read(fd, out, n - 1);
+	close(fd);
+	out[r > 0 ? strcspn(out, "\n") : 0] = 0;
+}
+
+/* In a forked child the buffers are the parent's (shared mappings): the
+ * child records nothing and leaves them alone. */
+static void atfork_child(void)
+{
+	memset(trawl_rec_sub_mode, 0, sizeof trawl_rec_sub_mode);
+	R.running = 0;
+	R.have_flusher = 0;
+	R.autostart = 0;
+	for (struct rec_thread *t = R.threads; t; t = t->next)
+		rec_ring_forget(&t->ring);
+	trawl_rec_tls_.thread = NULL;
+	trawl_rec_tls_.pos = trawl_rec_tls_.end = NULL;
+}
+
+/* Buffers for the trace being started (called with flush_mu held, the
+ * recorder not yet running): ring files in out_dir unless streaming, the
+ * directory and its metadata made now so that a crash at any point leaves
+ * a readable trace, and the consumer's buffers sized so that the crash
+ * flush never allocates. */
+static void start_rings(void)
+{
+	R.use_rings = !R.stream;
+	memset(&R.ring_tmpl, 0, sizeof R.ring_tmpl);
+	R.ring_tmpl.pid = (uint32_t)getpid();
+	R.ring_tmpl.mode = (uint32_t)R.cfg.mode;
+	R.ring_tmpl.ns_per_tick = R.ns_per_tick;
+	R.ring_tmpl.tsc0 = R.tsc0;
+	R.ring_tmpl.mono0 = R.mono0;
+	read_boot_id(R.ring_tmpl.boot_id, sizeof R.ring_tmpl.boot_id);
+	pthread_mutex_lock(&R.meta_mu);
+	if (R.use_rings && (ensure_dir() != 0 || trawl_ctf_meta_write(&R.meta, R.out_dir) != 0))
+		R.use_rings = 0;
+	else if (R.use_rings)
+		R.meta_dirty = 0;
+	pthread_mutex_unlock(&R.meta_mu);
+	uint32_t nsub;
+	size_t sub = sub_size_for(&R.cfg, &nsub);
+	uint8_t *n = R.scratch_size < sub ? realloc(R.scratch, sub) : R.scratch;
+	if (n) {
+		R.scratch = n;
+		R.scratch_size = R.scratch_size < sub ? sub : R.scratch_size;
+	}
+	trawl_ctf_packet_reserve(&R.pkt, TRAWL_CTF_PREAMBLE + sub);
+	pthread_mutex_lock(&R.reg_mu);
+	for (struct rec_thread *t = R.threads; t; t = t->next) {
+		struct rec_ring old = t->ring;
+		if (thread_ring_make(t) != 0)
+			t->ring = old; /* keeps the memory for stats; t->mem stays NULL */
+		else
+			rec_ring_release(&old, 0);
+	}
+	pthread_mutex_unlock(&R.reg_mu);
+	if (!R.atfork_done && pthread_atfork(NULL, NULL, atfork_child) == 0)
+		R.atfork_done = 1;
 }
 
 static void at_exit(void)
@@ -1098,21 +1325,15 @@ int trawl_rec_start(const struct trawl_rec_config *c)
 	/* a new trace after a stop: every known thread starts from scratch;
 	 * switches are all off here, so no thread is writing */
 	for (struct rec_thread *t = R.threads; t; t = t->next) {
-		uint8_t *keep_mem = t->mem;
-		struct rec_sub *keep_subs = t->subs;
 		if (t->fd >= 0)
 			close(t->fd);
 		t->fd = -1;
 		t->open = 0;
-		t->cur = t->recorded = t->extra_pairs = t->dropped = t->produced = 0;
+		t->cur = t->recorded = t->extra_pairs = t->produced = 0;
 		t->consumed = t->expected = t->gaps = t->delivered = t->packet_seq = 0;
 		t->coff = 0;
 		t->last_reported = 0;
-		for (uint32_t i = 0; i < t->nsub; i++) {
-			keep_subs[i].seq = 0;
-			keep_subs[i].ready = UINT64_MAX;
-		}
-		t->mem = keep_mem;
+		t->file_size = 0;
 		if (t->tls) {
 			t->tls->pos = NULL;
 			t->tls->end = NULL;
@@ -1143,8 +1364,11 @@ int trawl_rec_start(const struct trawl_rec_config *c)
 			R.stream_failed = 1;
 		}
 	}
+	start_rings();
 	R.running = 1;
 	pthread_mutex_unlock(&R.flush_mu);
+	if (R.cfg.crash_flush && R.use_rings)
+		rec_crash_install();
 	if (pthread_create(&R.flusher, NULL, flusher_main, NULL) == 0)
 		R.have_flusher = 1;
 	set_state(R.state, R.cfg.start.set ? ST_WAITING : ST_ACTIVE);
@@ -1186,11 +1410,15 @@ int trawl_rec_stop(void)
 			pthread_mutex_unlock(&R.meta_mu);
 		}
 	}
+	rec_crash_uninstall();
 	pthread_mutex_lock(&R.reg_mu);
 	for (struct rec_thread *t = R.threads; t; t = t->next) {
 		if (t->fd >= 0)
 			close(t->fd);
 		t->fd = -1;
+		/* stream-N has everything: the trace is plain CTF again (the
+		 * memory stays, for a thread still storing its last event) */
+		rec_ring_unlink(&t->ring);
 	}
 	pthread_mutex_unlock(&R.reg_mu);
 	R.running = 0;

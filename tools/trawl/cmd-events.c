@@ -17,6 +17,7 @@
 static const char events_help[] =
 	"usage: trawl events list TRACE [--limit N] [--abs]\n"
 	"       trawl events stats TRACE\n"
+	"       trawl events recover TRACE\n"
 	"       trawl events import-bf DUMP --defs DEFS.json -o OUT [--freq HZ]\n"
 	"\n"
 	"TRACE is a CTF trace directory written by a program using <trawl/rec.h>,\n"
@@ -25,6 +26,9 @@ static const char events_help[] =
 	"  list       print every event merged by time: time since the first event\n"
 	"             in seconds (--abs: clock value in ns), cpu, thread, name, fields\n"
 	"  stats      events per subsystem and event, lost events, time span\n"
+	"  recover    write into TRACE the events a program that crashed (or was\n"
+	"             killed, or called _exit) left in its buffer files (.ring-N),\n"
+	"             and remove those; list and stats read them anyway\n"
 	"  import-bf  convert a Barrelfish trace dump ('#' header lines, then\n"
 	"             'CORE TIMESTAMP RAWHEX' lines) into a CTF trace OUT, naming\n"
 	"             events from DEFS (.json from 'trawl defs', or a .tdef file);\n"
@@ -33,13 +37,62 @@ static const char events_help[] =
 	"A damaged trace is read up to the damage; the file and byte offset of the\n"
 	"damage are reported and the exit status is 1.\n";
 
+static int report_damage(struct trawl_swtrace *t);
+
+/* Say where events came from when a program did not stop cleanly. */
+static void note_rings(const char *dir, const struct trawl_swtrace_info *in, int recovering)
+{
+	if (in->rings && !in->recovered && in->signal && !recovering)
+		cli_error("events", "%s: the program died by signal %u; the recorder wrote its buffers out first",
+			  dir, in->signal);
+	else if (in->rings && !recovering) {
+		char how[64] = "without stopping the recorder";
+		if (in->signal)
+			snprintf(how, sizeof how, "by signal %u", in->signal);
+		cli_error("events", "%s: %" PRIu64 " events read from %u buffer file(s) of a program that ended %s "
+			  "('trawl events recover %s' writes them into the trace)", dir, in->recovered, in->rings,
+			  how, dir);
+	}
+	if (in->live_rings)
+		cli_error("events", "%s: %u buffer file(s) belong to a program still recording: only what it "
+			  "flushed is read", dir, in->live_rings);
+}
+
 static int open_trace(const char *dir, struct trawl_swtrace **t)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
 	if (trawl_swtrace_open(t, dir, &err) != TRAWL_OK)
 		return cli_report("events", &err);
+	struct trawl_swtrace_info in;
+	trawl_swtrace_info(*t, &in);
+	note_rings(dir, &in, 0);
 	return EXIT_OK;
+}
+
+static int events_recover(int argc, char **argv)
+{
+	if (argc != 1 || argv[0][0] == '-')
+		return cli_usage("events", "recover takes one trace directory");
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	struct trawl_swtrace *t;
+	if (trawl_swtrace_open(&t, argv[0], &err) != TRAWL_OK)
+		return cli_report("events", &err);
+	struct trawl_swtrace_info in;
+	trawl_swtrace_info(t, &in);
+	note_rings(argv[0], &in, 1);
+	int rc = EXIT_OK;
+	if (trawl_swtrace_recover(t, argv[0], &err) != TRAWL_OK)
+		rc = cli_report("events", &err);
+	else
+		printf("recovered %" PRIu64 " events from %u buffer file(s)%s\n", in.recovered, in.rings,
+		       in.signal ? " (the recorder saw a fatal signal)" : "");
+	int rd = report_damage(t);
+	trawl_swtrace_close(t);
+	if (rc == EXIT_OK && in.live_rings)
+		rc = EXIT_BAD_INPUT;
+	return rc ? rc : rd;
 }
 
 static int report_damage(struct trawl_swtrace *t)
@@ -393,12 +446,14 @@ int cmd_events(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (argc < 2)
-		return cli_usage("events", "expected list, stats or import-bf");
+		return cli_usage("events", "expected list, stats, recover or import-bf");
 	if (!strcmp(argv[1], "list"))
 		return events_list(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "stats"))
 		return events_stats(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "import-bf"))
 		return events_import_bf(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "recover"))
+		return events_recover(argc - 2, argv + 2);
 	return cli_usage("events", "unknown subcommand '%s'", argv[1]);
 }

@@ -26,6 +26,7 @@
  *   TRAWL_REC_START=S:E[:ARG]  start trigger, TRAWL_REC_STOP=S:E[:ARG] stop trigger
  *   TRAWL_REC_DURATION=MS      stop this long after the start
  *   TRAWL_REC_FLUSH_MS=MS      periodic flush (0 = only when sub-buffers fill)
+ *   TRAWL_REC_CRASH_FLUSH=0|1  flush from fatal-signal handlers (default 1)
  *
  * Functions return 0 or a negative errno value. The library never prints
  * and never exits. Usable from C and C++ (GCC or Clang).
@@ -98,8 +99,13 @@ static inline void trawl_rec_emit(uint16_t subsys, uint16_t event, uint32_t arg)
 		trawl_rec_emit_slow(subsys, event, arg);
 		return;
 	}
-	p[0] = trawl_rec_ticks();
+	uint64_t ts = trawl_rec_ticks();
 	p[1] = ((uint64_t)(subsys & (TRAWL_REC_MAX_SUBSYS - 1)) << 48) | ((uint64_t)event << 32) | arg;
+	/* the timestamp goes in last (a compiler barrier, no instruction): a
+	 * process that dies between the two stores leaves a stale timestamp,
+	 * which ends the buffer for the crash recovery (trawl/rec-ring.h) */
+	__atomic_signal_fence(__ATOMIC_RELEASE);
+	p[0] = ts;
 	__atomic_store_n(&t->pos, p + 2, __ATOMIC_RELEASE);
 }
 
@@ -156,6 +162,10 @@ struct trawl_rec_config {
 	                              (NULL keeps what trawl_rec_enable set) */
 	struct trawl_rec_trigger start, stop;
 	uint64_t duration_ms;      /* 0: no limit */
+	int crash_flush;           /* default 1: on SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+	                              SIGTERM, SIGINT (when their action is the default) write
+	                              out the buffers before dying; the buffer files keep
+	                              everything anyway (docs/recorder.md) */
 };
 
 /* Defaults. */

@@ -1,0 +1,64 @@
+/* Internals of the CTF trace reader shared by ctf-read.c (metadata,
+ * streams, merging) and ring-trace.c (recovering the recorder's buffer
+ * files into streams). */
+#ifndef TRAWL_EVENTS_CTF_INT_H
+#define TRAWL_EVENTS_CTF_INT_H
+
+#include "events/ring.h"
+#include "trawl/swevents.h"
+
+struct stream {
+	char name[4096];
+	const uint8_t *data;
+	size_t size;
+	void *owned;
+	size_t off;                  /* next byte to read */
+	size_t content_end;          /* end of the current packet's events */
+	size_t packet_end;
+	uint32_t cpu, tid;
+	uint64_t discarded;
+	int done;
+	int have;                    /* `ev` holds the next event */
+	struct trawl_sw_event ev;
+};
+
+/* A buffer file (.ring-N) a program left in the trace directory. */
+struct ring_file {
+	char path[4096];
+	uint8_t *buf;
+	size_t len;
+	size_t stream;               /* index of its stream once recovered */
+	uint64_t keep;               /* bytes of the stream file kept before the recovered ones */
+	int recovered;               /* read (maybe up to damage) */
+	int damaged;
+};
+
+struct trawl_swtrace {
+	struct trawl_sw_class *classes;
+	size_t nclasses;
+	struct trawl_swtrace_info info;
+	struct stream *streams;
+	size_t nstreams, streams_cap;
+	struct trawl_error damage;
+	int damaged;
+	struct ring_file *rings;
+	size_t nrings;
+	uint32_t *made;              /* class ids made up for recovered events */
+	size_t nmade;
+};
+
+/* ring-trace.c */
+/* Is this directory entry a buffer file (".ring-" and digits)? */
+int ring_trace_is_ring(const char *name);
+/* Read dir/name unless its program still holds it (then it only counts
+ * as live). */
+enum trawl_status ring_trace_add(struct trawl_swtrace *t, const char *dir, const char *name, struct trawl_error *err);
+/* After the metadata: append each ring's missing events to its stream. */
+enum trawl_status ring_trace_apply(struct trawl_swtrace *t);
+void ring_trace_free(struct trawl_swtrace *t);
+/* ctf-read.c: keep the first damage. */
+void swtrace_note_damage(struct trawl_swtrace *t, const struct trawl_error *e);
+
+#endif
+
+
