@@ -68,9 +68,6 @@ int cli_image_option(void *ctx, const struct cli_option *opt, const char *value)
  * behind it. */
 int cli_output_to(const char *cmd, const char *path);
 
-/* Is argv[i] "--help" or "-h"? Commands print their help text and exit 0. */
-int cli_wants_help(int argc, char **argv);
-
 /* Parse an unsigned number (decimal or 0x hex). Returns 1 on success. */
 int cli_parse_u64(const char *s, uint64_t *out);
 

@@ -35,7 +35,8 @@ static const char events_help[] =
 	"             timestamps are ticks of --freq HZ (default 1000000000: ns)\n"
 	"\n"
 	"A damaged trace is read up to the damage; the file and byte offset of the\n"
-	"damage are reported and the exit status is 1.\n";
+	"damage are reported and the exit status is 1. 'trawl events VERB --help'\n"
+	"explains one verb.\n";
 
 static int report_damage(struct trawl_swtrace *t);
 
@@ -72,8 +73,20 @@ static int open_trace(const char *dir, struct trawl_swtrace **t)
 
 static int events_recover(int argc, char **argv)
 {
-	if (argc != 1 || argv[0][0] == '-')
-		return cli_usage("events", "recover takes one trace directory");
+	static const struct cli_option opts[] = { CLI_END };
+	static const struct cli_command cmd = {
+		.name = "events recover",
+		.usage = "TRACE",
+		.description =
+			"Writes into TRACE the events a program that crashed (or was killed, or\n"
+			"called _exit) left in its buffer files (.ring-N), and removes those;\n"
+			"'trawl events list' and 'stats' read them anyway.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "recover takes one trace directory",
+	};
+	int prc;
+	if (cli_parse(&cmd, argc, argv, &prc) < 0)
+		return prc;
 	struct trawl_error err;
 	trawl_error_clear(&err);
 	struct trawl_swtrace *t;
@@ -116,23 +129,24 @@ static int events_list(int argc, char **argv)
 {
 	const char *dir = NULL;
 	uint64_t limit = UINT64_MAX;
-	int abs_time = 0;
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
-			if (!cli_parse_u64(argv[++i], &limit))
-				return cli_usage("events", "bad --limit '%s'", argv[i]);
-		} else if (!strcmp(argv[i], "--abs")) {
-			abs_time = 1;
-		} else if (argv[i][0] == '-') {
-			return cli_usage("events", "unknown option '%s'", argv[i]);
-		} else if (!dir) {
-			dir = argv[i];
-		} else {
-			return cli_usage("events", "unexpected argument '%s'", argv[i]);
-		}
-	}
-	if (!dir)
-		return cli_usage("events", "no trace given");
+	int abs_time = 0, prc;
+	const struct cli_option opts[] = {
+		CLI_U64("limit", "N", &limit, 0, NULL, "print at most N events"),
+		CLI_FLAG("abs", 0, &abs_time, "times as clock values in ns, not seconds since the first event"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "events list",
+		.usage = "TRACE [--limit N] [--abs]",
+		.description =
+			"Prints every event merged by time: time since the first event in\n"
+			"seconds (--abs: clock value in ns), cpu, thread, name, fields.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "no trace given",
+	};
+	if (cli_parse(&cmd, argc, argv, &prc) < 0)
+		return prc;
+	dir = argv[0];
 	struct trawl_swtrace *t;
 	int rc = open_trace(dir, &t);
 	if (rc)
@@ -165,8 +179,17 @@ struct count {
 
 static int events_stats(int argc, char **argv)
 {
-	if (argc != 1 || argv[0][0] == '-')
-		return cli_usage("events", "stats takes one trace directory");
+	static const struct cli_option opts[] = { CLI_END };
+	static const struct cli_command cmd = {
+		.name = "events stats",
+		.usage = "TRACE",
+		.description = "Counts events per subsystem and event, lost events and the time span.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "stats takes one trace directory",
+	};
+	int prc;
+	if (cli_parse(&cmd, argc, argv, &prc) < 0)
+		return prc;
 	struct trawl_swtrace *t;
 	int rc = open_trace(argv[0], &t);
 	if (rc)
@@ -327,22 +350,29 @@ static int events_import_bf(int argc, char **argv)
 {
 	const char *dump = NULL, *defs_path = NULL, *out = NULL;
 	uint64_t freq = 1000000000u;
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--defs") && i + 1 < argc)
-			defs_path = argv[++i];
-		else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
-			out = argv[++i];
-		else if (!strcmp(argv[i], "--freq") && i + 1 < argc) {
-			if (!cli_parse_u64(argv[++i], &freq) || freq == 0)
-				return cli_usage("events", "bad --freq '%s'", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage("events", "unknown option '%s'", argv[i]);
-		else if (!dump)
-			dump = argv[i];
-		else
-			return cli_usage("events", "unexpected argument '%s'", argv[i]);
-	}
-	if (!dump || !out)
+	int prc;
+	const struct cli_option opts[] = {
+		CLI_STRING("defs", 0, "DEFS", &defs_path,
+			   "event names: the .json of 'trawl defs', or a .tdef file"),
+		CLI_STRING("output", 'o', "OUT", &out, "the CTF trace directory to write"),
+		CLI_U64("freq", "HZ", &freq, 0, NULL, "timestamps are ticks of HZ (default 1000000000: ns)"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "events import-bf",
+		.usage = "DUMP --defs DEFS.json -o OUT [--freq HZ]",
+		.description =
+			"Converts a Barrelfish trace dump ('#' header lines, then\n"
+			"'CORE TIMESTAMP RAWHEX' lines) into a CTF trace OUT.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "import-bf needs DUMP and -o OUT",
+	};
+	if (cli_parse(&cmd, argc, argv, &prc) < 0)
+		return prc;
+	dump = argv[0];
+	if (freq == 0)
+		return cli_usage("events", "--freq must be at least 1");
+	if (!out)
 		return cli_usage("events", "import-bf needs DUMP and -o OUT");
 	int rc = EXIT_OK;
 	struct trawl_defs *defs = NULL;
@@ -439,21 +469,28 @@ out:
 	return rc;
 }
 
+/* A verb table: each verb parses its own options with its own table
+ * (argv[0] is the verb), so 'trawl events list --help' explains list. */
 int cmd_events(int argc, char **argv)
 {
-	if (cli_wants_help(argc, argv)) {
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} verbs[] = {
+		{ "list", events_list }, { "stats", events_stats },
+		{ "import-bf", events_import_bf }, { "recover", events_recover },
+	};
+	if (argc < 2)
+		return cli_usage("events", "expected list, stats, recover or import-bf");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(events_help, stdout);
 		return EXIT_OK;
 	}
-	if (argc < 2)
-		return cli_usage("events", "expected list, stats, recover or import-bf");
-	if (!strcmp(argv[1], "list"))
-		return events_list(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "stats"))
-		return events_stats(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "import-bf"))
-		return events_import_bf(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "recover"))
-		return events_recover(argc - 2, argv + 2);
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		if (!strcmp(argv[1], verbs[i].name))
+			return verbs[i].fn(argc - 1, argv + 1);
+	if (argv[1][0] == '-')
+		return cli_usage("events", "unknown option '%s' (options follow the verb: "
+				 "trawl events VERB --help)", argv[1]);
 	return cli_usage("events", "unknown subcommand '%s'", argv[1]);
 }

@@ -1,6 +1,7 @@
 /* The command table, one line per subcommand: TRAWL_COMMAND(name, function,
- * one-line summary). Each function lives in cmd-NAME.c and parses its own
- * options; `trawl help NAME` runs it with --help. Keep the list sorted. */
+ * one-line summary). Each function lives in cmd-NAME.c and describes its
+ * options in a table for cli_parse (options.h), which also answers --help;
+ * `trawl help NAME` runs it with --help. Keep the list sorted. */
 TRAWL_COMMAND("browse", cmd_browse, "browse a trace in time on the terminal (registers, memory, jumps)")
 TRAWL_COMMAND("callinfo", cmd_callinfo, "list every call to some functions, with time, line and caller")
 TRAWL_COMMAND("calltree", cmd_calltree, "print the call hierarchy of a trace with lines, times and instruction counts")
