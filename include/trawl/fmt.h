@@ -32,10 +32,12 @@ static inline char *trawl_fmt_hex(char *p, uint64_t v)
 	return p;
 }
 
-/* copy a NUL-terminated string of at most max bytes */
+/* copy a NUL-terminated string of at most max bytes (memchr, not the POSIX
+ * strnlen, so the header compiles in plain C11) */
 static inline char *trawl_fmt_str(char *p, const char *s, size_t max)
 {
-	size_t n = strnlen(s, max);
+	const char *z = memchr(s, 0, max);
+	size_t n = z ? (size_t)(z - s) : max;
 	memcpy(p, s, n);
 	return p + n;
 }

@@ -1,4 +1,7 @@
-/* libtrawl: everything in one include. */
+/* libtrawl: every public header in one include (tests/cli/headers.sh
+ * checks that none is left out). The recorder's headers (trawl/rec*.h,
+ * under rec/include) are not libtrawl's: programs that record events use
+ * them without linking libtrawl. */
 #ifndef TRAWL_H
 #define TRAWL_H
 
@@ -8,6 +11,8 @@
 #include "trawl/input.h"
 #include "trawl/file.h"
 #include "trawl/json.h"
+#include "trawl/fmt.h"
+#include "trawl/disasm.h"
 #include "trawl/reader.h"
 #include "trawl/image.h"
 #include "trawl/calls.h"
@@ -19,7 +24,11 @@
 #include "trawl/emu.h"
 #include "trawl/expr.h"
 #include "trawl/callhop.h"
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-trace.h"
+#include "trawl/sw-defs.h"
+#include "trawl/bf-dump.h"
+#include "trawl/sw-stream.h"
 
 #define TRAWL_VERSION "0.1.0"
 

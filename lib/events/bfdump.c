@@ -7,7 +7,7 @@
  * The raw word is subsys(16) << 48 | event(16) << 32 | arg(32). Blank
  * lines are allowed; anything else is an error with line and column.
  */
-#include "trawl/swevents.h"
+#include "trawl/bf-dump.h"
 
 #include <ctype.h>
 #include <stdlib.h>

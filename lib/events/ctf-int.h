@@ -5,7 +5,8 @@
 #define TRAWL_EVENTS_CTF_INT_H
 
 #include "events/ring.h"
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-trace.h"
 
 struct stream {
 	char name[4096];

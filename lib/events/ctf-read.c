@@ -25,7 +25,8 @@
  * file and byte offset.
  */
 #include "trawl/file.h"
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-trace.h"
 
 #include "events/ctf-int.h"
 #include "events/text-skip.h"
@@ -436,7 +437,7 @@ static int class_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-enum trawl_status trawl_ctf_metadata_parse(const char *text, size_t len, struct trawl_sw_class **classes,
+enum trawl_status trawl_swtrace_parse_metadata(const char *text, size_t len, struct trawl_sw_class **classes,
 					   size_t *nclasses, struct trawl_swtrace_info *info, struct trawl_error *err)
 {
 	struct lexer L = { .s = text, .len = len, .line = 1 };
@@ -631,7 +632,7 @@ void swtrace_note_damage(struct trawl_swtrace *t, const struct trawl_error *e)
 static enum trawl_status finish_open(struct trawl_swtrace *t, const char *meta, size_t meta_len,
 				     struct trawl_error *err)
 {
-	enum trawl_status st = trawl_ctf_metadata_parse(meta, meta_len, &t->classes, &t->nclasses, &t->info, err);
+	enum trawl_status st = trawl_swtrace_parse_metadata(meta, meta_len, &t->classes, &t->nclasses, &t->info, err);
 	if (st)
 		return st;
 	if (t->nrings && (st = ring_trace_apply(t)) != TRAWL_OK)

@@ -10,7 +10,8 @@
  * above. Unknown keys are ignored. Ids are taken from the file (they need
  * not be dense), checked for range and duplicates.
  */
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-defs.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -380,7 +381,7 @@ enum trawl_status trawl_defs_parse_json(struct trawl_defs **out, const char *tex
 	}
 	jfree(&root);
 	if (st) {
-		trawl_defs_free(d);
+		trawl_defs_destroy(d);
 		return st;
 	}
 	*out = d;

@@ -8,7 +8,8 @@
  *   event   := "event" NAME [STRING] [ "(" field { "," field } ")" ]
  *   field   := TYPE NAME [STRING]         TYPE := u8|u16|u32|u64|s8|s16|s32|s64
  */
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-defs.h"
 
 #include "events/text-skip.h"
 
@@ -37,7 +38,7 @@ static int is_reserved(const char *s)
 	return 0;
 }
 
-void trawl_defs_free(struct trawl_defs *d)
+void trawl_defs_destroy(struct trawl_defs *d)
 {
 	if (!d)
 		return;
@@ -424,7 +425,7 @@ enum trawl_status trawl_defs_parse(struct trawl_defs **out, const char *text, si
 out:
 	free(subsys_names.slots);
 	if (st) {
-		trawl_defs_free(d);
+		trawl_defs_destroy(d);
 		return st;
 	}
 	*out = d;

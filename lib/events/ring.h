@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
 
 /* The trace's classes, sorted by id; recovery adds made-up ones for ids
  * the metadata lacks (as the recorder does: "subsysS:eventE"). */

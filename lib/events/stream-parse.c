@@ -32,7 +32,8 @@
  *   time payload, 24 bytes: 0 4 round, 4 4 zero, 8 8 t1, 16 8 t2.
  *   end, keepalive: no payload; nothing may follow an end.
  */
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-stream.h"
 
 #include <ctype.h>
 #include <stdio.h>

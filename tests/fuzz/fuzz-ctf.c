@@ -3,7 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

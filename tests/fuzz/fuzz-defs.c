@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trawl/swevents.h"
+#include "trawl/sw-defs.h"
+#include "trawl/bf-dump.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,12 +20,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (j && trawl_defs_parse_json(&back, j, strlen(j), "fuzz.json", &err) != TRAWL_OK)
 			abort();
 		if (j)
-			trawl_defs_free(back);
+			trawl_defs_destroy(back);
 		free(j);
-		trawl_defs_free(d);
+		trawl_defs_destroy(d);
 	}
 	if (trawl_defs_parse_json(&d, (const char *)data, size, "fuzz.json", &err) == TRAWL_OK)
-		trawl_defs_free(d);
+		trawl_defs_destroy(d);
 	struct trawl_bf_stats st;
 	trawl_bf_parse((const char *)data, size, "fuzz.txt", NULL, NULL, &st, &err);
 	return 0;

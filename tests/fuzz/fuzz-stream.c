@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-stream.h"
 
 static int count_cb(void *ctx, const struct trawl_sp_item *it)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "trawl/swevents.h"
+#include "trawl/sw-stream.h"
 
 uint32_t rec_crc32(uint32_t crc, const void *data, size_t len); /* rec/src/rec-int.h */
 

@@ -12,7 +12,11 @@
 #include <string.h>
 
 #include "trawl/rec-ctf.h"
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-trace.h"
+#include "trawl/sw-defs.h"
+#include "trawl/bf-dump.h"
+#include "trawl/sw-stream.h"
 
 #include <zlib.h>
 
@@ -73,8 +77,8 @@ static void test_defs_parse(void **state)
 	free(h);
 	free(ctf);
 	free(json);
-	trawl_defs_free(j);
-	trawl_defs_free(d);
+	trawl_defs_destroy(j);
+	trawl_defs_destroy(d);
 }
 
 struct bad_case {

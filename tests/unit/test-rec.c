@@ -16,7 +16,9 @@
 
 #include "trawl/rec.h"
 #include "trawl/rec-proto.h"
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-trace.h"
+#include "trawl/sw-stream.h"
 
 static char dir_buf[256];
 

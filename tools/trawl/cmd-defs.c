@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "trawl/swevents.h"
+#include "trawl/sw-defs.h"
 
 static int write_text(const char *cmd, const char *dir, const char *base, const char *ext, const char *text)
 {
@@ -107,7 +107,7 @@ out:
 	free(h);
 	free(c);
 	free(j);
-	trawl_defs_free(d);
+	trawl_defs_destroy(d);
 	free(text);
 	return rc;
 }

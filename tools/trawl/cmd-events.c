@@ -12,7 +12,10 @@
 
 #include "cli.h"
 #include "trawl/rec-ctf.h"
-#include "trawl/swevents.h"
+#include "trawl/sw-event.h"
+#include "trawl/sw-trace.h"
+#include "trawl/sw-defs.h"
+#include "trawl/bf-dump.h"
 
 static const char events_help[] =
 	"usage: trawl events list TRACE [--limit N] [--abs]\n"
@@ -464,7 +467,7 @@ out:
 	free(b.cores);
 	trawl_ctf_packet_release(&pkt);
 	trawl_ctf_meta_release(&meta);
-	trawl_defs_free(defs);
+	trawl_defs_destroy(defs);
 	free(text);
 	return rc;
 }

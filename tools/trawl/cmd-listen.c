@@ -33,7 +33,7 @@
 
 #include "cli.h"
 #include "trawl/rec-ctf.h"
-#include "trawl/swevents.h"
+#include "trawl/sw-stream.h"
 
 #define MAX_CONNS 64
 #define MAX_STREAMS_PER_CONN 1024
