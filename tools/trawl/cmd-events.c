@@ -349,6 +349,54 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* One core's events as one stream file of 64 KiB packets, sorted by time
+ * (a dump interleaves cores); an event no definition names gets a class
+ * made up from its ids, so nothing in the dump is dropped. */
+static int write_core_stream(struct bf_core *c, const char *out, struct trawl_ctf_meta *meta,
+			     struct trawl_ctf_packet *pkt, uint64_t freq)
+{
+	char path[4096];
+	qsort(c->ev, c->n, sizeof *c->ev, ev_cmp);
+	snprintf(path, sizeof path, "%s/stream-core%u", out, c->core);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		cli_error("events", "cannot write '%s': %s", path, strerror(errno));
+		return EXIT_BAD_INPUT;
+	}
+	uint64_t seq = 0;
+	for (size_t i = 0; i < c->n;) {
+		trawl_ctf_packet_begin(pkt);
+		for (; i < c->n && pkt->len < 65536; i++) {
+			uint64_t w = c->ev[i].word;
+			uint32_t id = (uint32_t)(w >> 32);
+			const struct trawl_ctf_class *cls = trawl_ctf_meta_find(meta, id);
+			if (!cls) {
+				struct trawl_ctf_class g = { .id = id, .nfields = 1 };
+				snprintf(g.name, sizeof g.name, "subsys%u:event%u", id >> 16, id & 0xffff);
+				strcpy(g.fields[0].name, "arg");
+				g.fields[0].type = TRAWL_REC_U32;
+				trawl_ctf_meta_add(meta, &g);
+				cls = trawl_ctf_meta_find(meta, id);
+			}
+			uint64_t vals[TRAWL_REC_MAX_FIELDS] = { (uint32_t)w };
+			unsigned __int128 ns = (unsigned __int128)c->ev[i].time * 1000000000u / freq;
+			if (!cls || trawl_ctf_packet_event(pkt, cls, (uint64_t)ns, vals) != 0) {
+				cli_error("events", "out of memory");
+				close(fd);
+				return EXIT_BAD_INPUT;
+			}
+		}
+		trawl_ctf_packet_finish(pkt, seq++, 0, c->core, 0);
+		if (write_all(fd, pkt->buf, pkt->len) != 0) {
+			cli_error("events", "cannot write '%s': %s", path, strerror(errno));
+			close(fd);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	close(fd);
+	return EXIT_OK;
+}
+
 static int events_import_bf(int argc, char **argv)
 {
 	const char *dump = NULL, *defs_path = NULL, *out = NULL;
@@ -411,51 +459,10 @@ static int events_import_bf(int argc, char **argv)
 		rc = EXIT_BAD_INPUT;
 		goto out;
 	}
-	for (size_t ci = 0; ci < b.ncores; ci++) {
-		struct bf_core *c = &b.cores[ci];
-		char path[4096];
-		qsort(c->ev, c->n, sizeof *c->ev, ev_cmp);
-		snprintf(path, sizeof path, "%s/stream-core%u", out, c->core);
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd < 0) {
-			cli_error("events", "cannot write '%s': %s", path, strerror(errno));
-			rc = EXIT_BAD_INPUT;
-			goto out;
-		}
-		uint64_t seq = 0;
-		for (size_t i = 0; i < c->n;) {
-			trawl_ctf_packet_begin(&pkt);
-			for (; i < c->n && pkt.len < 65536; i++) {
-				uint64_t w = c->ev[i].word;
-				uint32_t id = (uint32_t)(w >> 32);
-				const struct trawl_ctf_class *cls = trawl_ctf_meta_find(&meta, id);
-				if (!cls) {
-					struct trawl_ctf_class g = { .id = id, .nfields = 1 };
-					snprintf(g.name, sizeof g.name, "subsys%u:event%u", id >> 16, id & 0xffff);
-					strcpy(g.fields[0].name, "arg");
-					g.fields[0].type = TRAWL_REC_U32;
-					trawl_ctf_meta_add(&meta, &g);
-					cls = trawl_ctf_meta_find(&meta, id);
-				}
-				uint64_t vals[TRAWL_REC_MAX_FIELDS] = { (uint32_t)w };
-				unsigned __int128 ns = (unsigned __int128)c->ev[i].time * 1000000000u / freq;
-				if (!cls || trawl_ctf_packet_event(&pkt, cls, (uint64_t)ns, vals) != 0) {
-					cli_error("events", "out of memory");
-					rc = EXIT_BAD_INPUT;
-					close(fd);
-					goto out;
-				}
-			}
-			trawl_ctf_packet_finish(&pkt, seq++, 0, c->core, 0);
-			if (write_all(fd, pkt.buf, pkt.len) != 0) {
-				cli_error("events", "cannot write '%s': %s", path, strerror(errno));
-				rc = EXIT_BAD_INPUT;
-				close(fd);
-				goto out;
-			}
-		}
-		close(fd);
-	}
+	for (size_t ci = 0; ci < b.ncores && rc == EXIT_OK; ci++)
+		rc = write_core_stream(&b.cores[ci], out, &meta, &pkt, freq);
+	if (rc)
+		goto out;
 	int r = trawl_ctf_meta_write(&meta, out);
 	if (r) {
 		cli_error("events", "cannot write '%s/metadata': %s", out, strerror(-r));
