@@ -12,6 +12,7 @@
 #include "trawl/file.h"
 #include "trawl/json.h"
 #include "trawl/fmt.h"
+#include "trawl/number.h"
 #include "trawl/disasm.h"
 #include "trawl/reader.h"
 #include "trawl/image.h"

@@ -1,6 +1,7 @@
 /* Program images from ELF files (libelf): symbols and loaded bytes. */
 #include "trawl/image.h"
 #include "trawl/file.h"
+#include "trawl/number.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -247,15 +248,12 @@ enum trawl_status trawl_image_add_spec(struct trawl_image *img, const char *spec
 	if (at && access(spec, F_OK) == 0)
 		at = NULL;
 	if (at) {
-		char *end;
-		errno = 0;
 		if (at[1] == '-')
 			return trawl_error_set(err, TRAWL_ERR_USAGE,
 					       "image '%s': the load offset is added to the ELF's link "
 					       "addresses and cannot be negative (an image loaded below "
 					       "its link address cannot be described)", spec);
-		offset = strtoull(at + 1, &end, 0);
-		if (at[1] == 0 || *end || errno)
+		if (!trawl_u64_parse(at + 1, &offset))
 			return trawl_error_set(err, TRAWL_ERR_USAGE,
 					       "bad load offset '%s' in image '%s' (expected "
 					       "PATH@OFFSET, OFFSET decimal or 0x hex)", at + 1, spec);

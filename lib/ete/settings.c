@@ -10,23 +10,9 @@
 #include <strings.h>
 
 #include "trawl/ete.h"
+#include "trawl/number.h"
 
 #include "ete/ini.h"
-
-/* A whole unsigned number, C syntax (0x.., 0.., decimal), nothing after
- * it and no sign: what the command line accepts for the same values. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	if (!s || !*s || *s == '-')
-		return 0;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return 0;
-	*out = v;
-	return 1;
-}
 
 int trawl_ete_config_set_reg(struct trawl_ete_config *c, const char *name, uint32_t v)
 {
@@ -56,7 +42,7 @@ enum trawl_status trawl_ete_config_load(struct trawl_ete_config *cfg, const char
 	for (size_t i = 0; i < trawl_ini_count(ini); i++) {
 		const struct trawl_ini_entry *e = trawl_ini_at(ini, i);
 		uint64_t v;
-		if (parse_u64(e->value, &v))
+		if (trawl_u64_parse(e->value, &v))
 			trawl_ete_config_set_reg(cfg, e->key, (uint32_t)v);
 	}
 	trawl_ini_destroy(ini);
@@ -80,7 +66,7 @@ enum trawl_status trawl_ete_trbe_load(const char *path, struct trawl_ete_trbe *o
 		uint64_t x;
 		if (!v)
 			continue;
-		if (!parse_u64(v, &x)) {
+		if (!trawl_u64_parse(v, &x)) {
 			st = trawl_error_set(err, TRAWL_ERR_USAGE, "bad %s value '%s'", keys[k], v);
 			if (err) /* the file, without a line: "FILE: bad limit value 'zz'" */
 				snprintf(err->file, sizeof err->file, "%s", path);

@@ -81,15 +81,7 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 
 int cli_parse_u64(const char *s, uint64_t *out)
 {
-	char *end;
-	if (!s || !*s || *s == '-')
-		return 0;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end)
-		return 0;
-	*out = v;
-	return 1;
+	return trawl_u64_parse(s, out);
 }
 
 double cli_now(void)

@@ -1,0 +1,13 @@
+/* Reading a number the way every trawl input takes one: the command line,
+ * snapshot and TRBE settings, image load offsets. */
+#ifndef TRAWL_NUMBER_H
+#define TRAWL_NUMBER_H
+
+#include <stdint.h>
+
+/* A whole unsigned number in C syntax (0x.. hex, 0.. octal, decimal), with
+ * nothing after it and no sign (strtoull would take "-1" as 2^64 - 1).
+ * Returns 1 and sets *out, or 0. */
+int trawl_u64_parse(const char *s, uint64_t *out);
+
+#endif
