@@ -95,11 +95,14 @@ static int run(struct trace_open *to, struct trawl_reader *rd, struct trawl_stuc
 	enum trawl_status st;
 	int rc = 0;
 	trawl_error_clear(&err);
+	struct cli_progress prog;
+	cli_progress_start(&prog, "truncate", trawl_input_raw_size(trawl_reader_input(rd)));
 	for (;;) {
 		struct trawl_event_batch b;
 		st = trawl_reader_next(rd, &b, &err);
 		if (st != TRAWL_OK)
 			break;
+		cli_progress_update(&prog, trace_progress(rd));
 		/* a pipe stops at the first certain loop; a file is read to its
 		 * end (following), so a wait loop it leaves is not the cut */
 		if (trawl_stuck_add(s, &b) && !c->map)
@@ -108,6 +111,7 @@ static int run(struct trace_open *to, struct trawl_reader *rd, struct trawl_stuc
 		if (c->failed) /* reported by the caller; a pipe may never end */
 			break;
 	}
+	cli_progress_finish(&prog);
 	trawl_stuck_result(s, &res);
 	to->tail_dropped = res.stuck;
 	trace_report_skipped(to, rd);
