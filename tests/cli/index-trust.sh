@@ -159,4 +159,24 @@ grep -q "cannot write .*\(indexing line [0-9]* of the trace\|of the index being 
 	fail "full disk: $(cat "$_tmp/err")"
 grep -v warning "$_tmp/err" | grep -q "t.tarmac:[0-9]*:" && fail "full disk reported at a trace line: $(cat "$_tmp/err")"
 
+# In a read-only folder a valid index beside the trace is used, not built
+# again into the cache. Needs a read-only mount (root); skipped otherwise.
+ro="$_tmp/ro"
+mkdir -p "$ro"
+if mount -t tmpfs -o size=8m tmpfs "$ro" 2>/dev/null; then
+	cp "$D/mixed.tarmac" "$ro/m.tarmac"
+	"$TRAWL" index "$ro/m.tarmac" >/dev/null 2>&1 || fail "index in the folder before it is read-only"
+	if mount -o remount,ro "$ro" 2>/dev/null; then
+		XDG_CACHE_HOME="$_tmp/cache" "$TRAWL" info "$ro/m.tarmac" >"$_tmp/ro.out" 2>&1 ||
+			fail "info in a read-only folder: $(cat "$_tmp/ro.out")"
+		grep -q "index file: *$ro/m.tarmac.trawlidx" "$_tmp/ro.out" ||
+			fail "read-only folder: the index beside the trace was not used: $(cat "$_tmp/ro.out")"
+		[ -z "$(find "$_tmp/cache" -name '*.trawlidx' 2>/dev/null)" ] ||
+			fail "read-only folder: an index was built into the cache"
+	fi
+	umount "$ro"
+else
+	echo "read-only folder check skipped: cannot mount here"
+fi
+
 finish
