@@ -63,6 +63,11 @@ static enum trawl_status bad(struct trawl_error *err, const char *file, uint64_t
 	return TRAWL_ERR_FORMAT;
 }
 
+/* One pass, line by line, so every error names its line and column. Core
+ * offsets take effect for the events after them and live in a table indexed
+ * by core number (capped at MAX_CORES, so a hostile number cannot size it);
+ * a '#' line that is not a well-formed offset is only a comment. A negative
+ * offset larger than the timestamp clamps it to 0 instead of wrapping. */
 enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file, trawl_bf_fn fn, void *ctx,
 				 struct trawl_bf_stats *stats, struct trawl_error *err)
 {

@@ -91,6 +91,11 @@ struct lexer {
 	uint32_t tcol;
 };
 
+/* A hand-written lexer for the TSDL subset: identifiers may hold '.'
+ * (clock.trawl.value, packet.header) so each arrives as one token, ':=' is
+ * one token, and a string may not span lines, so an unterminated one is
+ * T_BAD on its own line rather than swallowing the rest of the file. Every
+ * token keeps its line and column for the error messages. */
 static void lex_next(struct lexer *L)
 {
 	L->pos = text_skip(L->s, L->len, L->pos, &L->line, &L->line_start, 0);
@@ -437,6 +442,11 @@ static int class_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* A flat dispatch on the block keyword; an unknown block is an error, not
+ * skipped, since trawl reads only the subset it writes. Classes are sorted by
+ * id at the end, so lookups can bisect and a duplicate id shows as two
+ * neighbours. Byte order is checked after the whole text, as the trace
+ * block may come anywhere in it. */
 enum trawl_status trawl_swtrace_parse_metadata(const char *text, size_t len, struct trawl_sw_class **classes,
 					   size_t *nclasses, struct trawl_swtrace_info *info, struct trawl_error *err)
 {
@@ -725,6 +735,11 @@ static enum trawl_status list_dir(const char *dir, struct names *streams, struct
 	return TRAWL_OK;
 }
 
+/* Everything is read up front (metadata, each stream file whole, each ring)
+ * so next() never meets an I/O error halfway through a listing. Rings are
+ * taken under a shared lock (a live recorder holds it exclusively: counted,
+ * left alone); streams is sized for both, as a ring without a stream file
+ * becomes one. An error naming no file is put at the metadata. */
 enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir, struct trawl_error *err)
 {
 	enum trawl_status st = TRAWL_OK;

@@ -103,6 +103,11 @@ static enum trawl_status jstring(struct jp *p, char **out)
 	return TRAWL_OK;
 }
 
+/* One recursive function for every value, with the depth checked first so
+ * hostile nesting ends in an error, not a stack overflow. The tree stays
+ * freeable at every exit: a child is counted before it is parsed (jvalue
+ * clears it first) and its key attached after (the clearing would lose it),
+ * so on any failure jfree sees only initialised nodes. */
 static enum trawl_status jvalue(struct jp *p, struct jval *v, int depth)
 {
 	enum trawl_status st;
@@ -283,6 +288,11 @@ static const struct jval *find_dup(struct dup_key *k, size_t n)
 	return at;
 }
 
+/* Checks the tree against the shape in the header comment while copying it.
+ * Counts (nsubsys, nevents, nfields) go up before each entry is filled, so
+ * on any error trawl_defs_destroy frees exactly what was made. Limits are
+ * checked before allocating, and duplicates are found per scope by sorting
+ * (find_dup), not pairwise, since a file may hold 65536 events. */
 static enum trawl_status build(struct jp *p, const struct jval *root, struct trawl_defs *d)
 {
 	enum trawl_status st;

@@ -270,6 +270,11 @@ static enum trawl_status take_desc(struct lex *L, struct trawl_error *err, char 
 	return TRAWL_OK;
 }
 
+/* An event's id is its position in the subsystem, so the array grows in
+ * place (power-of-two capacity, no separate cap field) and the entry is
+ * counted before its name is read: on error the caller's destroy sees every
+ * entry made so far. Duplicates are caught as names arrive, by a hash set for
+ * events (up to 65536) and a scan for fields (up to 16). */
 static enum trawl_status parse_event(struct lex *L, struct trawl_defs_subsys *s, struct name_set *names,
 				     struct trawl_error *err)
 {
@@ -338,6 +343,11 @@ static enum trawl_status parse_event(struct lex *L, struct trawl_defs_subsys *s,
 	return TRAWL_OK;
 }
 
+/* parse_event's shape one level up: the subsystem's id is its position and
+ * it is counted before it is filled, so errors leave it freeable. The set of
+ * event names is this subsystem's own and is freed on every path (hence the
+ * goto); a missing '}' is reported at the end of input, naming the
+ * subsystem that was left open. */
 static enum trawl_status parse_subsys(struct lex *L, struct trawl_defs *d, struct name_set *subsys_names,
 				      struct trawl_error *err)
 {
@@ -547,6 +557,11 @@ static void ident(char *dst, const char *src, size_t cap)
 	dst[i] = 0;
 }
 
+/* Four passes because C wants this order: id macros, then one inline emitter
+ * per event (at most one field of 32 bits or less takes trawl_rec_emit's
+ * fast path, the rest pack uint64_t fields behind trawl_rec_on), then the
+ * field and event tables a constructor registers at load. An empty table
+ * gets a dummy entry (C has no zero-length arrays) but the count stays 0. */
 char *trawl_defs_to_header(const struct trawl_defs *d, const char *base, const char *source)
 {
 	struct sb b = { 0 };

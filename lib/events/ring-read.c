@@ -370,6 +370,11 @@ static uint64_t ticks_bound(const struct rctx *c, const struct ring_now *now)
 	return d >= 1.8e19 ? UINT64_MAX : d <= 0 ? 0 : (uint64_t)d;
 }
 
+/* Rebuilds exactly what stream-N lacks: the journal's cursor says where the
+ * stream file ends, then each sub-buffer still in the ring is read oldest
+ * first, bounded in time by the next one's open_ticks (or by now, in the same
+ * boot) so damage cannot pass for events. The final loss count goes out in
+ * an empty packet, as the recorder's own flush would have written it. */
 enum trawl_status ring_recover(const uint8_t *buf, size_t len, const char *name, const struct ring_stream *st,
 			       struct ring_classes *cls, const struct ring_now *now, struct ring_out *out,
 			       struct trawl_error *err)

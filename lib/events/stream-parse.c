@@ -498,6 +498,11 @@ static enum trawl_status grow(struct trawl_sp_parser *p, size_t need, struct tra
 	return TRAWL_OK;
 }
 
+/* Parses straight from the caller's bytes while nothing is buffered, so the
+ * usual case copies nothing; only a chunk split across feeds is buffered, at
+ * most buffer_room at a time, so small chunks pass a tight memory limit.
+ * Bytes left when the callback stops are kept (at most one chunk) for the
+ * next feed, and an emptied big buffer is freed, off the listener's total. */
 enum trawl_status trawl_sp_parser_feed(struct trawl_sp_parser *p, const uint8_t *data, size_t len, trawl_sp_fn fn,
 				       void *ctx, struct trawl_error *err)
 {
