@@ -354,6 +354,11 @@ static void nacc(struct trawl_ete_flow *f, uint64_t addr, uint64_t off)
 	f->pc_at_hole = 1;
 }
 
+/* One atom resolves one P0 instruction: walk cached blocks from pc to one
+ * ending in a P0 instruction (straight runs longer than a block are reported
+ * on the way), then follow the atom. Successors are linked lazily, so a warm
+ * loop costs one lookup per atom. No image, or an indirect branch, leaves pc
+ * unknown until the next address: it is never guessed. */
 static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 {
 	resolve_rs(f);
@@ -801,6 +806,11 @@ static void reset_flow(struct trawl_ete_flow *f)
 	f->rs_pending = 0;
 }
 
+/* Every decoded packet enters here, so the order of the tests is the order
+ * of precedence: a pending exception takes the next address packet first,
+ * then nothing is decoded until a Trace Info gives a known state, then the
+ * packets that break the flow settle what was committed and reset. The rest
+ * is handled at once or queued behind speculation, by is_p0. */
 static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 {
 	/* an exception takes the address packet that follows it */

@@ -120,6 +120,11 @@ static inline void frame_byte(struct trawl_ete_deformatter *d, uint8_t c, uint64
 		do_frame(d);
 }
 
+/* Bytes arrive in any split, so all state (the frame being built, pending
+ * halfwords) lives in the deformatter and a feed may end anywhere. Plain
+ * buffers are back-to-back 16-byte frames; TPIU captures first need the
+ * alignment (bytes before the first FSYNC are counted as dropped, never
+ * guessed at), then lose FSYNC at frame starts, HSYNC and DSTREAM trailers. */
 void trawl_ete_deformatter_feed(struct trawl_ete_deformatter *d, const uint8_t *data, size_t len)
 {
 	if (!d->tpiu) {

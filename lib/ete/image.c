@@ -287,6 +287,11 @@ static void classify_a64(uint32_t i, uint64_t pc, int is_ete, struct trawl_ete_i
 	}
 }
 
+/* Only what the flow decoder needs from an A32 word: whether it is a P0
+ * instruction (branch, ISB, WFI in ETE), its direct target, and link/return
+ * hints for the return stack. Any write to pc is an indirect branch (LDR, LDM,
+ * data processing) except TST/TEQ/CMP/CMN (ops 8-11), which set flags only.
+ * The unconditional space (cond 0xf) holds BLX imm, which goes to Thumb. */
 static void classify_a32(uint32_t i, uint64_t pc, int is_ete, struct trawl_ete_insn_info *o)
 {
 	uint32_t cond = i >> 28;
@@ -334,6 +339,11 @@ static void classify_a32(uint32_t i, uint64_t pc, int is_ete, struct trawl_ete_i
 	}
 }
 
+/* A T32 instruction arrives as one 32-bit value, first halfword low. That
+ * halfword alone gives the size (top five bits 0b11101 or above: 32-bit),
+ * so size is set before anything else and the walker can always step by it.
+ * Branch immediates rebuild I1/I2 from J1/J2 and S as the ARM ARM does; BLX
+ * aligns pc down to 4, since its target is A32. */
 static void classify_t32(uint32_t enc, uint64_t pc, int is_ete, struct trawl_ete_insn_info *o)
 {
 	uint32_t h1 = enc & 0xffff, h2 = enc >> 16;
