@@ -139,6 +139,11 @@ static void sb_quoted(struct sbuf *b, const char *s)
 	sb_printf(b, "\"");
 }
 
+/* The whole TSDL document, made from the class table each time it is written
+ * (trawl_ctf_meta_write replaces the file), so a reader never sees half an
+ * update. Byte order is the host's, as the packets are; event names go
+ * through sb_quoted, and classes go out in id order (order[]) so the text
+ * does not depend on when each was registered. */
 char *trawl_ctf_meta_text(const struct trawl_ctf_meta *m)
 {
 	struct sbuf b = { 0 };

@@ -797,6 +797,11 @@ static size_t deliver(struct rec_thread *t, const uint8_t *data, size_t len, uin
 	return took;
 }
 
+/* The consumer half of the seqlock (header comment): copy into scratch, read
+ * seq again and drop the copy if it moved, so overwrite mode never delivers a
+ * half-overwritten record. The open sub-buffer is read up to the producer's
+ * TLS cursor and resumed from coff; the guard bounds the loop if the producer
+ * keeps lapping us, and in a crash flush nothing is locked or allocated. */
 static void consume_thread(struct rec_thread *t)
 {
 	if (!t->mem)
@@ -1121,6 +1126,10 @@ static int parse_trigger(const char *s, struct trawl_rec_trigger *t)
 	return 0;
 }
 
+/* Each variable is checked on its own and a bad one only sets rc, so one
+ * typo neither hides nor discards the others: the caller hears -EINVAL and
+ * still has every good value. Unset or empty variables leave the caller's
+ * value, so the environment refines a config instead of resetting it. */
 int trawl_rec_config_env(struct trawl_rec_config *c)
 {
 	int rc = 0;
@@ -1285,6 +1294,11 @@ static void at_exit(void)
 		trawl_rec_stop();
 }
 
+/* The order matters: config, enable list and per-thread counters are reset
+ * under reg_mu while every switch is off, so no producer writes meanwhile;
+ * the clock is calibrated and the metadata made before the stream or ring
+ * files exist, so the first thing on disk is already readable; only then is
+ * the recorder marked running and the crash handler and flusher started. */
 int trawl_rec_start(const struct trawl_rec_config *c)
 {
 	struct trawl_rec_config cfg;
@@ -1377,6 +1391,11 @@ int trawl_rec_start(const struct trawl_rec_config *c)
 	return 0;
 }
 
+/* start in reverse: switches off first so producers stop, the flusher joined
+ * and one last flush drains every ring, then the stream finished (a listener
+ * that does not acknowledge in 3 s gets its packets written locally, with
+ * metadata). Rings are unlinked last, once stream-N holds everything, so the
+ * trace is plain CTF; the memory stays for a thread still storing. */
 int trawl_rec_stop(void)
 {
 	if (!R.running)

@@ -179,6 +179,11 @@ static int clock_exchange(struct rec_stream *s, unsigned timeout_ms)
 	return 0;
 }
 
+/* Connect, send the hello, then answer the listener's clock probes before any
+ * packet goes out, so the listener can place every packet on its own clock.
+ * Each address getaddrinfo gives is tried in turn; the send timeout keeps a
+ * stalled listener from holding the flusher forever. A failure returns an
+ * errno value and leaves nothing open. */
 int rec_stream_open(struct rec_stream **out, const char *hostport, const struct trawl_ctf_meta *m,
 		    uint32_t nstreams)
 {
