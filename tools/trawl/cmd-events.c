@@ -128,6 +128,11 @@ static void print_value(const struct trawl_sw_class *c, unsigned i, uint64_t v)
 		printf(" %s=%" PRIu64, c->fields[i].name, v);
 }
 
+/* The library merges the streams by time, so listing is one loop over
+ * trawl_swtrace_next. Relative times are printed as seconds and nanoseconds
+ * from integers, never through a double, so no digit is made up; damage met
+ * while reading is reported after everything readable has been printed, so
+ * the exit says 1 but no event is held back. */
 static int events_list(int argc, char **argv)
 {
 	const char *dir = NULL;
@@ -180,6 +185,11 @@ struct count {
 	uint64_t n;
 };
 
+/* Counts live in an array parallel to info.classes and are indexed by the
+ * class pointer each event carries, so counting needs no lookup. Classes are
+ * sorted by id (subsystem in the high 16 bits), so one pass prints each
+ * subsystem's total before its events; info is read again after the loop
+ * because the lost count is summed from the packets as they are read. */
 static int events_stats(int argc, char **argv)
 {
 	static const struct cli_option opts[] = { CLI_END };
@@ -397,6 +407,11 @@ static int write_core_stream(struct bf_core *c, const char *out, struct trawl_ct
 	return EXIT_OK;
 }
 
+/* The whole dump is collected first, grouped by core, because a dump
+ * interleaves cores and CTF wants one time-ordered stream per core
+ * (write_core_stream). The definitions' classes are added before any stream
+ * is written, so only ids they do not name get made-up classes; metadata
+ * goes last, once every class is known. */
 static int events_import_bf(int argc, char **argv)
 {
 	const char *dump = NULL, *defs_path = NULL, *out = NULL;

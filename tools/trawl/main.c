@@ -84,6 +84,11 @@ static int take_debug(int argc, char **argv)
 	return n;
 }
 
+/* --debug is taken out first, then the words that are not commands (--help,
+ * --version, help CMD) are answered here, so each command keeps one parser.
+ * The command's exit status stands, with two exceptions: one second run when
+ * an index proved damaged mid-query (INDEX_CLI_RETRY), and 0 becoming 1 when
+ * the command marked input as lost (cli_mark_lossy). */
 int main(int argc, char **argv)
 {
 	argc = take_debug(argc, argv);

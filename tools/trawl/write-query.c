@@ -6,6 +6,11 @@
 
 #include "write-query.h"
 
+/* last-write and next-write differ only in direction (dir < 0: backwards), so
+ * one function serves both and they cannot drift apart. The target is
+ * ADDR[:LEN] when it parses as a number, else a register resolved against the
+ * trace at LINE; its core defaults to that of the event at LINE, because a
+ * register name means a different register on each core. */
 int write_query_run(int argc, char **argv, const char *name, int dir)
 {
 	struct index_cli c;
