@@ -99,6 +99,13 @@ printf 'ZZZZ' | dd of="$I" bs=1 seek=$((1024 + ev * 64 + 20)) conv=notrunc 2>/de
 [ "$(cat "$_tmp/out")" = "$want" ] || fail "damaged index: wrong answer"
 grep -q "is damaged: building it again" "$_tmp/err" || fail "damage was not noted: $(cat "$_tmp/err")"
 expect_stdout_has "checksums:           ok" "$TRAWL" info "$T" --verify
+# ... also for a command with two arguments and an option before them (the
+# second run got the command line as the first run's parse left it)
+wantlw=$("$TRAWL" last-write --at 4500 "$T" x3)
+printf 'ZZZZ' | dd of="$I" bs=1 seek=$((1024 + ev * 64 + 20)) conv=notrunc 2>/dev/null
+"$TRAWL" last-write --at 4500 "$T" x3 >"$_tmp/out" 2>"$_tmp/err"; rc=$?
+[ $rc = 0 ] || fail "damaged index, last-write: exit $rc; $(cat "$_tmp/err")"
+[ "$(cat "$_tmp/out")" = "$wantlw" ] || fail "damaged index, last-write: $(cat "$_tmp/out")"
 # every mutated byte of a small index: never a wrong answer with exit 0
 "$TRAWL" index "$T" >/dev/null 2>&1
 for frac in 5 9 17 33 50 71 90 97; do

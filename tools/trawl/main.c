@@ -123,11 +123,17 @@ int main(int argc, char **argv)
 	}
 	/* an index command that met a damaged index asks for one rebuild and
 	 * a second run (index-cli.c) */
+	/* cli_parse reorders argv in place (arguments first), so the second
+	 * run gets a copy of the command line as it was given */
+	char **again = malloc(sizeof *again * (size_t)argc);
+	if (again)
+		memcpy(again, argv, sizeof *again * (size_t)argc);
 	int rc = c->fn(argc - 1, argv + 1);
-	if (rc == INDEX_CLI_RETRY) {
+	if (rc == INDEX_CLI_RETRY && again) {
 		fflush(stdout);
-		rc = c->fn(argc - 1, argv + 1);
+		rc = c->fn(argc - 1, again + 1);
 	}
+	free(again);
 	if (rc == INDEX_CLI_RETRY)
 		return EXIT_BAD_INPUT;
 	/* input was lost or skipped (and said so): not a clean success */
