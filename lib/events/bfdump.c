@@ -150,10 +150,16 @@ enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file,
 		}
 		ev.core = (uint32_t)core;
 		int64_t off = offsets[core];
-		if (off < 0 && (uint64_t)-off > ev.time)
+		if (off < 0 && (uint64_t)-off > ev.time) {
 			ev.time = 0;
-		else
+		} else if (off > 0 && ev.time > UINT64_MAX - (uint64_t)off) {
+			/* wrapping would sort it before every other event */
+			st = bad(err, file, line, &c, text,
+				 "the timestamp plus the core's offset does not fit in 64 bits");
+			goto out;
+		} else {
 			ev.time += (uint64_t)off;
+		}
 		stats->events++;
 		if (fn && fn(ctx, &ev)) {
 			st = trawl_error_set(err, TRAWL_ERR_LIMIT, "stopped at line %llu", (unsigned long long)line);

@@ -26,4 +26,14 @@ printf '0 1000 0000000000000005\n1 12x0 00\n' >"$_tmp/bad.txt"
 expect_exit 1 "$TRAWL" events import-bf "$_tmp/bad.txt" -o "$_tmp/tr3"
 expect_stderr_has "bad.txt:2:5: expected the raw event word" "$TRAWL" events import-bf "$_tmp/bad.txt" -o "$_tmp/tr3"
 expect_exit 2 "$TRAWL" events import-bf "$d/bf-dump.txt"
+# into a folder that already holds a trace: refused, nothing mixed in (the
+# old trace's streams stayed and showed up among the new events)
+expect_exit 1 "$TRAWL" events import-bf "$d/bf-dump.txt" --defs "$_tmp/defs/bf.json" -o "$_tmp/tr"
+expect_stderr_has "exists and is not an empty folder" "$TRAWL" events import-bf "$d/bf-dump.txt" -o "$_tmp/tr"
+mkdir "$_tmp/empty"
+expect_exit 0 "$TRAWL" events import-bf "$d/bf-dump.txt" --defs "$_tmp/defs/bf.json" -o "$_tmp/empty"
+# a core offset that would wrap a timestamp past 2^64 is an error at its line
+printf '# core 0 offset 10\n0 5 0000000000000005\n0 18446744073709551615 0000000000000005\n' >"$_tmp/wrap.txt"
+expect_exit 1 "$TRAWL" events import-bf "$_tmp/wrap.txt" -o "$_tmp/tr4"
+expect_stderr_has "wrap.txt:3:" "$TRAWL" events import-bf "$_tmp/wrap.txt" -o "$_tmp/tr5"
 finish

@@ -1,6 +1,7 @@
 /* trawl events: list and count recorded software events (CTF traces
  * written by the recorder, `trawl listen` or import-bf), and import
  * Barrelfish trace dumps. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -359,6 +360,21 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/* An existing folder that holds nothing (not even hidden files). */
+static int dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int empty = 1;
+	while (empty && (de = readdir(d)))
+		empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+	closedir(d);
+	errno = EEXIST;
+	return empty;
+}
+
 /* One core's events as one stream file of 64 KiB packets, sorted by time
  * (a dump interleaves cores); an event no definition names gets a class
  * made up from its ids, so nothing in the dump is dropped. */
@@ -469,8 +485,12 @@ static int events_import_bf(int argc, char **argv)
 			to_ctf_class(&sc, &cc);
 			trawl_ctf_meta_add(&meta, &cc);
 		}
-	if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-		cli_error("events", "cannot create '%s': %s", out, strerror(errno));
+	if (mkdir(out, 0777) != 0 && (errno != EEXIST || !dir_is_empty(out))) {
+		/* a trace already there would mix its streams with these */
+		if (errno == EEXIST)
+			cli_error("events", "'%s' exists and is not an empty folder: give a new one", out);
+		else
+			cli_error("events", "cannot create '%s': %s", out, strerror(errno));
 		rc = EXIT_BAD_INPUT;
 		goto out;
 	}
