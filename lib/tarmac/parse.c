@@ -1312,6 +1312,31 @@ static int is_effect_type(const char *type, size_t tn)
 static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const char *line,
 						size_t len, uint64_t offset,
 						struct trawl_error *err);
+static enum trawl_status reject_line(struct trawl_tarmac *t, const char *line, size_t len,
+				     uint64_t offset, struct trawl_error *err);
+
+/* What may come before a line's record type: a timestamp (with its unit)
+ * and a "cpuN" field. A line without a time has the previous line's; one
+ * with a time but no cpu field is cpu 0. */
+static int parse_line_prefix(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *ln)
+{
+	int r;
+	if (tl_is(*l->p, TL_DIGIT)) {
+		if ((r = parse_time(t, l, ln)))
+			return r;
+		ln->cpu = 0;
+		tl_skipsp(l);
+	}
+	if (l->p + 3 < l->e && l->p[0] == 'c' && l->p[1] == 'p' && l->p[2] == 'u' && tl_is(l->p[3], TL_DIGIT)) {
+		size_t n = tl_wordlen(l);
+		if (n > 8 || !tl_alldigits(l->p + 3, n - 3) || dec_small(l->p + 3, n - 3) > 65535)
+			return fail(t, l, l->p, "bad cpu number");
+		ln->cpu = (uint16_t)dec_small(l->p + 3, n - 3);
+		l->p += n;
+		tl_skipsp(l);
+	}
+	return 0;
+}
 
 enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *line,
 					  size_t len, uint64_t offset,
@@ -1392,22 +1417,8 @@ static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const ch
 			goto done;
 		}
 	}
-	if (tl_is(*l.p, TL_DIGIT)) {
-		if ((r = parse_time(t, &l, &ln)))
-			goto done;
-		ln.cpu = 0;
-		tl_skipsp(&l);
-	}
-	if (l.p + 3 < l.e && l.p[0] == 'c' && l.p[1] == 'p' && l.p[2] == 'u' && tl_is(l.p[3], TL_DIGIT)) {
-		size_t n = tl_wordlen(&l);
-		if (n > 8 || !tl_alldigits(l.p + 3, n - 3) || dec_small(l.p + 3, n - 3) > 65535) {
-			r = fail(t, &l, l.p, "bad cpu number");
-			goto done;
-		}
-		ln.cpu = (uint16_t)dec_small(l.p + 3, n - 3);
-		l.p += n;
-		tl_skipsp(&l);
-	}
+	if ((r = parse_line_prefix(t, &l, &ln)))
+		goto done;
 	const char *body = l.p;
 	size_t tn = tl_wordlen(&l);
 	r = parse_body(t, &l, &ln, &ldst);
@@ -1431,6 +1442,18 @@ done:
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory parsing line %llu",
 				       (unsigned long long)t->lineno);
 	t->prev_ldst = 0;
+	return reject_line(t, line, len, offset, err);
+}
+
+/* A bad line, already rolled back: dropped as cut off when the input ends
+ * inside it, else an error (a counted warning when lenient). Out of line:
+ * it is the cold end of every line's parse. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static enum trawl_status reject_line(struct trawl_tarmac *t, const char *line, size_t len,
+				     uint64_t offset, struct trawl_error *err)
+{
 	if (t->cut_line) {
 		/* the input ends inside this line (a trace cut off while being
 		 * written): what it would have said is unknown, so it is dropped
