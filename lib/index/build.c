@@ -387,6 +387,9 @@ static enum trawl_status scratch(struct trawl_index_builder *b, size_t n, struct
 	return TRAWL_OK;
 }
 
+/* A memory write: one delta record (mask only if some byte is unknown),
+ * then each block it touches gets a write record and its new bytes. The
+ * piece loop shares the mask and value arrays of the record above. */
 static enum trawl_status do_mem_write(struct trawl_index_builder *b, uint64_t addr,
 				      uint64_t size, const uint8_t *value, const uint8_t *pool,
 				      uint32_t known, struct trawl_error *err)
@@ -621,6 +624,10 @@ static enum trawl_status copy_sysreg_names(struct trawl_index_builder *b,
 	return TRAWL_OK;
 }
 
+/* A register write: its place in the register file (core or system
+ * register, checked against the width), the delta record with a known
+ * mask only when some byte is unknown, then the file itself. One function
+ * because each step needs the offsets the first computes. */
 static enum trawl_status do_reg_write(struct trawl_index_builder *b, struct rfile *r,
 				      const struct trawl_reg_write *w,
 				      const struct trawl_event_batch *batch, uint16_t cpu,
@@ -816,6 +823,11 @@ static enum trawl_status write_snapshots(struct trawl_index_builder *b, struct t
 	return TRAWL_OK;
 }
 
+/* One event into every stream in the order the reader relies on: the
+ * checkpoint (every K events) and a CPU switch first, then its register
+ * and memory deltas, a semihosting clobber, and last its event record
+ * (which points at where its deltas start). Kept together because that
+ * order is the format. */
 static enum trawl_status add_event(struct trawl_index_builder *b, const struct trawl_event *e,
 				   const struct trawl_event_batch *batch, struct trawl_error *err)
 {
@@ -923,6 +935,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Everything a build needs before the first event, each failure undone
+ * through one exit: names, the temporary file beside the final one (with
+ * stale ones from dead builds removed), its zeroed header, the delta spool
+ * and the sorters. */
 enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, const char *path,
 					     const struct trawl_index_build_options *opt,
 					     struct trawl_error *err)

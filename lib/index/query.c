@@ -498,6 +498,10 @@ static enum trawl_status apply_reg_delta(const struct trawl_index *ix, const str
 	return TRAWL_OK;
 }
 
+/* Registers after event ev: the buffer sized for the system registers
+ * seen, then one read of the delta log from ev's epoch checkpoint to ev,
+ * replayed. A single read of one contiguous stretch is why it is one
+ * function: the bounds, the buffer and the replay share it. */
 static enum trawl_status q_regs_at(const struct trawl_index *ix, uint64_t ev, uint16_t cpu,
 				      struct trawl_index_regs *r, struct trawl_error *err)
 {
@@ -588,6 +592,9 @@ static enum trawl_status event_reg_writes(const struct trawl_index *ix, const ui
 	return TRAWL_OK;
 }
 
+/* Register writes of a run of events, read SCAN_WIN event records and
+ * their deltas at a time (one read each, not one per event); every
+ * event's range is checked against the window before it is parsed. */
 enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t first,
 					 uint64_t count, uint64_t want, trawl_index_reg_fn fn,
 					 void *ctx, struct trawl_error *err)

@@ -13,10 +13,7 @@
 #include <string.h>
 
 
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint64_t *v)
+TARMAC_INLINE const char *fast_hex(const char *p, const char *e, size_t *n, uint64_t *v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	/* the usual tokens are exactly 8 or 16 digits: check those whole */
@@ -56,10 +53,7 @@ static inline const char *fast_hex(const char *p, const char *e, size_t *n, uint
  * instruction line's mode is tried first (the usual case: no scan, and its
  * EL is known). Returns the text after ':' with *mep the mode's end and
  * *elp its EL, or NULL when the line is not of this shape. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline const char *fast_mode(struct trawl_tarmac *t, const char *mode, const char *e,
+TARMAC_INLINE const char *fast_mode(struct trawl_tarmac *t, const char *mode, const char *e,
 				    const char **mep, uint8_t *elp)
 {
 	const char *me = mode + t->fast_mode_len, *q;
@@ -91,11 +85,8 @@ static inline const char *fast_mode(struct trawl_tarmac *t, const char *mode, co
 
 /* "IT (45) 00008000 940011de O EL3h_s : TEXT" (IS: condition failed), p at
  * "IT": the instruction event, and the skip prefix a filtered read uses. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int fast_insn(struct trawl_tarmac *t, const char *line, const char *p, const char *e,
-			     struct tarmac_line *ln)
+TARMAC_INLINE int fast_insn(struct trawl_tarmac *t, const char *line, const char *p, const char *e,
+			    struct tarmac_line *ln)
 {
 	uint64_t v, w;
 	size_t n, m;
@@ -166,11 +157,8 @@ static inline int fast_insn(struct trawl_tarmac *t, const char *line, const char
 /* "R X8 0000000000010000", p at "R": one register write of the usual
  * width (or of the value's width for cpsr and SP), joined to its event;
  * a register the reader does not want is not read at all. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int fast_reg(struct trawl_tarmac *t, const char *p, const char *e,
-			    struct tarmac_line *ln)
+TARMAC_INLINE int fast_reg(struct trawl_tarmac *t, const char *p, const char *e,
+			   struct tarmac_line *ln)
 {
 	uint64_t v;
 	size_t n;
@@ -217,11 +205,8 @@ static inline int fast_reg(struct trawl_tarmac *t, const char *p, const char *e,
 
 /* "MR8 a:pa 00000000_0000ca68", p at "M": one access of 1, 2, 4 or 8 bytes
  * joined to its event; skipped unread when memory is not wanted. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int fast_mem(struct trawl_tarmac *t, const char *p, const char *e,
-			    struct tarmac_line *ln)
+TARMAC_INLINE int fast_mem(struct trawl_tarmac *t, const char *p, const char *e,
+			   struct tarmac_line *ln)
 {
 	uint64_t v, w;
 	size_t n, m;

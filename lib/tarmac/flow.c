@@ -224,10 +224,7 @@ struct flow_ctx {
  * 1 and its fields, or 0 (not this shape). It only reads and writes f, so a
  * 0 costs nothing to undo; lines shorter than FLOW_MIN_LINE are refused
  * first, which is what makes the fixed-size word reads safe. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int flow_parse(const struct flow_ctx *x, const char *line, const char *e,
+TARMAC_INLINE int flow_parse(const struct flow_ctx *x, const char *line, const char *e,
 			     struct flow_line *f)
 {
 	/* (lines ending in a blank, which the line parser trims, and in any
@@ -319,10 +316,7 @@ static inline int flow_parse(const struct flow_ctx *x, const char *line, const c
 }
 
 /* The event tarmac_commit_insn would make of the line (e zeroed first). */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline void flow_event(struct trawl_event *e, const struct flow_line *f, uint64_t seq,
+TARMAC_INLINE void flow_event(struct trawl_event *e, const struct flow_line *f, uint64_t seq,
 			      uint64_t lineno, uint64_t offset, size_t len, uint16_t unit,
 			      uint32_t first_reg, uint32_t first_mem, uint8_t el)
 {
@@ -401,10 +395,7 @@ static void flow_store(struct flow_state *f, struct trawl_tarmac *t, uint16_t un
 
 /* The mode word of the last instruction line, as flow_parse compares it:
  * its bytes, and when it has 1-8 of them one masked word. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline void flow_mode_init(const struct trawl_tarmac *t, struct flow_ctx *x)
+TARMAC_INLINE void flow_mode_init(const struct trawl_tarmac *t, struct flow_ctx *x)
 {
 	x->mode = t->fast_mode;
 	x->mode_len = t->fast_mode_len;
@@ -419,11 +410,8 @@ static inline void flow_mode_init(const struct trawl_tarmac *t, struct flow_ctx 
  * fast path, as tarmac_parse_line_noskip would, with the loop's counters
  * stored before and loaded after. 0: the loop stops and the line parser
  * takes the line. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int flow_kept_effect(struct trawl_tarmac *t, struct flow_state *st, const char *line,
-				    size_t n, uint64_t offset, uint16_t unit)
+TARMAC_INLINE int flow_kept_effect(struct trawl_tarmac *t, struct flow_state *st, const char *line,
+				   size_t n, uint64_t offset, uint16_t unit)
 {
 	if ((unsigned char)line[n - 1] <= ' ')
 		return 0;

@@ -844,8 +844,8 @@ static int fill_reg_short(struct trawl_tarmac *t, const struct tl *l, uint8_t *n
 
 /* Digits of a register of known width: tokens (split in words, maybe
  * joined by ':') until `want` digits; more is an error. */
-static int take_reg_fixed(struct trawl_tarmac *t, struct tl *l, uint8_t *nib, size_t *n, size_t want,
-			  const char *vstart)
+static int take_reg_fixed(struct trawl_tarmac *t, struct tl *l, uint8_t *nib, size_t *n,
+			  size_t want, const char *vstart)
 {
 	int r;
 	while (*n < want) {
@@ -1156,7 +1156,8 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	const char *vstart = l->p;
 	int any_unknown = 0;
 	if ((r = take_mem_digits(t, l, nib, &n, size, vstart)) ||
-	    (r = mem_pick_bytes(t, l, nib, n, addr, size, mt.memorder, vstart, bytes, known, &any_unknown)))
+	    (r = mem_pick_bytes(t, l, nib, n, addr, size, mt.memorder, vstart, bytes, known,
+				&any_unknown)))
 		return r;
 	return tarmac_emit_mem(t, flags, addr, paddr, bytes, known, size, any_unknown);
 }
@@ -1327,7 +1328,8 @@ static int parse_line_prefix(struct trawl_tarmac *t, struct tl *l, struct tarmac
 		ln->cpu = 0;
 		tl_skipsp(l);
 	}
-	if (l->p + 3 < l->e && l->p[0] == 'c' && l->p[1] == 'p' && l->p[2] == 'u' && tl_is(l->p[3], TL_DIGIT)) {
+	if (l->p + 3 < l->e && l->p[0] == 'c' && l->p[1] == 'p' && l->p[2] == 'u' &&
+	    tl_is(l->p[3], TL_DIGIT)) {
 		size_t n = tl_wordlen(l);
 		if (n > 8 || !tl_alldigits(l->p + 3, n - 3) || dec_small(l->p + 3, n - 3) > 65535)
 			return fail(t, l, l->p, "bad cpu number");
