@@ -387,6 +387,9 @@ static enum trawl_status scratch(struct trawl_index_builder *b, size_t n, struct
 	return TRAWL_OK;
 }
 
+/* A memory write: one delta record (mask only if some byte is unknown),
+ * then each block it touches gets a write record and its new bytes. The
+ * piece loop shares the mask and value arrays of the record above. */
 static enum trawl_status do_mem_write(struct trawl_index_builder *b, uint64_t addr,
 				      uint64_t size, const uint8_t *value, const uint8_t *pool,
 				      uint32_t known, struct trawl_error *err)
@@ -621,6 +624,10 @@ static enum trawl_status copy_sysreg_names(struct trawl_index_builder *b,
 	return TRAWL_OK;
 }
 
+/* A register write: its place in the register file (core or system
+ * register, checked against the width), the delta record with a known
+ * mask only when some byte is unknown, then the file itself. One function
+ * because each step needs the offsets the first computes. */
 static enum trawl_status do_reg_write(struct trawl_index_builder *b, struct rfile *r,
 				      const struct trawl_reg_write *w,
 				      const struct trawl_event_batch *batch, uint16_t cpu,
@@ -816,6 +823,11 @@ static enum trawl_status write_snapshots(struct trawl_index_builder *b, struct t
 	return TRAWL_OK;
 }
 
+/* One event into every stream in the order the reader relies on: the
+ * checkpoint (every K events) and a CPU switch first, then its register
+ * and memory deltas, a semihosting clobber, and last its event record
+ * (which points at where its deltas start). Kept together because that
+ * order is the format. */
 static enum trawl_status add_event(struct trawl_index_builder *b, const struct trawl_event *e,
 				   const struct trawl_event_batch *batch, struct trawl_error *err)
 {
@@ -923,6 +935,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Everything a build needs before the first event, each failure undone
+ * through one exit: names, the temporary file beside the final one (with
+ * stale ones from dead builds removed), its zeroed header, the delta spool
+ * and the sorters. */
 enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, const char *path,
 					     const struct trawl_index_build_options *opt,
 					     struct trawl_error *err)
@@ -1175,22 +1191,16 @@ out:
 	return st;
 }
 
-enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
-					     const struct trawl_trace_id *id,
-					     struct trawl_error *err)
+/* Every section after the events, in file order, each recorded in secs
+ * (advancing *sp); the fences the sorted sections fill are freed by the
+ * caller. One list so the order the reader expects is written in one place. */
+static enum trawl_status write_sections(struct trawl_index_builder *b, struct idx_file *o,
+					const struct trawl_trace_id *id, struct sec **sp,
+					struct idx_fence *fences, struct trawl_error *err)
 {
 	enum trawl_status st;
-	struct idx_file *o = &b->ev;
-	struct idx_fence fences[6];
-	memset(fences, 0, sizeof fences);
-	struct sec secs[SEC_COUNT_];
+	struct sec *s = *sp;
 	uint64_t nbd = 0;
-	memset(secs, 0, sizeof secs);
-	struct sec *s = secs;
-	s->id = SEC_EVENTS;
-	s->rec = EV_REC;
-	s->off = IDX_HEADER_SIZE;
-	end_sec(o, s++);
 #define SEC(id_, rec_, body)                                                               \
 	do {                                                                               \
 		if ((st = begin_sec(o, s, id_, rec_, err)))                                \
@@ -1216,20 +1226,25 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 		SEC(SEC_FENCE_MEMW + i, FENCE_REC, idx_file_write(o, fences[i].p, fences[i].n, err));
 	SEC(SEC_IDENTITY, 0, write_identity(o, id, err));
 #undef SEC
-	uint64_t top_sum = 0;
-	if ((st = idx_file_align(o, err)) || (st = idx_file_flush(o, err)) ||
-	    (st = write_sums(o, o->pos, s, &top_sum, err)))
-		goto out;
-	s += 2;
+	(void)nbd;
+out:
+	*sp = s;
+	return st;
+}
 
-	uint8_t h[IDX_HEADER_SIZE];
-	memset(h, 0, sizeof h);
+/* The header: magic, version, trace identity, counts, build time and the
+ * section table. */
+static void fill_header(const struct trawl_index_builder *b, const struct trawl_trace_id *id,
+			uint64_t file_len, uint64_t top_sum, const struct sec *secs, size_t nsec,
+			uint8_t *h)
+{
+	memset(h, 0, IDX_HEADER_SIZE);
 	memcpy(h, IDX_MAGIC, 8);
 	st32(h + 8, IDX_VERSION);
 	st32(h + 12, TRAWL_INDEX_KIND_LINEAR);
 	st32(h + 16, IDX_FLAG_COMPLETE | IDX_FLAG_EXC_FLAGS);
 	st32(h + 20, IDX_HEADER_SIZE);
-	st64(h + 24, o->pos);
+	st64(h + 24, file_len);
 	if (id) {
 		st64(h + 32, id->size);
 		st64(h + 40, id->mtime_ns);
@@ -1247,8 +1262,8 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	st64(h + 80, (uint64_t)((now_s() - b->t0) * 1e9));
 	st64(h + 88, (uint64_t)time(NULL));
 	st32(h + 96, b->time_unit);
-	st32(h + 100, (uint32_t)(s - secs));
-	for (size_t i = 0; i < (size_t)(s - secs); i++) {
+	st32(h + 100, (uint32_t)nsec);
+	for (size_t i = 0; i < nsec; i++) {
 		uint8_t *e = h + 128 + 32 * i;
 		st32(e, secs[i].id);
 		st32(e + 4, secs[i].rec);
@@ -1257,32 +1272,60 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 		st64(e + 24, secs[i].sum);
 	}
 	st64(h + IDX_HDR_CHECKSUM_OFF, idx_hash(0, h, IDX_HDR_CHECKSUM_OFF));
-	/* the header (with the complete flag) is the last write */
-	for (size_t done = 0; done < sizeof h;) {
-		ssize_t n = pwrite(o->fd, h + done, sizeof h - done, (off_t)done);
+}
+
+/* The header (with the complete flag) is the last write; then the file is
+ * closed and renamed into place, so a reader never sees a partial index
+ * under the final name. */
+static enum trawl_status commit_index_file(struct trawl_index_builder *b, struct idx_file *o,
+					   const uint8_t *h, struct trawl_error *err)
+{
+	for (size_t done = 0; done < IDX_HEADER_SIZE;) {
+		ssize_t n = pwrite(o->fd, h + done, IDX_HEADER_SIZE - done, (off_t)done);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			st = trawl_error_errno(err, n < 0 ? errno : ENOSPC, "cannot write '%s'",
-					       b->tmp_path);
-			goto out;
-		}
+		if (n <= 0)
+			return trawl_error_errno(err, n < 0 ? errno : ENOSPC, "cannot write '%s'",
+						 b->tmp_path);
 		done += (size_t)n;
 	}
 	int fd = o->fd;
 	o->fd = -1;
-	if (close(fd) != 0) {
-		st = trawl_error_errno(err, errno, "cannot write '%s'", b->tmp_path);
-		goto out;
-	}
-	if (rename(b->tmp_path, b->path) != 0) {
-		st = trawl_error_errno(err, errno, "cannot rename '%s' to '%s'", b->tmp_path,
-				       b->path);
-		goto out;
-	}
+	if (close(fd) != 0)
+		return trawl_error_errno(err, errno, "cannot write '%s'", b->tmp_path);
+	if (rename(b->tmp_path, b->path) != 0)
+		return trawl_error_errno(err, errno, "cannot rename '%s' to '%s'", b->tmp_path,
+					 b->path);
 	free(b->tmp_path);
 	b->tmp_path = NULL;
-	(void)nbd;
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
+					     const struct trawl_trace_id *id,
+					     struct trawl_error *err)
+{
+	enum trawl_status st;
+	struct idx_file *o = &b->ev;
+	struct idx_fence fences[6];
+	memset(fences, 0, sizeof fences);
+	struct sec secs[SEC_COUNT_];
+	memset(secs, 0, sizeof secs);
+	struct sec *s = secs;
+	s->id = SEC_EVENTS;
+	s->rec = EV_REC;
+	s->off = IDX_HEADER_SIZE;
+	end_sec(o, s++);
+	if ((st = write_sections(b, o, id, &s, fences, err)))
+		goto out;
+	uint64_t top_sum = 0;
+	if ((st = idx_file_align(o, err)) || (st = idx_file_flush(o, err)) ||
+	    (st = write_sums(o, o->pos, s, &top_sum, err)))
+		goto out;
+	s += 2;
+	uint8_t h[IDX_HEADER_SIZE];
+	fill_header(b, id, o->pos, top_sum, secs, (size_t)(s - secs), h);
+	st = commit_index_file(b, o, h, err);
 out:
 	for (int i = 0; i < 6; i++)
 		free(fences[i].p);

@@ -319,6 +319,10 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 	return TRAWL_OK;
 }
 
+/* Open, check it is a regular file that starts like an index (only such a
+ * file may be called damaged and rebuilt over), map it, check the header
+ * and that it is this trace's index, then note the first and last event:
+ * each step's failure has its own message, and all leave through one exit. */
 enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_path,
 				   const struct trawl_trace_id *id, struct trawl_error *err)
 {

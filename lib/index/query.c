@@ -498,6 +498,10 @@ static enum trawl_status apply_reg_delta(const struct trawl_index *ix, const str
 	return TRAWL_OK;
 }
 
+/* Registers after event ev: the buffer sized for the system registers
+ * seen, then one read of the delta log from ev's epoch checkpoint to ev,
+ * replayed. A single read of one contiguous stretch is why it is one
+ * function: the bounds, the buffer and the replay share it. */
 static enum trawl_status q_regs_at(const struct trawl_index *ix, uint64_t ev, uint16_t cpu,
 				      struct trawl_index_regs *r, struct trawl_error *err)
 {
@@ -588,6 +592,9 @@ static enum trawl_status event_reg_writes(const struct trawl_index *ix, const ui
 	return TRAWL_OK;
 }
 
+/* Register writes of a run of events, read SCAN_WIN event records and
+ * their deltas at a time (one read each, not one per event); every
+ * event's range is checked against the window before it is parsed. */
 enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t first,
 					 uint64_t count, uint64_t want, trawl_index_reg_fn fn,
 					 void *ctx, struct trawl_error *err)
@@ -921,70 +928,87 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static enum trawl_status q_changes(const struct trawl_index *ix, uint64_t ev1, uint64_t ev2,
-				      int (*fn)(void *ctx, const struct trawl_index_change *c),
-				      void *ctx, struct trawl_error *err)
+/* Registers that differ between ev1 and ev2, cpu by cpu, reported into
+ * *c; *stop is set when fn asks to stop. */
+static enum trawl_status q_changed_regs(const struct trawl_index *ix, uint64_t ev1, uint64_t ev2,
+					struct trawl_index_regs *r1, struct trawl_index_regs *r2,
+					int (*fn)(void *ctx, const struct trawl_index_change *c),
+					void *ctx, struct trawl_index_change *c, int *stop,
+					struct trawl_error *err)
 {
-	enum trawl_status st = TRAWL_OK;
-	if (ev1 >= ix->nev || ev2 >= ix->nev || ev1 > ev2)
-		return trawl_error_set(err, TRAWL_ERR_USAGE, "bad event range");
-	struct trawl_index_regs r1, r2;
-	trawl_index_regs_init(&r1);
-	trawl_index_regs_init(&r2);
-	uint64_t *ranges = NULL;
-	size_t nb = 0, cap = 0;
-	struct trawl_index_change c;
-	memset(&c, 0, sizeof c);
+	enum trawl_status st;
 	for (uint32_t cpu = 0; cpu < ix->ncpu; cpu++) {
-		if ((st = q_regs_at(ix, ev1, (uint16_t)cpu, &r1, err)) ||
-		    (st = q_regs_at(ix, ev2, (uint16_t)cpu, &r2, err)))
-			goto out;
+		if ((st = q_regs_at(ix, ev1, (uint16_t)cpu, r1, err)) ||
+		    (st = q_regs_at(ix, ev2, (uint16_t)cpu, r2, err)))
+			return st;
 		for (uint32_t k = 0; k <= TRAWL_REG_FFR + ix->nsys; k++) {
 			uint32_t reg = k <= TRAWL_REG_FFR ? k : TRAWL_REG_SYS_BASE + k - TRAWL_REG_FFR - 1;
 			const uint8_t *v1, *k1, *v2, *k2;
-			uint32_t w = trawl_index_regs_view(&r1, reg, &v1, &k1);
-			if (!w || !trawl_index_regs_view(&r2, reg, &v2, &k2))
+			uint32_t w = trawl_index_regs_view(r1, reg, &v1, &k1);
+			if (!w || !trawl_index_regs_view(r2, reg, &v2, &k2))
 				continue;
 			int diff = 0;
 			for (uint32_t b = 0; b < w && !diff; b++)
 				diff = k1[b] != k2[b] || (k1[b] && v1[b] != v2[b]);
 			if (!diff)
 				continue;
-			c.cpu = (uint16_t)cpu;
-			c.reg = reg;
-			if (fn(ctx, &c))
-				goto out;
+			c->cpu = (uint16_t)cpu;
+			c->reg = reg;
+			if (fn(ctx, c)) {
+				*stop = 1;
+				return TRAWL_OK;
+			}
 		}
 	}
-	/* ranges written in (ev1, ev2], merged, then compared block by block:
-	 * memory use follows the number of writes, not their sizes */
+	return TRAWL_OK;
+}
+
+/* The memory ranges written in (ev1, ev2], as [first block, last byte]
+ * pairs sorted by block: memory use follows the number of writes, not
+ * their sizes. */
+static enum trawl_status q_written_ranges(const struct trawl_index *ix, uint64_t ev1, uint64_t ev2,
+					  uint64_t **ranges, size_t *nb, struct trawl_error *err)
+{
+	enum trawl_status st;
+	size_t cap = 0;
 	for (uint64_t e = ev1 + 1; e <= ev2; e++) {
 		uint64_t a, b;
 		if ((st = delta_range(ix, e, &a, &b, err)))
-			goto out;
+			return st;
 		while (a < b) {
 			struct delta d;
 			if ((st = delta_next(ix, &a, b, &d, err)))
-				goto out;
+				return st;
 			if ((d.tag != DT_MEM && d.tag != DT_CLOB) || !d.len || d.addr + d.len < d.addr)
 				continue;
-			if (nb + 2 > cap) {
+			if (*nb + 2 > cap) {
 				cap = cap ? cap * 2 : 256;
-				uint64_t *nr = realloc(ranges, cap * sizeof *nr);
-				if (!nr) {
-					st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-					goto out;
-				}
-				ranges = nr;
+				uint64_t *nr = realloc(*ranges, cap * sizeof *nr);
+				if (!nr)
+					return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+				*ranges = nr;
 			}
-			ranges[nb++] = d.addr & BLOCK_MASK;
-			ranges[nb++] = d.addr + d.len - 1;
+			(*ranges)[(*nb)++] = d.addr & BLOCK_MASK;
+			(*ranges)[(*nb)++] = d.addr + d.len - 1;
 		}
 	}
-	if (nb)
-		qsort(ranges, nb / 2, 2 * sizeof *ranges, cmp_u64);
-	c.is_mem = 1;
-	c.len = 0;
+	if (*nb)
+		qsort(*ranges, *nb / 2, 2 * sizeof **ranges, cmp_u64);
+	return TRAWL_OK;
+}
+
+/* The written ranges compared block by block at ev1 and ev2 (each block
+ * once even where ranges overlap); runs of differing bytes are reported
+ * through *c, which arrives with the register fields of the last register
+ * change (callers see them unchanged). */
+static enum trawl_status q_changed_mem(const struct trawl_index *ix, uint64_t ev1, uint64_t ev2,
+				       const uint64_t *ranges, size_t nb,
+				       int (*fn)(void *ctx, const struct trawl_index_change *c),
+				       void *ctx, struct trawl_index_change *c, struct trawl_error *err)
+{
+	enum trawl_status st;
+	c->is_mem = 1;
+	c->len = 0;
 	uint64_t next = 0;  /* first block not yet compared */
 	int any = 0, done = 0;
 	for (size_t i = 0; i < nb && !done; i += 2) {
@@ -996,18 +1020,18 @@ static enum trawl_status q_changes(const struct trawl_index *ix, uint64_t ev1, u
 			uint64_t m1, m2;
 			if ((st = block_at(ix, blk, ev1, a1, &m1, err)) ||
 			    (st = block_at(ix, blk, ev2, a2, &m2, err)))
-				goto out;
+				return st;
 			for (unsigned k = 0; k < BLOCK; k++) {
 				int kn1 = (m1 >> k) & 1, kn2 = (m2 >> k) & 1;
 				int diff = kn1 != kn2 || (kn1 && a1[k] != a2[k]);
 				uint64_t a = blk + k;
-				if (diff && c.len && c.addr + c.len == a) {
-					c.len++;
+				if (diff && c->len && c->addr + c->len == a) {
+					c->len++;
 				} else if (diff) {
-					if (c.len && fn(ctx, &c))
-						goto out;
-					c.addr = a;
-					c.len = 1;
+					if (c->len && fn(ctx, c))
+						return TRAWL_OK;
+					c->addr = a;
+					c->len = 1;
 				}
 			}
 			any = 1;
@@ -1018,9 +1042,30 @@ static enum trawl_status q_changes(const struct trawl_index *ix, uint64_t ev1, u
 			}
 		}
 	}
-	if (c.len)
-		fn(ctx, &c);
-out:
+	if (c->len)
+		fn(ctx, c);
+	return TRAWL_OK;
+}
+
+/* Registers first, then memory; fn returning nonzero stops the walk. */
+static enum trawl_status q_changes(const struct trawl_index *ix, uint64_t ev1, uint64_t ev2,
+				      int (*fn)(void *ctx, const struct trawl_index_change *c),
+				      void *ctx, struct trawl_error *err)
+{
+	enum trawl_status st;
+	if (ev1 >= ix->nev || ev2 >= ix->nev || ev1 > ev2)
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "bad event range");
+	struct trawl_index_regs r1, r2;
+	trawl_index_regs_init(&r1);
+	trawl_index_regs_init(&r2);
+	uint64_t *ranges = NULL;
+	size_t nb = 0;
+	int stop = 0;
+	struct trawl_index_change c;
+	memset(&c, 0, sizeof c);
+	if (!(st = q_changed_regs(ix, ev1, ev2, &r1, &r2, fn, ctx, &c, &stop, err)) && !stop &&
+	    !(st = q_written_ranges(ix, ev1, ev2, &ranges, &nb, err)))
+		st = q_changed_mem(ix, ev1, ev2, ranges, nb, fn, ctx, &c, err);
 	free(ranges);
 	trawl_index_regs_release(&r1);
 	trawl_index_regs_release(&r2);

@@ -396,6 +396,10 @@ enum trawl_status idx_fence_add(struct idx_fence *f, const uint8_t *rec,
 	return TRAWL_OK;
 }
 
+/* The sorted records into out: sorted in memory when nothing was spilled,
+ * else a k-way merge of the spilled runs (the earlier run wins ties, which
+ * keeps the order). The merge's readers and its loop share the buffers it
+ * frees at one exit. */
 enum trawl_status idx_sorter_output(struct idx_sorter *s, struct idx_file *out,
 				    struct idx_fence *fence, struct trawl_error *err)
 {

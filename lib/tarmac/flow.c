@@ -224,10 +224,7 @@ struct flow_ctx {
  * 1 and its fields, or 0 (not this shape). It only reads and writes f, so a
  * 0 costs nothing to undo; lines shorter than FLOW_MIN_LINE are refused
  * first, which is what makes the fixed-size word reads safe. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline int flow_parse(const struct flow_ctx *x, const char *line, const char *e,
+TARMAC_INLINE int flow_parse(const struct flow_ctx *x, const char *line, const char *e,
 			     struct flow_line *f)
 {
 	/* (lines ending in a blank, which the line parser trims, and in any
@@ -319,10 +316,7 @@ static inline int flow_parse(const struct flow_ctx *x, const char *line, const c
 }
 
 /* The event tarmac_commit_insn would make of the line (e zeroed first). */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline void flow_event(struct trawl_event *e, const struct flow_line *f, uint64_t seq,
+TARMAC_INLINE void flow_event(struct trawl_event *e, const struct flow_line *f, uint64_t seq,
 			      uint64_t lineno, uint64_t offset, size_t len, uint16_t unit,
 			      uint32_t first_reg, uint32_t first_mem, uint8_t el)
 {
@@ -399,6 +393,41 @@ static void flow_store(struct flow_state *f, struct trawl_tarmac *t, uint16_t un
 	}
 }
 
+/* The mode word of the last instruction line, as flow_parse compares it:
+ * its bytes, and when it has 1-8 of them one masked word. */
+TARMAC_INLINE void flow_mode_init(const struct trawl_tarmac *t, struct flow_ctx *x)
+{
+	x->mode = t->fast_mode;
+	x->mode_len = t->fast_mode_len;
+	if (x->mode_len && x->mode_len <= 8) {
+		x->mode_m = x->mode_len == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * x->mode_len)) - 1;
+		memcpy(&x->mode_w, t->fast_mode, 8);
+		x->mode_w &= x->mode_m;
+	}
+}
+
+/* A kept effect line of the armed event (a wanted register): read by the
+ * fast path, as tarmac_parse_line_noskip would, with the loop's counters
+ * stored before and loaded after. 0: the loop stops and the line parser
+ * takes the line. */
+TARMAC_INLINE int flow_kept_effect(struct trawl_tarmac *t, struct flow_state *st, const char *line,
+				   size_t n, uint64_t offset, uint16_t unit)
+{
+	if ((unsigned char)line[n - 1] <= ' ')
+		return 0;
+	flow_store(st, t, unit);
+	struct tarmac_line ln = { line, n, offset, t->lineno + 1, t->time, t->unit, t->cpu, 0 };
+	if (tarmac_fast_line(t, line, line + n, &ln) <= 0)
+		return 0;
+	t->lineno++;
+	t->stats.lines++;
+	t->time = ln.time;
+	t->unit = ln.unit;
+	t->cpu = ln.cpu;
+	flow_load(st, t);
+	return 1;
+}
+
 /* The parser's counters are copied into locals for the loop and written back
  * before anything else may look at them (a kept effect line, growing the
  * event array, the end): that is what makes the loop fast, and why every exit
@@ -417,13 +446,7 @@ size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, siz
 		*decline = tarmac_nl_next(data, len, pos, nl);
 		return pos;
 	}
-	x.mode = t->fast_mode;
-	x.mode_len = t->fast_mode_len;
-	if (x.mode_len && x.mode_len <= 8) {
-		x.mode_m = x.mode_len == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * x.mode_len)) - 1;
-		memcpy(&x.mode_w, t->fast_mode, 8);
-		x.mode_w &= x.mode_m;
-	}
+	flow_mode_init(t, &x);
 	const uint8_t el = t->fast_mode_el;
 	const uint16_t unit = t->fast_unit_id;
 	struct flow_state st;
@@ -453,21 +476,8 @@ size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, siz
 				pos = end + 1;
 				continue;
 			}
-			/* a kept effect (a wanted register): read by the fast
-			 * path, as tarmac_parse_line_noskip would */
-			if ((unsigned char)line[n - 1] <= ' ')
+			if (!flow_kept_effect(t, &st, line, n, offset + pos, unit))
 				break;
-			flow_store(&st, t, unit);
-			struct tarmac_line ln = { line, n, offset + pos, t->lineno + 1, t->time, t->unit,
-						  t->cpu, 0 };
-			if (tarmac_fast_line(t, line, line + n, &ln) <= 0)
-				break;
-			t->lineno++;
-			t->stats.lines++;
-			t->time = ln.time;
-			t->unit = ln.unit;
-			t->cpu = ln.cpu;
-			flow_load(&st, t);
 			armed = fp.len && st.open && st.ev[st.nev].seq == t->skip_seq;
 			pos = end + 1;
 			continue;

@@ -707,11 +707,173 @@ unsigned tarmac_reg_state(const struct trawl_tarmac *t, uint16_t cpu)
 	return TRAWL_REG_STATE_GUESS;
 }
 
-/* A register value of the usual width in one token takes the quick path;
- * everything else (a bit range, values split in words, '-' and 'x' digits,
- * abbreviated all-zero values, SP or system registers whose width comes from
- * the value) is read as nibbles first. A value cut off by the end of the input
- * is an error, never padded, because padding would invent bytes. */
+/* System operations look like register lines ("DC CIVAC ...", "TLBI ...")
+ * but change no state; they stay text. */
+static inline int reg_is_sysop(const char *name, size_t nn)
+{
+	return (nn == 2 && (!memcmp(name, "DC", 2) || !memcmp(name, "IC", 2) || !memcmp(name, "AT", 2))) ||
+	       (nn == 4 && !memcmp(name, "TLBI", 4));
+}
+
+/* The banking qualifier after a name ("R1 (USR)", "SCTLR (AARCH32)") is
+ * checked and skipped: the name alone chose the register. */
+static int skip_reg_qualifier(struct trawl_tarmac *t, struct tl *l)
+{
+	if (!tl_at(l, '('))
+		return 0;
+	l->p++;
+	tl_skipsp(l);
+	size_t n = tl_wordlen(l);
+	if (!n)
+		return fail(t, l, l->p, "expected a register qualifier in brackets");
+	l->p += n;
+	tl_skipsp(l);
+	if (!tl_at(l, ')'))
+		return fail(t, l, l->p, "expected ')'");
+	l->p++;
+	tl_skipsp(l);
+	return 0;
+}
+
+/* A bit range ("V0<127:64>") narrows the write to whole bytes inside the
+ * register: it moves *base, sets the digits *want and turns zero-extension
+ * off (the rest of the register keeps its value). */
+static int parse_reg_range(struct trawl_tarmac *t, struct tl *l, uint32_t width, unsigned *base,
+			   size_t *want, unsigned *zext)
+{
+	const char *at = l->p++;
+	size_t a = tl_wordlen(l);
+	if (!a || !tl_alldigits(l->p, a) || a > 5)
+		return fail(t, l, l->p, "expected the high bit of a register range");
+	unsigned hi = dec_small(l->p, a);
+	l->p += a;
+	if (!tl_at(l, ':'))
+		return fail(t, l, l->p, "expected ':' in a register bit range");
+	l->p++;
+	size_t b = tl_wordlen(l);
+	if (!b || !tl_alldigits(l->p, b) || b > 5)
+		return fail(t, l, l->p, "expected the low bit of a register range");
+	unsigned lo = dec_small(l->p, b);
+	l->p += b;
+	if (!tl_at(l, '>'))
+		return fail(t, l, l->p, "expected '>' after a register bit range");
+	l->p++;
+	if (hi % 8 != 7 || lo % 8 != 0 || lo > hi)
+		return fail(t, l, at, "register bit range must cover whole bytes");
+	if (*base + hi / 8 >= width)
+		return fail(t, l, at, "register bit range is outside the register");
+	*base += lo / 8;
+	*want = 2u * ((hi - lo + 1) / 8);
+	*zext = 0;
+	tl_skipsp(l);
+	return 0;
+}
+
+/* The quick path's write: `bytes` bytes of v, all known. Inlined: it is
+ * the common case of every general-grammar register line. */
+static inline int emit_reg_word(struct trawl_tarmac *t, uint32_t reg, unsigned base, uint64_t v,
+				size_t bytes, unsigned zext)
+{
+	if (!tarmac_reserve_regs(t, 1))
+		return E_NOMEM;
+	uint32_t off = tarmac_pool_alloc(t, bytes);
+	if (off == UINT32_MAX)
+		return E_NOMEM;
+	store_le(t->pool + off, v, bytes);
+	struct trawl_reg_write *w = &t->regs[t->nregs++];
+	w->reg = reg;
+	w->offset = (uint16_t)base;
+	w->size = (uint16_t)bytes;
+	w->zext = (uint16_t)zext;
+	w->pad_ = 0;
+	w->value = off;
+	w->known = TRAWL_ALL_KNOWN;
+	return 0;
+}
+
+/* Digits of a register whose width comes from the value (SP, system
+ * registers): one token, or two joined by ':' or followed by a second
+ * word-sized (8 digit) token; annotations may follow. An odd count gains a
+ * leading zero nibble. */
+static int take_reg_flexible(struct trawl_tarmac *t, struct tl *l, uint8_t *nib, size_t *n,
+			     const char *vstart)
+{
+	int r;
+	if ((r = take_token(l, nib, n, MAX_NIBBLES)))
+		return fail(t, l, l->p, r == -2 ? "register value too long" : "expected a register value");
+	if (tl_at(l, ':')) {
+		l->p++;
+		if ((r = take_token(l, nib, n, MAX_NIBBLES)))
+			return fail(t, l, l->p, "expected a register value after ':'");
+	} else {
+		struct tl k = *l;
+		tl_skipsp(&k);
+		size_t m = tl_wordlen(&k);
+		if (m == 8 && tl_allhex(k.p, 8)) {
+			*l = k;
+			take_token(l, nib, n, MAX_NIBBLES);
+		}
+	}
+	if (!*n)
+		return fail(t, l, vstart, "expected a register value");
+	if (*n % 2) {
+		memmove(nib + 1, nib, *n);
+		nib[0] = 0;
+		(*n)++;
+	}
+	return 0;
+}
+
+/* A fixed-width value that ends before `want` digits: an abbreviation of
+ * all zeros or all dashes is filled out, except on a line the input cut
+ * off, where the value is just incomplete (an error, never padded:
+ * padding would invent bytes). */
+static int fill_reg_short(struct trawl_tarmac *t, const struct tl *l, uint8_t *nib, size_t n,
+			  size_t want, const char *vstart)
+{
+	if (t->cut_line)
+		return fail(t, l, vstart, "register value cut off by the end of the input");
+	if (n && all_nib(nib, n, 0))
+		memset(nib + n, 0, want - n);
+	else if (n && all_nib(nib, n, TL_NIB_DASH))
+		memset(nib + n, TL_NIB_DASH, want - n);
+	else
+		return fail(t, l, vstart, "register value too short: %zu hex digits, expected %zu", n, want);
+	return 0;
+}
+
+/* Digits of a register of known width: tokens (split in words, maybe
+ * joined by ':') until `want` digits; more is an error. */
+static int take_reg_fixed(struct trawl_tarmac *t, struct tl *l, uint8_t *nib, size_t *n,
+			  size_t want, const char *vstart)
+{
+	int r;
+	while (*n < want) {
+		tl_skipsp(l);
+		if (tl_eol(l)) {
+			if ((r = fill_reg_short(t, l, nib, *n, want, vstart)))
+				return r;
+			*n = want;
+			break;
+		}
+		if (tl_at(l, ':'))
+			l->p++;
+		const char *tok = l->p;
+		if ((r = take_token(l, nib, n, MAX_NIBBLES)) || l->p == tok)
+			return fail(t, l, tok, "expected a register value");
+	}
+	if (*n > want)
+		return fail(t, l, vstart, "register value has %zu hex digits, expected %zu", *n, want);
+	return 0;
+}
+
+/* A register line: the name (or an alias) chooses the register and its
+ * usual width, then a qualifier and a bit range may follow. A value of the
+ * usual width in one token takes the quick path; everything else (a bit
+ * range, values split in words, '-' and 'x' digits, abbreviated all-zero
+ * values, SP or system registers whose width comes from the value) is read
+ * as nibbles first. A value cut off by the end of the input is an error,
+ * never padded, because padding would invent bytes. */
 static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
 		     const char *type)
 {
@@ -722,9 +884,7 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	if (!nn)
 		return fail(t, l, l->p, "expected a register name");
 	l->p += nn;
-	/* system operations look like registers but are not state */
-	if ((nn == 2 && (!memcmp(name, "DC", 2) || !memcmp(name, "IC", 2) || !memcmp(name, "AT", 2))) ||
-	    (nn == 4 && !memcmp(name, "TLBI", 4))) {
+	if (reg_is_sysop(name, nn)) {
 		tl_skipsp(l);
 		return commit_text(t, ln, name, nn, l->p, l->e);
 	}
@@ -733,132 +893,29 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	if ((r = tarmac_reg_lookup(t, name, nn, tarmac_reg_state(t, ln->cpu), &rc)))
 		return r;
 	tl_skipsp(l);
-	if (tl_at(l, '(')) {
-		/* banking qualifier: "R1 (USR)", "SCTLR (AARCH32)" */
-		l->p++;
-		tl_skipsp(l);
-		size_t n = tl_wordlen(l);
-		if (!n)
-			return fail(t, l, l->p, "expected a register qualifier in brackets");
-		l->p += n;
-		tl_skipsp(l);
-		if (!tl_at(l, ')'))
-			return fail(t, l, l->p, "expected ')'");
-		l->p++;
-		tl_skipsp(l);
-	}
+	if ((r = skip_reg_qualifier(t, l)))
+		return r;
 	uint32_t width = tarmac_reg_width(rc.reg);
 	unsigned base = rc.offset;
 	size_t want = rc.flexible ? 0 : 2u * rc.size;
 	unsigned zext = rc.zext;
-	if (tl_at(l, '<')) {
-		/* bit range: "V0<127:64>" */
-		const char *at = l->p++;
-		size_t a = tl_wordlen(l);
-		if (!a || !tl_alldigits(l->p, a) || a > 5)
-			return fail(t, l, l->p, "expected the high bit of a register range");
-		unsigned hi = dec_small(l->p, a);
-		l->p += a;
-		if (!tl_at(l, ':'))
-			return fail(t, l, l->p, "expected ':' in a register bit range");
-		l->p++;
-		size_t b = tl_wordlen(l);
-		if (!b || !tl_alldigits(l->p, b) || b > 5)
-			return fail(t, l, l->p, "expected the low bit of a register range");
-		unsigned lo = dec_small(l->p, b);
-		l->p += b;
-		if (!tl_at(l, '>'))
-			return fail(t, l, l->p, "expected '>' after a register bit range");
-		l->p++;
-		if (hi % 8 != 7 || lo % 8 != 0 || lo > hi)
-			return fail(t, l, at, "register bit range must cover whole bytes");
-		if (base + hi / 8 >= width)
-			return fail(t, l, at, "register bit range is outside the register");
-		base += lo / 8;
-		want = 2u * ((hi - lo + 1) / 8);
-		zext = 0;
-		tl_skipsp(l);
-	}
+	if (tl_at(l, '<') && (r = parse_reg_range(t, l, width, &base, &want, &zext)))
+		return r;
 
-	/* fast path: one token of exactly the expected hex digits (X, W, R, D ...) */
+	/* quick path: one token of exactly the expected hex digits (X, W, R, D ...) */
 	uint64_t v;
 	if (want && want <= 16 && tl_hexrun(l->p, l->e, &v) == want &&
-	    (l->p + want == l->e || tl_is(l->p[want], TL_SPACE))) {
-		if (!tarmac_reserve_regs(t, 1))
-			return E_NOMEM;
-		uint32_t off = tarmac_pool_alloc(t, want / 2);
-		if (off == UINT32_MAX)
-			return E_NOMEM;
-		store_le(t->pool + off, v, want / 2);
-		struct trawl_reg_write *w = &t->regs[t->nregs++];
-		w->reg = rc.reg;
-		w->offset = (uint16_t)base;
-		w->size = (uint16_t)(want / 2);
-		w->zext = (uint16_t)zext;
-		w->pad_ = 0;
-		w->value = off;
-		w->known = TRAWL_ALL_KNOWN;
-		return 0;
-	}
+	    (l->p + want == l->e || tl_is(l->p[want], TL_SPACE)))
+		return emit_reg_word(t, rc.reg, base, v, want / 2, zext);
 
 	uint8_t nib[MAX_NIBBLES];
 	size_t n = 0;
 	const char *vstart = l->p;
 	if (tl_eol(l))
 		return fail(t, l, l->p, "expected a register value");
-	if (!want) {
-		/* size from the value: one token, or two joined by ':' or a
-		 * second word-sized (8 digit) token; annotations may follow */
-		if ((r = take_token(l, nib, &n, MAX_NIBBLES)))
-			return fail(t, l, l->p, r == -2 ? "register value too long" : "expected a register value");
-		if (tl_at(l, ':')) {
-			l->p++;
-			if ((r = take_token(l, nib, &n, MAX_NIBBLES)))
-				return fail(t, l, l->p, "expected a register value after ':'");
-		} else {
-			struct tl k = *l;
-			tl_skipsp(&k);
-			size_t m = tl_wordlen(&k);
-			if (m == 8 && tl_allhex(k.p, 8)) {
-				*l = k;
-				take_token(l, nib, &n, MAX_NIBBLES);
-			}
-		}
-		if (!n)
-			return fail(t, l, vstart, "expected a register value");
-		if (n % 2) {
-			memmove(nib + 1, nib, n);
-			nib[0] = 0;
-			n++;
-		}
-	} else {
-		while (n < want) {
-			tl_skipsp(l);
-			if (tl_eol(l)) {
-				/* abbreviated values: all zeros or all dashes (not on a
-				 * line the input cut off: that value is just incomplete) */
-				if (t->cut_line) {
-					return fail(t, l, vstart, "register value cut off by the end of the input");
-				} else if (n && all_nib(nib, n, 0)) {
-					memset(nib + n, 0, want - n);
-				} else if (n && all_nib(nib, n, TL_NIB_DASH)) {
-					memset(nib + n, TL_NIB_DASH, want - n);
-				} else {
-					return fail(t, l, vstart, "register value too short: %zu hex digits, expected %zu",
-						    n, want);
-				}
-				n = want;
-				break;
-			}
-			if (tl_at(l, ':'))
-				l->p++;
-			const char *tok = l->p;
-			if ((r = take_token(l, nib, &n, MAX_NIBBLES)) || l->p == tok)
-				return fail(t, l, tok, "expected a register value");
-		}
-		if (n > want)
-			return fail(t, l, vstart, "register value has %zu hex digits, expected %zu", n, want);
-	}
+	r = want ? take_reg_fixed(t, l, nib, &n, want, vstart) : take_reg_flexible(t, l, nib, &n, vstart);
+	if (r)
+		return r;
 	if (base + n / 2 > width)
 		return fail(t, l, vstart, "register value is wider than the register (%zu bytes)", n / 2);
 	return emit_reg(t, rc.reg, base, nib, n, zext);
@@ -893,63 +950,179 @@ int tarmac_emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint6
 	return 0;
 }
 
-/* One function for both spellings of memory lines (M.. and R0n/W0n) so that
- * every producer's variant gets the same checks. Values are numbers converted
- * to address order by endianness, except Cortex-M "M...D" pictures of memory;
- * a value wider than the access is a bus word and the accessed lanes are
- * picked out. A short value is an error, never padded. */
-static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
-		     const char *type, size_t tn)
+/* What a memory line's type says. */
+struct mem_type {
+	int rw;       /* TRAWL_MEM_READ or TRAWL_MEM_WRITE, 0 if none */
+	int sized;    /* a size was given */
+	int memorder; /* Cortex-M "M...D": the value is a picture of memory */
+	int fetch;    /* "..._I": an instruction fetch */
+	unsigned size;
+};
+
+/* "MR8", "MW4_I", "MR4D", or the R0n/W0n spelling. M.. types take the
+ * first R/W and the first number anywhere in the type. */
+static void mem_type_read(const char *type, size_t tn, struct mem_type *mt)
 {
-	int r, rw = 0, memorder = 0, fetch = 0, sized = 0;
-	unsigned size = 0;
-	if (type[0] == 'M') {
-		for (size_t i = 1; i < tn; i++) {
-			char c = type[i];
-			if (!rw && (c == 'R' || c == 'W')) {
-				rw = c == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
-			} else if (!sized && tl_is(c, TL_DIGIT)) {
-				sized = 1;
-				while (i < tn && tl_is(type[i], TL_DIGIT) && size < 1000)
-					size = size * 10 + (unsigned)(type[i++] - '0');
-				i--;
-			}
-		}
-		if (tn == 8 && (type[7] == 'I' || type[7] == 'A')) {
-			/* Cortex-M4 RTL instruction/peripheral bus accesses: their
-			 * byte order is not reliable, so they stay text */
-			tl_skipsp(l);
-			return commit_text(t, ln, type, tn, l->p, l->e);
-		}
-		memorder = tn == 8 && type[7] == 'D';
-		fetch = tn > 2 && type[tn - 2] == '_' && type[tn - 1] == 'I';
-	} else {
-		rw = type[0] == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
-		size = dec_small(type + 1, 2);
+	memset(mt, 0, sizeof *mt);
+	if (type[0] != 'M') {
+		mt->rw = type[0] == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
+		mt->sized = 1;
+		mt->size = dec_small(type + 1, 2);
+		return;
 	}
-	if (type[0] == 'M' && (!rw || !sized)) {
-		/* not shaped like an access at all ("MODE ..."): an unknown record */
-		return parse_text(t, l, ln, type, tn);
+	for (size_t i = 1; i < tn; i++) {
+		char c = type[i];
+		if (!mt->rw && (c == 'R' || c == 'W')) {
+			mt->rw = c == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
+		} else if (!mt->sized && tl_is(c, TL_DIGIT)) {
+			mt->sized = 1;
+			while (i < tn && tl_is(type[i], TL_DIGIT) && mt->size < 1000)
+				mt->size = mt->size * 10 + (unsigned)(type[i++] - '0');
+			i--;
+		}
 	}
-	if (!rw || size == 0 || size > 16)
-		return fail(t, l, type, "bad memory access type '%.*s'", (int)tn, type);
+	mt->memorder = tn == 8 && type[7] == 'D';
+	mt->fetch = tn > 2 && type[tn - 2] == '_' && type[tn - 1] == 'I';
+}
+
+/* Words between the type and the address that say nothing about the
+ * access: "X" (exclusive) and Cortex-R RTL's "(instruction address:serial)". */
+static int skip_mem_prefix(struct trawl_tarmac *t, struct tl *l)
+{
 	tl_skipsp(l);
 	if (tl_wordlen(l) == 1 && *l->p == 'X') { /* exclusive */
 		l->p++;
 		tl_skipsp(l);
 	}
 	if (tl_at(l, '(')) {
-		/* (instruction address:serial) from Cortex-R RTL: skip */
 		const char *q = memchr(l->p, ')', (size_t)(l->e - l->p));
 		if (!q)
 			return fail(t, l, l->p, "expected ')'");
 		l->p = q + 1;
 		tl_skipsp(l);
 	}
+	return 0;
+}
+
+/* The quick path: one token of exactly 2*size hex digits (size <= 8, Fast
+ * Models' "00000000_0000ca68" split of 8-byte values included) ending the
+ * line or followed by a space. Returns 1 with the value in *v. Inlined: it
+ * is the common case. */
+static inline int mem_quick_value(const struct tl *l, unsigned size, int memorder, uint64_t *v)
+{
+	size_t want = 2u * size, got = 0, span = 0;
+	if (size <= 8 && !memorder) {
+		got = span = tl_hexrun(l->p, l->e, v);
+		if (got == 8 && want == 16 && l->p + 17 <= l->e && l->p[8] == '_') {
+			uint64_t lo;
+			if (tl_hexrun(l->p + 9, l->e, &lo) == 8) {
+				*v = *v << 32 | lo;
+				got = 16;
+				span = 17;
+			}
+		}
+	}
+	return got == want && (l->p + span == l->e || tl_is(l->p[span], TL_SPACE));
+}
+
+/* Digits of a memory value the quick path did not take: one token, or the
+ * "hi lo" two-word form of 16-byte accesses; '-' is not allowed. Fewer
+ * digits than the access size: on the input's last line the value was cut
+ * off (a truncation, like a cut register value); on any other line the
+ * line is wrong. Never padded: that would invent bytes. */
+static int take_mem_digits(struct trawl_tarmac *t, struct tl *l, uint8_t *nib, size_t *n,
+			   unsigned size, const char *vstart)
+{
+	size_t want = 2u * size;
+	if (take_token(l, nib, n, 64) || !*n)
+		return fail(t, l, vstart, "expected memory contents in hex");
+	for (size_t i = 0; i < *n; i++)
+		if (nib[i] == TL_NIB_DASH)
+			return fail(t, l, vstart, "expected memory contents in hex");
+	if (*n < want) {
+		struct tl k = *l;
+		tl_skipsp(&k);
+		size_t m = tl_wordlen(&k);
+		if (m && *n + m <= want && tl_allhex(k.p, m)) {
+			*l = k;
+			take_token(l, nib, n, 64);
+		}
+	}
+	if (*n < want && t->cut_line)
+		return fail(t, l, vstart, "memory value cut off by the end of the input");
+	if (*n < want)
+		return fail(t, l, vstart, "memory value too short: %zu hex digits for a %u-byte access",
+			    *n, size);
+	if (*n % 2)
+		return fail(t, l, vstart, "memory contents must be whole bytes");
+	return 0;
+}
+
+/* The accessed bytes, in address order, of n digits: a value wider than
+ * the access is a whole bus word (MR2_I 0000010a b5100000) whose accessed
+ * lanes are picked out by the address. Digits are a number (converted by
+ * endianness) except in a memory-order picture. */
+static int mem_pick_bytes(struct trawl_tarmac *t, const struct tl *l, const uint8_t *nib, size_t n,
+			  uint64_t addr, unsigned size, int memorder, const char *vstart, uint8_t *bytes,
+			  uint8_t *known, int *any_unknown)
+{
+	size_t bus = n / 2, lane = 0;
+	if (n > 2u * size) {
+		if ((bus & (bus - 1)) || bus > 16)
+			return fail(t, l, vstart, "memory contents longer than the access size");
+		lane = (size_t)(addr % bus);
+		if (lane + size > bus)
+			return fail(t, l, vstart, "access crosses the bus word it is shown in");
+	}
+	uint8_t word[32], wknown[32];
+	for (size_t k = 0; k < bus; k++) {
+		/* pair index of the byte at address (word base + k) */
+		size_t pair = (memorder || t->opt.big_endian) ? k : bus - 1 - k;
+		uint8_t hi = nib[2 * pair], lo = nib[2 * pair + 1];
+		wknown[k] = hi < 16 && lo < 16;
+		word[k] = wknown[k] ? (uint8_t)(hi << 4 | lo) : 0;
+	}
+	*any_unknown = 0;
+	for (size_t i = 0; i < size; i++) {
+		bytes[i] = word[lane + i];
+		known[i] = wknown[lane + i];
+		*any_unknown |= !known[i];
+	}
+	return 0;
+}
+
+/* One function for both spellings of memory lines (M.. and R0n/W0n) so that
+ * every producer's variant gets the same checks: the type, words to skip,
+ * the address (and physical address), then "(ABORTED)" or the value.
+ * Values are numbers converted to address order by endianness, except
+ * Cortex-M "M...D" pictures of memory; a value wider than the access is a
+ * bus word and the accessed lanes are picked out. A short value is an
+ * error, never padded. */
+static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
+		     const char *type, size_t tn)
+{
+	int r;
+	struct mem_type mt;
+	mem_type_read(type, tn, &mt);
+	if (type[0] == 'M' && tn == 8 && (type[7] == 'I' || type[7] == 'A')) {
+		/* Cortex-M4 RTL instruction/peripheral bus accesses: their
+		 * byte order is not reliable, so they stay text */
+		tl_skipsp(l);
+		return commit_text(t, ln, type, tn, l->p, l->e);
+	}
+	if (type[0] == 'M' && (!mt.rw || !mt.sized)) {
+		/* not shaped like an access at all ("MODE ..."): an unknown record */
+		return parse_text(t, l, ln, type, tn);
+	}
+	unsigned size = mt.size;
+	if (!mt.rw || size == 0 || size > 16)
+		return fail(t, l, type, "bad memory access type '%.*s'", (int)tn, type);
+	if ((r = skip_mem_prefix(t, l)))
+		return r;
 	if (tl_wordlen(l) == 8 && !memcmp(l->p, "TRANSFER", 8))
 		return commit_text(t, ln, type, tn, l->p, l->e); /* coprocessor transfer */
 	uint64_t addr, paddr = 0;
-	uint32_t flags = (uint32_t)rw | (fetch ? TRAWL_MEM_FETCH : 0);
+	uint32_t flags = (uint32_t)mt.rw | (mt.fetch ? TRAWL_MEM_FETCH : 0);
 	if ((r = hex_word(t, l, 16, &addr, "a memory address")))
 		return r;
 	if (tl_at(l, ':')) {
@@ -970,23 +1143,8 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		}
 		return fail(t, l, l->p, "unexpected bracket in a memory access");
 	}
-	/* fast path: one token of exactly 2*size hex digits, size <= 8 */
-	size_t want = 2u * size;
 	uint64_t v;
-	size_t got = 0, span = 0;
-	if (size <= 8 && !memorder) {
-		got = span = tl_hexrun(l->p, l->e, &v);
-		if (got == 8 && want == 16 && l->p + 17 <= l->e && l->p[8] == '_') {
-			/* "00000000_0000ca68": Fast Models splits 8-byte values */
-			uint64_t lo;
-			if (tl_hexrun(l->p + 9, l->e, &lo) == 8) {
-				v = v << 32 | lo;
-				got = 16;
-				span = 17;
-			}
-		}
-	}
-	if (got == want && (l->p + span == l->e || tl_is(l->p[span], TL_SPACE))) {
+	if (mem_quick_value(l, size, mt.memorder, &v)) {
 		if (t->opt.big_endian)
 			store_be(bytes, v, size);
 		else
@@ -996,54 +1154,11 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	uint8_t nib[72];
 	size_t n = 0;
 	const char *vstart = l->p;
-	if ((r = take_token(l, nib, &n, 64)) || !n)
-		return fail(t, l, vstart, "expected memory contents in hex");
-	for (size_t i = 0; i < n; i++)
-		if (nib[i] == TL_NIB_DASH)
-			return fail(t, l, vstart, "expected memory contents in hex");
-	if (n < want) {
-		/* two-word form of 16-byte accesses: "hi lo" */
-		struct tl k = *l;
-		tl_skipsp(&k);
-		size_t m = tl_wordlen(&k);
-		if (m && n + m <= want && tl_allhex(k.p, m)) {
-			*l = k;
-			take_token(l, nib, &n, 64);
-		}
-	}
-	/* fewer digits than the access size: on the input's last line the
-	 * value was cut off (a truncation, like a cut register value); on any
-	 * other line the line is wrong. Never padded: that would invent bytes. */
-	if (n < want && t->cut_line)
-		return fail(t, l, vstart, "memory value cut off by the end of the input");
-	if (n < want)
-		return fail(t, l, vstart, "memory value too short: %zu hex digits for a %u-byte access",
-			    n, size);
-	if (n % 2)
-		return fail(t, l, vstart, "memory contents must be whole bytes");
-	size_t bus = n / 2, lane = 0;
-	if (n > want) {
-		/* a whole bus word: pick the accessed lanes (MR2_I 0000010a b5100000) */
-		if ((bus & (bus - 1)) || bus > 16)
-			return fail(t, l, vstart, "memory contents longer than the access size");
-		lane = (size_t)(addr % bus);
-		if (lane + size > bus)
-			return fail(t, l, vstart, "access crosses the bus word it is shown in");
-	}
 	int any_unknown = 0;
-	uint8_t word[32], wknown[32];
-	for (size_t k = 0; k < bus; k++) {
-		/* pair index of the byte at address (word base + k) */
-		size_t pair = (memorder || t->opt.big_endian) ? k : bus - 1 - k;
-		uint8_t hi = nib[2 * pair], lo = nib[2 * pair + 1];
-		wknown[k] = hi < 16 && lo < 16;
-		word[k] = wknown[k] ? (uint8_t)(hi << 4 | lo) : 0;
-	}
-	for (size_t i = 0; i < size; i++) {
-		bytes[i] = word[lane + i];
-		known[i] = wknown[lane + i];
-		any_unknown |= !known[i];
-	}
+	if ((r = take_mem_digits(t, l, nib, &n, size, vstart)) ||
+	    (r = mem_pick_bytes(t, l, nib, n, addr, size, mt.memorder, vstart, bytes, known,
+				&any_unknown)))
+		return r;
 	return tarmac_emit_mem(t, flags, addr, paddr, bytes, known, size, any_unknown);
 }
 
@@ -1198,6 +1313,32 @@ static int is_effect_type(const char *type, size_t tn)
 static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const char *line,
 						size_t len, uint64_t offset,
 						struct trawl_error *err);
+static enum trawl_status reject_line(struct trawl_tarmac *t, const char *line, size_t len,
+				     uint64_t offset, struct trawl_error *err);
+
+/* What may come before a line's record type: a timestamp (with its unit)
+ * and a "cpuN" field. A line without a time has the previous line's; one
+ * with a time but no cpu field is cpu 0. */
+static int parse_line_prefix(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *ln)
+{
+	int r;
+	if (tl_is(*l->p, TL_DIGIT)) {
+		if ((r = parse_time(t, l, ln)))
+			return r;
+		ln->cpu = 0;
+		tl_skipsp(l);
+	}
+	if (l->p + 3 < l->e && l->p[0] == 'c' && l->p[1] == 'p' && l->p[2] == 'u' &&
+	    tl_is(l->p[3], TL_DIGIT)) {
+		size_t n = tl_wordlen(l);
+		if (n > 8 || !tl_alldigits(l->p + 3, n - 3) || dec_small(l->p + 3, n - 3) > 65535)
+			return fail(t, l, l->p, "bad cpu number");
+		ln->cpu = (uint16_t)dec_small(l->p + 3, n - 3);
+		l->p += n;
+		tl_skipsp(l);
+	}
+	return 0;
+}
 
 enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *line,
 					  size_t len, uint64_t offset,
@@ -1278,22 +1419,8 @@ static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const ch
 			goto done;
 		}
 	}
-	if (tl_is(*l.p, TL_DIGIT)) {
-		if ((r = parse_time(t, &l, &ln)))
-			goto done;
-		ln.cpu = 0;
-		tl_skipsp(&l);
-	}
-	if (l.p + 3 < l.e && l.p[0] == 'c' && l.p[1] == 'p' && l.p[2] == 'u' && tl_is(l.p[3], TL_DIGIT)) {
-		size_t n = tl_wordlen(&l);
-		if (n > 8 || !tl_alldigits(l.p + 3, n - 3) || dec_small(l.p + 3, n - 3) > 65535) {
-			r = fail(t, &l, l.p, "bad cpu number");
-			goto done;
-		}
-		ln.cpu = (uint16_t)dec_small(l.p + 3, n - 3);
-		l.p += n;
-		tl_skipsp(&l);
-	}
+	if ((r = parse_line_prefix(t, &l, &ln)))
+		goto done;
 	const char *body = l.p;
 	size_t tn = tl_wordlen(&l);
 	r = parse_body(t, &l, &ln, &ldst);
@@ -1317,6 +1444,18 @@ done:
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory parsing line %llu",
 				       (unsigned long long)t->lineno);
 	t->prev_ldst = 0;
+	return reject_line(t, line, len, offset, err);
+}
+
+/* A bad line, already rolled back: dropped as cut off when the input ends
+ * inside it, else an error (a counted warning when lenient). Out of line:
+ * it is the cold end of every line's parse. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static enum trawl_status reject_line(struct trawl_tarmac *t, const char *line, size_t len,
+				     uint64_t offset, struct trawl_error *err)
+{
 	if (t->cut_line) {
 		/* the input ends inside this line (a trace cut off while being
 		 * written): what it would have said is unknown, so it is dropped

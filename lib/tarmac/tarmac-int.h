@@ -18,6 +18,14 @@
 #define TARMAC_REGCACHE 512
 #define TARMAC_MAX_BAD_WARNINGS 20
 
+/* Helpers of the reader's hot loops (fast.c, flow.c): always inlined, so a
+ * loop cut into functions compiles as it did when it was one. */
+#if defined(__GNUC__)
+#define TARMAC_INLINE static inline __attribute__((always_inline))
+#else
+#define TARMAC_INLINE static inline
+#endif
+
 /* One cached register-name lookup (names up to 15 characters). */
 struct tarmac_regcache {
 	uint8_t len;
