@@ -13,10 +13,13 @@
 #include "trawl/sw-event.h"
 #include "trawl/sw-defs.h"
 
+#include "events/defs-int.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define JSON_MAX_DEPTH 16
 
@@ -226,6 +229,8 @@ static enum trawl_status copy_name(struct jp *p, const struct jval *o, char *dst
 	for (const char *c = n->str; *c; c++)
 		if (!(isalnum((unsigned char)*c) || *c == '_') || (c == n->str && isdigit((unsigned char)*c)))
 			return shape_err(p, n, "names must be identifiers");
+	if (defs_name_reserved(n->str))
+		return shape_err(p, n, "a name may not be a C, C++ or CTF keyword");
 	strcpy(dst, n->str);
 	return TRAWL_OK;
 }
@@ -265,7 +270,8 @@ static int by_id(const void *a, const void *b)
 static int by_name(const void *a, const void *b)
 {
 	const struct dup_key *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	/* without case, as the .tdef reader: the header upper- and lower-cases */
+	int c = strcasecmp(x->name, y->name);
 	return c ? c : (x->order < y->order ? -1 : x->order > y->order);
 }
 
@@ -281,7 +287,7 @@ static const struct jval *find_dup(struct dup_key *k, size_t n)
 		}
 	qsort(k, n, sizeof *k, by_name);
 	for (size_t i = 1; i < n; i++)
-		if (!strcmp(k[i].name, k[i - 1].name) && k[i].order < best) {
+		if (!strcasecmp(k[i].name, k[i - 1].name) && k[i].order < best) {
 			best = k[i].order;
 			at = k[i].v;
 		}
@@ -342,6 +348,9 @@ static enum trawl_status build(struct jp *p, const struct jval *root, struct tra
 				if (!t || !(fd->type = trawl_sw_type_parse(t->str, strlen(t->str))))
 					return shape_err(p, &fs->kids[f], "field with an unknown \"type\"");
 				fd->desc = get_desc(&fs->kids[f]);
+				for (unsigned g = 0; g + 1 < e->nfields; g++)
+					if (!strcmp(e->fields[g].name, fd->name))
+						return shape_err(p, &fs->kids[f], "duplicate field name");
 			}
 		}
 		if (s->nevents > 1) {

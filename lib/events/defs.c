@@ -11,6 +11,7 @@
 #include "trawl/sw-event.h"
 #include "trawl/sw-defs.h"
 
+#include "events/defs-int.h"
 #include "events/text-skip.h"
 
 #include <ctype.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Words that cannot be names: they would break the generated C or the
  * CTF metadata. */
@@ -30,7 +32,7 @@ static const char *const reserved[] = {
 	"trace", "typealias", "variant", "id", "name", "fields", "header", "context",
 };
 
-static int is_reserved(const char *s)
+int defs_name_reserved(const char *s)
 {
 	for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
 		if (strcmp(s, reserved[i]) == 0)
@@ -83,7 +85,9 @@ void trawl_defs_class(const struct trawl_defs_subsys *s, const struct trawl_defs
 
 /* Names seen so far in one scope, so duplicate checks stay linear: an
  * open-addressing table of indices into the caller's array, which `name`
- * reads back. */
+ * reads back. Compared without case: the header names subsystems and
+ * events in upper case (macros) and lower case (functions), so "rx" and
+ * "RX" would define the same names twice. */
 struct name_set {
 	uint32_t *slots;             /* index + 1, 0 = empty */
 	size_t cap, n;
@@ -93,7 +97,7 @@ static uint64_t name_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+		h = (h ^ (unsigned char)tolower((unsigned char)*s)) * 1099511628211ull;
 	return h;
 }
 
@@ -121,7 +125,7 @@ static int name_set_add(struct name_set *ns, uint32_t idx, const char *(*name)(c
 	const char *want = name(ctx, idx);
 	size_t h = (size_t)name_hash(want) & (ns->cap - 1);
 	while (ns->slots[h]) {
-		if (strcmp(name(ctx, ns->slots[h] - 1), want) == 0)
+		if (strcasecmp(name(ctx, ns->slots[h] - 1), want) == 0)
 			return 1;
 		h = (h + 1) & (ns->cap - 1);
 	}
@@ -252,7 +256,7 @@ static enum trawl_status take_name(struct lex *L, struct trawl_error *err, char 
 		return FAIL_HERE("%s name longer than %zu characters", what, cap - 1);
 	memcpy(dst, L->tok, L->tlen);
 	dst[L->tlen] = 0;
-	if (is_reserved(dst))
+	if (defs_name_reserved(dst))
 		return FAIL_HERE("'%s' is a reserved word and cannot name a %s", dst, what);
 	next(L);
 	return TRAWL_OK;
@@ -306,7 +310,9 @@ static enum trawl_status parse_event(struct lex *L, struct trawl_defs_subsys *s,
 	if (dup < 0)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	if (dup)
-		return fail(L, err, nline, ncol, "duplicate event '%s' in subsystem '%s'", e->name, s->name);
+		return fail(L, err, nline, ncol,
+			    "duplicate event '%s' in subsystem '%s' (names are compared without case)",
+			    e->name, s->name);
 	if ((st = take_desc(L, err, &e->desc)))
 		return st;
 	if (!is(L, "("))
@@ -378,7 +384,8 @@ static enum trawl_status parse_subsys(struct lex *L, struct trawl_defs *d, struc
 	if (dup < 0)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	if (dup)
-		return fail(L, err, nl, nc, "duplicate subsystem '%s'", s->name);
+		return fail(L, err, nl, nc, "duplicate subsystem '%s' (names are compared without case)",
+			    s->name);
 	if ((st = take_desc(L, err, &s->desc)))
 		return st;
 	if (!is(L, "{"))
@@ -602,11 +609,20 @@ char *trawl_defs_to_header(const struct trawl_defs *d, const char *base, const c
 				sbf(&b, "\ttrawl_rec_emit(TRAWL_SUBSYS_%s, TRAWL_EVENT_%s_%s, %s);\n", S, S, E,
 				    e->nfields ? e->fields[0].name : "arg");
 			} else {
-				sbf(&b, "\tif (trawl_rec_on(TRAWL_SUBSYS_%s)) {\n\t\tuint64_t f_[%u] = { ", S, e->nfields);
+				/* the local array must not be named like a field (a
+				 * field "f_" would read the array's own address) */
+				char arr[64] = "f_";
+				for (unsigned f = 0; f < e->nfields; f++)
+					if (!strcmp(e->fields[f].name, arr) && strlen(arr) + 2 < sizeof arr) {
+						strcat(arr, "_");
+						f = (unsigned)-1; /* check every field again */
+					}
+				sbf(&b, "\tif (trawl_rec_on(TRAWL_SUBSYS_%s)) {\n\t\tuint64_t %s[%u] = { ", S, arr,
+				    e->nfields);
 				for (unsigned f = 0; f < e->nfields; f++)
 					sbf(&b, "%s(uint64_t)%s", f ? ", " : "", e->fields[f].name);
-				sbf(&b, " };\n\t\ttrawl_rec_emit_fields(TRAWL_SUBSYS_%s, TRAWL_EVENT_%s_%s, f_, %u);\n\t}\n",
-				    S, S, E, e->nfields);
+				sbf(&b, " };\n\t\ttrawl_rec_emit_fields(TRAWL_SUBSYS_%s, TRAWL_EVENT_%s_%s, %s, %u);\n\t}\n",
+				    S, S, E, arr, e->nfields);
 			}
 			sbf(&b, "}\n\n");
 		}

@@ -34,4 +34,21 @@ printf 'subsystem a { event X (f32 v) }\n' >"$_tmp/type.tdef"
 expect_stderr_has "type.tdef:1:24: unknown type 'f32'" "$TRAWL" defs "$_tmp/type.tdef" --check
 expect_exit 0 "$TRAWL" defs "$ex/demo.tdef" --check
 expect_exit 2 "$TRAWL" defs "$ex/demo.tdef"
+# names differing only in case give the same macros and functions: refused
+printf 'subsystem a {\n  event rx,\n  event RX\n};\n' >"$_tmp/case.tdef"
+expect_exit 1 "$TRAWL" defs "$_tmp/case.tdef" --check
+expect_stderr_has "case.tdef:3:9: duplicate event 'RX' in subsystem 'a'" "$TRAWL" defs "$_tmp/case.tdef" --check
+printf 'subsystem net { event X };\nsubsystem NET { event Y };\n' >"$_tmp/case2.tdef"
+expect_exit 1 "$TRAWL" defs "$_tmp/case2.tdef" --check
+# a field named like the generated code's local array still records its
+# value (the array read its own address), and the header is shadow-free
+printf 'subsystem s { event e (u64 f_, u64 f__, u64 b) };\n' >"$_tmp/f.tdef"
+"$TRAWL" defs "$_tmp/f.tdef" -o "$_tmp/fo" || fail "defs of f.tdef failed"
+grep -q "uint64_t f___\[3\] = { (uint64_t)f_, (uint64_t)f__, (uint64_t)b }" "$_tmp/fo/f.h" ||
+	fail "the local array is named like a field: $(grep 'uint64_t f' "$_tmp/fo/f.h")"
+if command -v cc >/dev/null 2>&1; then
+	printf '#include "f.h"\nint main(void) { trawl_s_e(1, 2, 3); return 0; }\n' >"$_tmp/fo/use.c"
+	cc -std=c11 -Wall -Wshadow -Werror -I "$TRAWL_SRC/rec/include" -fsyntax-only "$_tmp/fo/use.c" ||
+		fail "the generated header does not compile cleanly with -Wshadow"
+fi
 finish

@@ -36,4 +36,11 @@ expect_exit 0 "$TRAWL" events import-bf "$d/bf-dump.txt" --defs "$_tmp/defs/bf.j
 printf '# core 0 offset 10\n0 5 0000000000000005\n0 18446744073709551615 0000000000000005\n' >"$_tmp/wrap.txt"
 expect_exit 1 "$TRAWL" events import-bf "$_tmp/wrap.txt" -o "$_tmp/tr4"
 expect_stderr_has "wrap.txt:3:" "$TRAWL" events import-bf "$_tmp/wrap.txt" -o "$_tmp/tr5"
+# JSON definitions refuse what .tdef refuses: keywords and duplicate fields
+# (both were written into the trace's metadata)
+printf '{"subsystems":[{"name":"s","id":0,"events":[{"name":"e","id":0,"fields":[{"name":"int","type":"u32"}]}]}]}' >"$_tmp/kw.json"
+expect_exit 1 "$TRAWL" events import-bf "$_tmp/wrap.txt" --defs "$_tmp/kw.json" -o "$_tmp/tr6"
+expect_stderr_has "keyword" "$TRAWL" events import-bf "$_tmp/wrap.txt" --defs "$_tmp/kw.json" -o "$_tmp/tr6"
+printf '{"subsystems":[{"name":"s","id":0,"events":[{"name":"e","id":0,"fields":[{"name":"a","type":"u32"},{"name":"a","type":"u32"}]}]}]}' >"$_tmp/dupf.json"
+expect_stderr_has "duplicate field name" "$TRAWL" events import-bf "$_tmp/wrap.txt" --defs "$_tmp/dupf.json" -o "$_tmp/tr7"
 finish
