@@ -194,6 +194,13 @@ int rec_stream_open(struct rec_stream **out, const char *hostport, const struct 
 		return -EINVAL;
 	memcpy(host, hostport, (size_t)(colon - hostport));
 	host[colon - hostport] = 0;
+	/* "[::1]:6666": an IPv6 address in brackets, which getaddrinfo does
+	 * not take */
+	size_t hl = strlen(host);
+	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+		memmove(host, host + 1, hl - 2);
+		host[hl - 2] = 0;
+	}
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai = NULL;
 	if (getaddrinfo(host, colon + 1, &hints, &ai) != 0)
 		return -EHOSTUNREACH;
