@@ -8,6 +8,7 @@
  * that one event to the front.
  */
 #include "tarmac/tarmac-int.h"
+#include "core/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,29 +56,14 @@ void trawl_tarmac_destroy(struct trawl_tarmac *t)
 
 /* ---- growth ---- */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 1;
-	size_t n = *cap ? *cap : 256;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return 0;
-	*p = q;
-	*cap = n;
-	return 1;
-}
-
 int tarmac_reserve_regs(struct trawl_tarmac *t, size_t n)
 {
-	return grow((void **)&t->regs, &t->regs_cap, t->nregs + n, sizeof *t->regs);
+	return trawl_grow((void **)&t->regs, &t->regs_cap, t->nregs + n, sizeof *t->regs);
 }
 
 int tarmac_reserve_mems(struct trawl_tarmac *t, size_t n)
 {
-	return grow((void **)&t->mems, &t->mems_cap, t->nmems + n, sizeof *t->mems);
+	return trawl_grow((void **)&t->mems, &t->mems_cap, t->nmems + n, sizeof *t->mems);
 }
 
 /* Room for n more pool bytes; returns the offset or UINT32_MAX. Offsets are
@@ -86,7 +72,7 @@ uint32_t tarmac_pool_alloc(struct trawl_tarmac *t, size_t n)
 {
 	if (t->pool_len + n >= UINT32_MAX - 1)
 		return UINT32_MAX;
-	if (!grow((void **)&t->pool, &t->pool_cap, t->pool_len + n, 1))
+	if (!trawl_grow((void **)&t->pool, &t->pool_cap, t->pool_len + n, 1))
 		return UINT32_MAX;
 	uint32_t off = (uint32_t)t->pool_len;
 	t->pool_len += n;
@@ -95,7 +81,7 @@ uint32_t tarmac_pool_alloc(struct trawl_tarmac *t, size_t n)
 
 int tarmac_grow_events(struct trawl_tarmac *t)
 {
-	return grow((void **)&t->ev, &t->ev_cap, t->nev + 2, sizeof *t->ev);
+	return trawl_grow((void **)&t->ev, &t->ev_cap, t->nev + 2, sizeof *t->ev);
 }
 
 /* ---- starting and closing events ---- */

@@ -6,6 +6,7 @@
 
 #include "trawl/index.h"
 #include "trawl/tarmac.h"
+#include "core/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,29 +24,14 @@ struct reg_batch {
 	int nomem;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 1;
-	size_t n = *cap ? *cap : 256;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return 0;
-	*p = q;
-	*cap = n;
-	return 1;
-}
-
 static int add_reg_write(void *ctx, uint64_t ev, uint16_t cpu, const struct trawl_reg_write *w,
 			 const uint8_t *pool)
 {
 	struct reg_batch *rb = ctx;
 	(void)cpu;
 	size_t bytes = w->size + (w->known == TRAWL_ALL_KNOWN ? 0 : (w->size + 7u) / 8u);
-	if (!grow((void **)&rb->regs, &rb->cap, rb->nregs + 1, sizeof *rb->regs) ||
-	    !grow((void **)&rb->pool, &rb->pool_cap, rb->used + bytes, 1)) {
+	if (!trawl_grow((void **)&rb->regs, &rb->cap, rb->nregs + 1, sizeof *rb->regs) ||
+	    !trawl_grow((void **)&rb->pool, &rb->pool_cap, rb->used + bytes, 1)) {
 		rb->nomem = 1;
 		return 1;
 	}
