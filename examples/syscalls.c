@@ -4,6 +4,7 @@
  * (pids, memory sizes, times) are checked for consistency, not printed.
  *
  *   syscalls DIR     list DIR (sorted), then process, fd and file calls
+ *   syscalls socket      make a call trawl does not emulate (socket)
  *   syscalls write DIR   try to change DIR: mkdir, unlink, rename, chmod,
  *                        truncate; prints each errno name
  */
@@ -145,6 +146,8 @@ int main(int argc, char **argv)
 		try_writes(argv[2]);
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "socket") == 0)
+		return (int)syscall(SYS_socket, 2, 1, 0) < 0;
 	if (argc != 2) {
 		fprintf(stderr, "usage: syscalls DIR | syscalls write DIR\n");
 		return 2;

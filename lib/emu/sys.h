@@ -46,6 +46,8 @@ int64_t emu_sys_sendfile(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_readonly_fs(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_readonly_fd(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_fsync(struct trawl_emu *e, struct sys_call *c);
+/* sys-names.c: the call's name, NULL for a number Linux does not have */
+const char *emu_sys_name(uint64_t nr);
 /* the lowest free guest fd at or above `from`, or -EMFILE */
 int emu_fd_alloc(struct trawl_emu *e, int from);
 

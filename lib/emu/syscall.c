@@ -690,9 +690,11 @@ int emu_syscall(struct trawl_emu *e)
 	if (!fn) {
 		uint64_t pc = 0;
 		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+		const char *name = emu_sys_name(c.nr);
 		emu_fault(e, e->cur ? e->cur->pc : pc - 4, 0,
-			  "unsupported system call %llu (X0=0x%llx X1=0x%llx X2=0x%llx)",
-			  (unsigned long long)c.nr, (unsigned long long)c.a[0],
+			  "unsupported system call %llu%s%s (X0=0x%llx X1=0x%llx X2=0x%llx)",
+			  (unsigned long long)c.nr, name ? " " : "", name ? name : "",
+			  (unsigned long long)c.a[0],
 			  (unsigned long long)c.a[1], (unsigned long long)c.a[2]);
 		return -1;
 	}

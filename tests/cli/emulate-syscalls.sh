@@ -42,4 +42,9 @@ for call in mkdir unlink rename chmod truncate ftruncate rmdir; do
 		fail "$call not refused with EROFS: $(grep "^$call " "$_tmp/w.out")"
 done
 [ "$(ls -lR d)" = "$before" ] || fail "the guest changed host files: $(ls -lR d)"
+
+# a call trawl does not emulate: the message names it, its number and the PC
+expect_exit 1 "$TRAWL" emulate "$ex" -o "$_tmp/s.tarmac" -- socket
+grep -q "unsupported system call 198 socket (X0=0x2 .* at pc 0x[0-9a-f]" "$_tmp/err" ||
+	fail "no named message for socket: $(cat "$_tmp/err")"
 finish
