@@ -138,6 +138,12 @@ static void try_writes(const char *dir)
 	int f = open("b.txt", O_RDONLY);
 	printf("ftruncate %s\n", ftruncate(f, 0) ? strerror(errno) : "ok");
 	printf("rmdir %s\n", rmdir("sub") ? strerror(errno) : "ok");
+	printf("create %s\n", open("new.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644) < 0 ? strerror(errno) : "ok");
+	printf("openw %s\n", open("a.txt", O_WRONLY) < 0 ? strerror(errno) : "ok");
+	printf("append %s\n", fopen("b.txt", "a") ? "ok" : strerror(errno));
+	printf("openr %s\n", open("a.txt", O_RDONLY | O_CREAT, 0644) < 0 ? strerror(errno) : "ok");
+	int n = open("/dev/null", O_WRONLY);
+	printf("devnull %s %zd\n", n < 0 ? strerror(errno) : "ok", write(n, "x", 1));
 }
 
 int main(int argc, char **argv)

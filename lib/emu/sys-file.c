@@ -243,6 +243,20 @@ int64_t emu_sys_sendfile(struct trawl_emu *e, struct sys_call *c)
 	return r;
 }
 
+int64_t emu_open_readonly_check(int dirfd, const char *name, int flags)
+{
+	int writing = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+	if (!writing && !(flags & O_CREAT))
+		return 0;
+	struct stat st;
+	if (fstatat(dirfd, name, &st, 0) != 0)
+		return errno == ENOENT && (flags & O_CREAT) ? -EROFS : -errno;
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+		return 0;
+	/* O_CREAT of an existing file only opens it (O_EXCL: EEXIST) */
+	return writing ? -EROFS : 0;
+}
+
 /* mkdirat, unlinkat, renameat2, fchmodat...: host files are read-only */
 int64_t emu_sys_readonly_fs(struct trawl_emu *e, struct sys_call *c)
 {

@@ -48,6 +48,10 @@ int64_t emu_sys_readonly_fd(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_fsync(struct trawl_emu *e, struct sys_call *c);
 /* sys-names.c: the call's name, NULL for a number Linux does not have */
 const char *emu_sys_name(uint64_t nr);
+/* 0 when openat(dirfd, name, flags) may go to the host: it neither
+ * creates nor writes a file (devices, pipes and sockets may be written);
+ * else -EROFS or the lookup's -errno */
+int64_t emu_open_readonly_check(int dirfd, const char *name, int flags);
 /* the lowest free guest fd at or above `from`, or -EMFILE */
 int emu_fd_alloc(struct trawl_emu *e, int from);
 

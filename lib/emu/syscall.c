@@ -196,6 +196,9 @@ static int64_t sys_openat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint
 	int d = emu_dir_fd(e, dfd);
 	if (d == -2)
 		return -EBADF;
+	int64_t ro = emu_open_readonly_check(d, name, (int)flags);
+	if (ro < 0)
+		return ro;
 	int slot = emu_fd_alloc(e, 0);
 	if (slot < 0)
 		return slot;

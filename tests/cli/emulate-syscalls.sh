@@ -37,9 +37,12 @@ before=$(ls -lR d)
 "$TRAWL" emulate "$ex" -o "$_tmp/w.tarmac" -- write d >"$_tmp/w.out" 2>"$_tmp/w.err" </dev/null
 rc=$?
 [ $rc = 0 ] || fail "write mode exited $rc; stderr: $(head -c 300 "$_tmp/w.err")"
-for call in mkdir unlink rename chmod truncate ftruncate rmdir; do
+for call in mkdir unlink rename chmod truncate ftruncate rmdir create openw append; do
 	grep -qxF "$call Read-only file system" "$_tmp/w.out" ||
 		fail "$call not refused with EROFS: $(grep "^$call " "$_tmp/w.out")"
+done
+for want in "openr ok" "devnull ok 1"; do
+	grep -qxF "$want" "$_tmp/w.out" || fail "write mode lacks '$want': $(cat "$_tmp/w.out")"
 done
 [ "$(ls -lR d)" = "$before" ] || fail "the guest changed host files: $(ls -lR d)"
 
