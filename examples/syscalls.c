@@ -93,6 +93,14 @@ static void process(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sigprocmask(SIG_SETMASK, NULL, &got);
 	printf("sigprocmask %d\n", sigismember(&got, SIGUSR2));
+	int word = 5;
+	struct timespec tiny = { 0, 1 };
+	long r1 = syscall(SYS_futex, &word, 128 /* WAIT_PRIVATE */, 6, NULL, NULL, 0);
+	int e1 = errno;
+	long r2 = syscall(SYS_futex, &word, 128, 5, &tiny, NULL, 0);
+	int e2 = errno;
+	printf("futex %ld %s, %ld %s, wake %ld\n", r1, strerror(e1), r2, strerror(e2),
+	       (long)syscall(SYS_futex, &word, 129 /* WAKE_PRIVATE */, 1, NULL, NULL, 0));
 }
 
 static void files(const char *dir)
@@ -138,6 +146,7 @@ static void try_writes(const char *dir)
 	int f = open("b.txt", O_RDONLY);
 	printf("ftruncate %s\n", ftruncate(f, 0) ? strerror(errno) : "ok");
 	printf("rmdir %s\n", rmdir("sub") ? strerror(errno) : "ok");
+	printf("access_w %s\n", access("b.txt", W_OK) ? strerror(errno) : "ok");
 	printf("create %s\n", open("new.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644) < 0 ? strerror(errno) : "ok");
 	printf("openw %s\n", open("a.txt", O_WRONLY) < 0 ? strerror(errno) : "ok");
 	printf("append %s\n", fopen("b.txt", "a") ? "ok" : strerror(errno));

@@ -45,6 +45,7 @@ enum {
 	SYS_utimensat = 88, SYS_clock_nanosleep = 115, SYS_sched_getaffinity = 123,
 	SYS_times = 153, SYS_getrusage = 165, SYS_umask = 166, SYS_prctl = 167,
 	SYS_sysinfo = 179, SYS_renameat2 = 276, SYS_membarrier = 283, SYS_statx = 291,
+	SYS_faccessat2 = 439,
 };
 
 #define GUEST_PID 4242 /* also in sys-proc.c */
@@ -522,15 +523,25 @@ static int64_t h_newfstatat(struct trawl_emu *e, struct sys_call *c)
 	return sys_fstatat(e, c->a[0], c->a[1], c->a[2], c->a[3]);
 }
 
+/* faccessat and faccessat2 (flags in X3; AT_EACCESS 0x200 and
+ * AT_SYMLINK_NOFOLLOW 0x100 are the same on the host). Asking to write a
+ * host file answers EROFS, as the write itself would. */
 static int64_t h_faccessat(struct trawl_emu *e, struct sys_call *c)
 {
 	char name[PATH_MAX];
 	int d = emu_dir_fd(e, c->a[0]);
+	int flags = c->nr == SYS_faccessat2 ? (int)(c->a[3] & 0x1300) : 0;
 	if (emu_read_string(e, c->a[1], name, sizeof name) != 0)
 		return -EFAULT;
 	if (d == -2)
 		return -EBADF;
-	return faccessat(d, name, (int)c->a[2], 0) == 0 ? 0 : -errno;
+	if (faccessat(d, name, (int)c->a[2], flags) != 0)
+		return -errno;
+	struct stat st;
+	if ((c->a[2] & W_OK) && fstatat(d, name, &st, flags & 0x1100) == 0 &&
+	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
+		return -EROFS;
+	return 0;
 }
 
 static int64_t h_brk(struct trawl_emu *e, struct sys_call *c)
@@ -592,12 +603,31 @@ static int64_t h_clock_gettime(struct trawl_emu *e, struct sys_call *c)
 	return sys_clock_gettime(e, c->a[0], c->a[1]);
 }
 
-/* FUTEX_WAKE succeeds (nobody waits: one thread); a wait would block for
- * ever, so it fails as if the value had changed */
+/* One thread: FUTEX_WAKE wakes nobody (0). A wait whose value differs
+ * fails with EAGAIN as on Linux; one whose value matches could only end by
+ * its timeout (ETIMEDOUT) or never, which stops the run with a message. */
 static int64_t h_futex(struct trawl_emu *e, struct sys_call *c)
 {
-	(void)e;
-	return (c->a[1] & 0x7f) == 1 ? 0 : -EAGAIN;
+	enum { WAIT = 0, WAKE = 1, WAIT_BITSET = 9, WAKE_BITSET = 10 };
+	uint64_t op = c->a[1] & 0x7f; /* without FUTEX_PRIVATE_FLAG, CLOCK_REALTIME */
+	if (op == WAKE || op == WAKE_BITSET)
+		return 0;
+	if (op != WAIT && op != WAIT_BITSET)
+		return -ENOSYS;
+	uint32_t v;
+	if (uc_mem_read(e->uc, c->a[0], &v, 4) != UC_ERR_OK)
+		return -EFAULT;
+	if (v != (uint32_t)c->a[2])
+		return -EAGAIN;
+	if (c->a[3])
+		return -ETIMEDOUT;
+	uint64_t pc = 0;
+	uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+	emu_fault(e, e->cur ? e->cur->pc : pc - 4, c->a[0],
+		  "futex wait on 0x%llx (value %u) with no timeout: the only thread would sleep for ever",
+		  (unsigned long long)c->a[0], v);
+	c->stop = 2;
+	return 0;
 }
 
 /* Calls answered with a constant: what a single-threaded process with no
@@ -640,13 +670,14 @@ static int64_t h_mremap(struct trawl_emu *e, struct sys_call *c)
 
 /* indexed by number; sized by the highest one (a higher number added to
  * the table without resizing it is a compile error) */
-static const sys_fn sys_table[SYS_rseq + 1] = {
+static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_exit] = h_exit, [SYS_exit_group] = h_exit,
 	[SYS_read] = h_read, [SYS_write] = h_write,
 	[SYS_pread64] = h_pread64, [SYS_pwrite64] = h_pwrite64,
 	[SYS_readv] = h_readv, [SYS_writev] = h_writev,
 	[SYS_openat] = h_openat, [SYS_close] = h_close, [SYS_lseek] = h_lseek,
 	[SYS_fstat] = h_fstat, [SYS_newfstatat] = h_newfstatat, [SYS_faccessat] = h_faccessat,
+	[SYS_faccessat2] = h_faccessat,
 	[SYS_getcwd] = emu_sys_getcwd, [SYS_readlinkat] = h_readlinkat, [SYS_ioctl] = h_ioctl,
 	[SYS_brk] = h_brk, [SYS_mmap] = h_mmap, [SYS_munmap] = h_munmap,
 	[SYS_mremap] = h_mremap, [SYS_mprotect] = h_mprotect, [SYS_madvise] = h_zero,
