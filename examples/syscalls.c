@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -103,6 +104,25 @@ static void process(void)
 	       (long)syscall(SYS_futex, &word, 129 /* WAKE_PRIVATE */, 1, NULL, NULL, 0));
 }
 
+/* mremap directly and through realloc of a large (mmapped) block */
+static void memory(void)
+{
+	char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memset(p, 'x', 8192);
+	mmap(p + 8192, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	char *q = mremap(p, 8192, 65536, 0);
+	printf("mremap in place %s\n", q == MAP_FAILED ? strerror(errno) : "moved?");
+	q = mremap(p, 8192, 65536, MREMAP_MAYMOVE);
+	printf("mremap move %d %d %d\n", q != MAP_FAILED && q != p, q[0] == 'x' && q[8191] == 'x',
+	       q[8192] == 0 && q[65535] == 0);
+	printf("mremap shrink %d\n", mremap(q, 65536, 4096, 0) == q);
+	char *b = malloc(1 << 20);
+	memset(b, 'y', 1 << 20);
+	b = realloc(b, 8 << 20);
+	printf("realloc %d\n", b && b[0] == 'y' && b[(1 << 20) - 1] == 'y');
+	free(b);
+}
+
 static void files(const char *dir)
 {
 	int p[2];
@@ -169,6 +189,7 @@ int main(int argc, char **argv)
 	}
 	list(argv[1]);
 	process();
+	memory();
 	files(argv[1]);
 	return 3; /* an exit status the test checks */
 }

@@ -660,12 +660,69 @@ static int64_t h_uid(struct trawl_emu *e, struct sys_call *c)
 	return 1000;
 }
 
-/* glibc falls back to malloc+copy */
+/* The protection of the mapped region holding addr, or -1. */
+static int region_prot(struct trawl_emu *e, uint64_t addr, uint64_t len)
+{
+	uc_mem_region *r = NULL;
+	uint32_t n = 0;
+	int prot = -1;
+	if (uc_mem_regions(e->uc, &r, &n) != UC_ERR_OK)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].begin <= addr && addr + len - 1 <= r[i].end)
+			prot = (int)r[i].perms;
+	uc_free(r);
+	return prot;
+}
+
+/* Shrink in place, grow in place when the pages after are free, or (with
+ * MREMAP_MAYMOVE) move to a new region, copying the contents; the copy
+ * appears in the trace as the SVC's memory writes. */
+static int64_t sys_mremap(struct trawl_emu *e, uint64_t old, uint64_t olen, uint64_t nlen,
+			  uint64_t flags)
+{
+	const uint64_t MAYMOVE = 1;
+	if ((old & (EMU_PAGE - 1)) || nlen == 0 || (flags & ~MAYMOVE) || nlen > (UINT64_C(1) << 40))
+		return -EINVAL;
+	olen = (olen + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
+	nlen = (nlen + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
+	int prot = olen ? region_prot(e, old, olen) : -1;
+	if (prot < 0)
+		return -EFAULT;
+	if (nlen <= olen) {
+		if (nlen < olen)
+			uc_mem_unmap(e->uc, old + nlen, olen - nlen);
+		return (int64_t)old;
+	}
+	if (!too_many_regions(e) &&
+	    uc_mem_map(e->uc, old + olen, nlen - olen, (uint32_t)prot) == UC_ERR_OK) {
+		if (old + nlen > e->mmap_next)
+			e->mmap_next = old + nlen + EMU_PAGE;
+		return (int64_t)old;
+	}
+	if (!(flags & MAYMOVE))
+		return -ENOMEM;
+	uint64_t at = e->mmap_next;
+	if (too_many_regions(e) || uc_mem_map(e->uc, at, nlen, UC_PROT_ALL) != UC_ERR_OK)
+		return -ENOMEM;
+	e->mmap_next += nlen + EMU_PAGE;
+	char buf[65536];
+	for (uint64_t done = 0; done < olen; done += sizeof buf) {
+		size_t n = olen - done > sizeof buf ? sizeof buf : (size_t)(olen - done);
+		if (uc_mem_read(e->uc, old + done, buf, n) != UC_ERR_OK ||
+		    emu_guest_write(e, at + done, buf, n) != UC_ERR_OK) {
+			uc_mem_unmap(e->uc, at, nlen);
+			return -EFAULT;
+		}
+	}
+	uc_mem_protect(e->uc, at, nlen, (uint32_t)prot);
+	uc_mem_unmap(e->uc, old, olen);
+	return (int64_t)at;
+}
+
 static int64_t h_mremap(struct trawl_emu *e, struct sys_call *c)
 {
-	(void)e;
-	(void)c;
-	return -ENOMEM;
+	return sys_mremap(e, c->a[0], c->a[1], c->a[2], c->a[3]);
 }
 
 /* indexed by number; sized by the highest one (a higher number added to

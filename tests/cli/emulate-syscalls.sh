@@ -30,6 +30,7 @@ fi
 # hand-checked lines, so the test means something without QEMU too
 for want in "entry sub" "prctl get 0 trawl-test-name" "uname 0 Linux aarch64" "sysinfo 0 1" \
 	"read 16 'via dup2 via dup'" "getcwd /d" "stat 0 12" \
+	"mremap move 1 1 1" "mremap shrink 1" "realloc 1" \
 	"futex -1 Resource temporarily unavailable, -1 Connection timed out, wake 0" "pread 5 'llo w'" "offset 5"; do
 	grep -qxF "$want" "$_tmp/t.out" || fail "output lacks '$want'"
 done
