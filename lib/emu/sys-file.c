@@ -163,9 +163,7 @@ int64_t emu_sys_pipe2(struct trawl_emu *e, struct sys_call *c)
 	int r = emu_fd_alloc(e, 0);
 	if (r < 0)
 		return r;
-	e->host_fd[r] = -3; /* reserved while the second slot is found */
-	int w = emu_fd_alloc(e, r + 1);
-	e->host_fd[r] = -1;
+	int w = emu_fd_alloc(e, r + 1); /* every slot below r is taken */
 	if (w < 0)
 		return w;
 	int p[2];
