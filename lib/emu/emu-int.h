@@ -1,6 +1,8 @@
 /* The emulator's private state, shared by its files:
  *   emu.c      loading, the Unicorn hooks, the run loop, faults
- *   syscall.c  the Linux system calls
+ *   syscall.c  the Linux system calls (the table; memory, basic I/O)
+ *   sys-proc.c system calls about the process (ids, time, signals, prctl)
+ *   sys-file.c system calls about files (directories, fds, pipes)
  *   trace.c    the Tarmac writer
  */
 #ifndef TRAWL_EMU_INT_H
@@ -55,7 +57,16 @@ struct trawl_emu {
 	uint64_t sp0;
 	int host_fd[EMU_MAX_FDS];   /* guest fd -> host fd, -1 = closed */
 	uint8_t own_fd[EMU_MAX_FDS];
+	uint8_t cloexec[EMU_MAX_FDS];   /* FD_CLOEXEC as the guest set it */
+	int cwd_fd;                     /* the guest's cwd after chdir, -1 = the host's */
 	uint64_t rng;
+
+	/* process state the guest can set and read back */
+	uint32_t umask;
+	char comm[16];                  /* prctl(PR_SET_NAME) */
+	uint8_t sigact[65][32];         /* rt_sigaction, as the guest wrote it */
+	uint64_t sigmask;
+	uint8_t altstack[24];           /* sigaltstack */
 
 	/* run state */
 	struct trawl_outfile *out;
@@ -89,6 +100,12 @@ struct trawl_emu {
  * Returns 0 to continue, 1 when the program exited, -1 on an unsupported
  * call or a failure (e->fault filled). */
 int emu_syscall(struct trawl_emu *e);
+/* Write guest memory for the kernel; the trace shows it as MW lines. */
+uc_err emu_guest_write(struct trawl_emu *e, uint64_t addr, const void *data, size_t len);
+/* Guest fd -> host fd, -1 when not open. */
+int emu_host_fd(struct trawl_emu *e, uint64_t fd);
+/* A guest dirfd argument as a host one (AT_FDCWD = the guest's cwd); -2 = bad. */
+int emu_dir_fd(struct trawl_emu *e, uint64_t g);
 /* Copy a NUL-terminated guest string (at most cap-1 bytes). 0 on success. */
 int emu_read_string(struct trawl_emu *e, uint64_t addr, char *buf, size_t cap);
 

@@ -416,6 +416,11 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	e->host_fd[1] = e->opt.guest_stdout;
 	e->host_fd[2] = e->opt.guest_stderr;
 	e->rng = UINT64_C(0x9e3779b97f4a7c15);
+	e->cwd_fd = -1;
+	e->umask = 022;
+	const char *base = strrchr(elf_path, '/');
+	snprintf(e->comm, sizeof e->comm, "%s", base ? base + 1 : elf_path);
+	e->altstack[8] = 2; /* ss_flags = SS_DISABLE */
 	e->path = strdup(elf_path);
 	if (!e->path) {
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
@@ -566,9 +571,11 @@ void trawl_emu_close(struct trawl_emu *e)
 {
 	if (!e)
 		return;
-	for (int i = 3; i < EMU_MAX_FDS; i++)
+	for (int i = 0; i < EMU_MAX_FDS; i++)
 		if (e->own_fd[i])
 			close(e->host_fd[i]);
+	if (e->cwd_fd >= 0)
+		close(e->cwd_fd);
 	emu_decoder_destroy(e->dec);
 	if (e->uc)
 		uc_close(e->uc);

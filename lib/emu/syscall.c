@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "emu/emu-int.h"
+#include "emu/sys.h"
 
 #if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
 
@@ -37,9 +37,18 @@ enum {
 	SYS_getegid = 177, SYS_gettid = 178, SYS_brk = 214, SYS_munmap = 215, SYS_mremap = 216,
 	SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_prlimit64 = 261,
 	SYS_getrandom = 278, SYS_rseq = 293,
+	SYS_dup = 23, SYS_dup3 = 24, SYS_fcntl = 25, SYS_mknodat = 33, SYS_mkdirat = 34,
+	SYS_unlinkat = 35, SYS_symlinkat = 36, SYS_linkat = 37, SYS_renameat = 38, SYS_truncate = 45,
+	SYS_ftruncate = 46, SYS_fallocate = 47, SYS_chdir = 49, SYS_fchdir = 50, SYS_fchmod = 52,
+	SYS_fchmodat = 53, SYS_fchownat = 54, SYS_fchown = 55, SYS_pipe2 = 59,
+	SYS_getdents64 = 61, SYS_sendfile = 71, SYS_fsync = 82, SYS_fdatasync = 83,
+	SYS_utimensat = 88, SYS_clock_nanosleep = 115, SYS_sched_getaffinity = 123,
+	SYS_times = 153, SYS_getrusage = 165, SYS_umask = 166, SYS_prctl = 167,
+	SYS_sysinfo = 179, SYS_renameat2 = 276, SYS_membarrier = 283, SYS_statx = 291,
+	SYS_faccessat2 = 439,
 };
 
-#define GUEST_PID 4242
+#define GUEST_PID 4242 /* also in sys-proc.c */
 #define GUEST_AT_FDCWD (-100)
 #define GUEST_TCGETS 0x5401
 /* AArch64 open flags that differ from x86-64 (asm-generic/fcntl.h vs x86) */
@@ -58,7 +67,7 @@ static uint64_t reg(struct trawl_emu *e, int n)
 /* Write guest memory on behalf of the kernel, and remember the range so the
  * trace shows it as MW lines of the SVC: the memory contents a trace
  * describes stay complete across read(), fstat() and the like. */
-static uc_err guest_write(struct trawl_emu *e, uint64_t addr, const void *data, size_t len)
+uc_err emu_guest_write(struct trawl_emu *e, uint64_t addr, const void *data, size_t len)
 {
 	uc_err ue = uc_mem_write(e->uc, addr, data, len);
 	if (ue == UC_ERR_OK && len && e->nsysw < EMU_MAX_SYSW) {
@@ -82,7 +91,7 @@ int emu_read_string(struct trawl_emu *e, uint64_t addr, char *buf, size_t cap)
 	return -1;
 }
 
-static int host_fd(struct trawl_emu *e, uint64_t fd)
+int emu_host_fd(struct trawl_emu *e, uint64_t fd)
 {
 	return fd < EMU_MAX_FDS ? e->host_fd[fd] : -1;
 }
@@ -102,7 +111,7 @@ static int64_t guest_io(struct trawl_emu *e, int fd, uint64_t addr, uint64_t len
 			r = off >= 0 ? pwrite(fd, buf, n, off + (int64_t)done) : write(fd, buf, n);
 		} else {
 			r = off >= 0 ? pread(fd, buf, n, off + (int64_t)done) : read(fd, buf, n);
-			if (r > 0 && guest_write(e, addr + done, buf, (size_t)r) != UC_ERR_OK)
+			if (r > 0 && emu_guest_write(e, addr + done, buf, (size_t)r) != UC_ERR_OK)
 				return done ? (int64_t)done : -EFAULT;
 		}
 		if (r < 0)
@@ -157,7 +166,7 @@ static int64_t put_stat(struct trawl_emu *e, uint64_t addr, const struct stat *s
 	PUT(104, int64_t, st->st_ctim.tv_sec);
 	PUT(112, int64_t, st->st_ctim.tv_nsec);
 #undef PUT
-	return guest_write(e, addr, b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
+	return emu_guest_write(e, addr, b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 static int open_flags(uint64_t g)
@@ -171,11 +180,11 @@ static int open_flags(uint64_t g)
 	return f | O_CLOEXEC;
 }
 
-static int dir_fd(struct trawl_emu *e, uint64_t g)
+int emu_dir_fd(struct trawl_emu *e, uint64_t g)
 {
 	if ((int32_t)g == GUEST_AT_FDCWD)
-		return AT_FDCWD;
-	int fd = host_fd(e, g);
+		return e->cwd_fd >= 0 ? e->cwd_fd : AT_FDCWD;
+	int fd = emu_host_fd(e, g);
 	return fd < 0 ? -2 : fd;
 }
 
@@ -185,30 +194,33 @@ static int64_t sys_openat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint
 	char name[PATH_MAX];
 	if (emu_read_string(e, path, name, sizeof name) != 0)
 		return -EFAULT;
-	int d = dir_fd(e, dfd);
+	int d = emu_dir_fd(e, dfd);
 	if (d == -2)
 		return -EBADF;
-	int slot = 3;
-	while (slot < EMU_MAX_FDS && e->host_fd[slot] >= 0)
-		slot++;
-	if (slot == EMU_MAX_FDS)
-		return -EMFILE;
+	int64_t ro = emu_open_readonly_check(d, name, (int)flags);
+	if (ro < 0)
+		return ro;
+	int slot = emu_fd_alloc(e, 0);
+	if (slot < 0)
+		return slot;
 	int fd = openat(d, name, open_flags(flags), (mode_t)mode);
 	if (fd < 0)
 		return -errno;
 	e->host_fd[slot] = fd;
 	e->own_fd[slot] = 1;
+	e->cloexec[slot] = (flags & O_CLOEXEC) != 0;
 	return slot;
 }
 
 static int64_t sys_close(struct trawl_emu *e, uint64_t fd)
 {
-	if (host_fd(e, fd) < 0)
+	if (emu_host_fd(e, fd) < 0)
 		return -EBADF;
 	if (e->own_fd[fd])
 		close(e->host_fd[fd]);
 	e->host_fd[fd] = -1;
 	e->own_fd[fd] = 0;
+	e->cloexec[fd] = 0;
 	return 0;
 }
 
@@ -249,7 +261,7 @@ static int64_t sys_brk(struct trawl_emu *e, uint64_t want)
 		static const uint8_t zero[4096];
 		for (uint64_t a = want; a < e->brk_cur;) {
 			uint64_t n = e->brk_cur - a > sizeof zero ? sizeof zero : e->brk_cur - a;
-			guest_write(e, a, zero, n);
+			emu_guest_write(e, a, zero, n);
 			a += n;
 		}
 	}
@@ -276,7 +288,7 @@ static int64_t sys_mmap(struct trawl_emu *e, uint64_t addr, uint64_t len, uint64
 	if (len == 0 || len > (UINT64_C(1) << 40) || (off & (EMU_PAGE - 1)))
 		return -EINVAL;
 	len = (len + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
-	if (!(flags & MAP_ANON_) && host_fd(e, fd) < 0)
+	if (!(flags & MAP_ANON_) && emu_host_fd(e, fd) < 0)
 		return -EBADF;
 	uint64_t at;
 	if (flags & MAP_FIXED_) {
@@ -292,7 +304,7 @@ static int64_t sys_mmap(struct trawl_emu *e, uint64_t addr, uint64_t len, uint64
 	if (too_many_regions(e) || uc_mem_map(e->uc, at, len, UC_PROT_ALL) != UC_ERR_OK)
 		return -ENOMEM;
 	if (!(flags & MAP_ANON_)) {
-		int64_t r = guest_io(e, host_fd(e, fd), at, len, 0, (int64_t)off);
+		int64_t r = guest_io(e, emu_host_fd(e, fd), at, len, 0, (int64_t)off);
 		if (r < 0) {
 			uc_mem_unmap(e->uc, at, len);
 			return r;
@@ -334,7 +346,7 @@ static int64_t sys_uname(struct trawl_emu *e, uint64_t addr)
 	strcpy(u[2], "6.1.0");
 	strcpy(u[3], "#1 SMP trawl emulate");
 	strcpy(u[4], "aarch64");
-	return guest_write(e, addr, u, sizeof u) == UC_ERR_OK ? 0 : -EFAULT;
+	return emu_guest_write(e, addr, u, sizeof u) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 /* Deterministic "random" bytes, so that traces can be reproduced. */
@@ -347,7 +359,7 @@ static int64_t sys_getrandom(struct trawl_emu *e, uint64_t addr, uint64_t len)
 		e->rng ^= e->rng >> 7;
 		e->rng ^= e->rng << 17;
 		uint8_t b = (uint8_t)e->rng;
-		if (guest_write(e, addr + i, &b, 1) != UC_ERR_OK)
+		if (emu_guest_write(e, addr + i, &b, 1) != UC_ERR_OK)
 			return -EFAULT;
 	}
 	return (int64_t)len;
@@ -363,7 +375,7 @@ static int64_t sys_prlimit(struct trawl_emu *e, uint64_t resource, uint64_t old)
 		v[0] = EMU_STACK_SIZE;
 	if (resource == RLIMIT_NOFILE_)
 		v[0] = v[1] = EMU_MAX_FDS;
-	return guest_write(e, old, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
+	return emu_guest_write(e, old, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 static int64_t sys_readlinkat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t buf,
@@ -378,7 +390,7 @@ static int64_t sys_readlinkat(struct trawl_emu *e, uint64_t dfd, uint64_t path, 
 			snprintf(target, sizeof target, "%s", e->path);
 		n = (ssize_t)strlen(target);
 	} else {
-		int d = dir_fd(e, dfd);
+		int d = emu_dir_fd(e, dfd);
 		if (d == -2)
 			return -EBADF;
 		n = readlinkat(d, name, target, sizeof target);
@@ -387,12 +399,12 @@ static int64_t sys_readlinkat(struct trawl_emu *e, uint64_t dfd, uint64_t path, 
 	}
 	if ((uint64_t)n > size)
 		n = (ssize_t)size;
-	return guest_write(e, buf, target, (size_t)n) == UC_ERR_OK ? n : -EFAULT;
+	return emu_guest_write(e, buf, target, (size_t)n) == UC_ERR_OK ? n : -EFAULT;
 }
 
 static int64_t sys_ioctl(struct trawl_emu *e, uint64_t fd, uint64_t req, uint64_t arg)
 {
-	int h = host_fd(e, fd);
+	int h = emu_host_fd(e, fd);
 	if (h < 0)
 		return -EBADF;
 	if (req != GUEST_TCGETS)
@@ -406,7 +418,7 @@ static int64_t sys_ioctl(struct trawl_emu *e, uint64_t fd, uint64_t req, uint64_
 	memcpy(b, f, 16);
 	b[16] = t.c_line;
 	memcpy(b + 17, t.c_cc, 19);
-	return guest_write(e, arg, b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
+	return emu_guest_write(e, arg, b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 static int64_t sys_clock_gettime(struct trawl_emu *e, uint64_t clk, uint64_t addr)
@@ -415,7 +427,7 @@ static int64_t sys_clock_gettime(struct trawl_emu *e, uint64_t clk, uint64_t add
 	if (clock_gettime((clockid_t)clk, &ts) != 0)
 		return -errno;
 	int64_t v[2] = { ts.tv_sec, ts.tv_nsec };
-	return guest_write(e, addr, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
+	return emu_guest_write(e, addr, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 static int64_t sys_fstatat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t buf,
@@ -425,7 +437,7 @@ static int64_t sys_fstatat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uin
 	struct stat st;
 	if (emu_read_string(e, path, name, sizeof name) != 0)
 		return -EFAULT;
-	int d = dir_fd(e, dfd);
+	int d = emu_dir_fd(e, dfd);
 	if (d == -2)
 		return -EBADF;
 	/* AT_SYMLINK_NOFOLLOW 0x100 and AT_EMPTY_PATH 0x1000 are the same on both */
@@ -433,17 +445,6 @@ static int64_t sys_fstatat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uin
 		return -errno;
 	return put_stat(e, buf, &st);
 }
-
-/* One system call as the handlers see it: the number and X0-X5. A handler
- * returns the result for X0 (-errno on failure), or sets `stop` when the
- * program ends (exit, a fatal signal), and then X0 is left alone. */
-struct sys_call {
-	uint64_t nr;
-	uint64_t a[6];
-	int stop;
-};
-
-typedef int64_t (*sys_fn)(struct trawl_emu *e, struct sys_call *c);
 
 static int64_t h_exit(struct trawl_emu *e, struct sys_call *c)
 {
@@ -455,7 +456,7 @@ static int64_t h_exit(struct trawl_emu *e, struct sys_call *c)
 /* read, write, pread64, pwrite64: one guest_io each, offset -1 = current */
 static int64_t fd_io(struct trawl_emu *e, struct sys_call *c, int writing, int64_t off)
 {
-	int h = host_fd(e, c->a[0]);
+	int h = emu_host_fd(e, c->a[0]);
 	return h < 0 ? -EBADF : guest_io(e, h, c->a[1], c->a[2], writing, off);
 }
 
@@ -481,12 +482,12 @@ static int64_t h_pwrite64(struct trawl_emu *e, struct sys_call *c)
 
 static int64_t h_readv(struct trawl_emu *e, struct sys_call *c)
 {
-	return sys_iov(e, host_fd(e, c->a[0]), c->a[1], c->a[2], 0);
+	return sys_iov(e, emu_host_fd(e, c->a[0]), c->a[1], c->a[2], 0);
 }
 
 static int64_t h_writev(struct trawl_emu *e, struct sys_call *c)
 {
-	return sys_iov(e, host_fd(e, c->a[0]), c->a[1], c->a[2], 1);
+	return sys_iov(e, emu_host_fd(e, c->a[0]), c->a[1], c->a[2], 1);
 }
 
 static int64_t h_openat(struct trawl_emu *e, struct sys_call *c)
@@ -501,7 +502,7 @@ static int64_t h_close(struct trawl_emu *e, struct sys_call *c)
 
 static int64_t h_lseek(struct trawl_emu *e, struct sys_call *c)
 {
-	int h = host_fd(e, c->a[0]);
+	int h = emu_host_fd(e, c->a[0]);
 	if (h < 0)
 		return -EBADF;
 	int64_t r = lseek(h, (off_t)c->a[1], (int)c->a[2]);
@@ -511,7 +512,7 @@ static int64_t h_lseek(struct trawl_emu *e, struct sys_call *c)
 static int64_t h_fstat(struct trawl_emu *e, struct sys_call *c)
 {
 	struct stat st;
-	int h = host_fd(e, c->a[0]);
+	int h = emu_host_fd(e, c->a[0]);
 	if (h < 0)
 		return -EBADF;
 	return fstat(h, &st) == 0 ? put_stat(e, c->a[1], &st) : -errno;
@@ -522,26 +523,25 @@ static int64_t h_newfstatat(struct trawl_emu *e, struct sys_call *c)
 	return sys_fstatat(e, c->a[0], c->a[1], c->a[2], c->a[3]);
 }
 
+/* faccessat and faccessat2 (flags in X3; AT_EACCESS 0x200 and
+ * AT_SYMLINK_NOFOLLOW 0x100 are the same on the host). Asking to write a
+ * host file answers EROFS, as the write itself would. */
 static int64_t h_faccessat(struct trawl_emu *e, struct sys_call *c)
 {
 	char name[PATH_MAX];
-	int d = dir_fd(e, c->a[0]);
+	int d = emu_dir_fd(e, c->a[0]);
+	int flags = c->nr == SYS_faccessat2 ? (int)(c->a[3] & 0x1300) : 0;
 	if (emu_read_string(e, c->a[1], name, sizeof name) != 0)
 		return -EFAULT;
 	if (d == -2)
 		return -EBADF;
-	return faccessat(d, name, (int)c->a[2], 0) == 0 ? 0 : -errno;
-}
-
-static int64_t h_getcwd(struct trawl_emu *e, struct sys_call *c)
-{
-	char cwd[PATH_MAX];
-	if (!getcwd(cwd, sizeof cwd))
+	if (faccessat(d, name, (int)c->a[2], flags) != 0)
 		return -errno;
-	if (strlen(cwd) + 1 > c->a[1])
-		return -ERANGE;
-	return guest_write(e, c->a[0], cwd, strlen(cwd) + 1) == UC_ERR_OK
-		       ? (int64_t)strlen(cwd) + 1 : -EFAULT;
+	struct stat st;
+	if ((c->a[2] & W_OK) && fstatat(d, name, &st, flags & 0x1100) == 0 &&
+	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
+		return -EROFS;
+	return 0;
 }
 
 static int64_t h_brk(struct trawl_emu *e, struct sys_call *c)
@@ -570,7 +570,7 @@ static int64_t h_rseq(struct trawl_emu *e, struct sys_call *c)
 	if (c->a[2] & 1)
 		return 0;
 	uint32_t ids[2] = { 0, 0 };
-	return guest_write(e, c->a[0], ids, sizeof ids) == UC_ERR_OK ? 0 : -EFAULT;
+	return emu_guest_write(e, c->a[0], ids, sizeof ids) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
 static int64_t h_uname(struct trawl_emu *e, struct sys_call *c)
@@ -603,23 +603,30 @@ static int64_t h_clock_gettime(struct trawl_emu *e, struct sys_call *c)
 	return sys_clock_gettime(e, c->a[0], c->a[1]);
 }
 
-/* FUTEX_WAKE succeeds (nobody waits: one thread); a wait would block for
- * ever, so it fails as if the value had changed */
+/* One thread: FUTEX_WAKE wakes nobody (0). A wait whose value differs
+ * fails with EAGAIN as on Linux; one whose value matches could only end by
+ * its timeout (ETIMEDOUT) or never, which stops the run with a message. */
 static int64_t h_futex(struct trawl_emu *e, struct sys_call *c)
 {
-	(void)e;
-	return (c->a[1] & 0x7f) == 1 ? 0 : -EAGAIN;
-}
-
-/* abort() and raise(): the program dies of the signal; signal 0 only
- * asks whether the process exists */
-static int64_t h_kill(struct trawl_emu *e, struct sys_call *c)
-{
-	int sig = (int)(c->nr == SYS_kill ? c->a[1] : c->a[2]);
-	if (sig == 0)
+	enum { WAIT = 0, WAKE = 1, WAIT_BITSET = 9, WAKE_BITSET = 10 };
+	uint64_t op = c->a[1] & 0x7f; /* without FUTEX_PRIVATE_FLAG, CLOCK_REALTIME */
+	if (op == WAKE || op == WAKE_BITSET)
 		return 0;
-	e->res.exit_code = 128 + (sig & 0x7f);
-	c->stop = 1;
+	if (op != WAIT && op != WAIT_BITSET)
+		return -ENOSYS;
+	uint32_t v;
+	if (uc_mem_read(e->uc, c->a[0], &v, 4) != UC_ERR_OK)
+		return -EFAULT;
+	if (v != (uint32_t)c->a[2])
+		return -EAGAIN;
+	if (c->a[3])
+		return -ETIMEDOUT;
+	uint64_t pc = 0;
+	uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+	emu_fault(e, e->cur ? e->cur->pc : pc - 4, c->a[0],
+		  "futex wait on 0x%llx (value %u) with no timeout: the only thread would sleep for ever",
+		  (unsigned long long)c->a[0], v);
+	c->stop = 2;
 	return 0;
 }
 
@@ -653,33 +660,111 @@ static int64_t h_uid(struct trawl_emu *e, struct sys_call *c)
 	return 1000;
 }
 
-/* glibc falls back to malloc+copy */
+/* The protection of the mapped region holding addr, or -1. */
+static int region_prot(struct trawl_emu *e, uint64_t addr, uint64_t len)
+{
+	uc_mem_region *r = NULL;
+	uint32_t n = 0;
+	int prot = -1;
+	if (uc_mem_regions(e->uc, &r, &n) != UC_ERR_OK)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].begin <= addr && addr + len - 1 <= r[i].end)
+			prot = (int)r[i].perms;
+	uc_free(r);
+	return prot;
+}
+
+/* Shrink in place, grow in place when the pages after are free, or (with
+ * MREMAP_MAYMOVE) move to a new region, copying the contents; the copy
+ * appears in the trace as the SVC's memory writes. */
+static int64_t sys_mremap(struct trawl_emu *e, uint64_t old, uint64_t olen, uint64_t nlen,
+			  uint64_t flags)
+{
+	const uint64_t MAYMOVE = 1;
+	if ((old & (EMU_PAGE - 1)) || nlen == 0 || (flags & ~MAYMOVE) || nlen > (UINT64_C(1) << 40))
+		return -EINVAL;
+	olen = (olen + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
+	nlen = (nlen + EMU_PAGE - 1) & ~(uint64_t)(EMU_PAGE - 1);
+	int prot = olen ? region_prot(e, old, olen) : -1;
+	if (prot < 0)
+		return -EFAULT;
+	if (nlen <= olen) {
+		if (nlen < olen)
+			uc_mem_unmap(e->uc, old + nlen, olen - nlen);
+		return (int64_t)old;
+	}
+	if (!too_many_regions(e) &&
+	    uc_mem_map(e->uc, old + olen, nlen - olen, (uint32_t)prot) == UC_ERR_OK) {
+		if (old + nlen > e->mmap_next)
+			e->mmap_next = old + nlen + EMU_PAGE;
+		return (int64_t)old;
+	}
+	if (!(flags & MAYMOVE))
+		return -ENOMEM;
+	uint64_t at = e->mmap_next;
+	if (too_many_regions(e) || uc_mem_map(e->uc, at, nlen, UC_PROT_ALL) != UC_ERR_OK)
+		return -ENOMEM;
+	e->mmap_next += nlen + EMU_PAGE;
+	char buf[65536];
+	for (uint64_t done = 0; done < olen; done += sizeof buf) {
+		size_t n = olen - done > sizeof buf ? sizeof buf : (size_t)(olen - done);
+		if (uc_mem_read(e->uc, old + done, buf, n) != UC_ERR_OK ||
+		    emu_guest_write(e, at + done, buf, n) != UC_ERR_OK) {
+			uc_mem_unmap(e->uc, at, nlen);
+			return -EFAULT;
+		}
+	}
+	uc_mem_protect(e->uc, at, nlen, (uint32_t)prot);
+	uc_mem_unmap(e->uc, old, olen);
+	return (int64_t)at;
+}
+
 static int64_t h_mremap(struct trawl_emu *e, struct sys_call *c)
 {
-	(void)e;
-	(void)c;
-	return -ENOMEM;
+	return sys_mremap(e, c->a[0], c->a[1], c->a[2], c->a[3]);
 }
 
 /* indexed by number; sized by the highest one (a higher number added to
  * the table without resizing it is a compile error) */
-static const sys_fn sys_table[SYS_rseq + 1] = {
+static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_exit] = h_exit, [SYS_exit_group] = h_exit,
 	[SYS_read] = h_read, [SYS_write] = h_write,
 	[SYS_pread64] = h_pread64, [SYS_pwrite64] = h_pwrite64,
 	[SYS_readv] = h_readv, [SYS_writev] = h_writev,
 	[SYS_openat] = h_openat, [SYS_close] = h_close, [SYS_lseek] = h_lseek,
 	[SYS_fstat] = h_fstat, [SYS_newfstatat] = h_newfstatat, [SYS_faccessat] = h_faccessat,
-	[SYS_getcwd] = h_getcwd, [SYS_readlinkat] = h_readlinkat, [SYS_ioctl] = h_ioctl,
+	[SYS_faccessat2] = h_faccessat,
+	[SYS_getcwd] = emu_sys_getcwd, [SYS_readlinkat] = h_readlinkat, [SYS_ioctl] = h_ioctl,
 	[SYS_brk] = h_brk, [SYS_mmap] = h_mmap, [SYS_munmap] = h_munmap,
 	[SYS_mremap] = h_mremap, [SYS_mprotect] = h_mprotect, [SYS_madvise] = h_zero,
 	[SYS_set_tid_address] = h_pid, [SYS_set_robust_list] = h_zero, [SYS_rseq] = h_rseq,
 	[SYS_uname] = h_uname, [SYS_getrandom] = h_getrandom, [SYS_prlimit64] = h_prlimit64,
-	[SYS_clock_gettime] = h_clock_gettime, [SYS_nanosleep] = h_zero,
+	[SYS_clock_gettime] = h_clock_gettime, [SYS_nanosleep] = emu_sys_nanosleep,
+	[SYS_clock_nanosleep] = emu_sys_clock_nanosleep,
 	[SYS_sched_yield] = h_zero, [SYS_futex] = h_futex,
-	/* no signals are ever delivered */
-	[SYS_rt_sigaction] = h_zero, [SYS_rt_sigprocmask] = h_zero, [SYS_sigaltstack] = h_zero,
-	[SYS_kill] = h_kill, [SYS_tgkill] = h_kill,
+	/* handlers are recorded, never run */
+	[SYS_rt_sigaction] = emu_sys_rt_sigaction, [SYS_rt_sigprocmask] = emu_sys_rt_sigprocmask,
+	[SYS_sigaltstack] = emu_sys_sigaltstack,
+	[SYS_kill] = emu_sys_kill, [SYS_tgkill] = emu_sys_kill,
+	[SYS_sysinfo] = emu_sys_sysinfo, [SYS_prctl] = emu_sys_prctl, [SYS_umask] = emu_sys_umask,
+	[SYS_sched_getaffinity] = emu_sys_sched_getaffinity, [SYS_times] = emu_sys_times,
+	[SYS_getrusage] = emu_sys_getrusage, [SYS_membarrier] = emu_sys_membarrier,
+	/* files and descriptors (sys-file.c) */
+	[SYS_getdents64] = emu_sys_getdents64, [SYS_statx] = emu_sys_statx,
+	[SYS_dup] = emu_sys_dup, [SYS_dup3] = emu_sys_dup3, [SYS_fcntl] = emu_sys_fcntl,
+	[SYS_pipe2] = emu_sys_pipe2, [SYS_chdir] = emu_sys_chdir, [SYS_fchdir] = emu_sys_fchdir,
+	[SYS_sendfile] = emu_sys_sendfile, [SYS_fsync] = emu_sys_fsync,
+	[SYS_fdatasync] = emu_sys_fsync,
+	/* host files are never changed: EROFS, as on a read-only file system */
+	[SYS_mknodat] = emu_sys_readonly_fs, [SYS_mkdirat] = emu_sys_readonly_fs,
+	[SYS_unlinkat] = emu_sys_readonly_fs, [SYS_symlinkat] = emu_sys_readonly_fs,
+	[SYS_linkat] = emu_sys_readonly_fs, [SYS_renameat] = emu_sys_readonly_fs,
+	[SYS_renameat2] = emu_sys_readonly_fs,
+	[SYS_truncate] = emu_sys_readonly_fs, [SYS_fchmodat] = emu_sys_readonly_fs,
+	[SYS_fchownat] = emu_sys_readonly_fs, [SYS_utimensat] = emu_sys_readonly_fs,
+	[SYS_ftruncate] = emu_sys_readonly_fd, [SYS_fallocate] = emu_sys_readonly_fd,
+	[SYS_fchmod] = emu_sys_readonly_fd, [SYS_fchown] = emu_sys_readonly_fd,
 	[SYS_getpid] = h_pid, [SYS_gettid] = h_pid, [SYS_getppid] = h_ppid,
 	[SYS_getuid] = h_uid, [SYS_geteuid] = h_uid, [SYS_getgid] = h_uid, [SYS_getegid] = h_uid,
 };
@@ -696,15 +781,17 @@ int emu_syscall(struct trawl_emu *e)
 	if (!fn) {
 		uint64_t pc = 0;
 		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+		const char *name = emu_sys_name(c.nr);
 		emu_fault(e, e->cur ? e->cur->pc : pc - 4, 0,
-			  "unsupported system call %llu (X0=0x%llx X1=0x%llx X2=0x%llx)",
-			  (unsigned long long)c.nr, (unsigned long long)c.a[0],
+			  "unsupported system call %llu%s%s (X0=0x%llx X1=0x%llx X2=0x%llx)",
+			  (unsigned long long)c.nr, name ? " " : "", name ? name : "",
+			  (unsigned long long)c.a[0],
 			  (unsigned long long)c.a[1], (unsigned long long)c.a[2]);
 		return -1;
 	}
 	int64_t r = fn(e, &c);
 	if (c.stop)
-		return 1;
+		return c.stop == 2 ? -1 : 1; /* 2: the handler recorded a fault */
 	uint64_t v = (uint64_t)r;
 	uc_reg_write(e->uc, UC_ARM64_REG_X0, &v);
 	return 0;

@@ -1,0 +1,247 @@
+/* Linux system calls about the process itself for emulated AArch64
+ * programs: resource and time queries, prctl, umask, signals.
+ *
+ * Answers are deterministic, so two runs of a program give the same trace:
+ * the machine is one CPU with 4 GiB of memory, and the program's CPU time
+ * is its instruction count at one instruction per nanosecond. Sleeping
+ * returns at once. Signal handlers are recorded and read back, never run.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "emu/sys.h"
+
+#if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
+
+#define GUEST_PID 4242
+
+static int64_t put(struct trawl_emu *e, uint64_t addr, const void *p, size_t n)
+{
+	return emu_guest_write(e, addr, p, n) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+/* struct sysinfo for a 64-bit guest: 112 bytes */
+int64_t emu_sys_sysinfo(struct trawl_emu *e, struct sys_call *c)
+{
+	uint8_t b[112] = { 0 };
+	uint64_t uptime = 1000 + e->n / 1000000000u;
+	uint64_t ram[6] = { UINT64_C(4) << 30, UINT64_C(2) << 30, 0, 0, 0, 0 };
+	uint16_t procs = 1;
+	uint32_t unit = 1;
+	memcpy(b, &uptime, 8);
+	memcpy(b + 32, ram, sizeof ram);
+	memcpy(b + 80, &procs, 2);
+	memcpy(b + 104, &unit, 4);
+	return put(e, c->a[0], b, sizeof b);
+}
+
+int64_t emu_sys_prctl(struct trawl_emu *e, struct sys_call *c)
+{
+	enum { PR_SET_DUMPABLE_ = 4, PR_GET_DUMPABLE_ = 3, PR_SET_NAME_ = 15, PR_GET_NAME_ = 16 };
+	switch (c->a[0]) {
+	case PR_SET_NAME_: {
+		char name[16] = { 0 };
+		for (int i = 0; i < 15; i++) {
+			if (uc_mem_read(e->uc, c->a[1] + (uint64_t)i, name + i, 1) != UC_ERR_OK)
+				return -EFAULT;
+			if (!name[i])
+				break;
+		}
+		memcpy(e->comm, name, sizeof name);
+		return 0;
+	}
+	case PR_GET_NAME_:
+		return put(e, c->a[1], e->comm, sizeof e->comm);
+	case PR_GET_DUMPABLE_:
+		return 1;
+	case PR_SET_DUMPABLE_:
+		return c->a[1] <= 1 ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+int64_t emu_sys_umask(struct trawl_emu *e, struct sys_call *c)
+{
+	uint32_t old = e->umask;
+	e->umask = (uint32_t)c->a[0] & 0777;
+	return old;
+}
+
+/* one CPU: CPU 0; the kernel copies a whole word and returns its size */
+int64_t emu_sys_sched_getaffinity(struct trawl_emu *e, struct sys_call *c)
+{
+	if (c->a[0] != 0 && c->a[0] != GUEST_PID)
+		return -ESRCH;
+	if (c->a[1] < 8 || (c->a[1] & 7))
+		return -EINVAL;
+	uint64_t mask = 1;
+	int64_t r = put(e, c->a[2], &mask, 8);
+	return r ? r : 8;
+}
+
+/* clock ticks (100 per second) of CPU time */
+int64_t emu_sys_times(struct trawl_emu *e, struct sys_call *c)
+{
+	uint64_t ticks = e->n / 10000000u;
+	if (c->a[0]) {
+		uint64_t t[4] = { ticks, 0, 0, 0 };
+		int64_t r = put(e, c->a[0], t, sizeof t);
+		if (r)
+			return r;
+	}
+	return (int64_t)(100000 + ticks);
+}
+
+int64_t emu_sys_getrusage(struct trawl_emu *e, struct sys_call *c)
+{
+	int64_t who = (int64_t)c->a[0];
+	if (who != 0 && who != -1 && who != 1) /* SELF, CHILDREN, THREAD */
+		return -EINVAL;
+	uint64_t b[18] = { 0 }; /* two timevals, then 14 longs */
+	if (who != -1) {
+		b[0] = e->n / 1000000000u;
+		b[1] = e->n / 1000u % 1000000u;
+	}
+	return put(e, c->a[1], b, sizeof b);
+}
+
+static int64_t check_timespec(struct trawl_emu *e, uint64_t addr)
+{
+	int64_t ts[2];
+	if (uc_mem_read(e->uc, addr, ts, sizeof ts) != UC_ERR_OK)
+		return -EFAULT;
+	return ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000 ? -EINVAL : 0;
+}
+
+int64_t emu_sys_nanosleep(struct trawl_emu *e, struct sys_call *c)
+{
+	return check_timespec(e, c->a[0]);
+}
+
+int64_t emu_sys_clock_nanosleep(struct trawl_emu *e, struct sys_call *c)
+{
+	if (c->a[0] > 11) /* not a clock id */
+		return -EINVAL;
+	return check_timespec(e, c->a[2]);
+}
+
+/* MEMBARRIER_CMD_QUERY: no command is supported (none is needed with one
+ * thread); glibc and libstdc++ fall back to ordinary barriers */
+int64_t emu_sys_membarrier(struct trawl_emu *e, struct sys_call *c)
+{
+	(void)e;
+	return c->a[0] == 0 ? 0 : -EINVAL;
+}
+
+/* struct sigaction as the AArch64 kernel has it: handler, flags,
+ * restorer, mask; 32 bytes, kept as the guest wrote them */
+int64_t emu_sys_rt_sigaction(struct trawl_emu *e, struct sys_call *c)
+{
+	uint64_t sig = c->a[0];
+	if (sig < 1 || sig > 64 || c->a[3] != 8)
+		return -EINVAL;
+	uint8_t act[32];
+	if (c->a[1]) {
+		if (sig == 9 || sig == 19) /* SIGKILL, SIGSTOP */
+			return -EINVAL;
+		if (uc_mem_read(e->uc, c->a[1], act, sizeof act) != UC_ERR_OK)
+			return -EFAULT;
+	}
+	if (c->a[2] && put(e, c->a[2], e->sigact[sig], 32))
+		return -EFAULT;
+	if (c->a[1])
+		memcpy(e->sigact[sig], act, sizeof act);
+	return 0;
+}
+
+int64_t emu_sys_rt_sigprocmask(struct trawl_emu *e, struct sys_call *c)
+{
+	const uint64_t unblockable = (UINT64_C(1) << 8) | (UINT64_C(1) << 18); /* KILL, STOP */
+	uint64_t how = c->a[0], set = 0;
+	if (c->a[3] != 8)
+		return -EINVAL;
+	if (c->a[1]) {
+		if (how > 2)
+			return -EINVAL;
+		if (uc_mem_read(e->uc, c->a[1], &set, 8) != UC_ERR_OK)
+			return -EFAULT;
+	}
+	if (c->a[2] && put(e, c->a[2], &e->sigmask, 8))
+		return -EFAULT;
+	if (c->a[1]) {
+		if (how == 0)
+			e->sigmask |= set;
+		else if (how == 1)
+			e->sigmask &= ~set;
+		else
+			e->sigmask = set;
+		e->sigmask &= ~unblockable;
+	}
+	return 0;
+}
+
+/* stack_t: ss_sp, ss_flags (int, padded), ss_size */
+int64_t emu_sys_sigaltstack(struct trawl_emu *e, struct sys_call *c)
+{
+	uint8_t ss[24];
+	if (c->a[0] && uc_mem_read(e->uc, c->a[0], ss, sizeof ss) != UC_ERR_OK)
+		return -EFAULT;
+	if (c->a[1] && put(e, c->a[1], e->altstack, sizeof e->altstack))
+		return -EFAULT;
+	if (c->a[0]) {
+		int32_t flags;
+		uint64_t size;
+		memcpy(&flags, ss + 8, 4);
+		memcpy(&size, ss + 16, 8);
+		if (flags & ~(2 | (1 << 31))) /* SS_DISABLE, SS_AUTODISARM */
+			return -EINVAL;
+		if (!(flags & 2) && size < 2048) /* MINSIGSTKSZ on AArch64... at least */
+			return -ENOMEM;
+		memcpy(e->altstack, ss, sizeof ss);
+	}
+	return 0;
+}
+
+/* signals whose default action is to do nothing */
+static int ignored_by_default(uint64_t sig)
+{
+	return sig == 17 || sig == 18 || sig == 23 || sig == 28; /* CHLD CONT URG WINCH */
+}
+
+/* kill and tgkill of the program itself. With the default action the
+ * program dies of the signal (exit status 128+N, as a shell shows it);
+ * an ignored one does nothing; one with a handler stops the run, since
+ * handlers are not run yet. Other processes do not exist. */
+int64_t emu_sys_kill(struct trawl_emu *e, struct sys_call *c)
+{
+	int tg = c->nr != 129;
+	int64_t pid = (int64_t)c->a[0];
+	uint64_t sig = tg ? c->a[2] : c->a[1];
+	if (pid != GUEST_PID && !(!tg && (pid == 0 || pid == -1)))
+		return -ESRCH;
+	if (tg && c->a[1] != GUEST_PID)
+		return -ESRCH;
+	if (sig > 64)
+		return -EINVAL;
+	if (sig == 0)
+		return 0;
+	uint64_t handler;
+	memcpy(&handler, e->sigact[sig], 8);
+	if (sig != 9 && sig != 19 && (handler == 1 || (handler == 0 && ignored_by_default(sig))))
+		return 0;
+	if (sig != 9 && sig != 19 && handler > 1) {
+		uint64_t pc = 0;
+		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+		emu_fault(e, e->cur ? e->cur->pc : pc - 4, 0,
+			  "signal %llu sent to a handler at 0x%llx: running signal handlers is not emulated",
+			  (unsigned long long)sig, (unsigned long long)handler);
+		c->stop = 2;
+		return 0;
+	}
+	e->res.exit_code = 128 + (int)sig;
+	c->stop = 1;
+	return 0;
+}
+
+#endif

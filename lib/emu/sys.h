@@ -1,0 +1,59 @@
+/* One system call as the handlers in syscall.c, sys-proc.c and sys-file.c
+ * see it: the number and X0-X5. A handler returns the result for X0
+ * (-errno on failure), or sets `stop` when the program ends (exit, a fatal
+ * signal, a fault recorded with emu_fault), and then X0 is left alone. */
+#ifndef TRAWL_EMU_SYS_H
+#define TRAWL_EMU_SYS_H
+
+#include "emu/emu-int.h"
+
+#if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
+
+struct sys_call {
+	uint64_t nr;
+	uint64_t a[6];
+	int stop;
+};
+
+typedef int64_t (*sys_fn)(struct trawl_emu *e, struct sys_call *c);
+
+/* sys-proc.c */
+int64_t emu_sys_sysinfo(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_prctl(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_umask(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_sched_getaffinity(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_times(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_getrusage(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_nanosleep(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_clock_nanosleep(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_membarrier(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_rt_sigaction(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_rt_sigprocmask(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_sigaltstack(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_kill(struct trawl_emu *e, struct sys_call *c);
+
+/* sys-file.c */
+int64_t emu_sys_getdents64(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_statx(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_dup(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_dup3(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_fcntl(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_pipe2(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_chdir(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_fchdir(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_getcwd(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_sendfile(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_readonly_fs(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_readonly_fd(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_fsync(struct trawl_emu *e, struct sys_call *c);
+/* sys-names.c: the call's name, NULL for a number Linux does not have */
+const char *emu_sys_name(uint64_t nr);
+/* 0 when openat(dirfd, name, flags) may go to the host: it neither
+ * creates nor writes a file (devices, pipes and sockets may be written);
+ * else -EROFS or the lookup's -errno */
+int64_t emu_open_readonly_check(int dirfd, const char *name, int flags);
+/* the lowest free guest fd at or above `from`, or -EMFILE */
+int emu_fd_alloc(struct trawl_emu *e, int from);
+
+#endif
+#endif
