@@ -43,6 +43,8 @@ struct trawl_stuck {
 	int done;
 	int follow;              /* after a certain loop, go on reading: a loop
 				  * the trace leaves is forgotten */
+	int leaving;             /* following, one step broke the loop: it is
+				  * left only if another step follows */
 	struct trawl_stuck_result res;
 };
 
@@ -240,10 +242,16 @@ static void add_step(struct trawl_stuck *s, const struct trawl_event *ev,
 	s->hash[k] = h;
 	s->line[k] = ev->line;
 	s->n++;
-	if (s->done && s->per[s->res.period].count == 0) {
-		/* following, and the trace left the loop: it was not stuck */
+	if (s->done && s->leaving) {
+		/* a step after the one that broke the loop: the trace left it,
+		 * so it was not stuck there */
 		s->done = 0;
+		s->leaving = 0;
 		memset(&s->res, 0, sizeof s->res);
+	} else if (s->done && s->per[s->res.period].count == 0) {
+		/* the last event of a file a simulator was killed in may lack
+		 * the lines that would have made it equal: wait for one more */
+		s->leaving = 1;
 	}
 	if (found)
 		certain(s, found);

@@ -149,4 +149,21 @@ cat "$_tmp/wait.tarmac" | "$TRAWL" truncate --repeats 16 - -o "$_tmp/wait-pipe16
 # (16 turns: more than the poll's 8, fewer than... the B loop has 8: not stuck, whole copy)
 cmp -s "$_tmp/wait.tarmac" "$_tmp/wait-pipe16" || fail "pipe with --repeats 16: $(cat "$_tmp/err")"
 
+# A file that ends inside an event (a simulator killed after an
+# instruction line, before its effect lines): the last, incomplete turn does
+# not count as leaving the loop, and the file's cut is the pipe's
+{
+	n=1
+	for i in 1 2 3 4 5 6 7 8; do
+		n=$((n + 1)); echo "$i clk IT ($n) 00001004 b9400020 O EL1h_n : LDR w0,[x1]"
+		echo "$i clk MR4 00010000 00000000"; echo "$i clk R X0 0000000000000000"
+		n=$((n + 1)); echo "$i clk IT ($n) 00001008 34ffffe0 O EL1h_n : CBZ w0,{pc}-4"
+	done
+	echo "9 clk IT ($((n + 1))) 00001004 b9400020 O EL1h_n : LDR w0,[x1]"
+} >"$_tmp/killed.tarmac"
+"$TRAWL" truncate "$_tmp/killed.tarmac" -o "$_tmp/killed-file" 2>"$_tmp/err" || fail "killed trace: $(cat "$_tmp/err")"
+grep -q "stuck in a loop of 2 instructions" "$_tmp/err" || fail "killed trace (file): $(cat "$_tmp/err")"
+cat "$_tmp/killed.tarmac" | "$TRAWL" truncate - -o "$_tmp/killed-pipe" 2>/dev/null
+cmp -s "$_tmp/killed-file" "$_tmp/killed-pipe" || fail "killed trace: file and pipe cuts differ"
+
 finish
