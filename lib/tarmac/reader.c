@@ -203,12 +203,6 @@ static void tr_close(void *state)
 	free(r);
 }
 
-static void count_warning(void *ctx, const struct trawl_error *w)
-{
-	(void)w;
-	(*(int *)ctx)++;
-}
-
 /* Does the line start with a Tarmac timestamp, "<number> <unit>"? Records
  * of types the parser does not know still have one. */
 static int has_timestamp(const char *s, size_t n)
@@ -241,13 +235,11 @@ int trawl_tarmac_probe(const char *data, size_t len)
 		if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v'))
 			return 0;
 	}
-	int unknown = 0, good = 0;
+	int good = 0;
 	struct trawl_reader_options o;
 	memset(&o, 0, sizeof o);
 	o.implicit_thumb = 1;
 	o.lenient = 1;
-	o.warn = count_warning;
-	o.warn_ctx = &unknown;
 	struct trawl_tarmac *t;
 	if (trawl_tarmac_create(&t, "probe", &o, NULL) != TRAWL_OK)
 		return 1;
