@@ -30,4 +30,23 @@ enum trawl_status trawl_callhop_return(const struct trawl_index *ix, uint64_t ev
 enum trawl_status trawl_callhop_call(const struct trawl_index *ix, uint64_t ev, uint64_t *out,
 				     struct trawl_error *err);
 
+/* Asked now and then during a long scan: non-zero ends it. */
+typedef int (*trawl_callhop_stop_fn)(void *ctx);
+
+/* Step over (what the terminal browser's n/N and the web view do): from
+ * event ev, the next (dir > 0) or previous event on ev's CPU at ev's call
+ * depth or shallower, hopping over a call through the PC index when it
+ * can, else scanning. A scan stops early when stop(stop_ctx) (stop may be
+ * NULL) returns non-zero; it is asked every 65536 events. TRAWL_ERR_NOT_FOUND when there is no such event. */
+enum trawl_status trawl_callhop_step_over(const struct trawl_index *ix, uint64_t ev, int dir,
+					  trawl_callhop_stop_fn stop, void *stop_ctx, uint64_t *out,
+					  struct trawl_error *err);
+
+/* Step out: the first later event on ev's CPU shallower than ev (where
+ * the current function returned). With one CPU (ncpus == 1) the calls of
+ * the current level are hopped over by their returns first. */
+enum trawl_status trawl_callhop_step_out(const struct trawl_index *ix, uint64_t ev,
+					 unsigned ncpus, trawl_callhop_stop_fn stop, void *stop_ctx,
+					 uint64_t *out, struct trawl_error *err);
+
 #endif

@@ -76,3 +76,77 @@ enum trawl_status trawl_callhop_call(const struct trawl_index *ix, uint64_t ev, 
 	}
 	return none(err, "call not found", ev);
 }
+
+/* Scans look at the stop flag this often (a signal ends a long one). */
+#define CHECK_EVERY 65536
+
+static int stopped(trawl_callhop_stop_fn stop, void *stop_ctx, uint64_t i)
+{
+	return stop && i % CHECK_EVERY == 0 && *stop;
+}
+
+enum trawl_status trawl_callhop_step_over(const struct trawl_index *ix, uint64_t ev, int dir,
+					  trawl_callhop_stop_fn stop, void *stop_ctx, uint64_t *out,
+					  struct trawl_error *err)
+{
+	struct trawl_index_event cur, e;
+	uint64_t n = trawl_index_event_count(ix), i = ev;
+	if (!get(ix, ev, &cur))
+		return none(err, "no such event", ev);
+	if ((dir > 0 ? trawl_callhop_return(ix, ev, out, NULL)
+		     : trawl_callhop_call(ix, ev, out, NULL)) == TRAWL_OK)
+		return TRAWL_OK;
+	while (dir > 0 ? i + 1 < n : i > 0) {
+		i = dir > 0 ? i + 1 : i - 1;
+		if (!get(ix, i, &e))
+			break;
+		if (e.cpu == cur.cpu && e.depth <= cur.depth) {
+			*out = i;
+			return TRAWL_OK;
+		}
+		if (stopped(stop, stop_ctx, i))
+			break;
+	}
+	return none(err, dir > 0 ? "no later event at this depth" : "no earlier event at this depth",
+		    ev);
+}
+
+/* Walk forward at the current level, hopping over each call by its return,
+ * until the depth drops; scan when a hop fails (a call whose return was not
+ * found) or other CPUs' events interleave. */
+enum trawl_status trawl_callhop_step_out(const struct trawl_index *ix, uint64_t ev,
+					 unsigned ncpus, trawl_callhop_stop_fn stop, void *stop_ctx,
+					 uint64_t *out, struct trawl_error *err)
+{
+	struct trawl_index_event cur, e;
+	uint64_t n = trawl_index_event_count(ix), i = ev, hops = 0;
+	if (!get(ix, ev, &cur))
+		return none(err, "no such event", ev);
+	while (ncpus == 1 && i + 1 < n && !(stop && stop(stop_ctx))) {
+		uint64_t nx;
+		if (trawl_callhop_return(ix, i, &nx, NULL))
+			nx = i + 1;
+		if (!get(ix, nx, &e))
+			break;
+		if (e.depth < cur.depth) {
+			*out = nx;
+			return TRAWL_OK;
+		}
+		if (e.depth > cur.depth)
+			break;
+		i = nx;
+		if (++hops > (1u << 20))
+			break;
+	}
+	for (i = i + 1; i < n; i++) {
+		if (!get(ix, i, &e))
+			break;
+		if (e.cpu == cur.cpu && e.depth < cur.depth) {
+			*out = i;
+			return TRAWL_OK;
+		}
+		if (stopped(stop, stop_ctx, i))
+			break;
+	}
+	return none(err, "no return from this function in the trace", ev);
+}

@@ -79,7 +79,8 @@ int calls_run_read(struct calls_run *r)
 		goto out;
 	}
 	struct cli_progress prog;
-	cli_progress_start(&prog, r->to.cmd, trawl_input_raw_size(trawl_reader_input(rd)));
+	uint64_t total = trawl_input_raw_size(trawl_reader_input(rd));
+	cli_progress_start(&prog, r->to.cmd, total);
 	for (;;) {
 		struct trawl_event_batch b;
 		enum trawl_status st = trawl_reader_next(rd, &b, &err);
@@ -94,7 +95,10 @@ int calls_run_read(struct calls_run *r)
 			rc = cli_report(r->to.cmd, &err);
 			goto out;
 		}
-		cli_progress_update(&prog, trawl_input_raw_pos(trawl_reader_input(rd)));
+		uint64_t done = trawl_input_raw_pos(trawl_reader_input(rd));
+		cli_progress_update(&prog, done);
+		if (r->progress)
+			r->progress(r->progress_ctx, done, total);
 	}
 	cli_progress_finish(&prog);
 	trawl_calls_finish(r->calls);

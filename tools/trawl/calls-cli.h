@@ -35,6 +35,9 @@ struct calls_run {
 	int use_index;
 	int parse_all;     /* --parse-all: no partial parsing (for comparison) */
 	uint64_t events;
+	/* told of the reading's progress besides the terminal's bar; may be NULL */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 /* The --use-index path of calls_run_read (calls-index.c). */

@@ -11,6 +11,24 @@ static const char regs_description[] =
 	"not padded with ?? to the width the index stores it in. On an AArch32\n"
 	"event the core registers are r0-r12, sp, lr and pc, each 32 bits.\n";
 
+struct regs_print {
+	int json, first;
+};
+
+static void print_reg(void *ctx, const char *name, const uint8_t *v, const uint8_t *k, uint32_t n)
+{
+	struct regs_print *p = ctx;
+	if (p->json) {
+		printf("%s\"%s\":\"", p->first++ ? "," : "", name);
+		print_reg_hex(stdout, v, k, n);
+		putchar('"');
+	} else {
+		printf("  %-10s ", name);
+		print_reg_hex(stdout, v, k, n);
+		putchar('\n');
+	}
+}
+
 /* Registers in one fixed order (core, FP/SIMD, SVE, then system registers
  * as the trace named them), each at the width the trace writes it
  * (trawl_reg_shown_width, shared with the browser so the two agree) and
@@ -78,34 +96,9 @@ int cmd_regs(int argc, char **argv)
 		index_cli_print_after(&c, stdout, ev);
 		putchar('\n');
 	}
-	int first = 1;
-	int a32 = e.iset == TRAWL_ISET_A32 || e.iset == TRAWL_ISET_T32;
-	uint32_t last = TRAWL_REG_FFR + regs.nsys;
-	for (uint32_t k = 0; k <= last; k++) {
-		uint32_t reg = k <= TRAWL_REG_FFR ? k : TRAWL_REG_SYS_BASE + (k - TRAWL_REG_FFR - 1);
-		/* AArch32 has r0-r15 only (r13 and r15 are sp and pc): what an
-		 * AArch64 instruction left in x15-x30 has no AArch32 name */
-		if (a32 && reg > 14 && reg < TRAWL_REG_SP)
-			continue;
-		const uint8_t *v, *kn;
-		uint32_t w = trawl_index_regs_view(&regs, reg, &v, &kn);
-		uint32_t n = w ? trawl_reg_shown_width(reg, kn, w, a32) : 0;
-		if (!n)
-			continue;
-		const char *name = reg < TRAWL_REG_SYS_BASE && trawl_reg_state_name(reg, a32)
-					   ? trawl_reg_state_name(reg, a32)
-					   : trawl_index_reg_name(c.ix, reg);
-		if (c.json) {
-			printf("%s\"%s\":\"", first ? "" : ",", name);
-			print_reg_hex(stdout, v, kn, n);
-			putchar('"');
-		} else {
-			printf("  %-10s ", name);
-			print_reg_hex(stdout, v, kn, n);
-			putchar('\n');
-		}
-		first = 0;
-	}
+	struct regs_print rp = { .json = c.json };
+	index_cli_regs_each(&c, &regs, e.iset == TRAWL_ISET_A32 || e.iset == TRAWL_ISET_T32,
+			    print_reg, &rp);
 	if (c.json)
 		printf("}}\n");
 out:

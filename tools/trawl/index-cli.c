@@ -14,9 +14,10 @@ int index_cli_parse(struct index_cli *c, const struct cli_command *cmd, int argc
 
 static void progress(void *ctx, uint64_t done, uint64_t total)
 {
-	struct cli_progress *p = ctx;
-	(void)total;
-	cli_progress_update(p, done);
+	struct index_cli *c = ctx;
+	cli_progress_update(c->bar, done);
+	if (c->progress)
+		c->progress(c->progress_ctx, done, total);
 }
 
 static void print_warning(void *ctx, const struct trawl_error *w)
@@ -84,7 +85,8 @@ int index_cli_open(struct index_cli *c)
 	opt.reader.warn = print_warning;
 	opt.reader.warn_ctx = c;
 	opt.progress = progress;
-	opt.progress_ctx = &p;
+	opt.progress_ctx = c;
+	c->bar = &p;
 	struct trawl_trace_id id;
 	uint64_t total = trawl_trace_id_get(c->to.path, &id, NULL) == TRAWL_OK ? id.size : 0;
 	cli_progress_start(&p, "indexing", total);
@@ -243,4 +245,29 @@ void index_cli_print_after(struct index_cli *c, FILE *f, uint64_t ev)
 	fprintf(f, "after lines %llu-%llu (event %llu)%s%.*s", (unsigned long long)e.line,
 		(unsigned long long)(e.line + e.nlines - 1), (unsigned long long)ev,
 		len ? ": " : "", (int)len, s);
+}
+
+/* The order and widths are trawl regs' (one fixed order: core, FP/SIMD,
+ * SVE, then system registers as the trace named them), shared with the web
+ * view so the two show the same registers the same way. */
+void index_cli_regs_each(struct index_cli *c, const struct trawl_index_regs *regs, int a32,
+			 index_cli_reg_fn fn, void *ctx)
+{
+	uint32_t last = TRAWL_REG_FFR + regs->nsys;
+	for (uint32_t k = 0; k <= last; k++) {
+		uint32_t reg = k <= TRAWL_REG_FFR ? k : TRAWL_REG_SYS_BASE + (k - TRAWL_REG_FFR - 1);
+		/* AArch32 has r0-r15 only (r13 and r15 are sp and pc): what an
+		 * AArch64 instruction left in x15-x30 has no AArch32 name */
+		if (a32 && reg > 14 && reg < TRAWL_REG_SP)
+			continue;
+		const uint8_t *v, *kn;
+		uint32_t w = trawl_index_regs_view(regs, reg, &v, &kn);
+		uint32_t n = w ? trawl_reg_shown_width(reg, kn, w, a32) : 0;
+		if (!n)
+			continue;
+		const char *name = reg < TRAWL_REG_SYS_BASE && trawl_reg_state_name(reg, a32)
+					   ? trawl_reg_state_name(reg, a32)
+					   : trawl_index_reg_name(c->ix, reg);
+		fn(ctx, name, v, kn, n);
+	}
 }

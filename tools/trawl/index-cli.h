@@ -29,6 +29,11 @@ struct index_cli {
 	const char *map;
 	size_t map_len;
 	int failed; /* an event could not be printed (reported already) */
+	/* told of the build's progress besides the terminal's bar (the web
+	 * view shows it on its page); may be NULL */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+	struct cli_progress *bar;
 };
 
 /* Parse the command line against cmd (whose table holds INDEX_OPTIONS(c))
@@ -87,5 +92,13 @@ void print_reg_hex(FILE *f, const uint8_t *v, const uint8_t *k, uint32_t n);
  * success. */
 int index_cli_reg(struct index_cli *c, const char *name, uint64_t ev, uint32_t *reg,
 		  uint32_t *off, uint32_t *size);
+
+/* Every register trawl regs prints for one core's register file, in its
+ * order, at the width it prints (a32: the event is AArch32): name, bytes
+ * (least significant first), known flags (one per byte), width in bytes. */
+typedef void (*index_cli_reg_fn)(void *ctx, const char *name, const uint8_t *v,
+				 const uint8_t *k, uint32_t n);
+void index_cli_regs_each(struct index_cli *c, const struct trawl_index_regs *regs, int a32,
+			 index_cli_reg_fn fn, void *ctx);
 
 #endif

@@ -256,70 +256,34 @@ int nav_goto_time(struct browser *b, uint64_t t)
 	return land_on(b, trawl_index_event_at_time(b->ix, t, &ev, &err), &ev, &err);
 }
 
-int nav_step_over(struct browser *b, int dir)
+static int interrupted(void *ctx)
 {
-	struct trawl_index_event e;
-	int32_t d = b->cur.depth;
-	uint16_t cpu = b->cur.cpu;
-	uint64_t i = b->ev;
-	uint64_t quick;
-	if ((dir > 0 ? trawl_callhop_return(b->ix, i, &quick, NULL)
-		     : trawl_callhop_call(b->ix, i, &quick, NULL)) == TRAWL_OK) {
-		nav_goto(b, quick);
-		return 1;
-	}
-	while (dir > 0 ? i + 1 < b->nev : i > 0) {
-		i = dir > 0 ? i + 1 : i - 1;
-		if (trawl_index_event(b->ix, i, &e, NULL))
-			break;
-		if (e.cpu == cpu && e.depth <= d) {
-			nav_goto(b, i);
-			return 1;
-		}
-		if (i % CHECK_EVERY == 0 && browser_interrupted)
-			break;
-	}
-	nav_msg(b, 0, dir > 0 ? "no later event at this depth" : "no earlier event at this depth");
-	return 0;
+	(void)ctx;
+	return browser_interrupted != 0;
 }
 
-/* Step out: walk forward at the current level, hopping over each call by
- * its return (callhop.h), until the depth drops; scan when a hop fails. */
+int nav_step_over(struct browser *b, int dir)
+{
+	uint64_t ev;
+	if (trawl_callhop_step_over(b->ix, b->ev, dir, interrupted, NULL, &ev, NULL)) {
+		nav_msg(b, 0, dir > 0 ? "no later event at this depth"
+				      : "no earlier event at this depth");
+		return 0;
+	}
+	nav_goto(b, ev);
+	return 1;
+}
+
+/* Step out: where the current function returned (callhop.h). */
 int nav_step_out(struct browser *b)
 {
-	struct trawl_index_event e;
-	int32_t d = b->cur.depth;
-	uint64_t i = b->ev, n = 0;
-	if (b->ncpus == 1) {
-		while (i + 1 < b->nev && !browser_interrupted) {
-			uint64_t nx;
-			if (trawl_callhop_return(b->ix, i, &nx, NULL))
-				nx = i + 1;
-			if (trawl_index_event(b->ix, nx, &e, NULL))
-				break;
-			if (e.depth < d) {
-				nav_goto(b, nx);
-				return 1;
-			}
-			if (e.depth > d)
-				break;  /* a call whose return was not found: scan */
-			i = nx;
-			if (++n > (1u << 20))
-				break;
-		}
+	uint64_t ev;
+	if (trawl_callhop_step_out(b->ix, b->ev, b->ncpus, interrupted, NULL, &ev, NULL)) {
+		nav_msg(b, 0, "no return from this function in the trace");
+		return 0;
 	}
-	for (i = i + 1; i < b->nev; i++) {
-		if (trawl_index_event(b->ix, i, &e, NULL))
-			break;
-		if (e.cpu == b->cur.cpu && e.depth < d) {
-			nav_goto(b, i);
-			return 1;
-		}
-		if (i % CHECK_EVERY == 0 && browser_interrupted)
-			break;
-	}
-	nav_msg(b, 0, "no return from this function in the trace");
-	return 0;
+	nav_goto(b, ev);
+	return 1;
 }
 
 void nav_fold_toggle(struct browser *b)
