@@ -22,6 +22,7 @@ TRAWL_COMMAND("next-write", cmd_next_write, "the line that next writes a registe
 TRAWL_COMMAND("pc", cmd_pc, "every visit of an instruction address")
 TRAWL_COMMAND("profile", cmd_profile, "calls, inclusive and exclusive instructions and time per function")
 TRAWL_COMMAND("regs", cmd_regs, "registers at a line (or time) of a trace")
+TRAWL_COMMAND("serve", cmd_serve, "a local web view of traces: timeline per core, list, registers and memory")
 TRAWL_COMMAND("stats", cmd_stats, "count lines, events, instructions and distinct PCs of a trace")
 TRAWL_COMMAND("truncate", cmd_truncate, "copy a trace up to where execution got stuck in a loop")
 TRAWL_COMMAND("vcd", cmd_vcd, "write a trace as a VCD waveform: PC, registers, function, memory accesses")

@@ -6,11 +6,47 @@
 
 #include "write-query.h"
 
+/* ADDR[:LEN] when it reads as a number, else a register. */
+int write_target_parse(const char *target, struct write_target *t)
+{
+	t->name = target;
+	t->addr = 0;
+	t->len = 1;
+	char *copy = strdup(target), *colon = copy ? strchr(copy, ':') : NULL;
+	if (colon)
+		*colon = 0;
+	t->is_mem = copy && cli_parse_u64(copy, &t->addr);
+	int bad = t->is_mem && colon && (!cli_parse_u64(colon + 1, &t->len) || t->len == 0);
+	free(copy);
+	return bad ? -1 : 0;
+}
+
+/* A register's core defaults to that of the event at ev, because a
+ * register name means a different register on each core. */
+enum trawl_status write_query_find(struct index_cli *c, uint64_t ev, const struct write_target *t,
+				   int have_cpu, uint16_t cpu, int dir, uint64_t *found,
+				   struct trawl_error *err)
+{
+	if (t->is_mem)
+		return dir < 0 ? trawl_index_last_write_mem(c->ix, ev, t->addr, t->len, found, err)
+			       : trawl_index_next_write_mem(c->ix, ev, t->addr, t->len, found, err);
+	uint32_t reg, off, size;
+	if (!index_cli_reg(c, t->name, ev, &reg, &off, &size))
+		return trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is not a register of this trace",
+				       t->name);
+	if (!have_cpu) {
+		struct trawl_index_event e;
+		trawl_index_event(c->ix, ev, &e, NULL);
+		cpu = e.cpu;
+	}
+	return dir < 0 ? trawl_index_last_write_reg(c->ix, ev, cpu, reg, off, size, found, err)
+		       : trawl_index_next_write_reg(c->ix, ev, cpu, reg, off, size, found, err);
+}
+
 /* last-write and next-write differ only in direction (dir < 0: backwards), so
  * one function serves both and they cannot drift apart. The target is
  * ADDR[:LEN] when it parses as a number, else a register resolved against the
- * trace at LINE; its core defaults to that of the event at LINE, because a
- * register name means a different register on each core. */
+ * trace at LINE (write_query_find). */
 int write_query_run(int argc, char **argv, const char *name, int dir)
 {
 	struct index_cli c;
@@ -46,17 +82,9 @@ int write_query_run(int argc, char **argv, const char *name, int dir)
 	uint64_t cpu = 0;
 	if (cpu_arg && (!cli_parse_u64(cpu_arg, &cpu) || cpu > 65535))
 		return cli_usage(name, "bad cpu number '%s'", cpu_arg);
-	/* ADDR[:LEN] when it reads as a number, else a register */
-	uint64_t addr = 0, len = 1;
-	char *copy = strdup(target), *colon = copy ? strchr(copy, ':') : NULL;
-	if (colon)
-		*colon = 0;
-	int is_mem = copy && cli_parse_u64(copy, &addr);
-	if (is_mem && colon && (!cli_parse_u64(colon + 1, &len) || len == 0)) {
-		free(copy);
+	struct write_target wt;
+	if (write_target_parse(target, &wt))
 		return cli_usage(name, "bad length in '%s'", target);
-	}
-	free(copy);
 	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
@@ -65,25 +93,11 @@ int write_query_run(int argc, char **argv, const char *name, int dir)
 	enum trawl_status st;
 	if ((rc = index_cli_line(&c, at, &ev)) || (cpu_arg && (rc = index_cli_check_cpu(&c, cpu))))
 		goto out;
-	if (is_mem) {
-		st = dir < 0 ? trawl_index_last_write_mem(c.ix, ev, addr, len, &found, &err)
-			     : trawl_index_next_write_mem(c.ix, ev, addr, len, &found, &err);
-	} else {
-		uint32_t reg, off, size;
-		if (!index_cli_reg(&c, target, ev, &reg, &off, &size)) {
-			rc = cli_usage(name, "'%s' is neither an address nor a register of this trace",
-				       target);
-			goto out;
-		}
-		if (!cpu_arg) {
-			struct trawl_index_event e;
-			trawl_index_event(c.ix, ev, &e, NULL);
-			cpu = e.cpu;
-		}
-		st = dir < 0 ? trawl_index_last_write_reg(c.ix, ev, (uint16_t)cpu, reg, off, size,
-							  &found, &err)
-			     : trawl_index_next_write_reg(c.ix, ev, (uint16_t)cpu, reg, off, size,
-							  &found, &err);
+	st = write_query_find(&c, ev, &wt, cpu_arg != NULL, (uint16_t)cpu, dir, &found, &err);
+	if (st == TRAWL_ERR_FORMAT && !wt.is_mem) {
+		rc = cli_usage(name, "'%s' is neither an address nor a register of this trace",
+			       target);
+		goto out;
 	}
 	if (st == TRAWL_ERR_NOT_FOUND) {
 		if (c.json)

@@ -1,0 +1,123 @@
+/* Building a trace's index and timeline in the worker thread (serve.h). */
+#include "serve/serve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const state_names[] = {
+	"new", "queued", "indexing", "calls", "ready", "failed",
+};
+
+const char *serve_state_name(enum serve_state st)
+{
+	return st <= SERVE_FAILED ? state_names[st] : "?";
+}
+
+struct progress_ctx {
+	struct serve *s;
+	struct serve_trace *t;
+};
+
+static void progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress_ctx *p = ctx;
+	pthread_mutex_lock(&p->s->lock);
+	p->t->done = done;
+	p->t->total = total;
+	pthread_mutex_unlock(&p->s->lock);
+}
+
+static void set_state(struct serve *s, struct serve_trace *t, enum serve_state st, const char *msg)
+{
+	pthread_mutex_lock(&s->lock);
+	t->state = st;
+	t->done = t->total = 0;
+	if (msg)
+		snprintf(t->message, sizeof t->message, "%s", msg);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The index first (index_cli_open: built when missing or stale, as every
+ * index command does), then the call tree read from the trace as trawl
+ * calltree reads it (calls_run_read, the command's --image and reader
+ * options), kept only as the timeline's compact arrays. Errors are printed
+ * on the server's terminal by the CLI code and summed up for the page. */
+static void build(struct serve *s, struct serve_trace *t)
+{
+	struct progress_ctx pc = { s, t };
+	t->ic.to = s->opts.to;
+	t->ic.to.cmd = "serve";
+	t->ic.to.path = t->path;
+	t->ic.progress = progress;
+	t->ic.progress_ctx = &pc;
+	if (index_cli_open(&t->ic)) {
+		set_state(s, t, SERVE_FAILED, "the index could not be built (see the server's messages)");
+		return;
+	}
+	struct trawl_index_info info;
+	trawl_index_get_info(t->ic.ix, &info);
+	t->ncpus = info.cpus ? info.cpus : 1;
+	set_state(s, t, SERVE_CALLS, NULL);
+	struct calls_run r;
+	memset(&r, 0, sizeof r);
+	r.to = s->opts.to;
+	r.to.cmd = "serve";
+	r.to.path = t->path;
+	r.image = s->opts.image;        /* borrowed: the command owns it */
+	r.use_index = s->opts.use_index;
+	r.parse_all = s->opts.parse_all;
+	r.progress = progress;
+	r.progress_ctx = &pc;
+	int rc = calls_run_read(&r);
+	if (!rc && serve_timeline_build(&t->tl, r.calls))
+		rc = -1;
+	trawl_calls_destroy(r.calls);
+	if (rc) {
+		serve_timeline_release(&t->tl);
+		set_state(s, t, SERVE_FAILED, "the call tree could not be read (see the server's messages)");
+		return;
+	}
+	set_state(s, t, SERVE_READY, NULL);
+}
+
+void *serve_worker(void *arg)
+{
+	struct serve *s = arg;
+	pthread_mutex_lock(&s->lock);
+	while (!s->quit) {
+		struct serve_trace *t = NULL;
+		for (unsigned i = 0; i < s->ntraces && !t; i++)
+			if (s->traces[i].state == SERVE_QUEUED)
+				t = &s->traces[i];
+		if (!t) {
+			pthread_cond_wait(&s->wake, &s->lock);
+			continue;
+		}
+		t->state = SERVE_INDEXING;
+		pthread_mutex_unlock(&s->lock);
+		build(s, t);
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+enum serve_state serve_trace_request(struct serve *s, struct serve_trace *t)
+{
+	pthread_mutex_lock(&s->lock);
+	if (t->state == SERVE_NEW) {
+		t->state = SERVE_QUEUED;
+		pthread_cond_signal(&s->wake);
+	}
+	enum serve_state st = t->state;
+	pthread_mutex_unlock(&s->lock);
+	return st;
+}
+
+void serve_trace_release(struct serve_trace *t)
+{
+	if (t->state == SERVE_READY || t->state == SERVE_FAILED) {
+		index_cli_close(&t->ic);
+		serve_timeline_release(&t->tl);
+	}
+}
