@@ -1,5 +1,5 @@
 /* Checking and typing API parameters (see params.h). */
-#include "serve/params.h"
+#include "params.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,149 @@
+"""trawl serve's JSON API against independent truths (docs/serve.md):
+  - hand-checked answers for the two-core trace tests/data/calls-2cpu.tarmac
+    (timeline at three zooms, steps, search, go to), written out below;
+  - the CLI at the same lines: /api/regs equals `trawl regs --json`,
+    /api/mem `trawl mem --json`, /api/write `trawl last-write`/`next-write`;
+  - the trace file itself for /api/lines; the timeline also equals the
+    aggregation computed from `trawl calltree` (cdp.aggregate);
+  - refusals: no or wrong token, a foreign Host header, paths outside the
+    page and the API, traces not named on the command line.
+Usage: serve-api.py TRAWL TMPDIR [EMULATED_TRACE IMAGE]
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402
+
+trawl, tmp = sys.argv[1:3]
+emulated = sys.argv[3:5] if len(sys.argv) >= 5 else None
+src = os.environ["TRAWL_SRC"]
+fails = []
+
+
+def check(ok, msg):
+    if not ok:
+        fails.append(msg)
+        print("FAIL: " + msg)
+
+
+def cli(*args):
+    return subprocess.run([trawl] + list(args), check=True, capture_output=True, text=True).stdout
+
+
+two = os.path.join(tmp, "calls-2cpu.tarmac")
+shutil.copy(os.path.join(src, "tests/data/calls-2cpu.tarmac"), two)
+traces = [two] + ([emulated[0]] if emulated else [])
+args = (["--image", emulated[1]] if emulated else []) + traces
+srv = cdp.Server(trawl, args)
+try:
+    # ---- who may ask, and what ----
+    check(srv.get("/api/traces", token=False)[0] == 403, "no token: not 403")
+    check(srv.get("/api/traces", token="f" * 32)[0] == 403, "a wrong token: not 403")
+    check(srv.get("/", token=srv.token[:-1])[0] == 403, "a token cut short: not 403")
+    port = srv.hostport.split(":")[1]
+    check(srv.get("/api/traces", host="evil.example:" + port)[0] == 403, "a foreign Host: not 403")
+    check(srv.get("/api/traces", host="localhost:" + port)[0] == 200, "Host localhost refused")
+    check(srv.get("/api/traces", host="127.0.0.1:1")[0] == 403, "Host with another port: not 403")
+    for path in ("/etc/passwd", "/../../etc/passwd", "/api/nope", "/index.html.bak", "/serve.h"):
+        check(srv.get(path)[0] == 404, path + ": not 404")
+    for path in ("/", "/index.html", "/app.js", "/style.css"):
+        check(srv.get(path)[0] == 200, path + ": not served")
+    st, body = srv.get("/api/trace?trace=%d" % len(traces))
+    check(st == 404, "a trace not on the command line: HTTP %d" % st)
+    for q in ("from=x", "count=0", "count=99999", "bogus=1", "cols=1e3", "trace=-1"):
+        st, body = srv.get("/api/lines?trace=0&" + q)
+        check(st == 400, "/api/lines?%s: HTTP %d, expected 400" % (q, st))
+    listed = srv.api("/api/traces")["traces"]
+    check([t["path"] for t in listed] == traces, "trace list %s" % listed)
+
+    # ---- the two-core trace: hand-checked ----
+    info = srv.wait_ready(0)
+    check((info["lines"], info["events"], info["cpus"]) == (19, 15, 2),
+          "2cpu info %s" % {k: info[k] for k in ("lines", "events", "cpus")})
+    views = {
+        # one column per line: col(L) = L - 1
+        (1, 20, 19): [[0, 0, 3, 12, 1, "0x1000", 4, 13], [1, 0, 4, 18, 1, "0x1000", 5, 19],
+                      [0, 1, 9, 9, 1, "0x1010", 10, 10], [1, 1, 10, 16, 1, "0x1020", 11, 17],
+                      [1, 2, 13, 15, 1, "[CoreEvent_IRQ]", 14, 16]],
+        # two columns: col(L) = (L - 1) * 2 // 19
+        (1, 20, 2): [[0, 0, 0, 1, 1, "0x1000", 4, 13], [1, 0, 0, 1, 1, "0x1000", 5, 19],
+                     [0, 1, 0, 0, 1, "0x1010", 10, 10], [1, 1, 1, 1, 1, "0x1020", 11, 17],
+                     [1, 2, 1, 1, 1, "[CoreEvent_IRQ]", 14, 16]],
+        # lines 10-11 in four columns: the IRQ (line 14) is outside
+        (10, 12, 4): [[0, 0, 0, 3, 1, "0x1000", 4, 13], [1, 0, 0, 3, 1, "0x1000", 5, 19],
+                      [0, 1, 0, 0, 1, "0x1010", 10, 10], [1, 1, 2, 3, 1, "0x1020", 11, 17]],
+    }
+    marks = {(1, 20, 19): [[1, 13, 1, 14]], (1, 20, 2): [[1, 1, 1, 14]], (10, 12, 4): []}
+    levels = cdp.calltree_levels(cli("calltree", two))
+    for (frm, to, cols), want in views.items():
+        tl = srv.api("/api/timeline?trace=0&from=%d&to=%d&cols=%d" % (frm, to, cols))
+        check(tl["items"] == want, "timeline %s: %s" % ((frm, to, cols), tl["items"]))
+        check(tl["marks"] == marks[(frm, to, cols)], "marks %s: %s" % ((frm, to, cols), tl["marks"]))
+        check(want == cdp.aggregate(levels, frm, to, cols, [0, 1]), "aggregation %s" % ((frm, to, cols),))
+    # a budget of 3 items keeps the shallowest levels
+    tl = srv.api("/api/timeline?trace=0&from=1&to=20&cols=19&max=3")
+    check(tl["truncated"] and tl["items"] == views[(1, 20, 19)][:3], "budget: %s" % tl)
+    # the index's call depth counts BL/BLR and RET only, so the IRQ handler
+    # (line 14) is at the depth of the function it interrupted (0x1020):
+    # stepping out leaves that function, at line 19 (as the terminal browser)
+    steps = {("over", 6): 13, ("out", 10): 13, ("over", 8): 19, ("out", 14): 19, ("back", 13): 6}
+    for (op, line), want in steps.items():
+        got = srv.api("/api/step?trace=0&line=%d&op=%s" % (line, op))["line"]
+        check(got == want, "step %s from line %d: %s, expected %d" % (op, line, got, want))
+    check(srv.api("/api/search?trace=0&line=1&text=CoreEvent_IRQ")["line"] == 12, "search IRQ")
+    check(srv.api("/api/search?trace=0&line=12&text=CoreEvent_IRQ")["line"] is None, "search past it")
+    check(srv.api("/api/goto?trace=0&q=0x1020")["line"] == 11, "go to 0x1020")
+    check(srv.api("/api/goto?trace=0&q=0x1008&line=14")["line"] == 19, "go to next 0x1008")
+    check(srv.api("/api/goto?trace=0&q=@5")["line"] == 16, "go to time 5")
+    check(srv.api("/api/goto?trace=0&q=7")["line"] == 7, "go to line 7")
+    with open(two) as f:
+        text = f.read().split("\n")
+    got = srv.api("/api/lines?trace=0&from=3&count=4")["lines"]
+    check(got == text[2:6], "lines 3-6: %s" % got)
+    check(srv.api("/api/lines?trace=0&from=18&count=10")["lines"] == text[17:19], "last lines")
+
+    # ---- registers, memory and writes equal the CLI's ----
+    def same_as_cli(t, path, line):
+        r = srv.api("/api/regs?trace=%d&line=%d" % (t, line))
+        want = json.loads(cli("regs", "--at", str(line), "--json", path))
+        check(r["event"] == want["event"] and r["cpu"] == want["cpu"], "line %d: event/cpu" % line)
+        got = [[n, v] for n, v, _ in r["registers"]]
+        check(got == [[n, v] for n, v in want["registers"].items()],
+              "%s line %d: /api/regs differs from trawl regs" % (os.path.basename(path), line))
+        return r
+
+    for line in range(1, 20):
+        same_as_cli(0, two, line)
+    # changed marks: line 16 (cpu1's ERET at 5 clk) follows the SP write of line 15
+    r = srv.api("/api/regs?trace=0&line=15")
+    check([n for n, _, c in r["registers"] if c] == ["sp"], "changed at line 15: %s" % r["registers"])
+    if emulated:
+        path = emulated[0]
+        einfo = srv.wait_ready(1)
+        for line in (150, einfo["lines"] // 3, einfo["lines"] // 2, einfo["lines"] - 3):
+            r = same_as_cli(1, path, line)
+            sp = int(dict((n, v) for n, v, _ in r["registers"])["sp"], 16)
+            for addr, n in ((sp - 64, 256), (sp, 1), (0x400000, 64)):
+                m = srv.api("/api/mem?trace=1&line=%d&addr=%d&len=%d" % (line, addr, n))
+                want = json.loads(cli("mem", "--at", str(line), "--json", path, str(addr), str(n)))
+                check(m == want, "line %d mem %#x+%d: %s vs %s" % (line, addr, n, m, want))
+            for cmd, d in (("last-write", "last"), ("next-write", "next")):
+                for target, q in (("x0", "reg=x0"), ("w19", "reg=w19"), ("sp", "reg=sp"),
+                                  (hex(sp), "addr=%d" % sp), ("%#x:8" % (sp + 8), "addr=%d&len=8" % (sp + 8))):
+                    got = srv.api("/api/write?trace=1&line=%d&dir=%s&%s" % (line, d, q))
+                    want = json.loads(cli(cmd, "--at", str(line), "--json", path, target))
+                    check(got == want, "line %d %s %s: %s vs %s" % (line, cmd, target, got, want))
+        first_build = next(a for a in cdp.calltree_levels(cli("calltree", "--image", emulated[1], path)).values()
+                           for a in a if a[2] == "build")
+        got = srv.api("/api/goto?trace=1&q=build")["line"]
+        check(got == min(f for lv in cdp.calltree_levels(cli("calltree", "--image", emulated[1], path)).values()
+                         for f, _, n in lv if n == "build"), "go to build: %s (%s)" % (got, first_build))
+finally:
+    rc = srv.stop()
+    check(rc == 0, "trawl serve exited %s after SIGTERM" % rc)
+
+sys.exit(1 if fails else 0)
