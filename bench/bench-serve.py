@@ -1,0 +1,121 @@
+"""Figures for trawl serve (bench/bench-serve.sh says which and why).
+
+usage: bench-serve.py TRAWL IMAGE SMALL_TRACE BIG_TRACE
+For each trace: start the server, build (time it), then with the index
+built: API latencies per endpoint and zoom level, the first timeline after
+a page load in Chromium (3 loads, the median), peak and current RSS.
+"""
+import os
+import random
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "cli"))
+import cdp  # noqa: E402
+
+trawl, image, small, big = sys.argv[1:5]
+REQS = int(os.environ.get("SERVE_BENCH_REQS", "60"))
+
+
+def rss(pid):
+    fig = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("VmHWM", "VmRSS"):
+                fig[k] = int(v.split()[0]) / 1024
+    return fig
+
+
+def timed(srv, path):
+    t0 = time.perf_counter()
+    st, _ = srv.get(path)
+    dt = (time.perf_counter() - t0) * 1000
+    if st != 200:
+        raise RuntimeError("%s: HTTP %d" % (path, st))
+    return dt
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def measure(path):
+    size = os.path.getsize(path)
+    t0 = time.time()
+    srv = cdp.Server(trawl, ["--image", image, path])
+    fig = {"size_mb": size / 1e6}
+    try:
+        info = srv.wait_ready(0, timeout=3000)
+        fig["build_s"] = time.time() - t0
+        lines = info["lines"]
+        rnd = random.Random(1)
+        lat = {}
+        # zoom levels: the whole trace, then spans 8x narrower down to ~1000 lines
+        span = lines
+        z = 0
+        while True:
+            key = "timeline zoom 1/%d" % (8 ** z)
+            xs = []
+            for _ in range(REQS):
+                frm = rnd.randint(1, max(1, lines + 1 - span))
+                xs.append(timed(srv, "/api/timeline?trace=0&from=%d&to=%d&cols=1400" % (frm, frm + span)))
+            lat[key] = xs
+            if span <= 1000:
+                break
+            span = max(1000, span // 8)
+            z += 1
+        picks = [rnd.randint(1, lines) for _ in range(REQS)]
+        lat["lines (60)"] = [timed(srv, "/api/lines?trace=0&from=%d&count=60" % p) for p in picks]
+        lat["regs"] = [timed(srv, "/api/regs?trace=0&line=%d" % p) for p in picks]
+        lat["mem (128 B)"] = [timed(srv, "/api/mem?trace=0&line=%d&addr=0xfffffffff000&len=128" % p)
+                              for p in picks]
+        lat["write (last x0)"] = [timed(srv, "/api/write?trace=0&line=%d&reg=x0&dir=last" % p) for p in picks]
+        lat["step over"] = [timed(srv, "/api/step?trace=0&line=%d&op=over" % p) for p in picks]
+        fig["lat"] = {k: (statistics.median(v), pct(v, 99)) for k, v in lat.items()}
+        chromium = cdp.find_chromium()
+        if chromium:
+            firsts = []
+            b = cdp.Browser(chromium)
+            try:
+                b.open("about:blank")
+                for _ in range(3):
+                    b.send("Page.navigate", {"url": srv.url})
+                    b.wait_for("typeof trawlView !== 'undefined' && trawlView.firstTimeline !== undefined",
+                               timeout=60)
+                    firsts.append(b.eval("trawlView.firstTimeline"))
+            finally:
+                b.close()
+            fig["first_timeline_ms"] = statistics.median(firsts)
+        fig.update(rss(srv.proc.pid))
+    finally:
+        srv.stop()
+    return fig
+
+
+print("(shared, noisy machine: medians; the small trace is the baseline)")
+a = measure(small)
+b = measure(big)
+print("trace sizes: %.0f MB and %.0f MB (x%.1f)" % (a["size_mb"], b["size_mb"], b["size_mb"] / a["size_mb"]))
+print("index + call timeline build: %.1f s and %.1f s" % (a["build_s"], b["build_s"]))
+if "first_timeline_ms" in a:
+    print("first timeline drawn after page load (Chromium, median of 3): %.0f ms and %.0f ms (target <= 1000)"
+          % (a["first_timeline_ms"], b["first_timeline_ms"]))
+print("peak RSS (build included): %.0f MB and %.0f MB; RSS after the requests: %.0f MB and %.0f MB"
+      " (target <= 200, flat)" % (a["VmHWM"], b["VmHWM"], a["VmRSS"], b["VmRSS"]))
+print("%-34s %18s %18s %8s" % ("request (%d each)" % REQS, "small p50/p99 ms", "big p50/p99 ms", "p99 x"))
+worst = 0
+for k in b["lat"]:
+    ka = k if k in a["lat"] else None
+    pb = b["lat"][k]
+    pa = a["lat"][ka] if ka else None
+    worst = max(worst, pb[1], pa[1] if pa else 0)
+    print("%-34s %18s %18s %8s" % (k, "%.2f / %.2f" % pa if pa else "-", "%.2f / %.2f" % pb,
+                                   "%.2f" % (pb[1] / pa[1]) if pa and pa[1] else "-"))
+for k in a["lat"]:
+    if k not in b["lat"]:
+        worst = max(worst, a["lat"][k][1])
+        print("%-34s %18s %18s %8s" % (k, "%.2f / %.2f" % a["lat"][k], "-", "-"))
+print("worst p99: %.2f ms (target <= 50)" % worst)
