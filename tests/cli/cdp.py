@@ -13,6 +13,23 @@ import tempfile
 import time
 
 
+def checker(fails):
+    """check(ok, msg): a failed check is printed and kept in fails."""
+    def check(ok, msg):
+        if not ok:
+            fails.append(msg)
+            print("FAIL: " + msg)
+    return check
+
+
+def cli_runner(trawl):
+    """cli(*args): trawl's standard output (a failing command raises)."""
+    def cli(*args):
+        return subprocess.run([trawl] + list(args), check=True, capture_output=True,
+                              text=True).stdout
+    return cli
+
+
 def find_chromium():
     # Debian's /usr/bin/chromium is a shell wrapper around this
     if os.access("/usr/lib/chromium/chromium", os.X_OK):

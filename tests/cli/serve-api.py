@@ -12,7 +12,6 @@ Usage: serve-api.py TRAWL TMPDIR [EMULATED_TRACE IMAGE]
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,16 +21,8 @@ trawl, tmp = sys.argv[1:3]
 emulated = sys.argv[3:5] if len(sys.argv) >= 5 else None
 src = os.environ["TRAWL_SRC"]
 fails = []
-
-
-def check(ok, msg):
-    if not ok:
-        fails.append(msg)
-        print("FAIL: " + msg)
-
-
-def cli(*args):
-    return subprocess.run([trawl] + list(args), check=True, capture_output=True, text=True).stdout
+check = cdp.checker(fails)
+cli = cdp.cli_runner(trawl)
 
 
 two = os.path.join(tmp, "calls-2cpu.tarmac")

@@ -4,6 +4,10 @@
 . "$TRAWL_SRC/tests/cli-lib.sh"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 "$TRAWL" serve --help >/dev/null || fail "serve --help"
+# libmicrohttpd is loaded by trawl serve only: the binary does not link it
+if command -v ldd >/dev/null 2>&1 && ldd "$TRAWL" | grep -q microhttpd; then
+	fail "trawl is linked against libmicrohttpd (every command would load it)"
+fi
 expect_exit 2 "$TRAWL" serve
 expect_exit 2 "$TRAWL" serve --bind nowhere "$TRAWL_SRC/tests/data/calls-2cpu.tarmac"
 expect_exit 1 "$TRAWL" serve "$_tmp/missing.tarmac"

@@ -13,7 +13,6 @@ Usage: serve-browser.py TRAWL TRACE IMAGE OUTDIR
 """
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -22,16 +21,8 @@ import cdp  # noqa: E402
 
 trawl, trace, image, outdir = sys.argv[1:5]
 fails = []
-
-
-def check(ok, msg):
-    if not ok:
-        fails.append(msg)
-        print("FAIL: " + msg)
-
-
-def cli(*args):
-    return subprocess.run([trawl] + list(args), check=True, capture_output=True, text=True).stdout
+check = cdp.checker(fails)
+cli = cdp.cli_runner(trawl)
 
 
 def type_enter(b, field, text):
