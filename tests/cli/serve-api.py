@@ -55,29 +55,38 @@ try:
     info = srv.wait_ready(0)
     check((info["lines"], info["events"], info["cpus"]) == (19, 15, 2),
           "2cpu info %s" % {k: info[k] for k in ("lines", "events", "cpus")})
-    views = {
-        # one column per line: col(L) = L - 1
-        (1, 20, 19): [[0, 0, 3, 12, 1, "0x1000", 4, 13], [1, 0, 4, 18, 1, "0x1000", 5, 19],
-                      [0, 1, 9, 9, 1, "0x1010", 10, 10], [1, 1, 10, 16, 1, "0x1020", 11, 17],
-                      [1, 2, 13, 15, 1, "[CoreEvent_IRQ]", 14, 16]],
-        # two columns: col(L) = (L - 1) * 2 // 19
-        (1, 20, 2): [[0, 0, 0, 1, 1, "0x1000", 4, 13], [1, 0, 0, 1, 1, "0x1000", 5, 19],
-                     [0, 1, 0, 0, 1, "0x1010", 10, 10], [1, 1, 1, 1, 1, "0x1020", 11, 17],
-                     [1, 2, 1, 1, 1, "[CoreEvent_IRQ]", 14, 16]],
-        # lines 10-11 in four columns: the IRQ (line 14) is outside
-        (10, 12, 4): [[0, 0, 0, 3, 1, "0x1000", 4, 13], [1, 0, 0, 3, 1, "0x1000", 5, 19],
-                      [0, 1, 0, 0, 1, "0x1010", 10, 10], [1, 1, 2, 3, 1, "0x1020", 11, 17]],
-    }
-    marks = {(1, 20, 19): [[1, 13, 1, 14]], (1, 20, 2): [[1, 1, 1, 14]], (10, 12, 4): []}
+    # Golden answers (tests/cli/golden/serve-*.json), checked by hand:
+    #   1-20 in 19 columns, one column per line, col(L) = L - 1:
+    #     cpu0 0x1000 lines 4-13 -> columns 3-12, 0x1010 (10) -> 9;
+    #     cpu1 0x1000 5-19 -> 4-18, 0x1020 11-17 -> 10-16, the IRQ 14-16
+    #     -> 13-15 at depth 2 and its mark at column 13;
+    #   1-20 in 2 columns, col(L) = (L - 1) * 2 // 19: lines 1-10 column 0,
+    #     11-19 column 1 (the IRQ and 0x1020 in column 1);
+    #   10-11 in 4 columns, col(L) = (L - 10) * 2: what starts before 10 is
+    #     column 0, what ends after 11 column 3; the IRQ (line 14) is outside.
+    views = ((1, 20, 19), (1, 20, 2), (10, 12, 4))
+    golden = os.path.join(src, "tests/cli/golden")
+
+    def expect_golden(name, answer):
+        path = os.path.join(golden, name)
+        if os.environ.get("TRAWL_UPDATE_GOLDEN") == "1":
+            with open(path, "w") as f:
+                json.dump(answer, f, indent=1)
+                f.write("\n")
+        with open(path) as f:
+            want = json.load(f)
+        check(answer == want, "%s: the answer differs from the golden file: %s" % (name, answer))
+        return want
     levels = cdp.calltree_levels(cli("calltree", two))
-    for (frm, to, cols), want in views.items():
+    for frm, to, cols in views:
         tl = srv.api("/api/timeline?trace=0&from=%d&to=%d&cols=%d" % (frm, to, cols))
-        check(tl["items"] == want, "timeline %s: %s" % ((frm, to, cols), tl["items"]))
-        check(tl["marks"] == marks[(frm, to, cols)], "marks %s: %s" % ((frm, to, cols), tl["marks"]))
-        check(want == cdp.aggregate(levels, frm, to, cols, [0, 1]), "aggregation %s" % ((frm, to, cols),))
+        want = expect_golden("serve-timeline-%d-%d-%d.json" % (frm, to, cols), tl)
+        check(want["items"] == cdp.aggregate(levels, frm, to, cols, [0, 1]),
+              "aggregation %s" % ((frm, to, cols),))
     # a budget of 3 items keeps the shallowest levels
     tl = srv.api("/api/timeline?trace=0&from=1&to=20&cols=19&max=3")
-    check(tl["truncated"] and tl["items"] == views[(1, 20, 19)][:3], "budget: %s" % tl)
+    check(tl["truncated"] and tl["items"] == srv.api("/api/timeline?trace=0&from=1&to=20&cols=19")["items"][:3],
+          "budget: %s" % tl)
     # the index's call depth counts BL/BLR and RET only, so the IRQ handler
     # (line 14) is at the depth of the function it interrupted (0x1020):
     # stepping out leaves that function, at line 19 (as the terminal browser)
@@ -87,6 +96,10 @@ try:
         check(got == want, "step %s from line %d: %s, expected %d" % (op, line, got, want))
     check(srv.api("/api/search?trace=0&line=1&text=CoreEvent_IRQ")["line"] == 12, "search IRQ")
     check(srv.api("/api/search?trace=0&line=12&text=CoreEvent_IRQ")["line"] is None, "search past it")
+    check(srv.api("/api/search?trace=0&line=19&text=CoreEvent_IRQ&dir=last")["line"] == 12, "search back")
+    check(srv.api("/api/search?trace=0&line=13&text=IRQ&dir=last")["line"] == 12, "search back 1")
+    check(srv.api("/api/search?trace=0&line=12&text=IRQ&dir=last")["line"] is None, "search back past it")
+    check(srv.api("/api/search?trace=0&line=19&text=cpu0%20IT&dir=last")["line"] == 13, "search back: last cpu0")
     check(srv.api("/api/goto?trace=0&q=0x1020")["line"] == 11, "go to 0x1020")
     check(srv.api("/api/goto?trace=0&q=0x1008&line=14")["line"] == 19, "go to next 0x1008")
     check(srv.api("/api/goto?trace=0&q=@5")["line"] == 16, "go to time 5")
@@ -110,7 +123,8 @@ try:
     for line in range(1, 20):
         same_as_cli(0, two, line)
     # changed marks: line 16 (cpu1's ERET at 5 clk) follows the SP write of line 15
-    r = srv.api("/api/regs?trace=0&line=15")
+    # (golden: cpu1's pc 0x400 and sp 0x30000 after its handler's first NOP)
+    r = expect_golden("serve-regs-15.json", srv.api("/api/regs?trace=0&line=15"))
     check([n for n, _, c in r["registers"] if c] == ["sp"], "changed at line 15: %s" % r["registers"])
     if emulated:
         path = emulated[0]

@@ -249,13 +249,13 @@ async function goTo(q) {
   await drawTimeline();
 }
 
-async function search(text) {
+async function search(text, dir) {
   let from = view.line;
   for (let round = 0; round < 64; round++) {
     say('searching from line ' + from + ' ...');
-    const r = await api('search', { trace: view.trace, line: from, text });
+    const r = await api('search', { trace: view.trace, line: from, text, dir });
     if (r.line) { say(''); await select(r.line); return; }
-    if (!r.next) { say(r.error || "'" + text + "' not found below"); return; }
+    if (!r.next) { say(r.error || "'" + text + "' not found " + (dir === 'last' ? 'above' : 'below')); return; }
     from = r.next;
   }
   say('not found yet: press Enter to go on');
@@ -436,7 +436,9 @@ function wire() {
   $('back').onclick = () => step('back');
   $('out').onclick = () => step('out');
   $('goto').addEventListener('keydown', (e) => { if (e.key === 'Enter') goTo($('goto').value.trim()); });
-  $('search').addEventListener('keydown', (e) => { if (e.key === 'Enter') search($('search').value); });
+  $('search').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') search($('search').value, e.shiftKey ? 'last' : 'next');
+  });
   $('mem-addr').addEventListener('keydown', (e) => {
     if (e.key !== 'Enter') return;
     const v = $('mem-addr').value.trim();

@@ -55,7 +55,8 @@ static void event_value(struct api *a, uint64_t ev)
 	a->t->ic.json = json;
 }
 
-static void trace_state(struct api *a, struct serve_trace *t)
+/* The members every trace answer has; returns the state they say. */
+static enum serve_state trace_state(struct api *a, struct serve_trace *t)
 {
 	pthread_mutex_lock(&a->s->lock);
 	enum serve_state st = t->state;
@@ -74,6 +75,7 @@ static void trace_state(struct api *a, struct serve_trace *t)
 		trawl_json_key(&a->j, "message");
 		trawl_json_cstring(&a->j, t->message);
 	}
+	return st;
 }
 
 static int api_traces(struct api *a)
@@ -94,10 +96,10 @@ static int api_traces(struct api *a)
 /* Asking for a trace starts its build; the page polls until "ready". */
 static int api_trace(struct api *a)
 {
-	enum serve_state st = serve_trace_request(a->s, a->t);
+	serve_trace_request(a->s, a->t);
 	trawl_json_object_begin(&a->j);
-	trace_state(a, a->t);
-	if (st == SERVE_READY) {
+	/* the state printed decides: the build may end between the two */
+	if (trace_state(a, a->t) == SERVE_READY) {
 		struct trawl_index_info info;
 		trawl_index_get_info(a->t->ic.ix, &info);
 		key_u64(a, "lines", info.lines);
@@ -368,9 +370,37 @@ static uint64_t offset_line(struct api *a, uint64_t off)
  * from where it stopped. */
 #define SEARCH_SPAN ((uint64_t)256 << 20)
 
-/* Forward text search from the line after `line`: {"line": L} or
- * {"line": null, "next": L} when the span ended first ("next" is null at
- * the end of the trace). */
+/* The last match of t[0, len) that starts in [lo, before) of the text. */
+static const char *last_match(const char *m, size_t n, uint64_t lo, uint64_t before,
+			      const char *t, size_t len)
+{
+	const char *hit = NULL, *p = m + lo;
+	uint64_t end = before + len - 1 < n ? before + len - 1 : n;
+	while (p < m + end && (p = memmem(p, (size_t)(m + end - p), t, len)) && p < m + before)
+		hit = p++;
+	return hit;
+}
+
+static void search_answer(struct api *a, const char *hit, int more, uint64_t next)
+{
+	trawl_json_object_begin(&a->j);
+	trawl_json_key(&a->j, "line");
+	if (hit)
+		trawl_json_u64(&a->j, offset_line(a, (uint64_t)(hit - a->t->ic.map)));
+	else
+		trawl_json_null(&a->j);
+	trawl_json_key(&a->j, "next");
+	if (!hit && more)
+		trawl_json_u64(&a->j, next);
+	else
+		trawl_json_null(&a->j);
+	trawl_json_object_end(&a->j);
+}
+
+/* Text search from `line`: the first line after it holding the text
+ * (dir=next, the default) or the last one before it (dir=last). At most
+ * SEARCH_SPAN bytes are read: {"line": L} or {"line": null, "next": L},
+ * where to ask again ("next" is null when the whole trace was read). */
 static int api_search(struct api *a)
 {
 	char why[128];
@@ -384,23 +414,19 @@ static int api_search(struct api *a)
 		return bad(a, 400, "nothing to search for");
 	if (line_offset(a, a->r->line, &off))
 		return bad(a, 400, "no such line");
-	const char *m = a->t->ic.map, *nl = memchr(m + off, '\n', n - off);
+	const char *m = a->t->ic.map;
+	if (a->r->dir < 0) {
+		uint64_t lo = off > SEARCH_SPAN ? off - SEARCH_SPAN : 0;
+		const char *hit = last_match(m, n, lo, off, a->r->text, len);
+		search_answer(a, hit, lo > 0, lo ? offset_line(a, lo) + 1 : 0);
+		return 200;
+	}
+	const char *nl = memchr(m + off, '\n', n - off);
 	uint64_t start = nl ? (uint64_t)(nl - m) + 1 : n;
 	uint64_t end = n - start > SEARCH_SPAN ? start + SEARCH_SPAN : n;
 	uint64_t stop = end < n ? end + len - 1 : n;      /* a match may cross the span's end */
 	const char *hit = memmem(m + start, stop - start, a->r->text, len);
-	trawl_json_object_begin(&a->j);
-	trawl_json_key(&a->j, "line");
-	if (hit)
-		trawl_json_u64(&a->j, offset_line(a, (uint64_t)(hit - m)));
-	else
-		trawl_json_null(&a->j);
-	trawl_json_key(&a->j, "next");
-	if (!hit && end < n)
-		trawl_json_u64(&a->j, offset_line(a, end) - 1);
-	else
-		trawl_json_null(&a->j);
-	trawl_json_object_end(&a->j);
+	search_answer(a, hit, end < n, end < n ? offset_line(a, end) - 1 : 0);
 	return 200;
 }
 
