@@ -83,6 +83,13 @@ try:
         want = expect_golden("serve-timeline-%d-%d-%d.json" % (frm, to, cols), tl)
         check(want["items"] == cdp.aggregate(levels, frm, to, cols, [0, 1]),
               "aggregation %s" % ((frm, to, cols),))
+    # calls of a chosen function as marks: 0x1000 is each core's root (lines
+    # 4 and 5), 0x1010 cpu0's call at line 10
+    tl = srv.api("/api/timeline?trace=0&from=1&to=20&cols=19&mark=0x1000")
+    check(tl["calls"] == [[0, 3, 1, 4], [1, 4, 1, 5]], "calls of 0x1000: %s" % tl.get("calls"))
+    tl = srv.api("/api/timeline?trace=0&from=1&to=20&cols=2&mark=0x1010")
+    check(tl["calls"] == [[0, 0, 1, 10]], "calls of 0x1010: %s" % tl.get("calls"))
+    check("calls" not in srv.api("/api/timeline?trace=0&from=1&to=20&cols=2"), "calls without mark=")
     # a budget of 3 items keeps the shallowest levels
     tl = srv.api("/api/timeline?trace=0&from=1&to=20&cols=19&max=3")
     check(tl["truncated"] and tl["items"] == srv.api("/api/timeline?trace=0&from=1&to=20&cols=19")["items"][:3],
@@ -142,6 +149,20 @@ try:
                     got = srv.api("/api/write?trace=1&line=%d&dir=%s&%s" % (line, d, q))
                     want = json.loads(cli(cmd, "--at", str(line), "--json", path, target))
                     check(got == want, "line %d %s %s: %s vs %s" % (line, cmd, target, got, want))
+        # the calls of build, grouped per column, from the calltree text
+        tree = cdp.calltree_levels(cli("calltree", "--image", emulated[1], path))
+        starts = sorted(f for lv in tree.values() for f, _, n in lv if n == "build")
+        for frm, to, cols in ((1, einfo["lines"] + 1, 700), (starts[3], starts[9] + 1, 50)):
+            want, cur = [], None
+            for f in starts:
+                if frm <= f < to:
+                    c = (f - frm) * cols // (to - frm)
+                    if want and want[-1][1] == c:
+                        want[-1][2] += 1
+                    else:
+                        want.append([0, c, 1, f])
+            got = srv.api("/api/timeline?trace=1&from=%d&to=%d&cols=%d&mark=build" % (frm, to, cols))["calls"]
+            check(got == want and len(want) > 1, "calls of build %s: %s vs %s" % ((frm, to, cols), got[:4], want[:4]))
         first_build = next(a for a in cdp.calltree_levels(cli("calltree", "--image", emulated[1], path)).values()
                            for a in a if a[2] == "build")
         got = srv.api("/api/goto?trace=1&q=build")["line"]

@@ -2,7 +2,7 @@
 // text (virtually scrolled), registers and memory at the selected line.
 // Plain JavaScript and a canvas; everything comes from the JSON API
 // (docs/serve.md). The position lives in the URL's fragment:
-//   #t=TRACE&l=LINE&v=FROM-TO&m=MEMADDR&s=reg:NAME|mem:ADDR
+//   #t=TRACE&l=LINE&v=FROM-TO&m=MEMADDR&s=reg:NAME|mem:ADDR&k=FUNCTION
 'use strict';
 
 const ROW = 16;            // list row height (px), as in style.css
@@ -11,7 +11,7 @@ const MAX_SPACER = 8e6;    // tallest scroll area browsers handle well (px)
 
 const $ = (id) => document.getElementById(id);
 const view = {
-  trace: 0, info: null, line: 1, from: 1, to: 2, mem: null, sel: null,
+  trace: 0, info: null, line: 1, from: 1, to: 2, mem: null, sel: null, mark: null,
   timeline: null,          // the last timeline answer (tests read it)
   regs: null, listFirst: 0, ready: false,
 };
@@ -42,7 +42,7 @@ function readFragment() {
   const v = (f.get('v') || '').split('-').map(Number);
   return {
     trace: num('t'), line: num('l'), from: v.length === 2 ? v[0] : null,
-    to: v.length === 2 ? v[1] : null, mem: f.get('m'), sel: f.get('s'),
+    to: v.length === 2 ? v[1] : null, mem: f.get('m'), sel: f.get('s'), mark: f.get('k'),
   };
 }
 
@@ -53,6 +53,7 @@ function writeFragment() {
   f.set('v', Math.round(view.from) + '-' + Math.round(view.to));
   if (view.mem) f.set('m', view.mem);
   if (view.sel) f.set('s', view.sel);
+  if (view.mark) f.set('k', view.mark);
   history.replaceState(null, '', location.pathname + location.search + '#' + f.toString());
 }
 
@@ -103,6 +104,8 @@ async function openTrace(id, f) {
   view.mem = f && f.mem ? f.mem : null;
   view.sel = f && f.sel ? f.sel : null;
   if (view.mem) $('mem-addr').value = view.mem;
+  view.mark = f && f.mark ? f.mark : null;
+  $('mark').value = view.mark || '';
   $('list-spacer').style.height = Math.min(t.lines * ROW, MAX_SPACER) + 'px';
   view.ready = true;
   await select(f && f.line ? Math.min(f.line, t.lines) : 1, true);
@@ -290,9 +293,9 @@ async function drawTimeline() {
   if (!view.ready) return;
   const { w } = canvasSize(), ticket = ++tlTicket;
   const cols = Math.max(1, Math.floor(w));
-  const r = await api('timeline', {
-    trace: view.trace, from: Math.floor(view.from), to: Math.ceil(view.to), cols,
-  });
+  const p = { trace: view.trace, from: Math.floor(view.from), to: Math.ceil(view.to), cols };
+  if (view.mark) p.mark = view.mark;
+  const r = await api('timeline', p);
   if (ticket !== tlTicket || !r.items) return;
   view.timeline = r;
   paintTimeline();
@@ -341,6 +344,15 @@ function paintTimeline() {
     g.moveTo(x - 4, t.top);
     g.lineTo(x + 4, t.top);
     g.lineTo(x, t.top + 8);
+    g.fill();
+  }
+  g.fillStyle = '#123a8c';
+  for (const [cpu, col] of tl.calls || []) {
+    const t = tops[cpu], x = col * scale, y = t.top + t.height;
+    g.beginPath();
+    g.moveTo(x - 4, y);
+    g.lineTo(x + 4, y);
+    g.lineTo(x, y - 8);
     g.fill();
   }
   drawCursorOn(g, w, h);
@@ -436,6 +448,11 @@ function wire() {
   $('back').onclick = () => step('back');
   $('out').onclick = () => step('out');
   $('goto').addEventListener('keydown', (e) => { if (e.key === 'Enter') goTo($('goto').value.trim()); });
+  $('mark').addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    view.mark = $('mark').value.trim() || null;
+    drawTimeline();
+  });
   $('search').addEventListener('keydown', (e) => {
     if (e.key === 'Enter') search($('search').value, e.shiftKey ? 'last' : 'next');
   });

@@ -476,12 +476,15 @@ static int api_timeline(struct api *a)
 		return bad(a, 400, why);
 	if (a->r->to <= a->r->from)
 		return bad(a, 400, "'to' must be above 'from'");
+	const char *mark = a->r->have & SP_MARK ? a->r->mark : NULL;
+	if (mark && serve_timeline_mark(&a->t->tl, mark))
+		return bad(a, 500, "out of memory");
 	trawl_json_object_begin(&a->j);
 	key_u64(a, "from", a->r->from);
 	key_u64(a, "to", a->r->to);
 	key_u64(a, "cols", a->r->cols);
 	serve_timeline_write(&a->t->tl, a->r->from, a->r->to, a->r->cols,
-			     a->r->have & SP_MAX ? a->r->max : 4000, &a->j);
+			     a->r->have & SP_MAX ? a->r->max : 4000, mark != NULL, &a->j);
 	trawl_json_object_end(&a->j);
 	return 200;
 }

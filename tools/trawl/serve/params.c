@@ -32,7 +32,7 @@ static const struct num_param nums[] = {
 };
 
 static const char *const names[] = { "trace", "line", "from", "to", "count", "cols", "max",
-				     "addr", "len", "cpu", "dir", "reg", "text", "op", "q" };
+				     "addr", "len", "cpu", "dir", "reg", "text", "op", "q", "mark" };
 
 static int fail(char *why, size_t n, const char *fmt, const char *key)
 {
@@ -97,6 +97,9 @@ int serve_req_set(struct serve_req *r, const char *key, const char *value, size_
 	if (!strcmp(key, "reg"))
 		return set_string(r->reg, sizeof r->reg, key, value, value_len, why, why_size) ||
 		       (r->have |= SP_REG, 0);
+	if (!strcmp(key, "mark"))
+		return set_string(r->mark, sizeof r->mark, key, value, value_len, why, why_size) ||
+		       (r->have |= SP_MARK, 0);
 	if (!strcmp(key, "text") || !strcmp(key, "q")) {
 		if (set_string(r->text, sizeof r->text, key, value, value_len, why, why_size))
 			return -1;

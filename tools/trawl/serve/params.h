@@ -12,7 +12,7 @@ enum {
 	SP_TRACE = 1u << 0, SP_LINE = 1u << 1, SP_FROM = 1u << 2, SP_TO = 1u << 3,
 	SP_COUNT = 1u << 4, SP_COLS = 1u << 5, SP_MAX = 1u << 6, SP_ADDR = 1u << 7,
 	SP_LEN = 1u << 8, SP_CPU = 1u << 9, SP_DIR = 1u << 10, SP_REG = 1u << 11,
-	SP_TEXT = 1u << 12, SP_OP = 1u << 13, SP_Q = 1u << 14,
+	SP_TEXT = 1u << 12, SP_OP = 1u << 13, SP_Q = 1u << 14, SP_MARK = 1u << 15,
 };
 
 #define SERVE_TEXT_MAX 256      /* search text, go-to query */
@@ -33,6 +33,7 @@ struct serve_req {
 	int op;                 /* enum serve_op */
 	char reg[SERVE_REG_MAX];
 	char text[SERVE_TEXT_MAX];  /* text= and q= */
+	char mark[SERVE_TEXT_MAX];  /* a function whose calls the timeline marks */
 };
 
 void serve_req_init(struct serve_req *r);

@@ -16,6 +16,8 @@
 
 #include "core/grow.h"
 
+static void drop_calls(struct serve_timeline *t);
+
 static uint32_t hash_str(const char *s)
 {
 	uint32_t h = 2166136261u;
@@ -125,6 +127,7 @@ void serve_timeline_release(struct serve_timeline *t)
 		free(t->cores[i].levels);
 		free(t->cores[i].marks);
 	}
+	drop_calls(t);
 	for (uint32_t i = 0; i < t->nnames; i++)
 		free(t->names[i]);
 	free(t->names);
@@ -232,27 +235,83 @@ static size_t lower_bound(const uint64_t *m, size_t n, uint64_t x)
 	return lo;
 }
 
-/* Exception marks, one per core and column: [cpu, column, count, first line]. */
-static void write_marks(const struct tl_core *k, const struct view *v, struct trawl_json *j)
+/* Marks (sorted lines m[0, n)), one per column: [cpu, column, count, first line]. */
+static void write_marks(unsigned cpu, const uint64_t *m, size_t n, const struct view *v,
+			struct trawl_json *j)
 {
-	size_t i = lower_bound(k->marks, k->nmarks, v->from);
-	while (i < k->nmarks && k->marks[i] < v->to) {
-		uint64_t c = col_of(v, k->marks[i]);
-		size_t e = lower_bound(k->marks, k->nmarks, col_start(v, c + 1));
+	size_t i = lower_bound(m, n, v->from);
+	while (i < n && m[i] < v->to) {
+		uint64_t c = col_of(v, m[i]);
+		size_t e = lower_bound(m, n, col_start(v, c + 1));
 		trawl_json_array_begin(j);
-		trawl_json_u64(j, k->cpu);
+		trawl_json_u64(j, cpu);
 		trawl_json_u64(j, c);
 		trawl_json_u64(j, e - i);
-		trawl_json_u64(j, k->marks[i]);
+		trawl_json_u64(j, m[i]);
 		trawl_json_array_end(j);
 		i = e;
 	}
 }
 
+static int name_matches(const char *have, const char *want);
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void drop_calls(struct serve_timeline *t)
+{
+	for (unsigned i = 0; t->calls && i < t->ncores; i++)
+		free(t->calls[i]);
+	free(t->calls);
+	free(t->ncalls);
+	free(t->calls_name);
+	t->calls = NULL;
+	t->ncalls = NULL;
+	t->calls_name = NULL;
+}
+
+/* The first lines of name's activations, per core: one pass over every
+ * activation, kept for the next request (a view pans and zooms with the
+ * same marks). */
+int serve_timeline_mark(struct serve_timeline *t, const char *name)
+{
+	if (t->calls_name && !strcmp(t->calls_name, name))
+		return 0;
+	drop_calls(t);
+	t->calls = calloc(t->ncores ? t->ncores : 1, sizeof *t->calls);
+	t->ncalls = calloc(t->ncores ? t->ncores : 1, sizeof *t->ncalls);
+	t->calls_name = strdup(name);
+	if (!t->calls || !t->ncalls || !t->calls_name)
+		goto nomem;
+	for (unsigned i = 0; i < t->ncores; i++) {
+		size_t cap = 0;
+		for (unsigned d = 0; d < t->cores[i].nlevels; d++) {
+			const struct tl_level *l = &t->cores[i].levels[d];
+			for (size_t k = 0; k < l->n; k++) {
+				if (!name_matches(t->names[l->a[k].name], name))
+					continue;
+				if (!trawl_grow((void **)&t->calls[i], &cap, t->ncalls[i] + 1,
+						sizeof **t->calls))
+					goto nomem;
+				t->calls[i][t->ncalls[i]++] = l->a[k].first;
+			}
+		}
+		if (t->ncalls[i])
+			qsort(t->calls[i], t->ncalls[i], sizeof **t->calls, cmp_u64);
+	}
+	return 0;
+nomem:
+	drop_calls(t);
+	return -1;
+}
+
 /* Depth by depth over every core, so that a budget cut leaves out the
  * deepest levels, the thinnest on the screen. */
 void serve_timeline_write(const struct serve_timeline *t, uint64_t from, uint64_t to,
-			  uint64_t cols, uint64_t max, struct trawl_json *j)
+			  uint64_t cols, uint64_t max, int calls, struct trawl_json *j)
 {
 	struct view v = { from, to, cols ? cols : 1, to > from ? to - from : 1 };
 	unsigned depth = 0;
@@ -285,8 +344,15 @@ void serve_timeline_write(const struct serve_timeline *t, uint64_t from, uint64_
 	trawl_json_key(j, "marks");
 	trawl_json_array_begin(j);
 	for (unsigned i = 0; i < t->ncores && to > from; i++)
-		write_marks(&t->cores[i], &v, j);
+		write_marks(t->cores[i].cpu, t->cores[i].marks, t->cores[i].nmarks, &v, j);
 	trawl_json_array_end(j);
+	if (calls && t->calls) {
+		trawl_json_key(j, "calls");
+		trawl_json_array_begin(j);
+		for (unsigned i = 0; i < t->ncores && to > from; i++)
+			write_marks(t->cores[i].cpu, t->calls[i], t->ncalls[i], &v, j);
+		trawl_json_array_end(j);
+	}
 	trawl_json_key(j, "truncated");
 	trawl_json_bool(j, truncated);
 }

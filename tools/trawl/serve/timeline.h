@@ -40,6 +40,11 @@ struct serve_timeline {
 	uint32_t *hash;             /* open addressing: name index + 1, 0 empty */
 	uint32_t hash_cap;
 	uint64_t activations;
+	/* the calls= marks last asked for: first lines of the activations of
+	 * one function, per core (cores[i]), sorted */
+	char *calls_name;
+	uint64_t **calls;
+	size_t *ncalls;
 };
 
 /* Copy what the view needs out of a finished call tree (which the caller
@@ -47,11 +52,18 @@ struct serve_timeline {
 int serve_timeline_build(struct serve_timeline *t, const struct trawl_calls *c);
 void serve_timeline_release(struct serve_timeline *t);
 
+/* Find the calls of function `name` (its activations, named as
+ * serve_timeline_find matches them) for serve_timeline_write's "calls";
+ * kept until another name is asked for. Returns -1 when out of memory. */
+int serve_timeline_mark(struct serve_timeline *t, const char *name);
+
 /* A view of lines [from, to) in cols columns: the items (at most max; the
- * shallowest depths first) and the exception marks, as the members
- * "cores" and "truncated" of the open JSON object j. */
+ * shallowest depths first), the exception marks and, with calls, the
+ * marks of the function serve_timeline_mark found, as the members
+ * "cores", "items", "marks", "calls" and "truncated" of the open JSON
+ * object j. */
 void serve_timeline_write(const struct serve_timeline *t, uint64_t from, uint64_t to,
-			  uint64_t cols, uint64_t max, struct trawl_json *j);
+			  uint64_t cols, uint64_t max, int calls, struct trawl_json *j);
 
 /* First activation named `name` (exactly, or its part before "+0x") that
  * starts at or after line `after`, on any core: its first line, or 0. */
