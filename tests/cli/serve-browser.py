@@ -141,6 +141,26 @@ try:
     type_enter(browser, "mem-addr", hex(int(json.loads(cli("regs", "--at", str(line), "--json", trace))
                                              ["registers"]["sp"], 16)))
     time.sleep(0.5)
+    # the position lives in the URL: a fragment taken from this view opens
+    # the same view in a new page
+    for _ in range(3):
+        browser.eval(key % "+")
+    browser.wait_for("trawlView.timeline.to - trawlView.timeline.from < trawlView.info.lines / 4"
+                     " && Math.floor(trawlView.from) === trawlView.timeline.from")
+    frag = browser.eval("location.hash")
+    pos = browser.eval("[trawlView.line, Math.round(trawlView.from), Math.round(trawlView.to), trawlView.mem]")
+    b2 = cdp.Browser(cdp.find_chromium())
+    try:
+        b2.open(srv.url + frag)
+        b2.wait_for("typeof trawlView !== 'undefined' && trawlView.ready && trawlView.timeline !== null"
+                    " && trawlView.regs !== null", timeout=60)
+        got = b2.eval("[trawlView.line, trawlView.from, trawlView.to, trawlView.mem]")
+        check(got == pos, "the URL %s reopened at %s, not %s" % (frag, got, pos))
+        check(b2.eval("document.querySelector('#list .row.sel').dataset.line") == str(pos[0]),
+              "the reopened list does not show line %d selected" % pos[0])
+    finally:
+        b2.close()
+
     shot = os.path.join(outdir, "serve-screenshot.png")
     browser.screenshot(shot)
     check(os.path.getsize(shot) > 10000, "the screenshot is empty")
