@@ -1,8 +1,9 @@
 #!/bin/sh
 # trawl serve (issue 15): on emulated traces of two sizes (examples/recurse
 # under `trawl emulate`, about 230 MB and 1 GB of Tarmac; SERVE_BENCH_SMALL /
-# SERVE_BENCH_BIG instructions pick others), with the index built: the
-# first timeline drawn after a page load in headless Chromium, API request
+# SERVE_BENCH_BIG instructions pick others), with the index built by
+# `trawl index` first (its own figures are bench-index's): the first
+# timeline drawn after a page load in headless Chromium, API request
 # latencies (p50/p99) at every zoom level, and the server's RSS. The small
 # trace is the baseline: the big one's figures are printed as ratios to it.
 # Targets: first timeline <= 1 s, every request p99 <= 50 ms, RSS <= 200 MB
