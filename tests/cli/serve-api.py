@@ -12,6 +12,7 @@ Usage: serve-api.py TRAWL TMPDIR [EMULATED_TRACE IMAGE]
 import json
 import os
 import shutil
+import time
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -27,7 +28,10 @@ cli = cdp.cli_runner(trawl)
 
 two = os.path.join(tmp, "calls-2cpu.tarmac")
 shutil.copy(os.path.join(src, "tests/data/calls-2cpu.tarmac"), two)
-traces = [two] + ([emulated[0]] if emulated else [])
+bad = os.path.join(tmp, "bad.tarmac")
+with open(bad, "w") as f:
+    f.write("1 clk IT (1) 00001000 d503201f O EL1h_ns : NOP\n1 clk R X0 zzzz\n")
+traces = [two] + ([emulated[0]] if emulated else []) + [bad]
 args = (["--image", emulated[1]] if emulated else []) + traces
 srv = cdp.Server(trawl, args)
 try:
@@ -168,8 +172,20 @@ try:
         got = srv.api("/api/goto?trace=1&q=build")["line"]
         check(got == min(f for lv in cdp.calltree_levels(cli("calltree", "--image", emulated[1], path)).values()
                          for f, _, n in lv if n == "build"), "go to build: %s (%s)" % (got, first_build))
+    # a trace that cannot be read: the page learns why, the others still work,
+    # and the server's exit status says an input was not used
+    nbad = len(traces) - 1
+    deadline = time.time() + 60
+    while srv.api("/api/trace?trace=%d" % nbad)["state"] not in ("failed", "ready") and time.time() < deadline:
+        time.sleep(0.05)
+    t = srv.api("/api/trace?trace=%d" % nbad)
+    check(t["state"] == "failed" and "bad.tarmac:2:12: expected a register value" in t.get("message", ""),
+          "the bad trace: %s" % t)
+    st, _ = srv.get("/api/lines?trace=%d&from=1&count=2" % nbad)
+    check(st == 503, "lines of a failed trace: HTTP %d" % st)
+    check(srv.api("/api/lines?trace=0&from=1&count=1")["lines"] == text[:1], "trace 0 after the failure")
 finally:
     rc = srv.stop()
-    check(rc == 0, "trawl serve exited %s after SIGTERM" % rc)
+    check(rc == 1, "trawl serve exited %s after SIGTERM with a trace it could not read, expected 1" % rc)
 
 sys.exit(1 if fails else 0)

@@ -51,10 +51,19 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 
 int cli_debug;
 
+/* Per thread: trawl serve's worker reports through cli_report too. */
+static _Thread_local char last_error[1024];
+
+const char *cli_last_error(void)
+{
+	return last_error;
+}
+
 int cli_report(const char *cmd, const struct trawl_error *err)
 {
 	char buf[1024];
 	trawl_error_format_ex(err, buf, sizeof buf, cli_debug);
+	snprintf(last_error, sizeof last_error, "%s", buf);
 	cli_error(cmd, "%s", buf);
 	if (err->excerpt[0]) {
 		fprintf(stderr, "  | %s\n", err->excerpt);

@@ -41,6 +41,9 @@ int cli_lossy(void);
 /* Print a library error (with file:line:col and excerpt) and return the exit
  * code that fits its status. */
 int cli_report(const char *cmd, const struct trawl_error *err);
+/* The message of the last cli_report in this thread ("" if none), for a
+ * view that shows errors elsewhere than on the terminal (trawl serve). */
+const char *cli_last_error(void);
 /* Usage error: message plus "see 'trawl CMD --help'"; returns EXIT_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -185,8 +185,12 @@ int cmd_serve(int argc, char **argv)
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.wake, NULL);
 	rc = run(&s, &o);
-	for (unsigned i = 0; i < s.ntraces; i++)
+	/* a trace that could not be opened was input not used */
+	for (unsigned i = 0; i < s.ntraces; i++) {
+		if (s.traces[i].state == SERVE_FAILED)
+			cli_mark_lossy();
 		serve_trace_release(&s.traces[i]);
+	}
 out:
 	free(s.traces);
 	calls_run_release(&s.opts);

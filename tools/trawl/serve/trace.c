@@ -37,6 +37,15 @@ static void set_state(struct serve *s, struct serve_trace *t, enum serve_state s
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* What the page says of a failed build: the error the CLI code printed on
+ * the server's terminal, from this thread. */
+static void fail(struct serve *s, struct serve_trace *t, const char *what)
+{
+	char msg[sizeof t->message];
+	snprintf(msg, sizeof msg, "%s: %s", what, cli_last_error());
+	set_state(s, t, SERVE_FAILED, msg);
+}
+
 /* The index first (index_cli_open: built when missing or stale, as every
  * index command does), then the call tree read from the trace as trawl
  * calltree reads it (calls_run_read, the command's --image and reader
@@ -51,7 +60,7 @@ static void build(struct serve *s, struct serve_trace *t)
 	t->ic.progress = progress;
 	t->ic.progress_ctx = &pc;
 	if (index_cli_open(&t->ic)) {
-		set_state(s, t, SERVE_FAILED, "the index could not be built (see the server's messages)");
+		fail(s, t, "the index could not be built");
 		return;
 	}
 	struct trawl_index_info info;
@@ -74,7 +83,7 @@ static void build(struct serve *s, struct serve_trace *t)
 	trawl_calls_destroy(r.calls);
 	if (rc) {
 		serve_timeline_release(&t->tl);
-		set_state(s, t, SERVE_FAILED, "the call tree could not be read (see the server's messages)");
+		fail(s, t, "the call tree could not be read");
 		return;
 	}
 	set_state(s, t, SERVE_READY, NULL);
