@@ -48,7 +48,7 @@ static enum trawl_status gz_point(struct gz_build *g, uint8_t kind, struct trawl
 	memcpy(w, g->win + g->wpos, SEEK_WIN - g->wpos);
 	memcpy(w + SEEK_WIN - g->wpos, g->win, g->wpos);
 	uLongf zn = compressBound(SEEK_WIN);
-	if (compress2(g->zwin, &zn, w, SEEK_WIN, 6) != Z_OK)
+	if (compress2(g->zwin, &zn, w, SEEK_WIN, 1) != Z_OK)
 		return trawl_error_set(err, TRAWL_ERR_INTERNAL, "cannot compress a window");
 	return seek_add_blob(g->b, &g->cur, g->zwin, zn, err);
 }
