@@ -5,6 +5,7 @@
  * or a view that scrolls back and forth, decodes nothing twice. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -175,10 +176,13 @@ static enum trawl_status load_span(struct trawl_text *t, uint64_t i, struct text
 	if (!st && XXH3_64bits(c->buf, len) != pt->text_sum)
 		st = TRAWL_CORRUPT(err, "the text does not match its checksum");
 	if (st) {
-		if (st == TRAWL_ERR_CORRUPT)
-			trawl_error_set(err, st, "'%s': the text at byte %llu of '%s' %s",
+		if (st == TRAWL_ERR_CORRUPT) {
+			char why[sizeof err->message];
+			snprintf(why, sizeof why, "%s", err->message);
+			trawl_error_set(err, st, "'%s', restart point at byte %llu of the text of '%s': %s",
 					t->in_memory ? "(seek points in memory)" : t->seek_path,
-					(unsigned long long)pt->text_off, t->path, err->message);
+					(unsigned long long)pt->text_off, t->path, why);
+		}
 		return st;
 	}
 	c->idx = i;

@@ -70,6 +70,11 @@ int index_cli_check_cpu(struct index_cli *c, uint64_t cpu);
  * read (the command then exits 1). */
 struct trawl_text *index_cli_text(struct index_cli *c);
 
+/* For a compressed trace, open its text (building the seek file) and give
+ * the seek file's size and path ("(in memory)" when kept there); 0 for a
+ * plain trace or one whose text cannot be read. */
+uint64_t index_cli_seek_size(struct index_cli *c, const char **path);
+
 /* The first line of an event's text in the trace ("" when it cannot be
  * read); *s stays valid until the next text call. */
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len);
