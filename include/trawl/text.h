@@ -2,7 +2,7 @@
  * for plain, gzip and zstd traces alike (docs/index.md, "Compressed
  * traces"). A plain file is memory-mapped and read in place. A compressed
  * one gets a seek file beside its index (TRACE.trawlseek, or in the cache
- * folder): decompressor restart points about every 1 MiB of text (gzip:
+ * folder): decompressor restart points about every 0.5-1 MiB of text (gzip:
  * with their 32 KiB windows; zstd: frame starts, or a copy of the text in
  * independently compressed frames when the trace is one big frame), each
  * span of text with its checksum, so a read decompresses at most one span
@@ -25,7 +25,8 @@ struct trawl_text_options {
 	 * else the place trawl_index_default_path picks, with .trawlseek for
 	 * .trawlidx; when nothing can be written there it is kept in memory */
 	const char *seek_path;
-	/* text bytes between restart points; 0 = 1 MiB (tests use less) */
+	/* text bytes between restart points; 0 = 512 KiB for gzip, 1 MiB for
+	 * zstd (tests use less) */
 	uint32_t span;
 	/* building the seek file: compressed bytes read so far, of total */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);

@@ -16,7 +16,10 @@
 #define SEEK_WIN 32768u
 /* no span of text is longer (a damaged table cannot ask for more) */
 #define SEEK_MAX_SPAN (64u << 20)
-#define SEEK_DEFAULT_SPAN (1u << 20)
+/* inflate runs at a few hundred MB/s, zstd's decoder at more than 1 GB/s:
+ * half a MiB and one MiB keep a screen read from a random place near 1 ms */
+#define SEEK_DEFAULT_SPAN_GZIP (512u << 10)
+#define SEEK_DEFAULT_SPAN_ZSTD (1u << 20)
 
 enum seek_kind {
 	SEEK_GZ_MEMBER = 1, /* a gzip member starts at src_off */

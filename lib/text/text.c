@@ -56,14 +56,15 @@ enum trawl_status trawl_text_open(struct trawl_text **out, const char *trace_pat
 	t->fd = t->seek_fd = -1;
 	if (opt)
 		t->opt = *opt;
-	if (!t->opt.span)
-		t->opt.span = SEEK_DEFAULT_SPAN;
-	if (t->opt.span < 64 || t->opt.span > SEEK_MAX_SPAN / 4) {
+	if (t->opt.span && (t->opt.span < 64 || t->opt.span > SEEK_MAX_SPAN / 4)) {
 		trawl_text_close(t);
 		return trawl_error_set(err, TRAWL_ERR_USAGE, "a span of %u bytes is out of range",
 				       t->opt.span);
 	}
 	enum trawl_status st = map_trace(t, err);
+	if (!t->opt.span)
+		t->opt.span = t->comp == TRAWL_COMPRESSION_GZIP ? SEEK_DEFAULT_SPAN_GZIP
+								: SEEK_DEFAULT_SPAN_ZSTD;
 	if (!st && t->comp != TRAWL_COMPRESSION_NONE)
 		st = text_seek_open(t, err);
 	if (st) {
