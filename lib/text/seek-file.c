@@ -6,33 +6,10 @@
 
 #include <xxhash.h>
 
+#include "core/grow.h"
+#include "index/format.h" /* the little-endian loads and stores */
 #include "text/seek.h"
 #include "trawl/input.h"
-
-static void st64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void st32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t ld64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t ld32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 uint32_t seek_blob_sum(const void *p, size_t n)
 {
@@ -43,14 +20,8 @@ enum trawl_status seek_add_point(struct seek_build *b, const struct seek_point *
 				 struct trawl_error *err)
 {
 	struct seek_table *t = b->tab;
-	if (t->npoints == b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 256;
-		struct seek_point *np = realloc(t->points, nc * sizeof *np);
-		if (!np)
-			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		t->points = np;
-		b->cap = nc;
-	}
+	if (!trawl_grow((void **)&t->points, &b->cap, (size_t)t->npoints + 1, sizeof *t->points))
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	t->points[t->npoints++] = *pt;
 	return TRAWL_OK;
 }

@@ -14,6 +14,7 @@
 
 #include <xxhash.h>
 
+#include "core/grow.h"
 #include "text/text-int.h"
 
 static enum trawl_status map_trace(struct trawl_text *t, struct trawl_error *err)
@@ -162,13 +163,8 @@ static enum trawl_status load_span(struct trawl_text *t, uint64_t i, struct text
 			c = &t->cache[k];
 	const struct seek_point *pt = &t->tab.points[i];
 	size_t len = (size_t)(span_end(&t->tab, i) - pt->text_off);
-	if (len > c->cap) {
-		char *nb = realloc(c->buf, len);
-		if (!nb)
-			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		c->buf = nb;
-		c->cap = len;
-	}
+	if (!trawl_grow((void **)&c->buf, &c->cap, len, 1))
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	c->valid = 0;
 	enum trawl_status st =
 		t->comp == TRAWL_COMPRESSION_GZIP
@@ -198,13 +194,8 @@ static enum trawl_status load_span(struct trawl_text *t, uint64_t i, struct text
 static enum trawl_status gather(struct trawl_text *t, uint64_t off, size_t n,
 				struct trawl_error *err)
 {
-	if (n > t->scratch_cap) {
-		char *nb = realloc(t->scratch, n);
-		if (!nb)
-			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		t->scratch = nb;
-		t->scratch_cap = n;
-	}
+	if (!trawl_grow((void **)&t->scratch, &t->scratch_cap, n, 1))
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	for (size_t done = 0; done < n;) {
 		struct text_span *c;
 		uint64_t i = find_point(&t->tab, off + done);
