@@ -52,6 +52,14 @@ enum trawl_status trawl_text_get(struct trawl_text *t, uint64_t off, size_t len,
 enum trawl_status trawl_text_line(struct trawl_text *t, uint64_t off, size_t max, const char **p,
 				  size_t *len, struct trawl_error *err);
 
+/* Decode every span of a compressed trace and check it (trawl info
+ * --verify): TRAWL_ERR_CORRUPT names the first bad one; nothing is
+ * rebuilt. TRAWL_OK at once for a plain trace. */
+enum trawl_status trawl_text_verify(struct trawl_text *t, struct trawl_error *err);
+
+/* Build the seek file again (after trawl_text_verify found damage). */
+enum trawl_status trawl_text_rebuild(struct trawl_text *t, struct trawl_error *err);
+
 uint64_t trawl_text_size(const struct trawl_text *t);
 enum trawl_compression trawl_text_compression(const struct trawl_text *t);
 /* The seek file: its path (NULL for a plain trace or one kept in memory)

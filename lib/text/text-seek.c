@@ -14,6 +14,7 @@
 
 #include <xxhash.h>
 
+#include "index/spool.h"
 #include "text/text-int.h"
 
 enum trawl_status trawl_text_default_seek_path(const char *trace_path, char *buf, size_t size,
@@ -137,6 +138,13 @@ static enum trawl_status build(struct trawl_text *t, const char *path,
 	char tmp[4200];
 	int fd;
 	if (path) {
+		/* what killed builds left (the index's rule, build.c) */
+		char d[4200];
+		snprintf(d, sizeof d, "%s", path);
+		char *slash = strrchr(d, '/');
+		if (slash)
+			*slash = 0;
+		idx_remove_stale_tmp(slash ? (*d ? d : "/") : ".", path);
 		snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
 		fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0)

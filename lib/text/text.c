@@ -279,3 +279,23 @@ enum trawl_status trawl_text_line(struct trawl_text *t, uint64_t off, size_t max
 		want = want > max / 8 ? max : want * 8;
 	}
 }
+
+enum trawl_status trawl_text_verify(struct trawl_text *t, struct trawl_error *err)
+{
+	for (uint64_t i = 0; t->comp != TRAWL_COMPRESSION_NONE && i < t->tab.npoints; i++) {
+		struct text_span *c;
+		enum trawl_status st = load_span(t, i, &c, err);
+		if (st)
+			return st;
+	}
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_text_rebuild(struct trawl_text *t, struct trawl_error *err)
+{
+	if (t->comp == TRAWL_COMPRESSION_NONE)
+		return TRAWL_OK;
+	char why[sizeof err->message];
+	snprintf(why, sizeof why, "%s", err->message);
+	return text_seek_rebuild(t, why, err);
+}

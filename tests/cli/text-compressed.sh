@@ -62,11 +62,11 @@ done
 
 # damage: a flipped byte in the first blob of the seek file (the zstd
 # copy's first frame: text from byte 0; the gzip window of the restart
-# point 1 MiB in), then a truncated one: the text is still the trace's,
+# point 512 KiB in), then a truncated one: the text is still the trace's,
 # and stderr says why it was built again
 for f in "$P.gz" "$P.zst"; do
 	case $f in
-	*.gz) L=$(head -c 1500000 "$P" | wc -l) ;;
+	*.gz) L=$(head -c 800000 "$P" | wc -l) ;;
 	*) L=100 ;;
 	esac
 	"$TRAWL" regs "$P" --at "$L" | head -1 >"$_tmp/want"
@@ -81,6 +81,17 @@ for f in "$P.gz" "$P.zst"; do
 		fail "$f: other text after truncation"
 	grep -q "building it again" "$_tmp/err" || fail "$f: truncation not reported: $(cat "$_tmp/err")"
 	[ "$(wc -c <"$f.trawlseek")" -eq "$size" ] || fail "$f: seek file not rebuilt whole"
+done
+
+# damage no view has read yet: info --verify finds it (exit 1, nothing
+# rebuilt), trawl index reads the whole seek file and builds over it
+for f in "$P.gz" "$P.zst"; do
+	size=$(wc -c <"$f.trawlseek")
+	printf '\377' | dd of="$f.trawlseek" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+	expect_exit 1 "$TRAWL" info --verify "$f"
+	expect_stderr_has "does not match" "$TRAWL" info --verify "$f"
+	expect_stderr_has "building the seek file again" "$TRAWL" index "$f"
+	expect_exit 0 "$TRAWL" info --verify "$f"
 done
 
 # a trace changed after its seek file was built: rebuilt, not trusted

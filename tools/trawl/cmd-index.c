@@ -71,6 +71,13 @@ int cmd_index(int argc, char **argv)
 	/* a compressed trace also gets its seek file (random access to the text) */
 	const char *seek_path;
 	uint64_t seek = index_cli_seek_size(&c, &seek_path);
+	/* and reads the whole seek file once too, building over damage */
+	if (seek && trawl_text_verify(c.text, &err) &&
+	    (trawl_text_rebuild(c.text, &err) || trawl_text_verify(c.text, &err))) {
+		index_cli_close(&c);
+		return cli_report("index", &err);
+	}
+	seek = index_cli_seek_size(&c, &seek_path);
 	if (c.json) {
 		printf("{\"index\":");
 		trawl_json_write_string(stdout, c.index_path, strlen(c.index_path));

@@ -44,6 +44,10 @@ int cmd_info(int argc, char **argv)
 	/* a compressed trace's seek file is part of what the index costs */
 	const char *seek_path;
 	uint64_t seek = index_cli_seek_size(&c, &seek_path);
+	if (verify && c.text && trawl_text_verify(c.text, &err)) {
+		index_cli_close(&c);
+		return cli_report("info", &err);
+	}
 	double seek_ratio = in.trace_size ? (double)seek / (double)in.trace_size : 0;
 	if (c.json) {
 		printf("{\"index\":");

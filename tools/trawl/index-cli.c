@@ -177,18 +177,6 @@ struct trawl_text *index_cli_text(struct index_cli *c)
 uint64_t index_cli_seek_size(struct index_cli *c, const char **path)
 {
 	*path = "";
-	struct trawl_trace_id id;
-	/* a plain trace needs no seek file: do not even map it */
-	if (!c->text_tried && trawl_trace_id_get(c->to.path, &id, NULL) == TRAWL_OK) {
-		unsigned char m[4] = { 0 };
-		FILE *f = fopen(c->to.path, "rb");
-		size_t n = f ? fread(m, 1, 4, f) : 0;
-		if (f)
-			fclose(f);
-		if (!(n >= 2 && m[0] == 0x1f && m[1] == 0x8b) &&
-		    !(n == 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd))
-			return 0;
-	}
 	if (!index_cli_text(c) || trawl_text_compression(c->text) == TRAWL_COMPRESSION_NONE)
 		return 0;
 	*path = trawl_text_seek_path(c->text) ? trawl_text_seek_path(c->text) : "(in memory)";
