@@ -28,6 +28,10 @@ static void event_line(const struct browser *b, uint64_t off, uint32_t elen, uin
 	struct trawl_error err;
 	*s = "";
 	*n = 0;
+	/* an event's text past 1 MiB is not shown (of a compressed trace it
+	 * would be copied whole) */
+	if (elen > (1u << 20))
+		elen = 1u << 20;
 	if (!b->text || trawl_text_get(b->text, off, elen, s, &got, &err))
 		return;
 	const char *p = *s, *lim = *s + got;
