@@ -71,8 +71,11 @@ int cmd_index(int argc, char **argv)
 	/* a compressed trace also gets its seek file (random access to the text) */
 	const char *seek_path;
 	uint64_t seek = index_cli_seek_size(&c, &seek_path);
-	/* and reads the whole seek file once too, building over damage */
-	if (seek && trawl_text_verify(c.text, &err) &&
+	/* and reads the whole seek file once too, building over damage;
+	 * --force builds it again as well */
+	if (seek && force)
+		trawl_error_set(&err, TRAWL_ERR_USAGE, "as --force asks");
+	if (seek && (force || trawl_text_verify(c.text, &err)) &&
 	    (trawl_text_rebuild(c.text, &err) || trawl_text_verify(c.text, &err))) {
 		index_cli_close(&c);
 		return cli_report("index", &err);
