@@ -100,4 +100,38 @@ head -c 3000000 "$P" | gzip -c >"$P.gz"
 "$TRAWL" regs "$P" --at 100 | head -1 | cmp -s - "$_tmp/got" || fail "changed .gz: other text"
 grep -q "another version" "$_tmp/err" || fail "changed .gz: not reported: $(cat "$_tmp/err")"
 
+# traces of other tools (the corpus, when present, ES/LD/ST style and
+# AArch32 included): regs at 15 random lines and every visit of the most
+# visited PC, from .gz and .zst copies, against the plain file
+if [ -d "${TRAWL_CORPUS:-}/tarmac" ]; then
+	for t in $(find "$TRAWL_CORPUS/tarmac" -name '*.tarmac' | sort); do
+		c="$_tmp/corpus-$(basename "$t")"
+		cp "$t" "$c"
+		gzip -c "$c" >"$c.gz"
+		zstd -q -c "$c" >"$c.zst"
+		"$TRAWL" index "$c" >/dev/null 2>&1 || continue # not indexable as it is
+		n=$(wc -l <"$c")
+		pc=$(sed -n -e 's/.* I[TS] ([0-9]*) \([0-9a-f]*\) .*/\1/p' \
+			-e 's/.* ES  *(0*\([0-9a-f][0-9a-f]*\):.*/\1/p' "$c" | sort | uniq -c |
+			sort -rn | awk 'NR == 1 { print $2 }')
+		for f in "$c.gz" "$c.zst"; do
+			"$TRAWL" index "$f" >/dev/null 2>&1 || fail "$f: index"
+			if [ -n "$pc" ]; then
+				"$TRAWL" pc "$c" "0x$pc" >"$_tmp/want" 2>/dev/null
+				"$TRAWL" pc "$f" "0x$pc" 2>/dev/null | cmp -s - "$_tmp/want" ||
+					fail "$f: pc 0x$pc prints other text"
+			fi
+			i=0
+			while [ $i -lt 15 ]; do
+				i=$((i + 1))
+				L=$(( ($(od -An -N4 -tu4 /dev/urandom) % n) + 1 ))
+				"$TRAWL" regs "$c" --at "$L" >"$_tmp/want" 2>/dev/null
+				"$TRAWL" regs "$f" --at "$L" 2>/dev/null | cmp -s - "$_tmp/want" ||
+					fail "$f: regs --at $L differs"
+			done
+		done
+	done
+else
+	echo "SKIP (part): corpus not found under ${TRAWL_CORPUS:-<unset>}"
+fi
 finish
