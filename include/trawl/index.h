@@ -145,6 +145,11 @@ enum trawl_index_match {
 };
 enum trawl_index_match trawl_index_match(const struct trawl_index *ix,
 					 const struct trawl_trace_id *id);
+/* The same rule for any file that records a trace's identity (the seek
+ * file of a compressed trace, include/trawl/text.h): `was` as recorded,
+ * `now` as trawl_trace_id_get (and _hash) found it. */
+enum trawl_index_match trawl_trace_id_compare(const struct trawl_trace_id *was,
+					      const struct trawl_trace_id *now);
 /* The reader options the index was built with (TRAWL_ID_* bits) and lines
  * the build skipped (--lenient). */
 uint32_t trawl_index_reader_options(const struct trawl_index *ix);

@@ -30,6 +30,7 @@
 #include "trawl/sw-defs.h"
 #include "trawl/bf-dump.h"
 #include "trawl/sw-stream.h"
+#include "trawl/text.h"
 
 #define TRAWL_VERSION "0.1.0"
 

@@ -417,8 +417,15 @@ void trawl_index_close(struct trawl_index *ix)
 enum trawl_index_match trawl_index_match(const struct trawl_index *ix,
 					 const struct trawl_trace_id *id)
 {
-	const struct trawl_trace_id *x = &ix->id;
-	if (ix->unknown_key || x->source != id->source || x->size != id->size)
+	if (ix->unknown_key)
+		return TRAWL_INDEX_STALE;
+	return trawl_trace_id_compare(&ix->id, id);
+}
+
+enum trawl_index_match trawl_trace_id_compare(const struct trawl_trace_id *x,
+					      const struct trawl_trace_id *id)
+{
+	if (x->source != id->source || x->size != id->size)
 		return TRAWL_INDEX_STALE;
 	if (x->reader != id->reader || x->format != id->format)
 		return TRAWL_INDEX_OPTIONS;

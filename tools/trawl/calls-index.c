@@ -6,6 +6,7 @@
 
 #include "trawl/index.h"
 #include "trawl/tarmac.h"
+#include "trawl/text.h"
 #include "core/grow.h"
 
 #include <stdio.h>
@@ -53,44 +54,31 @@ static int add_reg_write(void *ctx, uint64_t ev, uint16_t cpu, const struct traw
 
 /* Exception names: the index keeps an exception's flags but not its name
  * ("CoreEvent_IRQ"), which the tree shows; it is read back from the
- * event's line in the trace text, parsed by the Tarmac parser. Exceptions
- * are rare, so one small read and a fresh parser each is cheap. A trace
- * that cannot be read at an offset (compressed) or is not Tarmac keeps the
- * nameless "[exception]". */
+ * event's line in the trace text (plain or compressed, trawl_text), parsed
+ * by the Tarmac parser. Exceptions are rare, so one small read and a fresh
+ * parser each is cheap. A trace whose text cannot be read or is not Tarmac
+ * keeps the nameless "[exception]". */
 struct exc_names {
-	FILE *trace;
+	struct trawl_text *text;
 	int tried;
 	char buf[64 * 1024];            /* names of one batch, back to back */
 	size_t used;
 };
 
-/* The index does not keep exception names, so the one line is read back from
- * the trace and parsed again; that only works where index offsets are file
- * offsets, so compressed traces are recognised by their magic and get no
- * names. Names are copied into a per-batch buffer because the parser's text
- * goes away with it; a name that does not fit is left out, not cut. */
+/* Names are copied into a per-batch buffer because the parser's text goes
+ * away with it; a name that does not fit is left out, not cut. */
 static void exc_name(struct exc_names *xn, const struct trawl_reader_options *opt,
 		     const char *path, const struct trawl_index_event *e, struct trawl_event *ev)
 {
-	char line[4096];
+	const char *line;
+	size_t n;
 	if (!xn->tried) {
 		xn->tried = 1;
-		FILE *f = fopen(path, "rb");
-		unsigned char magic[4] = { 0 };
-		size_t got = f ? fread(magic, 1, 4, f) : 0;
-		/* gzip and zstd: offsets are into the decompressed text */
-		if (f && got == 4 && ((magic[0] == 0x1f && magic[1] == 0x8b) ||
-				      (magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f &&
-				       magic[3] == 0xfd)))
-			fclose(f), f = NULL;
-		xn->trace = f;
+		if (trawl_text_open(&xn->text, path, NULL, NULL))
+			xn->text = NULL;
 	}
-	if (!xn->trace || fseeko(xn->trace, (off_t)e->offset, SEEK_SET))
+	if (!xn->text || trawl_text_line(xn->text, e->offset, 4096, &line, &n, NULL))
 		return;
-	size_t len = fread(line, 1, e->length < sizeof line ? e->length : sizeof line, xn->trace);
-	size_t n = 0;
-	while (n < len && line[n] != '\n' && line[n] != '\r')
-		n++;
 	struct trawl_tarmac *t;
 	struct trawl_error err;
 	if (trawl_tarmac_create(&t, path, opt, &err) != TRAWL_OK)
@@ -127,7 +115,7 @@ int calls_read_index(struct calls_run *r)
 	static struct trawl_event evs[4096];
 	struct reg_batch rb = { .evs = evs };
 	static struct exc_names xn;
-	xn.trace = NULL;
+	xn.text = NULL;
 	xn.tried = 0;
 	const uint64_t want = TRAWL_WANT_REG(TRAWL_REG_SP) | TRAWL_WANT_REG(TRAWL_REG_X0 + 14) |
 			      TRAWL_WANT_REG(TRAWL_REG_X0 + 30);
@@ -191,8 +179,7 @@ int calls_read_index(struct calls_run *r)
 	}
 	trawl_calls_finish(r->calls);
 out:
-	if (xn.trace)
-		fclose(xn.trace);
+	trawl_text_close(xn.text);
 	free(rb.regs);
 	free(rb.pool);
 	trawl_index_close(ix);

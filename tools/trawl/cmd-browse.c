@@ -51,8 +51,9 @@ static int browse_parse(struct browse_args *a, int argc, char **argv, int *rc)
 #ifdef TRAWL_HAVE_NCURSES
 /* Everything that can fail with a message (options, index, --at, --mem) is
  * checked before curses takes the terminal, so errors are printed on a
- * normal screen and the exit status follows the usual rule. A trace that is
- * not mapped still browses, with the text pane empty and a message saying why. */
+ * normal screen and the exit status follows the usual rule. A trace whose
+ * text cannot be read still browses, with the text pane empty and a message
+ * saying why. */
 int cmd_browse(int argc, char **argv)
 {
 	double t_start = term_now_ms();
@@ -77,8 +78,7 @@ int cmd_browse(int argc, char **argv)
 	if ((rc = index_cli_open(&a.c)))
 		goto out;
 	b.ix = a.c.ix;
-	b.map = a.c.map;
-	b.map_len = a.c.map_len;
+	b.text = index_cli_text(&a.c);
 	if (!trawl_index_event_count(a.c.ix)) {
 		cli_error("browse", "%s: the trace has no events", a.c.to.path);
 		rc = EXIT_BAD_INPUT;
@@ -105,8 +105,8 @@ int cmd_browse(int argc, char **argv)
 		b.mem_set = 1;
 		b.target = FOCUS_MEM;
 	}
-	if (!a.c.map)
-		nav_msg(&b, 1, "trace text not mapped (compressed or a pipe): text pane empty");
+	if (!b.text)
+		nav_msg(&b, 1, "the trace text cannot be read: text pane empty");
 	o.start_ms = t_start;
 	rc = browser_run(&b, &o);
 	if (rc < 0) {

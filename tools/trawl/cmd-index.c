@@ -68,18 +68,38 @@ int cmd_index(int argc, char **argv)
 	struct trawl_index_info info;
 	trawl_index_get_info(c.ix, &info);
 	double ratio = info.trace_size ? (double)info.file_size / (double)info.trace_size : 0;
+	/* a compressed trace also gets its seek file (random access to the text) */
+	const char *seek_path;
+	uint64_t seek = index_cli_seek_size(&c, &seek_path);
+	/* and reads the whole seek file once too, building over damage;
+	 * --force builds it again as well */
+	if (seek && force)
+		trawl_error_set(&err, TRAWL_ERR_USAGE, "as --force asks");
+	if (seek && (force || trawl_text_verify(c.text, &err)) &&
+	    (trawl_text_rebuild(c.text, &err) || trawl_text_verify(c.text, &err))) {
+		index_cli_close(&c);
+		return cli_report("index", &err);
+	}
+	seek = index_cli_seek_size(&c, &seek_path);
 	if (c.json) {
 		printf("{\"index\":");
 		trawl_json_write_string(stdout, c.index_path, strlen(c.index_path));
 		printf(",\"events\":%llu,\"lines\":%llu,\"size\":%llu,\"trace_size\":%llu,"
-		       "\"ratio\":%.3f,\"build_seconds\":%.3f}\n",
+		       "\"ratio\":%.3f,\"build_seconds\":%.3f",
 		       (unsigned long long)info.events, (unsigned long long)info.lines,
 		       (unsigned long long)info.file_size, (unsigned long long)info.trace_size, ratio,
 		       (double)info.build_ns / 1e9);
+		if (seek)
+			printf(",\"seek_size\":%llu", (unsigned long long)seek);
+		printf("}\n");
 	} else {
 		printf("%s: %llu events, %llu lines, %llu bytes (%.2fx the trace), built in %.2f s\n",
 		       c.index_path, (unsigned long long)info.events, (unsigned long long)info.lines,
 		       (unsigned long long)info.file_size, ratio, (double)info.build_ns / 1e9);
+		if (seek)
+			printf("%s: %llu bytes (%.2fx the trace): random access to its text\n",
+			       seek_path, (unsigned long long)seek,
+			       info.trace_size ? (double)seek / (double)info.trace_size : 0);
 	}
 	return index_cli_end(&c, EXIT_OK);
 }

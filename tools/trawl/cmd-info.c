@@ -41,6 +41,14 @@ int cmd_info(int argc, char **argv)
 	struct trawl_index_info in;
 	trawl_index_get_info(c.ix, &in);
 	double ratio = in.trace_size ? (double)in.file_size / (double)in.trace_size : 0;
+	/* a compressed trace's seek file is part of what the index costs */
+	const char *seek_path;
+	uint64_t seek = index_cli_seek_size(&c, &seek_path);
+	if (verify && c.text && trawl_text_verify(c.text, &err)) {
+		index_cli_close(&c);
+		return cli_report("info", &err);
+	}
+	double seek_ratio = in.trace_size ? (double)seek / (double)in.trace_size : 0;
 	if (c.json) {
 		printf("{\"index\":");
 		trawl_json_write_string(stdout, trawl_index_path(c.ix), strlen(trawl_index_path(c.ix)));
@@ -48,7 +56,7 @@ int cmd_info(int argc, char **argv)
 		       "\"ratio\":%.3f,\"events\":%llu,\"lines\":%llu,\"cpus\":%u,"
 		       "\"checkpoint_interval\":%u,\"time_unit\":\"%s\",\"mem_writes\":%llu,"
 		       "\"reg_writes\":%llu,\"snapshots\":%llu,\"backdated\":%llu,"
-		       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu%s}\n",
+		       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu%s",
 		       in.version, (unsigned long long)in.file_size,
 		       (unsigned long long)in.trace_size, ratio, (unsigned long long)in.events,
 		       (unsigned long long)in.lines, in.cpus, in.checkpoint_interval,
@@ -57,11 +65,19 @@ int cmd_info(int argc, char **argv)
 		       (unsigned long long)in.snapshots, (unsigned long long)in.backdated,
 		       (unsigned long long)in.clobbers, (double)in.build_ns / 1e9,
 		       (unsigned long long)in.created, verify ? ",\"verified\":true" : "");
+		if (seek)
+			printf(",\"seek_size\":%llu,\"seek_ratio\":%.3f", (unsigned long long)seek,
+			       seek_ratio);
+		printf("}\n");
 	} else {
 		printf("index file:          %s\n", trawl_index_path(c.ix));
 		printf("kind:                linear (version %u)\n", in.version);
 		printf("index size:          %llu bytes (%.2fx the trace, %llu bytes)\n",
 		       (unsigned long long)in.file_size, ratio, (unsigned long long)in.trace_size);
+		if (seek)
+			printf("seek file:           %s, %llu bytes (%.2fx the trace; with the "
+			       "index %.2fx)\n", seek_path, (unsigned long long)seek, seek_ratio,
+			       ratio + seek_ratio);
 		printf("events:              %llu\n", (unsigned long long)in.events);
 		printf("lines:               %llu\n", (unsigned long long)in.lines);
 		printf("cpus:                %u\n", in.cpus);

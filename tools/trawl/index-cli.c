@@ -105,8 +105,6 @@ int index_cli_open(struct index_cli *c)
 			 skipped == 1 ? "" : "s", skipped == 1 ? "was" : "were");
 		cli_mark_lossy();
 	}
-	if (trawl_input_open(&c->text, c->to.path, NULL, NULL) == TRAWL_OK)
-		c->map = trawl_input_mapping(c->text, &c->map_len);
 	return 0;
 }
 
@@ -114,10 +112,10 @@ int index_cli_close(struct index_cli *c)
 {
 	int failed = c->failed;
 	trawl_index_close(c->ix);
-	if (c->text)
-		trawl_input_close(c->text);
+	trawl_text_close(c->text);
 	c->ix = NULL;
 	c->text = NULL;
+	c->text_tried = 0;
 	return failed ? EXIT_BAD_INPUT : 0;
 }
 
@@ -148,21 +146,62 @@ int index_cli_check_cpu(struct index_cli *c, uint64_t cpu)
 			 (unsigned long long)cpu, n - 1);
 }
 
+static void text_note(void *ctx, const char *msg)
+{
+	const struct index_cli *c = ctx;
+	cli_warn(c->to.cmd, "%s", msg);
+}
+
+struct trawl_text *index_cli_text(struct index_cli *c)
+{
+	if (c->text_tried)
+		return c->text;
+	c->text_tried = 1;
+	struct cli_progress p;
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	struct trawl_text_options o = { .progress = progress, .progress_ctx = &p,
+					.note = text_note, .note_ctx = c };
+	struct trawl_trace_id id;
+	cli_progress_start(&p, "seek points",
+			   trawl_trace_id_get(c->to.path, &id, NULL) == TRAWL_OK ? id.size : 0);
+	enum trawl_status st = trawl_text_open(&c->text, c->to.path, &o, &err);
+	cli_progress_finish(&p);
+	if (st) {
+		char buf[1024];
+		trawl_error_format(&err, buf, sizeof buf);
+		cli_warn(c->to.cmd, "%s: the trace's text is not shown", buf);
+		cli_mark_lossy();
+	}
+	return c->text;
+}
+
+uint64_t index_cli_seek_size(struct index_cli *c, const char **path)
+{
+	*path = "";
+	if (!index_cli_text(c) || trawl_text_compression(c->text) == TRAWL_COMPRESSION_NONE)
+		return 0;
+	*path = trawl_text_seek_path(c->text) ? trawl_text_seek_path(c->text) : "(in memory)";
+	return trawl_text_seek_size(c->text);
+}
+
+/* Lines longer than this are shown cut (a view, not a copy). */
+#define EVENT_TEXT_MAX (1u << 20)
+
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len)
 {
 	struct trawl_index_event e;
+	struct trawl_error err;
 	*s = "";
 	*len = 0;
-	if (!c->map || trawl_index_event(c->ix, ev, &e, NULL) || e.offset >= c->map_len)
+	if (trawl_index_event(c->ix, ev, &e, NULL) || !index_cli_text(c))
 		return;
-	const char *p = c->map + e.offset;
-	size_t n = 0, max = c->map_len - e.offset;
-	while (n < max && p[n] != '\n')
-		n++;
-	if (n && p[n - 1] == '\r')
-		n--;
-	*s = p;
-	*len = n;
+	trawl_error_clear(&err);
+	if (trawl_text_line(c->text, e.offset, EVENT_TEXT_MAX, s, len, &err)) {
+		if (!c->failed)
+			cli_report(c->to.cmd, &err);
+		c->failed = 1;
+	}
 }
 
 void index_cli_print_event(struct index_cli *c, FILE *f, uint64_t ev)

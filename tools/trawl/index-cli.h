@@ -8,6 +8,7 @@
 
 #include "trace-open.h"
 #include "trawl/index.h"
+#include "trawl/text.h"
 
 /* The options of every index command: entries of its option table (c is a
  * struct index_cli *), the reader options included. */
@@ -24,10 +25,9 @@ struct index_cli {
 	const char *index_path;
 	int json;
 	struct trawl_index *ix;
-	/* the trace text, mapped when it is a plain file (for printing lines) */
-	struct trawl_input *text;
-	const char *map;
-	size_t map_len;
+	/* the trace text (plain, gzip or zstd), opened at its first use */
+	struct trawl_text *text;
+	int text_tried;
 	int failed; /* an event could not be printed (reported already) */
 	/* told of the build's progress besides the terminal's bar (the web
 	 * view shows it on its page); may be NULL */
@@ -70,7 +70,18 @@ int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev);
  * a usage error (exit 2) naming the cores it does have. */
 int index_cli_check_cpu(struct index_cli *c, uint64_t cpu);
 
-/* The first line of an event's text in the trace ("" when not mapped). */
+/* The trace's text, opened (its seek file built, with a progress bar, for
+ * a compressed trace) the first time; NULL after saying why it cannot be
+ * read (the command then exits 1). */
+struct trawl_text *index_cli_text(struct index_cli *c);
+
+/* For a compressed trace, open its text (building the seek file) and give
+ * the seek file's size and path ("(in memory)" when kept there); 0 for a
+ * plain trace or one whose text cannot be read. */
+uint64_t index_cli_seek_size(struct index_cli *c, const char **path);
+
+/* The first line of an event's text in the trace ("" when it cannot be
+ * read); *s stays valid until the next text call. */
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len);
 
 /* Print the event as "line L (event N): TEXT" or as a JSON object. An

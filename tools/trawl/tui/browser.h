@@ -18,6 +18,7 @@
 #include "trawl/expr.h"
 #include "trawl/image.h"
 #include "trawl/index.h"
+#include "trawl/text.h"
 
 #define NO_EVENT UINT64_MAX
 
@@ -48,8 +49,7 @@ struct browser {
 	/* what we browse (borrowed from cmd-browse.c) */
 	struct trawl_index *ix;
 	const struct trawl_image *img;      /* may be NULL */
-	const char *map;                    /* the trace text */
-	size_t map_len;
+	struct trawl_text *text;            /* the trace text; NULL: not readable */
 	uint64_t nev;
 	uint32_t ncpus;
 

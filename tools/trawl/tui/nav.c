@@ -1,7 +1,7 @@
 /* Moving through the trace: stepping (with folds and a pinned CPU), jumps
  * to lines, times, PCs and text, and time travel on registers and memory.
- * Everything here goes through the index; text search reads the mapped
- * trace text. No curses in this file, so it can be reasoned about alone.
+ * Everything here goes through the index; text search reads the trace
+ * text (trawl_text). No curses in this file, so it can be reasoned about alone.
  */
 #include "tui/browser.h"
 
@@ -334,49 +334,73 @@ static const char *memrmem_(const char *hay, size_t n, const char *needle, size_
 /* Search the text in slices so that an interrupt is noticed on huge traces. */
 #define SLICE (64u << 20)
 
-/* Text search over the mapped trace from the current event, in slices of
- * SLICE bytes so that Ctrl-C is noticed on huge traces; a hit is mapped
- * back to its event through the index, so the view lands on whole events. */
+/* Search the slice [lo, hi) of the text for the first (dir > 0) or last
+ * hit; *at is its offset. */
+static int search_slice(struct browser *b, uint64_t lo, uint64_t hi, const char *text, size_t m,
+			int dir, uint64_t *at)
+{
+	const char *p, *hit;
+	size_t got;
+	struct trawl_error err;
+	if (trawl_text_get(b->text, lo, (size_t)(hi - lo), &p, &got, &err)) {
+		nav_msg(b, 1, "%s", err.message);
+		return -1;
+	}
+	hit = dir > 0 ? memmem(p, got, text, m) : memrmem_(p, got, text, m);
+	if (!hit)
+		return 0;
+	*at = lo + (uint64_t)(hit - p);
+	return 1;
+}
+
+/* Text search over the trace text (plain or compressed) from the current
+ * event, in slices of SLICE bytes so that Ctrl-C is noticed on huge
+ * traces; a hit is mapped back to its event through the index, so the view
+ * lands on whole events. */
 int nav_search_text(struct browser *b, const char *text, int dir)
 {
 	size_t m = strlen(text);
-	const char *hit = NULL;
+	int found = 0;
+	uint64_t at = 0;
 	struct trawl_error err;
-	if (!m || !b->map) {
-		nav_msg(b, 1, b->map ? "empty search" : "the trace text is not mapped");
+	if (!m || !b->text) {
+		nav_msg(b, 1, b->text ? "empty search" : "the trace text cannot be read");
 		return 0;
 	}
 	snprintf(b->last_text, sizeof b->last_text, "%s", text);
 	b->last_kind = SEARCH_TEXT;
 	b->last_dir = dir;
+	uint64_t size = trawl_text_size(b->text);
 	uint64_t start = b->cur.offset, end = start + b->cur.length;
-	if (end > b->map_len)
-		end = b->map_len;
+	if (end > size)
+		end = size;
 	if (start > end)
 		start = end;
 	if (dir > 0) {
-		for (uint64_t pos = end; pos < b->map_len && !hit && !browser_interrupted;) {
-			uint64_t lim = pos + SLICE + m < b->map_len ? pos + SLICE + m : b->map_len;
-			hit = memmem(b->map + pos, lim - pos, text, m);
+		for (uint64_t pos = end; pos < size && !found && !browser_interrupted;) {
+			uint64_t lim = pos + SLICE + m < size ? pos + SLICE + m : size;
+			found = search_slice(b, pos, lim, text, m, dir, &at);
 			pos += SLICE;
 		}
 	} else {
-		for (uint64_t pos = start; pos > 0 && !hit && !browser_interrupted;) {
+		for (uint64_t pos = start; pos > 0 && !found && !browser_interrupted;) {
 			uint64_t lo = pos > SLICE ? pos - SLICE : 0;
-			uint64_t hi = pos + m - 1 < b->map_len ? pos + m - 1 : b->map_len;
+			uint64_t hi = pos + m - 1 < size ? pos + m - 1 : size;
 			/* a hit must start before pos */
-			hit = memrmem_(b->map + lo, hi - lo, text, m);
-			if (hit && (uint64_t)(hit - b->map) >= pos)
-				hit = NULL;
+			found = search_slice(b, lo, hi, text, m, dir, &at);
+			if (found > 0 && at >= pos)
+				found = 0;
 			pos = lo;
 		}
 	}
-	if (!hit) {
+	if (found < 0)
+		return 0;
+	if (!found) {
 		nav_msg(b, 1, "'%s' not found %s", text, dir > 0 ? "below" : "above");
 		return 0;
 	}
 	uint64_t ev;
-	if (trawl_index_event_at_offset(b->ix, (uint64_t)(hit - b->map), &ev, &err)) {
+	if (trawl_index_event_at_offset(b->ix, at, &ev, &err)) {
 		nav_msg(b, 1, "%s", err.message);
 		return 0;
 	}

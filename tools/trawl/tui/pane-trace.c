@@ -1,5 +1,5 @@
 /* The trace pane: the trace text around the current event, read from the
- * mapped trace by the byte offsets the index gives, the current event
+ * trace (plain or compressed, trawl_text) by the byte offsets the index gives, the current event
  * highlighted, folded calls shown as one line each. The current event sits
  * a third of the way down so that more of what follows is visible. */
 #include <curses.h>
@@ -14,27 +14,33 @@ struct row {
 	int type;
 	uint64_t ev;
 	uint64_t line;
-	const char *text;
-	size_t len;
+	uint64_t offset;        /* ROW_TEXT: the event's text and which line of it */
+	uint32_t length, i;
 	uint64_t hidden;        /* ROW_FOLD: events hidden */
 };
 
-/* Line i of event e's text (bounded by the mapping). */
-static void event_line(const struct browser *b, const struct trawl_index_event *e, uint32_t i,
+/* Line i of an event's text [off, off + elen), read when the row is drawn
+ * (the text of a compressed trace is valid until the next read). */
+static void event_line(const struct browser *b, uint64_t off, uint32_t elen, uint32_t i,
 		       const char **s, size_t *n)
 {
+	size_t got;
+	struct trawl_error err;
 	*s = "";
 	*n = 0;
-	if (!b->map || e->offset >= b->map_len)
+	/* an event's text past 1 MiB is not shown (of a compressed trace it
+	 * would be copied whole) */
+	if (elen > (1u << 20))
+		elen = 1u << 20;
+	if (!b->text || trawl_text_get(b->text, off, elen, s, &got, &err))
 		return;
-	uint64_t end = e->offset + e->length;
-	if (end > b->map_len || end < e->offset)
-		end = b->map_len;
-	const char *p = b->map + e->offset, *lim = b->map + end;
+	const char *p = *s, *lim = *s + got;
 	for (; i > 0 && p < lim; i--) {
 		const char *nl = memchr(p, '\n', (size_t)(lim - p));
-		if (!nl)
+		if (!nl) {
+			*s = "";
 			return;
+		}
 		p = nl + 1;
 	}
 	const char *nl = memchr(p, '\n', (size_t)(lim - p));
@@ -64,7 +70,9 @@ static int add_event(const struct browser *b, uint64_t ev, struct row *rows, int
 		r->type = ROW_TEXT;
 		r->ev = ev;
 		r->line = e.line + i;
-		event_line(b, &e, i, &r->text, &r->len);
+		r->offset = e.offset;
+		r->length = e.length;
+		r->i = i;
 	}
 	return k;
 }
@@ -158,6 +166,9 @@ void pane_trace_draw(struct browser *b, const struct rect *r)
 		snprintf(num, sizeof num, "%c%*llu ", cur ? '>' : ' ', gutter - 2,
 			 (unsigned long long)row->line);
 		draw_str(y, r->x, r->w, num, strlen(num), cur ? attr : CP(COL_UNKNOWN));
-		draw_str(y, r->x + gutter, r->w - gutter, row->text, row->len, attr);
+		const char *text;
+		size_t len;
+		event_line(b, row->offset, row->length, row->i, &text, &len);
+		draw_str(y, r->x + gutter, r->w - gutter, text, len, attr);
 	}
 }
