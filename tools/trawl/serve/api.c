@@ -107,7 +107,7 @@ static int api_trace(struct api *a)
 		key_u64(a, "cpus", a->t->ncpus);
 		key_u64(a, "activations", a->t->tl.activations);
 		trawl_json_key(&a->j, "text");
-		trawl_json_bool(&a->j, a->t->ic.map != NULL);
+		trawl_json_bool(&a->j, a->t->map != NULL);
 	}
 	trawl_json_object_end(&a->j);
 	return 200;
@@ -125,8 +125,8 @@ static int line_offset(struct api *a, uint64_t line, uint64_t *off)
 		*off = e.offset;
 		at = e.line;
 	}
-	const char *m = a->t->ic.map;
-	size_t n = a->t->ic.map_len;
+	const char *m = a->t->map;
+	size_t n = a->t->map_len;
 	for (; at < line && *off < n; at++) {
 		const char *nl = memchr(m + *off, '\n', n - *off);
 		if (!nl)
@@ -141,15 +141,15 @@ static int api_lines(struct api *a)
 	char why[128];
 	if (serve_req_need(a->r, SP_FROM | SP_COUNT, why, sizeof why))
 		return bad(a, 400, why);
-	if (!a->t->ic.map)
+	if (!a->t->map)
 		return bad(a, 400, "the trace text cannot be read at offsets (a compressed file or a pipe)");
 	uint64_t off, line = a->r->from ? a->r->from : 1;
 	trawl_json_object_begin(&a->j);
 	key_u64(a, "from", line);
 	trawl_json_key(&a->j, "lines");
 	trawl_json_array_begin(&a->j);
-	const char *m = a->t->ic.map;
-	size_t n = a->t->ic.map_len;
+	const char *m = a->t->map;
+	size_t n = a->t->map_len;
 	if (line_offset(a, line, &off) == 0)
 		for (uint64_t k = 0; k < a->r->count && off < n; k++) {
 			const char *nl = memchr(m + off, '\n', n - off);
@@ -360,7 +360,7 @@ static uint64_t offset_line(struct api *a, uint64_t off)
 		from = e.offset;
 		line = e.line;
 	}
-	for (const char *m = a->t->ic.map, *p = m + from; (p = memchr(p, '\n', off - (uint64_t)(p - m)));
+	for (const char *m = a->t->map, *p = m + from; (p = memchr(p, '\n', off - (uint64_t)(p - m)));
 	     p++)
 		line++;
 	return line;
@@ -386,7 +386,7 @@ static void search_answer(struct api *a, const char *hit, int more, uint64_t nex
 	trawl_json_object_begin(&a->j);
 	trawl_json_key(&a->j, "line");
 	if (hit)
-		trawl_json_u64(&a->j, offset_line(a, (uint64_t)(hit - a->t->ic.map)));
+		trawl_json_u64(&a->j, offset_line(a, (uint64_t)(hit - a->t->map)));
 	else
 		trawl_json_null(&a->j);
 	trawl_json_key(&a->j, "next");
@@ -407,14 +407,14 @@ static int api_search(struct api *a)
 	uint64_t off;
 	if (serve_req_need(a->r, SP_LINE | SP_TEXT, why, sizeof why))
 		return bad(a, 400, why);
-	if (!a->t->ic.map)
+	if (!a->t->map)
 		return bad(a, 400, "the trace text cannot be read at offsets (a compressed file or a pipe)");
-	size_t n = a->t->ic.map_len, len = strlen(a->r->text);
+	size_t n = a->t->map_len, len = strlen(a->r->text);
 	if (!len)
 		return bad(a, 400, "nothing to search for");
 	if (line_offset(a, a->r->line, &off))
 		return bad(a, 400, "no such line");
-	const char *m = a->t->ic.map;
+	const char *m = a->t->map;
 	if (a->r->dir < 0) {
 		uint64_t lo = off > SEARCH_SPAN ? off - SEARCH_SPAN : 0;
 		const char *hit = last_match(m, n, lo, off, a->r->text, len);
