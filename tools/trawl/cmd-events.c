@@ -331,18 +331,7 @@ static int load_defs(const char *path, struct trawl_defs **d)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	uint8_t *text = NULL;
-	size_t len;
-	enum trawl_status st = trawl_file_read(path, &text, &len, &err);
-	if (st == TRAWL_OK) {
-		size_t pl = strlen(path);
-		if (pl > 5 && !strcmp(path + pl - 5, ".tdef"))
-			st = trawl_defs_parse(d, (const char *)text, len, path, &err);
-		else
-			st = trawl_defs_parse_json(d, (const char *)text, len, path, &err);
-	}
-	free(text);
-	return st ? cli_report("events", &err) : EXIT_OK;
+	return trawl_defs_load(d, path, &err) ? cli_report("events", &err) : EXIT_OK;
 }
 
 static int write_all(int fd, const void *data, size_t len)
