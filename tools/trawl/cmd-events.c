@@ -25,6 +25,7 @@ static const char events_help[] =
 	"       trawl events recover TRACE\n"
 	"       trawl events import-bf DUMP --defs DEFS.json -o OUT [--freq HZ]\n"
 	"       trawl events connect HOST:PORT --bf --defs DEFS.json -o OUT [--freq HZ]\n"
+	"       trawl events seek TRACE TIME [--cpu N | --thread TID]\n"
 	"\n"
 	"TRACE is a CTF trace directory written by a program using <trawl/rec.h>,\n"
 	"by 'trawl listen' or by import-bf.\n"
@@ -41,6 +42,8 @@ static const char events_help[] =
 	"             timestamps are ticks of --freq HZ (default 1000000000: ns)\n"
 	"  connect    receive the dumps of a Bfscope server (--bf) until interrupted\n"
 	"             or the server closes, and write them as import-bf does\n"
+	"  seek       the last event at or before TIME (ns), in the trace or one\n"
+	"             cpu's or thread's events, through the trace's index\n"
 	"\n"
 	"A damaged trace is read up to the damage; the file and byte offset of the\n"
 	"damage are reported and the exit status is 1. 'trawl events VERB --help'\n"
@@ -528,9 +531,10 @@ int cmd_events(int argc, char **argv)
 		{ "list", events_list }, { "stats", events_stats },
 		{ "import-bf", events_import_bf }, { "recover", events_recover },
 		{ "connect", events_connect },
+		{ "seek", events_seek },
 	};
 	if (argc < 2)
-		return cli_usage("events", "expected list, stats, recover, import-bf or connect");
+		return cli_usage("events", "expected list, stats, recover, import-bf, connect or seek");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(events_help, stdout);
 		return EXIT_OK;

@@ -13,5 +13,7 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 
 /* trawl events connect */
 int events_connect(int argc, char **argv);
+/* trawl events seek */
+int events_seek(int argc, char **argv);
 
 #endif

@@ -1,0 +1,166 @@
+/* The identity of a trace that is a directory (a CTF trace: metadata,
+ * stream files, buffer files a crashed program left). Its own size and
+ * times say nothing of its files' contents (appending to a stream changes
+ * neither), so the identity is taken over the regular files in it: sizes
+ * summed, the latest modification and change times (the directory's
+ * included: a file added or removed), and a hash of every file's name,
+ * size and bytes in name order. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "index/dir-id.h"
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void names_free(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* The regular files of dir, sorted by name. */
+static enum trawl_status list_files(const char *dir, struct names *l, struct trawl_error *err)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return trawl_error_errno(err, errno, "cannot open '%s'", dir);
+	struct dirent *de;
+	enum trawl_status st = TRAWL_OK;
+	while ((de = readdir(d)) && !st) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char **v = realloc(l->v, (l->n + 1) * sizeof *v);
+		if (!v || !(v[l->n] = strdup(de->d_name))) {
+			if (v)
+				l->v = v;
+			st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+			break;
+		}
+		l->v = v;
+		l->n++;
+	}
+	closedir(d);
+	if (!st)
+		qsort(l->v, l->n, sizeof *l->v, name_cmp);
+	return st;
+}
+
+static uint64_t ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+}
+
+enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct trawl_trace_id *id,
+			       struct trawl_error *err)
+{
+	struct names l = { 0 };
+	enum trawl_status st = list_files(dir, &l, err);
+	id->mtime_ns = ns(&dsb->st_mtim);
+	id->ctime_ns = ns(&dsb->st_ctim);
+	id->ino = (uint64_t)dsb->st_ino;
+	id->dev = (uint64_t)dsb->st_dev;
+	id->source = 2;
+	char path[4096];
+	for (size_t i = 0; i < l.n && !st; i++) {
+		struct stat sb;
+		snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
+		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+			continue;
+		id->size += (uint64_t)sb.st_size;
+		if (ns(&sb.st_mtim) > id->mtime_ns)
+			id->mtime_ns = ns(&sb.st_mtim);
+		if (ns(&sb.st_ctim) > id->ctime_ns)
+			id->ctime_ns = ns(&sb.st_ctim);
+	}
+	names_free(&l);
+	return st;
+}
+
+static enum trawl_status hash_file(XXH3_state_t *hs, const char *path, uint8_t *buf, size_t cap,
+				   struct trawl_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return trawl_error_errno(err, errno, "cannot open '%s'", path);
+	enum trawl_status st = TRAWL_OK;
+	for (;;) {
+		ssize_t n = read(fd, buf, cap);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			st = trawl_error_errno(err, errno, "cannot read '%s'", path);
+		if (n <= 0)
+			break;
+		XXH3_64bits_update(hs, buf, (size_t)n);
+	}
+	close(fd);
+	return st;
+}
+
+enum trawl_status idx_dir_hash(const char *dir, struct trawl_trace_id *id, struct trawl_error *err)
+{
+	struct names l = { 0 };
+	size_t cap = 1u << 20;
+	uint8_t *buf = malloc(cap);
+	XXH3_state_t *hs = XXH3_createState();
+	enum trawl_status st = !buf || !hs ? trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory")
+					   : list_files(dir, &l, err);
+	if (!st)
+		XXH3_64bits_reset(hs);
+	char path[4096];
+	for (size_t i = 0; i < l.n && !st; i++) {
+		struct stat sb;
+		snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
+		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+			continue;
+		/* name and size first: moving bytes between files changes the hash */
+		uint64_t size = (uint64_t)sb.st_size;
+		XXH3_64bits_update(hs, l.v[i], strlen(l.v[i]) + 1);
+		XXH3_64bits_update(hs, &size, sizeof size);
+		st = hash_file(hs, path, buf, cap, err);
+	}
+	if (!st) {
+		id->hash = XXH3_64bits_digest(hs);
+		id->hashed = 1;
+	}
+	XXH3_freeState(hs);
+	free(buf);
+	names_free(&l);
+	return st;
+}
+
+/* The definitions file a reader names events from changes what the index
+ * means (a dump's events get other names): its hash is part of the
+ * identity. A file that cannot be read leaves has_defs set with hash 0;
+ * the reader then fails to open anyway. */
+void idx_defs_hash(const char *path, struct trawl_trace_id *id)
+{
+	id->has_defs = 1;
+	id->defs_hash = 0;
+	XXH3_state_t *hs = XXH3_createState();
+	uint8_t *buf = malloc(1u << 16);
+	if (hs && buf) {
+		XXH3_64bits_reset(hs);
+		if (hash_file(hs, path, buf, 1u << 16, NULL) == TRAWL_OK)
+			id->defs_hash = XXH3_64bits_digest(hs);
+	}
+	XXH3_freeState(hs);
+	free(buf);
+}
