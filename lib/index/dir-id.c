@@ -1,10 +1,11 @@
 /* The identity of a trace that is a directory (a CTF trace: metadata,
- * stream files, buffer files a crashed program left). Its own size and
- * times say nothing of its files' contents (appending to a stream changes
- * neither), so the identity is taken over the regular files in it: sizes
- * summed, the latest modification and change times (the directory's
- * included: a file added or removed), and a hash of every file's name,
- * size and bytes in name order. */
+ * stream files, buffer files a crashed program left; or a set of such
+ * traces, one level down). Its own size and times say nothing of its
+ * files' contents (appending to a stream changes neither), so the
+ * identity is taken over the regular files in it and in its
+ * subdirectories: sizes summed, the latest modification and change times
+ * (the directories' included: a file added or removed), and a hash of
+ * every file's name, size and bytes in name order. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,28 +36,59 @@ static void names_free(struct names *l)
 	free(l->v);
 }
 
-/* The regular files of dir, sorted by name. */
-static enum trawl_status list_files(const char *dir, struct names *l, struct trawl_error *err)
+static int names_add(struct names *l, const char *a, const char *b)
 {
-	DIR *d = opendir(dir);
+	char **v = realloc(l->v, (l->n + 1) * sizeof *v);
+	if (!v)
+		return -1;
+	l->v = v;
+	size_t n = strlen(a) + strlen(b) + 1;
+	if (!(v[l->n] = malloc(n)))
+		return -1;
+	snprintf(v[l->n], n, "%s%s", a, b);
+	l->n++;
+	return 0;
+}
+
+/* The entries of dir (prefixed by `pre`), and one level down those of its
+ * subdirectories: a set of traces is a directory of trace directories.
+ * A subdirectory is listed as "name/" (its times count, it has no bytes). */
+static enum trawl_status list_level(const char *dir, const char *pre, int depth, struct names *l,
+				    struct trawl_error *err)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, pre);
+	DIR *d = opendir(path);
 	if (!d)
-		return trawl_error_errno(err, errno, "cannot open '%s'", dir);
+		return trawl_error_errno(err, errno, "cannot open '%s'", path);
 	struct dirent *de;
 	enum trawl_status st = TRAWL_OK;
 	while ((de = readdir(d)) && !st) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		char **v = realloc(l->v, (l->n + 1) * sizeof *v);
-		if (!v || !(v[l->n] = strdup(de->d_name))) {
-			if (v)
-				l->v = v;
+		struct stat sb;
+		char rel[4096];
+		snprintf(rel, sizeof rel, "%s%s", pre, de->d_name);
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, rel) >= sizeof path || stat(path, &sb) != 0)
+			continue;
+		if (S_ISDIR(sb.st_mode) && depth == 0) {
+			if (names_add(l, rel, "/") != 0) {
+				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+				break;
+			}
+			snprintf(rel + strlen(rel), sizeof rel - strlen(rel), "/");
+			st = list_level(dir, rel, 1, l, err);
+		} else if (S_ISREG(sb.st_mode) && names_add(l, rel, "") != 0) {
 			st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-			break;
 		}
-		l->v = v;
-		l->n++;
 	}
 	closedir(d);
+	return st;
+}
+
+static enum trawl_status list_files(const char *dir, struct names *l, struct trawl_error *err)
+{
+	enum trawl_status st = list_level(dir, "", 0, l, err);
 	if (!st)
 		qsort(l->v, l->n, sizeof *l->v, name_cmp);
 	return st;
@@ -81,9 +113,10 @@ enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct t
 	for (size_t i = 0; i < l.n && !st; i++) {
 		struct stat sb;
 		snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
-		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		if (stat(path, &sb) != 0)
 			continue;
-		id->size += (uint64_t)sb.st_size;
+		if (S_ISREG(sb.st_mode))
+			id->size += (uint64_t)sb.st_size;
 		if (ns(&sb.st_mtim) > id->mtime_ns)
 			id->mtime_ns = ns(&sb.st_mtim);
 		if (ns(&sb.st_ctim) > id->ctime_ns)
@@ -128,8 +161,12 @@ enum trawl_status idx_dir_hash(const char *dir, struct trawl_trace_id *id, struc
 	for (size_t i = 0; i < l.n && !st; i++) {
 		struct stat sb;
 		snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
-		if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		if (stat(path, &sb) != 0)
 			continue;
+		if (!S_ISREG(sb.st_mode)) { /* a member trace's directory: its name */
+			XXH3_64bits_update(hs, l.v[i], strlen(l.v[i]) + 1);
+			continue;
+		}
 		/* name and size first: moving bytes between files changes the hash */
 		uint64_t size = (uint64_t)sb.st_size;
 		XXH3_64bits_update(hs, l.v[i], strlen(l.v[i]) + 1);
