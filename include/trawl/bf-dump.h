@@ -30,6 +30,9 @@ typedef int (*trawl_bf_fn)(void *ctx, const struct trawl_bf_event *ev);
 
 enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file, trawl_bf_fn fn, void *ctx,
 				 struct trawl_bf_stats *stats, struct trawl_error *err);
+/* qsort order of events: by time, then by dump line (a dump's own order
+ * for ties). */
+int trawl_bf_event_cmp(const void *a, const void *b);
 
 /* ---- Bfscope framing ----
  * What a Bfscope server (Barrelfish's trace service, TCP port 6666) sends

@@ -80,14 +80,6 @@ static int collect(void *ctx, const struct trawl_bf_event *ev)
 	return 0;
 }
 
-static int ev_cmp(const void *a, const void *b)
-{
-	const struct trawl_bf_event *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
 static int cls_cmp(const void *a, const void *b)
 {
 	const struct trawl_sw_class *x = a, *y = b;
@@ -203,7 +195,7 @@ static enum trawl_status bf_open(void **state, struct trawl_input *in, const str
 		bf_close(r);
 		return st;
 	}
-	qsort(r->ev, r->n, sizeof *r->ev, ev_cmp);
+	qsort(r->ev, r->n, sizeof *r->ev, trawl_bf_event_cmp);
 	r->b.stats.bytes = len;
 	*state = r;
 	return TRAWL_OK;

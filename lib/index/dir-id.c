@@ -99,31 +99,49 @@ static uint64_t ns(const struct timespec *t)
 	return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
 }
 
-enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct trawl_trace_id *id,
-			       struct trawl_error *err)
+/* Call fn for every entry list_files finds, with its path and stat, in
+ * name order; stops at the first error. */
+typedef enum trawl_status (*entry_fn)(void *ctx, const char *rel, const char *path, const struct stat *sb,
+				      struct trawl_error *err);
+
+static enum trawl_status each_entry(const char *dir, entry_fn fn, void *ctx, struct trawl_error *err)
 {
 	struct names l = { 0 };
 	enum trawl_status st = list_files(dir, &l, err);
+	char path[4096];
+	for (size_t i = 0; i < l.n && !st; i++) {
+		struct stat sb;
+		snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
+		if (stat(path, &sb) == 0)
+			st = fn(ctx, l.v[i], path, &sb, err);
+	}
+	names_free(&l);
+	return st;
+}
+
+static enum trawl_status stat_entry(void *ctx, const char *rel, const char *path, const struct stat *sb,
+				    struct trawl_error *err)
+{
+	struct trawl_trace_id *id = ctx;
+	(void)rel, (void)path, (void)err;
+	if (S_ISREG(sb->st_mode))
+		id->size += (uint64_t)sb->st_size;
+	if (ns(&sb->st_mtim) > id->mtime_ns)
+		id->mtime_ns = ns(&sb->st_mtim);
+	if (ns(&sb->st_ctim) > id->ctime_ns)
+		id->ctime_ns = ns(&sb->st_ctim);
+	return TRAWL_OK;
+}
+
+enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct trawl_trace_id *id,
+			       struct trawl_error *err)
+{
 	id->mtime_ns = ns(&dsb->st_mtim);
 	id->ctime_ns = ns(&dsb->st_ctim);
 	id->ino = (uint64_t)dsb->st_ino;
 	id->dev = (uint64_t)dsb->st_dev;
 	id->source = 2;
-	char path[4096];
-	for (size_t i = 0; i < l.n && !st; i++) {
-		struct stat sb;
-		snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
-		if (stat(path, &sb) != 0)
-			continue;
-		if (S_ISREG(sb.st_mode))
-			id->size += (uint64_t)sb.st_size;
-		if (ns(&sb.st_mtim) > id->mtime_ns)
-			id->mtime_ns = ns(&sb.st_mtim);
-		if (ns(&sb.st_ctim) > id->ctime_ns)
-			id->ctime_ns = ns(&sb.st_ctim);
-	}
-	names_free(&l);
-	return st;
+	return each_entry(dir, stat_entry, id, err);
 }
 
 static enum trawl_status hash_file(XXH3_state_t *hs, const char *path, uint8_t *buf, size_t cap,
@@ -147,39 +165,38 @@ static enum trawl_status hash_file(XXH3_state_t *hs, const char *path, uint8_t *
 	return st;
 }
 
+struct hashing {
+	XXH3_state_t *hs;
+	uint8_t *buf;
+	size_t cap;
+};
+
+/* Name (with its NUL) and size before the bytes: moving bytes between
+ * files changes the hash. A member trace's directory adds its name only. */
+static enum trawl_status hash_entry(void *ctx, const char *rel, const char *path, const struct stat *sb,
+				    struct trawl_error *err)
+{
+	struct hashing *h = ctx;
+	XXH3_64bits_update(h->hs, rel, strlen(rel) + 1);
+	if (!S_ISREG(sb->st_mode))
+		return TRAWL_OK;
+	uint64_t size = (uint64_t)sb->st_size;
+	XXH3_64bits_update(h->hs, &size, sizeof size);
+	return hash_file(h->hs, path, h->buf, h->cap, err);
+}
+
 enum trawl_status idx_dir_hash(const char *dir, struct trawl_trace_id *id, struct trawl_error *err)
 {
-	struct names l = { 0 };
-	size_t cap = 1u << 20;
-	uint8_t *buf = malloc(cap);
-	XXH3_state_t *hs = XXH3_createState();
-	enum trawl_status st = !buf || !hs ? trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory")
-					   : list_files(dir, &l, err);
-	if (!st)
-		XXH3_64bits_reset(hs);
-	char path[4096];
-	for (size_t i = 0; i < l.n && !st; i++) {
-		struct stat sb;
-		snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
-		if (stat(path, &sb) != 0)
-			continue;
-		if (!S_ISREG(sb.st_mode)) { /* a member trace's directory: its name */
-			XXH3_64bits_update(hs, l.v[i], strlen(l.v[i]) + 1);
-			continue;
-		}
-		/* name and size first: moving bytes between files changes the hash */
-		uint64_t size = (uint64_t)sb.st_size;
-		XXH3_64bits_update(hs, l.v[i], strlen(l.v[i]) + 1);
-		XXH3_64bits_update(hs, &size, sizeof size);
-		st = hash_file(hs, path, buf, cap, err);
-	}
-	if (!st) {
-		id->hash = XXH3_64bits_digest(hs);
+	struct hashing h = { XXH3_createState(), malloc(1u << 20), 1u << 20 };
+	enum trawl_status st = TRAWL_ERR_NOMEM;
+	if (!h.hs || !h.buf)
+		trawl_error_set(err, st, "out of memory");
+	else if (XXH3_64bits_reset(h.hs), (st = each_entry(dir, hash_entry, &h, err)) == TRAWL_OK) {
+		id->hash = XXH3_64bits_digest(h.hs);
 		id->hashed = 1;
 	}
-	XXH3_freeState(hs);
-	free(buf);
-	names_free(&l);
+	XXH3_freeState(h.hs);
+	free(h.buf);
 	return st;
 }
 

@@ -314,14 +314,6 @@ static int bf_collect(void *ctx, const struct trawl_bf_event *ev)
 	return 0;
 }
 
-static int ev_cmp(const void *a, const void *b)
-{
-	const struct trawl_bf_event *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
 static void to_ctf_class(const struct trawl_sw_class *s, struct trawl_ctf_class *c)
 {
 	memset(c, 0, sizeof *c);
@@ -378,7 +370,7 @@ static int write_core_stream(struct bf_core *c, const char *out, struct trawl_ct
 			     struct trawl_ctf_packet *pkt, uint64_t freq)
 {
 	char path[4096];
-	qsort(c->ev, c->n, sizeof *c->ev, ev_cmp);
+	qsort(c->ev, c->n, sizeof *c->ev, trawl_bf_event_cmp);
 	snprintf(path, sizeof path, "%s/stream-core%u", out, c->core);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0) {

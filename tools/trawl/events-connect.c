@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/grow.h"
 #include "events-cli.h"
 #include "options.h"
 #include "trawl/bf-dump.h"
@@ -36,17 +37,8 @@ struct dumps {
 static int keep_dump(void *ctx, const char *text, size_t len)
 {
 	struct dumps *d = ctx;
-	size_t need = d->len + len + 1;
-	if (need > d->cap) {
-		size_t ncap = d->cap ? d->cap : 1u << 20;
-		while (ncap < need)
-			ncap *= 2;
-		char *p = realloc(d->text, ncap);
-		if (!p)
-			return 1;
-		d->text = p;
-		d->cap = ncap;
-	}
+	if (!trawl_grow((void **)&d->text, &d->cap, d->len + len + 1, 1))
+		return 1;
 	memcpy(d->text + d->len, text, len);
 	d->len += len;
 	/* a dump whose last line has no newline must not run into the next */
