@@ -92,10 +92,17 @@ static int id_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* qsort and bsearch want a valid array even when it is empty */
+static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, size, cmp);
+}
+
 static const struct trawl_sw_class *find(const struct bf_reader *r, uint32_t id)
 {
 	struct trawl_sw_class key = { .id = id };
-	return bsearch(&key, r->cls, r->ncls, sizeof *r->cls, cls_cmp);
+	return r->ncls ? bsearch(&key, r->cls, r->ncls, sizeof *r->cls, cls_cmp) : NULL;
 }
 
 static int add_class(struct bf_reader *r, const struct trawl_sw_class *c)
@@ -124,7 +131,7 @@ static enum trawl_status make_classes(struct bf_reader *r, const char *defs_path
 				r->nomem = 1;
 		}
 	trawl_defs_destroy(d);
-	qsort(r->cls, r->ncls, sizeof *r->cls, cls_cmp);
+	sort(r->cls, r->ncls, sizeof *r->cls, cls_cmp);
 	/* the ids the dump uses, once each, sorted */
 	uint32_t *ids = malloc((r->n ? r->n : 1) * sizeof *ids);
 	size_t nids = 0, known = r->ncls;
@@ -132,13 +139,13 @@ static enum trawl_status make_classes(struct bf_reader *r, const char *defs_path
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < r->n; i++)
 		ids[i] = (uint32_t)(r->ev[i].word >> 32);
-	qsort(ids, r->n, sizeof *ids, id_cmp);
+	sort(ids, r->n, sizeof *ids, id_cmp);
 	for (size_t i = 0; i < r->n; i++)
 		if (!nids || ids[nids - 1] != ids[i])
 			ids[nids++] = ids[i];
 	for (size_t i = 0; i < nids && !r->nomem; i++) {
 		struct trawl_sw_class g = { .id = ids[i], .nfields = 1 };
-		if (bsearch(&g, r->cls, known, sizeof *r->cls, cls_cmp))
+		if (known && bsearch(&g, r->cls, known, sizeof *r->cls, cls_cmp))
 			continue;
 		snprintf(g.name, sizeof g.name, "subsys%u:event%u", g.id >> 16, g.id & 0xffff);
 		strcpy(g.fields[0].name, "arg");
@@ -147,7 +154,7 @@ static enum trawl_status make_classes(struct bf_reader *r, const char *defs_path
 			r->nomem = 1;
 	}
 	free(ids);
-	qsort(r->cls, r->ncls, sizeof *r->cls, cls_cmp);
+	sort(r->cls, r->ncls, sizeof *r->cls, cls_cmp);
 	return r->nomem ? trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory") : TRAWL_OK;
 }
 
@@ -195,7 +202,7 @@ static enum trawl_status bf_open(void **state, struct trawl_input *in, const str
 		bf_close(r);
 		return st;
 	}
-	qsort(r->ev, r->n, sizeof *r->ev, trawl_bf_event_cmp);
+	sort(r->ev, r->n, sizeof *r->ev, trawl_bf_event_cmp);
 	r->b.stats.bytes = len;
 	*state = r;
 	return TRAWL_OK;

@@ -220,6 +220,9 @@ static enum trawl_status ctf_open(void **state, struct trawl_input *in, const st
 	(void)first;
 	char path[4096];
 	snprintf(path, sizeof path, "%s", trawl_input_name(in));
+	if (!strcmp(path, "-") || !strcmp(path, "<stdin>")) /* metadata alone names no streams */
+		return trawl_error_set(err, TRAWL_ERR_FORMAT,
+				       "CTF metadata on standard input: give the trace directory");
 	return ctf_open_dir(state, dirname(path), opt, err);
 }
 

@@ -89,7 +89,7 @@ static enum trawl_status list_level(const char *dir, const char *pre, int depth,
 static enum trawl_status list_files(const char *dir, struct names *l, struct trawl_error *err)
 {
 	enum trawl_status st = list_level(dir, "", 0, l, err);
-	if (!st)
+	if (!st && l->n > 1)
 		qsort(l->v, l->n, sizeof *l->v, name_cmp);
 	return st;
 }

@@ -275,7 +275,8 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	trace_report_skipped(&to, r);
-	qsort(s.sw, s.nsw, sizeof *s.sw, sw_cmp);
+	if (s.nsw > 1)
+		qsort(s.sw, s.nsw, sizeof *s.sw, sw_cmp);
 	print_stats(&s, trawl_reader_stats(r), to.path, timing, cli_now() - t0);
 out:
 	free(s.insns);
