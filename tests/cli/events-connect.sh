@@ -61,13 +61,15 @@ expect_stderr_has "incomplete (50 of 500 bytes)" "$TRAWL" events connect "127.0.
 wait $spid
 
 start hold
-"$TRAWL" events connect "127.0.0.1:$port" --bf --defs "$d/bf.tdef" -o "$_tmp/tr4" 2>"$_tmp/err" &
+# a stderr file of its own: the poll must not see an earlier run's lines
+# (it did, and sent SIGINT before the handler was in place)
+"$TRAWL" events connect "127.0.0.1:$port" --bf --defs "$d/bf.tdef" -o "$_tmp/tr4" 2>"$_tmp/err4" &
 cpid=$!
-i=0; while ! grep -q "dump of" "$_tmp/err" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while ! grep -q "dump of" "$_tmp/err4" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 kill -INT $cpid
 wait $cpid; rc=$?
 wait $spid
-[ $rc = 0 ] || fail "SIGINT: exit $rc, want 0: $(cat "$_tmp/err")"
+[ $rc = 0 ] || fail "SIGINT: exit $rc, want 0: $(cat "$_tmp/err4")"
 "$TRAWL" events list --abs "$_tmp/tr4" >"$_tmp/out" || fail "list after SIGINT failed"
 diff -u "$_tmp/want1" "$_tmp/out" || fail "the dump before SIGINT was not kept"
 
