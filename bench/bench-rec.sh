@@ -28,6 +28,7 @@ echo "fast path, 1 thread:   enabled $en ns/event, baseline (counter read + 16-b
 echo "fast path, 2 threads:  enabled $mte ns/event, baseline $mtb ns: ratio $(ratio "$mte" "$mtb") (target <= 1.2)"
 echo "page faults in the timed enabled loops (buffers mapped from the trace's .ring-N files): $(val enabled_faults "$OUT/fast") in 1 thread, $(val mt_enabled_faults "$OUT/mt") in 2 threads (target 0)"
 echo "disabled subsystem:    $dis ns/event (target < 1; empty loop $(val empty_loop_ns "$OUT/fast") ns)"
+echo "migration check (rseq cpu read + compare, part of the enabled figure): $(val cpu_check_ns "$OUT/fast") ns/event (empty loop $(val empty_loop_ns "$OUT/fast") ns)"
 echo "10 M events/s, discard mode, flusher writing: $(val rate_events "$OUT/rate") emitted at $(val rate_per_s "$OUT/rate")/s, lost $(val rate_lost "$OUT/rate") (target 0)"
 echo "peak RSS (1 thread, 8 MiB buffer): $(cat "$OUT/rss") KiB"
 

@@ -49,6 +49,25 @@ static inline double bench_disabled(uint64_t n)
 	return (bench_now() - t0) * 1e9 / (double)n;
 }
 
+/* What noticing a migration adds to the fast path: reading the cpu from
+ * the thread's rseq area and comparing it with the last one (0 where the
+ * recorder does not track migrations). */
+static inline double bench_cpu_check(uint64_t n)
+{
+#if TRAWL_REC_TRACKS_CPU
+	uint64_t moved = 0;
+	double t0 = bench_now();
+	for (uint64_t i = 0; i < n; i++) {
+		moved += trawl_rec_cpu() != trawl_rec_tls_.cpu;
+		__asm__ __volatile__("" ::: "memory");
+	}
+	return (bench_now() - t0) * 1e9 / (double)n + (double)(moved & 0);
+#else
+	(void)n;
+	return 0;
+#endif
+}
+
 static inline double bench_empty(uint64_t n)
 {
 	double t0 = bench_now();

@@ -30,5 +30,36 @@ typedef int (*trawl_bf_fn)(void *ctx, const struct trawl_bf_event *ev);
 
 enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file, trawl_bf_fn fn, void *ctx,
 				 struct trawl_bf_stats *stats, struct trawl_error *err);
+/* qsort order of events: by time, then by dump line (a dump's own order
+ * for ties). */
+int trawl_bf_event_cmp(const void *a, const void *b);
+
+/* ---- Bfscope framing ----
+ * What a Bfscope server (Barrelfish's trace service, TCP port 6666) sends
+ * at each flush: an 8-byte length field (the decimal length in ASCII
+ * digits, then a NUL; the bytes after the NUL are undefined) and that many
+ * bytes of text dump, at most TRAWL_BFSCOPE_MAX_DUMP. The parser is fed
+ * whatever bytes arrive and hands out each whole dump; it holds at most one
+ * dump. */
+#define TRAWL_BFSCOPE_HEADER 8
+#define TRAWL_BFSCOPE_MAX_DUMP (2u << 20)
+
+struct trawl_bfscope;
+
+/* Called per complete dump (text borrowed for the call); non-zero stops
+ * (returned as TRAWL_ERR_LIMIT). */
+typedef int (*trawl_bfscope_fn)(void *ctx, const char *text, size_t len);
+
+enum trawl_status trawl_bfscope_create(struct trawl_bfscope **out, struct trawl_error *err);
+/* A bad length field is TRAWL_ERR_FORMAT with the byte offset of the field
+ * in the connection; the parser then refuses further input. */
+enum trawl_status trawl_bfscope_feed(struct trawl_bfscope *p, const uint8_t *data, size_t len,
+				     trawl_bfscope_fn fn, void *ctx, struct trawl_error *err);
+/* Where the input stands: bytes of the incomplete dump (or length field)
+ * received so far, 0 between dumps; and the length that dump declared (0
+ * while its length field is incomplete). */
+size_t trawl_bfscope_pending(const struct trawl_bfscope *p, size_t *declared);
+uint64_t trawl_bfscope_dumps(const struct trawl_bfscope *p);
+void trawl_bfscope_destroy(struct trawl_bfscope *p);
 
 #endif

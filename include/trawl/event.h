@@ -134,12 +134,24 @@ struct trawl_event_context {
 	uint8_t valid;          /* bit 0 ctxid, bit 1 vmid, bit 2 el/sec/is64 */
 };
 
+struct trawl_sw_class;           /* trawl/sw-event.h */
+
+/* A recorded software event (CTF traces of the recorder and `trawl
+ * listen`, Barrelfish dumps). The fields' values are cls->nfields 64-bit
+ * words in host byte order at pool offset `fields` (signed types
+ * sign-extended), fields_len = 8 * nfields; fields is 0 when there are
+ * none. Time is in ns (TRAWL_TIME_NS) for CTF traces, in the dump's ticks
+ * (TRAWL_TIME_CYC) for Barrelfish dumps. */
 struct trawl_event_sw {
 	uint16_t subsys;
 	uint16_t event;
-	uint32_t arg;
-	uint32_t fields;        /* pool offset of encoded extra fields, 0 if none */
+	uint32_t arg;           /* the first field's low 32 bits (a Barrelfish word's argument) */
+	uint32_t fields;        /* pool offset of the field values, 0 if none */
 	uint32_t fields_len;
+	uint32_t tid;           /* thread id; 0 when the source has none (Barrelfish) */
+	uint32_t stream;        /* the trace's stream (file) the event is in */
+	struct trawl_str name;  /* "subsys:event", borrowed from the reader until it is closed */
+	const struct trawl_sw_class *cls; /* names and types of the fields, valid as name */
 };
 
 struct trawl_event_text {

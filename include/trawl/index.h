@@ -28,6 +28,10 @@
 enum trawl_index_kind {
 	TRAWL_INDEX_KIND_LINEAR = 1,    /* event table + delta log + checkpoints +
 	                                   sorted write lists (docs/index.md) */
+	TRAWL_INDEX_KIND_SW = 2,        /* software events: kind 1's sections plus
+	                                   each event's thread and ids and the
+	                                   events of each cpu and thread
+	                                   (docs/sw-events.md) */
 };
 
 /* ---- building ---- */
@@ -51,10 +55,13 @@ struct trawl_trace_id {
 	uint64_t ino, dev;
 	uint64_t hash;          /* valid when hashed != 0 */
 	int hashed;
-	uint32_t source;        /* 1 = a trace file read by trawl_reader */
+	uint32_t source;        /* 1 = a trace file read by trawl_reader,
+	                           2 = a trace directory (CTF) read by it */
 	uint32_t reader;        /* TRAWL_ID_* bits */
 	uint32_t format;        /* enum trawl_format asked for (0 = detect) */
 	uint64_t skipped;       /* informational: lines skipped by --lenient */
+	uint64_t defs_hash;     /* XXH3-64 of the reader's definitions file (--defs) */
+	int has_defs;
 	uint64_t taken_ns;      /* wall clock when the stat was taken */
 };
 
@@ -177,6 +184,7 @@ struct trawl_index_info {
 	uint64_t snapshots;         /* memory block snapshots */
 	uint64_t backdated;         /* back-dated block records */
 	uint64_t clobbers;          /* ranges made unknown (semihosting, unknown writes) */
+	uint64_t sw_events;         /* software events (kind 2) */
 };
 void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info *info);
 
@@ -221,6 +229,37 @@ enum trawl_status trawl_index_event_at_time(const struct trawl_index *ix, uint64
 /* The event whose bytes contain trace byte offset `off`. */
 enum trawl_status trawl_index_event_at_offset(const struct trawl_index *ix, uint64_t off,
 					      uint64_t *ev, struct trawl_error *err);
+
+/* ---- software events (kind 2 indexes) ---- */
+
+/* What the index keeps of a software event beyond trawl_index_event
+ * (time, cpu, offset, length, kind). */
+struct trawl_index_sw_event {
+	uint32_t tid;
+	uint32_t stream;
+	uint16_t subsys, event;
+	uint32_t arg;               /* the first field's low 32 bits */
+};
+
+enum trawl_index_sw_scope {
+	TRAWL_SW_SCOPE_ALL = 0,     /* every event */
+	TRAWL_SW_SCOPE_CPU,         /* the events of cpu `key` */
+	TRAWL_SW_SCOPE_THREAD,      /* the events of thread `key` */
+};
+
+/* The last event of the scope with time <= t, by bisection (a trace of
+ * software events is merged by time). TRAWL_ERR_NOT_FOUND when the scope
+ * has no event at or before t; TRAWL_ERR_UNSUPPORTED on a kind 1 index
+ * for the cpu and thread scopes. */
+enum trawl_status trawl_index_sw_at_time(const struct trawl_index *ix, enum trawl_index_sw_scope scope,
+					 uint64_t key, uint64_t t, uint64_t *ev, struct trawl_error *err);
+/* Event ev's thread, stream and ids (zero for events of other kinds). */
+enum trawl_status trawl_index_sw_event(const struct trawl_index *ix, uint64_t ev,
+				       struct trawl_index_sw_event *out, struct trawl_error *err);
+/* Distinct cpus and threads with software events (one pass over the
+ * per-cpu and per-thread lists). */
+enum trawl_status trawl_index_sw_counts(const struct trawl_index *ix, uint64_t *cpus, uint64_t *threads,
+					struct trawl_error *err);
 
 /* A register file as it was after some event. `value`/`known` hold every
  * register the file layout has; use trawl_index_regs_view for one register.

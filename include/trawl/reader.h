@@ -19,6 +19,10 @@ struct trawl_reader;
 enum trawl_format {
 	TRAWL_FORMAT_AUTO = 0,
 	TRAWL_FORMAT_TARMAC,
+	TRAWL_FORMAT_CTF,              /* software events: a CTF trace directory of
+	                                  trawl's recorder or `trawl listen` (or its
+	                                  metadata file) */
+	TRAWL_FORMAT_BFDUMP,           /* software events: a Barrelfish trace dump */
 };
 
 /* Called for each warning (bad line skipped in lenient mode, first line of
@@ -54,6 +58,9 @@ struct trawl_reader_options {
 	void *warn_ctx;
 	uint32_t want;                 /* TRAWL_WANT_* bits; 0 = everything */
 	uint64_t want_regs;            /* with TRAWL_WANT_FILTER: registers kept */
+	const char *defs;              /* Barrelfish dumps: event definitions (.json
+	                                  of `trawl defs`, or .tdef) naming events;
+	                                  NULL: names made up from the ids */
 };
 
 /* Counters a reader keeps; valid at any time. */
@@ -65,9 +72,13 @@ struct trawl_reader_stats {
 	uint64_t unknown_lines;        /* kept as text events */
 	uint64_t cut_lines;            /* a last line cut off by the end of the
 					* input, dropped (0 or 1) */
+	uint64_t lost_events;          /* software events the recorder counted as
+	                                  lost (its buffers were full); not a
+	                                  reading error */
 };
 
-/* Open `path` ("-" = stdin). opt may be NULL for defaults. */
+/* Open `path` ("-" = stdin; a directory is a CTF trace). opt may be NULL
+ * for defaults. */
 enum trawl_status trawl_reader_open(struct trawl_reader **out, const char *path,
 				    const struct trawl_reader_options *opt,
 				    struct trawl_error *err);

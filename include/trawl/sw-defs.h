@@ -54,6 +54,9 @@ struct trawl_defs {
 /* Parse .tdef text; errors carry file, line and column. */
 enum trawl_status trawl_defs_parse(struct trawl_defs **out, const char *text, size_t len, const char *file,
 				   struct trawl_error *err);
+/* Read a definitions file: .tdef text when its name ends so, else the
+ * JSON of trawl_defs_to_json. */
+enum trawl_status trawl_defs_load(struct trawl_defs **out, const char *path, struct trawl_error *err);
 /* Parse the JSON written by trawl_defs_to_json. */
 enum trawl_status trawl_defs_parse_json(struct trawl_defs **out, const char *text, size_t len, const char *file,
 					struct trawl_error *err);

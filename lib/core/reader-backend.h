@@ -23,8 +23,15 @@ struct trawl_reader_backend {
 				  struct trawl_error *err);
 	const struct trawl_reader_stats *(*stats)(const void *state);
 	void (*close)(void *state);
+	/* Formats whose trace is a directory (CTF): open it by path; NULL
+	 * for the others. The dispatcher gives such a reader an empty input
+	 * named after the directory. */
+	enum trawl_status (*open_dir)(void **state, const char *path,
+				      const struct trawl_reader_options *opt, struct trawl_error *err);
 };
 
 extern const struct trawl_reader_backend trawl_tarmac_backend;
+extern const struct trawl_reader_backend trawl_ctf_backend;
+extern const struct trawl_reader_backend trawl_bfdump_backend;
 
 #endif

@@ -4,12 +4,15 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/reader-backend.h"
 
 /* Every format trawl reads; detection asks each in turn. */
 static const struct trawl_reader_backend *const backends[] = {
 	&trawl_tarmac_backend,
+	&trawl_ctf_backend,
+	&trawl_bfdump_backend,
 };
 
 #define NBACKENDS (sizeof backends / sizeof backends[0])
@@ -61,8 +64,9 @@ enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct traw
 		st = trawl_error_set(err, TRAWL_ERR_FORMAT,
 				     "'%s' is not a trace format trawl recognises: no Tarmac line in its "
 				     "first 64 KiB (lines such as '10 clk IT (1) 80000 d2a00028 O EL1h_s : "
-				     "MOV x8,#0x10000'; ETE buffers are read by 'trawl ete', recorded "
-				     "events by 'trawl events')",
+				     "MOV x8,#0x10000'), no Barrelfish dump line ('0 1234 0x1000200000003') "
+				     "and not CTF metadata (ETE buffers are read by 'trawl ete'; a CTF trace "
+				     "of software events is a directory)",
 				     trawl_input_name(in));
 		goto out;
 	}
@@ -84,11 +88,49 @@ out:
 	return st;
 }
 
+/* A directory is a trace of a format that has one (CTF): the backend
+ * reads it by path, and the reader holds an empty input named after it so
+ * trawl_reader_input works for every reader. */
+static enum trawl_status open_dir(struct trawl_reader **out, const char *path,
+				  const struct trawl_reader_options *opt, struct trawl_error *err)
+{
+	enum trawl_format want = opt ? opt->format : TRAWL_FORMAT_AUTO;
+	const struct trawl_reader_backend *be = NULL;
+	for (size_t i = 0; i < NBACKENDS && !be; i++)
+		if (backends[i]->open_dir && (want == TRAWL_FORMAT_AUTO || backends[i]->format == want))
+			be = backends[i];
+	if (!be) {
+		enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT,
+						       "is a directory, and the format asked for is not one");
+		trawl_error_at(err, path, 0, 0, 0);
+		return st;
+	}
+	struct trawl_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	enum trawl_status st = trawl_input_open_memory(&r->in, "", 0, path, NULL, err);
+	if (st == TRAWL_OK)
+		st = be->open_dir(&r->state, path, opt, err);
+	if (st != TRAWL_OK) {
+		if (r->in)
+			trawl_input_close(r->in);
+		free(r);
+		return st;
+	}
+	r->be = be;
+	*out = r;
+	return TRAWL_OK;
+}
+
 enum trawl_status trawl_reader_open(struct trawl_reader **out, const char *path,
 				    const struct trawl_reader_options *opt,
 				    struct trawl_error *err)
 {
 	struct trawl_input *in;
+	struct stat sb;
+	*out = NULL;
+	if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return open_dir(out, path, opt, err);
 	enum trawl_status st = trawl_input_open(&in, path, opt ? &opt->input : NULL, err);
 	if (st != TRAWL_OK) {
 		*out = NULL;

@@ -170,3 +170,11 @@ out:
 	free(offsets);
 	return st;
 }
+
+int trawl_bf_event_cmp(const void *a, const void *b)
+{
+	const struct trawl_bf_event *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}

@@ -10,6 +10,7 @@
  */
 #include "trawl/sw-event.h"
 #include "trawl/sw-defs.h"
+#include "trawl/file.h"
 
 #include "events/defs-int.h"
 #include "events/text-skip.h"
@@ -711,4 +712,22 @@ char *trawl_defs_to_json(const struct trawl_defs *d)
 	}
 	sbf(&b, "\n  ]\n}\n");
 	return sb_done(&b);
+}
+
+/* The one place that decides a definitions file's form: .tdef by its name,
+ * anything else the JSON that `trawl defs` writes. */
+enum trawl_status trawl_defs_load(struct trawl_defs **out, const char *path, struct trawl_error *err)
+{
+	uint8_t *text = NULL;
+	size_t len = 0, pl = strlen(path);
+	*out = NULL;
+	enum trawl_status st = trawl_file_read(path, &text, &len, err);
+	if (st == TRAWL_OK) {
+		if (pl > 5 && !strcmp(path + pl - 5, ".tdef"))
+			st = trawl_defs_parse(out, (const char *)text, len, path, err);
+		else
+			st = trawl_defs_parse_json(out, (const char *)text, len, path, err);
+	}
+	free(text);
+	return st;
 }

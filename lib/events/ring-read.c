@@ -217,7 +217,7 @@ static enum trawl_status check_head(struct rctx *c)
 	memcpy(&c->h, c->buf, sizeof c->h);
 	if (h->magic != TRAWL_RING_MAGIC)
 		return damage(c, 0, "bad ring magic");
-	if (h->version != TRAWL_RING_VERSION || h->head_size != TRAWL_RING_HEAD)
+	if ((h->version != 1 && h->version != TRAWL_RING_VERSION) || h->head_size != TRAWL_RING_HEAD)
 		return damage(c, 4, "unknown ring version");
 	if (h->nsub < 2 || h->nsub > 4096 || h->sub_size < 256 || h->sub_size > 0x7ffffff0 || h->sub_size % 16)
 		return damage(c, 12, "bad ring sizes");
@@ -263,8 +263,27 @@ static struct trawl_ring_sub sub_at(const struct rctx *c, uint32_t i)
 	return s;
 }
 
+/* The cpu at byte `from` of a sub-buffer: its header's, or that of the
+ * last cpu record before `from` (the stream resumes after one). Records
+ * before `from` were checked when they were written to stream-N; a bad
+ * one here only ends the scan. */
+static uint32_t cpu_at(const struct rctx *c, uint64_t base, size_t from, uint32_t cpu)
+{
+	for (size_t o = 0; o + 16 <= from && base + o + 16 <= c->len;) {
+		uint64_t w = rd64(c->buf + base + o + 8);
+		if (TRAWL_RING_IS_CPU(w))
+			cpu = TRAWL_RING_CPU_OF(w);
+		unsigned n = (w & TYPED_FLAG) && !TRAWL_RING_IS_CPU(w) ? (unsigned)(w & 0xff) : 0;
+		if (n > MAX_FIELDS)
+			break;
+		o += 16 + (size_t)(n + (n & 1)) * 8;
+	}
+	return cpu;
+}
+
 /* Read sub-buffer `no` (slot idx) from byte `from`; hi bounds its ticks.
- * *stop is set at the end of the open one. */
+ * *stop is set at the end of the open one. A cpu record ends the packet
+ * being built; the next event begins one with the new cpu. */
 static enum trawl_status read_sub(struct rctx *c, uint64_t no, uint32_t idx, size_t from, uint64_t hi)
 {
 	struct trawl_ring_sub s = sub_at(c, idx);
@@ -287,6 +306,7 @@ static enum trawl_status read_sub(struct rctx *c, uint64_t no, uint32_t idx, siz
 	uint64_t base = c->h.data_off + (uint64_t)idx * c->h.sub_size;
 	enum trawl_status st = TRAWL_OK;
 	int began = 0;
+	uint32_t cpu = cpu_at(c, base, from, s.cpu);
 	for (size_t o = from; o + 16 <= end;) {
 		uint64_t at = base + o;
 		if (at + 16 > c->len) {
@@ -304,6 +324,15 @@ static enum trawl_status read_sub(struct rctx *c, uint64_t no, uint32_t idx, siz
 			st = damage(c, at, "event time after the ring's last possible moment");
 			break;
 		}
+		if (TRAWL_RING_IS_CPU(w)) {
+			if (began && c->pkt_events == 0)
+				c->out->len = c->pkt_start;
+			packet_end(c);
+			began = 0;
+			cpu = TRAWL_RING_CPU_OF(w);
+			o += 16;
+			continue;
+		}
 		unsigned n = (w & TYPED_FLAG) ? (unsigned)(w & 0xff) : 0;
 		size_t rec = 16 + (size_t)(n + (n & 1)) * 8;
 		if (n <= MAX_FIELDS && o + rec <= end && at + rec > c->len) {
@@ -315,7 +344,7 @@ static enum trawl_status read_sub(struct rctx *c, uint64_t no, uint32_t idx, siz
 			break;
 		}
 		if (!began) {
-			if ((st = packet_begin(c, s.cpu)) != TRAWL_OK)
+			if ((st = packet_begin(c, cpu)) != TRAWL_OK)
 				break;
 			began = 1;
 		}

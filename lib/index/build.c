@@ -23,6 +23,7 @@
 
 #include "index/format.h"
 #include "index/spool.h"
+#include "index/sw.h"
 #include "trawl/index.h"
 
 #define NONE32 UINT32_MAX
@@ -70,6 +71,7 @@ struct trawl_index_builder {
 	size_t nck, cap_ck;
 	int last_cpu;
 	struct idx_sorter memw, snap, clob, regw, pcs;
+	struct idx_sw sw;       /* software events (kind 2) */
 
 	uint64_t nev, last_line;
 	uint32_t time_unit;
@@ -888,6 +890,8 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 	if ((st = idx_file_write(&b->ev, rec, EV_REC, err)))
 		return st;
 	r->depth += call_effect(e);
+	if ((st = idx_sw_add(&b->sw, e, b->nev, err)))
+		return st;
 	if (isinsn) {
 		uint8_t *p;
 		if ((st = idx_sorter_add(&b->pcs, &p, err)))
@@ -992,6 +996,7 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 	idx_sorter_init(&b->clob, CLOB_REC, mem / 4, b->dir, err);
 	idx_sorter_init(&b->regw, REGW_REC, mem, b->dir, err);
 	idx_sorter_init(&b->pcs, PCS_REC, mem, b->dir, err);
+	idx_sw_init(&b->sw, mem, b->dir, err);
 	*out = b;
 	return TRAWL_OK;
 fail:
@@ -1011,6 +1016,7 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b)
 	idx_sorter_release(&b->clob);
 	idx_sorter_release(&b->regw);
 	idx_sorter_release(&b->pcs);
+	idx_sw_release(&b->sw);
 	if (b->tmp_path)
 		unlink(b->tmp_path);
 	for (uint32_t c = 0; c < b->ncpu; c++) {
@@ -1127,6 +1133,8 @@ static enum trawl_status write_identity(struct idx_file *f, const struct trawl_t
 		KV(ID_KEY_CONTENT, 8, st64, id->hash);
 	KV(ID_KEY_READER, 4, st32, id->reader);
 	KV(ID_KEY_FORMAT, 4, st32, id->format);
+	if (id->has_defs)
+		KV(ID_KEY_DEFS, 8, st64, id->defs_hash);
 	KV(ID_KEY_SKIPPED, 8, st64, id->skipped);
 #undef KV
 	return idx_file_write(f, r, (size_t)(p - r), err);
@@ -1191,6 +1199,39 @@ out:
 	return st;
 }
 
+/* Kind 2: the software-event sections. SW_EVENTS gets a record for every
+ * event (zero for events of other kinds), so record i is event i; the
+ * per-cpu and per-thread lists have no fences: they are searched by
+ * bisection over their own records. */
+static enum trawl_status write_sw_sections(struct trawl_index_builder *b, struct idx_file *o,
+					   struct sec **sp, struct trawl_error *err)
+{
+	static const uint8_t zero[SW_REC];
+	enum trawl_status st = TRAWL_OK;
+	struct idx_fence nf[2];
+	memset(nf, 0, sizeof nf);
+	for (; b->sw.recs < b->nev && !st; b->sw.recs++)
+		st = idx_file_write(&b->sw.ev, zero, SW_REC, err);
+	struct sec *s = *sp;
+	if (st || (st = begin_sec(o, s, SEC_SW_EVENTS, SW_REC, err)) ||
+	    (st = idx_file_copy(o, &b->sw.ev, err)))
+		goto out;
+	end_sec(o, s++);
+	if ((st = begin_sec(o, s, SEC_SW_CPU, SW_REC, err)) ||
+	    (st = idx_sorter_output(&b->sw.cpu, o, &nf[0], err)))
+		goto out;
+	end_sec(o, s++);
+	if ((st = begin_sec(o, s, SEC_SW_THREAD, SW_REC, err)) ||
+	    (st = idx_sorter_output(&b->sw.thread, o, &nf[1], err)))
+		goto out;
+	end_sec(o, s++);
+out:
+	*sp = s;
+	free(nf[0].p);
+	free(nf[1].p);
+	return st;
+}
+
 /* Every section after the events, in file order, each recorded in secs
  * (advancing *sp); the fences the sorted sections fill are freed by the
  * caller. One list so the order the reader expects is written in one place. */
@@ -1225,6 +1266,8 @@ static enum trawl_status write_sections(struct trawl_index_builder *b, struct id
 	for (int i = 0; i < 6; i++)
 		SEC(SEC_FENCE_MEMW + i, FENCE_REC, idx_file_write(o, fences[i].p, fences[i].n, err));
 	SEC(SEC_IDENTITY, 0, write_identity(o, id, err));
+	if (b->sw.n && (st = write_sw_sections(b, o, &s, err)))
+		goto out;
 #undef SEC
 	(void)nbd;
 out:
@@ -1241,7 +1284,7 @@ static void fill_header(const struct trawl_index_builder *b, const struct trawl_
 	memset(h, 0, IDX_HEADER_SIZE);
 	memcpy(h, IDX_MAGIC, 8);
 	st32(h + 8, IDX_VERSION);
-	st32(h + 12, TRAWL_INDEX_KIND_LINEAR);
+	st32(h + 12, b->sw.n ? TRAWL_INDEX_KIND_SW : TRAWL_INDEX_KIND_LINEAR);
 	st32(h + 16, IDX_FLAG_COMPLETE | IDX_FLAG_EXC_FLAGS);
 	st32(h + 20, IDX_HEADER_SIZE);
 	st64(h + 24, file_len);

@@ -5,7 +5,7 @@
  *   off  size  meaning
  *     0     8  magic "TRAWLIDX"
  *     8     4  format version (2)
- *    12     4  kind (1 = linear)
+ *    12     4  kind (1 = linear, 2 = software events: linear + SW sections)
  *    16     4  flags: bit 0 = complete (set in the last write of a build),
  *                bit 1 = exception events carry reset/debug flags
  *    20     4  header size (1024)
@@ -123,7 +123,11 @@ enum idx_section {
 	SEC_IDENTITY,           /* key/value records: what the index was built from */
 	SEC_SUMS,               /* u32 checksum per block of [1024, SUMS offset) */
 	SEC_SUMS_TOP,           /* u64 checksum per 4 KiB of SUMS (verify only) */
-	SEC_COUNT_ = SEC_SUMS_TOP,
+	/* kind 2 (software events) only; written before SUMS like the others */
+	SEC_SW_EVENTS,          /* 16-byte records per event: tid, stream, ids, arg */
+	SEC_SW_CPU,             /* 16-byte (cpu u64, event u64), sorted by cpu, then event */
+	SEC_SW_THREAD,          /* 16-byte (tid u64, event u64), sorted by tid, then event */
+	SEC_COUNT_ = SEC_SW_THREAD,
 };
 
 #define IDX_FENCE 256u          /* records per fence entry */
@@ -136,6 +140,7 @@ enum idx_section {
 #define BD_REC 88u
 #define REGW_REC 32u
 #define PCS_REC 16u
+#define SW_REC 16u
 
 #define BLOCK 64u
 #define BLOCK_MASK (~(uint64_t)(BLOCK - 1))
@@ -167,6 +172,8 @@ enum idx_section {
 #define ID_KEY_CONTENT 2u       /* u64: XXH3-64 of every byte of the file */
 #define ID_KEY_READER 3u        /* u32: TRAWL_ID_* reader option bits */
 #define ID_KEY_FORMAT 4u        /* u32: reader format asked for (0 = detect) */
+#define ID_KEY_DEFS 5u          /* u64: XXH3-64 of the event definitions file
+				 * the reader named events from (--defs) */
 #define ID_KEY_SKIPPED 0x8001u  /* u64: malformed lines skipped (--lenient) */
 
 /* Largest range a semihosting call may make unknown (larger ones are not

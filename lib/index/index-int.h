@@ -35,6 +35,7 @@ struct trawl_index {
 	uint64_t first_ev[3], last_ev[3]; /* line, offset, time of the first/last event */
 	struct idx_checks *chk;
 	int unknown_key;        /* IDENTITY has a meaning key we do not know */
+	uint32_t kind;          /* enum trawl_index_kind */
 };
 
 /* Block checksums (check.c): which blocks were verified in this process,

@@ -14,6 +14,7 @@
 
 #include <xxhash.h>
 
+#include "index/dir-id.h"
 #include "index/index-int.h"
 #include "index/spool.h"
 #include "trawl/reader.h"
@@ -30,6 +31,13 @@ enum trawl_status trawl_trace_id_get(const char *trace_path, struct trawl_trace_
 	struct stat sb;
 	if (stat(trace_path, &sb) != 0)
 		return trawl_error_errno(err, errno, "cannot open '%s'", trace_path);
+	if (S_ISDIR(sb.st_mode)) {
+		enum trawl_status st = idx_dir_stat(trace_path, &sb, id, err);
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		id->taken_ns = ts_ns(&now);
+		return st;
+	}
 	if (!S_ISREG(sb.st_mode))
 		return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED,
 				       "'%s' is not a regular file: only files can be indexed",
@@ -50,8 +58,12 @@ void trawl_trace_id_set_options(struct trawl_trace_id *id, const struct trawl_re
 {
 	id->reader = 0;
 	id->format = 0;
+	id->has_defs = 0;
+	id->defs_hash = 0;
 	if (!o)
 		return;
+	if (o->defs)
+		idx_defs_hash(o->defs, id);
 	id->reader = (o->big_endian ? TRAWL_ID_BIG_ENDIAN : 0) |
 		     (o->implicit_thumb ? TRAWL_ID_IMPLICIT_THUMB : 0) |
 		     (o->lenient ? TRAWL_ID_LENIENT : 0);
@@ -63,6 +75,9 @@ void trawl_trace_id_set_options(struct trawl_trace_id *id, const struct trawl_re
 enum trawl_status trawl_trace_id_hash(const char *trace_path, struct trawl_trace_id *id,
 				      struct trawl_error *err)
 {
+	struct stat sb;
+	if (stat(trace_path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return idx_dir_hash(trace_path, id, err);
 	int fd = open(trace_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return trawl_error_errno(err, errno, "cannot open '%s'", trace_path);
@@ -178,6 +193,7 @@ static const uint32_t sec_rec[SEC_COUNT_ + 1] = {
 	[SEC_FENCE_MEMW] = FENCE_REC, [SEC_FENCE_SNAP] = FENCE_REC, [SEC_FENCE_CLOB] = FENCE_REC,
 	[SEC_FENCE_BACKDATE] = FENCE_REC, [SEC_FENCE_REGW] = FENCE_REC, [SEC_FENCE_PCS] = FENCE_REC,
 	[SEC_IDENTITY] = 0,      [SEC_SUMS] = 4,          [SEC_SUMS_TOP] = 8,
+	[SEC_SW_EVENTS] = SW_REC, [SEC_SW_CPU] = SW_REC,  [SEC_SW_THREAD] = SW_REC,
 };
 
 /* Sorted sections and their fences. */
@@ -209,6 +225,8 @@ static enum trawl_status read_identity(struct trawl_index *ix, struct trawl_erro
 			ix->id.reader = ld32(v);
 		else if (key == ID_KEY_FORMAT && n == 4)
 			ix->id.format = ld32(v);
+		else if (key == ID_KEY_DEFS && n == 8)
+			ix->id.defs_hash = ld64(v), ix->id.has_defs = 1;
 		else if (key == ID_KEY_SKIPPED && n == 8)
 			ix->id.skipped = ld64(v);
 		else if (key < 0x8000)
@@ -233,7 +251,8 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 		return TRAWL_CORRUPT(err, "'%s': index header checksum mismatch", p);
 	if (!(ld32(h + 16) & IDX_FLAG_COMPLETE))
 		return TRAWL_CORRUPT(err, "'%s': index build did not complete", p);
-	if (ld32(h + 12) != TRAWL_INDEX_KIND_LINEAR)
+	ix->kind = ld32(h + 12);
+	if (ix->kind != TRAWL_INDEX_KIND_LINEAR && ix->kind != TRAWL_INDEX_KIND_SW)
 		return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED, "'%s': unknown index kind %u",
 				       p, ld32(h + 12));
 	if (ld32(h + 20) != IDX_HEADER_SIZE || ld64(h + 24) != ix->size)
@@ -271,8 +290,13 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 		ix->sec[sid].sum = ld64(e + 24);
 	}
 	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++)
-		if (!ix->sec[sid].p && sid != SEC_UNUSED3_ && sid != SEC_UNUSED4_)
+		if (!ix->sec[sid].p && sid != SEC_UNUSED3_ && sid != SEC_UNUSED4_ &&
+		    (sid < SEC_SW_EVENTS || ix->kind == TRAWL_INDEX_KIND_SW))
 			return TRAWL_CORRUPT(err, "'%s': index section %u is missing", p, sid);
+	if (ix->kind == TRAWL_INDEX_KIND_SW &&
+	    (ix->sec[SEC_SW_EVENTS].n != ix->nev || ix->sec[SEC_SW_CPU].n != ix->sec[SEC_SW_THREAD].n ||
+	     ix->sec[SEC_SW_CPU].n > ix->nev))
+		return TRAWL_CORRUPT(err, "'%s': software event sections disagree with the header", p);
 	for (int i = 0; i < 6; i++) {
 		struct idx_sec *t = &ix->sec[fenced[i][0]];
 		const struct idx_sec *f = &ix->sec[fenced[i][1]];
@@ -288,8 +312,10 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 	enum trawl_status st = idx_checks_open(ix, err);
 	if (st)
 		return st;
-	for (uint32_t sid = 1; sid < SEC_SUMS; sid++) {
+	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++) {
 		const struct idx_sec *d = &ix->sec[sid];
+		if (sid == SEC_SUMS || sid == SEC_SUMS_TOP)
+			continue;
 		if (d->p && (uint64_t)(d->p - ix->map) + d->len > ix->chk->covered)
 			return TRAWL_CORRUPT(err, "'%s': index section %u is not covered by checksums",
 					     p, sid);
@@ -427,7 +453,8 @@ enum trawl_index_match trawl_trace_id_compare(const struct trawl_trace_id *x,
 {
 	if (x->source != id->source || x->size != id->size)
 		return TRAWL_INDEX_STALE;
-	if (x->reader != id->reader || x->format != id->format)
+	if (x->reader != id->reader || x->format != id->format || x->has_defs != id->has_defs ||
+	    x->defs_hash != id->defs_hash)
 		return TRAWL_INDEX_OPTIONS;
 	/* file times have a granularity (a few ms here, 2 s on FAT): a change
 	 * within that of when the stat was recorded may leave it the same, so
@@ -481,7 +508,8 @@ void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info 
 {
 	memset(info, 0, sizeof *info);
 	info->version = IDX_VERSION;
-	info->kind = TRAWL_INDEX_KIND_LINEAR;
+	info->kind = ix->kind;
+	info->sw_events = ix->sec[SEC_SW_CPU].n;
 	info->file_size = ix->size;
 	info->events = ix->nev;
 	info->lines = ix->last_line;

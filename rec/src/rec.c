@@ -72,6 +72,8 @@ struct rec_thread {
 	uint64_t last_ts;
 	uint64_t last_reported;      /* lost count in the last packet written */
 	uint32_t last_cpu;
+	uint32_t ccpu;               /* cpu of the consumer's place in its sub-buffer
+				      * (its header's, then cpu records') */
 	int fd;                      /* stream file, -1 until the first packet */
 	uint64_t file_size;          /* bytes in it */
 	uint64_t j_consumed, j_coff; /* where reading stands once the packet being written is in */
@@ -379,6 +381,14 @@ static int sub_open(struct rec_thread *t)
 	}
 	h->ev_begin = t->recorded;
 	int cpu = sched_getcpu();
+#if TRAWL_REC_TRACKS_CPU
+	/* the processor as the fast path sees it, so its first event does not
+	 * take the slow path to say where it is */
+	uint32_t rc = trawl_rec_cpu();
+	trawl_rec_tls_.cpu = rc;
+	if (rc < 0x7fffff)
+		cpu = (int)rc;
+#endif
 	h->cpu = cpu < 0 ? 0 : (uint32_t)cpu;
 	h->open_ticks = trawl_rec_ticks();
 	__atomic_store_n(&h->ready, k, __ATOMIC_RELEASE);
@@ -406,6 +416,33 @@ static uint64_t *reserve(size_t slots)
 		}
 	}
 	return trawl_rec_tls_.pos;
+}
+
+/* Room for an event of `slots` slots, after a cpu record when the thread
+ * runs on another processor than its last record said (the fast path
+ * comes here when it notices). The cpu record's ticks are read after the
+ * room is made: a new sub-buffer's open_ticks must not be later than the
+ * first record in it. It is no event: it counts as an extra pair. */
+static uint64_t *reserve_event(size_t slots)
+{
+#if TRAWL_REC_TRACKS_CPU
+	uint32_t cpu = trawl_rec_cpu();
+	int moved = cpu != trawl_rec_tls_.cpu;
+	uint64_t *p = reserve(slots + (moved ? 2 : 0));
+	if (!p || cpu == trawl_rec_tls_.cpu) /* a new sub-buffer says where it is */
+		return p;
+	struct rec_thread *t = trawl_rec_tls_.thread;
+	uint64_t ts = trawl_rec_ticks();
+	p[1] = TRAWL_RING_CPU_MARK | ((uint64_t)(cpu & 0x7fffff) << 8);
+	__atomic_signal_fence(__ATOMIC_RELEASE); /* ticks last: see rec-ring.h */
+	p[0] = ts;
+	t->extra_pairs++;
+	trawl_rec_tls_.cpu = cpu;
+	__atomic_store_n(&trawl_rec_tls_.pos, p + 2, __ATOMIC_RELEASE);
+	return p + 2;
+#else
+	return reserve(slots);
+#endif
 }
 
 /* Decide whether an event reaching the slow path is recorded, firing
@@ -458,7 +495,7 @@ void trawl_rec_emit_slow(uint16_t subsys, uint16_t event, uint32_t arg)
 	int stop_after;
 	if (!slow_should_record(subsys, event, arg, &stop_after))
 		return;
-	uint64_t *p = reserve(2);
+	uint64_t *p = reserve_event(2);
 	if (p) {
 		uint64_t ts = trawl_rec_ticks();
 		p[1] = ((uint64_t)subsys << 48) | ((uint64_t)event << 32) | arg;
@@ -482,7 +519,7 @@ void trawl_rec_emit_fields(uint16_t subsys, uint16_t event, const uint64_t *fiel
 	if (!slow_should_record(subsys, event, arg0, &stop_after))
 		return;
 	size_t slots = 2 + n + (n & 1);
-	uint64_t *p = reserve(slots);
+	uint64_t *p = reserve_event(slots);
 	if (p) {
 		uint64_t ts = trawl_rec_ticks();
 		struct rec_thread *t = trawl_rec_tls_.thread;
@@ -702,6 +739,52 @@ static uint64_t thread_lost(const struct rec_thread *t)
 	return t->gaps + (t->ring.head ? __atomic_load_n(&t->ring.head->dropped, __ATOMIC_RELAXED) : 0);
 }
 
+/* Finish the packet being built and send it on (metadata first when a
+ * class was added: a reader must never meet an event whose class the
+ * metadata lacks). */
+static void ship(struct rec_thread *t, struct trawl_ctf_packet *p, uint32_t cpu)
+{
+	if (R.meta_dirty && !R.crashing)
+		write_meta_if_dirty(0);
+	if (p->nevents == 0)
+		return;
+	t->delivered += p->nevents;
+	R.recorded_total += p->nevents;
+	t->last_ts = p->ts_end;
+	t->last_cpu = cpu;
+	t->last_reported = thread_lost(t);
+	trawl_ctf_packet_finish(p, t->packet_seq++, t->last_reported, cpu, t->tid);
+	sink_packet(t, p->buf, p->len);
+}
+
+/* A cpu record (rec-ring.h): the events before it go out as one packet,
+ * those after it in another with the new cpu, so a CTF packet (one cpu_id)
+ * stays right when its thread migrates. The journal of the first packet
+ * says reading stands at the cpu record (subno, at), not at the end of
+ * the chunk, so a crash between the two loses neither. 0, or -1 when the
+ * new packet has no room (it needs less than the one it follows). */
+static int cpu_change(struct rec_thread *t, struct trawl_ctf_packet *p, uint32_t *cpu, uint64_t w,
+		      size_t rest, uint64_t subno, size_t at)
+{
+	if (p->nevents) {
+		uint64_t jc = t->j_consumed, jo = t->j_coff;
+		t->j_consumed = subno;
+		t->j_coff = at;
+		if (!R.crashing)
+			pthread_mutex_unlock(&R.meta_mu);
+		ship(t, p, *cpu);
+		t->j_consumed = jc;
+		t->j_coff = jo;
+		if (!R.crashing)
+			pthread_mutex_lock(&R.meta_mu);
+		trawl_ctf_packet_begin(p);
+		if (p->len != TRAWL_CTF_PREAMBLE || trawl_ctf_packet_reserve(p, rest) != 0)
+			return -1;
+	}
+	*cpu = t->ccpu = TRAWL_RING_CPU_OF(w);
+	return 0;
+}
+
 /* Encode one chunk of raw records (whole records, bytes from..from+len of
  * sub-buffer number k) as a packet. Returns the bytes taken: all of them,
  * except in a crash flush, which stops before an event that would need a
@@ -714,6 +797,9 @@ static size_t deliver(struct rec_thread *t, const uint8_t *data, size_t len, uin
 		if (ev_begin > t->expected)
 			t->gaps += ev_begin - t->expected;
 		t->expected = ev_begin;
+		t->ccpu = cpu;
+	} else {
+		cpu = t->ccpu; /* a cpu record earlier in this sub-buffer holds */
 	}
 	struct trawl_ctf_packet *p = &R.pkt;
 	trawl_ctf_packet_begin(p);
@@ -733,6 +819,12 @@ static size_t deliver(struct rec_thread *t, const uint8_t *data, size_t len, uin
 		pthread_mutex_lock(&R.meta_mu);
 	while (i + 2 <= nslots) {
 		uint64_t ts = ticks_to_ns(s[i]), w = s[i + 1];
+		if (TRAWL_RING_IS_CPU(w)) {
+			if (cpu_change(t, p, &cpu, w, len - i * 8, subno, from + i * 8) != 0)
+				break;
+			i += 2;
+			continue;
+		}
 		int typed = (w & TYPED_FLAG) != 0;
 		uint32_t id = (uint32_t)((w >> 32) & 0x7fffffff);
 		unsigned n = typed ? (unsigned)(w & 0xff) : 0;
@@ -782,18 +874,7 @@ static size_t deliver(struct rec_thread *t, const uint8_t *data, size_t len, uin
 		t->j_consumed = subno;
 		t->j_coff = from + took;
 	}
-	/* a reader must never meet an event whose class the metadata lacks */
-	if (R.meta_dirty && !R.crashing)
-		write_meta_if_dirty(0);
-	if (p->nevents == 0)
-		return took;
-	t->delivered += p->nevents;
-	R.recorded_total += p->nevents;
-	t->last_ts = p->ts_end;
-	t->last_cpu = cpu;
-	t->last_reported = thread_lost(t);
-	trawl_ctf_packet_finish(p, t->packet_seq++, t->last_reported, cpu, t->tid);
-	sink_packet(t, p->buf, p->len);
+	ship(t, p, cpu);
 	return took;
 }
 
@@ -1065,125 +1146,6 @@ static void *flusher_main(void *arg)
 		stream_keepalive();
 	}
 	return NULL;
-}
-
-void trawl_rec_config_init(struct trawl_rec_config *c)
-{
-	memset(c, 0, sizeof *c);
-	c->mode = TRAWL_REC_DISCARD;
-	c->buffer_bytes = 1u << 20;
-	c->subbuffers = 8;
-	c->flush_ms = 200;
-	c->flush_at_exit = 1;
-	c->enable = "all";
-	c->crash_flush = 1;
-}
-
-static int parse_u64(const char *s, uint64_t *out, int suffixes)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || end == s || *s == '-')
-		return -EINVAL;
-	if (suffixes && (*end == 'k' || *end == 'K'))
-		v <<= 10, end++;
-	else if (suffixes && (*end == 'm' || *end == 'M'))
-		v <<= 20, end++;
-	if (*end)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* "S:E" or "S:E:ARG" */
-static int parse_trigger(const char *s, struct trawl_rec_trigger *t)
-{
-	unsigned long a, b;
-	unsigned long long c = 0;
-	char *e1, *e2, *e3;
-	errno = 0;
-	a = strtoul(s, &e1, 0);
-	if (e1 == s || *e1 != ':')
-		return -EINVAL;
-	b = strtoul(e1 + 1, &e2, 0);
-	if (e2 == e1 + 1 || (*e2 && *e2 != ':'))
-		return -EINVAL;
-	int has_arg = 0;
-	if (*e2 == ':') {
-		c = strtoull(e2 + 1, &e3, 0);
-		if (e3 == e2 + 1 || *e3 || c > UINT32_MAX)
-			return -EINVAL;
-		has_arg = 1;
-	}
-	if (errno || a >= TRAWL_REC_MAX_SUBSYS || b > 0xffff)
-		return -EINVAL;
-	t->set = 1;
-	t->subsys = (uint16_t)a;
-	t->event = (uint16_t)b;
-	t->match_arg = has_arg;
-	t->arg = (uint32_t)c;
-	return 0;
-}
-
-/* Each variable is checked on its own and a bad one only sets rc, so one
- * typo neither hides nor discards the others: the caller hears -EINVAL and
- * still has every good value. Unset or empty variables leave the caller's
- * value, so the environment refines a config instead of resetting it. */
-int trawl_rec_config_env(struct trawl_rec_config *c)
-{
-	int rc = 0;
-	const char *v;
-	uint64_t n;
-	if ((v = getenv("TRAWL_REC_OUT")) && *v)
-		c->out_dir = v;
-	if ((v = getenv("TRAWL_REC_STREAM")) && *v)
-		c->stream = v;
-	if ((v = getenv("TRAWL_REC_MODE")) && *v) {
-		if (strcmp(v, "discard") == 0)
-			c->mode = TRAWL_REC_DISCARD;
-		else if (strcmp(v, "overwrite") == 0)
-			c->mode = TRAWL_REC_OVERWRITE;
-		else
-			rc = -EINVAL;
-	}
-	if ((v = getenv("TRAWL_REC_BUFFER")) && *v) {
-		if (parse_u64(v, &n, 1) == 0 && n >= 512 && n <= (1ull << 34))
-			c->buffer_bytes = (size_t)n;
-		else
-			rc = -EINVAL;
-	}
-	if ((v = getenv("TRAWL_REC_SUBBUF")) && *v) {
-		if (parse_u64(v, &n, 0) == 0 && n >= 2 && n <= 4096)
-			c->subbuffers = (unsigned)n;
-		else
-			rc = -EINVAL;
-	}
-	if ((v = getenv("TRAWL_REC_FLUSH_MS")) && *v) {
-		if (parse_u64(v, &n, 0) == 0 && n <= 3600000)
-			c->flush_ms = (unsigned)n;
-		else
-			rc = -EINVAL;
-	}
-	if ((v = getenv("TRAWL_REC_DURATION")) && *v) {
-		if (parse_u64(v, &n, 0) == 0)
-			c->duration_ms = n;
-		else
-			rc = -EINVAL;
-	}
-	if ((v = getenv("TRAWL_REC_ENABLE")) && *v)
-		c->enable = v;
-	if ((v = getenv("TRAWL_REC_CRASH_FLUSH")) && *v) {
-		if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
-			c->crash_flush = *v == '1';
-		else
-			rc = -EINVAL;
-	}
-	if ((v = getenv("TRAWL_REC_START")) && *v && parse_trigger(v, &c->start) != 0)
-		rc = -EINVAL;
-	if ((v = getenv("TRAWL_REC_STOP")) && *v && parse_trigger(v, &c->stop) != 0)
-		rc = -EINVAL;
-	return rc;
 }
 
 /* "all", "none" or a list "1,4-7" into R.enabled. */

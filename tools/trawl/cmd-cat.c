@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "trace-open.h"
+#include "trawl/sw-event.h"
 
 /* Text inside double quotes, escaped as JSON strings are (trawl/json.h),
  * in the text form too, so both forms show a name the same way. */
@@ -24,6 +25,29 @@ static void put_bytes(FILE *f, const uint8_t *pool, uint32_t value, uint32_t kno
 			fprintf(f, "%02x", pool[value + i]);
 		else
 			fputs("xx", f);
+	}
+}
+
+/* A software event's fields, "name=value" (text) or "name":value (JSON),
+ * signed types as signed. */
+static void put_sw_fields(FILE *f, const struct trawl_event_batch *b, const struct trawl_event *e, int json)
+{
+	const struct trawl_sw_class *c = e->u.sw.cls;
+	unsigned n = c && e->u.sw.fields ? c->nfields : 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v;
+		memcpy(&v, b->pool + e->u.sw.fields + 8 * i, 8);
+		if (json) {
+			fputs(i ? "," : "", f);
+			trawl_json_write_string(f, c->fields[i].name, strlen(c->fields[i].name));
+			putc(':', f);
+		} else {
+			fprintf(f, " %s=", c->fields[i].name);
+		}
+		if (c->fields[i].type >= TRAWL_SW_S8)
+			fprintf(f, "%" PRId64, (int64_t)v);
+		else
+			fprintf(f, "%" PRIu64, v);
 	}
 }
 
@@ -83,6 +107,10 @@ static void text_event(FILE *f, const struct trawl_event_batch *b, const struct 
 	case TRAWL_EV_TEXT:
 		fprintf(f, " %.*s ", (int)e->u.text.type.len, e->u.text.type.ptr);
 		put_quoted(f, e->u.text.text);
+		break;
+	case TRAWL_EV_SW:
+		fprintf(f, " %.*s tid=%" PRIu32, (int)e->u.sw.name.len, e->u.sw.name.ptr, e->u.sw.tid);
+		put_sw_fields(f, b, e, 0);
 		break;
 	default:
 		break;
@@ -166,6 +194,14 @@ static void json_event(FILE *f, const struct trawl_event_batch *b, const struct 
 		fputs(",\"text\":", f);
 		put_quoted(f, e->u.text.text);
 		break;
+	case TRAWL_EV_SW:
+		fputs(",\"name\":", f);
+		put_quoted(f, e->u.sw.name);
+		fprintf(f, ",\"subsys\":%u,\"event\":%u,\"tid\":%" PRIu32 ",\"stream\":%" PRIu32 ",\"fields\":{",
+			e->u.sw.subsys, e->u.sw.event, e->u.sw.tid, e->u.sw.stream);
+		put_sw_fields(f, b, e, 1);
+		putc('}', f);
+		break;
 	default:
 		break;
 	}
@@ -216,7 +252,8 @@ int cmd_cat(int argc, char **argv)
 		.usage = "[--json] [--implicit-thumb] [--big-endian] [--lenient] TRACE",
 		.description =
 			"Prints every event of TRACE (a file, or - for standard input; .gz and\n"
-			".zst are decompressed) one per line in trawl's normalized form:\n"
+			".zst are decompressed; a CTF trace directory of software events, or a\n"
+			"Barrelfish dump named by --defs) one per line in trawl's normalized form:\n"
 			"\n"
 			"  L<line>[-<last>] cpu<N> t=<time><unit> <kind> <details> [; <effect>]...\n"
 			"\n"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "events-cli.h"
 #include "trawl/rec-ctf.h"
 #include "trawl/sw-event.h"
 #include "trawl/sw-trace.h"
@@ -23,6 +24,8 @@ static const char events_help[] =
 	"       trawl events stats TRACE\n"
 	"       trawl events recover TRACE\n"
 	"       trawl events import-bf DUMP --defs DEFS.json -o OUT [--freq HZ]\n"
+	"       trawl events connect HOST:PORT --bf --defs DEFS.json -o OUT [--freq HZ]\n"
+	"       trawl events seek TRACE TIME [--cpu N | --thread TID]\n"
 	"\n"
 	"TRACE is a CTF trace directory written by a program using <trawl/rec.h>,\n"
 	"by 'trawl listen' or by import-bf.\n"
@@ -37,6 +40,10 @@ static const char events_help[] =
 	"             'CORE TIMESTAMP RAWHEX' lines) into a CTF trace OUT, naming\n"
 	"             events from DEFS (.json from 'trawl defs', or a .tdef file);\n"
 	"             timestamps are ticks of --freq HZ (default 1000000000: ns)\n"
+	"  connect    receive the dumps of a Bfscope server (--bf) until interrupted\n"
+	"             or the server closes, and write them as import-bf does\n"
+	"  seek       the last event at or before TIME (ns), in the trace or one\n"
+	"             cpu's or thread's events, through the trace's index\n"
 	"\n"
 	"A damaged trace is read up to the damage; the file and byte offset of the\n"
 	"damage are reported and the exit status is 1. 'trawl events VERB --help'\n"
@@ -307,14 +314,6 @@ static int bf_collect(void *ctx, const struct trawl_bf_event *ev)
 	return 0;
 }
 
-static int ev_cmp(const void *a, const void *b)
-{
-	const struct trawl_bf_event *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
 static void to_ctf_class(const struct trawl_sw_class *s, struct trawl_ctf_class *c)
 {
 	memset(c, 0, sizeof *c);
@@ -331,18 +330,7 @@ static int load_defs(const char *path, struct trawl_defs **d)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	uint8_t *text = NULL;
-	size_t len;
-	enum trawl_status st = trawl_file_read(path, &text, &len, &err);
-	if (st == TRAWL_OK) {
-		size_t pl = strlen(path);
-		if (pl > 5 && !strcmp(path + pl - 5, ".tdef"))
-			st = trawl_defs_parse(d, (const char *)text, len, path, &err);
-		else
-			st = trawl_defs_parse_json(d, (const char *)text, len, path, &err);
-	}
-	free(text);
-	return st ? cli_report("events", &err) : EXIT_OK;
+	return trawl_defs_load(d, path, &err) ? cli_report("events", &err) : EXIT_OK;
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -382,7 +370,7 @@ static int write_core_stream(struct bf_core *c, const char *out, struct trawl_ct
 			     struct trawl_ctf_packet *pkt, uint64_t freq)
 {
 	char path[4096];
-	qsort(c->ev, c->n, sizeof *c->ev, ev_cmp);
+	qsort(c->ev, c->n, sizeof *c->ev, trawl_bf_event_cmp);
 	snprintf(path, sizeof path, "%s/stream-core%u", out, c->core);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0) {
@@ -428,38 +416,11 @@ static int write_core_stream(struct bf_core *c, const char *out, struct trawl_ct
  * (write_core_stream). The definitions' classes are added before any stream
  * is written, so only ids they do not name get made-up classes; metadata
  * goes last, once every class is known. */
-static int events_import_bf(int argc, char **argv)
+int events_bf_write(const char *text, size_t len, const char *name, const char *defs_path, const char *out,
+		    uint64_t freq)
 {
-	const char *dump = NULL, *defs_path = NULL, *out = NULL;
-	uint64_t freq = 1000000000u;
-	int prc;
-	const struct cli_option opts[] = {
-		CLI_STRING("defs", 0, "DEFS", &defs_path,
-			   "event names: the .json of 'trawl defs', or a .tdef file"),
-		CLI_STRING("output", 'o', "OUT", &out, "the CTF trace directory to write"),
-		CLI_U64("freq", "HZ", &freq, 0, NULL, "timestamps are ticks of HZ (default 1000000000: ns)"),
-		CLI_END,
-	};
-	const struct cli_command cmd = {
-		.name = "events import-bf",
-		.usage = "DUMP --defs DEFS.json -o OUT [--freq HZ]",
-		.description =
-			"Converts a Barrelfish trace dump ('#' header lines, then\n"
-			"'CORE TIMESTAMP RAWHEX' lines) into a CTF trace OUT.\n",
-		.options = opts,
-		.min_args = 1, .max_args = 1, .missing = "import-bf needs DUMP and -o OUT",
-	};
-	if (cli_parse(&cmd, argc, argv, &prc) < 0)
-		return prc;
-	dump = argv[0];
-	if (freq == 0)
-		return cli_usage("events", "--freq must be at least 1");
-	if (!out)
-		return cli_usage("events", "import-bf needs DUMP and -o OUT");
 	int rc = EXIT_OK;
 	struct trawl_defs *defs = NULL;
-	uint8_t *text = NULL;
-	size_t len;
 	struct bf_ctx b = { 0 };
 	struct trawl_ctf_meta meta;
 	struct trawl_ctf_packet pkt = { 0 };
@@ -470,8 +431,7 @@ static int events_import_bf(int argc, char **argv)
 	snprintf(meta.procname, sizeof meta.procname, "barrelfish");
 	if (defs_path && (rc = load_defs(defs_path, &defs)))
 		goto out;
-	if (trawl_file_read(dump, &text, &len, &err) ||
-	    trawl_bf_parse((const char *)text, len, dump, bf_collect, &b, NULL, &err)) {
+	if (trawl_bf_parse(text, len, name, bf_collect, &b, NULL, &err)) {
 		if (b.nomem)
 			trawl_error_set(&err, TRAWL_ERR_NOMEM, "out of memory");
 		rc = cli_report("events", &err);
@@ -510,6 +470,44 @@ out:
 	trawl_ctf_packet_release(&pkt);
 	trawl_ctf_meta_release(&meta);
 	trawl_defs_destroy(defs);
+	return rc;
+}
+
+static int events_import_bf(int argc, char **argv)
+{
+	const char *dump = NULL, *defs_path = NULL, *out = NULL;
+	uint64_t freq = 1000000000u;
+	int prc;
+	const struct cli_option opts[] = {
+		CLI_STRING("defs", 0, "DEFS", &defs_path,
+			   "event names: the .json of 'trawl defs', or a .tdef file"),
+		CLI_STRING("output", 'o', "OUT", &out, "the CTF trace directory to write"),
+		CLI_U64("freq", "HZ", &freq, 0, NULL, "timestamps are ticks of HZ (default 1000000000: ns)"),
+		CLI_END,
+	};
+	const struct cli_command cmd = {
+		.name = "events import-bf",
+		.usage = "DUMP --defs DEFS.json -o OUT [--freq HZ]",
+		.description =
+			"Converts a Barrelfish trace dump ('#' header lines, then\n"
+			"'CORE TIMESTAMP RAWHEX' lines) into a CTF trace OUT.\n",
+		.options = opts,
+		.min_args = 1, .max_args = 1, .missing = "import-bf needs DUMP and -o OUT",
+	};
+	if (cli_parse(&cmd, argc, argv, &prc) < 0)
+		return prc;
+	dump = argv[0];
+	if (freq == 0)
+		return cli_usage("events", "--freq must be at least 1");
+	if (!out)
+		return cli_usage("events", "import-bf needs DUMP and -o OUT");
+	uint8_t *text = NULL;
+	size_t len;
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	if (trawl_file_read(dump, &text, &len, &err))
+		return cli_report("events", &err);
+	int rc = events_bf_write((const char *)text, len, dump, defs_path, out, freq);
 	free(text);
 	return rc;
 }
@@ -524,9 +522,11 @@ int cmd_events(int argc, char **argv)
 	} verbs[] = {
 		{ "list", events_list }, { "stats", events_stats },
 		{ "import-bf", events_import_bf }, { "recover", events_recover },
+		{ "connect", events_connect },
+		{ "seek", events_seek },
 	};
 	if (argc < 2)
-		return cli_usage("events", "expected list, stats, recover or import-bf");
+		return cli_usage("events", "expected list, stats, recover, import-bf, connect or seek");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(events_help, stdout);
 		return EXIT_OK;

@@ -40,6 +40,13 @@ int cmd_info(int argc, char **argv)
 	}
 	struct trawl_index_info in;
 	trawl_index_get_info(c.ix, &in);
+	uint64_t swcpus = 0, swthreads = 0;
+	int sw = in.kind == TRAWL_INDEX_KIND_SW;
+	if (sw && trawl_index_sw_counts(c.ix, &swcpus, &swthreads, &err)) {
+		index_cli_close(&c);
+		return cli_report("info", &err);
+	}
+	const char *kind = sw ? "sw" : "linear";
 	double ratio = in.trace_size ? (double)in.file_size / (double)in.trace_size : 0;
 	/* a compressed trace's seek file is part of what the index costs */
 	const char *seek_path;
@@ -52,26 +59,31 @@ int cmd_info(int argc, char **argv)
 	if (c.json) {
 		printf("{\"index\":");
 		trawl_json_write_string(stdout, trawl_index_path(c.ix), strlen(trawl_index_path(c.ix)));
-		printf(",\"kind\":\"linear\",\"version\":%u,\"size\":%llu,\"trace_size\":%llu,"
+		printf(",\"kind\":\"%s\",\"version\":%u,\"size\":%llu,\"trace_size\":%llu,"
 		       "\"ratio\":%.3f,\"events\":%llu,\"lines\":%llu,\"cpus\":%u,"
 		       "\"checkpoint_interval\":%u,\"time_unit\":\"%s\",\"mem_writes\":%llu,"
 		       "\"reg_writes\":%llu,\"snapshots\":%llu,\"backdated\":%llu,"
-		       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu%s",
-		       in.version, (unsigned long long)in.file_size,
+		       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu",
+		       kind, in.version, (unsigned long long)in.file_size,
 		       (unsigned long long)in.trace_size, ratio, (unsigned long long)in.events,
 		       (unsigned long long)in.lines, in.cpus, in.checkpoint_interval,
 		       trawl_time_unit_name((enum trawl_time_unit)in.time_unit),
 		       (unsigned long long)in.mem_writes, (unsigned long long)in.reg_writes,
 		       (unsigned long long)in.snapshots, (unsigned long long)in.backdated,
 		       (unsigned long long)in.clobbers, (double)in.build_ns / 1e9,
-		       (unsigned long long)in.created, verify ? ",\"verified\":true" : "");
+		       (unsigned long long)in.created);
+		if (sw)
+			printf(",\"sw_events\":%llu,\"sw_cpus\":%llu,\"sw_threads\":%llu",
+			       (unsigned long long)in.sw_events, (unsigned long long)swcpus,
+			       (unsigned long long)swthreads);
 		if (seek)
 			printf(",\"seek_size\":%llu,\"seek_ratio\":%.3f", (unsigned long long)seek,
 			       seek_ratio);
-		printf("}\n");
+		printf("%s}\n", verify ? ",\"verified\":true" : "");
 	} else {
 		printf("index file:          %s\n", trawl_index_path(c.ix));
-		printf("kind:                linear (version %u)\n", in.version);
+		printf("kind:                %s (version %u)\n",
+		       sw ? "sw (software events: by time, per cpu and per thread)" : "linear", in.version);
 		printf("index size:          %llu bytes (%.2fx the trace, %llu bytes)\n",
 		       (unsigned long long)in.file_size, ratio, (unsigned long long)in.trace_size);
 		if (seek)
@@ -89,6 +101,10 @@ int cmd_info(int argc, char **argv)
 		printf("block snapshots:     %llu\n", (unsigned long long)in.snapshots);
 		printf("back-dated blocks:   %llu\n", (unsigned long long)in.backdated);
 		printf("clobbered blocks:    %llu\n", (unsigned long long)in.clobbers);
+		if (sw)
+			printf("software events:     %llu on %llu cpus, %llu threads\n",
+			       (unsigned long long)in.sw_events, (unsigned long long)swcpus,
+			       (unsigned long long)swthreads);
 		printf("build time:          %.3f s\n", (double)in.build_ns / 1e9);
 		uint32_t ro = trawl_index_reader_options(c.ix);
 		printf("reader options:      %s%s%s%s\n", ro ? "" : "none",

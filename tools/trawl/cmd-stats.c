@@ -67,6 +67,13 @@ static int pcset_add(struct pcset *s, uint64_t pc)
 
 #define NISETS 4
 
+/* Software events counted per name: a trace has a few hundred classes at
+ * most, and their names are the reader's for its whole life. */
+struct sw_count {
+	struct trawl_str name;
+	uint64_t n;
+};
+
 struct stats {
 	uint64_t by_kind[TRAWL_EV_GAP + 1];
 	uint64_t *insns;          /* [cpu * NISETS + iset] */
@@ -76,7 +83,44 @@ struct stats {
 	int unit;                 /* -1 none seen, -2 mixed */
 	int have_time;
 	struct pcset pcs;
+	struct sw_count *sw;
+	size_t nsw, swcap;
+	size_t sw_last;           /* the slot the previous event used */
 };
+
+static int count_sw(struct stats *s, const struct trawl_event *e)
+{
+	struct trawl_str nm = e->u.sw.name;
+	if (s->sw_last < s->nsw && s->sw[s->sw_last].name.ptr == nm.ptr) {
+		s->sw[s->sw_last].n++;
+		return 1;
+	}
+	for (size_t i = 0; i < s->nsw; i++)
+		if (s->sw[i].name.len == nm.len && memcmp(s->sw[i].name.ptr, nm.ptr, nm.len) == 0) {
+			s->sw[i].n++;
+			s->sw_last = i;
+			return 1;
+		}
+	if (s->nsw == s->swcap) {
+		size_t ncap = s->swcap ? s->swcap * 2 : 64;
+		void *p = realloc(s->sw, ncap * sizeof *s->sw);
+		if (!p)
+			return 0;
+		s->sw = p;
+		s->swcap = ncap;
+	}
+	s->sw[s->nsw] = (struct sw_count){ nm, 1 };
+	s->sw_last = s->nsw++;
+	return 1;
+}
+
+static int sw_cmp(const void *a, const void *b)
+{
+	const struct sw_count *x = a, *y = b;
+	uint32_t n = x->name.len < y->name.len ? x->name.len : y->name.len;
+	int c = memcmp(x->name.ptr, y->name.ptr, n);
+	return c ? c : (x->name.len > y->name.len) - (x->name.len < y->name.len);
+}
 
 static int count_insn(struct stats *s, const struct trawl_event *e)
 {
@@ -142,6 +186,13 @@ static void print_stats(const struct stats *s, const struct trawl_reader_stats *
 		printf("time: %" PRIu64 " .. %" PRIu64 " %s\n", s->tmin, s->tmax,
 		       trawl_time_unit_name((enum trawl_time_unit)s->unit));
 	printf("distinct pcs: %zu\n", s->pcs.count + (size_t)s->pcs.has_zero);
+	if (s->nsw) {
+		printf("software events by name:\n");
+		for (size_t i = 0; i < s->nsw; i++)
+			printf("  %-24.*s %" PRIu64 "\n", (int)s->sw[i].name.len, s->sw[i].name.ptr, s->sw[i].n);
+	}
+	if (rs->lost_events)
+		printf("software events the recorder lost: %" PRIu64 "\n", rs->lost_events);
 	if (!timing)
 		return;
 	struct rusage ru;
@@ -176,7 +227,8 @@ int cmd_stats(int argc, char **argv)
 		.usage = "[--no-timing] [--implicit-thumb] [--big-endian] [--lenient] TRACE",
 		.description =
 			"Reads TRACE (a file, or - for standard input; .gz and .zst are\n"
-			"decompressed) and prints how many lines and events it holds, events by\n"
+			"decompressed; a CTF trace directory or a Barrelfish dump of software\n"
+			"events) and prints how many lines and events it holds, events by\n"
 			"kind, instructions by instruction set and core, the time range, the\n"
 			"number of distinct instruction addresses, and the reading speed.\n",
 		.options = opts,
@@ -208,7 +260,8 @@ int cmd_stats(int argc, char **argv)
 			s.regs += e->nregs;
 			s.mems += e->nmems;
 			count_time(&s, e);
-			if (e->kind == TRAWL_EV_INSN && !count_insn(&s, e)) {
+			if ((e->kind == TRAWL_EV_INSN && !count_insn(&s, e)) ||
+			    (e->kind == TRAWL_EV_SW && !count_sw(&s, e))) {
 				cli_error("stats", "out of memory");
 				rc = EXIT_BAD_INPUT;
 				goto out;
@@ -222,10 +275,13 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	trace_report_skipped(&to, r);
+	if (s.nsw > 1)
+		qsort(s.sw, s.nsw, sizeof *s.sw, sw_cmp);
 	print_stats(&s, trawl_reader_stats(r), to.path, timing, cli_now() - t0);
 out:
 	free(s.insns);
 	free(s.pcs.slots);
+	free(s.sw);
 	trawl_reader_close(r);
 	return rc;
 }

@@ -16,7 +16,10 @@
 		 "memory values in the trace are big-endian"),                        \
 	CLI_FLAG("lenient", 0, &(to)->opt.lenient,                                   \
 		 "skip malformed lines (counted and reported) instead\n"             \
-		 "of stopping at the first one")
+		 "of stopping at the first one"),                                     \
+	CLI_STRING("defs", 0, "DEFS", &(to)->opt.defs,                               \
+		   "Barrelfish dumps: event names from DEFS (.json of\n"            \
+		   "'trawl defs', or a .tdef file)")
 
 struct trace_open {
 	const char *cmd;

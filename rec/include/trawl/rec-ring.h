@@ -13,6 +13,9 @@
  * Records in a sub-buffer are 16-byte slots:
  *   fast:  [ticks][subsys<<48 | event<<32 | arg]
  *   typed: [ticks][1<<63 | subsys<<48 | event<<32 | n][n fields][pad to 16]
+ *   cpu:   [ticks][1<<63 | 1<<31 | cpu<<8]   the thread is on `cpu` from here
+ *          on (version 2): the sub-buffer header's cpu holds until the
+ *          first such record; a typed event never sets bits 8-31.
  * The producer stores the ticks last, so a record whose ticks are older
  * than its sub-buffer's open_ticks (a zeroed slot, or one from the last
  * lap) ends the open sub-buffer. A sub-buffer that held typed events is
@@ -27,7 +30,10 @@
 #include <stdint.h>
 
 #define TRAWL_RING_MAGIC 0x474e4952u   /* "RING" little-endian */
-#define TRAWL_RING_VERSION 1
+#define TRAWL_RING_VERSION 2            /* 2: cpu records; readers take 1 too */
+#define TRAWL_RING_CPU_MARK ((1ull << 63) | (1ull << 31))
+#define TRAWL_RING_IS_CPU(w) (((w) & 0xffffffff800000ffull) == TRAWL_RING_CPU_MARK)
+#define TRAWL_RING_CPU_OF(w) ((uint32_t)((w) >> 8) & 0x7fffffu)
 #define TRAWL_RING_HEAD 512
 #define TRAWL_RING_SUB_TYPED 1u        /* trawl_ring_sub.flags */
 #define TRAWL_RING_FLUSHED 1u          /* trawl_ring_head.flags: the crash handler flushed */

@@ -1,0 +1,220 @@
+/* The identity of a trace that is a directory (a CTF trace: metadata,
+ * stream files, buffer files a crashed program left; or a set of such
+ * traces, one level down). Its own size and times say nothing of its
+ * files' contents (appending to a stream changes neither), so the
+ * identity is taken over the regular files in it and in its
+ * subdirectories: sizes summed, the latest modification and change times
+ * (the directories' included: a file added or removed), and a hash of
+ * every file's name, size and bytes in name order. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "index/dir-id.h"
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void names_free(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static int names_add(struct names *l, const char *a, const char *b)
+{
+	char **v = realloc(l->v, (l->n + 1) * sizeof *v);
+	if (!v)
+		return -1;
+	l->v = v;
+	size_t n = strlen(a) + strlen(b) + 1;
+	if (!(v[l->n] = malloc(n)))
+		return -1;
+	snprintf(v[l->n], n, "%s%s", a, b);
+	l->n++;
+	return 0;
+}
+
+/* The entries of dir (prefixed by `pre`), and one level down those of its
+ * subdirectories: a set of traces is a directory of trace directories.
+ * A subdirectory is listed as "name/" (its times count, it has no bytes). */
+static enum trawl_status list_level(const char *dir, const char *pre, int depth, struct names *l,
+				    struct trawl_error *err)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, pre);
+	DIR *d = opendir(path);
+	if (!d)
+		return trawl_error_errno(err, errno, "cannot open '%s'", path);
+	struct dirent *de;
+	enum trawl_status st = TRAWL_OK;
+	while ((de = readdir(d)) && !st) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		struct stat sb;
+		char rel[4096];
+		snprintf(rel, sizeof rel, "%s%s", pre, de->d_name);
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, rel) >= sizeof path || stat(path, &sb) != 0)
+			continue;
+		if (S_ISDIR(sb.st_mode) && depth == 0) {
+			if (names_add(l, rel, "/") != 0) {
+				st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+				break;
+			}
+			snprintf(rel + strlen(rel), sizeof rel - strlen(rel), "/");
+			st = list_level(dir, rel, 1, l, err);
+		} else if (S_ISREG(sb.st_mode) && names_add(l, rel, "") != 0) {
+			st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		}
+	}
+	closedir(d);
+	return st;
+}
+
+static enum trawl_status list_files(const char *dir, struct names *l, struct trawl_error *err)
+{
+	enum trawl_status st = list_level(dir, "", 0, l, err);
+	if (!st && l->n > 1)
+		qsort(l->v, l->n, sizeof *l->v, name_cmp);
+	return st;
+}
+
+static uint64_t ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+}
+
+/* Call fn for every entry list_files finds, with its path and stat, in
+ * name order; stops at the first error. */
+typedef enum trawl_status (*entry_fn)(void *ctx, const char *rel, const char *path, const struct stat *sb,
+				      struct trawl_error *err);
+
+static enum trawl_status each_entry(const char *dir, entry_fn fn, void *ctx, struct trawl_error *err)
+{
+	struct names l = { 0 };
+	enum trawl_status st = list_files(dir, &l, err);
+	char path[4096];
+	for (size_t i = 0; i < l.n && !st; i++) {
+		struct stat sb;
+		snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
+		if (stat(path, &sb) == 0)
+			st = fn(ctx, l.v[i], path, &sb, err);
+	}
+	names_free(&l);
+	return st;
+}
+
+static enum trawl_status stat_entry(void *ctx, const char *rel, const char *path, const struct stat *sb,
+				    struct trawl_error *err)
+{
+	struct trawl_trace_id *id = ctx;
+	(void)rel, (void)path, (void)err;
+	if (S_ISREG(sb->st_mode))
+		id->size += (uint64_t)sb->st_size;
+	if (ns(&sb->st_mtim) > id->mtime_ns)
+		id->mtime_ns = ns(&sb->st_mtim);
+	if (ns(&sb->st_ctim) > id->ctime_ns)
+		id->ctime_ns = ns(&sb->st_ctim);
+	return TRAWL_OK;
+}
+
+enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct trawl_trace_id *id,
+			       struct trawl_error *err)
+{
+	id->mtime_ns = ns(&dsb->st_mtim);
+	id->ctime_ns = ns(&dsb->st_ctim);
+	id->ino = (uint64_t)dsb->st_ino;
+	id->dev = (uint64_t)dsb->st_dev;
+	id->source = 2;
+	return each_entry(dir, stat_entry, id, err);
+}
+
+static enum trawl_status hash_file(XXH3_state_t *hs, const char *path, uint8_t *buf, size_t cap,
+				   struct trawl_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return trawl_error_errno(err, errno, "cannot open '%s'", path);
+	enum trawl_status st = TRAWL_OK;
+	for (;;) {
+		ssize_t n = read(fd, buf, cap);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			st = trawl_error_errno(err, errno, "cannot read '%s'", path);
+		if (n <= 0)
+			break;
+		XXH3_64bits_update(hs, buf, (size_t)n);
+	}
+	close(fd);
+	return st;
+}
+
+struct hashing {
+	XXH3_state_t *hs;
+	uint8_t *buf;
+	size_t cap;
+};
+
+/* Name (with its NUL) and size before the bytes: moving bytes between
+ * files changes the hash. A member trace's directory adds its name only. */
+static enum trawl_status hash_entry(void *ctx, const char *rel, const char *path, const struct stat *sb,
+				    struct trawl_error *err)
+{
+	struct hashing *h = ctx;
+	XXH3_64bits_update(h->hs, rel, strlen(rel) + 1);
+	if (!S_ISREG(sb->st_mode))
+		return TRAWL_OK;
+	uint64_t size = (uint64_t)sb->st_size;
+	XXH3_64bits_update(h->hs, &size, sizeof size);
+	return hash_file(h->hs, path, h->buf, h->cap, err);
+}
+
+enum trawl_status idx_dir_hash(const char *dir, struct trawl_trace_id *id, struct trawl_error *err)
+{
+	struct hashing h = { XXH3_createState(), malloc(1u << 20), 1u << 20 };
+	enum trawl_status st = TRAWL_ERR_NOMEM;
+	if (!h.hs || !h.buf)
+		trawl_error_set(err, st, "out of memory");
+	else if (XXH3_64bits_reset(h.hs), (st = each_entry(dir, hash_entry, &h, err)) == TRAWL_OK) {
+		id->hash = XXH3_64bits_digest(h.hs);
+		id->hashed = 1;
+	}
+	XXH3_freeState(h.hs);
+	free(h.buf);
+	return st;
+}
+
+/* The definitions file a reader names events from changes what the index
+ * means (a dump's events get other names): its hash is part of the
+ * identity. A file that cannot be read leaves has_defs set with hash 0;
+ * the reader then fails to open anyway. */
+void idx_defs_hash(const char *path, struct trawl_trace_id *id)
+{
+	id->has_defs = 1;
+	id->defs_hash = 0;
+	XXH3_state_t *hs = XXH3_createState();
+	uint8_t *buf = malloc(1u << 16);
+	if (hs && buf) {
+		XXH3_64bits_reset(hs);
+		if (hash_file(hs, path, buf, 1u << 16, NULL) == TRAWL_OK)
+			id->defs_hash = XXH3_64bits_digest(hs);
+	}
+	XXH3_freeState(hs);
+	free(buf);
+}

@@ -1,0 +1,18 @@
+/* Identity of a trace directory and of a definitions file (dir-id.c). */
+#ifndef TRAWL_INDEX_DIR_ID_H
+#define TRAWL_INDEX_DIR_ID_H
+
+#include <sys/stat.h>
+
+#include "trawl/index.h"
+
+/* Its regular files' sizes summed, their latest times, the directory's
+ * inode and device. */
+enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct trawl_trace_id *id,
+			       struct trawl_error *err);
+/* A hash over the files' names, sizes and bytes, in name order. */
+enum trawl_status idx_dir_hash(const char *dir, struct trawl_trace_id *id, struct trawl_error *err);
+/* id->defs_hash: XXH3-64 of the definitions file at path (has_defs set). */
+void idx_defs_hash(const char *path, struct trawl_trace_id *id);
+
+#endif
