@@ -16,6 +16,8 @@
 #include "trawl/disasm.h"
 #include "trawl/reader.h"
 #include "trawl/image.h"
+#include "trawl/ranges.h"
+#include "trawl/autofdo.h"
 #include "trawl/calls.h"
 #include "trawl/vcd.h"
 #include "trawl/stuck.h"

@@ -2,6 +2,7 @@
  * one-line summary). Each function lives in cmd-NAME.c and describes its
  * options in a table for cli_parse (options.h), which also answers --help;
  * `trawl help NAME` runs it with --help. Keep the list sorted. */
+TRAWL_COMMAND("autofdo", cmd_autofdo, "AutoFDO profile: executed address ranges and taken branches with counts")
 TRAWL_COMMAND("browse", cmd_browse, "browse a trace in time on the terminal (registers, memory, jumps)")
 TRAWL_COMMAND("callinfo", cmd_callinfo, "list every call to some functions, with time, line and caller")
 TRAWL_COMMAND("calltree", cmd_calltree, "print the call hierarchy of a trace with lines, times and instruction counts")
