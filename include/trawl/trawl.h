@@ -18,6 +18,7 @@
 #include "trawl/image.h"
 #include "trawl/ranges.h"
 #include "trawl/autofdo.h"
+#include "trawl/coverage.h"
 #include "trawl/calls.h"
 #include "trawl/vcd.h"
 #include "trawl/stuck.h"

@@ -8,6 +8,7 @@ TRAWL_COMMAND("callinfo", cmd_callinfo, "list every call to some functions, with
 TRAWL_COMMAND("calltree", cmd_calltree, "print the call hierarchy of a trace with lines, times and instruction counts")
 TRAWL_COMMAND("cat", cmd_cat, "print the events of a trace, one per line (text or JSON)")
 TRAWL_COMMAND("changes", cmd_changes, "registers and memory that differ between two lines")
+TRAWL_COMMAND("coverage", cmd_coverage, "line, function and branch coverage of a traced program (lcov, drcov, text)")
 TRAWL_COMMAND("defs", cmd_defs, "compile software event definitions to a C header, CTF and JSON")
 TRAWL_COMMAND("emulate", cmd_emulate, "run a static AArch64 program and write its Tarmac trace")
 TRAWL_COMMAND("ete", cmd_ete, "decode ETE/ETMv4 trace: packets, instruction flow, Tarmac")
