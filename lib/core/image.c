@@ -187,8 +187,11 @@ static enum trawl_status read_segments(struct trawl_image *img, Elf *elf, uint64
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_memsz == 0)
 			continue;
-		if (ph.p_filesz > ph.p_memsz || ph.p_offset > file_len ||
-		    ph.p_filesz > file_len - ph.p_offset || ph.p_memsz > (1ull << 48) ||
+		/* a segment of bss alone (filesz 0) may name an offset past the
+		 * end of a small file: ld writes such files */
+		if (ph.p_filesz > ph.p_memsz ||
+		    (ph.p_filesz && (ph.p_offset > file_len || ph.p_filesz > file_len - ph.p_offset)) ||
+		    ph.p_memsz > (1ull << 48) ||
 		    ph.p_vaddr + offset < ph.p_vaddr)
 			return trawl_error_set(err, TRAWL_ERR_FORMAT,
 					       "%s: program header %zu is out of bounds", path, i);
@@ -199,7 +202,8 @@ static enum trawl_status read_segments(struct trawl_image *img, Elf *elf, uint64
 		uint8_t *bytes = malloc(ph.p_filesz ? ph.p_filesz : 1);
 		if (!bytes)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory loading %s", path);
-		memcpy(bytes, file + ph.p_offset, ph.p_filesz);
+		if (ph.p_filesz)
+			memcpy(bytes, file + ph.p_offset, ph.p_filesz);
 		segs[img->nsegs++] = (struct segment){ ph.p_vaddr + offset, ph.p_memsz, ph.p_filesz,
 						       bytes };
 	}

@@ -58,4 +58,16 @@ expect_exit 2 "$TRAWL" coverage plain.tarmac
 $cc -O0 -static -o nodebug "$src" || fail "cannot build the program without -g"
 expect_stderr_has "no DWARF" "$TRAWL" coverage --image ./nodebug plain.tarmac
 expect_exit 1 "$TRAWL" coverage --image ./nodebug plain.tarmac
+
+# a file whose bss-only segment names an offset past its end (ld writes
+# such small files) is a valid image: this failed with "program header 1
+# is out of bounds" before
+tiny="$TRAWL_SRC/tests/fuzz/corpus/lines/tiny-aarch64"
+start=$(aarch64-linux-gnu-nm "$tiny" | awk '$3 == "_start" { print $1 }')
+for i in 0 1 2; do
+	printf '%d clk IT (%d) %x d503201f O EL0t_n : nop\n' $((i + 1)) $((i + 1)) $((0x$start + 4 * i))
+done >tiny.tarmac
+"$TRAWL" coverage --image "$tiny" tiny.tarmac -o tiny.info 2>err.txt || fail "coverage of a small ELF failed: $(cat err.txt)"
+grep -qx "FNDA:1,_start" tiny.info || fail "_start should be entered once: $(grep FNDA tiny.info)"
+grep -qx "FNDA:0,sq" tiny.info || fail "sq should not be entered"
 finish
