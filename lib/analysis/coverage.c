@@ -56,18 +56,29 @@ static int step_build(struct step *s, const struct trawl_range_count *rg, size_t
 	return 1;
 }
 
-/* The segment holding addr, or -1 when addr is below the first. */
-static long step_find(const struct step *s, uint64_t addr)
+/* How many of the n leading elements (size bytes each, sorted by the
+ * uint64_t each starts with) have a key at most addr (strict: below it).
+ * Segments, branches, spans and declarations all start with their
+ * address, so one search serves them all. */
+static size_t count_upto(const void *base, size_t n, size_t size, uint64_t addr, int strict)
 {
-	size_t lo = 0, hi = s->n;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->segs[mid].lo <= addr)
+		uint64_t key;
+		memcpy(&key, (const char *)base + mid * size, sizeof key);
+		if (key < addr || (!strict && key == addr))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return (long)lo - 1;
+	return lo;
+}
+
+/* The segment holding addr, or -1 when addr is below the first. */
+static long step_find(const struct step *s, uint64_t addr)
+{
+	return (long)count_upto(s->segs, s->n, sizeof *s->segs, addr, 0) - 1;
 }
 
 static uint64_t step_at(const struct step *s, uint64_t addr)
@@ -90,20 +101,15 @@ static uint64_t step_max(const struct step *s, uint64_t lo, uint64_t hi)
 
 static uint64_t taken_from(const struct trawl_branch_count *br, size_t n, uint64_t pc)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (br[mid].from < pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = count_upto(br, n, sizeof *br, pc, 1);
 	uint64_t t = 0;
 	for (; lo < n && br[lo].from == pc; lo++)
 		if (br[lo].to != pc + 4)
 			t += br[lo].count;
 	return t;
 }
+
+#define MAX_LINE_CODE (1u << 20)
 
 /* A64 conditional branches: B.cond, CBZ/CBNZ, TBZ/TBNZ. */
 static int is_cond_branch(uint32_t insn)
@@ -136,7 +142,10 @@ static int add_branches(struct build *b, struct trawl_cov_file *f, size_t fi,
 {
 	if (trawl_image_machine(b->img) != 183) /* EM_AARCH64 */
 		return 1;
-	for (uint64_t pc = (sp->lo + 3) & ~(uint64_t)3; pc + 4 <= sp->hi; pc += 4) {
+	/* no source line compiles to more code than this; a hostile line
+	 * table's span of 2^60 bytes is not walked */
+	uint64_t hi = sp->hi - sp->lo > MAX_LINE_CODE ? sp->lo + MAX_LINE_CODE : sp->hi;
+	for (uint64_t pc = (sp->lo + 3) & ~(uint64_t)3; pc + 4 <= hi && pc >= sp->lo; pc += 4) {
 		uint8_t w[4];
 		if (trawl_image_read(b->img, pc, w, 4) < 4)
 			continue;
@@ -179,7 +188,8 @@ static int cmp_func(const void *x, const void *y)
 /* Lines of a file: one entry per line number, the largest count. */
 static void merge_lines(struct trawl_cov_file *f)
 {
-	qsort(f->lines, f->nlines, sizeof *f->lines, cmp_line);
+	if (f->nlines > 1) /* qsort(NULL, 0) is undefined */
+		qsort(f->lines, f->nlines, sizeof *f->lines, cmp_line);
 	size_t k = 0;
 	for (size_t i = 0; i < f->nlines; i++) {
 		if (k && f->lines[k - 1].line == f->lines[i].line) {
@@ -190,7 +200,8 @@ static void merge_lines(struct trawl_cov_file *f)
 		f->lines[k++] = f->lines[i];
 	}
 	f->nlines = k;
-	qsort(f->branches, f->nbranches, sizeof *f->branches, cmp_branch);
+	if (f->nbranches > 1)
+		qsort(f->branches, f->nbranches, sizeof *f->branches, cmp_branch);
 	for (size_t i = 0; i < f->nbranches; i++)
 		f->branches[i].block = i && f->branches[i - 1].line == f->branches[i].line
 					       ? f->branches[i - 1].block + 1
@@ -214,28 +225,14 @@ static int walk_spans(struct build *b, const struct trawl_line_span *sp, size_t 
 static const struct trawl_line_span *span_at(const struct trawl_line_span *sp, size_t n,
 					     uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (sp[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = count_upto(sp, n, sizeof *sp, addr, 0);
 	return lo && addr < sp[lo - 1].hi ? &sp[lo - 1] : NULL;
 }
 
 static const struct trawl_line_decl *decl_at(const struct trawl_line_decl *d, size_t n,
 					     uint64_t addr)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = count_upto(d, n, sizeof *d, addr, 1);
 	return lo < n && d[lo].addr == addr ? &d[lo] : NULL;
 }
 
@@ -279,7 +276,8 @@ static void finish_files(struct trawl_coverage *cov)
 	for (size_t i = 0; i < cov->nfiles; i++) {
 		struct trawl_cov_file *f = &cov->files[i];
 		merge_lines(f);
-		qsort(f->funcs, f->nfuncs, sizeof *f->funcs, cmp_func);
+		if (f->nfuncs > 1)
+			qsort(f->funcs, f->nfuncs, sizeof *f->funcs, cmp_func);
 		if (f->nlines)
 			cov->files[k++] = *f;
 		else {
@@ -289,7 +287,8 @@ static void finish_files(struct trawl_coverage *cov)
 		}
 	}
 	cov->nfiles = k;
-	qsort(cov->files, cov->nfiles, sizeof *cov->files, cmp_file);
+	if (cov->nfiles > 1)
+		qsort(cov->files, cov->nfiles, sizeof *cov->files, cmp_file);
 }
 
 enum trawl_status trawl_coverage_build(struct trawl_coverage *cov, struct trawl_ranges *r,

@@ -228,7 +228,8 @@ static int cmp_decl(const void *x, const void *y)
 
 const struct trawl_line_decl *trawl_lines_decls(struct trawl_lines *l, size_t *count)
 {
-	qsort(l->decls, l->ndecls, sizeof *l->decls, cmp_decl);
+	if (l->ndecls > 1) /* qsort(NULL, 0) is undefined */
+		qsort(l->decls, l->ndecls, sizeof *l->decls, cmp_decl);
 	*count = l->ndecls;
 	return l->decls;
 }
@@ -244,7 +245,8 @@ static int cmp_span(const void *x, const void *y)
 const struct trawl_line_span *trawl_lines_spans(struct trawl_lines *l, size_t *count)
 {
 	if (!l->sorted) {
-		qsort(l->spans, l->nspans, sizeof *l->spans, cmp_span);
+		if (l->nspans > 1)
+			qsort(l->spans, l->nspans, sizeof *l->spans, cmp_span);
 		/* a span reaching past the next one's start is cut there */
 		for (size_t i = 0; i + 1 < l->nspans; i++)
 			if (l->spans[i].hi > l->spans[i + 1].lo)
