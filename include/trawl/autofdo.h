@@ -41,6 +41,12 @@ struct trawl_autofdo_stats {
 	uint64_t ranges_outside;   /* ranges in no image (not written) */
 };
 
+/* Whether opt can be written for img: the errors trawl_autofdo_write
+ * would give for the choice of binary, before any trace is read. */
+enum trawl_status trawl_autofdo_check(const struct trawl_image *img,
+				      const struct trawl_autofdo_options *opt,
+				      struct trawl_error *err);
+
 /* Write the profile of r (after trawl_ranges_end_trace) for the modules of
  * img (may be NULL: absolute addresses). TRAWL_ERR_NOT_FOUND when
  * opt->binary names no module; TRAWL_ERR_USAGE for the profgen format

@@ -80,6 +80,23 @@ static uint64_t count_outside(const struct trawl_image *img, const struct trawl_
 	return k;
 }
 
+enum trawl_status trawl_autofdo_check(const struct trawl_image *img,
+				      const struct trawl_autofdo_options *opt,
+				      struct trawl_error *err)
+{
+	size_t nmods = 0, chosen = 0;
+	const struct trawl_image_module *mods = img ? trawl_image_modules(img, &nmods) : NULL;
+	for (size_t i = 0; i < nmods; i++)
+		chosen += !opt->binary || module_named(&mods[i], opt->binary);
+	if (opt->binary && !chosen)
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no image named '%s'", opt->binary);
+	if (opt->format == TRAWL_AUTOFDO_PROFGEN && chosen > 1)
+		return trawl_error_set(err, TRAWL_ERR_USAGE,
+				       "llvm-profgen's input holds one binary: choose one of the "
+				       "%zu images with --binary", chosen);
+	return TRAWL_OK;
+}
+
 enum trawl_status trawl_autofdo_write(FILE *f, struct trawl_ranges *r,
 				      const struct trawl_image *img,
 				      const struct trawl_autofdo_options *opt,
@@ -92,15 +109,9 @@ enum trawl_status trawl_autofdo_write(FILE *f, struct trawl_ranges *r,
 	memset(stats, 0, sizeof *stats);
 	if (!rg || !br)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	size_t chosen = 0;
-	for (size_t i = 0; i < nmods; i++)
-		chosen += !opt->binary || module_named(&mods[i], opt->binary);
-	if (opt->binary && !chosen)
-		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no image named '%s'", opt->binary);
-	if (opt->format == TRAWL_AUTOFDO_PROFGEN && chosen > 1)
-		return trawl_error_set(err, TRAWL_ERR_USAGE,
-				       "llvm-profgen's input holds one binary: choose one of the "
-				       "%zu images with --binary", chosen);
+	enum trawl_status st = trawl_autofdo_check(img, opt, err);
+	if (st)
+		return st;
 	stats->ranges_outside = count_outside(nmods ? img : NULL, rg, nr);
 	if (!nmods) {
 		struct block b = { 0 };

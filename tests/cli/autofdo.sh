@@ -59,7 +59,13 @@ inside = {k: v for k, v in absr.items() if k in rel}
 assert rel and rel == inside, "relative ranges are not the absolute ones shifted"
 assert len(rel) == len(absr), "ranges of the static program missing from its block"
 PY
-expect_exit 2 "$TRAWL" autofdo --image "$sort_elf" --binary nosuch "$_tmp/sort.tarmac"
+expect_exit 2 "$TRAWL" autofdo --image "$sort_elf" --binary nosuch "$_tmp/sort.tarmac" -o "$_tmp/none"
+[ -e "$_tmp/none" ] && fail "a usage error left an output file"
+expect_exit 2 "$TRAWL" autofdo --image "$sort_elf" --image "$sort_elf@0x10000000" --format llvm-profgen "$_tmp/sort.tarmac"
+# two images: two blocks, the second (loaded elsewhere) with no range
+"$TRAWL" autofdo --image "$sort_elf" --image "$sort_elf@0x10000000" "$_tmp/sort.tarmac" >"$_tmp/twoimg" ||
+	fail "autofdo with two images failed"
+[ "$(grep -c "^// build_id" "$_tmp/twoimg")" = 2 ] || fail "two images should give two blocks"
 expect_exit 1 "$TRAWL" autofdo "$_tmp/nonexistent.tarmac"
 
 # 4. usable: llvm-profgen (AArch64 support needs LLVM 17 or newer) makes a

@@ -55,15 +55,17 @@ int cmd_autofdo(int argc, char **argv)
 	int n = cli_parse(&cmd, argc, argv, &rc);
 	if (n < 0)
 		goto out;
-	if ((rc = ranges_read_traces(&to, argv, n, r)) || (rc = cli_output_to("autofdo", out_path)))
-		goto out;
 	struct trawl_autofdo_options o = { .format = (enum trawl_autofdo_format)format,
 					   .binary = binary };
 	struct trawl_autofdo_stats st;
+	if (trawl_autofdo_check(im.given ? im.img : NULL, &o, &err) != TRAWL_OK) {
+		rc = cli_usage("autofdo", "%s", err.message);
+		goto out;
+	}
+	if ((rc = ranges_read_traces(&to, argv, n, r)) || (rc = cli_output_to("autofdo", out_path)))
+		goto out;
 	if (trawl_autofdo_write(stdout, r, im.given ? im.img : NULL, &o, &st, &err) != TRAWL_OK) {
-		rc = err.status == TRAWL_ERR_USAGE || err.status == TRAWL_ERR_NOT_FOUND
-			     ? cli_usage("autofdo", "%s", err.message)
-			     : cli_report("autofdo", &err);
+		rc = cli_report("autofdo", &err);
 		goto out;
 	}
 	if (st.ranges_outside)

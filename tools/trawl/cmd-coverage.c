@@ -41,6 +41,9 @@ static int write_out(int format, struct trawl_ranges *r, struct trawl_image *img
 	return st == TRAWL_OK ? 0 : cli_report("coverage", &err);
 }
 
+/* Line tables are loaded before the traces are read and the output file
+ * is created only after them, so a program without -g or a bad trace
+ * leaves no empty report behind. */
 int cmd_coverage(int argc, char **argv)
 {
 	struct trace_open to = { .cmd = "coverage" };
