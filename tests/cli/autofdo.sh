@@ -25,6 +25,11 @@ if [ -f "$corpus/tarmac/quicksort.tarmac" ]; then
 else
 	echo "note: $corpus absent, corpus trace not checked"
 fi
+# ETE reaches autofdo through its Tarmac conversion
+if [ -d "$corpus/ete/ete/ete_ip" ]; then
+	"$TRAWL" ete tarmac "$corpus/ete/ete/ete_ip" -o "$_tmp/ete.tarmac" || fail "ete tarmac failed"
+	check_oracle "$_tmp/ete.tarmac"
+fi
 sort_elf="$TRAWL_BUILD/examples/sort"
 [ -x "$sort_elf" ] || { finish; }
 "$TRAWL" emulate "$sort_elf" -o "$_tmp/sort.tarmac" -- 300 >/dev/null 2>&1 || fail "emulate sort failed"
