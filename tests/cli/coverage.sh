@@ -59,6 +59,12 @@ $cc -O0 -static -o nodebug "$src" || fail "cannot build the program without -g"
 expect_stderr_has "no DWARF" "$TRAWL" coverage --image ./nodebug plain.tarmac
 expect_exit 1 "$TRAWL" coverage --image ./nodebug plain.tarmac
 
+# libdw is loaded by coverage alone (dlopen at first use), not by trawl regs
+LD_DEBUG=files "$TRAWL" coverage --image ./plain plain.tarmac -o /dev/null 2>ld.txt
+grep -q "libdw.*dynamically loaded" ld.txt || fail "coverage did not load libdw at run time"
+LD_DEBUG=files "$TRAWL" regs plain.tarmac --at 10 >/dev/null 2>ld.txt
+grep -q "libdw" ld.txt && fail "trawl regs loaded libdw"
+
 # a file whose bss-only segment names an offset past its end (ld writes
 # such small files) is a valid image: this failed with "program header 1
 # is out of bounds" before
