@@ -63,6 +63,27 @@ size_t trawl_image_read(const struct trawl_image *img, uint64_t addr, void *buf,
 /* Every symbol, sorted by address. */
 const struct trawl_symbol *trawl_image_symbols(const struct trawl_image *img, size_t *count);
 
+/* One ELF file of an image, for tools that write per-binary output
+ * (AutoFDO profiles, coverage). */
+struct trawl_image_module {
+	const char *path;       /* as given */
+	uint64_t offset;        /* load offset */
+	uint64_t lo, hi;        /* load addresses its PT_LOAD segments span */
+	uint64_t text_lo, text_hi; /* the same for its executable segments */
+	uint64_t text_base;     /* first executable segment's load address,
+	                           page-aligned (4 KiB): what addresses in a
+	                           profile are relative to */
+	uint8_t build_id[64];   /* GNU build id note, build_id_len bytes */
+	size_t build_id_len;
+};
+
+/* Every ELF file added, in the order added. */
+const struct trawl_image_module *trawl_image_modules(const struct trawl_image *img, size_t *count);
+
+/* The module whose executable segments hold addr, NULL when none. */
+const struct trawl_image_module *trawl_image_module_at(const struct trawl_image *img,
+						       uint64_t addr);
+
 /* ELF machine of the first file added (EM_AARCH64 = 183, EM_ARM = 40), 0 if none. */
 unsigned trawl_image_machine(const struct trawl_image *img);
 

@@ -30,6 +30,8 @@ struct trawl_image {
 	size_t nsegs;
 	unsigned machine;
 	int sorted;
+	struct trawl_image_module *mods;
+	size_t nmods;
 };
 
 enum trawl_status trawl_image_create(struct trawl_image **out, struct trawl_error *err)
@@ -49,6 +51,9 @@ void trawl_image_destroy(struct trawl_image *img)
 		free(img->names[i]);
 	for (size_t i = 0; i < img->nsegs; i++)
 		free(img->segs[i].bytes);
+	for (size_t i = 0; i < img->nmods; i++)
+		free((char *)img->mods[i].path);
+	free(img->mods);
 	free(img->names);
 	free(img->segs);
 	free(img->syms);
@@ -182,8 +187,11 @@ static enum trawl_status read_segments(struct trawl_image *img, Elf *elf, uint64
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_memsz == 0)
 			continue;
-		if (ph.p_filesz > ph.p_memsz || ph.p_offset > file_len ||
-		    ph.p_filesz > file_len - ph.p_offset || ph.p_memsz > (1ull << 48) ||
+		/* a segment of bss alone (filesz 0) may name an offset past the
+		 * end of a small file: ld writes such files */
+		if (ph.p_filesz > ph.p_memsz ||
+		    (ph.p_filesz && (ph.p_offset > file_len || ph.p_filesz > file_len - ph.p_offset)) ||
+		    ph.p_memsz > (1ull << 48) ||
 		    ph.p_vaddr + offset < ph.p_vaddr)
 			return trawl_error_set(err, TRAWL_ERR_FORMAT,
 					       "%s: program header %zu is out of bounds", path, i);
@@ -194,11 +202,87 @@ static enum trawl_status read_segments(struct trawl_image *img, Elf *elf, uint64
 		uint8_t *bytes = malloc(ph.p_filesz ? ph.p_filesz : 1);
 		if (!bytes)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory loading %s", path);
-		memcpy(bytes, file + ph.p_offset, ph.p_filesz);
+		if (ph.p_filesz)
+			memcpy(bytes, file + ph.p_offset, ph.p_filesz);
 		segs[img->nsegs++] = (struct segment){ ph.p_vaddr + offset, ph.p_memsz, ph.p_filesz,
 						       bytes };
 	}
 	return TRAWL_OK;
+}
+
+/* The GNU build id (NT_GNU_BUILD_ID, type 3, owner "GNU") from the
+ * file's note sections. */
+static void read_build_id(Elf *elf, struct trawl_image_module *m)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == 3 && nh.n_namesz == 4 &&
+			    memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 &&
+			    nh.n_descsz <= sizeof m->build_id) {
+				memcpy(m->build_id, (char *)d->d_buf + desc_off, nh.n_descsz);
+				m->build_id_len = nh.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+static enum trawl_status add_module(struct trawl_image *img, Elf *elf, uint64_t offset,
+				    const char *path, struct trawl_error *err)
+{
+	struct trawl_image_module m = { .offset = offset, .lo = UINT64_MAX, .text_lo = UINT64_MAX };
+	size_t phnum;
+	int have_text = 0;
+	for (size_t i = 0; elf_getphdrnum(elf, &phnum) == 0 && i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || ph.p_memsz == 0)
+			continue;
+		uint64_t lo = ph.p_vaddr + offset, hi = lo + ph.p_memsz;
+		m.lo = lo < m.lo ? lo : m.lo;
+		m.hi = hi > m.hi ? hi : m.hi;
+		if (!(ph.p_flags & PF_X))
+			continue;
+		if (!have_text)
+			m.text_base = lo & ~(uint64_t)0xfff;
+		have_text = 1;
+		m.text_lo = lo < m.text_lo ? lo : m.text_lo;
+		m.text_hi = hi > m.text_hi ? hi : m.text_hi;
+	}
+	if (!have_text)
+		m.text_lo = m.text_hi = 0;
+	if (m.lo > m.hi)
+		m.lo = m.hi = 0;
+	read_build_id(elf, &m);
+	struct trawl_image_module *mods = realloc(img->mods, (img->nmods + 1) * sizeof *mods);
+	if (!mods || !(m.path = strdup(path))) {
+		if (mods)
+			img->mods = mods;
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory loading %s", path);
+	}
+	img->mods = mods;
+	mods[img->nmods++] = m;
+	return TRAWL_OK;
+}
+
+const struct trawl_image_module *trawl_image_modules(const struct trawl_image *img, size_t *count)
+{
+	*count = img->nmods;
+	return img->mods;
+}
+
+const struct trawl_image_module *trawl_image_module_at(const struct trawl_image *img,
+						       uint64_t addr)
+{
+	for (size_t i = 0; i < img->nmods; i++)
+		if (addr >= img->mods[i].text_lo && addr < img->mods[i].text_hi)
+			return &img->mods[i];
+	return NULL;
 }
 
 enum trawl_status trawl_image_add_elf(struct trawl_image *img, const char *path,
@@ -231,6 +315,8 @@ enum trawl_status trawl_image_add_elf(struct trawl_image *img, const char *path,
 	st = read_segments(img, elf, offset, path, file, len, err);
 	if (!st)
 		st = read_symbols(img, elf, offset, path, err);
+	if (!st)
+		st = add_module(img, elf, offset, path, err);
 out:
 	if (elf)
 		elf_end(elf);

@@ -2,11 +2,13 @@
  * one-line summary). Each function lives in cmd-NAME.c and describes its
  * options in a table for cli_parse (options.h), which also answers --help;
  * `trawl help NAME` runs it with --help. Keep the list sorted. */
+TRAWL_COMMAND("autofdo", cmd_autofdo, "AutoFDO profile: executed address ranges and taken branches with counts")
 TRAWL_COMMAND("browse", cmd_browse, "browse a trace in time on the terminal (registers, memory, jumps)")
 TRAWL_COMMAND("callinfo", cmd_callinfo, "list every call to some functions, with time, line and caller")
 TRAWL_COMMAND("calltree", cmd_calltree, "print the call hierarchy of a trace with lines, times and instruction counts")
 TRAWL_COMMAND("cat", cmd_cat, "print the events of a trace, one per line (text or JSON)")
 TRAWL_COMMAND("changes", cmd_changes, "registers and memory that differ between two lines")
+TRAWL_COMMAND("coverage", cmd_coverage, "line, function and branch coverage of a traced program (lcov, drcov, text)")
 TRAWL_COMMAND("defs", cmd_defs, "compile software event definitions to a C header, CTF and JSON")
 TRAWL_COMMAND("emulate", cmd_emulate, "run a static AArch64 program and write its Tarmac trace")
 TRAWL_COMMAND("ete", cmd_ete, "decode ETE/ETMv4 trace: packets, instruction flow, Tarmac")
