@@ -41,4 +41,24 @@ typedef enum trawl_expr_name (*trawl_expr_lookup)(void *ctx, const char *name, s
 enum trawl_status trawl_expr_eval(const char *text, trawl_expr_lookup lookup, void *ctx,
 				  uint64_t *out, struct trawl_error *err);
 
+/* ---- conditions (event filters: `--where 'len > 100 && port == 80'`) ----
+ *
+ * The same numbers, names and spacing, with C's operators and precedence:
+ *   || && | ^ & == != < <= > >= << >> + - * / %, unary - ! ~, parentheses.
+ * Values are signed 64-bit (comparisons are signed; arithmetic wraps);
+ * a condition is true when not 0. Names are plain identifiers, resolved
+ * once when compiling (resolve returns a symbol number >= 0, or -1 for an
+ * unknown name: an error at its column) and fetched per run. */
+struct trawl_expr;
+typedef int (*trawl_expr_resolve)(void *ctx, const char *name, size_t len);
+/* 0 and *value set, or -1 when the name has no value here. */
+typedef int (*trawl_expr_fetch)(void *ctx, int sym, int64_t *value);
+
+enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolve, void *ctx,
+				     struct trawl_expr **out, struct trawl_error *err);
+/* 0 and *out set; -1 when a name had no value or a division was by 0
+ * (a filter then drops the event). */
+int trawl_expr_run(const struct trawl_expr *e, trawl_expr_fetch fetch, void *ctx, int64_t *out);
+void trawl_expr_free(struct trawl_expr *e);
+
 #endif

@@ -2,6 +2,7 @@
  * Nesting is limited so that hostile text cannot exhaust the stack. */
 #include "trawl/expr.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_DEPTH 64
@@ -13,6 +14,9 @@ struct parser {
 	void *ctx;
 	struct trawl_error *err;
 	int depth;
+	/* conditions only */
+	trawl_expr_resolve resolve;
+	struct trawl_expr *prog;
 };
 
 static void skip_space(struct parser *p)
@@ -224,7 +228,7 @@ static enum trawl_status expr(struct parser *p, uint64_t *out)
 enum trawl_status trawl_expr_eval(const char *text, trawl_expr_lookup lookup, void *ctx,
 				  uint64_t *out, struct trawl_error *err)
 {
-	struct parser p = { text, 0, lookup, ctx, err, 0 };
+	struct parser p = { text, 0, lookup, ctx, err, 0, NULL, NULL };
 	uint64_t v;
 	trawl_error_clear(err);
 	if (!text)
@@ -240,4 +244,247 @@ enum trawl_status trawl_expr_eval(const char *text, trawl_expr_lookup lookup, vo
 	}
 	*out = v;
 	return TRAWL_OK;
+}
+
+/* ---- conditions: compiled to postfix code run over a value stack ----
+ *
+ * Postfix keeps a run free of recursion however the text is shaped (a
+ * chain of 10000 '+' is two stack slots); the deepest stack is known when
+ * compiling. Parentheses and unary operators count towards MAX_DEPTH, so
+ * the recursive-descent compiler itself is bounded too. */
+
+enum {
+	OP_NUM, OP_SYM, OP_NEG, OP_NOT, OP_INV, OP_OR, OP_AND, OP_BOR, OP_BXOR, OP_BAND, OP_EQ, OP_NE,
+	OP_LT, OP_LE, OP_GT, OP_GE, OP_SHL, OP_SHR, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+};
+
+struct cop {
+	int op;
+	int64_t v;                   /* OP_NUM: the number; OP_SYM: the symbol */
+};
+
+struct trawl_expr {
+	struct cop *code;
+	size_t n, cap;
+	int depth, max_depth;        /* stack while compiling, and its peak */
+	int failed;                  /* out of memory */
+};
+
+static void emit(struct parser *p, int op, int64_t v)
+{
+	struct trawl_expr *e = p->prog;
+	if (e->n == e->cap) {
+		size_t ncap = e->cap ? e->cap * 2 : 16;
+		struct cop *c = realloc(e->code, ncap * sizeof *c);
+		if (!c) {
+			e->failed = 1;
+			return;
+		}
+		e->code = c;
+		e->cap = ncap;
+	}
+	e->code[e->n++] = (struct cop){ op, v };
+	e->depth += op <= OP_SYM ? 1 : op <= OP_INV ? 0 : -1;
+	if (e->depth > e->max_depth)
+		e->max_depth = e->depth;
+}
+
+/* Binary operators by precedence level, lowest first. */
+static const struct {
+	const char *text;
+	int op, level;
+} binops[] = {
+	{ "||", OP_OR, 0 }, { "&&", OP_AND, 1 }, { "|", OP_BOR, 2 }, { "^", OP_BXOR, 3 }, { "&", OP_BAND, 4 },
+	{ "==", OP_EQ, 5 }, { "!=", OP_NE, 5 }, { "<=", OP_LE, 6 }, { ">=", OP_GE, 6 }, { "<<", OP_SHL, 7 },
+	{ ">>", OP_SHR, 7 }, { "<", OP_LT, 6 }, { ">", OP_GT, 6 }, { "+", OP_ADD, 8 }, { "-", OP_SUB, 8 },
+	{ "*", OP_MUL, 9 }, { "/", OP_DIV, 9 }, { "%", OP_MOD, 9 },
+};
+#define LEVELS 10
+
+/* The binary operator at the current position of precedence `level`, or
+ * -1. Two-character operators are tried first, so '<' is not read in '<='
+ * and '|' not in '||'. */
+static int binop_at(struct parser *p, int level, size_t *len)
+{
+	const char *s = p->s + p->pos;
+	for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++) {
+		size_t n = strlen(binops[i].text);
+		if (strncmp(s, binops[i].text, n))
+			continue;
+		if (binops[i].level != level)
+			return -1;
+		*len = n;
+		return (int)i;
+	}
+	return -1;
+}
+
+static enum trawl_status cond_level(struct parser *p, int level);
+
+static enum trawl_status cond_primary(struct parser *p)
+{
+	skip_space(p);
+	const char *s = p->s;
+	size_t start = p->pos;
+	char c = s[start];
+	if (c == '-' || c == '!' || c == '~' || c == '+') {
+		if (++p->depth > MAX_DEPTH)
+			return fail(p, start, TRAWL_ERR_USAGE, "expression nested too deeply", NULL, 0);
+		p->pos++;
+		enum trawl_status st = cond_primary(p);
+		if (st)
+			return st;
+		p->depth--;
+		if (c != '+')
+			emit(p, c == '-' ? OP_NEG : c == '!' ? OP_NOT : OP_INV, 0);
+		return TRAWL_OK;
+	}
+	if (c >= '0' && c <= '9') {
+		uint64_t v;
+		enum trawl_status st = number(p, &v);
+		if (!st)
+			emit(p, OP_NUM, (int64_t)v);
+		return st;
+	}
+	if (is_name_start(c)) {
+		while (is_name_char(s[p->pos]))
+			p->pos++;
+		int sym = p->resolve ? p->resolve(p->ctx, s + start, p->pos - start) : -1;
+		if (sym < 0)
+			return fail(p, start, TRAWL_ERR_USAGE, "no field or name", s + start, p->pos - start);
+		emit(p, OP_SYM, sym);
+		return TRAWL_OK;
+	}
+	if (c == '(') {
+		if (++p->depth > MAX_DEPTH)
+			return fail(p, start, TRAWL_ERR_USAGE, "parentheses nested too deeply", NULL, 0);
+		p->pos++;
+		enum trawl_status st = cond_level(p, 0);
+		if (st)
+			return st;
+		skip_space(p);
+		if (s[p->pos] != ')')
+			return fail(p, p->pos, TRAWL_ERR_USAGE, "missing ')'", NULL, 0);
+		p->pos++;
+		p->depth--;
+		return TRAWL_OK;
+	}
+	if (!c)
+		return fail(p, start, TRAWL_ERR_USAGE, "expression ends too soon", NULL, 0);
+	return fail(p, start, TRAWL_ERR_USAGE, "unexpected", s + start, 1);
+}
+
+static enum trawl_status cond_level(struct parser *p, int level)
+{
+	enum trawl_status st = level == LEVELS ? cond_primary(p) : cond_level(p, level + 1);
+	if (st || level == LEVELS)
+		return st;
+	for (;;) {
+		skip_space(p);
+		size_t len;
+		int i = binop_at(p, level, &len);
+		if (i < 0)
+			return TRAWL_OK;
+		p->pos += len;
+		if ((st = cond_level(p, level + 1)))
+			return st;
+		emit(p, binops[i].op, 0);
+	}
+}
+
+enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolve, void *ctx,
+				     struct trawl_expr **out, struct trawl_error *err)
+{
+	trawl_error_clear(err);
+	*out = NULL;
+	if (!text)
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "no expression");
+	struct trawl_expr *e = calloc(1, sizeof *e);
+	if (!e)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	struct parser p = { text, 0, NULL, ctx, err, 0, resolve, e };
+	enum trawl_status st = cond_level(&p, 0);
+	if (!st) {
+		skip_space(&p);
+		if (text[p.pos] == ')')
+			st = fail(&p, p.pos, TRAWL_ERR_USAGE, "unmatched ')'", NULL, 0);
+		else if (text[p.pos])
+			st = fail(&p, p.pos, TRAWL_ERR_USAGE, "unexpected", text + p.pos, 1);
+	}
+	if (!st && e->failed)
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	if (st) {
+		trawl_expr_free(e);
+		return st;
+	}
+	*out = e;
+	return TRAWL_OK;
+}
+
+static int64_t binary(int op, int64_t a, int64_t b, int *bad)
+{
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+	switch (op) {
+	case OP_OR: return a || b;
+	case OP_AND: return a && b;
+	case OP_BOR: return (int64_t)(ua | ub);
+	case OP_BXOR: return (int64_t)(ua ^ ub);
+	case OP_BAND: return (int64_t)(ua & ub);
+	case OP_EQ: return a == b;
+	case OP_NE: return a != b;
+	case OP_LT: return a < b;
+	case OP_LE: return a <= b;
+	case OP_GT: return a > b;
+	case OP_GE: return a >= b;
+	case OP_SHL: return ub >= 64 ? 0 : (int64_t)(ua << ub);
+	case OP_SHR: return ub >= 64 ? 0 : (int64_t)(ua >> ub);
+	case OP_ADD: return (int64_t)(ua + ub);
+	case OP_SUB: return (int64_t)(ua - ub);
+	case OP_MUL: return (int64_t)(ua * ub);
+	}
+	/* division: by 0, and INT64_MIN / -1, have no answer */
+	if (b == 0 || (a == INT64_MIN && b == -1)) {
+		*bad = 1;
+		return 0;
+	}
+	return op == OP_DIV ? a / b : a % b;
+}
+
+int trawl_expr_run(const struct trawl_expr *e, trawl_expr_fetch fetch, void *ctx, int64_t *out)
+{
+	int64_t small[32], *st = small;
+	if (e->max_depth > 32 && !(st = malloc((size_t)e->max_depth * sizeof *st)))
+		return -1;
+	int sp = 0, bad = 0;
+	st[0] = 0;
+	for (size_t i = 0; i < e->n && !bad; i++) {
+		const struct cop *c = &e->code[i];
+		switch (c->op) {
+		case OP_NUM: st[sp++] = c->v; break;
+		case OP_SYM:
+			if (!fetch || fetch(ctx, (int)c->v, &st[sp]) != 0)
+				bad = 1;
+			sp++;
+			break;
+		case OP_NEG: st[sp - 1] = (int64_t)(0 - (uint64_t)st[sp - 1]); break;
+		case OP_NOT: st[sp - 1] = !st[sp - 1]; break;
+		case OP_INV: st[sp - 1] = (int64_t)~(uint64_t)st[sp - 1]; break;
+		default:
+			sp--;
+			st[sp - 1] = binary(c->op, st[sp - 1], st[sp], &bad);
+		}
+	}
+	if (!bad)
+		*out = st[0];
+	if (st != small)
+		free(st);
+	return bad ? -1 : 0;
+}
+
+void trawl_expr_free(struct trawl_expr *e)
+{
+	if (!e)
+		return;
+	free(e->code);
+	free(e);
 }

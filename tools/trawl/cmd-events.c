@@ -42,7 +42,9 @@ static const char events_help[] =
 	"damage are reported and the exit status is 1. 'trawl events VERB --help'\n"
 	"explains one verb.\n";
 
-static int report_damage(struct trawl_swtrace *t);
+#include "events-act.h"
+#include "events-run.h"
+
 
 /* Say where events came from when a program did not stop cleanly. */
 static void note_rings(const char *dir, const struct trawl_swtrace_info *in, int recovering)
@@ -63,7 +65,7 @@ static void note_rings(const char *dir, const struct trawl_swtrace_info *in, int
 			  "flushed is read", dir, in->live_rings);
 }
 
-static int open_trace(const char *dir, struct trawl_swtrace **t)
+int events_open_trace(const char *dir, struct trawl_swtrace **t)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
@@ -105,14 +107,14 @@ static int events_recover(int argc, char **argv)
 	else
 		printf("recovered %" PRIu64 " events from %u buffer file(s)%s\n", in.recovered, in.rings,
 		       in.signal ? " (the recorder saw a fatal signal)" : "");
-	int rd = report_damage(t);
+	int rd = events_report_damage(t);
 	trawl_swtrace_close(t);
 	if (rc == EXIT_OK && in.live_rings)
 		rc = EXIT_BAD_INPUT;
 	return rc ? rc : rd;
 }
 
-static int report_damage(struct trawl_swtrace *t)
+int events_report_damage(struct trawl_swtrace *t)
 {
 	const struct trawl_error *d = trawl_swtrace_damage(t);
 	if (!d)
@@ -136,17 +138,18 @@ static void print_value(const struct trawl_sw_class *c, unsigned i, uint64_t v)
  * the exit says 1 but no event is held back. */
 static int events_list(int argc, char **argv)
 {
-	const char *dir = NULL;
+	struct events_run r = { .cmd = "events list" };
 	uint64_t limit = UINT64_MAX;
 	int abs_time = 0, prc;
 	const struct cli_option opts[] = {
 		CLI_U64("limit", "N", &limit, 0, NULL, "print at most N events"),
 		CLI_FLAG("abs", 0, &abs_time, "times as clock values in ns, not seconds since the first event"),
+		EVENTS_FILTER_OPTIONS(&r),
 		CLI_END,
 	};
 	const struct cli_command cmd = {
 		.name = "events list",
-		.usage = "TRACE [--limit N] [--abs]",
+		.usage = "TRACE [--limit N] [--abs] [filters]",
 		.description =
 			"Prints every event merged by time: time since the first event in\n"
 			"seconds (--abs: clock value in ns), cpu, thread, name, fields.\n",
@@ -155,29 +158,29 @@ static int events_list(int argc, char **argv)
 	};
 	if (cli_parse(&cmd, argc, argv, &prc) < 0)
 		return prc;
-	dir = argv[0];
-	struct trawl_swtrace *t;
-	int rc = open_trace(dir, &t);
-	if (rc)
+	r.dir = argv[0];
+	int rc = events_run_open(&r, NULL, NULL), keep;
+	if (rc) {
+		events_run_close(&r);
 		return rc;
+	}
 	struct trawl_sw_event ev;
-	uint64_t n = 0, t0 = 0;
-	while (n < limit && trawl_swtrace_next(t, &ev) == TRAWL_OK) {
-		if (n == 0)
-			t0 = ev.time;
+	uint64_t n = 0;
+	while (n < limit && events_run_next(&r, &ev, &keep) == TRAWL_OK) {
+		if (!keep)
+			continue;
+		uint64_t t = ev.time - r.first;
 		if (abs_time)
 			printf("%20" PRIu64, ev.time);
 		else
-			printf("%4" PRIu64 ".%09" PRIu64, (ev.time - t0) / 1000000000u, (ev.time - t0) % 1000000000u);
+			printf("%4" PRIu64 ".%09" PRIu64, t / 1000000000u, t % 1000000000u);
 		printf("  cpu %-3u tid %-7u %s", ev.cpu, ev.tid, ev.cls->name);
 		for (unsigned i = 0; i < ev.cls->nfields; i++)
 			print_value(ev.cls, i, ev.vals[i]);
 		putchar('\n');
 		n++;
 	}
-	rc = report_damage(t);
-	trawl_swtrace_close(t);
-	return rc;
+	return events_run_close(&r);
 }
 
 struct count {
@@ -193,10 +196,11 @@ struct count {
  * because the lost count is summed from the packets as they are read. */
 static int events_stats(int argc, char **argv)
 {
-	static const struct cli_option opts[] = { CLI_END };
-	static const struct cli_command cmd = {
+	struct events_run r = { .cmd = "events stats" };
+	const struct cli_option opts[] = { EVENTS_FILTER_OPTIONS(&r), CLI_END };
+	const struct cli_command cmd = {
 		.name = "events stats",
-		.usage = "TRACE",
+		.usage = "TRACE [filters]",
 		.description = "Counts events per subsystem and event, lost events and the time span.\n",
 		.options = opts,
 		.min_args = 1, .max_args = 1, .missing = "stats takes one trace directory",
@@ -204,15 +208,18 @@ static int events_stats(int argc, char **argv)
 	int prc;
 	if (cli_parse(&cmd, argc, argv, &prc) < 0)
 		return prc;
-	struct trawl_swtrace *t;
-	int rc = open_trace(argv[0], &t);
-	if (rc)
+	r.dir = argv[0];
+	int rc = events_run_open(&r, NULL, NULL), keep;
+	if (rc) {
+		events_run_close(&r);
 		return rc;
+	}
+	struct trawl_swtrace *t = r.t;
 	struct trawl_swtrace_info info;
 	trawl_swtrace_info(t, &info);
 	struct count *counts = calloc(info.nclasses ? info.nclasses : 1, sizeof *counts);
 	if (!counts) {
-		trawl_swtrace_close(t);
+		events_run_close(&r);
 		cli_error("events", "out of memory");
 		return EXIT_BAD_INPUT;
 	}
@@ -222,7 +229,9 @@ static int events_stats(int argc, char **argv)
 	}
 	struct trawl_sw_event ev;
 	uint64_t total = 0, first = 0, last = 0;
-	while (trawl_swtrace_next(t, &ev) == TRAWL_OK) {
+	while (events_run_next(&r, &ev, &keep) == TRAWL_OK) {
+		if (!keep)
+			continue;
 		if (total == 0)
 			first = ev.time;
 		last = ev.time;
@@ -260,9 +269,7 @@ static int events_stats(int argc, char **argv)
 		i = j;
 	}
 	free(counts);
-	rc = report_damage(t);
-	trawl_swtrace_close(t);
-	return rc;
+	return events_run_close(&r);
 }
 
 /* ---- import-bf ---- */
@@ -327,7 +334,7 @@ static void to_ctf_class(const struct trawl_sw_class *s, struct trawl_ctf_class 
 	}
 }
 
-static int load_defs(const char *path, struct trawl_defs **d)
+int events_load_defs(const char *path, struct trawl_defs **d)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
@@ -468,7 +475,7 @@ static int events_import_bf(int argc, char **argv)
 	trawl_ctf_meta_init(&meta);
 	snprintf(meta.tracer, sizeof meta.tracer, "trawl-import-bf");
 	snprintf(meta.procname, sizeof meta.procname, "barrelfish");
-	if (defs_path && (rc = load_defs(defs_path, &defs)))
+	if (defs_path && (rc = events_load_defs(defs_path, &defs)))
 		goto out;
 	if (trawl_file_read(dump, &text, &len, &err) ||
 	    trawl_bf_parse((const char *)text, len, dump, bf_collect, &b, NULL, &err)) {
@@ -524,6 +531,7 @@ int cmd_events(int argc, char **argv)
 	} verbs[] = {
 		{ "list", events_list }, { "stats", events_stats },
 		{ "import-bf", events_import_bf }, { "recover", events_recover },
+		{ "activities", events_activities }, { "summary", events_summary },
 	};
 	if (argc < 2)
 		return cli_usage("events", "expected list, stats, recover or import-bf");
