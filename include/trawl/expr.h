@@ -56,8 +56,10 @@ typedef int (*trawl_expr_fetch)(void *ctx, int sym, int64_t *value);
 
 enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolve, void *ctx,
 				     struct trawl_expr **out, struct trawl_error *err);
-/* 0 and *out set; -1 when a name had no value or a division was by 0
- * (a filter then drops the event). */
+/* 0 and *out set; -1 when the result is unknown: a name without a value
+ * (or a division by 0) makes what it takes part in unknown, except that a
+ * known true side decides '||' and a known false side '&&' (a filter
+ * drops an event whose condition is unknown). */
 int trawl_expr_run(const struct trawl_expr *e, trawl_expr_fetch fetch, void *ctx, int64_t *out);
 void trawl_expr_free(struct trawl_expr *e);
 

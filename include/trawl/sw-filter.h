@@ -36,6 +36,9 @@ enum trawl_status trawl_swfilter_create(struct trawl_swfilter **out, const struc
 void trawl_swfilter_set_fn(struct trawl_swfilter *f, trawl_swfilter_fn fn, void *ctx);
 /* Events must come in time order: the first one sets time 0 of --time. */
 int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *ev);
+/* The same, and *but_time whether it passes all but --time (what an
+ * activity beginning at the event needs: its time is checked by overlap). */
+int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event *ev, int *but_time);
 /* Does [begin, end] (ns, clock values) meet the time window? */
 int trawl_swfilter_time_overlaps(const struct trawl_swfilter *f, uint64_t begin, uint64_t end);
 /* Was anything given? */

@@ -450,35 +450,74 @@ static int64_t binary(int op, int64_t a, int64_t b, int *bad)
 	return op == OP_DIV ? a / b : a % b;
 }
 
+/* A name without a value (an event lacking the field) is "unknown", as in
+ * SQL: it makes whatever it takes part in unknown, except that a known
+ * true side decides '||' and a known false side decides '&&', so
+ * `num == 7 || seq > 3` keeps an event that has only one of the two. */
+static int64_t logic(int op, int64_t a, int ma, int64_t b, int mb, uint8_t *miss)
+{
+	int t = op == OP_OR;
+	if ((!ma && !!a == t) || (!mb && !!b == t)) {
+		*miss = 0;
+		return t;
+	}
+	*miss = (uint8_t)(ma || mb);
+	return !t;
+}
+
 int trawl_expr_run(const struct trawl_expr *e, trawl_expr_fetch fetch, void *ctx, int64_t *out)
 {
 	int64_t small[32], *st = small;
-	if (e->max_depth > 32 && !(st = malloc((size_t)e->max_depth * sizeof *st)))
-		return -1;
-	int sp = 0, bad = 0;
+	uint8_t msmall[32], *miss = msmall;
+	if (e->max_depth > 32) {
+		st = malloc((size_t)e->max_depth * sizeof *st);
+		miss = malloc((size_t)e->max_depth);
+		if (!st || !miss) {
+			free(st);
+			free(miss);
+			return -1;
+		}
+	}
+	int sp = 0;
 	st[0] = 0;
-	for (size_t i = 0; i < e->n && !bad; i++) {
+	miss[0] = 1;
+	for (size_t i = 0; i < e->n; i++) {
 		const struct cop *c = &e->code[i];
 		switch (c->op) {
-		case OP_NUM: st[sp++] = c->v; break;
+		case OP_NUM:
+			miss[sp] = 0;
+			st[sp++] = c->v;
+			break;
 		case OP_SYM:
-			if (!fetch || fetch(ctx, (int)c->v, &st[sp]) != 0)
-				bad = 1;
+			miss[sp] = !fetch || fetch(ctx, (int)c->v, &st[sp]) != 0;
+			if (miss[sp])
+				st[sp] = 0;
 			sp++;
 			break;
 		case OP_NEG: st[sp - 1] = (int64_t)(0 - (uint64_t)st[sp - 1]); break;
 		case OP_NOT: st[sp - 1] = !st[sp - 1]; break;
 		case OP_INV: st[sp - 1] = (int64_t)~(uint64_t)st[sp - 1]; break;
-		default:
+		case OP_OR:
+		case OP_AND:
+			sp--;
+			st[sp - 1] = logic(c->op, st[sp - 1], miss[sp - 1], st[sp], miss[sp], &miss[sp - 1]);
+			break;
+		default: {
+			int bad = 0;
 			sp--;
 			st[sp - 1] = binary(c->op, st[sp - 1], st[sp], &bad);
+			miss[sp - 1] = (uint8_t)(miss[sp - 1] | miss[sp] | bad);
+		}
 		}
 	}
-	if (!bad)
+	int unknown = miss[0];
+	if (!unknown)
 		*out = st[0];
-	if (st != small)
+	if (st != small) {
 		free(st);
-	return bad ? -1 : 0;
+		free(miss);
+	}
+	return unknown ? -1 : 0;
 }
 
 void trawl_expr_free(struct trawl_expr *e)

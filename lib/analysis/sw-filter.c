@@ -296,14 +296,9 @@ static int fetch(void *ctx, int sym, int64_t *v)
 	return 0;
 }
 
-int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *ev)
+/* Everything but the time window, which activities apply by overlap. */
+static int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *ev)
 {
-	if (!f->started) {
-		f->started = 1;
-		f->t0 = ev->time;
-	}
-	if (!f->active)
-		return 1;
 	size_t c = (size_t)(ev->cls - f->classes);
 	if (f->class_ok && (c >= f->nclasses || !f->class_ok[c]))
 		return 0;
@@ -311,11 +306,6 @@ int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *e
 		return 0;
 	if (f->ntids >= 0 && !in_ranges(f->tids, f->ntids, ev->tid))
 		return 0;
-	if (f->has_time) {
-		uint64_t t = ev->time - f->t0;
-		if (t < f->t_lo || t > f->t_hi)
-			return 0;
-	}
 	if (f->where) {
 		if (c >= f->nclasses)
 			return 0;
@@ -325,6 +315,27 @@ int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *e
 			return 0;
 	}
 	return !f->fn || f->fn(f->fn_ctx, ev);
+}
+
+int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event *ev, int *but_time)
+{
+	if (!f->started) {
+		f->started = 1;
+		f->t0 = ev->time;
+	}
+	if (!f->active)
+		return *but_time = 1;
+	*but_time = keep_but_time(f, ev);
+	if (!*but_time || !f->has_time)
+		return *but_time;
+	uint64_t t = ev->time - f->t0;
+	return t >= f->t_lo && t <= f->t_hi;
+}
+
+int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *ev)
+{
+	int but_time;
+	return trawl_swfilter_keep_ex(f, ev, &but_time);
 }
 
 int trawl_swfilter_time_overlaps(const struct trawl_swfilter *f, uint64_t begin, uint64_t end)

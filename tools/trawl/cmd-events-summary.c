@@ -38,6 +38,16 @@ static void pow2_rows(const struct trawl_hist *h, uint64_t rows[65])
 	}
 }
 
+static int state_cmp(const void *a, const void *b)
+{
+	const struct trawl_stats_state *x = a, *y = b;
+	if (x->act != y->act)
+		return x->act < y->act ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->state < y->state ? -1 : x->state > y->state;
+}
+
 static uint64_t span_ns(const struct sum *s)
 {
 	return s->r->read ? s->r->last - s->r->first : 0;
@@ -304,6 +314,9 @@ int events_summary(int argc, char **argv)
 		if (keep)
 			trawl_swstats_event(&s.st, ev.time);
 	trawl_swtrace_info(r.t, &r.info);
+	/* by activity, cpu and state (the index into them is not used again) */
+	if (s.st.nstates)
+		qsort(s.st.states, s.st.nstates, sizeof *s.st.states, state_cmp);
 	if (s.format == F_JSON) {
 		json_out(&s);
 	} else {

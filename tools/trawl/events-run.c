@@ -37,10 +37,11 @@ enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *e
 	if (!r->read++)
 		r->first = ev->time;
 	r->last = ev->time;
-	*keep = trawl_swfilter_keep(r->filter, ev);
+	int act_keep;
+	*keep = trawl_swfilter_keep_ex(r->filter, ev, &act_keep);
 	r->kept += (uint64_t)*keep;
 	if (r->act)
-		trawl_act_feed(r->act, ev, *keep);
+		trawl_act_feed(r->act, ev, act_keep);
 	return TRAWL_OK;
 }
 
