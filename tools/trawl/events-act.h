@@ -5,5 +5,9 @@
 
 int events_activities(int argc, char **argv);
 int events_summary(int argc, char **argv);
+/* trawl export for a software-event trace (cmd-events-export.c). */
+int events_export(int argc, char **argv);
+/* Is path a CTF trace directory (holding metadata)? */
+int events_is_trace(const char *path);
 
 #endif
