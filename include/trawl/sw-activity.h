@@ -56,6 +56,14 @@ void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int ke
 /* End of the trace at time `end`: every open activity and every core's
  * current state go to the sink, flagged TRAWL_ACT_OPEN. */
 void trawl_act_finish(struct trawl_act *a, uint64_t end);
+/* Activities a script opens and closes itself (sw-script.h): a span of
+ * that name (made at the first use of the name), its key given. */
+enum trawl_status trawl_act_add_span(struct trawl_act *a, const char *name, uint32_t *act, struct trawl_error *err);
+void trawl_act_open(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep);
+void trawl_act_close(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev);
+/* The activities: the definitions' first, then the scripts'. */
+size_t trawl_act_count(const struct trawl_act *a);
+const struct trawl_defs_activity *trawl_act_def(const struct trawl_act *a, size_t act);
 const struct trawl_act_counts *trawl_act_counts(const struct trawl_act *a, size_t act);
 /* The state's name for a state record's key: the set event's name when
  * the state is which event set it, else the number. */

@@ -53,7 +53,8 @@ struct trawl_swstats {
 enum trawl_status trawl_swstats_init(struct trawl_swstats *s, size_t nacts, struct trawl_error *err);
 /* A kept event (times in order). */
 void trawl_swstats_event(struct trawl_swstats *s, uint64_t time);
-/* A finished activity; state records also count towards their core's time. */
+/* A finished activity; state records also count towards their core's
+ * time. An activity past nacts (a script's) grows the table. */
 void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state);
 void trawl_swstats_release(struct trawl_swstats *s);
 

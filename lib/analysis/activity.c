@@ -42,6 +42,7 @@ struct cpu_state {
 
 struct act_info {
 	const struct trawl_defs_activity *def;
+	struct trawl_defs_activity *own; /* a script's activity: def points here */
 	struct trawl_act_counts counts;
 	struct cpu_state *cpus;      /* state: indexed by cpu */
 	uint32_t ncpus;
@@ -234,12 +235,12 @@ static uint64_t key_of(const struct trawl_defs_activity *d, const struct role *r
 	return d->key == TRAWL_DEFS_KEY_CPU ? ev->cpu : ev->tid;
 }
 
-static void open_node(struct trawl_act *a, const struct role *r, const struct trawl_sw_event *ev, int keep)
+static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
 {
-	struct act_info *ai = &a->acts[r->act];
+	struct act_info *ai = &a->acts[act];
 	const struct trawl_defs_activity *d = ai->def;
 	uint32_t i = a->open < a->max_open ? node_alloc(a) : NIL;
-	struct act_slot *s = i != NIL ? act_map_put(&a->map, r->act + 1, key_of(d, r, ev)) : NULL;
+	struct act_slot *s = i != NIL ? act_map_put(&a->map, act + 1, key) : NULL;
 	if (!s) {
 		if (i != NIL)
 			node_free(a, (a->open++, i));
@@ -281,11 +282,10 @@ static void emit(struct trawl_act *a, uint32_t act, const struct node *n, uint64
 		a->sink(a->ctx, &rec);
 }
 
-static void close_node(struct trawl_act *a, const struct role *r, const struct trawl_sw_event *ev)
+static void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
 {
-	struct act_info *ai = &a->acts[r->act];
-	uint64_t key = key_of(ai->def, r, ev);
-	struct act_slot *s = act_map_get(&a->map, r->act + 1, key);
+	struct act_info *ai = &a->acts[act];
+	struct act_slot *s = act_map_get(&a->map, act + 1, key);
 	if (!s) {
 		if (!ai->counts.unmatched_end++)
 			ai->counts.first_unmatched = ev->time;
@@ -300,7 +300,7 @@ static void close_node(struct trawl_act *a, const struct role *r, const struct t
 	if (ai->def->kind == TRAWL_DEFS_SPAN)
 		lane_add(a, n->lane_cpu, n->lane, -1);
 	ai->counts.closed++;
-	emit(a, r->act, n, ev->time, key, ev->cpu, ev->tid, 0);
+	emit(a, act, n, ev->time, key, ev->cpu, ev->tid, 0);
 	node_free(a, i);
 }
 
@@ -359,9 +359,9 @@ void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int ke
 		if (r->role == R_SET)
 			set_state(a, r, ev, keep);
 		else if (r->role == R_BEGIN)
-			open_node(a, r, ev, keep);
+			open_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev, keep);
 		else
-			close_node(a, r, ev);
+			close_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev);
 	}
 }
 
@@ -388,6 +388,53 @@ void trawl_act_finish(struct trawl_act *a, uint64_t end)
 	act_map_free(&a->map);
 	a->nnodes = a->open = 0;
 	a->free_list = NIL;
+}
+
+enum trawl_status trawl_act_add_span(struct trawl_act *a, const char *name, uint32_t *act, struct trawl_error *err)
+{
+	for (size_t i = 0; i < a->nacts; i++)
+		if (!strcmp(a->acts[i].def->name, name)) {
+			*act = (uint32_t)i;
+			return TRAWL_OK;
+		}
+	if (a->nacts >= 4096)
+		return trawl_error_set(err, TRAWL_ERR_LIMIT, "too many activities (at most 4096)");
+	struct act_info *n = realloc(a->acts, (a->nacts + 1) * sizeof *n);
+	if (!n)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	a->acts = n;
+	struct act_info *ai = &a->acts[a->nacts];
+	memset(ai, 0, sizeof *ai);
+	if (!(ai->own = calloc(1, sizeof *ai->own)))
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	snprintf(ai->own->name, sizeof ai->own->name, "%s", name);
+	ai->own->kind = TRAWL_DEFS_SPAN;
+	ai->own->key = TRAWL_DEFS_KEY_FIELD; /* the key the script gives */
+	ai->def = ai->own;
+	*act = (uint32_t)a->nacts++;
+	return TRAWL_OK;
+}
+
+void trawl_act_open(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
+{
+	if (act < a->nacts)
+		open_node(a, act, key, ev, keep);
+}
+
+void trawl_act_close(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
+{
+	if (act < a->nacts)
+		close_node(a, act, key, ev);
+}
+
+size_t trawl_act_count(const struct trawl_act *a)
+{
+	return a->nacts;
+}
+
+const struct trawl_defs_activity *trawl_act_def(const struct trawl_act *a, size_t act)
+{
+	return act < a->nacts ? a->acts[act].def : NULL;
 }
 
 const struct trawl_act_counts *trawl_act_counts(const struct trawl_act *a, size_t act)
@@ -418,8 +465,10 @@ void trawl_act_destroy(struct trawl_act *a)
 {
 	if (!a)
 		return;
-	for (size_t k = 0; a->acts && k < a->nacts; k++)
+	for (size_t k = 0; a->acts && k < a->nacts; k++) {
 		free(a->acts[k].cpus);
+		free(a->acts[k].own);
+	}
 	act_map_free(&a->map);
 	free(a->nodes);
 	free(a->roles);

@@ -135,7 +135,7 @@ static void message(struct trawl_swperf *p, const struct trawl_act_record *r, co
 
 void trawl_swperf_activity(struct trawl_swperf *p, const struct trawl_act_record *r)
 {
-	const struct trawl_defs_activity *d = &p->defs->activities[r->act];
+	const struct trawl_defs_activity *d = trawl_act_def(p->act, r->act);
 	char key[128];
 	if (d->kind == TRAWL_DEFS_STATE)
 		trawl_act_state_name(p->act, r->act, r->key, key, sizeof key);
@@ -184,7 +184,7 @@ static void track_name(struct trawl_swperf *p, uint32_t pid, uint64_t tid)
 	else if (tid < 65536)
 		snprintf(buf, sizeof buf, "cpu %" PRIu64, tid);
 	else
-		snprintf(buf, sizeof buf, "cpu %" PRIu64 " %s", tid % 65536, p->defs->activities[tid / 65536 - 1].name);
+		snprintf(buf, sizeof buf, "cpu %" PRIu64 " %s", tid % 65536, trawl_act_def(p->act, tid / 65536 - 1)->name);
 	fprintf(p->f, ",\n{\"ph\":\"M\",\"pid\":%u,\"tid\":%" PRIu64 ",\"name\":\"thread_name\",\"args\":{\"name\":",
 		pid, tid);
 	trawl_json_write_string(p->f, buf, strlen(buf));

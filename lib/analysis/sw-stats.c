@@ -134,8 +134,16 @@ static void state_time(struct trawl_swstats *s, const struct trawl_act_record *r
 
 void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state)
 {
-	if (r->act >= s->nacts)
-		return;
+	if (r->act >= s->nacts) { /* a script's activity, made as it ran */
+		struct trawl_hist *h = realloc(s->hist, ((size_t)r->act + 1) * sizeof *h);
+		if (!h) {
+			s->nomem = 1;
+			return;
+		}
+		memset(h + s->nacts, 0, ((size_t)r->act + 1 - s->nacts) * sizeof *h);
+		s->hist = h;
+		s->nacts = (size_t)r->act + 1;
+	}
 	/* a state's time counts even when the trace ends in it; its duration
 	 * (like an open span's) is not a finished one */
 	if (is_state && r->cpu < (1u << 19) && r->act < (1u << 12))

@@ -30,7 +30,7 @@ static void put_time(const struct act_out *o, uint64_t t)
 
 static void key_text(const struct events_run *r, const struct trawl_act_record *rec, char *buf, size_t n)
 {
-	if (r->defs->activities[rec->act].kind == TRAWL_DEFS_STATE)
+	if (trawl_act_def(r->act, rec->act)->kind == TRAWL_DEFS_STATE)
 		trawl_act_state_name(r->act, rec->act, rec->key, buf, n);
 	else
 		snprintf(buf, n, "%" PRIu64, rec->key);
@@ -38,7 +38,7 @@ static void key_text(const struct events_run *r, const struct trawl_act_record *
 
 static void print_json(struct act_out *o, const struct trawl_act_record *rec, const char *key)
 {
-	const struct trawl_defs_activity *d = &o->r->defs->activities[rec->act];
+	const struct trawl_defs_activity *d = trawl_act_def(o->r->act, rec->act);
 	struct trawl_json *j = &o->j;
 	trawl_json_object_begin(j);
 	trawl_json_key(j, "activity");
@@ -73,7 +73,7 @@ static void act_line(void *ctx, const struct trawl_act_record *rec)
 	if (!events_run_act_kept(o->r, rec) || o->shown >= o->limit)
 		return;
 	o->shown++;
-	const struct trawl_defs_activity *d = &o->r->defs->activities[rec->act];
+	const struct trawl_defs_activity *d = trawl_act_def(o->r->act, rec->act);
 	char key[128];
 	key_text(o->r, rec, key, sizeof key);
 	if (o->format == F_JSON) {
@@ -92,11 +92,13 @@ static void act_line(void *ctx, const struct trawl_act_record *rec)
 
 static int need_activities(const struct events_run *r)
 {
-	if (!r->defs_path)
-		return cli_usage(r->cmd, "give the definitions declaring the activities: --defs FILE.tdef");
-	if (!r->defs->nactivities)
-		return cli_usage(r->cmd, "%s declares no activities (see docs/analysis.md)", r->defs_path);
-	return EXIT_OK;
+	if (r->act)
+		return EXIT_OK;
+	if (!r->defs_path && !r->script)
+		return cli_usage(r->cmd, "give the definitions declaring the activities: --defs FILE.tdef "
+				 "(or a --script with on_event)");
+	return cli_usage(r->cmd, "%s declares no activities (see docs/analysis.md)",
+			 r->defs_path ? r->defs_path : r->script);
 }
 
 /* The events pass through the engine, which calls act_line as activities

@@ -25,7 +25,7 @@ static void on_record(void *ctx, const struct trawl_act_record *rec)
 {
 	struct sum *s = ctx;
 	if (events_run_act_kept(s->r, rec))
-		trawl_swstats_record(&s->st, rec, s->r->defs->activities[rec->act].kind == TRAWL_DEFS_STATE);
+		trawl_swstats_record(&s->st, rec, trawl_act_def(s->r->act, rec->act)->kind == TRAWL_DEFS_STATE);
 }
 
 /* Power-of-two rows of a histogram: [2^k, 2^(k+1)), 0 alone. */
@@ -61,7 +61,7 @@ static double fraction(const struct sum *s, uint64_t ns)
 
 static void act_row_text(const struct sum *s, size_t i, const char *sep)
 {
-	const struct trawl_defs_activity *d = &s->r->defs->activities[i];
+	const struct trawl_defs_activity *d = trawl_act_def(s->r->act, i);
 	const struct trawl_hist *h = &s->st.hist[i];
 	const struct trawl_act_counts *c = trawl_act_counts(s->r->act, i);
 	uint64_t mean = h->count ? h->total / h->count : 0;
@@ -93,7 +93,7 @@ static uint64_t busy_ns(const struct sum *s, uint32_t act, uint32_t cpu)
 static void text_tables(struct sum *s, int csv)
 {
 	const char *sep = csv ? "," : " ";
-	size_t nacts = s->r->act ? s->r->defs->nactivities : 0;
+	size_t nacts = s->r->act ? trawl_act_count(s->r->act) : 0;
 	if (nacts) {
 		if (csv)
 			puts("activity,kind,count,total_ns,min_ns,mean_ns,p50_ns,p90_ns,p99_ns,max_ns,open,unmatched,overflow");
@@ -109,7 +109,7 @@ static void text_tables(struct sum *s, int csv)
 		pow2_rows(&s->st.hist[i], rows);
 		if (!s->st.hist[i].count)
 			continue;
-		printf("\nduration of %s (ns):\n", s->r->defs->activities[i].name);
+		printf("\nduration of %s (ns):\n", trawl_act_def(s->r->act, i)->name);
 		uint64_t most = 1;
 		for (int k = 0; k < 65; k++)
 			most = rows[k] > most ? rows[k] : most;
@@ -132,10 +132,10 @@ static void text_tables(struct sum *s, int csv)
 		trawl_act_state_name(s->r->act, x->act, x->state, name, sizeof name);
 		int idle = trawl_act_state_idle(s->r->act, x->act, x->state);
 		if (csv)
-			printf("%s,%u,%s,%" PRIu64 ",%.6f,%d\n", s->r->defs->activities[x->act].name, x->cpu, name, x->ns,
+			printf("%s,%u,%s,%" PRIu64 ",%.6f,%d\n", trawl_act_def(s->r->act, x->act)->name, x->cpu, name, x->ns,
 			       fraction(s, x->ns), idle);
 		else
-			printf("%-16s %5u %-24s %14" PRIu64 " %9.4f%s\n", s->r->defs->activities[x->act].name, x->cpu,
+			printf("%-16s %5u %-24s %14" PRIu64 " %9.4f%s\n", trawl_act_def(s->r->act, x->act)->name, x->cpu,
 			       name, x->ns, fraction(s, x->ns), idle ? " (idle)" : "");
 	}
 	/* busy: every state but the idle one, per (activity, cpu) */
@@ -145,7 +145,7 @@ static void text_tables(struct sum *s, int csv)
 		for (size_t m = 0; m < k && first; m++)
 			first = !(s->st.states[m].act == x->act && s->st.states[m].cpu == x->cpu);
 		if (first)
-			printf("%-16s %5u %-24s %14" PRIu64 " %9.4f\n", s->r->defs->activities[x->act].name, x->cpu,
+			printf("%-16s %5u %-24s %14" PRIu64 " %9.4f\n", trawl_act_def(s->r->act, x->act)->name, x->cpu,
 			       "busy", busy_ns(s, x->act, x->cpu), fraction(s, busy_ns(s, x->act, x->cpu)));
 	}
 	if (csv || !s->st.events)
@@ -188,14 +188,14 @@ static void json_acts(struct sum *s)
 	struct trawl_json *j = &s->j;
 	trawl_json_key(j, "activities");
 	trawl_json_array_begin(j);
-	for (size_t i = 0; s->r->act && i < s->r->defs->nactivities; i++) {
+	for (size_t i = 0; s->r->act && i < trawl_act_count(s->r->act); i++) {
 		const struct trawl_hist *h = &s->st.hist[i];
 		const struct trawl_act_counts *c = trawl_act_counts(s->r->act, i);
 		trawl_json_object_begin(j);
 		trawl_json_key(j, "name");
-		trawl_json_cstring(j, s->r->defs->activities[i].name);
+		trawl_json_cstring(j, trawl_act_def(s->r->act, i)->name);
 		trawl_json_key(j, "kind");
-		trawl_json_cstring(j, kinds[s->r->defs->activities[i].kind]);
+		trawl_json_cstring(j, kinds[trawl_act_def(s->r->act, i)->kind]);
 		json_kv(j, "count", h->count);
 		json_kv(j, "total_ns", h->total);
 		json_kv(j, "min_ns", h->min);
@@ -224,7 +224,7 @@ static void json_states(struct sum *s)
 		trawl_act_state_name(s->r->act, x->act, x->state, name, sizeof name);
 		trawl_json_object_begin(j);
 		trawl_json_key(j, "activity");
-		trawl_json_cstring(j, s->r->defs->activities[x->act].name);
+		trawl_json_cstring(j, trawl_act_def(s->r->act, x->act)->name);
 		json_kv(j, "cpu", x->cpu);
 		trawl_json_key(j, "state");
 		trawl_json_cstring(j, name);
@@ -299,7 +299,7 @@ int events_summary(int argc, char **argv)
 	r.dir = argv[0];
 	struct trawl_error err;
 	int rc = events_run_open(&r, on_record, &s);
-	if (!rc && trawl_swstats_init(&s.st, r.defs ? r.defs->nactivities : 0, &err))
+	if (!rc && trawl_swstats_init(&s.st, r.act ? trawl_act_count(r.act) : 0, &err))
 		rc = cli_report(r.cmd, &err);
 	if (!rc)
 		rc = cli_output_to(r.cmd, out_path);
@@ -314,6 +314,10 @@ int events_summary(int argc, char **argv)
 		if (keep)
 			trawl_swstats_event(&s.st, ev.time);
 	trawl_swtrace_info(r.t, &r.info);
+	if (r.act && trawl_act_count(r.act) > s.st.nacts) { /* a script's activity that never finished */
+		struct trawl_act_record none = { .act = (uint32_t)trawl_act_count(r.act) - 1, .flags = TRAWL_ACT_OPEN };
+		trawl_swstats_record(&s.st, &none, 0);
+	}
 	/* by activity, cpu and state (the index into them is not used again) */
 	if (s.st.nstates)
 		qsort(s.st.states, s.st.nstates, sizeof *s.st.states, state_cmp);

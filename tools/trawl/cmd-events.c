@@ -131,6 +131,21 @@ static void print_value(const struct trawl_sw_class *c, unsigned i, uint64_t v)
 		printf(" %s=%" PRIu64, c->fields[i].name, v);
 }
 
+/* A script's computed fields (fields = { name = function(e) ... end }),
+ * after the event's own; nil is left out. */
+static void print_computed(struct events_run *r, const struct trawl_sw_event *ev)
+{
+	char buf[256];
+	for (size_t i = 0; r->scr && !r->script_failed && i < trawl_script_nfields(r->scr); i++) {
+		if (trawl_script_field(r->scr, i, ev, buf, sizeof buf, &r->script_err)) {
+			r->script_failed = 1;
+			return;
+		}
+		if (buf[0])
+			printf(" %s=%s", trawl_script_field_name(r->scr, i), buf);
+	}
+}
+
 /* The library merges the streams by time, so listing is one loop over
  * trawl_swtrace_next. Relative times are printed as seconds and nanoseconds
  * from integers, never through a double, so no digit is made up; damage met
@@ -177,6 +192,7 @@ static int events_list(int argc, char **argv)
 		printf("  cpu %-3u tid %-7u %s", ev.cpu, ev.tid, ev.cls->name);
 		for (unsigned i = 0; i < ev.cls->nfields; i++)
 			print_value(ev.cls, i, ev.vals[i]);
+		print_computed(&r, &ev);
 		putchar('\n');
 		n++;
 	}

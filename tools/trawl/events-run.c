@@ -20,15 +20,18 @@ int events_run_open(struct events_run *r, trawl_act_sink sink, void *ctx)
 		return err.status == TRAWL_ERR_USAGE ? cli_usage(r->cmd, "%s", err.message) : cli_report(r->cmd, &err);
 	if (r->script && (rc = events_script_open(r)))
 		return rc;
-	if (sink && r->defs && r->defs->nactivities &&
+	int script_acts = r->scr && trawl_script_has_on_event(r->scr);
+	if (sink && ((r->defs && r->defs->nactivities) || script_acts) &&
 	    trawl_act_create(&r->act, r->defs, r->info.classes, r->info.nclasses, r->max_open, sink, ctx, &err))
 		return cli_report(r->cmd, &err);
+	if (r->scr)
+		trawl_script_set_activities(r->scr, r->act);
 	return EXIT_OK;
 }
 
 enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *ev, int *keep)
 {
-	enum trawl_status st = trawl_swtrace_next(r->t, ev);
+	enum trawl_status st = r->script_failed ? TRAWL_END : trawl_swtrace_next(r->t, ev);
 	if (st != TRAWL_OK) {
 		if (r->act && r->read)
 			trawl_act_finish(r->act, r->last);
@@ -38,7 +41,13 @@ enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *e
 		r->first = ev->time;
 	r->last = ev->time;
 	int act_keep;
+	if (r->scr)
+		trawl_script_set_origin(r->scr, r->first);
 	*keep = trawl_swfilter_keep_ex(r->filter, ev, &act_keep);
+	if (r->script_failed || (r->scr && events_script_event(r, ev, act_keep))) {
+		*keep = 0; /* stopped: the event the script failed on is not shown */
+		return events_run_next(r, ev, keep);
+	}
 	r->kept += (uint64_t)*keep;
 	if (r->act)
 		trawl_act_feed(r->act, ev, act_keep);
@@ -55,9 +64,9 @@ int events_run_act_kept(const struct events_run *r, const struct trawl_act_recor
  * open-at-end and unmatched ends are facts about the trace (exit 0). */
 static void report_activities(struct events_run *r)
 {
-	for (size_t i = 0; r->act && i < r->defs->nactivities; i++) {
+	for (size_t i = 0; r->act && i < trawl_act_count(r->act); i++) {
 		const struct trawl_act_counts *c = trawl_act_counts(r->act, i);
-		const struct trawl_defs_activity *d = &r->defs->activities[i];
+		const struct trawl_defs_activity *d = trawl_act_def(r->act, i);
 		if (c->open_at_end && d->kind != TRAWL_DEFS_STATE)
 			cli_warn(r->cmd, "activity '%s': %" PRIu64 " still open at the end of the trace", d->name,
 				 c->open_at_end);

@@ -10,6 +10,7 @@
 #include "trawl/sw-defs.h"
 #include "trawl/sw-filter.h"
 #include "trawl/sw-trace.h"
+#include "trawl/sw-script.h"
 
 /* cmd-events.c */
 int events_open_trace(const char *dir, struct trawl_swtrace **t);
@@ -23,6 +24,10 @@ struct events_run {
 	struct trawl_swfilter_spec spec;
 	const char *script;
 	int unsafe_script;
+	uint64_t script_limit;
+	struct trawl_script *scr;
+	struct trawl_error script_err; /* the error that stopped the script */
+	int script_failed;
 	uint64_t max_open;
 	struct trawl_swtrace *t;
 	struct trawl_swtrace_info info;
@@ -41,7 +46,13 @@ struct events_run {
 	CLI_STRING("time", 0, "FROM..TO", &(r)->spec.time,                                            \
 		   "since the first event, e.g. 1.5ms..3ms, ..2s (units ns us ms s)"),                \
 	CLI_STRING("where", 0, "COND", &(r)->spec.where,                                              \
-		   "a condition on fields, cpu, tid, time: 'len > 100 && port == 80'")
+		   "a condition on fields, cpu, tid, time: 'len > 100 && port == 80'"),                \
+	CLI_STRING("script", 0, "FILE", &(r)->script,                                                 \
+		   "a Lua script: keep(e) filters, on_event(e) opens and closes\n"                    \
+		   "activities, fields = {...} adds computed fields (docs/analysis.md)"),              \
+	CLI_FLAG("unsafe-script", 0, &(r)->unsafe_script, "let the script use io, os, require and load"), \
+	CLI_U64("script-limit", "N", &(r)->script_limit, 0, NULL,                                    \
+		"stop the script after N instructions in one call (default 10000000)")
 
 /* --defs and --max-open, for the verbs that group events into activities. */
 #define EVENTS_ACTIVITY_OPTIONS(r)                                                                   \
