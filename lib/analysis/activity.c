@@ -221,10 +221,10 @@ static uint32_t lane_add(struct trawl_act *a, int cpu_lane, uint64_t lane, int d
 	struct act_slot *s = delta > 0 ? act_map_put(&a->map, tag, lane) : act_map_get(&a->map, tag, lane);
 	if (!s)
 		return 0;
+	/* kept at 0: there are only as many lanes as threads and cpus, and
+	 * taking the entry out and back in at every span costs more */
 	uint32_t before = s->a;
 	s->a += (uint32_t)delta;
-	if (!s->a)
-		act_map_del(&a->map, s);
 	return before;
 }
 
@@ -258,7 +258,7 @@ static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const str
 	n->lane = n->lane_cpu ? ev->cpu : ev->tid;
 	n->next = NIL;
 	if (d->kind == TRAWL_DEFS_MESSAGE) {
-		if (s->a == 0 && s->b == 0) /* fresh slot: values are index + 1 */
+		if (s->a == 0) /* empty: values are index + 1 */
 			s->a = i + 1;
 		else
 			a->nodes[s->b - 1].next = i;
@@ -291,12 +291,21 @@ static void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const st
 			ai->counts.first_unmatched = ev->time;
 		return;
 	}
+	if (!s->a) { /* a thread's or cpu's entry, kept while empty */
+		if (!ai->counts.unmatched_end++)
+			ai->counts.first_unmatched = ev->time;
+		return;
+	}
 	uint32_t i = s->a - 1;
 	struct node *n = &a->nodes[i];
-	if (n->next == NIL)
+	/* a field's keys are without bound: their entries go when empty; a
+	 * thread's or cpu's stay (as many as threads and cpus) */
+	if (n->next != NIL)
+		s->a = n->next + 1;
+	else if (ai->def->key == TRAWL_DEFS_KEY_FIELD)
 		act_map_del(&a->map, s);
 	else
-		s->a = n->next + 1;
+		s->a = 0;
 	if (ai->def->kind == TRAWL_DEFS_SPAN)
 		lane_add(a, n->lane_cpu, n->lane, -1);
 	ai->counts.closed++;

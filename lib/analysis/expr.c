@@ -256,11 +256,13 @@ enum trawl_status trawl_expr_eval(const char *text, trawl_expr_lookup lookup, vo
 enum {
 	OP_NUM, OP_SYM, OP_NEG, OP_NOT, OP_INV, OP_OR, OP_AND, OP_BOR, OP_BXOR, OP_BAND, OP_EQ, OP_NE,
 	OP_LT, OP_LE, OP_GT, OP_GE, OP_SHL, OP_SHR, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+	OP_SYM_CMP,                  /* NAME cmp NUMBER, fused (the usual filter term) */
 };
 
 struct cop {
-	int op;
-	int64_t v;                   /* OP_NUM: the number; OP_SYM: the symbol */
+	int op, cmp;                 /* OP_SYM_CMP: the comparison */
+	int64_t v;                   /* OP_NUM: the number; OP_SYM(_CMP): the symbol */
+	int64_t k;                   /* OP_SYM_CMP: the number */
 };
 
 struct trawl_expr {
@@ -283,7 +285,7 @@ static void emit(struct parser *p, int op, int64_t v)
 		e->code = c;
 		e->cap = ncap;
 	}
-	e->code[e->n++] = (struct cop){ op, v };
+	e->code[e->n++] = (struct cop){ op, 0, v, 0 };
 	e->depth += op <= OP_SYM ? 1 : op <= OP_INV ? 0 : -1;
 	if (e->depth > e->max_depth)
 		e->max_depth = e->depth;
@@ -392,6 +394,24 @@ static enum trawl_status cond_level(struct parser *p, int level)
 	}
 }
 
+/* NAME, NUMBER, comparison -> one instruction: a filter such as
+ * `len > 100 && port == 80` then runs three instructions, not seven. The
+ * stack depth only shrinks, so max_depth stays an upper bound. */
+static void fuse(struct trawl_expr *e)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < e->n; i++) {
+		const struct cop *c = &e->code[i];
+		if (i + 2 < e->n && c->op == OP_SYM && c[1].op == OP_NUM && c[2].op >= OP_EQ && c[2].op <= OP_GE) {
+			e->code[o++] = (struct cop){ OP_SYM_CMP, c[2].op, c->v, c[1].v };
+			i += 2;
+			continue;
+		}
+		e->code[o++] = *c;
+	}
+	e->n = o;
+}
+
 enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolve, void *ctx,
 				     struct trawl_expr **out, struct trawl_error *err)
 {
@@ -413,12 +433,26 @@ enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolv
 	}
 	if (!st && e->failed)
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	if (!st)
+		fuse(e);
 	if (st) {
 		trawl_expr_free(e);
 		return st;
 	}
 	*out = e;
 	return TRAWL_OK;
+}
+
+static inline __attribute__((always_inline)) int64_t compare(int op, int64_t a, int64_t b)
+{
+	switch (op) {
+	case OP_EQ: return a == b;
+	case OP_NE: return a != b;
+	case OP_LT: return a < b;
+	case OP_LE: return a <= b;
+	case OP_GT: return a > b;
+	default: return a >= b;
+	}
 }
 
 static int64_t binary(int op, int64_t a, int64_t b, int *bad)
@@ -454,7 +488,7 @@ static int64_t binary(int op, int64_t a, int64_t b, int *bad)
  * SQL: it makes whatever it takes part in unknown, except that a known
  * true side decides '||' and a known false side decides '&&', so
  * `num == 7 || seq > 3` keeps an event that has only one of the two. */
-static int64_t logic(int op, int64_t a, int ma, int64_t b, int mb, uint8_t *miss)
+static inline __attribute__((always_inline)) int64_t logic(int op, int64_t a, int ma, int64_t b, int mb, uint8_t *miss)
 {
 	int t = op == OP_OR;
 	if ((!ma && !!a == t) || (!mb && !!b == t)) {
@@ -465,58 +499,62 @@ static int64_t logic(int op, int64_t a, int ma, int64_t b, int mb, uint8_t *miss
 	return !t;
 }
 
-int trawl_expr_run(const struct trawl_expr *e, trawl_expr_fetch fetch, void *ctx, int64_t *out)
+/* The loop keeps value and unknown-flag side by side on one stack; names
+ * read the caller's arrays directly (no call per name), which is what a
+ * filter run once per event of a large trace needs. */
+int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
+		   int64_t *out)
 {
-	int64_t small[32], *st = small;
-	uint8_t msmall[32], *miss = msmall;
-	if (e->max_depth > 32) {
-		st = malloc((size_t)e->max_depth * sizeof *st);
-		miss = malloc((size_t)e->max_depth);
-		if (!st || !miss) {
-			free(st);
-			free(miss);
-			return -1;
-		}
-	}
+	struct slot {
+		int64_t v;
+		int64_t miss;
+	} small[32], *st = small;
+	if (e->max_depth > 32 && !(st = malloc((size_t)e->max_depth * sizeof *st)))
+		return -1;
 	int sp = 0;
-	st[0] = 0;
-	miss[0] = 1;
-	for (size_t i = 0; i < e->n; i++) {
-		const struct cop *c = &e->code[i];
+	st[0].miss = 1;
+	for (const struct cop *c = e->code, *end = c + e->n; c < end; c++) {
+		struct slot *t = &st[sp - 1];
 		switch (c->op) {
 		case OP_NUM:
-			miss[sp] = 0;
-			st[sp++] = c->v;
+			st[sp++] = (struct slot){ c->v, 0 };
 			break;
-		case OP_SYM:
-			miss[sp] = !fetch || fetch(ctx, (int)c->v, &st[sp]) != 0;
-			if (miss[sp])
-				st[sp] = 0;
-			sp++;
+		case OP_SYM: {
+			int m = map ? map[c->v] : -1;
+			st[sp++] = m >= 0 ? (struct slot){ a[m], 0 } : m <= -2 ? (struct slot){ b[-2 - m], 0 }
+									  : (struct slot){ 0, 1 };
 			break;
-		case OP_NEG: st[sp - 1] = (int64_t)(0 - (uint64_t)st[sp - 1]); break;
-		case OP_NOT: st[sp - 1] = !st[sp - 1]; break;
-		case OP_INV: st[sp - 1] = (int64_t)~(uint64_t)st[sp - 1]; break;
+		}
+		case OP_SYM_CMP: {
+			int m = map ? map[c->v] : -1;
+			int64_t x = m >= 0 ? a[m] : m <= -2 ? b[-2 - m] : 0;
+			st[sp++] = (struct slot){ compare(c->cmp, x, c->k), m == -1 };
+			break;
+		}
+		case OP_NEG: t->v = (int64_t)(0 - (uint64_t)t->v); break;
+		case OP_NOT: t->v = !t->v; break;
+		case OP_INV: t->v = (int64_t)~(uint64_t)t->v; break;
 		case OP_OR:
-		case OP_AND:
+		case OP_AND: {
+			uint8_t miss;
+			t[-1].v = logic(c->op, t[-1].v, (int)t[-1].miss, t->v, (int)t->miss, &miss);
+			t[-1].miss = miss;
 			sp--;
-			st[sp - 1] = logic(c->op, st[sp - 1], miss[sp - 1], st[sp], miss[sp], &miss[sp - 1]);
 			break;
+		}
 		default: {
 			int bad = 0;
+			t[-1].v = binary(c->op, t[-1].v, t->v, &bad);
+			t[-1].miss |= t->miss | bad;
 			sp--;
-			st[sp - 1] = binary(c->op, st[sp - 1], st[sp], &bad);
-			miss[sp - 1] = (uint8_t)(miss[sp - 1] | miss[sp] | bad);
 		}
 		}
 	}
-	int unknown = miss[0];
+	int unknown = (int)st[0].miss;
 	if (!unknown)
-		*out = st[0];
-	if (st != small) {
+		*out = st[0].v;
+	if (st != small)
 		free(st);
-		free(miss);
-	}
 	return unknown ? -1 : 0;
 }
 

@@ -30,7 +30,8 @@ struct trawl_swfilter {
 	struct trawl_expr *where;
 	char (*names)[48];           /* field names of the condition */
 	int nnames;
-	int8_t *field_of;            /* [class * nnames + name]: field index or -1 */
+	int16_t *map;                /* [class * nsyms + sym]: where a name's value is (trawl_expr_run) */
+	size_t nsyms;
 	trawl_swfilter_fn fn;
 	void *fn_ctx;
 	int active;
@@ -215,17 +216,24 @@ static enum trawl_status compile_where(struct trawl_swfilter *f, const char *tex
 				err->column, msg);
 		return st;
 	}
-	size_t n = f->nclasses * (size_t)(f->nnames ? f->nnames : 1);
-	if (!(f->field_of = malloc(n ? n : 1)))
+	/* per class: fields read from the event's values, cpu/tid/time from
+	 * the small array keep() fills, a field the class lacks unknown */
+	f->nsyms = SYM_FIRST_FIELD + (size_t)f->nnames;
+	if (!(f->map = malloc((f->nclasses ? f->nclasses : 1) * f->nsyms * sizeof *f->map)))
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	for (size_t c = 0; c < f->nclasses; c++)
+	for (size_t c = 0; c < f->nclasses; c++) {
+		int16_t *m = f->map + c * f->nsyms;
+		m[SYM_CPU] = -2;
+		m[SYM_TID] = -3;
+		m[SYM_TIME] = -4;
 		for (int i = 0; i < f->nnames; i++) {
-			int8_t idx = -1;
+			int16_t idx = -1;
 			for (unsigned k = 0; k < f->classes[c].nfields; k++)
 				if (!strcmp(f->classes[c].fields[k].name, f->names[i]))
-					idx = (int8_t)k;
-			f->field_of[c * (size_t)f->nnames + (size_t)i] = idx;
+					idx = (int16_t)k;
+			m[SYM_FIRST_FIELD + i] = idx;
 		}
+	}
 	return TRAWL_OK;
 }
 
@@ -275,27 +283,6 @@ static int in_ranges(const struct range *r, int n, uint64_t v)
 	return 0;
 }
 
-struct fetch_ctx {
-	const struct trawl_swfilter *f;
-	const struct trawl_sw_event *ev;
-	size_t cls;
-};
-
-static int fetch(void *ctx, int sym, int64_t *v)
-{
-	const struct fetch_ctx *c = ctx;
-	switch (sym) {
-	case SYM_CPU: *v = c->ev->cpu; return 0;
-	case SYM_TID: *v = c->ev->tid; return 0;
-	case SYM_TIME: *v = (int64_t)(c->ev->time - c->f->t0); return 0;
-	}
-	int idx = c->f->field_of[c->cls * (size_t)c->f->nnames + (size_t)(sym - SYM_FIRST_FIELD)];
-	if (idx < 0)
-		return -1;
-	*v = (int64_t)c->ev->vals[idx];
-	return 0;
-}
-
 /* Everything but the time window, which activities apply by overlap. */
 static int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *ev)
 {
@@ -309,9 +296,8 @@ static int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *
 	if (f->where) {
 		if (c >= f->nclasses)
 			return 0;
-		struct fetch_ctx fc = { f, ev, c };
-		int64_t v;
-		if (trawl_expr_run(f->where, fetch, &fc, &v) || !v)
+		int64_t b[3] = { ev->cpu, ev->tid, (int64_t)(ev->time - f->t0) }, v;
+		if (trawl_expr_run(f->where, f->map + c * f->nsyms, (const int64_t *)ev->vals, b, &v) || !v)
 			return 0;
 	}
 	return !f->fn || f->fn(f->fn_ctx, ev);
@@ -356,7 +342,7 @@ void trawl_swfilter_destroy(struct trawl_swfilter *f)
 		return;
 	trawl_expr_free(f->where);
 	free(f->names);
-	free(f->field_of);
+	free(f->map);
 	free(f->class_ok);
 	free(f);
 }

@@ -28,15 +28,6 @@ static int resolve(void *ctx, const char *name, size_t len)
 	return -1;
 }
 
-static int fetch(void *ctx, int sym, int64_t *v)
-{
-	const int64_t *vals = ctx;
-	if (sym == 3)
-		return -1; /* a field this event lacks */
-	*v = vals[sym];
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = malloc(size + 1);
@@ -50,9 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct trawl_expr *e;
 	if (trawl_expr_compile(s, resolve, NULL, &e, &err) == TRAWL_OK) {
 		static const int64_t sets[][3] = { { 0, 0, 0 }, { 100, 80, 1 }, { -1, INT64_MIN, INT64_MAX } };
+		static const int16_t map[] = { 0, 1, -2, -1 }; /* cpu from b, gone unknown */
 		int64_t out;
 		for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-			trawl_expr_run(e, fetch, (void *)sets[i], &out);
+			trawl_expr_run(e, map, sets[i], sets[i] + 2, &out);
 		trawl_expr_free(e);
 	}
 	uint64_t ns;

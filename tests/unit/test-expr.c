@@ -154,15 +154,9 @@ static int cresolve(void *ctx, const char *name, size_t len)
 	return -1;
 }
 
-static int cfetch(void *ctx, int sym, int64_t *v)
-{
-	static const int64_t vals[] = { 120, 80, -5 };
-	(void)ctx;
-	if (sym == 3)
-		return -1;
-	*v = vals[sym];
-	return 0;
-}
+/* len, port, neg from the first array; gone unknown */
+static const int16_t cmap[] = { 0, 1, 2, -1 };
+static const int64_t cvals[] = { 120, 80, -5 };
 
 /* 1 true, 0 false, -1 unknown */
 static int cond(const char *s)
@@ -172,7 +166,7 @@ static int cond(const char *s)
 	if (trawl_expr_compile(s, cresolve, NULL, &e, &err) != TRAWL_OK)
 		fail_msg("'%s' does not compile: %s (column %u)", s, err.message, err.column);
 	int64_t v = 0;
-	int r = trawl_expr_run(e, cfetch, NULL, &v);
+	int r = trawl_expr_run(e, cmap, cvals, NULL, &v);
 	trawl_expr_free(e);
 	return r ? -1 : v != 0;
 }
@@ -183,13 +177,25 @@ static int64_t cval(const char *s)
 	struct trawl_error err;
 	assert_int_equal(trawl_expr_compile(s, cresolve, NULL, &e, &err), TRAWL_OK);
 	int64_t v = 0;
-	assert_int_equal(trawl_expr_run(e, cfetch, NULL, &v), 0);
+	assert_int_equal(trawl_expr_run(e, cmap, cvals, NULL, &v), 0);
 	trawl_expr_free(e);
 	return v;
 }
 
 static void conditions(void **state)
 {
+	/* the second array: map -2 reads b[0] */
+	{
+		struct trawl_expr *e;
+		static const int16_t m2[] = { -2, -3, -1, -1 };
+		static const int64_t b[] = { 7, 9 };
+		int64_t v = 0;
+		assert_int_equal(trawl_expr_compile("len * 10 + port", cresolve, NULL, &e, NULL), TRAWL_OK);
+		assert_int_equal(trawl_expr_run(e, m2, NULL, b, &v), 0);
+		assert_int_equal(v, 79);
+		assert_int_equal(trawl_expr_run(e, NULL, NULL, NULL, &v), -1);
+		trawl_expr_free(e);
+	}
 	assert_int_equal(cond("len > 100 && port == 80"), 1);
 	assert_int_equal(cond("len > 100 && port != 80"), 0);
 	assert_int_equal(cond("len < 100 || port == 80"), 1);
