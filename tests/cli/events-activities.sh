@@ -140,4 +140,18 @@ if [ -x "$demo" ]; then
 	[ -s "$_tmp/w1" ] || fail "--where kept nothing on rec-demo"
 	cmp -s "$_tmp/w1" "$_tmp/w2" || fail "--where on rec-demo differs from awk"
 fi
+# stream files of 8 MiB and more are mapped and read in windows (memory
+# stays flat): the same events as babeltrace2 counts
+if [ -x "$demo" ] && command -v babeltrace2 >/dev/null 2>&1; then
+	TRAWL_REC_BUFFER=64M "$demo" --threads 1 --packets 700000 --out "$_tmp/big" >/dev/null || fail "rec-demo big failed"
+	sz=$(wc -c <"$_tmp/big/stream-1")
+	[ "$sz" -gt 8388608 ] || fail "the big stream is only $sz bytes"
+	n=$("$TRAWL" events stats "$_tmp/big" | sed -n 's/^events: //p')
+	bt=$(babeltrace2 -c sink.utils.counter "$_tmp/big" | sed -n 's/^ *\([0-9]*\) Event messages$/\1/p' | tail -1)
+	[ -n "$n" ] && [ "$n" = "$bt" ] || fail "mapped stream: trawl counts $n events, babeltrace2 $bt"
+	lost=$("$TRAWL" events stats "$_tmp/big" | sed -n 's/^lost: //p')
+	[ "$lost" = 0 ] && "$TRAWL" events summary "$_tmp/big" --defs "$ex/analysis.tdef" --json 2>/dev/null |
+		python3 -c 'import json,sys; a={x["name"]:x for x in json.load(sys.stdin)["activities"]}; assert a["packet"]["count"]+a["packet"]["open"]==700000, a["packet"]' ||
+		[ "$lost" != 0 ] || fail "mapped stream: packets"
+fi
 finish
