@@ -70,29 +70,50 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return realloc(ptr, nsize);
 }
 
+/* Names are told apart by length and first letter before one memcmp:
+ * this runs for every read of cpu, tid or time. */
 static int e_index(lua_State *L)
 {
 	struct trawl_script *s = self(L);
 	const struct trawl_sw_event *ev = s->cur;
-	const char *k = lua_tostring(L, 2);
+	size_t n;
+	const char *k = lua_tolstring(L, 2, &n);
 	if (!ev || !k)
 		return 0;
-	const char *colon = strchr(ev->cls->name, ':');
-	if (!strcmp(k, "cpu"))
+	const char *name = ev->cls->name, *colon = strchr(name, ':');
+	switch (n << 8 | (unsigned char)k[0]) {
+	case 3 << 8 | 'c':
+		if (memcmp(k, "cpu", 3))
+			return 0;
 		lua_pushinteger(L, ev->cpu);
-	else if (!strcmp(k, "tid"))
+		return 1;
+	case 3 << 8 | 't':
+		if (memcmp(k, "tid", 3))
+			return 0;
 		lua_pushinteger(L, ev->tid);
-	else if (!strcmp(k, "time"))
+		return 1;
+	case 4 << 8 | 't':
+		if (memcmp(k, "time", 4))
+			return 0;
 		lua_pushinteger(L, (lua_Integer)(ev->time - s->t0));
-	else if (!strcmp(k, "name"))
-		lua_pushstring(L, ev->cls->name);
-	else if (!strcmp(k, "subsys"))
-		lua_pushlstring(L, ev->cls->name, colon ? (size_t)(colon - ev->cls->name) : strlen(ev->cls->name));
-	else if (!strcmp(k, "event"))
+		return 1;
+	case 4 << 8 | 'n':
+		if (memcmp(k, "name", 4))
+			return 0;
+		lua_pushstring(L, name);
+		return 1;
+	case 6 << 8 | 's':
+		if (memcmp(k, "subsys", 6))
+			return 0;
+		lua_pushlstring(L, name, colon ? (size_t)(colon - name) : strlen(name));
+		return 1;
+	case 5 << 8 | 'e':
+		if (memcmp(k, "event", 5))
+			return 0;
 		lua_pushstring(L, colon ? colon + 1 : "");
-	else
-		return 0;
-	return 1;
+		return 1;
+	}
+	return 0;
 }
 
 /* activity.open(name [, key]) and activity.close(name [, key]); the key
