@@ -98,6 +98,25 @@ static enum trawl_status number(struct parser *p, uint64_t *out)
 	return TRAWL_OK;
 }
 
+/* The ')' after a parenthesised expression (both grammars). */
+static enum trawl_status close_paren(struct parser *p)
+{
+	skip_space(p);
+	if (p->s[p->pos] != ')')
+		return fail(p, p->pos, TRAWL_ERR_USAGE, "missing ')'", NULL, 0);
+	p->pos++;
+	p->depth--;
+	return TRAWL_OK;
+}
+
+/* What no primary can start with (both grammars). */
+static enum trawl_status bad_primary(struct parser *p, size_t start)
+{
+	if (!p->s[start])
+		return fail(p, start, TRAWL_ERR_USAGE, "expression ends too soon", NULL, 0);
+	return fail(p, start, TRAWL_ERR_USAGE, "unexpected", p->s + start, 1);
+}
+
 static enum trawl_status expr(struct parser *p, uint64_t *out);
 
 /* Where a demangled C++ name that starts with the plain name ending at
@@ -173,18 +192,9 @@ static enum trawl_status primary(struct parser *p, uint64_t *out)
 				    0);
 		p->pos++;
 		enum trawl_status st = expr(p, out);
-		if (st)
-			return st;
-		skip_space(p);
-		if (s[p->pos] != ')')
-			return fail(p, p->pos, TRAWL_ERR_USAGE, "missing ')'", NULL, 0);
-		p->pos++;
-		p->depth--;
-		return TRAWL_OK;
+		return st ? st : close_paren(p);
 	}
-	if (!c)
-		return fail(p, start, TRAWL_ERR_USAGE, "expression ends too soon", NULL, 0);
-	return fail(p, start, TRAWL_ERR_USAGE, "unexpected", s + start, 1);
+	return bad_primary(p, start);
 }
 
 static enum trawl_status term(struct parser *p, uint64_t *out)
@@ -323,6 +333,10 @@ static int binop_at(struct parser *p, int level, size_t *len)
 
 static enum trawl_status cond_level(struct parser *p, int level);
 
+/* Unary operators, numbers, names and parentheses; unary operators and
+ * parentheses both count towards MAX_DEPTH, so `!!!!...` cannot exhaust
+ * the stack either. A name is resolved here, once, so runs never look one
+ * up. */
 static enum trawl_status cond_primary(struct parser *p)
 {
 	skip_space(p);
@@ -362,18 +376,9 @@ static enum trawl_status cond_primary(struct parser *p)
 			return fail(p, start, TRAWL_ERR_USAGE, "parentheses nested too deeply", NULL, 0);
 		p->pos++;
 		enum trawl_status st = cond_level(p, 0);
-		if (st)
-			return st;
-		skip_space(p);
-		if (s[p->pos] != ')')
-			return fail(p, p->pos, TRAWL_ERR_USAGE, "missing ')'", NULL, 0);
-		p->pos++;
-		p->depth--;
-		return TRAWL_OK;
+		return st ? st : close_paren(p);
 	}
-	if (!c)
-		return fail(p, start, TRAWL_ERR_USAGE, "expression ends too soon", NULL, 0);
-	return fail(p, start, TRAWL_ERR_USAGE, "unexpected", s + start, 1);
+	return bad_primary(p, start);
 }
 
 static enum trawl_status cond_level(struct parser *p, int level)

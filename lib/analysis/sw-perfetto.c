@@ -133,6 +133,10 @@ static void message(struct trawl_swperf *p, const struct trawl_act_record *r, co
 	fputs("}", p->f);
 }
 
+/* Which Perfetto shape an activity takes follows from whether it can
+ * break nesting on its track: states (one at a time per core) and
+ * thread-keyed spans (innermost first) are complete slices; cpu- and
+ * field-keyed spans may interleave, so they are async pairs. */
 void trawl_swperf_activity(struct trawl_swperf *p, const struct trawl_act_record *r)
 {
 	const struct trawl_defs_activity *d = trawl_act_def(p->act, r->act);

@@ -10,7 +10,6 @@
 #include "trawl/json.h"
 #include "trawl/sw-stats.h"
 
-enum { F_TEXT, F_JSON, F_CSV };
 static const char *const kinds[] = { "", "span", "state", "message" };
 
 struct act_out {
@@ -76,11 +75,11 @@ static void act_line(void *ctx, const struct trawl_act_record *rec)
 	const struct trawl_defs_activity *d = trawl_act_def(o->r->act, rec->act);
 	char key[128];
 	key_text(o->r, rec, key, sizeof key);
-	if (o->format == F_JSON) {
+	if (o->format == EVENTS_JSON) {
 		print_json(o, rec, key);
 		return;
 	}
-	const char *sep = o->format == F_CSV ? "," : "  ";
+	const char *sep = o->format == EVENTS_CSV ? "," : "  ";
 	printf("%s%s%s%s%s%s%u%s%u%s%u%s", d->name, sep, kinds[d->kind], sep, key, sep, rec->cpu, sep, rec->cpu_end,
 	       sep, rec->tid, sep);
 	put_time(o, rec->begin);
@@ -111,8 +110,7 @@ int events_activities(int argc, char **argv)
 	int prc, json = 0, csv = 0;
 	const struct cli_option opts[] = {
 		EVENTS_ACTIVITY_OPTIONS(&r),
-		CLI_FLAG("json", 0, &json, "JSON (trawl/json.h)"),
-		CLI_FLAG("csv", 0, &csv, "comma-separated values"),
+		EVENTS_FORMAT_OPTIONS(&json, &csv),
 		CLI_FLAG("abs", 0, &o.abs, "times as clock values in ns, not seconds since the first event"),
 		CLI_U64("limit", "N", &o.limit, 0, NULL, "print at most N activities"),
 		CLI_STRING("output", 'o', "FILE", &out_path, "write to FILE"),
@@ -133,9 +131,8 @@ int events_activities(int argc, char **argv)
 	};
 	if (cli_parse(&cmd, argc, argv, &prc) < 0)
 		return prc;
-	if (json && csv)
-		return cli_usage(r.cmd, "give --json or --csv, not both");
-	o.format = json ? F_JSON : csv ? F_CSV : F_TEXT;
+	if ((o.format = events_format(r.cmd, json, csv)) < 0)
+		return EXIT_USAGE;
 	r.dir = argv[0];
 	int rc = events_run_open(&r, act_line, &o);
 	if (!rc)
@@ -146,18 +143,18 @@ int events_activities(int argc, char **argv)
 		events_run_close(&r);
 		return rc;
 	}
-	if (o.format == F_JSON) {
+	if (o.format == EVENTS_JSON) {
 		trawl_json_init(&o.j, stdout);
 		trawl_json_array_begin(&o.j);
 	} else {
-		puts(o.format == F_CSV ? "activity,kind,key,cpu,cpu_end,tid,begin,end,duration_ns,depth,state"
+		puts(o.format == EVENTS_CSV ? "activity,kind,key,cpu,cpu_end,tid,begin,end,duration_ns,depth,state"
 				       : "activity  kind  key  cpu  cpu_end  tid  begin  end  duration_ns  depth  state");
 	}
 	struct trawl_sw_event ev;
 	int keep;
 	while (events_run_next(&r, &ev, &keep) == TRAWL_OK)
 		;
-	if (o.format == F_JSON) {
+	if (o.format == EVENTS_JSON) {
 		trawl_json_array_end(&o.j);
 		putchar('\n');
 	}

@@ -29,6 +29,9 @@ int events_is_trace(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) && stat(m, &st) == 0;
 }
 
+/* Its own option table (cmd-export.c's is for instruction traces): the
+ * writer gets events as they are read and activities as the engine
+ * finishes them, so the file is written in one pass with flat memory. */
 int events_export(int argc, char **argv)
 {
 	struct events_run r = { .cmd = "export" };

@@ -11,7 +11,6 @@
 #include "trawl/json.h"
 #include "trawl/sw-stats.h"
 
-enum { F_TEXT, F_JSON, F_CSV };
 static const char *const kinds[] = { "", "span", "state", "message" };
 
 struct sum {
@@ -90,6 +89,9 @@ static uint64_t busy_ns(const struct sum *s, uint32_t act, uint32_t cpu)
 	return ns;
 }
 
+/* Text and CSV share one walk so the two cannot disagree: the activity
+ * table, the histograms (text only), the per-core states with a busy row
+ * per core (text only; CSV has the idle flag to compute it), the rates. */
 static void text_tables(struct sum *s, int csv)
 {
 	const char *sep = csv ? "," : " ";
@@ -265,6 +267,10 @@ static void json_out(struct sum *s)
 	putchar('\n');
 }
 
+/* One pass: the engine hands finished activities to on_record while the
+ * loop counts kept events, so nothing is held per event. The states are
+ * sorted only at the end (their index is not used after), and statistics
+ * that ran out of memory or states are said and make the exit 1. */
 int events_summary(int argc, char **argv)
 {
 	struct events_run r = { .cmd = "events summary" };
@@ -273,8 +279,7 @@ int events_summary(int argc, char **argv)
 	int prc, json = 0, csv = 0;
 	const struct cli_option opts[] = {
 		EVENTS_ACTIVITY_OPTIONS(&r),
-		CLI_FLAG("json", 0, &json, "JSON (trawl/json.h)"),
-		CLI_FLAG("csv", 0, &csv, "comma-separated values"),
+		EVENTS_FORMAT_OPTIONS(&json, &csv),
 		CLI_STRING("output", 'o', "FILE", &out_path, "write to FILE"),
 		EVENTS_FILTER_OPTIONS(&r),
 		CLI_END,
@@ -293,9 +298,8 @@ int events_summary(int argc, char **argv)
 	};
 	if (cli_parse(&cmd, argc, argv, &prc) < 0)
 		return prc;
-	if (json && csv)
-		return cli_usage(r.cmd, "give --json or --csv, not both");
-	s.format = json ? F_JSON : csv ? F_CSV : F_TEXT;
+	if ((s.format = events_format(r.cmd, json, csv)) < 0)
+		return EXIT_USAGE;
 	r.dir = argv[0];
 	struct trawl_error err;
 	int rc = events_run_open(&r, on_record, &s);
@@ -321,13 +325,13 @@ int events_summary(int argc, char **argv)
 	/* by activity, cpu and state (the index into them is not used again) */
 	if (s.st.nstates)
 		qsort(s.st.states, s.st.nstates, sizeof *s.st.states, state_cmp);
-	if (s.format == F_JSON) {
+	if (s.format == EVENTS_JSON) {
 		json_out(&s);
 	} else {
-		if (s.format == F_TEXT)
+		if (s.format == EVENTS_TEXT)
 			printf("events: %" PRIu64 " kept of %" PRIu64 " read, %" PRIu64 " lost, over %" PRIu64 " ns\n",
 			       r.kept, r.read, r.info.lost, span_ns(&s));
-		text_tables(&s, s.format == F_CSV);
+		text_tables(&s, s.format == EVENTS_CSV);
 	}
 	if (s.st.nomem || s.st.states_lost) {
 		cli_error(r.cmd, "statistics incomplete: %s", s.st.nomem ? "out of memory" : "too many distinct states");

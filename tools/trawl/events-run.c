@@ -6,6 +6,15 @@
 #include "events-run.h"
 #include "events-script.h"
 
+int events_format(const char *cmd, int json, int csv)
+{
+	if (json && csv) {
+		cli_usage(cmd, "give --json or --csv, not both");
+		return -1;
+	}
+	return json ? EVENTS_JSON : csv ? EVENTS_CSV : EVENTS_TEXT;
+}
+
 int events_run_open(struct events_run *r, trawl_act_sink sink, void *ctx)
 {
 	struct trawl_error err;

@@ -60,6 +60,14 @@ struct events_run {
 	CLI_U64("max-open", "N", &(r)->max_open, 0, NULL,                                             \
 		"keep at most N open activities (default 1000000; past it they are counted as overflow)")
 
+/* --json and --csv of the verbs that print tables. */
+enum { EVENTS_TEXT, EVENTS_JSON, EVENTS_CSV };
+#define EVENTS_FORMAT_OPTIONS(json, csv)                                       \
+	CLI_FLAG("json", 0, json, "JSON (trawl/json.h)"),                      \
+	CLI_FLAG("csv", 0, csv, "comma-separated values")
+/* The format, or -1 after a usage message when both were given. */
+int events_format(const char *cmd, int json, int csv);
+
 /* Open r->dir, load the definitions, make the filter and (with sink) the
  * activity engine. Returns 0 or the exit status, having said why. */
 int events_run_open(struct events_run *r, trawl_act_sink sink, void *ctx);

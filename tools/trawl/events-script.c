@@ -40,7 +40,8 @@ int events_script_open(struct events_run *r)
 
 int events_script_event(struct events_run *r, const struct trawl_sw_event *ev, int keep)
 {
-	if (r->script_failed || !trawl_script_has_on_event(r->scr))
+	/* on_event opens activities: only verbs that show them run it */
+	if (r->script_failed || !r->act || !trawl_script_has_on_event(r->scr))
 		return r->script_failed;
 	if (trawl_script_on_event(r->scr, ev, keep, &r->script_err))
 		r->script_failed = 1;
