@@ -19,8 +19,10 @@
 #include "trawl/bf-dump.h"
 
 static const char events_help[] =
-	"usage: trawl events list TRACE [--limit N] [--abs]\n"
-	"       trawl events stats TRACE\n"
+	"usage: trawl events list TRACE [--limit N] [--abs] [filters]\n"
+	"       trawl events stats TRACE [filters]\n"
+	"       trawl events activities TRACE --defs A.tdef [filters]\n"
+	"       trawl events summary TRACE [--defs A.tdef] [filters]\n"
 	"       trawl events recover TRACE\n"
 	"       trawl events import-bf DUMP --defs DEFS.json -o OUT [--freq HZ]\n"
 	"\n"
@@ -30,6 +32,10 @@ static const char events_help[] =
 	"  list       print every event merged by time: time since the first event\n"
 	"             in seconds (--abs: clock value in ns), cpu, thread, name, fields\n"
 	"  stats      events per subsystem and event, lost events, time span\n"
+	"  activities the spans, states and messages A.tdef declares (or a\n"
+	"             --script opens), one per line\n"
+	"  summary    their statistics: count, total, min, mean, p50/p90/p99, max,\n"
+	"             histograms, time per core in each state, events per second\n"
 	"  recover    write into TRACE the events a program that crashed (or was\n"
 	"             killed, or called _exit) left in its buffer files (.ring-N),\n"
 	"             and remove those; list and stats read them anyway\n"
@@ -38,6 +44,8 @@ static const char events_help[] =
 	"             events from DEFS (.json from 'trawl defs', or a .tdef file);\n"
 	"             timestamps are ticks of --freq HZ (default 1000000000: ns)\n"
 	"\n"
+	"Filters, the same for every verb that shows events: --cpu, --thread,\n"
+	"--subsys, --event, --time, --where, --script (docs/analysis.md).\n"
 	"A damaged trace is read up to the damage; the file and byte offset of the\n"
 	"damage are reported and the exit status is 1. 'trawl events VERB --help'\n"
 	"explains one verb.\n";
@@ -550,7 +558,7 @@ int cmd_events(int argc, char **argv)
 		{ "activities", events_activities }, { "summary", events_summary },
 	};
 	if (argc < 2)
-		return cli_usage("events", "expected list, stats, recover or import-bf");
+		return cli_usage("events", "expected list, stats, activities, summary, recover or import-bf");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(events_help, stdout);
 		return EXIT_OK;
