@@ -104,6 +104,13 @@ expect_stderr_has "--event: the trace has no 'nt:*'" "$TRAWL" events list "$T" -
 expect_stderr_has "--cpu: a range ends before it begins" "$TRAWL" events list "$T" --cpu 3-1
 expect_stderr_has "--time: expected a time such as" "$TRAWL" events list "$T" --time 1parsec..
 
+# messages match first in, first out per key (two sends of seq 5 before
+# either receive: 100..300 and 200..400, not 100..400 and 200..300)
+printf '1 100 0002000000000005\n1 200 0002000000000005\n0 300 0002000100000005\n0 400 0002000100000005\n' >"$_tmp/fifo.txt"
+expect_exit 0 "$TRAWL" events import-bf "$_tmp/fifo.txt" --defs "$A" -o "$_tmp/fifo"
+[ "$("$TRAWL" events activities "$_tmp/fifo" --defs "$A" --abs | tail -n +2 | awk '{print $7 ".." $8}' | tr '\n' ' ')" = \
+  "100..300 200..400 " ] || fail "messages are not first in, first out"
+
 # bounded open activities: past --max-open, counted and reported, exit 1
 expect_exit 1 "$TRAWL" events activities "$T" --defs "$A" --max-open 1
 expect_stderr_has "activity 'pkt': 1 not kept: more than 1 activities were open (--max-open)" \
