@@ -72,6 +72,13 @@ if has events && [ -x "$PWD/$build/rec/rec-demo/rec-demo" ]; then
 		babeltrace2 "$OUT/rec-demo.ctf" | head -n 3
 	fi
 	echo "(live streaming: sh scripts/demo-rec.sh $build)"
+	step "8. Activities: packets RX to TX, lock hold times, a script activity (docs/analysis.md)"
+	RD="$PWD/examples/rec-demo"
+	run "$T" events summary "$OUT/rec-demo.ctf" --defs "$RD/analysis.tdef" --script "$RD/analysis.lua"
+	run "$T" events activities "$OUT/rec-demo.ctf" --defs "$RD/analysis.tdef" --limit 5
+	run "$T" export --perfetto "$OUT/rec-demo.ctf" --defs "$RD/analysis.tdef" --script "$RD/analysis.lua" \
+		-o "$OUT/rec-demo.perfetto.json"
+	echo "Perfetto file: $OUT/rec-demo.perfetto.json (open it in ui.perfetto.dev)"
 fi
 
 step "Done. Explore interactively:"

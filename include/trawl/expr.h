@@ -41,4 +41,28 @@ typedef enum trawl_expr_name (*trawl_expr_lookup)(void *ctx, const char *name, s
 enum trawl_status trawl_expr_eval(const char *text, trawl_expr_lookup lookup, void *ctx,
 				  uint64_t *out, struct trawl_error *err);
 
+/* ---- conditions (event filters: `--where 'len > 100 && port == 80'`) ----
+ *
+ * The same numbers, names and spacing, with C's operators and precedence:
+ *   || && | ^ & == != < <= > >= << >> + - * / %, unary - ! ~, parentheses.
+ * Values are signed 64-bit (comparisons are signed; arithmetic wraps);
+ * a condition is true when not 0. Names are plain identifiers, resolved
+ * once when compiling (resolve returns a symbol number >= 0, or -1 for an
+ * unknown name: an error at its column); a run reads their values from
+ * the caller's arrays. */
+struct trawl_expr;
+typedef int (*trawl_expr_resolve)(void *ctx, const char *name, size_t len);
+
+enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolve, void *ctx,
+				     struct trawl_expr **out, struct trawl_error *err);
+/* Run with symbol s worth a[map[s]] when map[s] >= 0, b[-2 - map[s]] when
+ * map[s] <= -2, and unknown when map[s] == -1 (map NULL: all unknown).
+ * 0 and *out set; -1 when the result is unknown: an unknown name (or a
+ * division by 0) makes what it takes part in unknown, except that a
+ * known true side decides '||' and a known false side '&&' (a filter
+ * drops an event whose condition is unknown). */
+int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
+		   int64_t *out);
+void trawl_expr_free(struct trawl_expr *e);
+
 #endif

@@ -46,9 +46,55 @@ struct trawl_defs_subsys {
 	size_t nevents;
 };
 
+/* ---- activities (docs/analysis.md): events grouped into units with a
+ * duration, declared after or among the subsystems:
+ *
+ *   activity packet "RX to TX" span { begin net:RX; end net:TX, net:DROP; key thread; };
+ *   activity hold span { begin lock:ACQUIRE; end lock:RELEASE; key waiter; };
+ *   activity phase state { set app:START, app:STOP; idle app:STOP; };
+ *   activity ipc message { send ipc:SEND; recv ipc:RECV; key seq; };
+ *
+ * span: begin..end matched per key (thread, cpu or a field both events
+ * have), innermost first, so spans nest; state: a per-core state set by
+ * events (`value FIELD`: the state is that field, `idle N`; else the state
+ * is which set event it was, `idle EVENT`); message: a send matched with
+ * the oldest unmatched receive of the same key (FIFO). Event names are
+ * checked against the file's own events when it defines any. */
+
+enum trawl_defs_act_kind { TRAWL_DEFS_SPAN = 1, TRAWL_DEFS_STATE, TRAWL_DEFS_MESSAGE };
+enum trawl_defs_act_key { TRAWL_DEFS_KEY_THREAD = 1, TRAWL_DEFS_KEY_CPU, TRAWL_DEFS_KEY_FIELD };
+
+#define TRAWL_DEFS_ACT_MAX_REFS 8
+
+/* An event named by an activity, and where it was named. */
+struct trawl_defs_act_ref {
+	char name[96];               /* "subsys:event" */
+	uint64_t line;
+	uint32_t column;
+};
+
+struct trawl_defs_activity {
+	char name[48];
+	char *desc;                  /* may be NULL */
+	int kind;                    /* enum trawl_defs_act_kind */
+	int key;                     /* enum trawl_defs_act_key (span, message) */
+	char field[48];              /* key FIELD, or the state's value FIELD ("" none) */
+	/* span: begin/end; message: send/recv; state: set (begin only) */
+	unsigned nbegin, nend;
+	struct trawl_defs_act_ref begin[TRAWL_DEFS_ACT_MAX_REFS], end[TRAWL_DEFS_ACT_MAX_REFS];
+	int has_idle;                /* state: 1 idle is the number idle, 2 the event idle_ref */
+	uint64_t idle;
+	struct trawl_defs_act_ref idle_ref;
+	uint64_t line;               /* where the activity was declared */
+	uint32_t column;
+};
+
 struct trawl_defs {
 	struct trawl_defs_subsys *subsys;
 	size_t nsubsys;
+	struct trawl_defs_activity *activities;
+	size_t nactivities;
+	char file[256];              /* the file parsed, for errors found later */
 };
 
 /* Parse .tdef text; errors carry file, line and column. */

@@ -34,6 +34,11 @@
 #include "trawl/bf-dump.h"
 #include "trawl/sw-stream.h"
 #include "trawl/text.h"
+#include "trawl/sw-activity.h"
+#include "trawl/sw-filter.h"
+#include "trawl/sw-stats.h"
+#include "trawl/sw-script.h"
+#include "trawl/sw-perfetto.h"
 
 #define TRAWL_VERSION "0.1.0"
 

@@ -3,8 +3,13 @@
 #define TRAWL_ANALYSIS_INT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trawl/event.h"
+#include "trawl/status.h"
+
+/* TRAWL_ERR_IO when writing f failed (flushed first), else TRAWL_OK. */
+enum trawl_status analysis_io_status(FILE *f, struct trawl_error *err);
 
 /* Apply a register write to the low 8 bytes of a register kept as a
  * 64-bit value. *known becomes 0 when a written byte is unknown and 1 when

@@ -8,6 +8,7 @@
  * ts and dur are microseconds (fractions allowed). Slices on one tid must
  * nest: a child starts no earlier and ends no later than its parent.
  */
+#include "analysis/analysis-int.h"
 #include "trawl/calls.h"
 #include "trawl/json.h"
 
@@ -16,7 +17,7 @@
 
 /* ---- helpers --------------------------------------------------------- */
 
-static enum trawl_status io_status(FILE *f, struct trawl_error *err)
+enum trawl_status analysis_io_status(FILE *f, struct trawl_error *err)
 {
 	if (fflush(f) != 0 || ferror(f))
 		return trawl_error_set(err, TRAWL_ERR_IO, "write failed");
@@ -120,7 +121,7 @@ enum trawl_status trawl_cct_write_folded(const struct trawl_cct *t, FILE *f,
 	free(s.path);
 	if (rc)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	return io_status(f, err);
+	return analysis_io_status(f, err);
 }
 
 /* ---- SVG flame graph -------------------------------------------------- */
@@ -245,7 +246,7 @@ enum trawl_status trawl_cct_write_svg(const struct trawl_cct *t, FILE *f, const 
 	fprintf(f, svg_script, SVG_WIDTH);
 	fprintf(f, "</svg>\n");
 	free(s.x);
-	return io_status(f, err);
+	return analysis_io_status(f, err);
 nomem:
 	free(s.x);
 	return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
@@ -359,5 +360,5 @@ enum trawl_status trawl_calls_write_perfetto(const struct trawl_calls *c, FILE *
 	free(p.hi);
 	if (rc)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	return io_status(f, err);
+	return analysis_io_status(f, err);
 }

@@ -2,6 +2,7 @@
  * Nesting is limited so that hostile text cannot exhaust the stack. */
 #include "trawl/expr.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_DEPTH 64
@@ -13,6 +14,9 @@ struct parser {
 	void *ctx;
 	struct trawl_error *err;
 	int depth;
+	/* conditions only */
+	trawl_expr_resolve resolve;
+	struct trawl_expr *prog;
 };
 
 static void skip_space(struct parser *p)
@@ -94,6 +98,25 @@ static enum trawl_status number(struct parser *p, uint64_t *out)
 	return TRAWL_OK;
 }
 
+/* The ')' after a parenthesised expression (both grammars). */
+static enum trawl_status close_paren(struct parser *p)
+{
+	skip_space(p);
+	if (p->s[p->pos] != ')')
+		return fail(p, p->pos, TRAWL_ERR_USAGE, "missing ')'", NULL, 0);
+	p->pos++;
+	p->depth--;
+	return TRAWL_OK;
+}
+
+/* What no primary can start with (both grammars). */
+static enum trawl_status bad_primary(struct parser *p, size_t start)
+{
+	if (!p->s[start])
+		return fail(p, start, TRAWL_ERR_USAGE, "expression ends too soon", NULL, 0);
+	return fail(p, start, TRAWL_ERR_USAGE, "unexpected", p->s + start, 1);
+}
+
 static enum trawl_status expr(struct parser *p, uint64_t *out);
 
 /* Where a demangled C++ name that starts with the plain name ending at
@@ -169,18 +192,9 @@ static enum trawl_status primary(struct parser *p, uint64_t *out)
 				    0);
 		p->pos++;
 		enum trawl_status st = expr(p, out);
-		if (st)
-			return st;
-		skip_space(p);
-		if (s[p->pos] != ')')
-			return fail(p, p->pos, TRAWL_ERR_USAGE, "missing ')'", NULL, 0);
-		p->pos++;
-		p->depth--;
-		return TRAWL_OK;
+		return st ? st : close_paren(p);
 	}
-	if (!c)
-		return fail(p, start, TRAWL_ERR_USAGE, "expression ends too soon", NULL, 0);
-	return fail(p, start, TRAWL_ERR_USAGE, "unexpected", s + start, 1);
+	return bad_primary(p, start);
 }
 
 static enum trawl_status term(struct parser *p, uint64_t *out)
@@ -224,7 +238,7 @@ static enum trawl_status expr(struct parser *p, uint64_t *out)
 enum trawl_status trawl_expr_eval(const char *text, trawl_expr_lookup lookup, void *ctx,
 				  uint64_t *out, struct trawl_error *err)
 {
-	struct parser p = { text, 0, lookup, ctx, err, 0 };
+	struct parser p = { text, 0, lookup, ctx, err, 0, NULL, NULL };
 	uint64_t v;
 	trawl_error_clear(err);
 	if (!text)
@@ -240,4 +254,319 @@ enum trawl_status trawl_expr_eval(const char *text, trawl_expr_lookup lookup, vo
 	}
 	*out = v;
 	return TRAWL_OK;
+}
+
+/* ---- conditions: compiled to postfix code run over a value stack ----
+ *
+ * Postfix keeps a run free of recursion however the text is shaped (a
+ * chain of 10000 '+' is two stack slots); the deepest stack is known when
+ * compiling. Parentheses and unary operators count towards MAX_DEPTH, so
+ * the recursive-descent compiler itself is bounded too. */
+
+enum {
+	OP_NUM, OP_SYM, OP_NEG, OP_NOT, OP_INV, OP_OR, OP_AND, OP_BOR, OP_BXOR, OP_BAND, OP_EQ, OP_NE,
+	OP_LT, OP_LE, OP_GT, OP_GE, OP_SHL, OP_SHR, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+	OP_SYM_CMP,                  /* NAME cmp NUMBER, fused (the usual filter term) */
+};
+
+struct cop {
+	int op, cmp;                 /* OP_SYM_CMP: the comparison */
+	int64_t v;                   /* OP_NUM: the number; OP_SYM(_CMP): the symbol */
+	int64_t k;                   /* OP_SYM_CMP: the number */
+};
+
+struct trawl_expr {
+	struct cop *code;
+	size_t n, cap;
+	int depth, max_depth;        /* stack while compiling, and its peak */
+	int failed;                  /* out of memory */
+};
+
+static void emit(struct parser *p, int op, int64_t v)
+{
+	struct trawl_expr *e = p->prog;
+	if (e->n == e->cap) {
+		size_t ncap = e->cap ? e->cap * 2 : 16;
+		struct cop *c = realloc(e->code, ncap * sizeof *c);
+		if (!c) {
+			e->failed = 1;
+			return;
+		}
+		e->code = c;
+		e->cap = ncap;
+	}
+	e->code[e->n++] = (struct cop){ op, 0, v, 0 };
+	e->depth += op <= OP_SYM ? 1 : op <= OP_INV ? 0 : -1;
+	if (e->depth > e->max_depth)
+		e->max_depth = e->depth;
+}
+
+/* Binary operators by precedence level, lowest first. */
+static const struct {
+	const char *text;
+	int op, level;
+} binops[] = {
+	{ "||", OP_OR, 0 }, { "&&", OP_AND, 1 }, { "|", OP_BOR, 2 }, { "^", OP_BXOR, 3 }, { "&", OP_BAND, 4 },
+	{ "==", OP_EQ, 5 }, { "!=", OP_NE, 5 }, { "<=", OP_LE, 6 }, { ">=", OP_GE, 6 }, { "<<", OP_SHL, 7 },
+	{ ">>", OP_SHR, 7 }, { "<", OP_LT, 6 }, { ">", OP_GT, 6 }, { "+", OP_ADD, 8 }, { "-", OP_SUB, 8 },
+	{ "*", OP_MUL, 9 }, { "/", OP_DIV, 9 }, { "%", OP_MOD, 9 },
+};
+#define LEVELS 10
+
+/* The binary operator at the current position of precedence `level`, or
+ * -1. Two-character operators are tried first, so '<' is not read in '<='
+ * and '|' not in '||'. */
+static int binop_at(struct parser *p, int level, size_t *len)
+{
+	const char *s = p->s + p->pos;
+	for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++) {
+		size_t n = strlen(binops[i].text);
+		if (strncmp(s, binops[i].text, n))
+			continue;
+		if (binops[i].level != level)
+			return -1;
+		*len = n;
+		return (int)i;
+	}
+	return -1;
+}
+
+static enum trawl_status cond_level(struct parser *p, int level);
+
+/* Unary operators, numbers, names and parentheses; unary operators and
+ * parentheses both count towards MAX_DEPTH, so `!!!!...` cannot exhaust
+ * the stack either. A name is resolved here, once, so runs never look one
+ * up. */
+static enum trawl_status cond_primary(struct parser *p)
+{
+	skip_space(p);
+	const char *s = p->s;
+	size_t start = p->pos;
+	char c = s[start];
+	if (c == '-' || c == '!' || c == '~' || c == '+') {
+		if (++p->depth > MAX_DEPTH)
+			return fail(p, start, TRAWL_ERR_USAGE, "expression nested too deeply", NULL, 0);
+		p->pos++;
+		enum trawl_status st = cond_primary(p);
+		if (st)
+			return st;
+		p->depth--;
+		if (c != '+')
+			emit(p, c == '-' ? OP_NEG : c == '!' ? OP_NOT : OP_INV, 0);
+		return TRAWL_OK;
+	}
+	if (c >= '0' && c <= '9') {
+		uint64_t v;
+		enum trawl_status st = number(p, &v);
+		if (!st)
+			emit(p, OP_NUM, (int64_t)v);
+		return st;
+	}
+	if (is_name_start(c)) {
+		while (is_name_char(s[p->pos]))
+			p->pos++;
+		int sym = p->resolve ? p->resolve(p->ctx, s + start, p->pos - start) : -1;
+		if (sym < 0)
+			return fail(p, start, TRAWL_ERR_USAGE, "no field or name", s + start, p->pos - start);
+		emit(p, OP_SYM, sym);
+		return TRAWL_OK;
+	}
+	if (c == '(') {
+		if (++p->depth > MAX_DEPTH)
+			return fail(p, start, TRAWL_ERR_USAGE, "parentheses nested too deeply", NULL, 0);
+		p->pos++;
+		enum trawl_status st = cond_level(p, 0);
+		return st ? st : close_paren(p);
+	}
+	return bad_primary(p, start);
+}
+
+static enum trawl_status cond_level(struct parser *p, int level)
+{
+	enum trawl_status st = level == LEVELS ? cond_primary(p) : cond_level(p, level + 1);
+	if (st || level == LEVELS)
+		return st;
+	for (;;) {
+		skip_space(p);
+		size_t len;
+		int i = binop_at(p, level, &len);
+		if (i < 0)
+			return TRAWL_OK;
+		p->pos += len;
+		if ((st = cond_level(p, level + 1)))
+			return st;
+		emit(p, binops[i].op, 0);
+	}
+}
+
+/* NAME, NUMBER, comparison -> one instruction: a filter such as
+ * `len > 100 && port == 80` then runs three instructions, not seven. The
+ * stack depth only shrinks, so max_depth stays an upper bound. */
+static void fuse(struct trawl_expr *e)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < e->n; i++) {
+		const struct cop *c = &e->code[i];
+		if (i + 2 < e->n && c->op == OP_SYM && c[1].op == OP_NUM && c[2].op >= OP_EQ && c[2].op <= OP_GE) {
+			e->code[o++] = (struct cop){ OP_SYM_CMP, c[2].op, c->v, c[1].v };
+			i += 2;
+			continue;
+		}
+		e->code[o++] = *c;
+	}
+	e->n = o;
+}
+
+enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolve, void *ctx,
+				     struct trawl_expr **out, struct trawl_error *err)
+{
+	trawl_error_clear(err);
+	*out = NULL;
+	if (!text)
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "no expression");
+	struct trawl_expr *e = calloc(1, sizeof *e);
+	if (!e)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	struct parser p = { text, 0, NULL, ctx, err, 0, resolve, e };
+	enum trawl_status st = cond_level(&p, 0);
+	if (!st) {
+		skip_space(&p);
+		if (text[p.pos] == ')')
+			st = fail(&p, p.pos, TRAWL_ERR_USAGE, "unmatched ')'", NULL, 0);
+		else if (text[p.pos])
+			st = fail(&p, p.pos, TRAWL_ERR_USAGE, "unexpected", text + p.pos, 1);
+	}
+	if (!st && e->failed)
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	if (!st)
+		fuse(e);
+	if (st) {
+		trawl_expr_free(e);
+		return st;
+	}
+	*out = e;
+	return TRAWL_OK;
+}
+
+static inline __attribute__((always_inline)) int64_t compare(int op, int64_t a, int64_t b)
+{
+	switch (op) {
+	case OP_EQ: return a == b;
+	case OP_NE: return a != b;
+	case OP_LT: return a < b;
+	case OP_LE: return a <= b;
+	case OP_GT: return a > b;
+	default: return a >= b;
+	}
+}
+
+static int64_t binary(int op, int64_t a, int64_t b, int *bad)
+{
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+	switch (op) {
+	case OP_OR: return a || b;
+	case OP_AND: return a && b;
+	case OP_BOR: return (int64_t)(ua | ub);
+	case OP_BXOR: return (int64_t)(ua ^ ub);
+	case OP_BAND: return (int64_t)(ua & ub);
+	case OP_EQ: return a == b;
+	case OP_NE: return a != b;
+	case OP_LT: return a < b;
+	case OP_LE: return a <= b;
+	case OP_GT: return a > b;
+	case OP_GE: return a >= b;
+	case OP_SHL: return ub >= 64 ? 0 : (int64_t)(ua << ub);
+	case OP_SHR: return ub >= 64 ? 0 : (int64_t)(ua >> ub);
+	case OP_ADD: return (int64_t)(ua + ub);
+	case OP_SUB: return (int64_t)(ua - ub);
+	case OP_MUL: return (int64_t)(ua * ub);
+	}
+	/* division: by 0, and INT64_MIN / -1, have no answer */
+	if (b == 0 || (a == INT64_MIN && b == -1)) {
+		*bad = 1;
+		return 0;
+	}
+	return op == OP_DIV ? a / b : a % b;
+}
+
+/* A name without a value (an event lacking the field) is "unknown", as in
+ * SQL: it makes whatever it takes part in unknown, except that a known
+ * true side decides '||' and a known false side decides '&&', so
+ * `num == 7 || seq > 3` keeps an event that has only one of the two. */
+static inline __attribute__((always_inline)) int64_t logic(int op, int64_t a, int ma, int64_t b, int mb, uint8_t *miss)
+{
+	int t = op == OP_OR;
+	if ((!ma && !!a == t) || (!mb && !!b == t)) {
+		*miss = 0;
+		return t;
+	}
+	*miss = (uint8_t)(ma || mb);
+	return !t;
+}
+
+/* The loop keeps value and unknown-flag side by side on one stack; names
+ * read the caller's arrays directly (no call per name), which is what a
+ * filter run once per event of a large trace needs. */
+int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
+		   int64_t *out)
+{
+	struct slot {
+		int64_t v;
+		int64_t miss;
+	} small[32], *st = small;
+	if (e->max_depth > 32 && !(st = malloc((size_t)e->max_depth * sizeof *st)))
+		return -1;
+	int sp = 0;
+	st[0].miss = 1;
+	for (const struct cop *c = e->code, *end = c + e->n; c < end; c++) {
+		struct slot *t = &st[sp - 1];
+		switch (c->op) {
+		case OP_NUM:
+			st[sp++] = (struct slot){ c->v, 0 };
+			break;
+		case OP_SYM: {
+			int m = map ? map[c->v] : -1;
+			st[sp++] = m >= 0 ? (struct slot){ a[m], 0 } : m <= -2 ? (struct slot){ b[-2 - m], 0 }
+									  : (struct slot){ 0, 1 };
+			break;
+		}
+		case OP_SYM_CMP: {
+			int m = map ? map[c->v] : -1;
+			int64_t x = m >= 0 ? a[m] : m <= -2 ? b[-2 - m] : 0;
+			st[sp++] = (struct slot){ compare(c->cmp, x, c->k), m == -1 };
+			break;
+		}
+		case OP_NEG: t->v = (int64_t)(0 - (uint64_t)t->v); break;
+		case OP_NOT: t->v = !t->v; break;
+		case OP_INV: t->v = (int64_t)~(uint64_t)t->v; break;
+		case OP_OR:
+		case OP_AND: {
+			uint8_t miss;
+			t[-1].v = logic(c->op, t[-1].v, (int)t[-1].miss, t->v, (int)t->miss, &miss);
+			t[-1].miss = miss;
+			sp--;
+			break;
+		}
+		default: {
+			int bad = 0;
+			t[-1].v = binary(c->op, t[-1].v, t->v, &bad);
+			t[-1].miss |= t->miss | bad;
+			sp--;
+		}
+		}
+	}
+	int unknown = (int)st[0].miss;
+	if (!unknown)
+		*out = st[0].v;
+	if (st != small)
+		free(st);
+	return unknown ? -1 : 0;
+}
+
+void trawl_expr_free(struct trawl_expr *e)
+{
+	if (!e)
+		return;
+	free(e->code);
+	free(e);
 }

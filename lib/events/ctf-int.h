@@ -13,6 +13,9 @@ struct stream {
 	const uint8_t *data;
 	size_t size;
 	void *owned;
+	void *mapped;                /* the file, mapped read-only (until owned replaces it) */
+	size_t map_len;
+	size_t released;             /* bytes at the start of the mapping handed back */
 	size_t off;                  /* next byte to read */
 	size_t content_end;          /* end of the current packet's events */
 	size_t packet_end;

@@ -37,6 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 
@@ -735,6 +738,51 @@ static enum trawl_status list_dir(const char *dir, struct names *streams, struct
 	return TRAWL_OK;
 }
 
+#define RELEASE_STEP ((size_t)8 << 20)
+
+/* A stream file of some size is mapped rather than read, and the pages
+ * behind the reading position are handed back every 8 MiB (the file
+ * stays in the page cache), so memory does not grow with the trace. A
+ * small file, or one that cannot be mapped, is read whole. */
+static enum trawl_status stream_load(struct stream *s, const char *path, struct trawl_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat sb;
+	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= RELEASE_STEP) {
+		void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			close(fd);
+			madvise(m, (size_t)sb.st_size, MADV_SEQUENTIAL);
+			s->data = m;
+			s->mapped = m;
+			s->map_len = s->size = (size_t)sb.st_size;
+			return TRAWL_OK;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	enum trawl_status st = trawl_file_read(path, &buf, &len, err);
+	if (st)
+		return st;
+	s->data = buf;
+	s->owned = buf;
+	s->size = len;
+	return TRAWL_OK;
+}
+
+static void stream_release(struct stream *s)
+{
+	if (!s->mapped || s->data != s->mapped || s->off < s->released + RELEASE_STEP)
+		return;
+	size_t upto = (s->off - RELEASE_STEP / 2) & ~(size_t)0xfffff; /* a MiB boundary, behind the reader */
+	if (upto > s->released) {
+		madvise((uint8_t *)s->mapped + s->released, upto - s->released, MADV_DONTNEED);
+		s->released = upto;
+	}
+}
+
 /* Everything is read up front (metadata, each stream file whole, each ring)
  * so next() never meets an I/O error halfway through a listing. Rings are
  * taken under a shared lock (a live recorder holds it exclusively: counted,
@@ -774,16 +822,10 @@ enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir
 		st = ring_trace_add(t, dir, rings.v[i], err);
 	for (size_t i = 0; i < names.n && st == TRAWL_OK; i++) {
 		struct stream *s = &t->streams[t->nstreams];
-		uint8_t *buf = NULL;
-		size_t len = 0;
 		snprintf(path, sizeof path, "%s/%s", dir, names.v[i]);
-		st = trawl_file_read(path, &buf, &len, err);
-		if (st)
+		if ((st = stream_load(s, path, err)))
 			break;
 		snprintf(s->name, sizeof s->name, "%s", path);
-		s->data = buf;
-		s->owned = buf;
-		s->size = len;
 		t->nstreams++;
 	}
 	if (st == TRAWL_OK)
@@ -821,6 +863,7 @@ enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_ev
 		return TRAWL_END;
 	*ev = best->ev;
 	stream_advance(t, best, bi);
+	stream_release(best);
 	return TRAWL_OK;
 }
 
@@ -841,8 +884,11 @@ void trawl_swtrace_close(struct trawl_swtrace *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nstreams; i++)
+	for (size_t i = 0; i < t->nstreams; i++) {
 		free(t->streams[i].owned);
+		if (t->streams[i].mapped)
+			munmap(t->streams[i].mapped, t->streams[i].map_len);
+	}
 	free(t->streams);
 	free(t->classes);
 	ring_trace_free(t);

@@ -55,6 +55,9 @@ void trawl_defs_destroy(struct trawl_defs *d)
 		free(s->events);
 		free(s->desc);
 	}
+	for (size_t i = 0; i < d->nactivities; i++)
+		free(d->activities[i].desc);
+	free(d->activities);
 	free(d->subsys);
 	free(d);
 }
@@ -145,136 +148,6 @@ static const char *subsys_name(const void *ctx, uint32_t i)
 	return ((const struct trawl_defs *)ctx)->subsys[i].name;
 }
 
-/* ---- .tdef lexer ---- */
-
-enum { K_END, K_NAME, K_STR, K_PUNCT, K_BAD };
-
-struct lex {
-	const char *s;
-	size_t len, pos, line_start;
-	uint64_t line;
-	int kind;
-	const char *tok;
-	size_t tlen;
-	uint64_t tline;
-	uint32_t tcol;
-	const char *file;
-};
-
-static void next(struct lex *L)
-{
-	L->pos = text_skip(L->s, L->len, L->pos, &L->line, &L->line_start, 1);
-	L->tline = L->line;
-	L->tcol = (uint32_t)(L->pos - L->line_start + 1);
-	L->tok = L->s + L->pos;
-	L->tlen = 0;
-	if (L->pos >= L->len) {
-		L->kind = K_END;
-		return;
-	}
-	char c = L->s[L->pos];
-	if (isalpha((unsigned char)c) || c == '_') {
-		size_t p = L->pos;
-		while (p < L->len && (isalnum((unsigned char)L->s[p]) || L->s[p] == '_'))
-			p++;
-		L->kind = K_NAME;
-		L->tlen = p - L->pos;
-		L->pos = p;
-	} else if (c == '"') {
-		size_t p = L->pos + 1;
-		while (p < L->len && L->s[p] != '"' && L->s[p] != '\n')
-			p += (L->s[p] == '\\' && p + 1 < L->len && L->s[p + 1] != '\n') ? 2 : 1;
-		if (p >= L->len || L->s[p] != '"') {
-			L->kind = K_BAD;
-			L->pos = p;
-			return;
-		}
-		L->kind = K_STR;
-		L->tok = L->s + L->pos + 1;
-		L->tlen = p - L->pos - 1;
-		L->pos = p + 1;
-	} else {
-		L->kind = K_PUNCT;
-		L->tlen = 1;
-		L->pos++;
-	}
-}
-
-static int is(const struct lex *L, const char *w)
-{
-	size_t n = strlen(w);
-	return (L->kind == K_NAME || L->kind == K_PUNCT) && L->tlen == n && memcmp(L->tok, w, n) == 0;
-}
-
-static enum trawl_status fail(struct lex *L, struct trawl_error *err, uint64_t line, uint32_t col, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static enum trawl_status fail(struct lex *L, struct trawl_error *err, uint64_t line, uint32_t col, const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	trawl_error_set(err, TRAWL_ERR_FORMAT, "%s", msg);
-	trawl_error_at(err, L->file, line, col, 0);
-	/* the offending line as an excerpt */
-	size_t ls = 0;
-	uint64_t ln = 1;
-	for (size_t i = 0; i < L->len && ln < line; i++)
-		if (L->s[i] == '\n') {
-			ln++;
-			ls = i + 1;
-		}
-	size_t le = ls;
-	while (le < L->len && L->s[le] != '\n')
-		le++;
-	trawl_error_excerpt(err, L->s + ls, le - ls);
-	return TRAWL_ERR_FORMAT;
-}
-
-#define FAIL_HERE(...) fail(L, err, L->tline, L->tcol, __VA_ARGS__)
-
-/* Copy a string token's text (escapes kept as written except \" and \\). */
-static char *str_dup(const char *s, size_t n)
-{
-	char *d = malloc(n + 1), *q = d;
-	if (!d)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 1 < n && (s[i + 1] == '"' || s[i + 1] == '\\'))
-			i++;
-		*q++ = s[i];
-	}
-	*q = 0;
-	return d;
-}
-
-static enum trawl_status take_name(struct lex *L, struct trawl_error *err, char *dst, size_t cap, const char *what)
-{
-	if (L->kind != K_NAME)
-		return FAIL_HERE("expected %s name", what);
-	if (L->tlen >= cap)
-		return FAIL_HERE("%s name longer than %zu characters", what, cap - 1);
-	memcpy(dst, L->tok, L->tlen);
-	dst[L->tlen] = 0;
-	if (defs_name_reserved(dst))
-		return FAIL_HERE("'%s' is a reserved word and cannot name a %s", dst, what);
-	next(L);
-	return TRAWL_OK;
-}
-
-static enum trawl_status take_desc(struct lex *L, struct trawl_error *err, char **dst)
-{
-	if (L->kind == K_BAD)
-		return FAIL_HERE("unterminated string");
-	if (L->kind != K_STR)
-		return TRAWL_OK;
-	if (!(*dst = str_dup(L->tok, L->tlen)))
-		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	next(L);
-	return TRAWL_OK;
-}
-
 /* An event's id is its position in the subsystem, so the array grows in
  * place (power-of-two capacity, no separate cap field) and the entry is
  * counted before its name is read: on error the caller's destroy sees every
@@ -286,9 +159,9 @@ static enum trawl_status parse_event(struct lex *L, struct trawl_defs_subsys *s,
 	enum trawl_status st;
 	uint64_t line = L->tline;
 	uint32_t col = L->tcol;
-	next(L); /* "event" */
+	defs_lex_next(L); /* "event" */
 	if (s->nevents >= TRAWL_DEFS_MAX_EVENTS)
-		return fail(L, err, line, col, "too many events in subsystem '%s' (at most %u)", s->name,
+		return defs_lex_fail(L, err, line, col, "too many events in subsystem '%s' (at most %u)", s->name,
 			    TRAWL_DEFS_MAX_EVENTS);
 	/* capacity is the next power of two (at least 16): grow when full */
 	if (s->nevents >= 16 && (s->nevents & (s->nevents - 1)) == 0) {
@@ -305,48 +178,48 @@ static enum trawl_status parse_event(struct lex *L, struct trawl_defs_subsys *s,
 	e->id = (uint16_t)(s->nevents - 1);
 	uint64_t nline = L->tline;
 	uint32_t ncol = L->tcol;
-	if ((st = take_name(L, err, e->name, sizeof e->name, "event")))
+	if ((st = defs_take_name(L, err, e->name, sizeof e->name, "event")))
 		return st;
 	int dup = name_set_add(names, (uint32_t)(s->nevents - 1), event_name, s);
 	if (dup < 0)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	if (dup)
-		return fail(L, err, nline, ncol,
+		return defs_lex_fail(L, err, nline, ncol,
 			    "duplicate event '%s' in subsystem '%s' (names are compared without case)",
 			    e->name, s->name);
-	if ((st = take_desc(L, err, &e->desc)))
+	if ((st = defs_take_desc(L, err, &e->desc)))
 		return st;
-	if (!is(L, "("))
+	if (!defs_lex_is(L, "("))
 		return TRAWL_OK;
-	next(L);
+	defs_lex_next(L);
 	for (;;) {
 		if (L->kind != K_NAME)
-			return FAIL_HERE("expected a field type (u8 u16 u32 u64 s8 s16 s32 s64)");
+			return DEFS_FAIL_HERE("expected a field type (u8 u16 u32 u64 s8 s16 s32 s64)");
 		int t = trawl_sw_type_parse(L->tok, L->tlen);
 		if (!t)
-			return FAIL_HERE("unknown type '%.*s' (types: u8 u16 u32 u64 s8 s16 s32 s64)", (int)L->tlen,
+			return DEFS_FAIL_HERE("unknown type '%.*s' (types: u8 u16 u32 u64 s8 s16 s32 s64)", (int)L->tlen,
 					 L->tok);
 		if (e->nfields >= TRAWL_SW_MAX_FIELDS)
-			return FAIL_HERE("too many fields in event '%s' (at most %d)", e->name, TRAWL_SW_MAX_FIELDS);
+			return DEFS_FAIL_HERE("too many fields in event '%s' (at most %d)", e->name, TRAWL_SW_MAX_FIELDS);
 		struct trawl_defs_field *f = &e->fields[e->nfields++];
 		f->type = t;
-		next(L);
+		defs_lex_next(L);
 		uint64_t fl = L->tline;
 		uint32_t fc = L->tcol;
-		if ((st = take_name(L, err, f->name, sizeof f->name, "field")))
+		if ((st = defs_take_name(L, err, f->name, sizeof f->name, "field")))
 			return st;
 		for (unsigned i = 0; i + 1 < e->nfields; i++)
 			if (strcmp(e->fields[i].name, f->name) == 0)
-				return fail(L, err, fl, fc, "duplicate field '%s' in event '%s'", f->name, e->name);
-		if ((st = take_desc(L, err, &f->desc)))
+				return defs_lex_fail(L, err, fl, fc, "duplicate field '%s' in event '%s'", f->name, e->name);
+		if ((st = defs_take_desc(L, err, &f->desc)))
 			return st;
-		if (is(L, ")"))
+		if (defs_lex_is(L, ")"))
 			break;
-		if (!is(L, ","))
-			return FAIL_HERE("expected ',' or ')' after field '%s'", f->name);
-		next(L);
+		if (!defs_lex_is(L, ","))
+			return DEFS_FAIL_HERE("expected ',' or ')' after field '%s'", f->name);
+		defs_lex_next(L);
 	}
-	next(L);
+	defs_lex_next(L);
 	return TRAWL_OK;
 }
 
@@ -362,9 +235,9 @@ static enum trawl_status parse_subsys(struct lex *L, struct trawl_defs *d, struc
 	struct name_set names = { 0 };
 	uint64_t line = L->tline;
 	uint32_t col = L->tcol;
-	next(L); /* "subsystem" */
+	defs_lex_next(L); /* "subsystem" */
 	if (d->nsubsys >= TRAWL_DEFS_MAX_SUBSYS)
-		return fail(L, err, line, col, "too many subsystems (at most %u)", TRAWL_DEFS_MAX_SUBSYS);
+		return defs_lex_fail(L, err, line, col, "too many subsystems (at most %u)", TRAWL_DEFS_MAX_SUBSYS);
 	if (d->nsubsys >= 16 && (d->nsubsys & (d->nsubsys - 1)) == 0) {
 		void *n = realloc(d->subsys, d->nsubsys * 2 * sizeof *d->subsys);
 		if (!n)
@@ -379,43 +252,43 @@ static enum trawl_status parse_subsys(struct lex *L, struct trawl_defs *d, struc
 	s->id = (uint16_t)(d->nsubsys - 1);
 	uint64_t nl = L->tline;
 	uint32_t nc = L->tcol;
-	if ((st = take_name(L, err, s->name, sizeof s->name, "subsystem")))
+	if ((st = defs_take_name(L, err, s->name, sizeof s->name, "subsystem")))
 		return st;
 	int dup = name_set_add(subsys_names, (uint32_t)(d->nsubsys - 1), subsys_name, d);
 	if (dup < 0)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	if (dup)
-		return fail(L, err, nl, nc, "duplicate subsystem '%s' (names are compared without case)",
+		return defs_lex_fail(L, err, nl, nc, "duplicate subsystem '%s' (names are compared without case)",
 			    s->name);
-	if ((st = take_desc(L, err, &s->desc)))
+	if ((st = defs_take_desc(L, err, &s->desc)))
 		return st;
-	if (!is(L, "{"))
-		return FAIL_HERE("expected '{' after subsystem '%s'", s->name);
-	next(L);
-	while (!is(L, "}")) {
+	if (!defs_lex_is(L, "{"))
+		return DEFS_FAIL_HERE("expected '{' after subsystem '%s'", s->name);
+	defs_lex_next(L);
+	while (!defs_lex_is(L, "}")) {
 		if (L->kind == K_END) {
-			st = FAIL_HERE("subsystem '%s' is not closed with '}'", s->name);
+			st = DEFS_FAIL_HERE("subsystem '%s' is not closed with '}'", s->name);
 			goto out;
 		}
-		if (!is(L, "event")) {
-			st = FAIL_HERE("expected 'event' or '}'");
+		if (!defs_lex_is(L, "event")) {
+			st = DEFS_FAIL_HERE("expected 'event' or '}'");
 			goto out;
 		}
 		if ((st = parse_event(L, s, &names, err)))
 			goto out;
-		if (is(L, ",") || is(L, ";")) {
-			next(L);
+		if (defs_lex_is(L, ",") || defs_lex_is(L, ";")) {
+			defs_lex_next(L);
 		} else if (L->kind == K_END) {
-			st = FAIL_HERE("subsystem '%s' is not closed with '}'", s->name);
+			st = DEFS_FAIL_HERE("subsystem '%s' is not closed with '}'", s->name);
 			goto out;
-		} else if (!is(L, "}")) {
-			st = FAIL_HERE("expected ',' between events");
+		} else if (!defs_lex_is(L, "}")) {
+			st = DEFS_FAIL_HERE("expected ',' between events");
 			goto out;
 		}
 	}
-	next(L);
-	if (is(L, ";"))
-		next(L);
+	defs_lex_next(L);
+	if (defs_lex_is(L, ";"))
+		defs_lex_next(L);
 out:
 	free(names.slots);
 	return st;
@@ -431,15 +304,22 @@ enum trawl_status trawl_defs_parse(struct trawl_defs **out, const char *text, si
 	*out = NULL;
 	if (!d)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	next(L);
+	snprintf(d->file, sizeof d->file, "%s", L->file);
+	defs_lex_next(L);
 	while (L->kind != K_END) {
-		if (!is(L, "subsystem")) {
-			st = FAIL_HERE(L->kind == K_BAD ? "unterminated string" : "expected 'subsystem'");
+		if (defs_lex_is(L, "activity")) {
+			if ((st = defs_parse_activity(L, d, err)))
+				goto out;
+			continue;
+		}
+		if (!defs_lex_is(L, "subsystem")) {
+			st = DEFS_FAIL_HERE(L->kind == K_BAD ? "unterminated string" : "expected 'subsystem' or 'activity'");
 			goto out;
 		}
 		if ((st = parse_subsys(L, d, &subsys_names, err)))
 			goto out;
 	}
+	st = defs_check_activities(L, d, err);
 out:
 	free(subsys_names.slots);
 	if (st) {

@@ -143,6 +143,121 @@ static void hostile(void **state)
 	assert_int_equal(v, 64);
 }
 
+/* conditions: len = 120, port = 80, neg = -5, gone has no value */
+static int cresolve(void *ctx, const char *name, size_t len)
+{
+	(void)ctx;
+	static const char *const names[] = { "len", "port", "neg", "gone" };
+	for (int i = 0; i < 4; i++)
+		if (strlen(names[i]) == len && !memcmp(names[i], name, len))
+			return i;
+	return -1;
+}
+
+/* len, port, neg from the first array; gone unknown */
+static const int16_t cmap[] = { 0, 1, 2, -1 };
+static const int64_t cvals[] = { 120, 80, -5 };
+
+/* 1 true, 0 false, -1 unknown */
+static int cond(const char *s)
+{
+	struct trawl_expr *e;
+	struct trawl_error err;
+	if (trawl_expr_compile(s, cresolve, NULL, &e, &err) != TRAWL_OK)
+		fail_msg("'%s' does not compile: %s (column %u)", s, err.message, err.column);
+	int64_t v = 0;
+	int r = trawl_expr_run(e, cmap, cvals, NULL, &v);
+	trawl_expr_free(e);
+	return r ? -1 : v != 0;
+}
+
+static int64_t cval(const char *s)
+{
+	struct trawl_expr *e;
+	struct trawl_error err;
+	assert_int_equal(trawl_expr_compile(s, cresolve, NULL, &e, &err), TRAWL_OK);
+	int64_t v = 0;
+	assert_int_equal(trawl_expr_run(e, cmap, cvals, NULL, &v), 0);
+	trawl_expr_free(e);
+	return v;
+}
+
+static void conditions(void **state)
+{
+	/* the second array: map -2 reads b[0] */
+	{
+		struct trawl_expr *e;
+		static const int16_t m2[] = { -2, -3, -1, -1 };
+		static const int64_t b[] = { 7, 9 };
+		int64_t v = 0;
+		assert_int_equal(trawl_expr_compile("len * 10 + port", cresolve, NULL, &e, NULL), TRAWL_OK);
+		assert_int_equal(trawl_expr_run(e, m2, NULL, b, &v), 0);
+		assert_int_equal(v, 79);
+		assert_int_equal(trawl_expr_run(e, NULL, NULL, NULL, &v), -1);
+		trawl_expr_free(e);
+	}
+	assert_int_equal(cond("len > 100 && port == 80"), 1);
+	assert_int_equal(cond("len > 100 && port != 80"), 0);
+	assert_int_equal(cond("len < 100 || port == 80"), 1);
+	assert_int_equal(cond("neg < 0"), 1);          /* signed */
+	assert_int_equal(cond("neg < -4 && -neg == 5"), 1);
+	assert_int_equal(cond("!(len >= 121)"), 1);
+	assert_int_equal(cond("len <= 120 && len >= 120"), 1);
+	/* C precedence: * before +, + before <<, << before <, < before ==, == before &, & before ^ before | */
+	assert_int_equal(cval("2 + 3 * 4"), 14);
+	assert_int_equal(cval("1 << 2 + 1"), 8);
+	assert_int_equal(cval("1 < 2 == 1"), 1);
+	assert_int_equal(cval("6 & 3 == 3"), 0);       /* 6 & (3 == 3) */
+	assert_int_equal(cval("1 | 2 ^ 3 & 1"), 3);    /* 1 | (2 ^ (3 & 1)) */
+	assert_int_equal(cval("len % 7 + len / 7"), 120 % 7 + 120 / 7);
+	assert_int_equal(cval("~0"), -1);
+	assert_int_equal(cval("0x10 >> 2"), 4);
+	assert_int_equal(cval("(len - port) * -2"), -80);
+	/* unknown: a missing field, decided only by a known side of || or && */
+	assert_int_equal(cond("gone > 3"), -1);
+	assert_int_equal(cond("gone > 3 || len == 120"), 1);
+	assert_int_equal(cond("len == 120 || gone > 3"), 1);
+	assert_int_equal(cond("gone > 3 && len == 1"), 0);
+	assert_int_equal(cond("gone > 3 && len == 120"), -1);
+	assert_int_equal(cond("!(gone > 3)"), -1);
+	assert_int_equal(cond("len / 0 == 1"), -1);
+	assert_int_equal(cond("len / (port - 80) > 0 || 1"), 1);
+}
+
+static void check_cerror(const char *s, uint32_t col, const char *msg)
+{
+	struct trawl_expr *e = (void *)1;
+	struct trawl_error err;
+	assert_int_equal(trawl_expr_compile(s, cresolve, NULL, &e, &err), TRAWL_ERR_USAGE);
+	assert_null(e);
+	if (err.column != col)
+		fail_msg("'%s': column %u, want %u (%s)", s, err.column, col, err.message);
+	if (!strstr(err.message, msg))
+		fail_msg("'%s': message '%s' lacks '%s'", s, err.message, msg);
+}
+
+static void condition_errors(void **state)
+{
+	check_cerror("len >", 6, "ends too soon");
+	check_cerror("len > 1 &&& 2", 11, "unexpected '&'");
+	check_cerror("lenx > 1", 1, "no field or name 'lenx'");
+	check_cerror("(len > 1", 9, "missing ')'");
+	check_cerror("len > 1)", 8, "unmatched ')'");
+	check_cerror("len = 1", 5, "unexpected '='");
+	/* 100000 '!' or '(' must not recurse 100000 deep; a long flat chain compiles */
+	size_t n = 100000;
+	char *s = malloc(2 * n + 2);
+	assert_non_null(s);
+	memset(s, '!', n);
+	strcpy(s + n, "1");
+	check_cerror(s, 65, "nested too deeply");
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + 2 * i, "1+", 2);
+	strcpy(s + 2 * n, "1");
+	assert_int_equal(cval(s), (int64_t)n + 1);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +265,8 @@ int main(void)
 		cmocka_unit_test(cxx_names),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(hostile),
+		cmocka_unit_test(conditions),
+		cmocka_unit_test(condition_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

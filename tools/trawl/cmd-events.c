@@ -20,8 +20,10 @@
 #include "trawl/bf-dump.h"
 
 static const char events_help[] =
-	"usage: trawl events list TRACE [--limit N] [--abs]\n"
-	"       trawl events stats TRACE\n"
+	"usage: trawl events list TRACE [--limit N] [--abs] [filters]\n"
+	"       trawl events stats TRACE [filters]\n"
+	"       trawl events activities TRACE --defs A.tdef [filters]\n"
+	"       trawl events summary TRACE [--defs A.tdef] [filters]\n"
 	"       trawl events recover TRACE\n"
 	"       trawl events import-bf DUMP --defs DEFS.json -o OUT [--freq HZ]\n"
 	"       trawl events connect HOST:PORT --bf --defs DEFS.json -o OUT [--freq HZ]\n"
@@ -33,6 +35,10 @@ static const char events_help[] =
 	"  list       print every event merged by time: time since the first event\n"
 	"             in seconds (--abs: clock value in ns), cpu, thread, name, fields\n"
 	"  stats      events per subsystem and event, lost events, time span\n"
+	"  activities the spans, states and messages A.tdef declares (or a\n"
+	"             --script opens), one per line\n"
+	"  summary    their statistics: count, total, min, mean, p50/p90/p99, max,\n"
+	"             histograms, time per core in each state, events per second\n"
 	"  recover    write into TRACE the events a program that crashed (or was\n"
 	"             killed, or called _exit) left in its buffer files (.ring-N),\n"
 	"             and remove those; list and stats read them anyway\n"
@@ -45,11 +51,15 @@ static const char events_help[] =
 	"  seek       the last event at or before TIME (ns), in the trace or one\n"
 	"             cpu's or thread's events, through the trace's index\n"
 	"\n"
+	"Filters, the same for every verb that shows events: --cpu, --thread,\n"
+	"--subsys, --event, --time, --where, --script (docs/analysis.md).\n"
 	"A damaged trace is read up to the damage; the file and byte offset of the\n"
 	"damage are reported and the exit status is 1. 'trawl events VERB --help'\n"
 	"explains one verb.\n";
 
-static int report_damage(struct trawl_swtrace *t);
+#include "events-act.h"
+#include "events-run.h"
+
 
 /* Say where events came from when a program did not stop cleanly. */
 static void note_rings(const char *dir, const struct trawl_swtrace_info *in, int recovering)
@@ -70,7 +80,7 @@ static void note_rings(const char *dir, const struct trawl_swtrace_info *in, int
 			  "flushed is read", dir, in->live_rings);
 }
 
-static int open_trace(const char *dir, struct trawl_swtrace **t)
+int events_open_trace(const char *dir, struct trawl_swtrace **t)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
@@ -112,14 +122,14 @@ static int events_recover(int argc, char **argv)
 	else
 		printf("recovered %" PRIu64 " events from %u buffer file(s)%s\n", in.recovered, in.rings,
 		       in.signal ? " (the recorder saw a fatal signal)" : "");
-	int rd = report_damage(t);
+	int rd = events_report_damage(t);
 	trawl_swtrace_close(t);
 	if (rc == EXIT_OK && in.live_rings)
 		rc = EXIT_BAD_INPUT;
 	return rc ? rc : rd;
 }
 
-static int report_damage(struct trawl_swtrace *t)
+int events_report_damage(struct trawl_swtrace *t)
 {
 	const struct trawl_error *d = trawl_swtrace_damage(t);
 	if (!d)
@@ -136,6 +146,21 @@ static void print_value(const struct trawl_sw_class *c, unsigned i, uint64_t v)
 		printf(" %s=%" PRIu64, c->fields[i].name, v);
 }
 
+/* A script's computed fields (fields = { name = function(e) ... end }),
+ * after the event's own; nil is left out. */
+static void print_computed(struct events_run *r, const struct trawl_sw_event *ev)
+{
+	char buf[256];
+	for (size_t i = 0; r->scr && !r->script_failed && i < trawl_script_nfields(r->scr); i++) {
+		if (trawl_script_field(r->scr, i, ev, buf, sizeof buf, &r->script_err)) {
+			r->script_failed = 1;
+			return;
+		}
+		if (buf[0])
+			printf(" %s=%s", trawl_script_field_name(r->scr, i), buf);
+	}
+}
+
 /* The library merges the streams by time, so listing is one loop over
  * trawl_swtrace_next. Relative times are printed as seconds and nanoseconds
  * from integers, never through a double, so no digit is made up; damage met
@@ -143,17 +168,18 @@ static void print_value(const struct trawl_sw_class *c, unsigned i, uint64_t v)
  * the exit says 1 but no event is held back. */
 static int events_list(int argc, char **argv)
 {
-	const char *dir = NULL;
+	struct events_run r = { .cmd = "events list" };
 	uint64_t limit = UINT64_MAX;
 	int abs_time = 0, prc;
 	const struct cli_option opts[] = {
 		CLI_U64("limit", "N", &limit, 0, NULL, "print at most N events"),
 		CLI_FLAG("abs", 0, &abs_time, "times as clock values in ns, not seconds since the first event"),
+		EVENTS_FILTER_OPTIONS(&r),
 		CLI_END,
 	};
 	const struct cli_command cmd = {
 		.name = "events list",
-		.usage = "TRACE [--limit N] [--abs]",
+		.usage = "TRACE [--limit N] [--abs] [filters]",
 		.description =
 			"Prints every event merged by time: time since the first event in\n"
 			"seconds (--abs: clock value in ns), cpu, thread, name, fields.\n",
@@ -162,29 +188,30 @@ static int events_list(int argc, char **argv)
 	};
 	if (cli_parse(&cmd, argc, argv, &prc) < 0)
 		return prc;
-	dir = argv[0];
-	struct trawl_swtrace *t;
-	int rc = open_trace(dir, &t);
-	if (rc)
+	r.dir = argv[0];
+	int rc = events_run_open(&r, NULL, NULL), keep;
+	if (rc) {
+		events_run_close(&r);
 		return rc;
+	}
 	struct trawl_sw_event ev;
-	uint64_t n = 0, t0 = 0;
-	while (n < limit && trawl_swtrace_next(t, &ev) == TRAWL_OK) {
-		if (n == 0)
-			t0 = ev.time;
+	uint64_t n = 0;
+	while (n < limit && events_run_next(&r, &ev, &keep) == TRAWL_OK) {
+		if (!keep)
+			continue;
+		uint64_t t = ev.time - r.first;
 		if (abs_time)
 			printf("%20" PRIu64, ev.time);
 		else
-			printf("%4" PRIu64 ".%09" PRIu64, (ev.time - t0) / 1000000000u, (ev.time - t0) % 1000000000u);
+			printf("%4" PRIu64 ".%09" PRIu64, t / 1000000000u, t % 1000000000u);
 		printf("  cpu %-3u tid %-7u %s", ev.cpu, ev.tid, ev.cls->name);
 		for (unsigned i = 0; i < ev.cls->nfields; i++)
 			print_value(ev.cls, i, ev.vals[i]);
+		print_computed(&r, &ev);
 		putchar('\n');
 		n++;
 	}
-	rc = report_damage(t);
-	trawl_swtrace_close(t);
-	return rc;
+	return events_run_close(&r);
 }
 
 struct count {
@@ -200,10 +227,11 @@ struct count {
  * because the lost count is summed from the packets as they are read. */
 static int events_stats(int argc, char **argv)
 {
-	static const struct cli_option opts[] = { CLI_END };
-	static const struct cli_command cmd = {
+	struct events_run r = { .cmd = "events stats" };
+	const struct cli_option opts[] = { EVENTS_FILTER_OPTIONS(&r), CLI_END };
+	const struct cli_command cmd = {
 		.name = "events stats",
-		.usage = "TRACE",
+		.usage = "TRACE [filters]",
 		.description = "Counts events per subsystem and event, lost events and the time span.\n",
 		.options = opts,
 		.min_args = 1, .max_args = 1, .missing = "stats takes one trace directory",
@@ -211,15 +239,18 @@ static int events_stats(int argc, char **argv)
 	int prc;
 	if (cli_parse(&cmd, argc, argv, &prc) < 0)
 		return prc;
-	struct trawl_swtrace *t;
-	int rc = open_trace(argv[0], &t);
-	if (rc)
+	r.dir = argv[0];
+	int rc = events_run_open(&r, NULL, NULL), keep;
+	if (rc) {
+		events_run_close(&r);
 		return rc;
+	}
+	struct trawl_swtrace *t = r.t;
 	struct trawl_swtrace_info info;
 	trawl_swtrace_info(t, &info);
 	struct count *counts = calloc(info.nclasses ? info.nclasses : 1, sizeof *counts);
 	if (!counts) {
-		trawl_swtrace_close(t);
+		events_run_close(&r);
 		cli_error("events", "out of memory");
 		return EXIT_BAD_INPUT;
 	}
@@ -229,7 +260,9 @@ static int events_stats(int argc, char **argv)
 	}
 	struct trawl_sw_event ev;
 	uint64_t total = 0, first = 0, last = 0;
-	while (trawl_swtrace_next(t, &ev) == TRAWL_OK) {
+	while (events_run_next(&r, &ev, &keep) == TRAWL_OK) {
+		if (!keep)
+			continue;
 		if (total == 0)
 			first = ev.time;
 		last = ev.time;
@@ -267,9 +300,7 @@ static int events_stats(int argc, char **argv)
 		i = j;
 	}
 	free(counts);
-	rc = report_damage(t);
-	trawl_swtrace_close(t);
-	return rc;
+	return events_run_close(&r);
 }
 
 /* ---- import-bf ---- */
@@ -326,7 +357,7 @@ static void to_ctf_class(const struct trawl_sw_class *s, struct trawl_ctf_class 
 	}
 }
 
-static int load_defs(const char *path, struct trawl_defs **d)
+int events_load_defs(const char *path, struct trawl_defs **d)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
@@ -429,7 +460,7 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 	trawl_ctf_meta_init(&meta);
 	snprintf(meta.tracer, sizeof meta.tracer, "trawl-import-bf");
 	snprintf(meta.procname, sizeof meta.procname, "barrelfish");
-	if (defs_path && (rc = load_defs(defs_path, &defs)))
+	if (defs_path && (rc = events_load_defs(defs_path, &defs)))
 		goto out;
 	if (trawl_bf_parse(text, len, name, bf_collect, &b, NULL, &err)) {
 		if (b.nomem)
@@ -522,11 +553,12 @@ int cmd_events(int argc, char **argv)
 	} verbs[] = {
 		{ "list", events_list }, { "stats", events_stats },
 		{ "import-bf", events_import_bf }, { "recover", events_recover },
-		{ "connect", events_connect },
-		{ "seek", events_seek },
+		{ "activities", events_activities }, { "summary", events_summary },
+		{ "connect", events_connect }, { "seek", events_seek },
 	};
 	if (argc < 2)
-		return cli_usage("events", "expected list, stats, recover, import-bf, connect or seek");
+		return cli_usage("events", "expected list, stats, activities, summary, recover, import-bf, "
+				 "connect or seek");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(events_help, stdout);
 		return EXIT_OK;

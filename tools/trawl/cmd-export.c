@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "calls-cli.h"
+#include "events-act.h"
 
 /* --perfetto is required although it is the only format, so that adding a
  * second one later does not change what a bare "trawl export" means. The
@@ -16,6 +17,10 @@ int cmd_export(int argc, char **argv)
 	struct trawl_perfetto_options po = { 0 };
 	int perfetto = 0, timestamps = 0, rc;
 	FILE *f = NULL;
+	/* a software-event trace (CTF directory) has its own reader */
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] != '-' && events_is_trace(argv[i]))
+			return events_export(argc, argv);
 	if ((rc = calls_run_init(&r, "export")))
 		return rc;
 	const struct cli_option opts[] = {

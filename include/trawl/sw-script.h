@@ -1,0 +1,57 @@
+/* Lua 5.4 scripts over software events (docs/analysis.md, "Scripts"):
+ *
+ *   function keep(e) return e.len > 100 end        -- a filter
+ *   function on_event(e)                            -- activity decoder
+ *       if e.name == "net:RX" then activity.open("rx", e.tid) end
+ *       if e.name == "net:TX" then activity.close("rx", e.tid) end
+ *   end
+ *   fields = { big = function(e) return e.len > 1000 end }  -- computed fields
+ *
+ * e has the event's fields by name, and cpu, tid, time (ns since the first
+ * event), name ("net:RX"), subsys and event; it is reused from one event to
+ * the next. Scripts run sandboxed: base (without dofile, loadfile, load),
+ * string, table, math, utf8 and coroutine only, unless unsafe. Every call
+ * is stopped after max_instructions. Errors name the script's line and the
+ * event being processed. Lua is loaded at the first script (lazy). */
+#ifndef TRAWL_SW_SCRIPT_H
+#define TRAWL_SW_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trawl/status.h"
+#include "trawl/sw-activity.h"
+
+#define TRAWL_SCRIPT_DEFAULT_INSTRUCTIONS 10000000u
+
+struct trawl_script_options {
+	int unsafe;                  /* all of Lua's libraries (io, os, require, ...) */
+	uint64_t max_instructions;   /* per call (0: the default) */
+};
+
+struct trawl_script;
+
+/* Load and run the script's top level. classes as in the trace's info. */
+enum trawl_status trawl_script_open(struct trawl_script **out, const char *path, const char *text, size_t len,
+				    const struct trawl_sw_class *classes, size_t nclasses,
+				    const struct trawl_script_options *opt, struct trawl_error *err);
+int trawl_script_has_keep(const struct trawl_script *s);
+int trawl_script_has_on_event(const struct trawl_script *s);
+/* Where activity.open/close go; act must exist before on_event is called. */
+void trawl_script_set_activities(struct trawl_script *s, struct trawl_act *act);
+/* The time 0 of e.time (the trace's first event). */
+void trawl_script_set_origin(struct trawl_script *s, uint64_t t0);
+/* keep(e): 1 keep, 0 drop, -1 error (err set). */
+int trawl_script_keep(struct trawl_script *s, const struct trawl_sw_event *ev, struct trawl_error *err);
+/* on_event(e), with the event's filter verdict for the activities it opens. */
+enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct trawl_sw_event *ev, int keep,
+					struct trawl_error *err);
+/* Computed fields: how many, the name of one, and its value for ev as
+ * text into buf ("" when nil). */
+size_t trawl_script_nfields(const struct trawl_script *s);
+const char *trawl_script_field_name(const struct trawl_script *s, size_t i);
+enum trawl_status trawl_script_field(struct trawl_script *s, size_t i, const struct trawl_sw_event *ev, char *buf,
+				     size_t size, struct trawl_error *err);
+void trawl_script_close(struct trawl_script *s);
+
+#endif

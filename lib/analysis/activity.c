@@ -1,0 +1,487 @@
+/* The activity engine (sw-activity.h). Each class carries the list of roles
+ * its events play (begin or end of a span, send or receive of a message,
+ * a state's set event), so an event no activity names costs one load.
+ * Open spans and messages live in one pool of nodes, bounded by max_open;
+ * a hash table maps (activity, key) to the list of its open nodes: spans
+ * push and pop at the head (innermost first), messages push at the tail
+ * and take from the head (first in, first out). The same table counts the
+ * spans open on each thread and cpu, which is the nesting depth. */
+#include "trawl/sw-activity.h"
+
+#include "analysis/act-map.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define NIL UINT32_MAX
+#define TAG_THREAD_LANE UINT32_MAX
+#define TAG_CPU_LANE (UINT32_MAX - 1)
+#define MAX_STATE_CPUS 4096
+
+enum { R_BEGIN, R_END, R_SET };
+
+struct role {
+	uint32_t act;
+	uint8_t role;
+	int8_t field;                /* index of the key/value field, -1: none */
+	uint8_t set_index;           /* state: which set event */
+};
+
+struct node {
+	uint64_t begin, lane;
+	uint32_t cpu, tid, depth, next;
+	uint8_t flags, lane_cpu;
+};
+
+struct cpu_state {
+	uint64_t since, value;
+	uint32_t tid, has;
+};
+
+struct act_info {
+	const struct trawl_defs_activity *def;
+	struct trawl_defs_activity *own; /* a script's activity: def points here */
+	struct trawl_act_counts counts;
+	struct cpu_state *cpus;      /* state: indexed by cpu */
+	uint32_t ncpus;
+};
+
+struct trawl_act {
+	const struct trawl_defs *defs;
+	const struct trawl_sw_class *classes;
+	size_t nclasses;
+	uint32_t *role_start;        /* nclasses + 1 */
+	struct role *roles;
+	struct act_info *acts;
+	size_t nacts;
+	struct act_map map;
+	struct node *nodes;
+	uint32_t nnodes, cap, free_list, open;
+	uint64_t max_open;
+	trawl_act_sink sink;
+	void *ctx;
+};
+
+static enum trawl_status ref_error(const struct trawl_act *a, const struct trawl_defs_act_ref *r,
+				   struct trawl_error *err, const char *act, const char *field)
+{
+	if (field)
+		trawl_error_set(err, TRAWL_ERR_USAGE, "activity '%s': the trace's event '%s' has no field '%s'",
+				act, r->name, field);
+	else
+		trawl_error_set(err, TRAWL_ERR_USAGE, "activity '%s': the trace has no event '%s'", act, r->name);
+	trawl_error_at(err, a->defs->file, r->line, r->column, 0);
+	return TRAWL_ERR_USAGE;
+}
+
+static int find_class(const struct trawl_act *a, const char *name)
+{
+	for (size_t i = 0; i < a->nclasses; i++)
+		if (!strcasecmp(a->classes[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int find_field(const struct trawl_sw_class *c, const char *f)
+{
+	for (unsigned i = 0; i < c->nfields; i++)
+		if (!strcmp(c->fields[i].name, f))
+			return (int)i;
+	return -1;
+}
+
+/* Resolve one event an activity names into a role of its class (counted
+ * in pass 0, written in pass 1). */
+static enum trawl_status add_role(struct trawl_act *a, uint32_t act, const struct trawl_defs_act_ref *r,
+				  int role, unsigned set_index, int pass, uint32_t *fill, struct trawl_error *err)
+{
+	const struct trawl_defs_activity *d = &a->defs->activities[act];
+	int c = find_class(a, r->name);
+	if (c < 0)
+		return ref_error(a, r, err, d->name, NULL);
+	int f = -1;
+	if (d->field[0] && (f = find_field(&a->classes[c], d->field)) < 0)
+		return ref_error(a, r, err, d->name, d->field);
+	if (pass == 0) {
+		a->role_start[c + 1]++;
+		return TRAWL_OK;
+	}
+	a->roles[fill[c]++] = (struct role){ act, (uint8_t)role, (int8_t)f, (uint8_t)set_index };
+	return TRAWL_OK;
+}
+
+static enum trawl_status build_roles(struct trawl_act *a, struct trawl_error *err)
+{
+	uint32_t *fill = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < a->nacts; i++) {
+			const struct trawl_defs_activity *d = &a->defs->activities[i];
+			int br = d->kind == TRAWL_DEFS_STATE ? R_SET : R_BEGIN;
+			/* ends first: an event that both ends and begins a span
+			 * closes the previous one and opens the next */
+			for (unsigned j = 0; j < d->nend; j++) {
+				enum trawl_status st = add_role(a, i, &d->end[j], R_END, j, pass, fill, err);
+				if (st) {
+					free(fill);
+					return st;
+				}
+			}
+			for (unsigned j = 0; j < d->nbegin; j++) {
+				enum trawl_status st = add_role(a, i, &d->begin[j], br, j, pass, fill, err);
+				if (st) {
+					free(fill);
+					return st;
+				}
+			}
+		}
+		if (pass == 0) {
+			for (size_t c = 0; c < a->nclasses; c++)
+				a->role_start[c + 1] += a->role_start[c];
+			a->roles = malloc((a->role_start[a->nclasses] + 1) * sizeof *a->roles);
+			fill = malloc((a->nclasses + 1) * sizeof *fill);
+			if (!a->roles || !fill) {
+				free(fill);
+				return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+			}
+			memcpy(fill, a->role_start, (a->nclasses + 1) * sizeof *fill);
+		}
+	}
+	free(fill);
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_act_create(struct trawl_act **out, const struct trawl_defs *defs,
+				   const struct trawl_sw_class *classes, size_t nclasses, uint64_t max_open,
+				   trawl_act_sink sink, void *ctx, struct trawl_error *err)
+{
+	*out = NULL;
+	struct trawl_act *a = calloc(1, sizeof *a);
+	if (!a)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	a->defs = defs;
+	a->classes = classes;
+	a->nclasses = nclasses;
+	a->nacts = defs ? defs->nactivities : 0;
+	a->max_open = max_open ? max_open : TRAWL_ACT_DEFAULT_MAX_OPEN;
+	if (a->max_open > UINT32_MAX - 1)
+		a->max_open = UINT32_MAX - 1;
+	a->sink = sink;
+	a->ctx = ctx;
+	a->free_list = NIL;
+	a->role_start = calloc(nclasses + 1, sizeof *a->role_start);
+	a->acts = calloc(a->nacts + 1, sizeof *a->acts);
+	if (!a->role_start || !a->acts) {
+		trawl_act_destroy(a);
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < a->nacts; i++)
+		a->acts[i].def = &defs->activities[i];
+	enum trawl_status st = build_roles(a, err);
+	if (st) {
+		trawl_act_destroy(a);
+		return st;
+	}
+	*out = a;
+	return TRAWL_OK;
+}
+
+static uint32_t node_alloc(struct trawl_act *a)
+{
+	if (a->free_list != NIL) {
+		uint32_t i = a->free_list;
+		a->free_list = a->nodes[i].next;
+		return i;
+	}
+	if (a->nnodes == a->cap) {
+		uint64_t ncap = a->cap ? (uint64_t)a->cap * 2 : 1024;
+		if (ncap > a->max_open)
+			ncap = a->max_open;
+		struct node *n = realloc(a->nodes, ncap * sizeof *n);
+		if (!n)
+			return NIL;
+		a->nodes = n;
+		a->cap = (uint32_t)ncap;
+	}
+	return a->nnodes++;
+}
+
+static void node_free(struct trawl_act *a, uint32_t i)
+{
+	a->nodes[i].next = a->free_list;
+	a->free_list = i;
+	a->open--;
+}
+
+/* Spans open on a lane (thread or cpu), for the depth of the next one. */
+static uint32_t lane_add(struct trawl_act *a, int cpu_lane, uint64_t lane, int delta)
+{
+	uint32_t tag = cpu_lane ? TAG_CPU_LANE : TAG_THREAD_LANE;
+	struct act_slot *s = delta > 0 ? act_map_put(&a->map, tag, lane) : act_map_get(&a->map, tag, lane);
+	if (!s)
+		return 0;
+	/* kept at 0: there are only as many lanes as threads and cpus, and
+	 * taking the entry out and back in at every span costs more */
+	uint32_t before = s->a;
+	s->a += (uint32_t)delta;
+	return before;
+}
+
+static uint64_t key_of(const struct trawl_defs_activity *d, const struct role *r, const struct trawl_sw_event *ev)
+{
+	if (r->field >= 0)
+		return ev->vals[r->field];
+	return d->key == TRAWL_DEFS_KEY_CPU ? ev->cpu : ev->tid;
+}
+
+static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
+{
+	struct act_info *ai = &a->acts[act];
+	const struct trawl_defs_activity *d = ai->def;
+	uint32_t i = a->open < a->max_open ? node_alloc(a) : NIL;
+	struct act_slot *s = i != NIL ? act_map_put(&a->map, act + 1, key) : NULL;
+	if (!s) {
+		if (i != NIL)
+			node_free(a, (a->open++, i));
+		ai->counts.overflow++;
+		return;
+	}
+	a->open++;
+	struct node *n = &a->nodes[i];
+	n->begin = ev->time;
+	n->cpu = ev->cpu;
+	n->tid = ev->tid;
+	n->flags = keep ? TRAWL_ACT_KEEP : 0;
+	n->depth = 0;
+	n->lane_cpu = d->key == TRAWL_DEFS_KEY_CPU;
+	n->lane = n->lane_cpu ? ev->cpu : ev->tid;
+	n->next = NIL;
+	if (d->kind == TRAWL_DEFS_MESSAGE) {
+		if (s->a == 0) /* empty: values are index + 1 */
+			s->a = i + 1;
+		else
+			a->nodes[s->b - 1].next = i;
+		s->b = i + 1;
+		return;
+	}
+	n->next = s->a ? s->a - 1 : NIL;
+	s->a = i + 1;
+	n->depth = lane_add(a, n->lane_cpu, n->lane, +1);
+}
+
+static void emit(struct trawl_act *a, uint32_t act, const struct node *n, uint64_t end, uint64_t key,
+		 uint32_t cpu_end, uint32_t tid_end, uint32_t flags)
+{
+	struct trawl_act_record rec = {
+		.act = act, .depth = n->depth, .key = key, .begin = n->begin, .end = end,
+		.cpu = n->cpu, .cpu_end = cpu_end, .tid = n->tid, .tid_end = tid_end,
+		.flags = (n->flags & TRAWL_ACT_KEEP) | flags,
+	};
+	if (a->sink)
+		a->sink(a->ctx, &rec);
+}
+
+static void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
+{
+	struct act_info *ai = &a->acts[act];
+	struct act_slot *s = act_map_get(&a->map, act + 1, key);
+	if (!s) {
+		if (!ai->counts.unmatched_end++)
+			ai->counts.first_unmatched = ev->time;
+		return;
+	}
+	if (!s->a) { /* a thread's or cpu's entry, kept while empty */
+		if (!ai->counts.unmatched_end++)
+			ai->counts.first_unmatched = ev->time;
+		return;
+	}
+	uint32_t i = s->a - 1;
+	struct node *n = &a->nodes[i];
+	/* a field's keys are without bound: their entries go when empty; a
+	 * thread's or cpu's stay (as many as threads and cpus) */
+	if (n->next != NIL)
+		s->a = n->next + 1;
+	else if (ai->def->key == TRAWL_DEFS_KEY_FIELD)
+		act_map_del(&a->map, s);
+	else
+		s->a = 0;
+	if (ai->def->kind == TRAWL_DEFS_SPAN)
+		lane_add(a, n->lane_cpu, n->lane, -1);
+	ai->counts.closed++;
+	emit(a, act, n, ev->time, key, ev->cpu, ev->tid, 0);
+	node_free(a, i);
+}
+
+static struct cpu_state *cpu_slot(struct act_info *ai, uint32_t cpu)
+{
+	if (cpu >= MAX_STATE_CPUS)
+		return NULL;
+	if (cpu >= ai->ncpus) {
+		uint32_t n = cpu + 1 > 2 * ai->ncpus ? cpu + 1 : 2 * ai->ncpus;
+		if (n > MAX_STATE_CPUS)
+			n = MAX_STATE_CPUS;
+		struct cpu_state *c = realloc(ai->cpus, n * sizeof *c);
+		if (!c)
+			return NULL;
+		memset(c + ai->ncpus, 0, (n - ai->ncpus) * sizeof *c);
+		ai->cpus = c;
+		ai->ncpus = n;
+	}
+	return &ai->cpus[cpu];
+}
+
+static void emit_state(struct trawl_act *a, uint32_t act, const struct cpu_state *c, uint32_t cpu, uint64_t end,
+		       uint32_t tid_end, uint32_t flags)
+{
+	struct node n = { .begin = c->since, .cpu = cpu, .tid = c->tid, .flags = (uint8_t)c->has };
+	emit(a, act, &n, end, c->value, cpu, tid_end, flags);
+}
+
+static void set_state(struct trawl_act *a, const struct role *r, const struct trawl_sw_event *ev, int keep)
+{
+	struct act_info *ai = &a->acts[r->act];
+	struct cpu_state *c = cpu_slot(ai, ev->cpu);
+	if (!c) {
+		ai->counts.overflow++;
+		return;
+	}
+	uint64_t v = r->field >= 0 ? ev->vals[r->field] : r->set_index;
+	if (c->has) {
+		ai->counts.closed++;
+		emit_state(a, r->act, c, ev->cpu, ev->time, ev->tid, 0);
+	}
+	/* has keeps the filter verdict in its KEEP bit, and 1 for "set" */
+	c->has = 1 | (keep ? TRAWL_ACT_KEEP : 0);
+	c->since = ev->time;
+	c->value = v;
+	c->tid = ev->tid;
+}
+
+void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
+{
+	size_t ci = (size_t)(ev->cls - a->classes);
+	if (ci >= a->nclasses)
+		return;
+	for (uint32_t k = a->role_start[ci], e = a->role_start[ci + 1]; k < e; k++) {
+		const struct role *r = &a->roles[k];
+		if (r->role == R_SET)
+			set_state(a, r, ev, keep);
+		else if (r->role == R_BEGIN)
+			open_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev, keep);
+		else
+			close_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev);
+	}
+}
+
+void trawl_act_finish(struct trawl_act *a, uint64_t end)
+{
+	for (size_t s = 0; a->map.slots && s <= a->map.mask; s++) {
+		const struct act_slot *sl = &a->map.slots[s];
+		if (!sl->tag || sl->tag > a->nacts)
+			continue;
+		for (uint32_t i = sl->a ? sl->a - 1 : NIL; i != NIL; i = a->nodes[i].next) {
+			a->acts[sl->tag - 1].counts.open_at_end++;
+			emit(a, sl->tag - 1, &a->nodes[i], end, sl->key, a->nodes[i].cpu, a->nodes[i].tid, TRAWL_ACT_OPEN);
+		}
+	}
+	for (size_t k = 0; k < a->nacts; k++)
+		for (uint32_t cpu = 0; cpu < a->acts[k].ncpus; cpu++) {
+			struct cpu_state *c = &a->acts[k].cpus[cpu];
+			if (!c->has)
+				continue;
+			a->acts[k].counts.open_at_end++;
+			emit_state(a, (uint32_t)k, c, cpu, end, c->tid, TRAWL_ACT_OPEN);
+			c->has = 0;
+		}
+	act_map_free(&a->map);
+	a->nnodes = a->open = 0;
+	a->free_list = NIL;
+}
+
+enum trawl_status trawl_act_add_span(struct trawl_act *a, const char *name, uint32_t *act, struct trawl_error *err)
+{
+	for (size_t i = 0; i < a->nacts; i++)
+		if (!strcmp(a->acts[i].def->name, name)) {
+			*act = (uint32_t)i;
+			return TRAWL_OK;
+		}
+	if (a->nacts >= 4096)
+		return trawl_error_set(err, TRAWL_ERR_LIMIT, "too many activities (at most 4096)");
+	struct act_info *n = realloc(a->acts, (a->nacts + 1) * sizeof *n);
+	if (!n)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	a->acts = n;
+	struct act_info *ai = &a->acts[a->nacts];
+	memset(ai, 0, sizeof *ai);
+	if (!(ai->own = calloc(1, sizeof *ai->own)))
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	snprintf(ai->own->name, sizeof ai->own->name, "%s", name);
+	ai->own->kind = TRAWL_DEFS_SPAN;
+	ai->own->key = TRAWL_DEFS_KEY_FIELD; /* the key the script gives */
+	ai->def = ai->own;
+	*act = (uint32_t)a->nacts++;
+	return TRAWL_OK;
+}
+
+void trawl_act_open(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
+{
+	if (act < a->nacts)
+		open_node(a, act, key, ev, keep);
+}
+
+void trawl_act_close(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
+{
+	if (act < a->nacts)
+		close_node(a, act, key, ev);
+}
+
+size_t trawl_act_count(const struct trawl_act *a)
+{
+	return a->nacts;
+}
+
+const struct trawl_defs_activity *trawl_act_def(const struct trawl_act *a, size_t act)
+{
+	return act < a->nacts ? a->acts[act].def : NULL;
+}
+
+const struct trawl_act_counts *trawl_act_counts(const struct trawl_act *a, size_t act)
+{
+	return act < a->nacts ? &a->acts[act].counts : NULL;
+}
+
+void trawl_act_state_name(const struct trawl_act *a, size_t act, uint64_t key, char *buf, size_t size)
+{
+	const struct trawl_defs_activity *d = a->acts[act].def;
+	if (!d->field[0] && key < d->nbegin)
+		snprintf(buf, size, "%s", d->begin[key].name);
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)key);
+}
+
+int trawl_act_state_idle(const struct trawl_act *a, size_t act, uint64_t key)
+{
+	const struct trawl_defs_activity *d = a->acts[act].def;
+	if (d->has_idle == 1)
+		return key == d->idle;
+	if (d->has_idle == 2)
+		return key < d->nbegin && !strcasecmp(d->begin[key].name, d->idle_ref.name);
+	return 0;
+}
+
+void trawl_act_destroy(struct trawl_act *a)
+{
+	if (!a)
+		return;
+	for (size_t k = 0; a->acts && k < a->nacts; k++) {
+		free(a->acts[k].cpus);
+		free(a->acts[k].own);
+	}
+	act_map_free(&a->map);
+	free(a->nodes);
+	free(a->roles);
+	free(a->role_start);
+	free(a->acts);
+	free(a);
+}

@@ -1,0 +1,165 @@
+/* See sw-stats.h. Below 64 every value has its own bucket; above, a
+ * bucket is 1/64 of its power of two wide, so its middle is within 0.8% of
+ * any value in it. */
+#include "trawl/sw-stats.h"
+
+#include "analysis/act-map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SUB 64
+#define MAX_STATES 65536
+
+size_t trawl_hist_bucket(uint64_t v)
+{
+	if (v < SUB)
+		return (size_t)v;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 6 */
+	return SUB + (size_t)(e - 6) * SUB + (size_t)((v >> (e - 6)) & (SUB - 1));
+}
+
+uint64_t trawl_hist_bucket_low(size_t b)
+{
+	if (b < SUB)
+		return b;
+	size_t e = (b - SUB) / SUB + 6, m = (b - SUB) % SUB;
+	return ((uint64_t)1 << e) | (uint64_t)m << (e - 6);
+}
+
+int trawl_hist_add(struct trawl_hist *h, uint64_t v)
+{
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	h->total += v;
+	if (!h->buckets && !(h->buckets = calloc(TRAWL_HIST_BUCKETS, sizeof *h->buckets)))
+		return -1;
+	h->buckets[trawl_hist_bucket(v)]++;
+	return 0;
+}
+
+uint64_t trawl_hist_quantile(const struct trawl_hist *h, double q)
+{
+	if (!h->count || !h->buckets)
+		return 0;
+	uint64_t rank = (uint64_t)(q * (double)h->count);
+	if ((double)rank < q * (double)h->count)
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	uint64_t seen = 0;
+	for (size_t b = 0; b < TRAWL_HIST_BUCKETS; b++) {
+		seen += h->buckets[b];
+		if (seen < rank)
+			continue;
+		uint64_t lo = trawl_hist_bucket_low(b);
+		uint64_t hi = b + 1 < TRAWL_HIST_BUCKETS ? trawl_hist_bucket_low(b + 1) - 1 : UINT64_MAX;
+		uint64_t mid = lo + (hi - lo) / 2;
+		return mid < h->min ? h->min : mid > h->max ? h->max : mid;
+	}
+	return h->max;
+}
+
+void trawl_hist_release(struct trawl_hist *h)
+{
+	free(h->buckets);
+	memset(h, 0, sizeof *h);
+}
+
+enum trawl_status trawl_swstats_init(struct trawl_swstats *s, size_t nacts, struct trawl_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->nacts = nacts;
+	s->hist = calloc(nacts + 1, sizeof *s->hist);
+	s->state_index = calloc(1, sizeof(struct act_map));
+	s->rate_width = 1000; /* 1 us, doubled as the trace goes on */
+	if (!s->hist || !s->state_index) {
+		trawl_swstats_release(s);
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	}
+	return TRAWL_OK;
+}
+
+/* The rate buckets cover a fixed count of widths from the first event;
+ * when time runs past them the width doubles and pairs merge, so memory
+ * stays flat whatever the trace's length. */
+void trawl_swstats_event(struct trawl_swstats *s, uint64_t time)
+{
+	if (!s->events)
+		s->first = time;
+	s->events++;
+	s->last = time;
+	uint64_t off = time - s->first;
+	while (off / s->rate_width >= TRAWL_STATS_RATE_BUCKETS) {
+		for (size_t i = 0; i < TRAWL_STATS_RATE_BUCKETS / 2; i++)
+			s->rate[i] = s->rate[2 * i] + s->rate[2 * i + 1];
+		memset(s->rate + TRAWL_STATS_RATE_BUCKETS / 2, 0, sizeof s->rate / 2);
+		s->rate_width *= 2;
+	}
+	s->rate[off / s->rate_width]++;
+}
+
+static void state_time(struct trawl_swstats *s, const struct trawl_act_record *r)
+{
+	uint32_t tag = (r->cpu << 13) | (r->act + 1);
+	struct act_map *m = s->state_index;
+	struct act_slot *sl = act_map_get(m, tag, r->key);
+	if (!sl) {
+		if (s->nstates >= MAX_STATES) {
+			s->states_lost++;
+			return;
+		}
+		if (s->nstates == s->states_cap) {
+			size_t nc = s->states_cap ? s->states_cap * 2 : 64;
+			void *n = realloc(s->states, nc * sizeof *s->states);
+			if (!n) {
+				s->nomem = 1;
+				return;
+			}
+			s->states = n;
+			s->states_cap = nc;
+		}
+		if (!(sl = act_map_put(m, tag, r->key))) {
+			s->nomem = 1;
+			return;
+		}
+		sl->a = (uint32_t)s->nstates;
+		s->states[s->nstates++] = (struct trawl_stats_state){ r->act, r->cpu, r->key, 0 };
+	}
+	s->states[sl->a].ns += r->end - r->begin;
+}
+
+void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state)
+{
+	if (r->act >= s->nacts) { /* a script's activity, made as it ran */
+		struct trawl_hist *h = realloc(s->hist, ((size_t)r->act + 1) * sizeof *h);
+		if (!h) {
+			s->nomem = 1;
+			return;
+		}
+		memset(h + s->nacts, 0, ((size_t)r->act + 1 - s->nacts) * sizeof *h);
+		s->hist = h;
+		s->nacts = (size_t)r->act + 1;
+	}
+	/* a state's time counts even when the trace ends in it; its duration
+	 * (like an open span's) is not a finished one */
+	if (is_state && r->cpu < (1u << 19) && r->act < (1u << 12))
+		state_time(s, r);
+	if (!(r->flags & TRAWL_ACT_OPEN) && trawl_hist_add(&s->hist[r->act], r->end - r->begin))
+		s->nomem = 1;
+}
+
+void trawl_swstats_release(struct trawl_swstats *s)
+{
+	for (size_t i = 0; s->hist && i < s->nacts; i++)
+		trawl_hist_release(&s->hist[i]);
+	free(s->hist);
+	if (s->state_index)
+		act_map_free(s->state_index);
+	free(s->state_index);
+	free(s->states);
+	memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,111 @@
+/* See events-run.h. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events-run.h"
+#include "events-script.h"
+
+int events_format(const char *cmd, int json, int csv)
+{
+	if (json && csv) {
+		cli_usage(cmd, "give --json or --csv, not both");
+		return -1;
+	}
+	return json ? EVENTS_JSON : csv ? EVENTS_CSV : EVENTS_TEXT;
+}
+
+int events_run_open(struct events_run *r, trawl_act_sink sink, void *ctx)
+{
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	int rc = events_open_trace(r->dir, &r->t);
+	if (rc)
+		return rc;
+	trawl_swtrace_info(r->t, &r->info);
+	if (r->defs_path && (rc = events_load_defs(r->defs_path, &r->defs)))
+		return rc;
+	if (trawl_swfilter_create(&r->filter, &r->spec, r->info.classes, r->info.nclasses, &err))
+		return err.status == TRAWL_ERR_USAGE ? cli_usage(r->cmd, "%s", err.message) : cli_report(r->cmd, &err);
+	if (r->script && (rc = events_script_open(r)))
+		return rc;
+	int script_acts = r->scr && trawl_script_has_on_event(r->scr);
+	if (sink && ((r->defs && r->defs->nactivities) || script_acts) &&
+	    trawl_act_create(&r->act, r->defs, r->info.classes, r->info.nclasses, r->max_open, sink, ctx, &err))
+		return cli_report(r->cmd, &err);
+	if (r->scr)
+		trawl_script_set_activities(r->scr, r->act);
+	return EXIT_OK;
+}
+
+enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *ev, int *keep)
+{
+	enum trawl_status st = r->script_failed ? TRAWL_END : trawl_swtrace_next(r->t, ev);
+	if (st != TRAWL_OK) {
+		if (r->act && r->read)
+			trawl_act_finish(r->act, r->last);
+		return st;
+	}
+	if (!r->read++)
+		r->first = ev->time;
+	r->last = ev->time;
+	int act_keep;
+	if (r->scr)
+		trawl_script_set_origin(r->scr, r->first);
+	*keep = trawl_swfilter_keep_ex(r->filter, ev, &act_keep);
+	if (r->script_failed || (r->scr && events_script_event(r, ev, act_keep))) {
+		*keep = 0; /* stopped: the event the script failed on is not shown */
+		return events_run_next(r, ev, keep);
+	}
+	r->kept += (uint64_t)*keep;
+	if (r->act)
+		trawl_act_feed(r->act, ev, act_keep);
+	return TRAWL_OK;
+}
+
+int events_run_act_kept(const struct events_run *r, const struct trawl_act_record *rec)
+{
+	return (rec->flags & TRAWL_ACT_KEEP) && trawl_swfilter_time_overlaps(r->filter, rec->begin, rec->end);
+}
+
+/* What the engine could not match is said on stderr, once per activity, so
+ * no figure looks complete when it is not; overflow is lost data (exit 1),
+ * open-at-end and unmatched ends are facts about the trace (exit 0). */
+static void report_activities(struct events_run *r)
+{
+	for (size_t i = 0; r->act && i < trawl_act_count(r->act); i++) {
+		const struct trawl_act_counts *c = trawl_act_counts(r->act, i);
+		const struct trawl_defs_activity *d = trawl_act_def(r->act, i);
+		if (c->open_at_end && d->kind != TRAWL_DEFS_STATE)
+			cli_warn(r->cmd, "activity '%s': %" PRIu64 " still open at the end of the trace", d->name,
+				 c->open_at_end);
+		if (c->unmatched_end)
+			cli_warn(r->cmd, "activity '%s': %" PRIu64 " %s with no %s (the first at %" PRIu64 " ns)",
+				 d->name, c->unmatched_end, d->kind == TRAWL_DEFS_MESSAGE ? "receives" : "ends",
+				 d->kind == TRAWL_DEFS_MESSAGE ? "send" : "begin", c->first_unmatched);
+		if (c->overflow) {
+			cli_error(r->cmd, "activity '%s': %" PRIu64 " not kept: more than %" PRIu64
+				  " activities were open (--max-open)", d->name, c->overflow,
+				  r->max_open ? r->max_open : (uint64_t)TRAWL_ACT_DEFAULT_MAX_OPEN);
+			cli_mark_lossy();
+		}
+	}
+}
+
+int events_run_close(struct events_run *r)
+{
+	int rc = EXIT_OK;
+	report_activities(r);
+	if (r->t)
+		rc = events_report_damage(r->t);
+	events_script_close(r);
+	trawl_act_destroy(r->act);
+	trawl_swfilter_destroy(r->filter);
+	trawl_defs_destroy(r->defs);
+	trawl_swtrace_close(r->t);
+	r->act = NULL;
+	r->filter = NULL;
+	r->defs = NULL;
+	r->t = NULL;
+	return rc;
+}
