@@ -60,6 +60,9 @@ struct trawl_emu_options {
 	                              file before/after each instruction with the
 	                              decoded write set; a difference is an error */
 	size_t buffer_size;        /* output buffer bytes; 0 = 512 KiB (at least 256 KiB) */
+	uint64_t stack_top;        /* end of the 8 MiB stack, page aligned; 0 = just
+	                              below 2^48 (to put it where another emulator
+	                              does, for comparing register values) */
 };
 
 /* Why the run ended. */

@@ -133,6 +133,9 @@ int cmd_emulate(int argc, char **argv)
 			"a .zst TRACE is compressed on N threads beside the emulator's\n"
 			"(default 2); 0 compresses in the emulating thread"),
 		CLI_FLAG("stats", 0, &stats, "print instructions, trace size and speed on standard error"),
+		CLI_U64("stack-top", "ADDR", &opt.stack_top, 0, NULL,
+			"put the end of the 8 MiB stack at ADDR (page aligned; default just\n"
+			"below 2^48), e.g. where qemu-aarch64 puts it, to compare registers"),
 		CLI_FLAG("check-writes", 0, &opt.verify_writes,
 			 "slow self-check: compare the whole register file after each\n"
 			 "instruction with the registers the trace reports as written"),
