@@ -27,13 +27,18 @@ function hex2num(h,   i, v) {
 		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
 	return v
 }
-function norm(h,   v) {
+# values repeat a lot: each raw value is normalised once (sp0 is set
+# before the first call and does not change)
+function norm(h,   v, raw) {
+	if (h in normed) return normed[h]
+	raw = h
 	h = tolower(h)
 	sub(/^0+/, "", h)
 	if (h == "") h = "0"
-	if (length(h) > 13) return h
+	if (length(h) > 13) { normed[raw] = h; return h }
 	v = hex2num(h)
-	if (v >= sp0 - 16777216 && v < sp0 + 65536) return "s" (v - sp0)
+	if (v >= sp0 - 16777216 && v < sp0 + 65536) h = "s" (v - sp0)
+	normed[raw] = h
 	return h
 }
 function emit(pc,   r, line) {
