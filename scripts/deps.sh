@@ -11,6 +11,7 @@ for p in $(grep -v '^#' "$list"); do
 	fi
 done
 if [ -z "$missing" ]; then
+	sh "$here/scripts/deps-arm64.sh"
 	exit 0
 fi
 echo "trawl: missing Debian packages:$missing" >&2
@@ -19,6 +20,7 @@ if [ "$(id -u)" = 0 ]; then
 	apt-get update -qq
 	# shellcheck disable=SC2086
 	apt-get install -y -qq --no-install-recommends $missing
+	sh "$here/scripts/deps-arm64.sh"
 else
 	echo "run: sudo apt-get install -y$missing" >&2
 	exit 1

@@ -26,6 +26,13 @@ enum trawl_status trawl_outfile_open(struct trawl_outfile **out, const char *pat
 				     struct trawl_error *err);
 enum trawl_status trawl_outfile_write(struct trawl_outfile *o, const void *data, size_t len,
 				      struct trawl_error *err);
+/* Compress a .zst file on `threads` worker threads beside the caller's
+ * (zstd's own; the caller's write only hands blocks over); 0 = compress in
+ * the calling thread. Before the first write; no effect on other kinds.
+ * TRAWL_ERR_UNSUPPORTED when the zstd library was built without threads. */
+#define TRAWL_OUTFILE_THREADS 2 /* the default */
+enum trawl_status trawl_outfile_set_threads(struct trawl_outfile *o, int threads,
+					    struct trawl_error *err);
 /* Bytes accepted (compressed = 0) or written to the file (compressed = 1). */
 uint64_t trawl_outfile_bytes(const struct trawl_outfile *o, int compressed);
 /* Finish the compressed stream and close. With err == NULL the stream is
@@ -53,6 +60,9 @@ struct trawl_emu_options {
 	                              file before/after each instruction with the
 	                              decoded write set; a difference is an error */
 	size_t buffer_size;        /* output buffer bytes; 0 = 512 KiB (at least 256 KiB) */
+	uint64_t stack_top;        /* end of the 8 MiB stack, page aligned; 0 = just
+	                              below 2^48 (to put it where another emulator
+	                              does, for comparing register values) */
 };
 
 /* Why the run ended. */

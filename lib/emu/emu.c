@@ -129,6 +129,25 @@ static struct emu_insn *lookup(struct trawl_emu *e, uint64_t addr)
 	return in;
 }
 
+/* DC ZVA Xt zeroes the aligned block around Xt (64 bytes: DCZID_EL0.BS =
+ * 4 on the emulated core) without going through the memory hooks; its
+ * stores are recorded here, before it runs, as eight 8-byte writes of 0. */
+#define EMU_ZVA_BYTES 64u
+#define EMU_IS_DC_ZVA(enc) (((enc) & ~UINT32_C(31)) == UINT32_C(0xd50b7420))
+static void dc_zva_stores(struct trawl_emu *e, const struct emu_insn *in)
+{
+	uint64_t xt = 0;
+	unsigned rt = in->enc & 31;
+	if (rt == 31 || e->nmem + EMU_ZVA_BYTES / 8 > EMU_MAX_MEM)
+		return;   /* XZR: block 0, which faults as unmapped anyway */
+	/* X29 and X30 are not after X28 in Unicorn's numbering */
+	int id = rt == 29 ? UC_ARM64_REG_X29 : rt == 30 ? UC_ARM64_REG_X30 : UC_ARM64_REG_X0 + (int)rt;
+	uc_reg_read(e->uc, id, &xt);
+	uint64_t base = xt & ~(uint64_t)(EMU_ZVA_BYTES - 1);
+	for (unsigned k = 0; k < EMU_ZVA_BYTES / 8; k++)
+		e->mem[e->nmem++] = (struct emu_access){ base + 8 * k, 0, 8, 1 };
+}
+
 static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct trawl_emu *e = user;
@@ -166,6 +185,8 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	}
 	e->prev = in;
 	e->cur = in;
+	if (EMU_IS_DC_ZVA(in->enc))
+		dc_zva_stores(e, in);
 	(void)size;
 }
 
@@ -175,6 +196,10 @@ static void mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 	struct trawl_emu *e = user;
 	(void)uc;
 	if (e->stopped || !e->cur)
+		return;
+	/* QEMU probes a DC ZVA block with a 1-byte write; the block's stores
+	 * are already recorded */
+	if (EMU_IS_DC_ZVA(e->cur->enc))
 		return;
 	if (e->nmem == EMU_MAX_MEM) {
 		emu_fault(e, e->cur->pc, addr, "more than %u memory accesses in one instruction",
@@ -315,7 +340,12 @@ static const char *const default_env[] = { "PATH=/usr/bin:/bin", "LANG=C", "HOME
  * with the strings, AT_RANDOM's 16 bytes and the platform name above. */
 static enum trawl_status build_stack(struct trawl_emu *e, struct trawl_error *err)
 {
-	uint64_t base = EMU_STACK_TOP - EMU_STACK_SIZE;
+	uint64_t stack_top = e->opt.stack_top ? e->opt.stack_top : EMU_STACK_TOP;
+	uint64_t base = stack_top - EMU_STACK_SIZE;
+	if (stack_top % EMU_PAGE || stack_top < EMU_STACK_SIZE || stack_top > (UINT64_C(1) << 48))
+		return trawl_error_set(err, TRAWL_ERR_USAGE,
+				       "stack top 0x%llx is not a page boundary in 8 MiB..2^48",
+				       (unsigned long long)stack_top);
 	if (uc_mem_map(e->uc, base, EMU_STACK_SIZE, UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
 		return trawl_error_set(err, TRAWL_ERR_FORMAT,
 				       "the program's segments overlap the stack");
@@ -326,7 +356,8 @@ static enum trawl_status build_stack(struct trawl_emu *e, struct trawl_error *er
 	int argc = e->opt.argc;
 
 	/* strings, from the top down */
-	uint64_t top = EMU_STACK_TOP - 16, strings_size = 0;
+	/* one word free at the very top, as Linux (and qemu) leave it */
+	uint64_t top = stack_top - 8, strings_size = 0;
 	for (int i = 0; i < argc; i++)
 		strings_size += strlen(e->opt.argv[i]) + 1;
 	for (int i = 0; i < envc; i++)
@@ -347,12 +378,18 @@ static enum trawl_status build_stack(struct trawl_emu *e, struct trawl_error *er
 	} while (0)
 	uint64_t execfn, platform, random;
 	PUSH_STR(e->path, execfn);
-	PUSH_STR("aarch64", platform);
 	for (int i = envc - 1; i >= 0; i--)
 		PUSH_STR(envp[i], ptrs[argc + 1 + i]);
 	for (int i = argc - 1; i >= 0; i--)
 		PUSH_STR(e->opt.argv[i], ptrs[i]);
 #undef PUSH_STR
+	/* the platform name right below the strings (unaligned) and AT_RANDOM's
+	 * bytes below it at a 16-byte boundary, as qemu-aarch64 lays them out:
+	 * string functions that read whole aligned blocks around argv[0] then
+	 * see the same bytes in both (the register oracle compares from main) */
+	p -= 8;
+	platform = p;
+	uc_mem_write(e->uc, platform, "aarch64", 8);
 	/* AT_RANDOM: fixed bytes so that traces are reproducible */
 	uint8_t rnd[16];
 	for (int i = 0; i < 16; i++)
@@ -370,7 +407,7 @@ static enum trawl_status build_stack(struct trawl_emu *e, struct trawl_error *er
 		{ AT_RANDOM, random }, { AT_EXECFN, execfn }, { AT_NULL, 0 },
 	};
 	size_t nwords = 1 + (size_t)argc + 1 + (size_t)envc + 1 + 2 * (sizeof auxv / sizeof auxv[0]);
-	uint64_t sp = (p - nwords * 8) & ~(uint64_t)15;
+	uint64_t sp = (p - nwords * 8) & ~(uint64_t)15; /* the words below the bytes */
 	uint64_t *words = calloc(nwords, 8);
 	if (!words) {
 		free(ptrs);
@@ -455,15 +492,14 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 			snprintf(err->file, sizeof err->file, "%s", elf_path);
 		goto fail;
 	}
-	/* What Linux allows EL0 in SCTLR_EL1: reading CTR_EL0 (UCT) and cache
-	 * maintenance by address (UCI), as __clear_cache needs. DC ZVA stays
-	 * disabled (DZE = 0, so DCZID_EL0 tells glibc not to use it): QEMU
-	 * zeroes the block without calling memory hooks, so the trace would
-	 * miss those stores. */
+	/* What Linux allows EL0 in SCTLR_EL1: reading CTR_EL0 (UCT), cache
+	 * maintenance by address (UCI), as __clear_cache needs, and DC ZVA
+	 * (DZE), so glibc picks the same memset as on Linux (and under
+	 * qemu-aarch64). QEMU zeroes a DC ZVA block without calling memory
+	 * hooks: code_hook records its stores itself (dc_zva_stores). */
 	uc_arm64_cp_reg sctlr = { .crn = 1, .crm = 0, .op0 = 3, .op1 = 0, .op2 = 0 };
 	if (uc_reg_read(e->uc, UC_ARM64_REG_CP_REG, &sctlr) == UC_ERR_OK) {
-		sctlr.val |= (UINT64_C(1) << 15) | (UINT64_C(1) << 26);
-		sctlr.val &= ~(UINT64_C(1) << 14);
+		sctlr.val |= (UINT64_C(1) << 14) | (UINT64_C(1) << 15) | (UINT64_C(1) << 26);
 		uc_reg_write(e->uc, UC_ARM64_REG_CP_REG, &sctlr);
 	}
 	/* EL0, AArch64, interrupts unmasked: where Linux starts a program */

@@ -46,6 +46,14 @@ int64_t emu_sys_sendfile(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_readonly_fs(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_readonly_fd(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_fsync(struct trawl_emu *e, struct sys_call *c);
+/* sys-ids.c */
+int64_t emu_sys_setid(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_setids(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_getresid(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_getgroups(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_setgroups(struct trawl_emu *e, struct sys_call *c);
+/* sys-poll.c */
+int64_t emu_sys_ppoll(struct trawl_emu *e, struct sys_call *c);
 /* sys-names.c: the call's name, NULL for a number Linux does not have */
 const char *emu_sys_name(uint64_t nr);
 /* 0 when openat(dirfd, name, flags) may go to the host: it neither

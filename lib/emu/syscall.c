@@ -767,6 +767,12 @@ static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_fchmod] = emu_sys_readonly_fd, [SYS_fchown] = emu_sys_readonly_fd,
 	[SYS_getpid] = h_pid, [SYS_gettid] = h_pid, [SYS_getppid] = h_ppid,
 	[SYS_getuid] = h_uid, [SYS_geteuid] = h_uid, [SYS_getgid] = h_uid, [SYS_getegid] = h_uid,
+	/* sys-ids.c; numbers from asm-generic/unistd.h */
+	[143] = emu_sys_setids, [144] = emu_sys_setid, [145] = emu_sys_setids,
+	[146] = emu_sys_setid, [147] = emu_sys_setids, [148] = emu_sys_getresid,
+	[149] = emu_sys_setids, [150] = emu_sys_getresid,
+	[158] = emu_sys_getgroups, [159] = emu_sys_setgroups,
+	[73] = emu_sys_ppoll, /* sys-poll.c */
 };
 
 /* Returns 0 to go on, 1 when the program ended, -1 (after emu_fault) for

@@ -26,18 +26,44 @@
 
 #if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
 
-static char *put_hex(char *p, uint64_t v, int digits)
+/* Eight lower-case hex digits of the low 32 bits of v, most significant
+ * first, computed in one 64-bit register (a nibble per byte, then '0'-'9'
+ * or 'a'-'f' by adding 0x30, plus 0x27 where the nibble is over 9)
+ * instead of eight table loads. */
+static inline uint64_t hex8(uint64_t v)
 {
-	for (int i = digits - 2; i >= 0; i -= 2) {
-		memcpy(p, emu_hex + 2 * ((v >> (4 * i)) & 0xff), 2);
-		p += 2;
+	uint64_t x = v & 0xffffffffu;
+	x = ((x & 0xffff0000u) << 16) | (x & 0xffffu);
+	x = ((x & UINT64_C(0x0000ff000000ff00)) << 8) | (x & UINT64_C(0x000000ff000000ff));
+	x = ((x & UINT64_C(0x00f000f000f000f0)) << 4) | (x & UINT64_C(0x000f000f000f000f));
+	/* byte k now holds nibble k (lowest first); digits > 9 get 0x27 more */
+	uint64_t over9 = ((x + UINT64_C(0x0606060606060606)) >> 4) & UINT64_C(0x0101010101010101);
+	x += UINT64_C(0x3030303030303030) + over9 * 0x27;
+	return __builtin_bswap64(x);
+}
+
+/* 8 or 16 digits (every caller) */
+static inline char *put_hex(char *p, uint64_t v, int digits)
+{
+	uint64_t lo = hex8(v);
+	if (digits == 16) {
+		uint64_t hi = hex8(v >> 32);
+		memcpy(p, &hi, 8);
+		memcpy(p + 8, &lo, 8);
+		return p + 16;
 	}
-	return p;
+	memcpy(p, &lo, 8);
+	return p + 8;
 }
 
 static char *put_bytes_hex(char *p, const uint8_t *b, unsigned n)
 {
 	/* little-endian memory printed as a number: last byte first */
+	if (n == 8 || n == 4) {
+		uint64_t v = 0;
+		memcpy(&v, b, n);   /* the host is little-endian too */
+		return put_hex(p, v, (int)(2 * n));
+	}
 	for (unsigned i = n; i-- > 0;) {
 		memcpy(p, emu_hex + 2 * b[i], 2);
 		p += 2;

@@ -28,7 +28,7 @@ static const char emulate_footer[] =
 /* Run the program (argv after -- are its arguments) and write its trace;
  * the exit status is the program's own when it exits. */
 static int run_program(const char *program, const char *output, struct trawl_emu_options *o,
-		       int stats, int nargs, char **args)
+		       int stats, uint64_t zthreads, int nargs, char **args)
 {
 	struct trawl_emu_options opt = *o;
 	int rc;
@@ -59,6 +59,8 @@ static int run_program(const char *program, const char *output, struct trawl_emu
 	}
 	if (opt.style != TRAWL_EMU_STYLE_NONE) {
 		st = trawl_outfile_open(&out, output ? output : "-", &err);
+		if (!st)
+			st = trawl_outfile_set_threads(out, (int)zthreads, &err);
 		if (st) {
 			rc = cli_report("emulate", &err);
 			goto done;
@@ -112,6 +114,7 @@ int cmd_emulate(int argc, char **argv)
 	const char *program = NULL, *output = NULL;
 	struct trawl_emu_options opt = { 0 };
 	int stats = 0, style = 0, n_seen = 0, i, rc;
+	uint64_t zthreads = TRAWL_OUTFILE_THREADS;
 	/* in the order of enum trawl_emu_style */
 	static const char *const styles[] = { "fm", "ldst", "none", NULL };
 	const struct cli_option opts[] = {
@@ -126,7 +129,13 @@ int cmd_emulate(int argc, char **argv)
 			   "fm: Fast Models style memory lines, MR8 ADDR VALUE (default)\n"
 			   "ldst: LD/ST lines, 16-byte memory diagrams, highest address first\n"
 			   "none: no trace at all (to time the emulation alone)"),
+		CLI_U64("compress-threads", "N", &zthreads, 64, NULL,
+			"a .zst TRACE is compressed on N threads beside the emulator's\n"
+			"(default 2); 0 compresses in the emulating thread"),
 		CLI_FLAG("stats", 0, &stats, "print instructions, trace size and speed on standard error"),
+		CLI_U64("stack-top", "ADDR", &opt.stack_top, 0, NULL,
+			"put the end of the 8 MiB stack at ADDR (page aligned; default just\n"
+			"below 2^48), e.g. where qemu-aarch64 puts it, to compare registers"),
 		CLI_FLAG("check-writes", 0, &opt.verify_writes,
 			 "slow self-check: compare the whole register file after each\n"
 			 "instruction with the registers the trace reports as written"),
@@ -162,6 +171,6 @@ int cmd_emulate(int argc, char **argv)
 	if (!output && opt.style != TRAWL_EMU_STYLE_NONE && isatty(1))
 		return cli_usage("emulate", "the trace would go to the terminal; give -o FILE");
 
-	return run_program(program, output, &opt, stats, argc - i, argv + i);
+	return run_program(program, output, &opt, stats, zthreads, argc - i, argv + i);
 
 }
