@@ -7,6 +7,7 @@
  *   syscalls socket      make a call trawl does not emulate (socket)
  *   syscalls write DIR   try to change DIR: mkdir, unlink, rename, chmod,
  *                        truncate; prints each errno name
+ *   syscalls nonblock    make fd 0 non-blocking, read it back, read from it
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -175,8 +176,26 @@ static void try_writes(const char *dir)
 	printf("devnull %s %zd\n", n < 0 ? strerror(errno) : "ok", write(n, "x", 1));
 }
 
+/* F_SETFL on the guest's stdin: the guest sees it (and a dup of fd 0
+ * does too), trawl's own stdin must not change (tests/cli/emulate-fds.sh) */
+static void nonblock(void)
+{
+	char buf[8] = { 0 };
+	printf("setfl %d\n", fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK));
+	int d = dup(0);
+	printf("getfl %d dup %d\n", (fcntl(0, F_GETFL) & O_NONBLOCK) != 0,
+	       (fcntl(d, F_GETFL) & O_NONBLOCK) != 0);
+	printf("read %zd '%s'\n", read(0, buf, 5), buf);
+	printf("clear %d %d\n", fcntl(d, F_SETFL, 0), (fcntl(0, F_GETFL) & O_NONBLOCK) != 0);
+	printf("setfl again %d\n", fcntl(0, F_SETFL, O_NONBLOCK));
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "nonblock") == 0) {
+		nonblock();
+		return 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "write") == 0) {
 		try_writes(argv[2]);
 		return 0;

@@ -58,6 +58,11 @@ struct trawl_emu {
 	int host_fd[EMU_MAX_FDS];   /* guest fd -> host fd, -1 = closed */
 	uint8_t own_fd[EMU_MAX_FDS];
 	uint8_t cloexec[EMU_MAX_FDS];   /* FD_CLOEXEC as the guest set it */
+	/* 1 when the slot's open file description is trawl's own (its stdin,
+	 * stdout, stderr or a dup of them): the guest's F_SETFL then changes
+	 * only shadow_fl (O_NONBLOCK, O_APPEND), never trawl's descriptors */
+	uint8_t shared_fd[EMU_MAX_FDS];
+	int shadow_fl[EMU_MAX_FDS];
 	int cwd_fd;                     /* the guest's cwd after chdir, -1 = the host's */
 	uint64_t rng;
 
@@ -104,6 +109,9 @@ int emu_syscall(struct trawl_emu *e);
 uc_err emu_guest_write(struct trawl_emu *e, uint64_t addr, const void *data, size_t len);
 /* Guest fd -> host fd, -1 when not open. */
 int emu_host_fd(struct trawl_emu *e, uint64_t fd);
+/* -EAGAIN when the guest made a shared slot non-blocking and the host fd
+ * is not ready for reading or writing now; else 0. */
+int emu_fd_would_block(struct trawl_emu *e, uint64_t fd, int writing);
 /* A guest dirfd argument as a host one (AT_FDCWD = the guest's cwd); -2 = bad. */
 int emu_dir_fd(struct trawl_emu *e, uint64_t g);
 /* Copy a NUL-terminated guest string (at most cap-1 bytes). 0 on success. */

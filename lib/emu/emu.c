@@ -415,6 +415,11 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	e->host_fd[0] = e->opt.guest_stdin;
 	e->host_fd[1] = e->opt.guest_stdout;
 	e->host_fd[2] = e->opt.guest_stderr;
+	for (int i = 0; i < 3; i++) {
+		int fl = fcntl(e->host_fd[i], F_GETFL);
+		e->shared_fd[i] = 1;
+		e->shadow_fl[i] = fl < 0 ? 0 : fl & (O_NONBLOCK | O_APPEND);
+	}
 	e->rng = UINT64_C(0x9e3779b97f4a7c15);
 	e->cwd_fd = -1;
 	e->umask = 022;

@@ -52,6 +52,10 @@ const char *emu_sys_name(uint64_t nr);
  * creates nor writes a file (devices, pipes and sockets may be written);
  * else -EROFS or the lookup's -errno */
 int64_t emu_open_readonly_check(int dirfd, const char *name, int flags);
+/* fill a guest fd slot with a host fd trawl owns (closed with the slot) */
+void emu_fd_set_slot(struct trawl_emu *e, int slot, int host, int cloexec);
+/* close a guest fd slot */
+void emu_fd_release(struct trawl_emu *e, int slot);
 /* the lowest free guest fd at or above `from`, or -EMFILE */
 int emu_fd_alloc(struct trawl_emu *e, int from);
 

@@ -206,9 +206,7 @@ static int64_t sys_openat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint
 	int fd = openat(d, name, open_flags(flags), (mode_t)mode);
 	if (fd < 0)
 		return -errno;
-	e->host_fd[slot] = fd;
-	e->own_fd[slot] = 1;
-	e->cloexec[slot] = (flags & O_CLOEXEC) != 0;
+	emu_fd_set_slot(e, slot, fd, (flags & O_CLOEXEC) != 0);
 	return slot;
 }
 
@@ -216,11 +214,7 @@ static int64_t sys_close(struct trawl_emu *e, uint64_t fd)
 {
 	if (emu_host_fd(e, fd) < 0)
 		return -EBADF;
-	if (e->own_fd[fd])
-		close(e->host_fd[fd]);
-	e->host_fd[fd] = -1;
-	e->own_fd[fd] = 0;
-	e->cloexec[fd] = 0;
+	emu_fd_release(e, (int)fd);
 	return 0;
 }
 
@@ -457,7 +451,10 @@ static int64_t h_exit(struct trawl_emu *e, struct sys_call *c)
 static int64_t fd_io(struct trawl_emu *e, struct sys_call *c, int writing, int64_t off)
 {
 	int h = emu_host_fd(e, c->a[0]);
-	return h < 0 ? -EBADF : guest_io(e, h, c->a[1], c->a[2], writing, off);
+	if (h < 0)
+		return -EBADF;
+	int64_t wb = emu_fd_would_block(e, c->a[0], writing);
+	return wb ? wb : guest_io(e, h, c->a[1], c->a[2], writing, off);
 }
 
 static int64_t h_read(struct trawl_emu *e, struct sys_call *c)
@@ -482,12 +479,14 @@ static int64_t h_pwrite64(struct trawl_emu *e, struct sys_call *c)
 
 static int64_t h_readv(struct trawl_emu *e, struct sys_call *c)
 {
-	return sys_iov(e, emu_host_fd(e, c->a[0]), c->a[1], c->a[2], 0);
+	int64_t wb = emu_fd_would_block(e, c->a[0], 0);
+	return wb ? wb : sys_iov(e, emu_host_fd(e, c->a[0]), c->a[1], c->a[2], 0);
 }
 
 static int64_t h_writev(struct trawl_emu *e, struct sys_call *c)
 {
-	return sys_iov(e, emu_host_fd(e, c->a[0]), c->a[1], c->a[2], 1);
+	int64_t wb = emu_fd_would_block(e, c->a[0], 1);
+	return wb ? wb : sys_iov(e, emu_host_fd(e, c->a[0]), c->a[1], c->a[2], 1);
 }
 
 static int64_t h_openat(struct trawl_emu *e, struct sys_call *c)
