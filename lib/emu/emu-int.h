@@ -40,6 +40,21 @@ struct emu_range {
 };
 #define EMU_MAX_SYSW 64
 
+/* A signal on its way to the program: siginfo's fields. */
+struct emu_siginfo {
+	int32_t signo, code;
+	int32_t pid, uid;       /* kill, tgkill */
+	int fault;              /* from an instruction: si_addr = addr */
+	int mem;                /* a memory fault: sigcontext.fault_address = addr */
+	uint64_t addr;
+	uint64_t esr;           /* for the esr_context record; 0 = none */
+	uint64_t pc;            /* fault: the instruction (or branch target) */
+};
+
+/* e->stopped: 1 the run ended; EMU_PAUSED Unicorn stopped for the run
+ * loop to act at an instruction boundary (signals, threads) */
+#define EMU_PAUSED 2
+
 struct trawl_emu {
 	struct trawl_emu_options opt;
 	char *path;
@@ -72,6 +87,15 @@ struct trawl_emu {
 	uint8_t sigact[65][32];         /* rt_sigaction, as the guest wrote it */
 	uint64_t sigmask;
 	uint8_t altstack[24];           /* sigaltstack */
+	uint64_t sigpending;            /* bit N-1 = signal N */
+	struct emu_siginfo siginfo[65]; /* what each pending signal carries */
+	int sync_signal;                /* a fault's signal, taken before the others */
+	uint64_t sigtramp;              /* rt_sigreturn trampoline for handlers without a restorer */
+	int resched;                    /* stop Unicorn at the boundary: a signal, a thread switch */
+	uint64_t resume_pc;             /* rt_sigreturn's PC, for the run loop */
+	int resume;                     /* resume_pc is set */
+	int regs_changed;               /* registers changed outside an instruction since e->snap */
+	uint64_t snap[EMU_REG_COUNT][2];
 
 	/* run state */
 	struct trawl_outfile *out;
@@ -122,6 +146,21 @@ void emu_trace_header(struct trawl_emu *e);
 void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc);
 enum trawl_status emu_trace_flush(struct trawl_emu *e);
 void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2]);
+void emu_write_reg(struct trawl_emu *e, unsigned code, const uint64_t v[2]);
+/* remember every register in e->snap */
+void emu_snapshot(struct trawl_emu *e);
+/* write the kernel's memory writes and the registers changed since e->snap */
+void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done);
+
+/* signal.c */
+/* make a signal pending (ignored ones are dropped); sets e->resched */
+void emu_signal_send(struct trawl_emu *e, const struct emu_siginfo *si);
+/* a fault's signal: 1 when a handler takes it, 0 when the program would die */
+int emu_signal_catch_fault(struct trawl_emu *e, const struct emu_siginfo *si);
+/* deliver pending signals at the boundary before `pc` */
+void emu_signal_boundary(struct trawl_emu *e, uint64_t pc);
+/* sigaltstack's ss_flags for this SP */
+int32_t emu_altstack_flags(const struct trawl_emu *e, uint64_t sp);
 
 /* emu.c: record a fault that ends the run. */
 void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt, ...)

@@ -205,15 +205,48 @@ static bool invalid_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int siz
 	case UC_MEM_FETCH_PROT: what = "jump to non-executable memory"; pc = addr; break;
 	default: what = "bad memory access"; break;
 	}
-	if (type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT) {
+	int fetch = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT;
+	if (fetch) {
 		/* the branch that got here did complete: keep it in the trace */
 		if (e->cur && !e->stopped) {
 			emu_trace_finish(e, addr);
 			e->cur = NULL;
 		}
+	} else if (!e->cur) {
+		uc_reg_read(uc, UC_ARM64_REG_PC, &pc);
+	}
+	int unmapped = type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED ||
+		       type == UC_MEM_FETCH_UNMAPPED;
+	/* SIGSEGV as Linux sends it: SEGV_MAPERR or SEGV_ACCERR, the ESR of
+	 * an abort from EL0 (instruction 0x20 or data 0x24, WnR, a level 3
+	 * translation or permission fault) */
+	struct emu_siginfo si = {
+		.signo = 11, .code = unmapped ? 1 : 2, .fault = 1, .mem = 1, .addr = addr, .pc = pc,
+		.esr = ((uint64_t)(fetch ? 0x20 : 0x24) << 26) | (1u << 25) |
+		       (type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_WRITE_PROT ? 1u << 6 : 0) |
+		       (unmapped ? 0x07u : 0x0fu),
+	};
+	if (!e->stopped && emu_signal_catch_fault(e, &si)) {
+		e->stopped = EMU_PAUSED;
+		return false;
 	}
 	emu_fault(e, pc, addr, "%s: %d bytes at 0x%llx", what, size, (unsigned long long)addr);
 	return false;
+}
+
+/* SIGILL (ILL_ILLOPC) or SIGTRAP (TRAP_BRKPT, with the BRK's ESR) to a
+ * handler; 1 when one takes it */
+static int catch_exception(struct trawl_emu *e, int sig, uint64_t pc)
+{
+	uint32_t enc = e->cur ? e->cur->enc : 0;
+	struct emu_siginfo si = { .signo = sig, .code = 1, .fault = 1, .addr = pc, .pc = pc };
+	if (sig == 5)
+		si.esr = (UINT64_C(0x3c) << 26) | (1u << 25) | ((enc >> 5) & 0xffff);
+	if (!emu_signal_catch_fault(e, &si))
+		return 0;
+	e->stopped = EMU_PAUSED;
+	uc_emu_stop(e->uc);
+	return 1;
 }
 
 static void intr_hook(uc_engine *uc, uint32_t intno, void *user)
@@ -227,6 +260,10 @@ static void intr_hook(uc_engine *uc, uint32_t intno, void *user)
 	switch (intno) {
 	case EXCP_SWI: {
 		int r = emu_syscall(e);
+		if (r == 0 && e->resched) {
+			e->stopped = EMU_PAUSED; /* a signal, a thread switch: see run_loop */
+			uc_emu_stop(uc);
+		}
 		if (r == 1) {
 			e->res.stop = TRAWL_EMU_EXITED;
 			e->stopped = 1;
@@ -239,10 +276,12 @@ static void intr_hook(uc_engine *uc, uint32_t intno, void *user)
 		return;
 	}
 	case EXCP_UDEF:
-		emu_fault(e, pc, 0, "undefined instruction %08x", e->cur ? e->cur->enc : 0);
+		if (!catch_exception(e, 4, pc))
+			emu_fault(e, pc, 0, "undefined instruction %08x", e->cur ? e->cur->enc : 0);
 		return;
 	case EXCP_BKPT:
-		emu_fault(e, pc, 0, "breakpoint instruction (BRK) reached");
+		if (!catch_exception(e, 5, pc))
+			emu_fault(e, pc, 0, "breakpoint instruction (BRK) reached");
 		return;
 	default:
 		emu_fault(e, pc, 0, "exception %u raised", intno);
@@ -392,6 +431,20 @@ static enum trawl_status build_stack(struct trawl_emu *e, struct trawl_error *er
 	return TRAWL_OK;
 }
 
+/* The page above the stack holds rt_sigreturn's trampoline, the return
+ * address of handlers installed without SA_RESTORER (there is no vDSO):
+ * mov x8, #139; svc #0 */
+static enum trawl_status map_sigtramp(struct trawl_emu *e, struct trawl_error *err)
+{
+	static const uint32_t code[2] = { 0xd2801168u, 0xd4000001u };
+	e->sigtramp = EMU_STACK_TOP;
+	if (uc_mem_map(e->uc, e->sigtramp, EMU_PAGE, UC_PROT_READ | UC_PROT_EXEC) != UC_ERR_OK ||
+	    uc_mem_write(e->uc, e->sigtramp, code, sizeof code) != UC_ERR_OK)
+		return trawl_error_set(err, TRAWL_ERR_FORMAT,
+				       "the program's segments overlap the signal trampoline page");
+	return TRAWL_OK;
+}
+
 /* Everything that can fail (file, ELF checks, Unicorn, Capstone, segments,
  * stack) is done here, before the caller opens the output, so a program that
  * cannot run does not truncate an existing trace; every failure goes through
@@ -455,6 +508,8 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	st = load_segments(e, err);
 	if (!st)
 		st = build_stack(e, err);
+	if (!st)
+		st = map_sigtramp(e, err);
 	if (st) {
 		if (err)
 			snprintf(err->file, sizeof err->file, "%s", elf_path);
@@ -483,6 +538,65 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 fail:
 	trawl_emu_close(e);
 	return st;
+}
+
+/* Unicorn stopped at an instruction boundary for the emulator to act
+ * (e->stopped == EMU_PAUSED): finish the instruction before it (an SVC),
+ * or drop it when it faulted into a handler (it did not complete; the
+ * frame then shows as a state event at its time), write what changed
+ * outside instructions, deliver signals. Returns where to go on. */
+static uint64_t boundary(struct trawl_emu *e, int tracing)
+{
+	uint64_t pc = 0;
+	uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+	e->resched = 0;
+	const struct emu_insn *done = NULL;
+	if (e->sync_signal) {
+		pc = e->siginfo[e->sync_signal].pc;
+		e->nmem = 0;
+		e->nsysw = 0;
+	} else if (e->cur && tracing) {
+		emu_trace_finish(e, pc);
+		done = e->cur;
+	}
+	e->cur = NULL;
+	if (e->resume) {
+		/* rt_sigreturn's PC, set here: a PC written inside a Unicorn
+		 * hook can make it raise the last exception again */
+		pc = e->resume_pc;
+		e->resume = 0;
+		uc_reg_write(e->uc, UC_ARM64_REG_PC, &pc);
+	}
+	if (e->regs_changed && tracing)
+		emu_trace_state(e, done);
+	e->regs_changed = 0;
+	emu_signal_boundary(e, pc);
+	if (e->regs_changed && tracing)
+		emu_trace_state(e, NULL);
+	e->regs_changed = 0;
+	if (e->opt.verify_writes)
+		for (unsigned c = 0; c < EMU_REG_COUNT; c++)
+			emu_read_reg(e, c, e->verify_regs[c]);
+	uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+	return pc;
+}
+
+/* Unicorn runs until the program ends or the emulator needs a boundary. */
+static uc_err run_loop(struct trawl_emu *e, int tracing)
+{
+	uint64_t pc = e->img.entry;
+	for (;;) {
+		uc_err ue = uc_emu_start(e->uc, pc, 0, 0, 0);
+		if (e->stopped != EMU_PAUSED)
+			return ue;
+		e->stopped = 0;
+		pc = boundary(e, tracing);
+		if (e->stopped) {
+			if (e->res.stop == TRAWL_EMU_EXITED)
+				e->stopped = 1;
+			return UC_ERR_OK;
+		}
+	}
 }
 
 /* Hooks are added only for what is asked (no memory hooks without a trace),
@@ -534,7 +648,7 @@ enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 	if (tracing)
 		emu_trace_header(e);
 
-	uc_err ue = uc_emu_start(e->uc, e->img.entry, 0, 0, 0);
+	uc_err ue = run_loop(e, tracing);
 	if (ue != UC_ERR_OK && e->fault_status == TRAWL_OK && e->out_status == TRAWL_OK) {
 		uint64_t pc = 0;
 		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);

@@ -31,6 +31,9 @@ int64_t emu_sys_rt_sigaction(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_rt_sigprocmask(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_sigaltstack(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_kill(struct trawl_emu *e, struct sys_call *c);
+/* signal.c */
+int64_t emu_sys_rt_sigreturn(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_rt_sigpending(struct trawl_emu *e, struct sys_call *c);
 
 /* sys-file.c */
 int64_t emu_sys_getdents64(struct trawl_emu *e, struct sys_call *c);

@@ -32,7 +32,7 @@ enum {
 	SYS_fstat = 80, SYS_exit = 93, SYS_exit_group = 94, SYS_set_tid_address = 96,
 	SYS_futex = 98, SYS_set_robust_list = 99, SYS_nanosleep = 101, SYS_clock_gettime = 113,
 	SYS_sched_yield = 124, SYS_kill = 129, SYS_tgkill = 131, SYS_sigaltstack = 132,
-	SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172,
+	SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_rt_sigpending = 136, SYS_rt_sigreturn = 139, SYS_uname = 160, SYS_getpid = 172,
 	SYS_getppid = 173, SYS_getuid = 174, SYS_geteuid = 175, SYS_getgid = 176,
 	SYS_getegid = 177, SYS_gettid = 178, SYS_brk = 214, SYS_munmap = 215, SYS_mremap = 216,
 	SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_prlimit64 = 261,
@@ -742,7 +742,8 @@ static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_clock_gettime] = h_clock_gettime, [SYS_nanosleep] = emu_sys_nanosleep,
 	[SYS_clock_nanosleep] = emu_sys_clock_nanosleep,
 	[SYS_sched_yield] = h_zero, [SYS_futex] = h_futex,
-	/* handlers are recorded, never run */
+	/* signals (delivery: signal.c) */
+	[SYS_rt_sigreturn] = emu_sys_rt_sigreturn, [SYS_rt_sigpending] = emu_sys_rt_sigpending,
 	[SYS_rt_sigaction] = emu_sys_rt_sigaction, [SYS_rt_sigprocmask] = emu_sys_rt_sigprocmask,
 	[SYS_sigaltstack] = emu_sys_sigaltstack,
 	[SYS_kill] = emu_sys_kill, [SYS_tgkill] = emu_sys_kill,

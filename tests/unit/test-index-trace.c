@@ -90,6 +90,7 @@ static void emulator_traces(void **state)
 	const char *trawl = getenv("TRAWL"), *build = getenv("TRAWL_BUILD");
 	static const char *progs[][2] = {
 		{ "sort", "300" }, { "checksum", "" }, { "recurse", "" }, { "simd", "" }, { "faults", "" },
+		{ "signals", "" },
 	};
 	int n = 0;
 	if (!trawl || !build)
