@@ -53,7 +53,11 @@ struct trawl_emu_options {
 	                              file before/after each instruction with the
 	                              decoded write set; a difference is an error */
 	size_t buffer_size;        /* output buffer bytes; 0 = 512 KiB (at least 256 KiB) */
+	uint64_t quantum;          /* instructions a thread runs before the next
+	                              one does; 0 = TRAWL_EMU_QUANTUM */
 };
+
+#define TRAWL_EMU_QUANTUM 10000
 
 /* Why the run ended. */
 enum trawl_emu_stop {

@@ -51,6 +51,23 @@ struct emu_siginfo {
 	uint64_t pc;            /* fault: the instruction (or branch target) */
 };
 
+/* One thread of the program (thread.c); the running one's registers are
+ * in Unicorn, the others' here. */
+#define EMU_MAX_THREADS 64
+struct emu_thread {
+	int live, exited;
+	int tid, core;
+	int waiting;            /* in a futex wait */
+	int has_deadline;
+	int fresh;              /* not run yet: its registers go into the trace */
+	int result_set;         /* a wake or timeout set X0: shown when it runs */
+	uint32_t bitset;
+	uint64_t futex, deadline;
+	uint64_t clear_tid;     /* CLONE_CHILD_CLEARTID / set_tid_address */
+	uint64_t regs[EMU_REG_COUNT][2];
+	uint64_t pc;
+};
+
 /* e->stopped: 1 the run ended; EMU_PAUSED Unicorn stopped for the run
  * loop to act at an instruction boundary (signals, threads) */
 #define EMU_PAUSED 2
@@ -97,6 +114,15 @@ struct trawl_emu {
 	int regs_changed;               /* registers changed outside an instruction since e->snap */
 	uint64_t snap[EMU_REG_COUNT][2];
 
+	/* threads (thread.c): NULL until the first clone */
+	struct emu_thread *thr;
+	int cur_thr, nlive, next_tid;
+	uint64_t clear_tid0;            /* set_tid_address before any clone */
+	uint64_t quantum;               /* instructions a thread runs before the next one */
+	uint64_t stop_at;               /* the code hook stops here: the limit or the quantum */
+	int slice_over;                 /* the quantum ran out */
+	int code_hooked;                /* the code hook is installed */
+
 	/* run state */
 	struct trawl_outfile *out;
 	const struct emu_insn *cur;     /* instruction executing now, or NULL */
@@ -107,6 +133,7 @@ struct trawl_emu {
 	 * copies of it never read past the end. */
 	char prefix[64];
 	unsigned ndigits;
+	unsigned cpulen;                /* "cpuN " after " clk " once a thread was made, else 0 */
 	struct emu_access mem[EMU_MAX_MEM];
 	unsigned nmem;
 	struct emu_range sysw[EMU_MAX_SYSW];
@@ -150,7 +177,7 @@ void emu_write_reg(struct trawl_emu *e, unsigned code, const uint64_t v[2]);
 /* remember every register in e->snap */
 void emu_snapshot(struct trawl_emu *e);
 /* write the kernel's memory writes and the registers changed since e->snap */
-void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done);
+void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all);
 
 /* signal.c */
 /* make a signal pending (ignored ones are dropped); sets e->resched */
@@ -159,6 +186,10 @@ void emu_signal_send(struct trawl_emu *e, const struct emu_siginfo *si);
 int emu_signal_catch_fault(struct trawl_emu *e, const struct emu_siginfo *si);
 /* deliver pending signals at the boundary before `pc` */
 void emu_signal_boundary(struct trawl_emu *e, uint64_t pc);
+/* thread.c: switch threads at a boundary if the running one blocked,
+ * exited or used its quantum */
+void emu_thread_schedule(struct trawl_emu *e, int tracing);
+int emu_current_tid(const struct trawl_emu *e);
 /* sigaltstack's ss_flags for this SP */
 int32_t emu_altstack_flags(const struct trawl_emu *e, uint64_t sp);
 

@@ -72,7 +72,7 @@ void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt,
 /* ---- hooks ------------------------------------------------------------- */
 
 /* Add one to the decimal instruction index at the start of e->prefix; a new
- * digit (at 10, 100, ...) shifts " clk " one place right. */
+ * digit (at 10, 100, ...) shifts " clk " (and "cpuN ") one place right. */
 static void count_up(struct trawl_emu *e)
 {
 	char *d = e->prefix + e->ndigits - 1;
@@ -81,7 +81,7 @@ static void count_up(struct trawl_emu *e)
 	if (d >= e->prefix) {
 		(*d)++;
 	} else {
-		memmove(e->prefix + 1, e->prefix, e->ndigits + 5);
+		memmove(e->prefix + 1, e->prefix, e->ndigits + 5 + e->cpulen);
 		e->prefix[0] = '1';
 		e->ndigits++;
 	}
@@ -140,9 +140,15 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		emu_trace_finish(e, addr);
 		e->cur = NULL;
 	}
-	if (e->opt.max_insns && e->n >= e->opt.max_insns) {
-		e->res.stop = TRAWL_EMU_LIMIT;
-		e->stopped = 1;
+	if (e->n >= e->stop_at) {
+		if (e->opt.max_insns && e->n >= e->opt.max_insns) {
+			e->res.stop = TRAWL_EMU_LIMIT;
+			e->stopped = 1;
+		} else {
+			/* the thread's quantum: switch before this instruction */
+			e->slice_over = 1;
+			e->stopped = EMU_PAUSED;
+		}
 		uc_emu_stop(uc);
 		return;
 	}
@@ -568,12 +574,23 @@ static uint64_t boundary(struct trawl_emu *e, int tracing)
 		uc_reg_write(e->uc, UC_ARM64_REG_PC, &pc);
 	}
 	if (e->regs_changed && tracing)
-		emu_trace_state(e, done);
+		emu_trace_state(e, done, 0);
 	e->regs_changed = 0;
 	emu_signal_boundary(e, pc);
 	if (e->regs_changed && tracing)
-		emu_trace_state(e, NULL);
+		emu_trace_state(e, NULL, 0);
 	e->regs_changed = 0;
+	if (!e->stopped)
+		emu_thread_schedule(e, tracing);
+	if (e->thr && !e->code_hooked) {
+		/* threads need the code hook for their quanta, traced or not */
+		uc_hook h;
+		if (uc_hook_add(e->uc, &h, UC_HOOK_CODE, (void *)code_hook, e, 1, 0) == UC_ERR_OK)
+			e->code_hooked = 1;
+		e->stop_at = e->n + e->quantum;
+		if (e->opt.max_insns && e->opt.max_insns < e->stop_at)
+			e->stop_at = e->opt.max_insns;
+	}
 	if (e->opt.verify_writes)
 		for (unsigned c = 0; c < EMU_REG_COUNT; c++)
 			emu_read_reg(e, c, e->verify_regs[c]);
@@ -632,9 +649,12 @@ enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 		{ tracing ? UC_HOOK_MEM_READ_AFTER : 0, (void *)mem_hook },
 		{ tracing ? UC_HOOK_MEM_WRITE : 0, (void *)mem_hook },
 	};
+	e->stop_at = e->opt.max_insns ? e->opt.max_insns : UINT64_MAX;
+	e->quantum = e->opt.quantum ? e->opt.quantum : TRAWL_EMU_QUANTUM;
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
 		if (!hooks[i].type)
 			continue;
+		e->code_hooked |= hooks[i].type == UC_HOOK_CODE;
 		uc_err ue = uc_hook_add(e->uc, &h, hooks[i].type, hooks[i].cb, e, 1, 0);
 		if (ue != UC_ERR_OK) {
 			st = trawl_error_set(err, TRAWL_ERR_INTERNAL, "cannot hook Unicorn: %s",
@@ -698,6 +718,7 @@ void trawl_emu_close(struct trawl_emu *e)
 	emu_decoder_destroy(e->dec);
 	if (e->uc)
 		uc_close(e->uc);
+	free(e->thr);
 	free(e->file);
 	free(e->path);
 	free(e);

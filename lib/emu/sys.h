@@ -35,6 +35,13 @@ int64_t emu_sys_kill(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_rt_sigreturn(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_rt_sigpending(struct trawl_emu *e, struct sys_call *c);
 
+/* thread.c */
+int64_t emu_sys_clone(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_futex_threads(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_exit_thread(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_set_tid_address(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_gettid(struct trawl_emu *e, struct sys_call *c);
+
 /* sys-file.c */
 int64_t emu_sys_getdents64(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_statx(struct trawl_emu *e, struct sys_call *c);

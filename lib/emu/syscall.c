@@ -45,7 +45,7 @@ enum {
 	SYS_utimensat = 88, SYS_clock_nanosleep = 115, SYS_sched_getaffinity = 123,
 	SYS_times = 153, SYS_getrusage = 165, SYS_umask = 166, SYS_prctl = 167,
 	SYS_sysinfo = 179, SYS_renameat2 = 276, SYS_membarrier = 283, SYS_statx = 291,
-	SYS_faccessat2 = 439,
+	SYS_faccessat2 = 439, SYS_clone = 220, SYS_execve = 221, SYS_clone3 = 435,
 };
 
 #define GUEST_PID 4242 /* also in sys-proc.c */
@@ -608,6 +608,8 @@ static int64_t h_clock_gettime(struct trawl_emu *e, struct sys_call *c)
 static int64_t h_futex(struct trawl_emu *e, struct sys_call *c)
 {
 	enum { WAIT = 0, WAKE = 1, WAIT_BITSET = 9, WAKE_BITSET = 10 };
+	if (e->thr)
+		return emu_sys_futex_threads(e, c);
 	uint64_t op = c->a[1] & 0x7f; /* without FUTEX_PRIVATE_FLAG, CLOCK_REALTIME */
 	if (op == WAKE || op == WAKE_BITSET)
 		return 0;
@@ -625,6 +627,25 @@ static int64_t h_futex(struct trawl_emu *e, struct sys_call *c)
 	emu_fault(e, e->cur ? e->cur->pc : pc - 4, c->a[0],
 		  "futex wait on 0x%llx (value %u) with no timeout: the only thread would sleep for ever",
 		  (unsigned long long)c->a[0], v);
+	c->stop = 2;
+	return 0;
+}
+
+/* clone3: glibc falls back to clone */
+static int64_t h_enosys(struct trawl_emu *e, struct sys_call *c)
+{
+	(void)e;
+	(void)c;
+	return -ENOSYS;
+}
+
+static int64_t h_execve(struct trawl_emu *e, struct sys_call *c)
+{
+	char name[256];
+	if (emu_read_string(e, c->a[0], name, sizeof name) != 0)
+		snprintf(name, sizeof name, "(unreadable)");
+	emu_fault(e, e->cur ? e->cur->pc : 0, 0,
+		  "execve of '%s': trawl emulates one program and cannot trace another", name);
 	c->stop = 2;
 	return 0;
 }
@@ -727,7 +748,8 @@ static int64_t h_mremap(struct trawl_emu *e, struct sys_call *c)
 /* indexed by number; sized by the highest one (a higher number added to
  * the table without resizing it is a compile error) */
 static const sys_fn sys_table[SYS_faccessat2 + 1] = {
-	[SYS_exit] = h_exit, [SYS_exit_group] = h_exit,
+	[SYS_exit] = emu_sys_exit_thread, [SYS_exit_group] = h_exit,
+	[SYS_clone] = emu_sys_clone, [SYS_clone3] = h_enosys, [SYS_execve] = h_execve,
 	[SYS_read] = h_read, [SYS_write] = h_write,
 	[SYS_pread64] = h_pread64, [SYS_pwrite64] = h_pwrite64,
 	[SYS_readv] = h_readv, [SYS_writev] = h_writev,
@@ -737,7 +759,7 @@ static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_getcwd] = emu_sys_getcwd, [SYS_readlinkat] = h_readlinkat, [SYS_ioctl] = h_ioctl,
 	[SYS_brk] = h_brk, [SYS_mmap] = h_mmap, [SYS_munmap] = h_munmap,
 	[SYS_mremap] = h_mremap, [SYS_mprotect] = h_mprotect, [SYS_madvise] = h_zero,
-	[SYS_set_tid_address] = h_pid, [SYS_set_robust_list] = h_zero, [SYS_rseq] = h_rseq,
+	[SYS_set_tid_address] = emu_sys_set_tid_address, [SYS_set_robust_list] = h_zero, [SYS_rseq] = h_rseq,
 	[SYS_uname] = h_uname, [SYS_getrandom] = h_getrandom, [SYS_prlimit64] = h_prlimit64,
 	[SYS_clock_gettime] = h_clock_gettime, [SYS_nanosleep] = emu_sys_nanosleep,
 	[SYS_clock_nanosleep] = emu_sys_clock_nanosleep,
@@ -765,7 +787,7 @@ static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_fchownat] = emu_sys_readonly_fs, [SYS_utimensat] = emu_sys_readonly_fs,
 	[SYS_ftruncate] = emu_sys_readonly_fd, [SYS_fallocate] = emu_sys_readonly_fd,
 	[SYS_fchmod] = emu_sys_readonly_fd, [SYS_fchown] = emu_sys_readonly_fd,
-	[SYS_getpid] = h_pid, [SYS_gettid] = h_pid, [SYS_getppid] = h_ppid,
+	[SYS_getpid] = h_pid, [SYS_gettid] = emu_sys_gettid, [SYS_getppid] = h_ppid,
 	[SYS_getuid] = h_uid, [SYS_geteuid] = h_uid, [SYS_getgid] = h_uid, [SYS_getegid] = h_uid,
 };
 

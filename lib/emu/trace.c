@@ -307,7 +307,7 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
 		return;
 	const char *prefix = e->prefix;
-	size_t plen = e->ndigits + 5;
+	size_t plen = e->ndigits + 5 + e->cpulen;
 
 	char *p = put32(e->buf + e->len, prefix, plen);
 	int failed = in->kind == EMU_INSN_COND_BRANCH && next_pc == in->pc + 4;
@@ -336,15 +336,16 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 
 /* What changed outside an instruction (a signal frame pushed or popped):
  * the memory written, then every register that differs from e->snap,
- * except those `done` (the instruction just written) already showed. At
+ * except those `done` (the instruction just written) already showed (with
+ * `all`: every register, a new core's first state). At
  * the time of the last instruction they are its effects; at a time with
  * no instruction (a fault's), a state event. */
-void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done)
+void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all)
 {
 	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
 		return;
 	init_reg_heads();
-	size_t plen = e->ndigits + 5;
+	size_t plen = e->ndigits + 5 + e->cpulen;
 	char *p = e->buf + e->len;
 	if (e->nsysw && !(p = put_sysw(e, p, e->prefix, plen)))
 		return;
@@ -353,7 +354,7 @@ void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done)
 			continue;
 		uint64_t v[2];
 		emu_read_reg(e, c, v);
-		if (memcmp(v, e->snap[c], 16) == 0)
+		if (!all && memcmp(v, e->snap[c], 16) == 0)
 			continue;
 		unsigned k = 0;
 		while (done && k < done->nwrites && done->writes[k] != c)

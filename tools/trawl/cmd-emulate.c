@@ -111,7 +111,7 @@ int cmd_emulate(int argc, char **argv)
 {
 	const char *program = NULL, *output = NULL;
 	struct trawl_emu_options opt = { 0 };
-	int stats = 0, style = 0, n_seen = 0, i, rc;
+	int stats = 0, style = 0, n_seen = 0, q_seen = 0, i, rc;
 	/* in the order of enum trawl_emu_style */
 	static const char *const styles[] = { "fm", "ldst", "none", NULL };
 	const struct cli_option opts[] = {
@@ -126,6 +126,9 @@ int cmd_emulate(int argc, char **argv)
 			   "fm: Fast Models style memory lines, MR8 ADDR VALUE (default)\n"
 			   "ldst: LD/ST lines, 16-byte memory diagrams, highest address first\n"
 			   "none: no trace at all (to time the emulation alone)"),
+		CLI_U64("quantum", "N", &opt.quantum, 0, &q_seen,
+			"a thread runs N instructions before the next one does\n"
+			"(default 10000); each thread is a core (cpuN) in the trace"),
 		CLI_FLAG("stats", 0, &stats, "print instructions, trace size and speed on standard error"),
 		CLI_FLAG("check-writes", 0, &opt.verify_writes,
 			 "slow self-check: compare the whole register file after each\n"
@@ -136,7 +139,7 @@ int cmd_emulate(int argc, char **argv)
 	const struct cli_command cmd = {
 		.name = "emulate",
 		.usage = "PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst|none] [--stats]\n"
-			 "                     [--check-writes] [-- ARGS...]",
+			 "                     [--quantum N] [--check-writes] [-- ARGS...]",
 		.description = emulate_description,
 		.options = opts,
 		.footer = emulate_footer,
@@ -157,6 +160,8 @@ int cmd_emulate(int argc, char **argv)
 	opt.style = (enum trawl_emu_style)style;
 	if (n_seen && !opt.max_insns)
 		return cli_usage("emulate", "-n needs a positive number");
+	if (q_seen && !opt.quantum)
+		return cli_usage("emulate", "--quantum needs a positive number");
 	if (opt.style == TRAWL_EMU_STYLE_NONE && output)
 		return cli_usage("emulate", "--style none writes no trace; drop -o");
 	if (!output && opt.style != TRAWL_EMU_STYLE_NONE && isatty(1))

@@ -1,0 +1,102 @@
+/* pthreads under an emulator, printed so that the output is the same on
+ * any faithful one (QEMU's is the oracle in tests/cli/emulate-threads.sh):
+ *
+ *   threads [N]   N threads (default 4) add to a counter under a mutex
+ *                 (ends exact), a condition variable hands a token round
+ *                 them in order, every one is joined; thread-local
+ *                 storage stays per thread; exit status 0
+ *   threads deadlock   two threads wait for each other for ever
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ROUNDS 2000
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn_changed = PTHREAD_COND_INITIALIZER;
+static long counter;
+static int turn, nthreads;
+static __thread int mine;   /* TPIDR_EL0 per thread */
+static int order[64], norder;
+
+static void *work(void *arg)
+{
+	int id = (int)(long)arg;
+	mine = id * 100;
+	for (int i = 0; i < ROUNDS; i++) {
+		pthread_mutex_lock(&lock);
+		counter += id + 1;
+		pthread_mutex_unlock(&lock);
+		if (i % 500 == 0)
+			sched_yield();
+	}
+	/* take turns: thread k goes when turn == k */
+	pthread_mutex_lock(&lock);
+	while (turn != id)
+		pthread_cond_wait(&turn_changed, &lock);
+	order[norder++] = id;
+	turn++;
+	pthread_cond_broadcast(&turn_changed);
+	pthread_mutex_unlock(&lock);
+	return (void *)(long)(mine + 1);
+}
+
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t both;
+
+static void *grab(void *arg)
+{
+	pthread_mutex_t *first = arg ? &a : &b, *second = arg ? &b : &a;
+	pthread_mutex_lock(first);
+	pthread_barrier_wait(&both);
+	pthread_mutex_lock(second);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && strcmp(argv[1], "deadlock") == 0) {
+		pthread_t t1, t2;
+		pthread_barrier_init(&both, NULL, 2);
+		pthread_create(&t1, NULL, grab, (void *)1);
+		pthread_create(&t2, NULL, grab, NULL);
+		pthread_join(t1, NULL);
+		printf("not reached\n");
+		return 0;
+	}
+	nthreads = argc > 1 ? atoi(argv[1]) : 4;
+	if (nthreads < 1 || nthreads > 64)
+		return 2;
+	pthread_t t[64];
+	mine = -1;
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&t[i], NULL, work, (void *)(long)i) != 0) {
+			printf("pthread_create failed\n");
+			return 1;
+		}
+	long sum = 0;
+	for (int i = 0; i < nthreads; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		sum += (long)r;
+	}
+	long want = 0;
+	for (int i = 0; i < nthreads; i++)
+		want += (long)(i + 1) * ROUNDS;
+	printf("counter %ld expected %ld\n", counter, want);
+	printf("order");
+	for (int i = 0; i < norder; i++)
+		printf(" %d", order[i]);
+	printf("\njoin sum %ld main tls %d\n", sum, mine);
+	/* a second round reuses the exited threads' cores */
+	pthread_t u;
+	pthread_create(&u, NULL, work, (void *)(long)nthreads);
+	turn = nthreads;
+	pthread_join(u, NULL);
+	printf("second round %ld\n", counter - want);
+	return 0;
+}
