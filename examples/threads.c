@@ -6,7 +6,11 @@
  *                 them in order, every one is joined; thread-local
  *                 storage stays per thread; exit status 0
  *   threads deadlock   two threads wait for each other for ever
+ *   threads fork       fork() (trawl stops with a message)
+ *   threads kill       a worker sends SIGUSR1 to the main thread (tgkill)
  */
+#include <signal.h>
+#include <sys/syscall.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,9 +60,37 @@ static void *grab(void *arg)
 	return NULL;
 }
 
+static volatile int got;
+static pid_t main_tid;
+
+static void on_usr1(int sig)
+{
+	got = sig;
+}
+
+static void *send(void *arg)
+{
+	(void)arg;
+	syscall(SYS_tgkill, getpid(), main_tid, SIGUSR1);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		printf("fork %d\n", fork() >= 0);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "kill") == 0) {
+		pthread_t k;
+		signal(SIGUSR1, on_usr1);
+		main_tid = (pid_t)syscall(SYS_gettid);
+		pthread_create(&k, NULL, send, NULL);
+		pthread_join(k, NULL);
+		printf("got %d tid %d\n", got, main_tid == getpid());
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "deadlock") == 0) {
 		pthread_t t1, t2;
 		pthread_barrier_init(&both, NULL, 2);

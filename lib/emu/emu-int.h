@@ -190,6 +190,8 @@ void emu_signal_boundary(struct trawl_emu *e, uint64_t pc);
  * exited or used its quantum */
 void emu_thread_schedule(struct trawl_emu *e, int tracing);
 int emu_current_tid(const struct trawl_emu *e);
+/* 1 when tid is a thread of the program that has not exited */
+int emu_tid_live(const struct trawl_emu *e, int64_t tid);
 /* sigaltstack's ss_flags for this SP */
 int32_t emu_altstack_flags(const struct trawl_emu *e, uint64_t sp);
 

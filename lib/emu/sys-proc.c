@@ -71,7 +71,7 @@ int64_t emu_sys_umask(struct trawl_emu *e, struct sys_call *c)
 /* one CPU: CPU 0; the kernel copies a whole word and returns its size */
 int64_t emu_sys_sched_getaffinity(struct trawl_emu *e, struct sys_call *c)
 {
-	if (c->a[0] != 0 && c->a[0] != GUEST_PID)
+	if (c->a[0] != 0 && !emu_tid_live(e, (int64_t)c->a[0]))
 		return -ESRCH;
 	if (c->a[1] < 8 || (c->a[1] & 7))
 		return -EINVAL;
@@ -225,8 +225,8 @@ int64_t emu_sys_kill(struct trawl_emu *e, struct sys_call *c)
 	uint64_t sig = tg ? c->a[2] : c->a[1];
 	if (pid != GUEST_PID && !(!tg && (pid == 0 || pid == -1)))
 		return -ESRCH;
-	if (tg && c->a[1] != GUEST_PID)
-		return -ESRCH;
+	if (tg && !emu_tid_live(e, (int64_t)c->a[1]))
+		return -ESRCH; /* a live thread: the signal is the process's (one mask) */
 	if (sig > 64)
 		return -EINVAL;
 	if (sig == 0)

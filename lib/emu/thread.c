@@ -96,6 +96,16 @@ int emu_current_tid(const struct trawl_emu *e)
 	return e->thr ? e->thr[e->cur_thr].tid : GUEST_PID;
 }
 
+int emu_tid_live(const struct trawl_emu *e, int64_t tid)
+{
+	if (!e->thr)
+		return tid == GUEST_PID;
+	for (int i = 0; i < EMU_MAX_THREADS; i++)
+		if (e->thr[i].live && e->thr[i].tid == tid)
+			return 1;
+	return 0;
+}
+
 /* clone: only new threads of this process (what pthread_create asks
  * for); fork, vfork and other processes stop the run with a message. The
  * child starts after the SVC with X0 = 0 and its own stack and TLS. */

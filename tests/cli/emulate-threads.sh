@@ -68,4 +68,14 @@ expect_exit 2 "$TRAWL" emulate "$ex" --quantum 0 -o /dev/null
 expect_exit 1 "$TRAWL" emulate "$ex" -o "$_tmp/dl.tarmac" -- deadlock
 grep -q "deadlock: every thread waits on a futex with no timeout" "$_tmp/err" ||
 	fail "no deadlock message: $(cat "$_tmp/err")"
+# fork: one process only, said clearly
+expect_exit 1 "$TRAWL" emulate "$ex" -o "$_tmp/f.tarmac" -- fork
+grep -q "makes a new process (fork/vfork)" "$_tmp/err" || fail "no fork message: $(cat "$_tmp/err")"
+# tgkill from a worker to the main thread's tid reaches the handler
+"$TRAWL" emulate "$ex" -o "$_tmp/k.tarmac" -- kill >"$_tmp/k.out" 2>&1 </dev/null
+grep -qxF "got 10 tid 1" "$_tmp/k.out" || fail "tgkill to the main thread: $(cat "$_tmp/k.out")"
+if command -v qemu-aarch64 >/dev/null; then
+	qemu-aarch64 "$ex" kill >"$_tmp/qk.out" 2>&1 </dev/null
+	cmp -s "$_tmp/qk.out" "$_tmp/k.out" || fail "kill output differs from QEMU's: $(cat "$_tmp/qk.out")"
+fi
 finish
