@@ -53,6 +53,8 @@ struct trawl_emu_options {
 	                              file before/after each instruction with the
 	                              decoded write set; a difference is an error */
 	size_t buffer_size;        /* output buffer bytes; 0 = 512 KiB (at least 256 KiB) */
+	const char *root;          /* --root: the guest's changes to files go
+	                              under this directory; NULL = refused (EROFS) */
 	uint64_t quantum;          /* instructions a thread runs before the next
 	                              one does; 0 = TRAWL_EMU_QUANTUM */
 };
@@ -74,6 +76,8 @@ struct trawl_emu_result {
 	uint64_t fault_pc;         /* FAULT: the instruction that failed */
 	uint64_t fault_addr;       /* FAULT: the address it touched (0 if none) */
 	uint64_t trace_bytes;      /* uncompressed trace bytes written */
+	uint64_t refused_writes;   /* changes to files refused (no root) */
+	char refused_first[320];   /* the first: "unlinkat 'a.txt'" */
 };
 
 struct trawl_emu;

@@ -96,6 +96,10 @@ struct trawl_emu {
 	uint8_t shared_fd[EMU_MAX_FDS];
 	int shadow_fl[EMU_MAX_FDS];
 	int cwd_fd;                     /* the guest's cwd after chdir, -1 = the host's */
+	/* --root (sys-root.c): where the guest's changes to files go */
+	int has_root, root_fd;
+	char root_path[4096];           /* its real path; "" when it is "/" */
+	uint8_t in_root[EMU_MAX_FDS];   /* opened through the root: may be changed */
 	uint64_t rng;
 
 	/* process state the guest can set and read back */

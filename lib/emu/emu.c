@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "emu/emu-int.h"
+#include "emu/sys.h"
 #include "trawl/file.h"
 
 #if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
@@ -481,6 +482,7 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	}
 	e->rng = UINT64_C(0x9e3779b97f4a7c15);
 	e->cwd_fd = -1;
+	e->root_fd = -1;
 	e->umask = 022;
 	const char *base = strrchr(elf_path, '/');
 	snprintf(e->comm, sizeof e->comm, "%s", base ? base + 1 : elf_path);
@@ -492,6 +494,8 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	}
 	st = trawl_file_read(elf_path, &e->file, &e->file_len, err);
 	if (st)
+		goto fail;
+	if (e->opt.root && (st = emu_root_setup(e, e->opt.root, err)) != TRAWL_OK)
 		goto fail;
 	st = trawl_elf_parse(e->file, e->file_len, &e->img, err);
 	if (st) {
@@ -715,6 +719,8 @@ void trawl_emu_close(struct trawl_emu *e)
 			close(e->host_fd[i]);
 	if (e->cwd_fd >= 0)
 		close(e->cwd_fd);
+	if (e->root_fd >= 0)
+		close(e->root_fd);
 	emu_decoder_destroy(e->dec);
 	if (e->uc)
 		uc_close(e->uc);

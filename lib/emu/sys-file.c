@@ -2,10 +2,9 @@
  * programs: directories, statx, dup/fcntl, pipes, the working directory.
  *
  * Reading goes to the host. Calls that would change host files (mkdir,
- * unlink, rename, chmod, truncate...) are refused with EROFS, as on a
- * read-only file system, so a traced program never changes the user's
- * files. The guest's working directory is its own: chdir moves it, not
- * the host's.
+ * unlink, rename, chmod, truncate...) are in sys-root.c: refused with
+ * EROFS, or confined to --root DIR. The guest's working directory is its
+ * own: chdir moves it, not the host's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +39,7 @@ void emu_fd_set_slot(struct trawl_emu *e, int slot, int host, int cloexec)
 	e->cloexec[slot] = (uint8_t)cloexec;
 	e->shared_fd[slot] = 0;
 	e->shadow_fl[slot] = 0;
+	e->in_root[slot] = 0;
 }
 
 void emu_fd_release(struct trawl_emu *e, int slot)
@@ -80,14 +80,15 @@ int64_t emu_sys_getdents64(struct trawl_emu *e, struct sys_call *c)
 /* struct statx and the AT_ and STATX_ flags are the same everywhere */
 int64_t emu_sys_statx(struct trawl_emu *e, struct sys_call *c)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX], buf[PATH_MAX];
 	uint8_t b[256];
 	if (emu_read_string(e, c->a[1], name, sizeof name) != 0)
 		return -EFAULT;
-	int d = emu_dir_fd(e, c->a[0]);
+	int d;
+	const char *p = emu_root_read_path(e, c->a[0], name, buf, sizeof buf, &d);
 	if (d == -2)
 		return -EBADF;
-	if (syscall(SYS_statx, d, name, (int)c->a[2], (unsigned)c->a[3], b) != 0)
+	if (syscall(SYS_statx, d, p, (int)c->a[2], (unsigned)c->a[3], b) != 0)
 		return -errno;
 	return emu_guest_write(e, c->a[4], b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
 }
@@ -98,6 +99,7 @@ static void copy_shared(struct trawl_emu *e, int from, int to)
 {
 	e->shared_fd[to] = e->shared_fd[from];
 	e->shadow_fl[to] = e->shadow_fl[from];
+	e->in_root[to] = e->in_root[from];
 }
 
 static int64_t dup_to(struct trawl_emu *e, int from, int slot, int cloexec)
@@ -240,10 +242,12 @@ static int64_t set_cwd(struct trawl_emu *e, int dirfd, const char *name)
 
 int64_t emu_sys_chdir(struct trawl_emu *e, struct sys_call *c)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX], buf[PATH_MAX];
 	if (emu_read_string(e, c->a[0], name, sizeof name) != 0)
 		return -EFAULT;
-	return set_cwd(e, emu_dir_fd(e, (uint64_t)(int64_t)-100), name);
+	int d;
+	const char *p = emu_root_read_path(e, (uint64_t)(int64_t)-100, name, buf, sizeof buf, &d);
+	return set_cwd(e, d, p);
 }
 
 int64_t emu_sys_fchdir(struct trawl_emu *e, struct sys_call *c)
@@ -299,20 +303,6 @@ int64_t emu_open_readonly_check(int dirfd, const char *name, int flags)
 		return 0;
 	/* O_CREAT of an existing file only opens it (O_EXCL: EEXIST) */
 	return writing ? -EROFS : 0;
-}
-
-/* mkdirat, unlinkat, renameat2, fchmodat...: host files are read-only */
-int64_t emu_sys_readonly_fs(struct trawl_emu *e, struct sys_call *c)
-{
-	(void)e;
-	(void)c;
-	return -EROFS;
-}
-
-/* ftruncate, fchmod, fallocate...: a bad fd first, then read-only */
-int64_t emu_sys_readonly_fd(struct trawl_emu *e, struct sys_call *c)
-{
-	return emu_host_fd(e, c->a[0]) < 0 ? -EBADF : -EROFS;
 }
 
 int64_t emu_sys_fsync(struct trawl_emu *e, struct sys_call *c)

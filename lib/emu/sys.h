@@ -53,9 +53,18 @@ int64_t emu_sys_chdir(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_fchdir(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_getcwd(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_sendfile(struct trawl_emu *e, struct sys_call *c);
-int64_t emu_sys_readonly_fs(struct trawl_emu *e, struct sys_call *c);
-int64_t emu_sys_readonly_fd(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_fsync(struct trawl_emu *e, struct sys_call *c);
+/* sys-root.c: changes to files, under --root only */
+int64_t emu_sys_path_change(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_fd_change(struct trawl_emu *e, struct sys_call *c);
+/* remember a refused change (the first one is named in the result) */
+void emu_root_refused(struct trawl_emu *e, const char *call, const char *path);
+int64_t emu_root_open(struct trawl_emu *e, uint64_t gdirfd, const char *name, int writing,
+		      int host_flags, uint64_t mode, int *in_root);
+/* the path a read should use: under the root when it exists there */
+const char *emu_root_read_path(struct trawl_emu *e, uint64_t gdirfd, const char *name,
+			       char *buf, size_t cap, int *dirfd);
+enum trawl_status emu_root_setup(struct trawl_emu *e, const char *dir, struct trawl_error *err);
 /* sys-names.c: the call's name, NULL for a number Linux does not have */
 const char *emu_sys_name(uint64_t nr);
 /* 0 when openat(dirfd, name, flags) may go to the host: it neither

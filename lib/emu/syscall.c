@@ -197,16 +197,28 @@ static int64_t sys_openat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint
 	int d = emu_dir_fd(e, dfd);
 	if (d == -2)
 		return -EBADF;
-	int64_t ro = emu_open_readonly_check(d, name, (int)flags);
-	if (ro < 0)
-		return ro;
 	int slot = emu_fd_alloc(e, 0);
 	if (slot < 0)
 		return slot;
-	int fd = openat(d, name, open_flags(flags), (mode_t)mode);
-	if (fd < 0)
-		return -errno;
+	int fd, in_root = 0;
+	if (e->has_root) {
+		int writing = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_TRUNC | O_CREAT));
+		int64_t r = emu_root_open(e, dfd, name, writing, open_flags(flags), mode, &in_root);
+		if (r < 0)
+			return r;
+		fd = (int)r;
+	} else {
+		int64_t ro = emu_open_readonly_check(d, name, (int)flags);
+		if (ro == -EROFS)
+			emu_root_refused(e, "openat", name);
+		if (ro < 0)
+			return ro;
+		fd = openat(d, name, open_flags(flags), (mode_t)mode);
+		if (fd < 0)
+			return -errno;
+	}
 	emu_fd_set_slot(e, slot, fd, (flags & O_CLOEXEC) != 0);
+	e->in_root[slot] = (uint8_t)in_root;
 	return slot;
 }
 
@@ -427,15 +439,16 @@ static int64_t sys_clock_gettime(struct trawl_emu *e, uint64_t clk, uint64_t add
 static int64_t sys_fstatat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t buf,
 			   uint64_t flags)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX], under[PATH_MAX];
 	struct stat st;
 	if (emu_read_string(e, path, name, sizeof name) != 0)
 		return -EFAULT;
-	int d = emu_dir_fd(e, dfd);
+	int d;
+	const char *p = emu_root_read_path(e, dfd, name, under, sizeof under, &d);
 	if (d == -2)
 		return -EBADF;
 	/* AT_SYMLINK_NOFOLLOW 0x100 and AT_EMPTY_PATH 0x1000 are the same on both */
-	if (fstatat(d, name, &st, (int)(flags & 0x1100)) != 0)
+	if (fstatat(d, p, &st, (int)(flags & 0x1100)) != 0)
 		return -errno;
 	return put_stat(e, buf, &st);
 }
@@ -524,20 +537,22 @@ static int64_t h_newfstatat(struct trawl_emu *e, struct sys_call *c)
 
 /* faccessat and faccessat2 (flags in X3; AT_EACCESS 0x200 and
  * AT_SYMLINK_NOFOLLOW 0x100 are the same on the host). Asking to write a
- * host file answers EROFS, as the write itself would. */
+ * host file outside --root answers EROFS, as the write itself would. */
 static int64_t h_faccessat(struct trawl_emu *e, struct sys_call *c)
 {
-	char name[PATH_MAX];
-	int d = emu_dir_fd(e, c->a[0]);
+	char name[PATH_MAX], buf[PATH_MAX];
 	int flags = c->nr == SYS_faccessat2 ? (int)(c->a[3] & 0x1300) : 0;
 	if (emu_read_string(e, c->a[1], name, sizeof name) != 0)
 		return -EFAULT;
+	int d;
+	const char *p = emu_root_read_path(e, c->a[0], name, buf, sizeof buf, &d);
 	if (d == -2)
 		return -EBADF;
-	if (faccessat(d, name, (int)c->a[2], flags) != 0)
+	if (faccessat(d, p, (int)c->a[2], flags) != 0)
 		return -errno;
 	struct stat st;
-	if ((c->a[2] & W_OK) && fstatat(d, name, &st, flags & 0x1100) == 0 &&
+	/* writable only under the root (read_path chose it: p == buf) */
+	if ((c->a[2] & W_OK) && p != buf && fstatat(d, p, &st, flags & 0x1100) == 0 &&
 	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
 		return -EROFS;
 	return 0;
@@ -778,15 +793,15 @@ static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_pipe2] = emu_sys_pipe2, [SYS_chdir] = emu_sys_chdir, [SYS_fchdir] = emu_sys_fchdir,
 	[SYS_sendfile] = emu_sys_sendfile, [SYS_fsync] = emu_sys_fsync,
 	[SYS_fdatasync] = emu_sys_fsync,
-	/* host files are never changed: EROFS, as on a read-only file system */
-	[SYS_mknodat] = emu_sys_readonly_fs, [SYS_mkdirat] = emu_sys_readonly_fs,
-	[SYS_unlinkat] = emu_sys_readonly_fs, [SYS_symlinkat] = emu_sys_readonly_fs,
-	[SYS_linkat] = emu_sys_readonly_fs, [SYS_renameat] = emu_sys_readonly_fs,
-	[SYS_renameat2] = emu_sys_readonly_fs,
-	[SYS_truncate] = emu_sys_readonly_fs, [SYS_fchmodat] = emu_sys_readonly_fs,
-	[SYS_fchownat] = emu_sys_readonly_fs, [SYS_utimensat] = emu_sys_readonly_fs,
-	[SYS_ftruncate] = emu_sys_readonly_fd, [SYS_fallocate] = emu_sys_readonly_fd,
-	[SYS_fchmod] = emu_sys_readonly_fd, [SYS_fchown] = emu_sys_readonly_fd,
+	/* changes to files: under --root only, else EROFS (sys-root.c) */
+	[SYS_mknodat] = emu_sys_path_change, [SYS_mkdirat] = emu_sys_path_change,
+	[SYS_unlinkat] = emu_sys_path_change, [SYS_symlinkat] = emu_sys_path_change,
+	[SYS_linkat] = emu_sys_path_change, [SYS_renameat] = emu_sys_path_change,
+	[SYS_renameat2] = emu_sys_path_change,
+	[SYS_truncate] = emu_sys_path_change, [SYS_fchmodat] = emu_sys_path_change,
+	[SYS_fchownat] = emu_sys_path_change, [SYS_utimensat] = emu_sys_path_change,
+	[SYS_ftruncate] = emu_sys_fd_change, [SYS_fallocate] = emu_sys_fd_change,
+	[SYS_fchmod] = emu_sys_fd_change, [SYS_fchown] = emu_sys_fd_change,
 	[SYS_getpid] = h_pid, [SYS_gettid] = emu_sys_gettid, [SYS_getppid] = h_ppid,
 	[SYS_getuid] = h_uid, [SYS_geteuid] = h_uid, [SYS_getgid] = h_uid, [SYS_getegid] = h_uid,
 };

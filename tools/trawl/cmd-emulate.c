@@ -15,7 +15,8 @@ static const char emulate_description[] =
 	"taken) with index, PC, encoding and disassembly, an R line for each register\n"
 	"the instruction writes, and MR/MW lines for every memory access. Timestamps\n"
 	"count instructions. The program's system calls are emulated on the host\n"
-	"(files it opens are real host files); its exit status becomes trawl's.\n";
+	"(files it opens are real host files, changed only under --root); its exit\n"
+	"status becomes trawl's. Threads run as cores cpu0, cpu1...\n";
 
 static const char emulate_footer[] =
 	"A program that faults (unmapped access, undefined instruction, unsupported\n"
@@ -90,6 +91,12 @@ static int run_program(const char *program, const char *output, struct trawl_emu
 			(unsigned long long)res.insns, (unsigned long long)res.trace_bytes,
 			res.insns ? (double)res.trace_bytes / (double)res.insns : 0.0, wall, cpu,
 			cpu > 0 ? (double)res.insns / cpu / 1e6 : 0.0, ru1.ru_maxrss);
+	if (res.refused_writes)
+		cli_warn("emulate",
+			 "the program's changes to files were refused (EROFS), %llu time%s; the first: "
+			 "%s. Give --root DIR to let it write under DIR",
+			 (unsigned long long)res.refused_writes, res.refused_writes == 1 ? "" : "s",
+			 res.refused_first);
 	if (st) {
 		rc = cli_report("emulate", &err);
 		goto done;
@@ -126,6 +133,10 @@ int cmd_emulate(int argc, char **argv)
 			   "fm: Fast Models style memory lines, MR8 ADDR VALUE (default)\n"
 			   "ldst: LD/ST lines, 16-byte memory diagrams, highest address first\n"
 			   "none: no trace at all (to time the emulation alone)"),
+		CLI_STRING("root", 0, "DIR", &opt.root,
+			   "the program may change files, under DIR only: its paths\n"
+			   "resolve inside DIR (/x is DIR/x; no way out by .. or symlinks);\n"
+			   "without it, every change fails with EROFS"),
 		CLI_U64("quantum", "N", &opt.quantum, 0, &q_seen,
 			"a thread runs N instructions before the next one does\n"
 			"(default 10000); each thread is a core (cpuN) in the trace"),
@@ -139,7 +150,7 @@ int cmd_emulate(int argc, char **argv)
 	const struct cli_command cmd = {
 		.name = "emulate",
 		.usage = "PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst|none] [--stats]\n"
-			 "                     [--quantum N] [--check-writes] [-- ARGS...]",
+			 "                     [--root DIR] [--quantum N] [--check-writes] [-- ARGS...]",
 		.description = emulate_description,
 		.options = opts,
 		.footer = emulate_footer,
