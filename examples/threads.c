@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ROUNDS 2000
+#define ROUNDS 500
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t turn_changed = PTHREAD_COND_INITIALIZER;
@@ -34,7 +34,7 @@ static void *work(void *arg)
 		pthread_mutex_lock(&lock);
 		counter += id + 1;
 		pthread_mutex_unlock(&lock);
-		if (i % 500 == 0)
+		if (i % 100 == 0)
 			sched_yield();
 	}
 	/* take turns: thread k goes when turn == k */

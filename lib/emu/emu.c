@@ -130,6 +130,11 @@ static struct emu_insn *lookup(struct trawl_emu *e, uint64_t addr)
 	return in;
 }
 
+/* Called before every instruction: writes the previous one (whose effects
+ * are complete now), then stops at the limit or the end of a thread's
+ * quantum before this one runs (Unicorn checks for a stop right after the
+ * hook), and finds this one's decode by the successor shortcut or the
+ * cache. One function, since it runs for every instruction. */
 static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct trawl_emu *e = user;
@@ -195,6 +200,9 @@ static void mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 	a->write = type == UC_MEM_WRITE;
 }
 
+/* A bad access: SIGSEGV to the program's handler when it has one (the run
+ * loop delivers it), else a fault that ends the run. A bad fetch keeps the
+ * branch that got there in the trace. */
 static bool invalid_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
 			 int64_t value, void *user)
 {

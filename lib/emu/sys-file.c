@@ -159,6 +159,8 @@ static int same_description(struct trawl_emu *e, int a, int b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && sa.st_rdev == sb.st_rdev;
 }
 
+/* The fcntl commands programs use, one case each; F_SETFL on a slot that
+ * shares trawl's own description only changes the guest's shadow flags. */
 int64_t emu_sys_fcntl(struct trawl_emu *e, struct sys_call *c)
 {
 	enum { DUPFD = 0, GETFD = 1, SETFD = 2, GETFL = 3, SETFL = 4, DUPFD_CLOEXEC = 1030 };
