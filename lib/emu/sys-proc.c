@@ -206,7 +206,7 @@ int64_t emu_sys_sigaltstack(struct trawl_emu *e, struct sys_call *c)
 		uint64_t size;
 		memcpy(&flags, ss + 8, 4);
 		memcpy(&size, ss + 16, 8);
-		if (flags & ~(2 | (1 << 31))) /* SS_DISABLE, SS_AUTODISARM */
+		if ((uint32_t)flags & ~(2u | (1u << 31))) /* SS_DISABLE, SS_AUTODISARM */
 			return -EINVAL;
 		if (!(flags & 2) && size < 2048) /* MINSIGSTKSZ on AArch64... at least */
 			return -ENOMEM;
