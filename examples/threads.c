@@ -8,6 +8,8 @@
  *   threads deadlock   two threads wait for each other for ever
  *   threads fork       fork() (trawl stops with a message)
  *   threads kill       a worker sends SIGUSR1 to the main thread (tgkill)
+ *   threads mask       the main thread blocks SIGUSR1, a worker sends it to
+ *                      the process: the worker (mask per thread) takes it
  */
 #include <signal.h>
 #include <sys/syscall.h>
@@ -61,11 +63,23 @@ static void *grab(void *arg)
 }
 
 static volatile int got;
+static volatile pid_t handled_by;
 static pid_t main_tid;
+static pthread_barrier_t started, ready;
 
 static void on_usr1(int sig)
 {
 	got = sig;
+	handled_by = (pid_t)syscall(SYS_gettid);
+}
+
+static void *send_to_process(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&started); /* this thread's own mask is set */
+	pthread_barrier_wait(&ready);   /* main has blocked SIGUSR1 by now */
+	kill(getpid(), SIGUSR1);
+	return (void *)(long)syscall(SYS_gettid);
 }
 
 static void *send(void *arg)
@@ -80,6 +94,23 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
 		printf("fork %d\n", fork() >= 0);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "mask") == 0) {
+		pthread_t k;
+		void *worker;
+		signal(SIGUSR1, on_usr1);
+		pthread_barrier_init(&started, NULL, 2);
+		pthread_barrier_init(&ready, NULL, 2);
+		pthread_create(&k, NULL, send_to_process, NULL);
+		pthread_barrier_wait(&started);
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		pthread_barrier_wait(&ready);
+		pthread_join(k, &worker);
+		printf("got %d by worker %d\n", got, handled_by == (pid_t)(long)worker);
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "kill") == 0) {

@@ -64,6 +64,8 @@ struct emu_thread {
 	uint32_t bitset;
 	uint64_t futex, deadline;
 	uint64_t clear_tid;     /* CLONE_CHILD_CLEARTID / set_tid_address */
+	uint64_t sigmask;       /* its signal mask and alternate stack, */
+	uint8_t altstack[24];   /* in e->sigmask/e->altstack while it runs */
 	uint64_t regs[EMU_REG_COUNT][2];
 	uint64_t pc;
 };

@@ -592,8 +592,15 @@ static uint64_t boundary(struct trawl_emu *e, int tracing)
 	if (e->regs_changed && tracing)
 		emu_trace_state(e, NULL, 0);
 	e->regs_changed = 0;
-	if (!e->stopped)
+	if (!e->stopped && e->thr) {
 		emu_thread_schedule(e, tracing);
+		/* the thread switched to may have unblocked what is pending */
+		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+		emu_signal_boundary(e, pc);
+		if (e->regs_changed && tracing)
+			emu_trace_state(e, NULL, 0);
+		e->regs_changed = 0;
+	}
 	if (e->thr && !e->code_hooked) {
 		/* threads need the code hook for their quanta, traced or not */
 		uc_hook h;

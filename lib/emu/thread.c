@@ -10,6 +10,9 @@
  * the boundary) and whenever the running thread blocks (futex wait) or
  * exits. A thread that exits frees its core number for the next thread.
  *
+ * Signal masks and alternate stacks are per thread; pending signals are
+ * the process's and go to the first thread that runs with them unblocked.
+ *
  * Time is the instruction count (1 ns each, as times() says): a futex
  * wait with a timeout ends with ETIMEDOUT when that many instructions
  * have run, or at once when no thread can run; with every thread waiting
@@ -39,16 +42,21 @@ static struct emu_thread *cur(struct trawl_emu *e)
 	return &e->thr[e->cur_thr];
 }
 
-/* The registers of the running thread into its slot, or back. */
+/* The registers of the running thread into its slot, or back, with its
+ * signal mask and alternate stack (per thread, as on Linux). */
 static void save(struct trawl_emu *e, struct emu_thread *t)
 {
 	for (unsigned c = 0; c < EMU_REG_COUNT; c++)
 		emu_read_reg(e, c, t->regs[c]);
 	uc_reg_read(e->uc, UC_ARM64_REG_PC, &t->pc);
+	t->sigmask = e->sigmask;
+	memcpy(t->altstack, e->altstack, sizeof t->altstack);
 }
 
 static void load(struct trawl_emu *e, const struct emu_thread *t)
 {
+	e->sigmask = t->sigmask;
+	memcpy(e->altstack, t->altstack, sizeof e->altstack);
 	for (unsigned c = 0; c < EMU_REG_COUNT; c++)
 		if (c <= EMU_REG_TPIDR || c >= EMU_REG_V0)
 			emu_write_reg(e, c, t->regs[c]);
@@ -134,6 +142,9 @@ int64_t emu_sys_clone(struct trawl_emu *e, struct sys_call *c)
 	t->tid = e->next_tid++;
 	t->core = free_core(e);
 	t->regs[0][0] = 0;
+	/* the mask is inherited; a new thread has no alternate stack */
+	memset(t->altstack, 0, sizeof t->altstack);
+	t->altstack[8] = 2; /* SS_DISABLE */
 	if (c->a[1])
 		t->regs[EMU_REG_SP][0] = c->a[1];
 	if (flags & CLONE_SETTLS_)

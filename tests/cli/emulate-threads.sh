@@ -68,4 +68,9 @@ grep -q "makes a new process (fork/vfork)" "$_tmp/err" || fail "no fork message:
 "$TRAWL" emulate "$ex" -o "$_tmp/k.tarmac" -- kill >"$_tmp/k.out" 2>&1 </dev/null
 grep -qxF "got 10 tid 1" "$_tmp/k.out" || fail "tgkill to the main thread: $(cat "$_tmp/k.out")"
 same_as_qemu "$_tmp/k.out" 0 "$ex" kill
+# masks are per thread: the main thread blocks SIGUSR1, a worker sends it
+# to the process and takes it itself
+"$TRAWL" emulate "$ex" -o "$_tmp/m.tarmac" -- mask >"$_tmp/m.out" 2>&1 </dev/null
+grep -qxF "got 10 by worker 1" "$_tmp/m.out" || fail "per-thread mask: $(cat "$_tmp/m.out")"
+same_as_qemu "$_tmp/m.out" 0 "$ex" mask
 finish
