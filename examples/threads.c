@@ -8,6 +8,8 @@
  *   threads deadlock   two threads wait for each other for ever
  *   threads fork       fork() (trawl stops with a message)
  *   threads kill       a worker sends SIGUSR1 to the main thread (tgkill)
+ *   threads timeout    a timed wait that nobody signals ends ETIMEDOUT while
+ *                      a worker waits with no timeout
  *   threads mask       the main thread blocks SIGUSR1, a worker sends it to
  *                      the process: the worker (mask per thread) takes it
  */
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ROUNDS 500
@@ -89,11 +93,44 @@ static void *send(void *arg)
 	return NULL;
 }
 
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER, go = PTHREAD_COND_INITIALIZER;
+static int go_flag;
+
+static void *wait_for_go(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	while (!go_flag)
+		pthread_cond_wait(&go, &lock);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static void timeout(void)
+{
+	pthread_t w;
+	pthread_create(&w, NULL, wait_for_go, NULL);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 30; /* the emulator must not wait 30 s for it */
+	pthread_mutex_lock(&lock);
+	int r = pthread_cond_timedwait(&never, &lock, &until);
+	go_flag = 1;
+	pthread_cond_signal(&go);
+	pthread_mutex_unlock(&lock);
+	pthread_join(w, NULL);
+	printf("timedwait %s\n", r == ETIMEDOUT ? "ETIMEDOUT" : strerror(r));
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
 		printf("fork %d\n", fork() >= 0);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "timeout") == 0) {
+		timeout();
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "mask") == 0) {

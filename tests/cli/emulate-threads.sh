@@ -68,6 +68,10 @@ grep -q "makes a new process (fork/vfork)" "$_tmp/err" || fail "no fork message:
 "$TRAWL" emulate "$ex" -o "$_tmp/k.tarmac" -- kill >"$_tmp/k.out" 2>&1 </dev/null
 grep -qxF "got 10 tid 1" "$_tmp/k.out" || fail "tgkill to the main thread: $(cat "$_tmp/k.out")"
 same_as_qemu "$_tmp/k.out" 0 "$ex" kill
+# a timed wait nobody signals, with the other thread waiting for ever:
+# ETIMEDOUT at once (time is instructions), not a deadlock and not 30 s
+"$TRAWL" emulate "$ex" -o /dev/null -- timeout >"$_tmp/to.out" 2>&1 </dev/null
+grep -qxF "timedwait ETIMEDOUT" "$_tmp/to.out" || fail "timed wait: $(cat "$_tmp/to.out")"
 # masks are per thread: the main thread blocks SIGUSR1, a worker sends it
 # to the process and takes it itself
 "$TRAWL" emulate "$ex" -o "$_tmp/m.tarmac" -- mask >"$_tmp/m.out" 2>&1 </dev/null
