@@ -3,6 +3,9 @@
  *   syscall.c  the Linux system calls (the table; memory, basic I/O)
  *   sys-proc.c system calls about the process (ids, time, signals, prctl)
  *   sys-file.c system calls about files (directories, fds, pipes)
+ *   sys-root.c changes to files: refused, or confined to --root
+ *   signal.c   signal frames, delivery and rt_sigreturn
+ *   thread.c   threads: clone, futex, the schedule
  *   trace.c    the Tarmac writer
  */
 #ifndef TRAWL_EMU_INT_H
