@@ -7,6 +7,8 @@
  *   syscalls socket      make a call trawl does not emulate (socket)
  *   syscalls write DIR   try to change DIR: mkdir, unlink, rename, chmod,
  *                        truncate; prints each errno name
+ *   syscalls nonblock    make fd 0 non-blocking, read it back, read from it
+ *   syscalls escape DIR  try to create files outside DIR (for --root)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -173,12 +175,61 @@ static void try_writes(const char *dir)
 	printf("openr %s\n", open("a.txt", O_RDONLY | O_CREAT, 0644) < 0 ? strerror(errno) : "ok");
 	int n = open("/dev/null", O_WRONLY);
 	printf("devnull %s %zd\n", n < 0 ? strerror(errno) : "ok", write(n, "x", 1));
+	/* what the directory holds now, and a file written and read back */
+	int w = open("made.txt", O_WRONLY | O_CREAT | O_EXCL, 0600);
+	printf("made %zd\n", w < 0 ? (ssize_t)-errno : write(w, "written\n", 8));
+	close(w);
+	char back[16] = { 0 };
+	int r = open("made.txt", O_RDONLY);
+	printf("read back %zd %s", r < 0 ? (ssize_t)-1 : read(r, back, sizeof back - 1), back);
+	printf("symlink %s\n", symlink("made.txt", "link") ? strerror(errno) : "ok");
+	printf("mkdir sub2 %s\n", mkdir("sub2", 0700) ? strerror(errno) : "ok");
+	printf("rename into %s\n", rename("made.txt", "sub2/m.txt") ? strerror(errno) : "ok");
+	list(".");
+}
+
+/* Ways out of a --root directory: "..", symbolic links to "/" and up, an
+ * absolute path. Each creates a file; under --root DIR all must land in
+ * DIR (tests/cli/emulate-root.sh checks nothing appears outside). */
+static void escape(const char *dir)
+{
+	if (chdir(dir) != 0)
+		return;
+	printf("dotdot %s\n", open("../../../../../escaped-dotdot.txt", O_WRONLY | O_CREAT, 0644) < 0 ? strerror(errno) : "ok");
+	symlink("/", "slash");
+	symlink("../../../../..", "up");
+	printf("via slash %s\n", open("slash/escaped-slash.txt", O_WRONLY | O_CREAT, 0644) < 0 ? strerror(errno) : "ok");
+	printf("via up %s\n", open("up/escaped-up.txt", O_WRONLY | O_CREAT, 0644) < 0 ? strerror(errno) : "ok");
+	printf("mkdir via up %s\n", mkdir("up/escaped-dir", 0755) ? strerror(errno) : "ok");
+	printf("absolute %s\n", open("/escaped-abs.txt", O_WRONLY | O_CREAT, 0644) < 0 ? strerror(errno) : "ok");
+}
+
+/* F_SETFL on the guest's stdin: the guest sees it (and a dup of fd 0
+ * does too), trawl's own stdin must not change (tests/cli/emulate-fds.sh) */
+static void nonblock(void)
+{
+	char buf[8] = { 0 };
+	printf("setfl %d\n", fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK));
+	int d = dup(0);
+	printf("getfl %d dup %d\n", (fcntl(0, F_GETFL) & O_NONBLOCK) != 0,
+	       (fcntl(d, F_GETFL) & O_NONBLOCK) != 0);
+	printf("read %zd '%s'\n", read(0, buf, 5), buf);
+	printf("clear %d %d\n", fcntl(d, F_SETFL, 0), (fcntl(0, F_GETFL) & O_NONBLOCK) != 0);
+	printf("setfl again %d\n", fcntl(0, F_SETFL, O_NONBLOCK));
 }
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "nonblock") == 0) {
+		nonblock();
+		return 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "write") == 0) {
 		try_writes(argv[2]);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "escape") == 0) {
+		escape(argv[2]);
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "socket") == 0)

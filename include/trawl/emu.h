@@ -63,7 +63,13 @@ struct trawl_emu_options {
 	uint64_t stack_top;        /* end of the 8 MiB stack, page aligned; 0 = just
 	                              below 2^48 (to put it where another emulator
 	                              does, for comparing register values) */
+	const char *root;          /* --root: the guest's changes to files go
+	                              under this directory; NULL = refused (EROFS) */
+	uint64_t quantum;          /* instructions a thread runs before the next
+	                              one does; 0 = TRAWL_EMU_QUANTUM */
 };
+
+#define TRAWL_EMU_QUANTUM 10000
 
 /* Why the run ended. */
 enum trawl_emu_stop {
@@ -80,6 +86,8 @@ struct trawl_emu_result {
 	uint64_t fault_pc;         /* FAULT: the instruction that failed */
 	uint64_t fault_addr;       /* FAULT: the address it touched (0 if none) */
 	uint64_t trace_bytes;      /* uncompressed trace bytes written */
+	uint64_t refused_writes;   /* changes to files refused (no root) */
+	char refused_first[320];   /* the first: "unlinkat 'a.txt'" */
 };
 
 struct trawl_emu;

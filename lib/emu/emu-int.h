@@ -3,6 +3,9 @@
  *   syscall.c  the Linux system calls (the table; memory, basic I/O)
  *   sys-proc.c system calls about the process (ids, time, signals, prctl)
  *   sys-file.c system calls about files (directories, fds, pipes)
+ *   sys-root.c changes to files: refused, or confined to --root
+ *   signal.c   signal frames, delivery and rt_sigreturn
+ *   thread.c   threads: clone, futex, the schedule
  *   trace.c    the Tarmac writer
  */
 #ifndef TRAWL_EMU_INT_H
@@ -40,6 +43,40 @@ struct emu_range {
 };
 #define EMU_MAX_SYSW 64
 
+/* A signal on its way to the program: siginfo's fields. */
+struct emu_siginfo {
+	int32_t signo, code;
+	int32_t pid, uid;       /* kill, tgkill */
+	int fault;              /* from an instruction: si_addr = addr */
+	int mem;                /* a memory fault: sigcontext.fault_address = addr */
+	uint64_t addr;
+	uint64_t esr;           /* for the esr_context record; 0 = none */
+	uint64_t pc;            /* fault: the instruction (or branch target) */
+};
+
+/* One thread of the program (thread.c); the running one's registers are
+ * in Unicorn, the others' here. */
+#define EMU_MAX_THREADS 64
+struct emu_thread {
+	int live, exited;
+	int tid, core;
+	int waiting;            /* in a futex wait */
+	int has_deadline;
+	int fresh;              /* not run yet: its registers go into the trace */
+	int result_set;         /* a wake or timeout set X0: shown when it runs */
+	uint32_t bitset;
+	uint64_t futex, deadline;
+	uint64_t clear_tid;     /* CLONE_CHILD_CLEARTID / set_tid_address */
+	uint64_t sigmask;       /* its signal mask and alternate stack, */
+	uint8_t altstack[24];   /* in e->sigmask/e->altstack while it runs */
+	uint64_t regs[EMU_REG_COUNT][2];
+	uint64_t pc;
+};
+
+/* e->stopped: 1 the run ended; EMU_PAUSED Unicorn stopped for the run
+ * loop to act at an instruction boundary (signals, threads) */
+#define EMU_PAUSED 2
+
 struct trawl_emu {
 	struct trawl_emu_options opt;
 	char *path;
@@ -58,7 +95,16 @@ struct trawl_emu {
 	int host_fd[EMU_MAX_FDS];   /* guest fd -> host fd, -1 = closed */
 	uint8_t own_fd[EMU_MAX_FDS];
 	uint8_t cloexec[EMU_MAX_FDS];   /* FD_CLOEXEC as the guest set it */
+	/* 1 when the slot's open file description is trawl's own (its stdin,
+	 * stdout, stderr or a dup of them): the guest's F_SETFL then changes
+	 * only shadow_fl (O_NONBLOCK, O_APPEND), never trawl's descriptors */
+	uint8_t shared_fd[EMU_MAX_FDS];
+	int shadow_fl[EMU_MAX_FDS];
 	int cwd_fd;                     /* the guest's cwd after chdir, -1 = the host's */
+	/* --root (sys-root.c): where the guest's changes to files go */
+	int has_root, root_fd;
+	char root_path[4096];           /* its real path; "" when it is "/" */
+	uint8_t in_root[EMU_MAX_FDS];   /* opened through the root: may be changed */
 	uint64_t rng;
 
 	/* process state the guest can set and read back */
@@ -67,6 +113,24 @@ struct trawl_emu {
 	uint8_t sigact[65][32];         /* rt_sigaction, as the guest wrote it */
 	uint64_t sigmask;
 	uint8_t altstack[24];           /* sigaltstack */
+	uint64_t sigpending;            /* bit N-1 = signal N */
+	struct emu_siginfo siginfo[65]; /* what each pending signal carries */
+	int sync_signal;                /* a fault's signal, taken before the others */
+	uint64_t sigtramp;              /* rt_sigreturn trampoline for handlers without a restorer */
+	int resched;                    /* stop Unicorn at the boundary: a signal, a thread switch */
+	uint64_t resume_pc;             /* rt_sigreturn's PC, for the run loop */
+	int resume;                     /* resume_pc is set */
+	int regs_changed;               /* registers changed outside an instruction since e->snap */
+	uint64_t snap[EMU_REG_COUNT][2];
+
+	/* threads (thread.c): NULL until the first clone */
+	struct emu_thread *thr;
+	int cur_thr, nlive, next_tid;
+	uint64_t clear_tid0;            /* set_tid_address before any clone */
+	uint64_t quantum;               /* instructions a thread runs before the next one */
+	uint64_t stop_at;               /* the code hook stops here: the limit or the quantum */
+	int slice_over;                 /* the quantum ran out */
+	int code_hooked;                /* the code hook is installed */
 
 	/* run state */
 	struct trawl_outfile *out;
@@ -78,6 +142,7 @@ struct trawl_emu {
 	 * copies of it never read past the end. */
 	char prefix[64];
 	unsigned ndigits;
+	unsigned cpulen;                /* "cpuN " after " clk " once a thread was made, else 0 */
 	struct emu_access mem[EMU_MAX_MEM];
 	unsigned nmem;
 	struct emu_range sysw[EMU_MAX_SYSW];
@@ -104,6 +169,9 @@ int emu_syscall(struct trawl_emu *e);
 uc_err emu_guest_write(struct trawl_emu *e, uint64_t addr, const void *data, size_t len);
 /* Guest fd -> host fd, -1 when not open. */
 int emu_host_fd(struct trawl_emu *e, uint64_t fd);
+/* -EAGAIN when the guest made a shared slot non-blocking and the host fd
+ * is not ready for reading or writing now; else 0. */
+int emu_fd_would_block(struct trawl_emu *e, uint64_t fd, int writing);
 /* A guest dirfd argument as a host one (AT_FDCWD = the guest's cwd); -2 = bad. */
 int emu_dir_fd(struct trawl_emu *e, uint64_t g);
 /* Copy a NUL-terminated guest string (at most cap-1 bytes). 0 on success. */
@@ -114,6 +182,27 @@ void emu_trace_header(struct trawl_emu *e);
 void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc);
 enum trawl_status emu_trace_flush(struct trawl_emu *e);
 void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2]);
+void emu_write_reg(struct trawl_emu *e, unsigned code, const uint64_t v[2]);
+/* remember every register in e->snap */
+void emu_snapshot(struct trawl_emu *e);
+/* write the kernel's memory writes and the registers changed since e->snap */
+void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all);
+
+/* signal.c */
+/* make a signal pending (ignored ones are dropped); sets e->resched */
+void emu_signal_send(struct trawl_emu *e, const struct emu_siginfo *si);
+/* a fault's signal: 1 when a handler takes it, 0 when the program would die */
+int emu_signal_catch_fault(struct trawl_emu *e, const struct emu_siginfo *si);
+/* deliver pending signals at the boundary before `pc` */
+void emu_signal_boundary(struct trawl_emu *e, uint64_t pc);
+/* thread.c: switch threads at a boundary if the running one blocked,
+ * exited or used its quantum */
+void emu_thread_schedule(struct trawl_emu *e, int tracing);
+int emu_current_tid(const struct trawl_emu *e);
+/* 1 when tid is a thread of the program that has not exited */
+int emu_tid_live(const struct trawl_emu *e, int64_t tid);
+/* sigaltstack's ss_flags for this SP */
+int32_t emu_altstack_flags(const struct trawl_emu *e, uint64_t sp);
 
 /* emu.c: record a fault that ends the run. */
 void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt, ...)

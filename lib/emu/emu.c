@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "emu/emu-int.h"
+#include "emu/sys.h"
 #include "trawl/file.h"
 
 #if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
@@ -72,7 +73,7 @@ void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt,
 /* ---- hooks ------------------------------------------------------------- */
 
 /* Add one to the decimal instruction index at the start of e->prefix; a new
- * digit (at 10, 100, ...) shifts " clk " one place right. */
+ * digit (at 10, 100, ...) shifts " clk " (and "cpuN ") one place right. */
 static void count_up(struct trawl_emu *e)
 {
 	char *d = e->prefix + e->ndigits - 1;
@@ -81,7 +82,7 @@ static void count_up(struct trawl_emu *e)
 	if (d >= e->prefix) {
 		(*d)++;
 	} else {
-		memmove(e->prefix + 1, e->prefix, e->ndigits + 5);
+		memmove(e->prefix + 1, e->prefix, e->ndigits + 5 + e->cpulen);
 		e->prefix[0] = '1';
 		e->ndigits++;
 	}
@@ -148,6 +149,11 @@ static void dc_zva_stores(struct trawl_emu *e, const struct emu_insn *in)
 		e->mem[e->nmem++] = (struct emu_access){ base + 8 * k, 0, 8, 1 };
 }
 
+/* Called before every instruction: writes the previous one (whose effects
+ * are complete now), then stops at the limit or the end of a thread's
+ * quantum before this one runs (Unicorn checks for a stop right after the
+ * hook), and finds this one's decode by the successor shortcut or the
+ * cache. One function, since it runs for every instruction. */
 static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct trawl_emu *e = user;
@@ -159,9 +165,15 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		emu_trace_finish(e, addr);
 		e->cur = NULL;
 	}
-	if (e->opt.max_insns && e->n >= e->opt.max_insns) {
-		e->res.stop = TRAWL_EMU_LIMIT;
-		e->stopped = 1;
+	if (e->n >= e->stop_at) {
+		if (e->opt.max_insns && e->n >= e->opt.max_insns) {
+			e->res.stop = TRAWL_EMU_LIMIT;
+			e->stopped = 1;
+		} else {
+			/* the thread's quantum: switch before this instruction */
+			e->slice_over = 1;
+			e->stopped = EMU_PAUSED;
+		}
 		uc_emu_stop(uc);
 		return;
 	}
@@ -213,6 +225,9 @@ static void mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 	a->write = type == UC_MEM_WRITE;
 }
 
+/* A bad access: SIGSEGV to the program's handler when it has one (the run
+ * loop delivers it), else a fault that ends the run. A bad fetch keeps the
+ * branch that got there in the trace. */
 static bool invalid_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size,
 			 int64_t value, void *user)
 {
@@ -230,15 +245,48 @@ static bool invalid_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int siz
 	case UC_MEM_FETCH_PROT: what = "jump to non-executable memory"; pc = addr; break;
 	default: what = "bad memory access"; break;
 	}
-	if (type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT) {
+	int fetch = type == UC_MEM_FETCH_UNMAPPED || type == UC_MEM_FETCH_PROT;
+	if (fetch) {
 		/* the branch that got here did complete: keep it in the trace */
 		if (e->cur && !e->stopped) {
 			emu_trace_finish(e, addr);
 			e->cur = NULL;
 		}
+	} else if (!e->cur) {
+		uc_reg_read(uc, UC_ARM64_REG_PC, &pc);
+	}
+	int unmapped = type == UC_MEM_READ_UNMAPPED || type == UC_MEM_WRITE_UNMAPPED ||
+		       type == UC_MEM_FETCH_UNMAPPED;
+	/* SIGSEGV as Linux sends it: SEGV_MAPERR or SEGV_ACCERR, the ESR of
+	 * an abort from EL0 (instruction 0x20 or data 0x24, WnR, a level 3
+	 * translation or permission fault) */
+	struct emu_siginfo si = {
+		.signo = 11, .code = unmapped ? 1 : 2, .fault = 1, .mem = 1, .addr = addr, .pc = pc,
+		.esr = ((uint64_t)(fetch ? 0x20 : 0x24) << 26) | (1u << 25) |
+		       (type == UC_MEM_WRITE_UNMAPPED || type == UC_MEM_WRITE_PROT ? 1u << 6 : 0) |
+		       (unmapped ? 0x07u : 0x0fu),
+	};
+	if (!e->stopped && emu_signal_catch_fault(e, &si)) {
+		e->stopped = EMU_PAUSED;
+		return false;
 	}
 	emu_fault(e, pc, addr, "%s: %d bytes at 0x%llx", what, size, (unsigned long long)addr);
 	return false;
+}
+
+/* SIGILL (ILL_ILLOPC) or SIGTRAP (TRAP_BRKPT, with the BRK's ESR) to a
+ * handler; 1 when one takes it */
+static int catch_exception(struct trawl_emu *e, int sig, uint64_t pc)
+{
+	uint32_t enc = e->cur ? e->cur->enc : 0;
+	struct emu_siginfo si = { .signo = sig, .code = 1, .fault = 1, .addr = pc, .pc = pc };
+	if (sig == 5)
+		si.esr = (UINT64_C(0x3c) << 26) | (1u << 25) | ((enc >> 5) & 0xffff);
+	if (!emu_signal_catch_fault(e, &si))
+		return 0;
+	e->stopped = EMU_PAUSED;
+	uc_emu_stop(e->uc);
+	return 1;
 }
 
 static void intr_hook(uc_engine *uc, uint32_t intno, void *user)
@@ -252,6 +300,10 @@ static void intr_hook(uc_engine *uc, uint32_t intno, void *user)
 	switch (intno) {
 	case EXCP_SWI: {
 		int r = emu_syscall(e);
+		if (r == 0 && e->resched) {
+			e->stopped = EMU_PAUSED; /* a signal, a thread switch: see run_loop */
+			uc_emu_stop(uc);
+		}
 		if (r == 1) {
 			e->res.stop = TRAWL_EMU_EXITED;
 			e->stopped = 1;
@@ -264,10 +316,12 @@ static void intr_hook(uc_engine *uc, uint32_t intno, void *user)
 		return;
 	}
 	case EXCP_UDEF:
-		emu_fault(e, pc, 0, "undefined instruction %08x", e->cur ? e->cur->enc : 0);
+		if (!catch_exception(e, 4, pc))
+			emu_fault(e, pc, 0, "undefined instruction %08x", e->cur ? e->cur->enc : 0);
 		return;
 	case EXCP_BKPT:
-		emu_fault(e, pc, 0, "breakpoint instruction (BRK) reached");
+		if (!catch_exception(e, 5, pc))
+			emu_fault(e, pc, 0, "breakpoint instruction (BRK) reached");
 		return;
 	default:
 		emu_fault(e, pc, 0, "exception %u raised", intno);
@@ -429,6 +483,20 @@ static enum trawl_status build_stack(struct trawl_emu *e, struct trawl_error *er
 	return TRAWL_OK;
 }
 
+/* The page above the stack holds rt_sigreturn's trampoline, the return
+ * address of handlers installed without SA_RESTORER (there is no vDSO):
+ * mov x8, #139; svc #0 */
+static enum trawl_status map_sigtramp(struct trawl_emu *e, struct trawl_error *err)
+{
+	static const uint32_t code[2] = { 0xd2801168u, 0xd4000001u };
+	e->sigtramp = EMU_STACK_TOP;
+	if (uc_mem_map(e->uc, e->sigtramp, EMU_PAGE, UC_PROT_READ | UC_PROT_EXEC) != UC_ERR_OK ||
+	    uc_mem_write(e->uc, e->sigtramp, code, sizeof code) != UC_ERR_OK)
+		return trawl_error_set(err, TRAWL_ERR_FORMAT,
+				       "the program's segments overlap the signal trampoline page");
+	return TRAWL_OK;
+}
+
 /* Everything that can fail (file, ELF checks, Unicorn, Capstone, segments,
  * stack) is done here, before the caller opens the output, so a program that
  * cannot run does not truncate an existing trace; every failure goes through
@@ -452,8 +520,14 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	e->host_fd[0] = e->opt.guest_stdin;
 	e->host_fd[1] = e->opt.guest_stdout;
 	e->host_fd[2] = e->opt.guest_stderr;
+	for (int i = 0; i < 3; i++) {
+		int fl = fcntl(e->host_fd[i], F_GETFL);
+		e->shared_fd[i] = 1;
+		e->shadow_fl[i] = fl < 0 ? 0 : fl & (O_NONBLOCK | O_APPEND);
+	}
 	e->rng = UINT64_C(0x9e3779b97f4a7c15);
 	e->cwd_fd = -1;
+	e->root_fd = -1;
 	e->umask = 022;
 	const char *base = strrchr(elf_path, '/');
 	snprintf(e->comm, sizeof e->comm, "%s", base ? base + 1 : elf_path);
@@ -465,6 +539,8 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	}
 	st = trawl_file_read(elf_path, &e->file, &e->file_len, err);
 	if (st)
+		goto fail;
+	if (e->opt.root && (st = emu_root_setup(e, e->opt.root, err)) != TRAWL_OK)
 		goto fail;
 	st = trawl_elf_parse(e->file, e->file_len, &e->img, err);
 	if (st) {
@@ -487,6 +563,8 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	st = load_segments(e, err);
 	if (!st)
 		st = build_stack(e, err);
+	if (!st)
+		st = map_sigtramp(e, err);
 	if (st) {
 		if (err)
 			snprintf(err->file, sizeof err->file, "%s", elf_path);
@@ -514,6 +592,83 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 fail:
 	trawl_emu_close(e);
 	return st;
+}
+
+/* Unicorn stopped at an instruction boundary for the emulator to act
+ * (e->stopped == EMU_PAUSED): finish the instruction before it (an SVC),
+ * or drop it when it faulted into a handler (it did not complete; the
+ * frame then shows as a state event at its time), write what changed
+ * outside instructions, deliver signals. Returns where to go on. */
+static uint64_t boundary(struct trawl_emu *e, int tracing)
+{
+	uint64_t pc = 0;
+	uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+	e->resched = 0;
+	const struct emu_insn *done = NULL;
+	if (e->sync_signal) {
+		pc = e->siginfo[e->sync_signal].pc;
+		e->nmem = 0;
+		e->nsysw = 0;
+	} else if (e->cur && tracing) {
+		emu_trace_finish(e, pc);
+		done = e->cur;
+	}
+	e->cur = NULL;
+	if (e->resume) {
+		/* rt_sigreturn's PC, set here: a PC written inside a Unicorn
+		 * hook can make it raise the last exception again */
+		pc = e->resume_pc;
+		e->resume = 0;
+		uc_reg_write(e->uc, UC_ARM64_REG_PC, &pc);
+	}
+	if (e->regs_changed && tracing)
+		emu_trace_state(e, done, 0);
+	e->regs_changed = 0;
+	emu_signal_boundary(e, pc);
+	if (e->regs_changed && tracing)
+		emu_trace_state(e, NULL, 0);
+	e->regs_changed = 0;
+	if (!e->stopped && e->thr) {
+		emu_thread_schedule(e, tracing);
+		/* the thread switched to may have unblocked what is pending */
+		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+		emu_signal_boundary(e, pc);
+		if (e->regs_changed && tracing)
+			emu_trace_state(e, NULL, 0);
+		e->regs_changed = 0;
+	}
+	if (e->thr && !e->code_hooked) {
+		/* threads need the code hook for their quanta, traced or not */
+		uc_hook h;
+		if (uc_hook_add(e->uc, &h, UC_HOOK_CODE, (void *)code_hook, e, 1, 0) == UC_ERR_OK)
+			e->code_hooked = 1;
+		e->stop_at = e->n + e->quantum;
+		if (e->opt.max_insns && e->opt.max_insns < e->stop_at)
+			e->stop_at = e->opt.max_insns;
+	}
+	if (e->opt.verify_writes)
+		for (unsigned c = 0; c < EMU_REG_COUNT; c++)
+			emu_read_reg(e, c, e->verify_regs[c]);
+	uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
+	return pc;
+}
+
+/* Unicorn runs until the program ends or the emulator needs a boundary. */
+static uc_err run_loop(struct trawl_emu *e, int tracing)
+{
+	uint64_t pc = e->img.entry;
+	for (;;) {
+		uc_err ue = uc_emu_start(e->uc, pc, 0, 0, 0);
+		if (e->stopped != EMU_PAUSED)
+			return ue;
+		e->stopped = 0;
+		pc = boundary(e, tracing);
+		if (e->stopped) {
+			if (e->res.stop == TRAWL_EMU_EXITED)
+				e->stopped = 1;
+			return UC_ERR_OK;
+		}
+	}
 }
 
 /* Hooks are added only for what is asked (no memory hooks without a trace),
@@ -549,9 +704,12 @@ enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 		{ tracing ? UC_HOOK_MEM_READ_AFTER : 0, (void *)mem_hook },
 		{ tracing ? UC_HOOK_MEM_WRITE : 0, (void *)mem_hook },
 	};
+	e->stop_at = e->opt.max_insns ? e->opt.max_insns : UINT64_MAX;
+	e->quantum = e->opt.quantum ? e->opt.quantum : TRAWL_EMU_QUANTUM;
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {
 		if (!hooks[i].type)
 			continue;
+		e->code_hooked |= hooks[i].type == UC_HOOK_CODE;
 		uc_err ue = uc_hook_add(e->uc, &h, hooks[i].type, hooks[i].cb, e, 1, 0);
 		if (ue != UC_ERR_OK) {
 			st = trawl_error_set(err, TRAWL_ERR_INTERNAL, "cannot hook Unicorn: %s",
@@ -565,7 +723,7 @@ enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 	if (tracing)
 		emu_trace_header(e);
 
-	uc_err ue = uc_emu_start(e->uc, e->img.entry, 0, 0, 0);
+	uc_err ue = run_loop(e, tracing);
 	if (ue != UC_ERR_OK && e->fault_status == TRAWL_OK && e->out_status == TRAWL_OK) {
 		uint64_t pc = 0;
 		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
@@ -612,9 +770,12 @@ void trawl_emu_close(struct trawl_emu *e)
 			close(e->host_fd[i]);
 	if (e->cwd_fd >= 0)
 		close(e->cwd_fd);
+	if (e->root_fd >= 0)
+		close(e->root_fd);
 	emu_decoder_destroy(e->dec);
 	if (e->uc)
 		uc_close(e->uc);
+	free(e->thr);
 	free(e->file);
 	free(e->path);
 	free(e);

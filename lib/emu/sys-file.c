@@ -2,14 +2,14 @@
  * programs: directories, statx, dup/fcntl, pipes, the working directory.
  *
  * Reading goes to the host. Calls that would change host files (mkdir,
- * unlink, rename, chmod, truncate...) are refused with EROFS, as on a
- * read-only file system, so a traced program never changes the user's
- * files. The guest's working directory is its own: chdir moves it, not
- * the host's.
+ * unlink, rename, chmod, truncate...) are in sys-root.c: refused with
+ * EROFS, or confined to --root DIR. The guest's working directory is its
+ * own: chdir moves it, not the host's.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/sendfile.h>
@@ -32,20 +32,35 @@ int emu_fd_alloc(struct trawl_emu *e, int from)
 	return -EMFILE;
 }
 
-static void fd_set_slot(struct trawl_emu *e, int slot, int host, int cloexec)
+void emu_fd_set_slot(struct trawl_emu *e, int slot, int host, int cloexec)
 {
 	e->host_fd[slot] = host;
 	e->own_fd[slot] = 1;
 	e->cloexec[slot] = (uint8_t)cloexec;
+	e->shared_fd[slot] = 0;
+	e->shadow_fl[slot] = 0;
+	e->in_root[slot] = 0;
 }
 
-static void fd_release(struct trawl_emu *e, int slot)
+void emu_fd_release(struct trawl_emu *e, int slot)
 {
 	if (e->own_fd[slot])
 		close(e->host_fd[slot]);
 	e->host_fd[slot] = -1;
 	e->own_fd[slot] = 0;
 	e->cloexec[slot] = 0;
+	e->shared_fd[slot] = 0;
+}
+
+/* A shared slot's O_NONBLOCK is the guest's alone: the host descriptor
+ * stays blocking, so a read or write that would wait is answered EAGAIN
+ * after a poll that does not wait. */
+int emu_fd_would_block(struct trawl_emu *e, uint64_t fd, int writing)
+{
+	if (fd >= EMU_MAX_FDS || !e->shared_fd[fd] || !(e->shadow_fl[fd] & O_NONBLOCK))
+		return 0;
+	struct pollfd p = { .fd = e->host_fd[fd], .events = writing ? POLLOUT : POLLIN };
+	return poll(&p, 1, 0) == 0 ? -EAGAIN : 0;
 }
 
 /* struct linux_dirent64 is the same on every architecture */
@@ -65,24 +80,35 @@ int64_t emu_sys_getdents64(struct trawl_emu *e, struct sys_call *c)
 /* struct statx and the AT_ and STATX_ flags are the same everywhere */
 int64_t emu_sys_statx(struct trawl_emu *e, struct sys_call *c)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX], buf[PATH_MAX];
 	uint8_t b[256];
 	if (emu_read_string(e, c->a[1], name, sizeof name) != 0)
 		return -EFAULT;
-	int d = emu_dir_fd(e, c->a[0]);
+	int d;
+	const char *p = emu_root_read_path(e, c->a[0], name, buf, sizeof buf, &d);
 	if (d == -2)
 		return -EBADF;
-	if (syscall(SYS_statx, d, name, (int)c->a[2], (unsigned)c->a[3], b) != 0)
+	if (syscall(SYS_statx, d, p, (int)c->a[2], (unsigned)c->a[3], b) != 0)
 		return -errno;
 	return emu_guest_write(e, c->a[4], b, sizeof b) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
-static int64_t dup_to(struct trawl_emu *e, int h, int slot, int cloexec)
+/* A dup shares the open file description, so a dup of a shared slot is
+ * shared too and takes its shadow flags. */
+static void copy_shared(struct trawl_emu *e, int from, int to)
 {
-	int d = fcntl(h, F_DUPFD_CLOEXEC, 0);
+	e->shared_fd[to] = e->shared_fd[from];
+	e->shadow_fl[to] = e->shadow_fl[from];
+	e->in_root[to] = e->in_root[from];
+}
+
+static int64_t dup_to(struct trawl_emu *e, int from, int slot, int cloexec)
+{
+	int d = fcntl(e->host_fd[from], F_DUPFD_CLOEXEC, 0);
 	if (d < 0)
 		return -errno;
-	fd_set_slot(e, slot, d, cloexec);
+	emu_fd_set_slot(e, slot, d, cloexec);
+	copy_shared(e, from, slot);
 	return slot;
 }
 
@@ -92,7 +118,7 @@ int64_t emu_sys_dup(struct trawl_emu *e, struct sys_call *c)
 	if (h < 0)
 		return -EBADF;
 	int slot = emu_fd_alloc(e, 0);
-	return slot < 0 ? slot : dup_to(e, h, slot, 0);
+	return slot < 0 ? slot : dup_to(e, (int)c->a[0], slot, 0);
 }
 
 int64_t emu_sys_dup3(struct trawl_emu *e, struct sys_call *c)
@@ -105,8 +131,9 @@ int64_t emu_sys_dup3(struct trawl_emu *e, struct sys_call *c)
 	int d = fcntl(h, F_DUPFD_CLOEXEC, 0);
 	if (d < 0)
 		return -errno;
-	fd_release(e, (int)c->a[1]);
-	fd_set_slot(e, (int)c->a[1], d, (c->a[2] & GUEST_O_CLOEXEC) != 0);
+	emu_fd_release(e, (int)c->a[1]);
+	emu_fd_set_slot(e, (int)c->a[1], d, (c->a[2] & GUEST_O_CLOEXEC) != 0);
+	copy_shared(e, (int)c->a[0], (int)c->a[1]);
 	return (int64_t)c->a[1];
 }
 
@@ -120,6 +147,20 @@ static int64_t guest_status_flags(int host)
 	return g | GUEST_O_LARGEFILE;
 }
 
+/* Two host fds on one open file description: kcmp is not always allowed,
+ * so compare what fstat and the offset say (good enough for 0-2 and dups) */
+static int same_description(struct trawl_emu *e, int a, int b)
+{
+	if (a == b)
+		return 1;
+	struct stat sa, sb;
+	if (fstat(e->host_fd[a], &sa) != 0 || fstat(e->host_fd[b], &sb) != 0)
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && sa.st_rdev == sb.st_rdev;
+}
+
+/* The fcntl commands programs use, one case each; F_SETFL on a slot that
+ * shares trawl's own description only changes the guest's shadow flags. */
 int64_t emu_sys_fcntl(struct trawl_emu *e, struct sys_call *c)
 {
 	enum { DUPFD = 0, GETFD = 1, SETFD = 2, GETFL = 3, SETFL = 4, DUPFD_CLOEXEC = 1030 };
@@ -133,7 +174,7 @@ int64_t emu_sys_fcntl(struct trawl_emu *e, struct sys_call *c)
 		if (c->a[2] >= EMU_MAX_FDS)
 			return -EINVAL;
 		int slot = emu_fd_alloc(e, (int)c->a[2]);
-		return slot < 0 ? slot : dup_to(e, h, slot, c->a[1] == DUPFD_CLOEXEC);
+		return slot < 0 ? slot : dup_to(e, fd, slot, c->a[1] == DUPFD_CLOEXEC);
 	}
 	case GETFD:
 		return e->cloexec[fd];
@@ -142,13 +183,22 @@ int64_t emu_sys_fcntl(struct trawl_emu *e, struct sys_call *c)
 		return 0;
 	case GETFL: {
 		int f = fcntl(h, F_GETFL);
+		if (f >= 0 && e->shared_fd[fd])
+			f = (f & ~(O_APPEND | O_NONBLOCK)) | e->shadow_fl[fd];
 		return f < 0 ? -errno : guest_status_flags(f);
 	}
 	case SETFL: {
-		int f = fcntl(h, F_GETFL);
+		int f = fcntl(h, F_GETFL), want = (int)c->a[2] & (O_APPEND | O_NONBLOCK);
 		if (f < 0)
 			return -errno;
-		f = (f & ~(O_APPEND | O_NONBLOCK)) | ((int)c->a[2] & (O_APPEND | O_NONBLOCK));
+		if (e->shared_fd[fd]) {
+			/* every guest slot sharing the description sees the change */
+			for (int i = 0; i < EMU_MAX_FDS; i++)
+				if (e->shared_fd[i] && same_description(e, i, fd))
+					e->shadow_fl[i] = want;
+			return 0;
+		}
+		f = (f & ~(O_APPEND | O_NONBLOCK)) | want;
 		return fcntl(h, F_SETFL, f) == 0 ? 0 : -errno;
 	}
 	default:
@@ -176,8 +226,8 @@ int64_t emu_sys_pipe2(struct trawl_emu *e, struct sys_call *c)
 		return -EFAULT;
 	}
 	int ce = (c->a[1] & GUEST_O_CLOEXEC) != 0;
-	fd_set_slot(e, r, p[0], ce);
-	fd_set_slot(e, w, p[1], ce);
+	emu_fd_set_slot(e, r, p[0], ce);
+	emu_fd_set_slot(e, w, p[1], ce);
 	return 0;
 }
 
@@ -194,10 +244,12 @@ static int64_t set_cwd(struct trawl_emu *e, int dirfd, const char *name)
 
 int64_t emu_sys_chdir(struct trawl_emu *e, struct sys_call *c)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX], buf[PATH_MAX];
 	if (emu_read_string(e, c->a[0], name, sizeof name) != 0)
 		return -EFAULT;
-	return set_cwd(e, emu_dir_fd(e, (uint64_t)(int64_t)-100), name);
+	int d;
+	const char *p = emu_root_read_path(e, (uint64_t)(int64_t)-100, name, buf, sizeof buf, &d);
+	return set_cwd(e, d, p);
 }
 
 int64_t emu_sys_fchdir(struct trawl_emu *e, struct sys_call *c)
@@ -253,20 +305,6 @@ int64_t emu_open_readonly_check(int dirfd, const char *name, int flags)
 		return 0;
 	/* O_CREAT of an existing file only opens it (O_EXCL: EEXIST) */
 	return writing ? -EROFS : 0;
-}
-
-/* mkdirat, unlinkat, renameat2, fchmodat...: host files are read-only */
-int64_t emu_sys_readonly_fs(struct trawl_emu *e, struct sys_call *c)
-{
-	(void)e;
-	(void)c;
-	return -EROFS;
-}
-
-/* ftruncate, fchmod, fallocate...: a bad fd first, then read-only */
-int64_t emu_sys_readonly_fd(struct trawl_emu *e, struct sys_call *c)
-{
-	return emu_host_fd(e, c->a[0]) < 0 ? -EBADF : -EROFS;
 }
 
 int64_t emu_sys_fsync(struct trawl_emu *e, struct sys_call *c)

@@ -4,7 +4,7 @@
  * Answers are deterministic, so two runs of a program give the same trace:
  * the machine is one CPU with 4 GiB of memory, and the program's CPU time
  * is its instruction count at one instruction per nanosecond. Sleeping
- * returns at once. Signal handlers are recorded and read back, never run.
+ * returns at once. Signals are delivered by signal.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -71,7 +71,7 @@ int64_t emu_sys_umask(struct trawl_emu *e, struct sys_call *c)
 /* one CPU: CPU 0; the kernel copies a whole word and returns its size */
 int64_t emu_sys_sched_getaffinity(struct trawl_emu *e, struct sys_call *c)
 {
-	if (c->a[0] != 0 && c->a[0] != GUEST_PID)
+	if (c->a[0] != 0 && !emu_tid_live(e, (int64_t)c->a[0]))
 		return -ESRCH;
 	if (c->a[1] < 8 || (c->a[1] & 7))
 		return -EINVAL;
@@ -177,6 +177,8 @@ int64_t emu_sys_rt_sigprocmask(struct trawl_emu *e, struct sys_call *c)
 		else
 			e->sigmask = set;
 		e->sigmask &= ~unblockable;
+		if (e->sigpending & ~e->sigmask)
+			e->resched = 1; /* taken when the call returns */
 	}
 	return 0;
 }
@@ -187,14 +189,24 @@ int64_t emu_sys_sigaltstack(struct trawl_emu *e, struct sys_call *c)
 	uint8_t ss[24];
 	if (c->a[0] && uc_mem_read(e->uc, c->a[0], ss, sizeof ss) != UC_ERR_OK)
 		return -EFAULT;
-	if (c->a[1] && put(e, c->a[1], e->altstack, sizeof e->altstack))
-		return -EFAULT;
+	uint64_t sp[2];
+	emu_read_reg(e, EMU_REG_SP, sp);
+	int32_t now = emu_altstack_flags(e, sp[0]);
+	if (c->a[1]) {
+		uint8_t old[24];
+		memcpy(old, e->altstack, sizeof old);
+		memcpy(old + 8, &now, 4);
+		if (put(e, c->a[1], old, sizeof old))
+			return -EFAULT;
+	}
+	if (c->a[0] && now == 1) /* SS_ONSTACK: cannot change it from on it */
+		return -EPERM;
 	if (c->a[0]) {
 		int32_t flags;
 		uint64_t size;
 		memcpy(&flags, ss + 8, 4);
 		memcpy(&size, ss + 16, 8);
-		if (flags & ~(2 | (1 << 31))) /* SS_DISABLE, SS_AUTODISARM */
+		if ((uint32_t)flags & ~(2u | (1u << 31))) /* SS_DISABLE, SS_AUTODISARM */
 			return -EINVAL;
 		if (!(flags & 2) && size < 2048) /* MINSIGSTKSZ on AArch64... at least */
 			return -ENOMEM;
@@ -203,16 +215,9 @@ int64_t emu_sys_sigaltstack(struct trawl_emu *e, struct sys_call *c)
 	return 0;
 }
 
-/* signals whose default action is to do nothing */
-static int ignored_by_default(uint64_t sig)
-{
-	return sig == 17 || sig == 18 || sig == 23 || sig == 28; /* CHLD CONT URG WINCH */
-}
-
-/* kill and tgkill of the program itself. With the default action the
- * program dies of the signal (exit status 128+N, as a shell shows it);
- * an ignored one does nothing; one with a handler stops the run, since
- * handlers are not run yet. Other processes do not exist. */
+/* kill and tgkill of the program itself: the signal becomes pending and
+ * is taken at the next instruction boundary (signal.c), by its handler or
+ * its default action. Other processes do not exist. */
 int64_t emu_sys_kill(struct trawl_emu *e, struct sys_call *c)
 {
 	int tg = c->nr != 129;
@@ -220,27 +225,16 @@ int64_t emu_sys_kill(struct trawl_emu *e, struct sys_call *c)
 	uint64_t sig = tg ? c->a[2] : c->a[1];
 	if (pid != GUEST_PID && !(!tg && (pid == 0 || pid == -1)))
 		return -ESRCH;
-	if (tg && c->a[1] != GUEST_PID)
-		return -ESRCH;
+	if (tg && !emu_tid_live(e, (int64_t)c->a[1]))
+		return -ESRCH; /* a live thread: the signal is the process's (one mask) */
 	if (sig > 64)
 		return -EINVAL;
 	if (sig == 0)
 		return 0;
-	uint64_t handler;
-	memcpy(&handler, e->sigact[sig], 8);
-	if (sig != 9 && sig != 19 && (handler == 1 || (handler == 0 && ignored_by_default(sig))))
-		return 0;
-	if (sig != 9 && sig != 19 && handler > 1) {
-		uint64_t pc = 0;
-		uc_reg_read(e->uc, UC_ARM64_REG_PC, &pc);
-		emu_fault(e, e->cur ? e->cur->pc : pc - 4, 0,
-			  "signal %llu sent to a handler at 0x%llx: running signal handlers is not emulated",
-			  (unsigned long long)sig, (unsigned long long)handler);
-		c->stop = 2;
-		return 0;
-	}
-	e->res.exit_code = 128 + (int)sig;
-	c->stop = 1;
+	/* SI_USER (0) for kill, SI_TKILL (-6) for tgkill */
+	struct emu_siginfo si = { .signo = (int32_t)sig, .code = tg ? -6 : 0,
+				  .pid = GUEST_PID, .uid = 1000 };
+	emu_signal_send(e, &si);
 	return 0;
 }
 

@@ -32,7 +32,7 @@ enum {
 	SYS_fstat = 80, SYS_exit = 93, SYS_exit_group = 94, SYS_set_tid_address = 96,
 	SYS_futex = 98, SYS_set_robust_list = 99, SYS_nanosleep = 101, SYS_clock_gettime = 113,
 	SYS_sched_yield = 124, SYS_kill = 129, SYS_tgkill = 131, SYS_sigaltstack = 132,
-	SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_uname = 160, SYS_getpid = 172,
+	SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_rt_sigpending = 136, SYS_rt_sigreturn = 139, SYS_uname = 160, SYS_getpid = 172,
 	SYS_getppid = 173, SYS_getuid = 174, SYS_geteuid = 175, SYS_getgid = 176,
 	SYS_getegid = 177, SYS_gettid = 178, SYS_brk = 214, SYS_munmap = 215, SYS_mremap = 216,
 	SYS_mmap = 222, SYS_mprotect = 226, SYS_madvise = 233, SYS_prlimit64 = 261,
@@ -45,7 +45,7 @@ enum {
 	SYS_utimensat = 88, SYS_clock_nanosleep = 115, SYS_sched_getaffinity = 123,
 	SYS_times = 153, SYS_getrusage = 165, SYS_umask = 166, SYS_prctl = 167,
 	SYS_sysinfo = 179, SYS_renameat2 = 276, SYS_membarrier = 283, SYS_statx = 291,
-	SYS_faccessat2 = 439,
+	SYS_faccessat2 = 439, SYS_clone = 220, SYS_execve = 221, SYS_clone3 = 435,
 };
 
 #define GUEST_PID 4242 /* also in sys-proc.c */
@@ -197,18 +197,28 @@ static int64_t sys_openat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint
 	int d = emu_dir_fd(e, dfd);
 	if (d == -2)
 		return -EBADF;
-	int64_t ro = emu_open_readonly_check(d, name, (int)flags);
-	if (ro < 0)
-		return ro;
 	int slot = emu_fd_alloc(e, 0);
 	if (slot < 0)
 		return slot;
-	int fd = openat(d, name, open_flags(flags), (mode_t)mode);
-	if (fd < 0)
-		return -errno;
-	e->host_fd[slot] = fd;
-	e->own_fd[slot] = 1;
-	e->cloexec[slot] = (flags & O_CLOEXEC) != 0;
+	int fd, in_root = 0;
+	if (e->has_root) {
+		int writing = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_TRUNC | O_CREAT));
+		int64_t r = emu_root_open(e, dfd, name, writing, open_flags(flags), mode, &in_root);
+		if (r < 0)
+			return r;
+		fd = (int)r;
+	} else {
+		int64_t ro = emu_open_readonly_check(d, name, (int)flags);
+		if (ro == -EROFS)
+			emu_root_refused(e, "openat", name);
+		if (ro < 0)
+			return ro;
+		fd = openat(d, name, open_flags(flags), (mode_t)mode);
+		if (fd < 0)
+			return -errno;
+	}
+	emu_fd_set_slot(e, slot, fd, (flags & O_CLOEXEC) != 0);
+	e->in_root[slot] = (uint8_t)in_root;
 	return slot;
 }
 
@@ -216,11 +226,7 @@ static int64_t sys_close(struct trawl_emu *e, uint64_t fd)
 {
 	if (emu_host_fd(e, fd) < 0)
 		return -EBADF;
-	if (e->own_fd[fd])
-		close(e->host_fd[fd]);
-	e->host_fd[fd] = -1;
-	e->own_fd[fd] = 0;
-	e->cloexec[fd] = 0;
+	emu_fd_release(e, (int)fd);
 	return 0;
 }
 
@@ -433,15 +439,16 @@ static int64_t sys_clock_gettime(struct trawl_emu *e, uint64_t clk, uint64_t add
 static int64_t sys_fstatat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t buf,
 			   uint64_t flags)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX], under[PATH_MAX];
 	struct stat st;
 	if (emu_read_string(e, path, name, sizeof name) != 0)
 		return -EFAULT;
-	int d = emu_dir_fd(e, dfd);
+	int d;
+	const char *p = emu_root_read_path(e, dfd, name, under, sizeof under, &d);
 	if (d == -2)
 		return -EBADF;
 	/* AT_SYMLINK_NOFOLLOW 0x100 and AT_EMPTY_PATH 0x1000 are the same on both */
-	if (fstatat(d, name, &st, (int)(flags & 0x1100)) != 0)
+	if (fstatat(d, p, &st, (int)(flags & 0x1100)) != 0)
 		return -errno;
 	return put_stat(e, buf, &st);
 }
@@ -457,7 +464,10 @@ static int64_t h_exit(struct trawl_emu *e, struct sys_call *c)
 static int64_t fd_io(struct trawl_emu *e, struct sys_call *c, int writing, int64_t off)
 {
 	int h = emu_host_fd(e, c->a[0]);
-	return h < 0 ? -EBADF : guest_io(e, h, c->a[1], c->a[2], writing, off);
+	if (h < 0)
+		return -EBADF;
+	int64_t wb = emu_fd_would_block(e, c->a[0], writing);
+	return wb ? wb : guest_io(e, h, c->a[1], c->a[2], writing, off);
 }
 
 static int64_t h_read(struct trawl_emu *e, struct sys_call *c)
@@ -482,12 +492,14 @@ static int64_t h_pwrite64(struct trawl_emu *e, struct sys_call *c)
 
 static int64_t h_readv(struct trawl_emu *e, struct sys_call *c)
 {
-	return sys_iov(e, emu_host_fd(e, c->a[0]), c->a[1], c->a[2], 0);
+	int64_t wb = emu_fd_would_block(e, c->a[0], 0);
+	return wb ? wb : sys_iov(e, emu_host_fd(e, c->a[0]), c->a[1], c->a[2], 0);
 }
 
 static int64_t h_writev(struct trawl_emu *e, struct sys_call *c)
 {
-	return sys_iov(e, emu_host_fd(e, c->a[0]), c->a[1], c->a[2], 1);
+	int64_t wb = emu_fd_would_block(e, c->a[0], 1);
+	return wb ? wb : sys_iov(e, emu_host_fd(e, c->a[0]), c->a[1], c->a[2], 1);
 }
 
 static int64_t h_openat(struct trawl_emu *e, struct sys_call *c)
@@ -525,20 +537,22 @@ static int64_t h_newfstatat(struct trawl_emu *e, struct sys_call *c)
 
 /* faccessat and faccessat2 (flags in X3; AT_EACCESS 0x200 and
  * AT_SYMLINK_NOFOLLOW 0x100 are the same on the host). Asking to write a
- * host file answers EROFS, as the write itself would. */
+ * host file outside --root answers EROFS, as the write itself would. */
 static int64_t h_faccessat(struct trawl_emu *e, struct sys_call *c)
 {
-	char name[PATH_MAX];
-	int d = emu_dir_fd(e, c->a[0]);
+	char name[PATH_MAX], buf[PATH_MAX];
 	int flags = c->nr == SYS_faccessat2 ? (int)(c->a[3] & 0x1300) : 0;
 	if (emu_read_string(e, c->a[1], name, sizeof name) != 0)
 		return -EFAULT;
+	int d;
+	const char *p = emu_root_read_path(e, c->a[0], name, buf, sizeof buf, &d);
 	if (d == -2)
 		return -EBADF;
-	if (faccessat(d, name, (int)c->a[2], flags) != 0)
+	if (faccessat(d, p, (int)c->a[2], flags) != 0)
 		return -errno;
 	struct stat st;
-	if ((c->a[2] & W_OK) && fstatat(d, name, &st, flags & 0x1100) == 0 &&
+	/* writable only under the root (read_path chose it: p == buf) */
+	if ((c->a[2] & W_OK) && p != buf && fstatat(d, p, &st, flags & 0x1100) == 0 &&
 	    (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
 		return -EROFS;
 	return 0;
@@ -609,6 +623,8 @@ static int64_t h_clock_gettime(struct trawl_emu *e, struct sys_call *c)
 static int64_t h_futex(struct trawl_emu *e, struct sys_call *c)
 {
 	enum { WAIT = 0, WAKE = 1, WAIT_BITSET = 9, WAKE_BITSET = 10 };
+	if (e->thr)
+		return emu_sys_futex_threads(e, c);
 	uint64_t op = c->a[1] & 0x7f; /* without FUTEX_PRIVATE_FLAG, CLOCK_REALTIME */
 	if (op == WAKE || op == WAKE_BITSET)
 		return 0;
@@ -626,6 +642,25 @@ static int64_t h_futex(struct trawl_emu *e, struct sys_call *c)
 	emu_fault(e, e->cur ? e->cur->pc : pc - 4, c->a[0],
 		  "futex wait on 0x%llx (value %u) with no timeout: the only thread would sleep for ever",
 		  (unsigned long long)c->a[0], v);
+	c->stop = 2;
+	return 0;
+}
+
+/* clone3: glibc falls back to clone */
+static int64_t h_enosys(struct trawl_emu *e, struct sys_call *c)
+{
+	(void)e;
+	(void)c;
+	return -ENOSYS;
+}
+
+static int64_t h_execve(struct trawl_emu *e, struct sys_call *c)
+{
+	char name[256];
+	if (emu_read_string(e, c->a[0], name, sizeof name) != 0)
+		snprintf(name, sizeof name, "(unreadable)");
+	emu_fault(e, e->cur ? e->cur->pc : 0, 0,
+		  "execve of '%s': trawl emulates one program and cannot trace another", name);
 	c->stop = 2;
 	return 0;
 }
@@ -728,7 +763,8 @@ static int64_t h_mremap(struct trawl_emu *e, struct sys_call *c)
 /* indexed by number; sized by the highest one (a higher number added to
  * the table without resizing it is a compile error) */
 static const sys_fn sys_table[SYS_faccessat2 + 1] = {
-	[SYS_exit] = h_exit, [SYS_exit_group] = h_exit,
+	[SYS_exit] = emu_sys_exit_thread, [SYS_exit_group] = h_exit,
+	[SYS_clone] = emu_sys_clone, [SYS_clone3] = h_enosys, [SYS_execve] = h_execve,
 	[SYS_read] = h_read, [SYS_write] = h_write,
 	[SYS_pread64] = h_pread64, [SYS_pwrite64] = h_pwrite64,
 	[SYS_readv] = h_readv, [SYS_writev] = h_writev,
@@ -738,12 +774,13 @@ static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_getcwd] = emu_sys_getcwd, [SYS_readlinkat] = h_readlinkat, [SYS_ioctl] = h_ioctl,
 	[SYS_brk] = h_brk, [SYS_mmap] = h_mmap, [SYS_munmap] = h_munmap,
 	[SYS_mremap] = h_mremap, [SYS_mprotect] = h_mprotect, [SYS_madvise] = h_zero,
-	[SYS_set_tid_address] = h_pid, [SYS_set_robust_list] = h_zero, [SYS_rseq] = h_rseq,
+	[SYS_set_tid_address] = emu_sys_set_tid_address, [SYS_set_robust_list] = h_zero, [SYS_rseq] = h_rseq,
 	[SYS_uname] = h_uname, [SYS_getrandom] = h_getrandom, [SYS_prlimit64] = h_prlimit64,
 	[SYS_clock_gettime] = h_clock_gettime, [SYS_nanosleep] = emu_sys_nanosleep,
 	[SYS_clock_nanosleep] = emu_sys_clock_nanosleep,
 	[SYS_sched_yield] = h_zero, [SYS_futex] = h_futex,
-	/* handlers are recorded, never run */
+	/* signals (delivery: signal.c) */
+	[SYS_rt_sigreturn] = emu_sys_rt_sigreturn, [SYS_rt_sigpending] = emu_sys_rt_sigpending,
 	[SYS_rt_sigaction] = emu_sys_rt_sigaction, [SYS_rt_sigprocmask] = emu_sys_rt_sigprocmask,
 	[SYS_sigaltstack] = emu_sys_sigaltstack,
 	[SYS_kill] = emu_sys_kill, [SYS_tgkill] = emu_sys_kill,
@@ -756,16 +793,16 @@ static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_pipe2] = emu_sys_pipe2, [SYS_chdir] = emu_sys_chdir, [SYS_fchdir] = emu_sys_fchdir,
 	[SYS_sendfile] = emu_sys_sendfile, [SYS_fsync] = emu_sys_fsync,
 	[SYS_fdatasync] = emu_sys_fsync,
-	/* host files are never changed: EROFS, as on a read-only file system */
-	[SYS_mknodat] = emu_sys_readonly_fs, [SYS_mkdirat] = emu_sys_readonly_fs,
-	[SYS_unlinkat] = emu_sys_readonly_fs, [SYS_symlinkat] = emu_sys_readonly_fs,
-	[SYS_linkat] = emu_sys_readonly_fs, [SYS_renameat] = emu_sys_readonly_fs,
-	[SYS_renameat2] = emu_sys_readonly_fs,
-	[SYS_truncate] = emu_sys_readonly_fs, [SYS_fchmodat] = emu_sys_readonly_fs,
-	[SYS_fchownat] = emu_sys_readonly_fs, [SYS_utimensat] = emu_sys_readonly_fs,
-	[SYS_ftruncate] = emu_sys_readonly_fd, [SYS_fallocate] = emu_sys_readonly_fd,
-	[SYS_fchmod] = emu_sys_readonly_fd, [SYS_fchown] = emu_sys_readonly_fd,
-	[SYS_getpid] = h_pid, [SYS_gettid] = h_pid, [SYS_getppid] = h_ppid,
+	/* changes to files: under --root only, else EROFS (sys-root.c) */
+	[SYS_mknodat] = emu_sys_path_change, [SYS_mkdirat] = emu_sys_path_change,
+	[SYS_unlinkat] = emu_sys_path_change, [SYS_symlinkat] = emu_sys_path_change,
+	[SYS_linkat] = emu_sys_path_change, [SYS_renameat] = emu_sys_path_change,
+	[SYS_renameat2] = emu_sys_path_change,
+	[SYS_truncate] = emu_sys_path_change, [SYS_fchmodat] = emu_sys_path_change,
+	[SYS_fchownat] = emu_sys_path_change, [SYS_utimensat] = emu_sys_path_change,
+	[SYS_ftruncate] = emu_sys_fd_change, [SYS_fallocate] = emu_sys_fd_change,
+	[SYS_fchmod] = emu_sys_fd_change, [SYS_fchown] = emu_sys_fd_change,
+	[SYS_getpid] = h_pid, [SYS_gettid] = emu_sys_gettid, [SYS_getppid] = h_ppid,
 	[SYS_getuid] = h_uid, [SYS_geteuid] = h_uid, [SYS_getgid] = h_uid, [SYS_getegid] = h_uid,
 	/* sys-ids.c; numbers from asm-generic/unistd.h */
 	[143] = emu_sys_setids, [144] = emu_sys_setid, [145] = emu_sys_setids,

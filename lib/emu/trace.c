@@ -98,6 +98,34 @@ void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2])
 		uc_reg_read(e->uc, UC_ARM64_REG_Q0 + (int)(code - EMU_REG_V0), v);
 }
 
+void emu_write_reg(struct trawl_emu *e, unsigned code, const uint64_t v[2])
+{
+	if (code <= 28)
+		uc_reg_write(e->uc, UC_ARM64_REG_X0 + (int)code, v);
+	else if (code == 29)
+		uc_reg_write(e->uc, UC_ARM64_REG_X29, v);
+	else if (code == 30)
+		uc_reg_write(e->uc, UC_ARM64_REG_X30, v);
+	else if (code == EMU_REG_SP)
+		uc_reg_write(e->uc, UC_ARM64_REG_SP, v);
+	else if (code == EMU_REG_CPSR) {
+		uint32_t x = (uint32_t)v[0] & 0xf0000000u;
+		uc_reg_write(e->uc, UC_ARM64_REG_NZCV, &x);
+	} else if (code == EMU_REG_FPCR || code == EMU_REG_FPSR) {
+		uint32_t x = (uint32_t)v[0];
+		uc_reg_write(e->uc, code == EMU_REG_FPCR ? UC_ARM64_REG_FPCR : UC_ARM64_REG_FPSR, &x);
+	} else if (code == EMU_REG_TPIDR)
+		uc_reg_write(e->uc, UC_ARM64_REG_TPIDR_EL0, v);
+	else if (code >= EMU_REG_V0 && code < EMU_REG_V0 + 32)
+		uc_reg_write(e->uc, UC_ARM64_REG_Q0 + (int)(code - EMU_REG_V0), v);
+}
+
+void emu_snapshot(struct trawl_emu *e)
+{
+	for (unsigned c = 0; c < EMU_REG_COUNT; c++)
+		emu_read_reg(e, c, e->snap[c]);
+}
+
 /* "R NAME " for every register code, padded to 16 bytes for fixed copies. */
 static struct {
 	char text[16];
@@ -261,6 +289,31 @@ static char *put_memory(struct trawl_emu *e, char *p, const char *prefix, size_t
 	return p;
 }
 
+/* Memory the kernel wrote during an SVC (or a signal frame), shown in
+ * 16-byte pieces. NULL when a flush failed. */
+static char *put_sysw(struct trawl_emu *e, char *p, const char *prefix, size_t plen)
+{
+	for (unsigned i = 0; i < e->nsysw; i++) {
+		uint64_t a = e->sysw[i].addr, end = a + e->sysw[i].len;
+		while (a < end) {
+			if ((size_t)(p - e->buf) + 4096 > e->cap) {
+				e->len = (size_t)(p - e->buf);
+				if (emu_trace_flush(e) != TRAWL_OK)
+					return NULL;
+				p = e->buf;
+			}
+			uint8_t b[16];
+			unsigned n = end - a > 16 ? 16 : (unsigned)(end - a);
+			if (uc_mem_read(e->uc, a, b, n) != UC_ERR_OK)
+				break;
+			p = put_access(e, p, prefix, plen, 1, a, b, n);
+			a += n;
+		}
+	}
+	e->nsysw = 0;
+	return p;
+}
+
 /* Copies of at most 32 bytes done as one fixed-size copy: the buffer
  * always has room beyond the end (flush_at leaves a large margin) and every
  * source is at least 32 bytes long, so no length-dependent call is made. */
@@ -280,7 +333,7 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
 		return;
 	const char *prefix = e->prefix;
-	size_t plen = e->ndigits + 5;
+	size_t plen = e->ndigits + 5 + e->cpulen;
 
 	char *p = put32(e->buf + e->len, prefix, plen);
 	int failed = in->kind == EMU_INSN_COND_BRANCH && next_pc == in->pc + 4;
@@ -292,25 +345,8 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	p += in->tail_len;
 	if (e->nmem)
 		p = put_memory(e, p, prefix, plen);
-	for (unsigned i = 0; i < e->nsysw; i++) {
-		/* written by the kernel during an SVC: shown in 16-byte pieces */
-		uint64_t a = e->sysw[i].addr, end = a + e->sysw[i].len;
-		while (a < end) {
-			if ((size_t)(p - e->buf) + 4096 > e->cap) {
-				e->len = (size_t)(p - e->buf);
-				if (emu_trace_flush(e) != TRAWL_OK)
-					return;
-				p = e->buf;
-			}
-			uint8_t b[16];
-			unsigned n = end - a > 16 ? 16 : (unsigned)(end - a);
-			if (uc_mem_read(e->uc, a, b, n) != UC_ERR_OK)
-				break;
-			p = put_access(e, p, prefix, plen, 1, a, b, n);
-			a += n;
-		}
-	}
-	e->nsysw = 0;
+	if (e->nsysw && !(p = put_sysw(e, p, prefix, plen)))
+		return;
 	for (unsigned i = 0; i < in->nwrites; i++)
 		p = put_reg(e, put32(p, prefix, plen), in->writes[i]);
 	if (in->fp) {
@@ -322,6 +358,38 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	}
 	e->len = (size_t)(p - e->buf);
 	e->nmem = 0;
+}
+
+/* What changed outside an instruction (a signal frame pushed or popped):
+ * the memory written, then every register that differs from e->snap,
+ * except those `done` (the instruction just written) already showed (with
+ * `all`: every register, a new core's first state). At
+ * the time of the last instruction they are its effects; at a time with
+ * no instruction (a fault's), a state event. */
+void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all)
+{
+	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
+		return;
+	init_reg_heads();
+	size_t plen = e->ndigits + 5 + e->cpulen;
+	char *p = e->buf + e->len;
+	if (e->nsysw && !(p = put_sysw(e, p, e->prefix, plen)))
+		return;
+	for (unsigned c = 0; c < EMU_REG_COUNT; c++) {
+		if (c > EMU_REG_TPIDR && c < EMU_REG_V0)
+			continue;
+		uint64_t v[2];
+		emu_read_reg(e, c, v);
+		if (!all && memcmp(v, e->snap[c], 16) == 0)
+			continue;
+		unsigned k = 0;
+		while (done && k < done->nwrites && done->writes[k] != c)
+			k++;
+		if (done && k < done->nwrites)
+			continue;
+		p = put_reg(e, put32(p, e->prefix, plen), c);
+	}
+	e->len = (size_t)(p - e->buf);
 }
 
 enum trawl_status emu_trace_flush(struct trawl_emu *e)

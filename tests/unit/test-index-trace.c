@@ -88,8 +88,12 @@ static void corpus_traces(void **state)
 static void emulator_traces(void **state)
 {
 	const char *trawl = getenv("TRAWL"), *build = getenv("TRAWL_BUILD");
-	static const char *progs[][2] = {
-		{ "sort", "300" }, { "checksum", "" }, { "recurse", "" }, { "simd", "" }, { "faults", "" },
+	/* program, its arguments, trawl's options (threads: short quanta so
+	 * that 15000 instructions hold many switches between 3 cores) */
+	static const char *progs[][3] = {
+		{ "sort", "300", "" }, { "checksum", "", "" }, { "recurse", "", "" },
+		{ "simd", "", "" }, { "faults", "", "" }, { "signals", "", "" },
+		{ "threads", "2", "--quantum 300" },
 	};
 	int n = 0;
 	if (!trawl || !build)
@@ -100,8 +104,8 @@ static void emulator_traces(void **state)
 		if (access(exe, X_OK) != 0)
 			continue;
 		snprintf(trace, sizeof trace, "/tmp/trawl-test-index-emu-%d.tarmac", (int)getpid());
-		snprintf(cmd, sizeof cmd, "'%s' emulate '%s' -n 15000 -o '%s' -- %s >/dev/null 2>&1",
-			 trawl, exe, trace, progs[i][1]);
+		snprintf(cmd, sizeof cmd, "'%s' emulate '%s' -n 15000 %s -o '%s' -- %s >/dev/null 2>&1",
+			 trawl, exe, progs[i][2], trace, progs[i][1]);
 		if (system(cmd) == -1)
 			continue;
 		n += check_trace(trace, NULL);

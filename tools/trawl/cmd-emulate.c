@@ -15,7 +15,8 @@ static const char emulate_description[] =
 	"taken) with index, PC, encoding and disassembly, an R line for each register\n"
 	"the instruction writes, and MR/MW lines for every memory access. Timestamps\n"
 	"count instructions. The program's system calls are emulated on the host\n"
-	"(files it opens are real host files); its exit status becomes trawl's.\n";
+	"(files it opens are real host files, changed only under --root); its exit\n"
+	"status becomes trawl's. Threads run as cores cpu0, cpu1...\n";
 
 static const char emulate_footer[] =
 	"A program that faults (unmapped access, undefined instruction, unsupported\n"
@@ -92,6 +93,12 @@ static int run_program(const char *program, const char *output, struct trawl_emu
 			(unsigned long long)res.insns, (unsigned long long)res.trace_bytes,
 			res.insns ? (double)res.trace_bytes / (double)res.insns : 0.0, wall, cpu,
 			cpu > 0 ? (double)res.insns / cpu / 1e6 : 0.0, ru1.ru_maxrss);
+	if (res.refused_writes)
+		cli_warn("emulate",
+			 "the program's changes to files were refused (EROFS), %llu time%s; the first: "
+			 "%s. Give --root DIR to let it write under DIR",
+			 (unsigned long long)res.refused_writes, res.refused_writes == 1 ? "" : "s",
+			 res.refused_first);
 	if (st) {
 		rc = cli_report("emulate", &err);
 		goto done;
@@ -113,7 +120,7 @@ int cmd_emulate(int argc, char **argv)
 {
 	const char *program = NULL, *output = NULL;
 	struct trawl_emu_options opt = { 0 };
-	int stats = 0, style = 0, n_seen = 0, i, rc;
+	int stats = 0, style = 0, n_seen = 0, q_seen = 0, i, rc;
 	uint64_t zthreads = TRAWL_OUTFILE_THREADS;
 	/* in the order of enum trawl_emu_style */
 	static const char *const styles[] = { "fm", "ldst", "none", NULL };
@@ -132,6 +139,13 @@ int cmd_emulate(int argc, char **argv)
 		CLI_U64("compress-threads", "N", &zthreads, 64, NULL,
 			"a .zst TRACE is compressed on N threads beside the emulator's\n"
 			"(default 2); 0 compresses in the emulating thread"),
+		CLI_STRING("root", 0, "DIR", &opt.root,
+			   "the program may change files, under DIR only: its paths\n"
+			   "resolve inside DIR (/x is DIR/x; no way out by .. or symlinks);\n"
+			   "without it, every change fails with EROFS"),
+		CLI_U64("quantum", "N", &opt.quantum, 0, &q_seen,
+			"a thread runs N instructions before the next one does\n"
+			"(default 10000); each thread is a core (cpuN) in the trace"),
 		CLI_FLAG("stats", 0, &stats, "print instructions, trace size and speed on standard error"),
 		CLI_U64("stack-top", "ADDR", &opt.stack_top, 0, NULL,
 			"put the end of the 8 MiB stack at ADDR (page aligned; default just\n"
@@ -145,7 +159,7 @@ int cmd_emulate(int argc, char **argv)
 	const struct cli_command cmd = {
 		.name = "emulate",
 		.usage = "PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst|none] [--stats]\n"
-			 "                     [--check-writes] [-- ARGS...]",
+			 "                     [--root DIR] [--quantum N] [--check-writes] [-- ARGS...]",
 		.description = emulate_description,
 		.options = opts,
 		.footer = emulate_footer,
@@ -166,6 +180,8 @@ int cmd_emulate(int argc, char **argv)
 	opt.style = (enum trawl_emu_style)style;
 	if (n_seen && !opt.max_insns)
 		return cli_usage("emulate", "-n needs a positive number");
+	if (q_seen && !opt.quantum)
+		return cli_usage("emulate", "--quantum needs a positive number");
 	if (opt.style == TRAWL_EMU_STYLE_NONE && output)
 		return cli_usage("emulate", "--style none writes no trace; drop -o");
 	if (!output && opt.style != TRAWL_EMU_STYLE_NONE && isatty(1))

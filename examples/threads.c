@@ -1,0 +1,202 @@
+/* pthreads under an emulator, printed so that the output is the same on
+ * any faithful one (QEMU's is the oracle in tests/cli/emulate-threads.sh):
+ *
+ *   threads [N]   N threads (default 4) add to a counter under a mutex
+ *                 (ends exact), a condition variable hands a token round
+ *                 them in order, every one is joined; thread-local
+ *                 storage stays per thread; exit status 0
+ *   threads deadlock   two threads wait for each other for ever
+ *   threads fork       fork() (trawl stops with a message)
+ *   threads kill       a worker sends SIGUSR1 to the main thread (tgkill)
+ *   threads timeout    a timed wait that nobody signals ends ETIMEDOUT while
+ *                      a worker waits with no timeout
+ *   threads mask       the main thread blocks SIGUSR1, a worker sends it to
+ *                      the process: the worker (mask per thread) takes it
+ */
+#include <signal.h>
+#include <sys/syscall.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROUNDS 500
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn_changed = PTHREAD_COND_INITIALIZER;
+static long counter;
+static int turn, nthreads;
+static __thread int mine;   /* TPIDR_EL0 per thread */
+static int order[64], norder;
+
+static void *work(void *arg)
+{
+	int id = (int)(long)arg;
+	mine = id * 100;
+	for (int i = 0; i < ROUNDS; i++) {
+		pthread_mutex_lock(&lock);
+		counter += id + 1;
+		pthread_mutex_unlock(&lock);
+		if (i % 100 == 0)
+			sched_yield();
+	}
+	/* take turns: thread k goes when turn == k */
+	pthread_mutex_lock(&lock);
+	while (turn != id)
+		pthread_cond_wait(&turn_changed, &lock);
+	order[norder++] = id;
+	turn++;
+	pthread_cond_broadcast(&turn_changed);
+	pthread_mutex_unlock(&lock);
+	return (void *)(long)(mine + 1);
+}
+
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t both;
+
+static void *grab(void *arg)
+{
+	pthread_mutex_t *first = arg ? &a : &b, *second = arg ? &b : &a;
+	pthread_mutex_lock(first);
+	pthread_barrier_wait(&both);
+	pthread_mutex_lock(second);
+	return NULL;
+}
+
+static volatile int got;
+static volatile pid_t handled_by;
+static pid_t main_tid;
+static pthread_barrier_t started, ready;
+
+static void on_usr1(int sig)
+{
+	got = sig;
+	handled_by = (pid_t)syscall(SYS_gettid);
+}
+
+static void *send_to_process(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&started); /* this thread's own mask is set */
+	pthread_barrier_wait(&ready);   /* main has blocked SIGUSR1 by now */
+	kill(getpid(), SIGUSR1);
+	return (void *)(long)syscall(SYS_gettid);
+}
+
+static void *send(void *arg)
+{
+	(void)arg;
+	syscall(SYS_tgkill, getpid(), main_tid, SIGUSR1);
+	return NULL;
+}
+
+static pthread_cond_t never = PTHREAD_COND_INITIALIZER, go = PTHREAD_COND_INITIALIZER;
+static int go_flag;
+
+static void *wait_for_go(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	while (!go_flag)
+		pthread_cond_wait(&go, &lock);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static void timeout(void)
+{
+	pthread_t w;
+	pthread_create(&w, NULL, wait_for_go, NULL);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 30; /* the emulator must not wait 30 s for it */
+	pthread_mutex_lock(&lock);
+	int r = pthread_cond_timedwait(&never, &lock, &until);
+	go_flag = 1;
+	pthread_cond_signal(&go);
+	pthread_mutex_unlock(&lock);
+	pthread_join(w, NULL);
+	printf("timedwait %s\n", r == ETIMEDOUT ? "ETIMEDOUT" : strerror(r));
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		printf("fork %d\n", fork() >= 0);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "timeout") == 0) {
+		timeout();
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "mask") == 0) {
+		pthread_t k;
+		void *worker;
+		signal(SIGUSR1, on_usr1);
+		pthread_barrier_init(&started, NULL, 2);
+		pthread_barrier_init(&ready, NULL, 2);
+		pthread_create(&k, NULL, send_to_process, NULL);
+		pthread_barrier_wait(&started);
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		pthread_barrier_wait(&ready);
+		pthread_join(k, &worker);
+		printf("got %d by worker %d\n", got, handled_by == (pid_t)(long)worker);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "kill") == 0) {
+		pthread_t k;
+		signal(SIGUSR1, on_usr1);
+		main_tid = (pid_t)syscall(SYS_gettid);
+		pthread_create(&k, NULL, send, NULL);
+		pthread_join(k, NULL);
+		printf("got %d tid %d\n", got, main_tid == getpid());
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "deadlock") == 0) {
+		pthread_t t1, t2;
+		pthread_barrier_init(&both, NULL, 2);
+		pthread_create(&t1, NULL, grab, (void *)1);
+		pthread_create(&t2, NULL, grab, NULL);
+		pthread_join(t1, NULL);
+		printf("not reached\n");
+		return 0;
+	}
+	nthreads = argc > 1 ? atoi(argv[1]) : 4;
+	if (nthreads < 1 || nthreads > 64)
+		return 2;
+	pthread_t t[64];
+	mine = -1;
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&t[i], NULL, work, (void *)(long)i) != 0) {
+			printf("pthread_create failed\n");
+			return 1;
+		}
+	long sum = 0;
+	for (int i = 0; i < nthreads; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		sum += (long)r;
+	}
+	long want = 0;
+	for (int i = 0; i < nthreads; i++)
+		want += (long)(i + 1) * ROUNDS;
+	printf("counter %ld expected %ld\n", counter, want);
+	printf("order");
+	for (int i = 0; i < norder; i++)
+		printf(" %d", order[i]);
+	printf("\njoin sum %ld main tls %d\n", sum, mine);
+	/* a second round reuses the exited threads' cores */
+	pthread_t u;
+	pthread_create(&u, NULL, work, (void *)(long)nthreads);
+	turn = nthreads;
+	pthread_join(u, NULL);
+	printf("second round %ld\n", counter - want);
+	return 0;
+}
