@@ -24,11 +24,23 @@
 #include "trawl/reader.h"
 #include "trawl/status.h"
 
-/* Index kinds a file may hold (the header says which). */
+/* Index kinds a file may hold (the header says which). Every kind answers
+ * every query with the same results; they trade size against speed
+ * (docs/index.md, "Kinds"). */
 enum trawl_index_kind {
-	TRAWL_INDEX_KIND_LINEAR = 1,    /* event table + delta log + checkpoints +
-	                                   sorted write lists (docs/index.md) */
+	TRAWL_INDEX_KIND_FULL = 1,      /* event table + delta log + checkpoints +
+	                                   sorted write lists, stored as is */
+	TRAWL_INDEX_KIND_LINEAR = TRAWL_INDEX_KIND_FULL, /* its old name */
+	TRAWL_INDEX_KIND_COMPACT = 2,   /* the same tables in blocks compressed one
+	                                   by one, decoded on demand */
 };
+
+/* The kinds this trawl knows, by name ("full", "compact"): NULL / 0 for
+ * one it does not know. trawl_index_kind_list gives the i-th known kind
+ * (0 past the end), for help texts and tests. */
+const char *trawl_index_kind_name(uint32_t kind);
+uint32_t trawl_index_kind_parse(const char *name);
+uint32_t trawl_index_kind_list(size_t i);
 
 /* ---- building ---- */
 
@@ -65,6 +77,7 @@ struct trawl_index_build_options {
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	struct trawl_reader_options reader;  /* for trawl_index_build */
+	uint32_t kind;                  /* enum trawl_index_kind; 0 = full */
 };
 
 /* Start building an index that will be written to `path` (through a

@@ -17,12 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <xxhash.h>
 
 #include "index/format.h"
 #include "index/spool.h"
+#include "index/zblock.h"
 #include "trawl/index.h"
 
 #define NONE32 UINT32_MAX
@@ -66,6 +68,9 @@ struct trawl_index_builder {
 	double t0;
 
 	struct idx_file ev, dl;
+	uint32_t kind;          /* enum trawl_index_kind */
+	int out_fd;             /* compact: the output file (ev is an image) */
+	int textless;           /* some event had no text line (line 0) */
 	uint8_t *ck;            /* checkpoint being assembled */
 	size_t nck, cap_ck;
 	int last_cpu;
@@ -870,12 +875,16 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 
 	uint8_t rec[EV_REC];
 	int isinsn = e->kind == TRAWL_EV_INSN;
-	st64(rec, e->line);
+	/* a source without text (decoded trace) numbers its events as lines */
+	uint64_t line = e->line ? e->line : b->nev + 1;
+	uint32_t nlines = e->line ? e->nlines : 1;
+	b->textless |= !e->line;
+	st64(rec, line);
 	st64(rec + 8, e->offset);
 	st64(rec + 16, e->time);
 	st64(rec + 24, isinsn ? e->u.insn.pc : 0);
 	st64(rec + 32, dloff);
-	st32(rec + 40, e->nlines);
+	st32(rec + 40, nlines);
 	st32(rec + 44, e->length > UINT32_MAX ? UINT32_MAX : (uint32_t)e->length);
 	st32(rec + 48, isinsn ? e->u.insn.encoding : 0);
 	st32(rec + 52, (uint32_t)r->depth);
@@ -897,8 +906,8 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 	}
 	if (!b->time_unit && e->time_unit)
 		b->time_unit = e->time_unit;
-	if (e->line + (e->nlines ? e->nlines - 1 : 0) > b->last_line)
-		b->last_line = e->line + (e->nlines ? e->nlines - 1 : 0);
+	if (line + (nlines ? nlines - 1 : 0) > b->last_line)
+		b->last_line = line + (nlines ? nlines - 1 : 0);
 	b->nev++;
 	return TRAWL_OK;
 }
@@ -950,6 +959,13 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 	if (opt)
 		b->opt = *opt;
 	b->K = b->opt.checkpoint_interval ? b->opt.checkpoint_interval : 128;
+	b->kind = b->opt.kind ? b->opt.kind : TRAWL_INDEX_KIND_FULL;
+	b->out_fd = -1;
+	if (!trawl_index_kind_name(b->kind)) {
+		uint32_t k = b->kind;
+		free(b);
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "unknown index kind %u", k);
+	}
 	size_t mem = b->opt.sort_memory ? b->opt.sort_memory : (64u << 20);
 	b->t0 = now_s();
 	trawl_reg_names_init(&b->names);
@@ -978,7 +994,12 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 		goto fail;
 	}
 	static const uint8_t zero[IDX_HEADER_SIZE];
-	if ((st = idx_file_fd(&b->ev, fd, b->tmp_path, err))) {
+	if (b->kind == TRAWL_INDEX_KIND_COMPACT) {
+		/* the full image goes to an anonymous file, compressed at the end */
+		b->out_fd = fd;
+		if ((st = idx_file_temp(&b->ev, b->dir, "index image", err)))
+			goto fail;
+	} else if ((st = idx_file_fd(&b->ev, fd, b->tmp_path, err))) {
 		close(fd);
 		goto fail;
 	}
@@ -1005,6 +1026,8 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b)
 		return;
 	idx_file_close(&b->ev);
 	idx_file_close(&b->dl);
+	if (b->out_fd >= 0)
+		close(b->out_fd);
 	free(b->ck);
 	idx_sorter_release(&b->memw);
 	idx_sorter_release(&b->snap);
@@ -1031,30 +1054,6 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b)
 }
 
 /* ---- writing the file ---- */
-
-struct sec {
-	uint32_t id, rec;
-	uint64_t off, len, sum;
-};
-
-static enum trawl_status begin_sec(struct idx_file *f, struct sec *s, uint32_t id, uint32_t rec,
-				   struct trawl_error *err)
-{
-	enum trawl_status st = idx_file_align(f, err);
-	if (st)
-		return st;
-	idx_file_mark(f);
-	s->id = id;
-	s->rec = rec;
-	s->off = f->pos;
-	return TRAWL_OK;
-}
-
-static void end_sec(struct idx_file *f, struct sec *s)
-{
-	s->len = f->pos - s->off;
-	s->sum = idx_file_sum(f);
-}
 
 /* Back-dated values: start-of-trace records for every block, then clobber
  * intervals in creation order; the stable sort keeps that order per block,
@@ -1134,7 +1133,7 @@ static enum trawl_status write_identity(struct idx_file *f, const struct trawl_t
 
 /* SUMS and SUMS_TOP for the bytes [IDX_HEADER_SIZE, covered) already in
  * the file, read back (from the page cache) in 1 MiB pieces. */
-static enum trawl_status write_sums(struct idx_file *o, uint64_t covered, struct sec *s,
+static enum trawl_status write_sums(struct idx_file *o, uint64_t covered, struct idx_secent *s,
 				    uint64_t *top_sum, struct trawl_error *err)
 {
 	enum trawl_status st = TRAWL_OK;
@@ -1175,14 +1174,14 @@ static enum trawl_status write_sums(struct idx_file *o, uint64_t covered, struct
 		st64(top + 8 * j, idx_top_sum(sums + lo, (size_t)(hi - lo), j));
 	}
 	*top_sum = XXH3_64bits(top, (size_t)(ntop * 8));
-	if ((st = begin_sec(o, s, SEC_SUMS, 4, err)) ||
+	if ((st = idx_sec_begin(o, s, SEC_SUMS, 4, err)) ||
 	    (st = idx_file_write(o, sums, (size_t)(nblocks * 4), err)))
 		goto out;
-	end_sec(o, s);
-	if ((st = begin_sec(o, s + 1, SEC_SUMS_TOP, 8, err)) ||
+	idx_sec_end(o, s);
+	if ((st = idx_sec_begin(o, s + 1, SEC_SUMS_TOP, 8, err)) ||
 	    (st = idx_file_write(o, top, (size_t)(ntop * 8), err)))
 		goto out;
-	end_sec(o, s + 1);
+	idx_sec_end(o, s + 1);
 	st = idx_file_flush(o, err);
 out:
 	free(buf);
@@ -1195,19 +1194,19 @@ out:
  * (advancing *sp); the fences the sorted sections fill are freed by the
  * caller. One list so the order the reader expects is written in one place. */
 static enum trawl_status write_sections(struct trawl_index_builder *b, struct idx_file *o,
-					const struct trawl_trace_id *id, struct sec **sp,
+					const struct trawl_trace_id *id, struct idx_secent **sp,
 					struct idx_fence *fences, struct trawl_error *err)
 {
 	enum trawl_status st;
-	struct sec *s = *sp;
+	struct idx_secent *s = *sp;
 	uint64_t nbd = 0;
 #define SEC(id_, rec_, body)                                                               \
 	do {                                                                               \
-		if ((st = begin_sec(o, s, id_, rec_, err)))                                \
+		if ((st = idx_sec_begin(o, s, id_, rec_, err)))                                \
 			goto out;                                                          \
 		if ((st = (body)))                                                         \
 			goto out;                                                          \
-		end_sec(o, s++);                                                           \
+		idx_sec_end(o, s++);                                                           \
 	} while (0)
 	SEC(SEC_DELTAS, 0, idx_file_copy(o, &b->dl, err));
 	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, o, &fences[0], err));
@@ -1216,12 +1215,12 @@ static enum trawl_status write_sections(struct trawl_index_builder *b, struct id
 	SEC(SEC_BACKDATE, BD_REC, write_backdate(b, o, &fences[3], &nbd, err));
 	SEC(SEC_REGW, REGW_REC, idx_sorter_output(&b->regw, o, &fences[4], err));
 	SEC(SEC_PCS, PCS_REC, idx_sorter_output(&b->pcs, o, &fences[5], err));
-	if ((st = begin_sec(o, s, SEC_SYSREGS, 0, err)))
+	if ((st = idx_sec_begin(o, s, SEC_SYSREGS, 0, err)))
 		goto out;
 	for (size_t i = 0; i < b->names.count; i++)
 		if ((st = idx_file_write(o, b->names.names[i], strlen(b->names.names[i]) + 1, err)))
 			goto out;
-	end_sec(o, s++);
+	idx_sec_end(o, s++);
 	for (int i = 0; i < 6; i++)
 		SEC(SEC_FENCE_MEMW + i, FENCE_REC, idx_file_write(o, fences[i].p, fences[i].n, err));
 	SEC(SEC_IDENTITY, 0, write_identity(o, id, err));
@@ -1235,14 +1234,14 @@ out:
 /* The header: magic, version, trace identity, counts, build time and the
  * section table. */
 static void fill_header(const struct trawl_index_builder *b, const struct trawl_trace_id *id,
-			uint64_t file_len, uint64_t top_sum, const struct sec *secs, size_t nsec,
+			uint64_t file_len, uint64_t top_sum, const struct idx_secent *secs, size_t nsec,
 			uint8_t *h)
 {
 	memset(h, 0, IDX_HEADER_SIZE);
 	memcpy(h, IDX_MAGIC, 8);
 	st32(h + 8, IDX_VERSION);
-	st32(h + 12, TRAWL_INDEX_KIND_LINEAR);
-	st32(h + 16, IDX_FLAG_COMPLETE | IDX_FLAG_EXC_FLAGS);
+	st32(h + 12, b->kind);
+	st32(h + 16, IDX_FLAG_COMPLETE | IDX_FLAG_EXC_FLAGS | (b->textless ? IDX_FLAG_NO_TEXT : 0));
 	st32(h + 20, IDX_HEADER_SIZE);
 	st64(h + 24, file_len);
 	if (id) {
@@ -1301,23 +1300,59 @@ static enum trawl_status commit_index_file(struct trawl_index_builder *b, struct
 	return TRAWL_OK;
 }
 
+/* Compact kind: the image in b->ev is complete (but for its sums); map it
+ * and write its compressed form to the output file. */
+static enum trawl_status compact_output(struct trawl_index_builder *b, struct idx_file *z,
+					struct idx_secent *secs, size_t *nsec,
+					struct trawl_error *err)
+{
+	static const uint8_t zero[IDX_HEADER_SIZE];
+	struct idx_file *o = &b->ev;
+	enum trawl_status st;
+	if ((st = idx_file_flush(o, err)))
+		return st;
+	uint8_t *img = mmap(NULL, (size_t)o->pos, PROT_READ, MAP_SHARED, o->fd, 0);
+	if (img == MAP_FAILED)
+		return trawl_error_errno(err, errno, "cannot map the index image");
+	struct idx_secent ls[SEC_COUNT_];
+	memcpy(ls, secs, *nsec * sizeof *ls);
+	int fd = b->out_fd;
+	b->out_fd = -1;
+	if (!(st = idx_file_fd(z, fd, b->tmp_path, err)) &&
+	    !(st = idx_file_write(z, zero, IDX_HEADER_SIZE, err)))
+		st = idx_compact_write(z, img, ls, *nsec, secs, nsec, err);
+	else if (st)
+		close(fd);
+	munmap(img, (size_t)o->pos);
+	return st;
+}
+
 enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 					     const struct trawl_trace_id *id,
 					     struct trawl_error *err)
 {
 	enum trawl_status st;
-	struct idx_file *o = &b->ev;
+	struct idx_file *o = &b->ev, z;
+	memset(&z, 0, sizeof z);
+	z.fd = -1;
 	struct idx_fence fences[6];
 	memset(fences, 0, sizeof fences);
-	struct sec secs[SEC_COUNT_];
+	struct idx_secent secs[SEC_COUNT_];
 	memset(secs, 0, sizeof secs);
-	struct sec *s = secs;
+	struct idx_secent *s = secs;
 	s->id = SEC_EVENTS;
 	s->rec = EV_REC;
 	s->off = IDX_HEADER_SIZE;
-	end_sec(o, s++);
+	idx_sec_end(o, s++);
 	if ((st = write_sections(b, o, id, &s, fences, err)))
 		goto out;
+	if (b->kind == TRAWL_INDEX_KIND_COMPACT) {
+		size_t n = (size_t)(s - secs);
+		if ((st = compact_output(b, &z, secs, &n, err)))
+			goto out;
+		s = secs + n;
+		o = &z;
+	}
 	uint64_t top_sum = 0;
 	if ((st = idx_file_align(o, err)) || (st = idx_file_flush(o, err)) ||
 	    (st = write_sums(o, o->pos, s, &top_sum, err)))
@@ -1327,6 +1362,7 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	fill_header(b, id, o->pos, top_sum, secs, (size_t)(s - secs), h);
 	st = commit_index_file(b, o, h, err);
 out:
+	idx_file_close(&z);
 	for (int i = 0; i < 6; i++)
 		free(fences[i].p);
 	return st;

@@ -92,7 +92,7 @@
 #include <string.h>
 
 #define IDX_MAGIC "TRAWLIDX"
-#define IDX_VERSION 2u
+#define IDX_VERSION 3u
 #define IDX_HEADER_SIZE 1024u
 #define IDX_MAX_SECTIONS 24u
 #define IDX_FLAG_COMPLETE 1u
@@ -100,6 +100,9 @@
  * set them since this flag exists); an index without it is rebuilt when
  * opened for its trace, so --use-index never reads a reset as a call. */
 #define IDX_FLAG_EXC_FLAGS 2u
+/* Some event came from a source without text (line 0 from its reader):
+ * its line is its ordinal, and there is no text to show for it. */
+#define IDX_FLAG_NO_TEXT 4u
 #define IDX_HDR_CHECKSUM_OFF 1016u
 
 enum idx_section {
@@ -123,8 +126,22 @@ enum idx_section {
 	SEC_IDENTITY,           /* key/value records: what the index was built from */
 	SEC_SUMS,               /* u32 checksum per block of [1024, SUMS offset) */
 	SEC_SUMS_TOP,           /* u64 checksum per 4 KiB of SUMS (verify only) */
-	SEC_COUNT_ = SEC_SUMS_TOP,
+	SEC_ZBLOCKS,            /* compact kind: where each compressed block is */
+	SEC_COUNT_ = SEC_ZBLOCKS,
 };
+
+/* Compact kind (2): the sections with a record size in zb_rec below (and
+ * DELTAS) are stored as blocks compressed one by one (zblock.h); their
+ * table entry gives the compressed bytes, SEC_ZBLOCKS the blocks: 16-byte
+ * records u32 section id, u32 decoded bytes, u64 file offset of the frame,
+ * a section's blocks consecutive and in order, each (but the last) of
+ * zb_block_bytes(rec) decoded bytes; a frame ends where the next begins
+ * (the last at its section's end). */
+#define ZBLK_REC 16u
+static inline int idx_sec_compressed(uint32_t sid)
+{
+	return sid == SEC_EVENTS || sid == SEC_DELTAS || (sid >= SEC_MEMW && sid <= SEC_PCS);
+}
 
 #define IDX_FENCE 256u          /* records per fence entry */
 #define FENCE_REC 16u

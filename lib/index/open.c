@@ -16,6 +16,7 @@
 
 #include "index/index-int.h"
 #include "index/spool.h"
+#include "index/zblock.h"
 #include "trawl/reader.h"
 
 static uint64_t ts_ns(const struct timespec *t)
@@ -178,6 +179,7 @@ static const uint32_t sec_rec[SEC_COUNT_ + 1] = {
 	[SEC_FENCE_MEMW] = FENCE_REC, [SEC_FENCE_SNAP] = FENCE_REC, [SEC_FENCE_CLOB] = FENCE_REC,
 	[SEC_FENCE_BACKDATE] = FENCE_REC, [SEC_FENCE_REGW] = FENCE_REC, [SEC_FENCE_PCS] = FENCE_REC,
 	[SEC_IDENTITY] = 0,      [SEC_SUMS] = 4,          [SEC_SUMS_TOP] = 8,
+	[SEC_ZBLOCKS] = ZBLK_REC,
 };
 
 /* Sorted sections and their fences. */
@@ -233,9 +235,12 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 		return TRAWL_CORRUPT(err, "'%s': index header checksum mismatch", p);
 	if (!(ld32(h + 16) & IDX_FLAG_COMPLETE))
 		return TRAWL_CORRUPT(err, "'%s': index build did not complete", p);
-	if (ld32(h + 12) != TRAWL_INDEX_KIND_LINEAR)
+	ix->kind = ld32(h + 12);
+	ix->flags = ld32(h + 16);
+	if (!trawl_index_kind_name(ix->kind))
 		return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED, "'%s': unknown index kind %u",
-				       p, ld32(h + 12));
+				       p, ix->kind);
+	int compact = ix->kind == TRAWL_INDEX_KIND_COMPACT;
 	if (ld32(h + 20) != IDX_HEADER_SIZE || ld64(h + 24) != ix->size)
 		return TRAWL_CORRUPT(err, "'%s': index is truncated or has a bad size", p);
 	ix->id.size = ld64(h + 32);
@@ -260,19 +265,39 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 		uint64_t off = ld64(e + 8), len = ld64(e + 16);
 		if (sid == 0 || sid > SEC_COUNT_ || sid == SEC_UNUSED3_ || sid == SEC_UNUSED4_)
 			continue; /* not a section this version reads */
+		int z = compact && idx_sec_compressed(sid);
 		if (ix->sec[sid].p || rec != sec_rec[sid] || off < IDX_HEADER_SIZE || off % 8 ||
-		    off > ix->size || len > ix->size - off || (rec && len % rec))
+		    off > ix->size || len > ix->size - off || (rec && !z && len % rec) ||
+		    (sid == SEC_ZBLOCKS && !compact))
 			return TRAWL_CORRUPT(err, "'%s': bad section table entry %u", p, i);
-		ix->sec[sid].ix = ix;
-		ix->sec[sid].p = ix->map + off;
-		ix->sec[sid].len = len;
-		ix->sec[sid].rec = rec;
-		ix->sec[sid].n = rec ? len / rec : len;
-		ix->sec[sid].sum = ld64(e + 24);
+		struct idx_sec *d = &ix->sec[sid];
+		d->ix = ix;
+		d->id = sid;
+		d->p = ix->map + off;
+		d->len = len;
+		d->rec = rec;
+		d->n = rec ? len / rec : len;
+		d->sum = ld64(e + 24);
+		d->z = z;
+		d->zoff = off;
+		d->zlen = len;
+		d->zbb = zb_block_bytes(rec);
 	}
 	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++)
-		if (!ix->sec[sid].p && sid != SEC_UNUSED3_ && sid != SEC_UNUSED4_)
+		if (!ix->sec[sid].p && sid != SEC_UNUSED3_ && sid != SEC_UNUSED4_ &&
+		    (sid != SEC_ZBLOCKS || compact))
 			return TRAWL_CORRUPT(err, "'%s': index section %u is missing", p, sid);
+	enum trawl_status st = idx_checks_open(ix, err);
+	if (st)
+		return st;
+	for (uint32_t sid = 1; sid < SEC_SUMS; sid++) {
+		const struct idx_sec *d = &ix->sec[sid];
+		if (d->p && d->zoff + d->zlen > ix->chk->covered)
+			return TRAWL_CORRUPT(err, "'%s': index section %u is not covered by checksums",
+					     p, sid);
+	}
+	if (compact && (st = idx_zcache_open(ix, err)))
+		return st;
 	for (int i = 0; i < 6; i++) {
 		struct idx_sec *t = &ix->sec[fenced[i][0]];
 		const struct idx_sec *f = &ix->sec[fenced[i][1]];
@@ -285,15 +310,6 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 	ix->nckpt = ix->nev / ix->K + (ix->nev % ix->K != 0);
 	if (ix->sec[SEC_EVENTS].n != ix->nev)
 		return TRAWL_CORRUPT(err, "'%s': index section sizes disagree with the header", p);
-	enum trawl_status st = idx_checks_open(ix, err);
-	if (st)
-		return st;
-	for (uint32_t sid = 1; sid < SEC_SUMS; sid++) {
-		const struct idx_sec *d = &ix->sec[sid];
-		if (d->p && (uint64_t)(d->p - ix->map) + d->len > ix->chk->covered)
-			return TRAWL_CORRUPT(err, "'%s': index section %u is not covered by checksums",
-					     p, sid);
-	}
 	if ((st = read_identity(ix, err)))
 		return st;
 	/* system register names: NUL-terminated strings */
@@ -380,14 +396,11 @@ enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_p
 		goto fail;
 	}
 	if (ix->nev) {
-		const uint8_t *e0 = ix->sec[SEC_EVENTS].p;
-		uint8_t last[EV_REC];
-		uint64_t base = (uint64_t)(e0 - ix->map);
-		uint8_t first[EV_REC];
-		if ((st = idx_pread(ix, base, first, EV_REC, err)) ||
-		    (st = idx_pread(ix, base + (ix->nev - 1) * EV_REC, last, EV_REC, err)))
+		uint8_t first[EV_REC], last[EV_REC];
+		const uint8_t *e0 = first;
+		if ((st = idx_sec_read(ix, SEC_EVENTS, 0, first, EV_REC, err)) ||
+		    (st = idx_sec_read(ix, SEC_EVENTS, (ix->nev - 1) * EV_REC, last, EV_REC, err)))
 			goto fail;
-		e0 = first;
 		for (int i = 0; i < 3; i++) {
 			ix->first_ev[i] = ld64(e0 + 8 * i);
 			ix->last_ev[i] = ld64(last + 8 * i);
@@ -409,6 +422,7 @@ void trawl_index_close(struct trawl_index *ix)
 	if (ix->fd >= 0)
 		close(ix->fd);
 	idx_checks_close(ix);
+	idx_zcache_close(ix);
 	free(ix->sysnames);
 	free(ix->path);
 	free(ix);
@@ -463,7 +477,7 @@ enum trawl_status trawl_index_verify(struct trawl_index *ix, struct trawl_error 
 		const struct idx_sec *s = &ix->sec[sid];
 		if (!s->p)
 			continue;
-		if (idx_hash(0, s->p, (size_t)s->len) != s->sum)
+		if (idx_hash(0, ix->map + s->zoff, (size_t)s->zlen) != s->sum)
 			return TRAWL_CORRUPT(err, "'%s': checksum mismatch in index section %u",
 					     ix->path, sid);
 	}
@@ -474,7 +488,7 @@ void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info 
 {
 	memset(info, 0, sizeof *info);
 	info->version = IDX_VERSION;
-	info->kind = TRAWL_INDEX_KIND_LINEAR;
+	info->kind = ix->kind;
 	info->file_size = ix->size;
 	info->events = ix->nev;
 	info->lines = ix->last_line;
@@ -584,8 +598,8 @@ static void options_text(uint32_t bits, uint32_t format, char *buf, size_t size)
 /* Try one index file. 1: *out is open and matches; 0: absent or not
  * usable (why in *why); -1: an error to report (err set). */
 static int try_index(struct trawl_index **out, const char *trace_path, const char *path,
-		     struct trawl_trace_id *id, int explicit_path, const char **why,
-		     struct trawl_error *err)
+		     struct trawl_trace_id *id, int explicit_path, uint32_t kind,
+		     const char **why, struct trawl_error *err)
 {
 	enum trawl_status st = trawl_index_open(out, path, NULL, err);
 	if (st == TRAWL_ERR_NOT_FOUND) {
@@ -612,6 +626,12 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 		m = trawl_index_match(*out, id);
 		if (m == TRAWL_INDEX_SAME)
 			refresh_stat(path, id);
+	}
+	if (m == TRAWL_INDEX_SAME && kind && (*out)->kind != kind) {
+		trawl_index_close(*out);
+		*out = NULL;
+		*why = "is of another kind";
+		return 0;
 	}
 	if (m == TRAWL_INDEX_SAME)
 		return 1;
@@ -642,6 +662,7 @@ enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *t
 	enum trawl_status st;
 	const char *why = NULL;
 	int explicit_path = index_path != NULL;
+	uint32_t kind = opt ? opt->kind : 0;
 	struct trawl_error local;
 	if (!err)
 		err = &local;
@@ -658,13 +679,13 @@ enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *t
 		/* a read-only folder may still hold a good index beside the trace */
 		if ((size_t)snprintf(beside, sizeof beside, "%s.trawlidx", trace_path) <
 			    sizeof beside && strcmp(beside, def) != 0) {
-			int r = try_index(out, trace_path, beside, &id, 0, &why, err);
+			int r = try_index(out, trace_path, beside, &id, 0, kind, &why, err);
 			if (r)
 				return r > 0 ? TRAWL_OK : err->status;
 			trawl_error_clear(err);
 		}
 	}
-	int r = try_index(out, trace_path, index_path, &id, explicit_path, &why, err);
+	int r = try_index(out, trace_path, index_path, &id, explicit_path, kind, &why, err);
 	if (r)
 		return r > 0 ? TRAWL_OK : err->status;
 	trawl_error_clear(err);

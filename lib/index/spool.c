@@ -228,6 +228,25 @@ enum trawl_status idx_file_copy(struct idx_file *f, struct idx_file *src,
 	return TRAWL_OK;
 }
 
+enum trawl_status idx_sec_begin(struct idx_file *f, struct idx_secent *s, uint32_t id,
+				uint32_t rec, struct trawl_error *err)
+{
+	enum trawl_status st = idx_file_align(f, err);
+	if (st)
+		return st;
+	idx_file_mark(f);
+	s->id = id;
+	s->rec = rec;
+	s->off = f->pos;
+	return TRAWL_OK;
+}
+
+void idx_sec_end(struct idx_file *f, struct idx_secent *s)
+{
+	s->len = f->pos - s->off;
+	s->sum = idx_file_sum(f);
+}
+
 void idx_file_close(struct idx_file *f)
 {
 	if (f->fd >= 0)

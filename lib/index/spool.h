@@ -51,6 +51,16 @@ enum trawl_status idx_file_copy(struct idx_file *f, struct idx_file *src,
 enum trawl_status idx_file_align(struct idx_file *f, struct trawl_error *err);
 void idx_file_close(struct idx_file *f);
 
+/* A section being written: begin at an 8-aligned offset of f (its
+ * checksum mark), end when its bytes are written. */
+struct idx_secent {
+	uint32_t id, rec;
+	uint64_t off, len, sum;
+};
+enum trawl_status idx_sec_begin(struct idx_file *f, struct idx_secent *s, uint32_t id,
+				uint32_t rec, struct trawl_error *err);
+void idx_sec_end(struct idx_file *f, struct idx_secent *s);
+
 /* Fixed-size records sorted by their first little-endian u64 field, ties
  * kept in the order they were added (the builder adds records in event
  * order, so this sorts by (key, event, delta) without comparing more).

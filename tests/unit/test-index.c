@@ -204,7 +204,8 @@ static void failed_build_leaves_nothing(void **state)
 		setrlimit(RLIMIT_FSIZE, &rl);
 		struct trawl_index_builder *b;
 		struct trawl_error err;
-		if (trawl_index_builder_create(&b, path, NULL, &err))
+		struct trawl_index_build_options o = { .kind = oracle_kind };
+		if (trawl_index_builder_create(&b, path, &o, &err))
 			_exit(3);
 		struct trawl_event_batch batch = synth_batch(&s, 0, s.nev);
 		enum trawl_status st = trawl_index_builder_add(b, &batch, &err);
@@ -312,5 +313,5 @@ int main(void)
 		cmocka_unit_test(windowed_scan),
 		cmocka_unit_test(identity_rules),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return oracle_run_kinds(tests, sizeof tests / sizeof tests[0]);
 }

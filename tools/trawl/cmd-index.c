@@ -20,7 +20,7 @@ int cmd_index(int argc, char **argv)
 	};
 	const struct cli_command cmd = {
 		.name = "index",
-		.usage = "[--index FILE] [--force] [--json] [reader options] TRACE",
+		.usage = "[--index FILE] [--kind full|compact] [--force] [--json] [reader options] TRACE",
 		.description =
 			"Builds the time-travel index of TRACE, so that registers and memory at any\n"
 			"line, last and next writes, PC visits and changes are answered at once.\n"
@@ -44,8 +44,7 @@ int cmd_index(int argc, char **argv)
 	if (force) {
 		struct cli_progress p;
 		struct trawl_index_build_options opt;
-		memset(&opt, 0, sizeof opt);
-		opt.reader = c.to.opt;
+		index_cli_build_options(&c, &opt);
 		index_cli_warnings(&c, &opt.reader); /* --force must not hide them */
 		struct trawl_trace_id id;
 		cli_progress_start(&p, "indexing",

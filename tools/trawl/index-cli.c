@@ -3,13 +3,23 @@
 
 #include <string.h>
 
+const char *const index_cli_kinds[] = { "full", "compact", NULL };
+
 int index_cli_parse(struct index_cli *c, const struct cli_command *cmd, int argc, char **argv,
 		    int *rc)
 {
+	c->kind = -1;
 	int n = cli_parse(cmd, argc, argv, rc);
 	if (n > 0)
 		c->to.path = argv[0];
 	return n;
+}
+
+void index_cli_build_options(struct index_cli *c, struct trawl_index_build_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->reader = c->to.opt;
+	opt->kind = c->kind >= 0 ? trawl_index_kind_parse(index_cli_kinds[c->kind]) : 0;
 }
 
 static void progress(void *ctx, uint64_t done, uint64_t total)
@@ -78,9 +88,8 @@ int index_cli_open(struct index_cli *c)
 	struct trawl_error err;
 	struct cli_progress p;
 	struct trawl_index_build_options opt;
-	memset(&opt, 0, sizeof opt);
+	index_cli_build_options(c, &opt);
 	trawl_error_clear(&err);
-	opt.reader = c->to.opt;
 	opt.reader.warn = print_warning;
 	opt.reader.warn_ctx = c;
 	opt.progress = progress;

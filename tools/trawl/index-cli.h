@@ -17,12 +17,20 @@
 		   "$XDG_CACHE_HOME/trawl/ when that folder is read-only);\n"       \
 		   "built when missing or stale"),                                   \
 	CLI_FLAG("json", 0, &(c)->json, "machine-readable output"),                  \
+	CLI_CHOICE("kind", "KIND", &(c)->kind, index_cli_kinds,                      \
+		   "the kind of index to use: full (default for a new one) or\n"     \
+		   "compact (about a tenth of the size, slower queries);\n"          \
+		   "one of another kind is rebuilt"),                                \
 	TRACE_OPTIONS(&(c)->to)
+
+/* Names of the index kinds for --kind, in trawl_index_kind_list order. */
+extern const char *const index_cli_kinds[];
 
 struct index_cli {
 	struct trace_open to;
 	const char *index_path;
 	int json;
+	int kind;               /* --kind: index in index_cli_kinds, or -1 */
 	struct trawl_index *ix;
 	/* the trace text, mapped when it is a plain file (for printing lines) */
 	struct trawl_input *text;
@@ -37,6 +45,8 @@ struct index_cli {
  * -1 when the command must return *rc. */
 int index_cli_parse(struct index_cli *c, const struct cli_command *cmd, int argc, char **argv,
 		    int *rc);
+/* The build options the command line asked for (reader, kind). */
+void index_cli_build_options(struct index_cli *c, struct trawl_index_build_options *opt);
 
 /* Open (building if needed) the index of c->to.path. Returns 0 or an exit
  * code after printing the error. */

@@ -1,0 +1,39 @@
+/* Blocks of the compact index kind (format.h, "kind 2"): a section cut
+ * into blocks that decode on their own, each a zstd frame of the block's
+ * records after a reversible transform (every u64 column replaced by its
+ * difference from the record before, then the bytes regrouped by position
+ * in the record), which turns sorted tables and event records into long
+ * runs of zeros. Byte sections (the delta log) are compressed as they are.
+ * Shared by the builder (compact.c) and the reader (zcache.c). */
+#ifndef TRAWL_INDEX_ZBLOCK_H
+#define TRAWL_INDEX_ZBLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "index/spool.h"
+
+/* Records per block of a record section (one fence window: the fence
+ * names the block a search needs), and bytes per block of a byte section. */
+#define ZB_RECS 256u
+#define ZB_BYTES 65536u
+
+/* Logical bytes per block of a section with records of `rec` bytes. */
+static inline uint32_t zb_block_bytes(uint32_t rec)
+{
+	return rec ? rec * ZB_RECS : ZB_BYTES;
+}
+
+/* Transform n bytes of records of size rec (n a multiple of rec; rec a
+ * multiple of 8, or 0 for none) from in to out, and back. */
+void zb_forward(const uint8_t *in, size_t n, uint32_t rec, uint8_t *out);
+void zb_inverse(const uint8_t *in, size_t n, uint32_t rec, uint8_t *out);
+
+/* Write the compact form of the image img (a full index's bytes, sections
+ * ls[0..nls) in file order, SUMS not yet written) to o: out[] receives the
+ * sections written (nls + 1 with the block table). compact.c */
+enum trawl_status idx_compact_write(struct idx_file *o, const uint8_t *img,
+				    const struct idx_secent *ls, size_t nls,
+				    struct idx_secent *out, size_t *nout, struct trawl_error *err);
+
+#endif
