@@ -41,16 +41,20 @@ int cmd_info(int argc, char **argv)
 	struct trawl_index_info in;
 	trawl_index_get_info(c.ix, &in);
 	double ratio = in.trace_size ? (double)in.file_size / (double)in.trace_size : 0;
+	double per_line = in.lines ? (double)in.file_size / (double)in.lines : 0;
+	double per_event = in.events ? (double)in.file_size / (double)in.events : 0;
+	const char *kind = trawl_index_kind_name(in.kind);
 	if (c.json) {
 		printf("{\"index\":");
 		trawl_json_write_string(stdout, trawl_index_path(c.ix), strlen(trawl_index_path(c.ix)));
-		printf(",\"kind\":\"linear\",\"version\":%u,\"size\":%llu,\"trace_size\":%llu,"
-		       "\"ratio\":%.3f,\"events\":%llu,\"lines\":%llu,\"cpus\":%u,"
+		printf(",\"kind\":\"%s\",\"version\":%u,\"size\":%llu,\"trace_size\":%llu,"
+		       "\"ratio\":%.3f,\"bytes_per_line\":%.2f,\"bytes_per_event\":%.2f,\"events\":%llu,\"lines\":%llu,\"cpus\":%u,"
 		       "\"checkpoint_interval\":%u,\"time_unit\":\"%s\",\"mem_writes\":%llu,"
 		       "\"reg_writes\":%llu,\"snapshots\":%llu,\"backdated\":%llu,"
 		       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu%s}\n",
-		       in.version, (unsigned long long)in.file_size,
-		       (unsigned long long)in.trace_size, ratio, (unsigned long long)in.events,
+		       kind ? kind : "?", in.version, (unsigned long long)in.file_size,
+		       (unsigned long long)in.trace_size, ratio, per_line, per_event,
+		       (unsigned long long)in.events,
 		       (unsigned long long)in.lines, in.cpus, in.checkpoint_interval,
 		       trawl_time_unit_name((enum trawl_time_unit)in.time_unit),
 		       (unsigned long long)in.mem_writes, (unsigned long long)in.reg_writes,
@@ -59,9 +63,11 @@ int cmd_info(int argc, char **argv)
 		       (unsigned long long)in.created, verify ? ",\"verified\":true" : "");
 	} else {
 		printf("index file:          %s\n", trawl_index_path(c.ix));
-		printf("kind:                linear (version %u)\n", in.version);
+		printf("kind:                %s (format version %u)\n", kind ? kind : "?", in.version);
 		printf("index size:          %llu bytes (%.2fx the trace, %llu bytes)\n",
 		       (unsigned long long)in.file_size, ratio, (unsigned long long)in.trace_size);
+		printf("cost:                %.1f bytes per line, %.1f per event\n", per_line,
+		       per_event);
 		printf("events:              %llu\n", (unsigned long long)in.events);
 		printf("lines:               %llu\n", (unsigned long long)in.lines);
 		printf("cpus:                %u\n", in.cpus);
