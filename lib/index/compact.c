@@ -85,6 +85,8 @@ enum trawl_status idx_compact_write(struct idx_file *o, const uint8_t *img,
 	struct zw z;
 	memset(&z, 0, sizeof z);
 	uint32_t most = zb_block_bytes(SNAP_REC) > ZB_BYTES ? zb_block_bytes(SNAP_REC) : ZB_BYTES;
+	if (zb_block_bytes(EV_REC) > most)
+		most = zb_block_bytes(EV_REC);
 	z.ccap = ZSTD_compressBound(most);
 	z.cc = ZSTD_createCCtx();
 	z.tbuf = malloc(most);

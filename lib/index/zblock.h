@@ -16,7 +16,7 @@
 /* Records per block of a record section (one fence window: the fence
  * names the block a search needs), and bytes per block of a byte section. */
 #define ZB_RECS 256u
-#define ZB_BYTES 65536u
+#define ZB_BYTES 16384u
 
 /* Logical bytes per block of a section with records of `rec` bytes. */
 static inline uint32_t zb_block_bytes(uint32_t rec)

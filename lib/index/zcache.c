@@ -72,8 +72,12 @@ enum trawl_status idx_zcache_open(struct trawl_index *ix, struct trawl_error *er
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
 	ix->zc = zc;
-	zc->ccap = ZSTD_compressBound(ZB_BYTES);
-	if (!(zc->cbuf = malloc(zc->ccap)) || !(zc->tbuf = malloc(ZB_BYTES)))
+	uint32_t most = ZB_BYTES;
+	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++)
+		if (ix->sec[sid].z && ix->sec[sid].zbb > most)
+			most = ix->sec[sid].zbb;
+	zc->ccap = ZSTD_compressBound(most);
+	if (!(zc->cbuf = malloc(zc->ccap)) || !(zc->tbuf = malloc(most)))
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	uint64_t i = 0;
 	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++) {
