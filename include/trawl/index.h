@@ -81,7 +81,8 @@ struct trawl_index_build_options {
 };
 
 /* Start building an index that will be written to `path` (through a
- * temporary file renamed into place by _finish). opt may be NULL. */
+ * temporary file renamed into place by _finish); path NULL builds in
+ * memory (see trawl_index_build_memory). opt may be NULL. */
 enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, const char *path,
 					     const struct trawl_index_build_options *opt,
 					     struct trawl_error *err);
@@ -112,6 +113,13 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 				    const struct trawl_index_build_options *opt,
 				    struct trawl_error *err);
 
+/* Build the index of a trace in memory (nothing is written to any
+ * folder) and open it: *out lives until closed. */
+struct trawl_index;
+enum trawl_status trawl_index_build_memory(struct trawl_index **out, const char *trace_path,
+					   const struct trawl_index_build_options *opt,
+					   struct trawl_error *err);
+
 /* Where the index of a trace lives by default: TRACE.trawlidx beside it when
  * that folder is writable, else $XDG_CACHE_HOME/trawl/ (or ~/.cache/trawl/)
  * under a name derived from the trace's absolute path. */
@@ -140,6 +148,9 @@ enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_p
  * explicit index_path, an index built with other reader options is an
  * error (TRAWL_ERR_FORMAT) rather than overwritten,
  * and a file that does not start like an index is never overwritten.
+ * When neither the trace's folder nor the cache folder can be written, the
+ * index is built in memory (trawl_index_build_memory) after a warning
+ * through opt->reader.warn.
  * *built (may be NULL) is set to 1 when a build happened; why it happened
  * goes to opt->reader.warn when set. */
 enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *trace_path,

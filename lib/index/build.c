@@ -70,6 +70,8 @@ struct trawl_index_builder {
 	struct idx_file ev, dl;
 	uint32_t kind;          /* enum trawl_index_kind */
 	int out_fd;             /* compact: the output file (ev is an image) */
+	int memory;             /* built in memory (no path): nothing is named */
+	int mem_fd;             /* memory: the finished index, until taken */
 	int textless;           /* some event had no text line (line 0) */
 	uint8_t *ck;            /* checkpoint being assembled */
 	size_t nck, cap_ck;
@@ -944,6 +946,33 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The temporary file beside the final one (with stale ones from dead
+ * builds removed). */
+static enum trawl_status create_file(struct trawl_index_builder *b, const char *path, int *fd,
+				     struct trawl_error *err)
+{
+	b->path = strdup(path);
+	b->tmp_path = malloc(strlen(path) + 32);
+	b->dir = strdup(path);
+	if (!b->path || !b->tmp_path || !b->dir)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	snprintf(b->tmp_path, strlen(path) + 32, "%s.tmp%ld", path, (long)getpid());
+	char *slash = strrchr(b->dir, '/');
+	if (!slash)
+		strcpy(b->dir, ".");
+	else if (slash == b->dir)
+		slash[1] = 0;
+	else
+		*slash = 0;
+	idx_remove_stale_tmp(b->dir, b->path);
+	/* events go straight to the output file, right after its header;
+	 * the other streams are spooled and appended by finish() */
+	*fd = open(b->tmp_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		return trawl_error_errno(err, errno, "cannot create '%s'", b->tmp_path);
+	return TRAWL_OK;
+}
+
 /* Everything a build needs before the first event, each failure undone
  * through one exit: names, the temporary file beside the final one (with
  * stale ones from dead builds removed), its zeroed header, the delta spool
@@ -970,27 +999,22 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 	b->t0 = now_s();
 	trawl_reg_names_init(&b->names);
 	b->ev.fd = b->dl.fd = -1;
-	b->path = strdup(path);
-	b->tmp_path = malloc(strlen(path) + 32);
-	b->dir = strdup(path);
-	if (!b->path || !b->tmp_path || !b->dir) {
-		st = trawl_error_set(err, st, "out of memory");
-		goto fail;
-	}
-	snprintf(b->tmp_path, strlen(path) + 32, "%s.tmp%ld", path, (long)getpid());
-	char *slash = strrchr(b->dir, '/');
-	if (!slash)
-		strcpy(b->dir, ".");
-	else if (slash == b->dir)
-		slash[1] = 0;
-	else
-		*slash = 0;
-	idx_remove_stale_tmp(b->dir, b->path);
-	/* events go straight to the output file, right after its header;
-	 * the other streams are spooled and appended by finish() */
-	int fd = open(b->tmp_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		st = trawl_error_errno(err, errno, "cannot create '%s'", b->tmp_path);
+	b->mem_fd = -1;
+	int fd = -1;
+	if (!path) {
+		/* in memory: the output and every spool are memfds */
+		b->memory = 1;
+		b->path = strdup("(index in memory)");
+		b->tmp_path = strdup(b->path);
+		if (!b->path || !b->tmp_path) {
+			st = trawl_error_set(err, st, "out of memory");
+			goto fail;
+		}
+		if ((fd = memfd_create("trawl-index", MFD_CLOEXEC)) < 0) {
+			st = trawl_error_errno(err, errno, "cannot build an index in memory");
+			goto fail;
+		}
+	} else if ((st = create_file(b, path, &fd, err))) {
 		goto fail;
 	}
 	static const uint8_t zero[IDX_HEADER_SIZE];
@@ -1020,6 +1044,13 @@ fail:
 	return st;
 }
 
+int idx_builder_take_memfd(struct trawl_index_builder *b)
+{
+	int fd = b->mem_fd;
+	b->mem_fd = -1;
+	return fd;
+}
+
 void trawl_index_builder_destroy(struct trawl_index_builder *b)
 {
 	if (!b)
@@ -1034,8 +1065,10 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b)
 	idx_sorter_release(&b->clob);
 	idx_sorter_release(&b->regw);
 	idx_sorter_release(&b->pcs);
-	if (b->tmp_path)
+	if (b->tmp_path && !b->memory)
 		unlink(b->tmp_path);
+	if (b->mem_fd >= 0)
+		close(b->mem_fd);
 	for (uint32_t c = 0; c < b->ncpu; c++) {
 		free(b->rf[c].val);
 		free(b->rf[c].kn);
@@ -1290,6 +1323,10 @@ static enum trawl_status commit_index_file(struct trawl_index_builder *b, struct
 	}
 	int fd = o->fd;
 	o->fd = -1;
+	if (b->memory) {
+		b->mem_fd = fd;
+		return TRAWL_OK;
+	}
 	if (close(fd) != 0)
 		return trawl_error_errno(err, errno, "cannot write '%s'", b->tmp_path);
 	if (rename(b->tmp_path, b->path) != 0)

@@ -78,6 +78,11 @@ enum trawl_status idx_result(const struct trawl_index *ix, enum trawl_status st,
 enum trawl_status idx_checks_all(const struct trawl_index *ix, struct trawl_error *err);
 
 
+/* A builder created without a path built in memory: after a successful
+ * finish, the memfd holding the index (the caller closes it). build.c */
+struct trawl_index_builder;
+int idx_builder_take_memfd(struct trawl_index_builder *b);
+
 /* Mark the handle damaged (check.c): every later query fails. */
 void idx_mark_damaged(const struct trawl_index *ix, uint64_t off);
 

@@ -134,6 +134,9 @@ static int mkdirs(char *p)
 	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+static enum trawl_status cache_path(const char *trace_path, char *buf, size_t size,
+				    struct trawl_error *err);
+
 enum trawl_status trawl_index_default_path(const char *trace_path, char *buf, size_t size,
 					   struct trawl_error *err)
 {
@@ -145,6 +148,13 @@ enum trawl_status trawl_index_default_path(const char *trace_path, char *buf, si
 			return trawl_error_set(err, TRAWL_ERR_LIMIT, "path too long");
 		return TRAWL_OK;
 	}
+	return cache_path(trace_path, buf, size, err);
+}
+
+/* The index's place in the cache folder (made if missing). */
+static enum trawl_status cache_path(const char *trace_path, char *buf, size_t size,
+				    struct trawl_error *err)
+{
 	char abs[PATH_MAX];
 	if (!realpath(trace_path, abs))
 		return trawl_error_errno(err, errno, "cannot resolve '%s'", trace_path);
@@ -505,8 +515,10 @@ void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info 
 	info->clobbers = ix->sec[SEC_CLOB].n;
 }
 
-enum trawl_status trawl_index_build(const char *trace_path, const char *index_path,
-				    const struct trawl_index_build_options *opt,
+/* Read the trace and build its index at index_path, or in memory (NULL:
+ * *memfd then holds it). */
+static enum trawl_status build_into(const char *trace_path, const char *index_path,
+				    const struct trawl_index_build_options *opt, int *memfd,
 				    struct trawl_error *err)
 {
 	struct trawl_trace_id id;
@@ -537,11 +549,43 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 		goto out;
 	id.skipped = trawl_reader_stats(r)->bad_lines;
 	st = trawl_index_builder_finish(b, &id, err);
+	if (!st && memfd)
+		*memfd = idx_builder_take_memfd(b);
 out:
 	if (st && err && !err->file[0] && err->line)
 		trawl_error_at(err, trace_path, err->line, err->column, err->offset);
 	trawl_index_builder_destroy(b);
 	trawl_reader_close(r);
+	return st;
+}
+
+enum trawl_status trawl_index_build(const char *trace_path, const char *index_path,
+				    const struct trawl_index_build_options *opt,
+				    struct trawl_error *err)
+{
+	return build_into(trace_path, index_path, opt, NULL, err);
+}
+
+enum trawl_status trawl_index_build_memory(struct trawl_index **out, const char *trace_path,
+					   const struct trawl_index_build_options *opt,
+					   struct trawl_error *err)
+{
+	int fd = -1;
+	*out = NULL;
+	enum trawl_status st = build_into(trace_path, NULL, opt, &fd, err);
+	if (st)
+		return st;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	st = trawl_index_open(out, p, NULL, err);
+	close(fd); /* the handle opened its own */
+	if (!st) {
+		char *name = strdup("(index in memory)");
+		if (name) {
+			free((*out)->path);
+			(*out)->path = name;
+		}
+	}
 	return st;
 }
 
@@ -652,6 +696,53 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 	return 0;
 }
 
+/* No index could be written where it belongs (the trace's folder, then the
+ * cache folder): say so, and build one in memory for this command. */
+static enum trawl_status build_nowhere(struct trawl_index **out, const char *trace_path,
+				       const struct trawl_index_build_options *opt,
+				       const struct trawl_error *why, int *built,
+				       struct trawl_error *err)
+{
+	if (opt && opt->reader.warn) {
+		struct trawl_error w;
+		trawl_error_clear(&w);
+		trawl_error_set(&w, TRAWL_OK, "no index can be written for '%s' (%s): building one "
+				"in memory for this command", trace_path, why->message);
+		opt->reader.warn(opt->reader.warn_ctx, &w);
+	}
+	enum trawl_status st = trawl_index_build_memory(out, trace_path, opt, err);
+	if (!st && built)
+		*built = 1;
+	return st;
+}
+
+/* Build at the default place; when that cannot be written (a folder that
+ * looked writable but is not, such as an immutable one), in the cache
+ * folder; when neither can, in memory. */
+static enum trawl_status build_default(struct trawl_index **out, const char *trace_path,
+				       const char *index_path,
+				       const struct trawl_index_build_options *opt, int *built,
+				       struct trawl_error *err)
+{
+	char cache[PATH_MAX];
+	enum trawl_status st = trawl_index_build(trace_path, index_path, opt, err);
+	if (st == TRAWL_ERR_IO &&
+	    !(st = cache_path(trace_path, cache, sizeof cache, err)) && strcmp(cache, index_path)) {
+		index_path = cache;
+		st = trawl_index_build(trace_path, index_path, opt, err);
+	}
+	if (st == TRAWL_ERR_IO) {
+		struct trawl_error why = *err;
+		trawl_error_clear(err);
+		return build_nowhere(out, trace_path, opt, &why, built, err);
+	}
+	if (st)
+		return st;
+	if (built)
+		*built = 1;
+	return trawl_index_open(out, index_path, NULL, err);
+}
+
 enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *trace_path,
 					 const char *index_path,
 					 const struct trawl_index_build_options *opt, int *built,
@@ -663,18 +754,25 @@ enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *t
 	const char *why = NULL;
 	int explicit_path = index_path != NULL;
 	uint32_t kind = opt ? opt->kind : 0;
-	struct trawl_error local;
+	struct trawl_error local, nowhere;
 	if (!err)
 		err = &local;
 	if (built)
 		*built = 0;
 	*out = NULL;
+	trawl_error_clear(&nowhere);
 	if ((st = trawl_trace_id_get(trace_path, &id, err)))
 		return st;
 	trawl_trace_id_set_options(&id, opt ? &opt->reader : NULL);
 	if (!index_path) {
-		if ((st = trawl_index_default_path(trace_path, def, sizeof def, err)))
+		st = trawl_index_default_path(trace_path, def, sizeof def, err);
+		if (st && st != TRAWL_ERR_IO)
 			return st;
+		if (st) {
+			nowhere = *err; /* no folder for an index: in memory, below */
+			trawl_error_clear(err);
+			def[0] = 0;
+		}
 		index_path = def;
 		/* a read-only folder may still hold a good index beside the trace */
 		if ((size_t)snprintf(beside, sizeof beside, "%s.trawlidx", trace_path) <
@@ -684,6 +782,8 @@ enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *t
 				return r > 0 ? TRAWL_OK : err->status;
 			trawl_error_clear(err);
 		}
+		if (nowhere.status)
+			return build_nowhere(out, trace_path, opt, &nowhere, built, err);
 	}
 	int r = try_index(out, trace_path, index_path, &id, explicit_path, kind, &why, err);
 	if (r)
@@ -691,6 +791,8 @@ enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *t
 	trawl_error_clear(err);
 	if (why)
 		note(opt, index_path, why);
+	if (!explicit_path)
+		return build_default(out, trace_path, index_path, opt, built, err);
 	if ((st = trawl_index_build(trace_path, index_path, opt, err)))
 		return st;
 	if (built)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "index/format.h"
@@ -111,8 +112,15 @@ enum trawl_status idx_file_temp(struct idx_file *f, const char *dir, const char 
 				struct trawl_error *err)
 {
 	int fd = -1;
+	if (!dir) {
+		/* an index built in memory spools in memory too */
+		fd = memfd_create("trawl-spool", MFD_CLOEXEC);
+		if (fd < 0)
+			return trawl_error_errno(err, errno, "cannot make a spool in memory");
+	}
 #ifdef O_TMPFILE
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 #endif
 	if (fd < 0) {
 		char path[4096];

@@ -31,8 +31,8 @@ struct idx_file {
 	const char *what;       /* for messages */
 };
 
-/* An anonymous temporary file in dir; its checksum covers everything
- * written to it. */
+/* An anonymous temporary file in dir (in memory when dir is NULL); its
+ * checksum covers everything written to it. */
 enum trawl_status idx_file_temp(struct idx_file *f, const char *dir, const char *what,
 				struct trawl_error *err);
 enum trawl_status idx_file_fd(struct idx_file *f, int fd, const char *what,

@@ -3,8 +3,10 @@
 
 #include "index-cli.h"
 
-/* The index path is settled first, so that --force rebuilds the file this
- * command then opens and reports on, not a different default. --force builds
+/* With --force the index path is settled first, so that the rebuilt file
+ * is the one this command then opens and reports on; without it the index
+ * is found (or built, in memory when no folder can hold it) as every
+ * command finds it, and the report names the one used. --force builds
  * without the up-to-date check but still prints the reader's warnings;
  * the summary is then read back from the index actually on disk. */
 int cmd_index(int argc, char **argv)
@@ -36,7 +38,10 @@ int cmd_index(int argc, char **argv)
 	char def[4096];
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	if (!c.index_path) {
+	if (c.memory)
+		return cli_usage("index", "--memory-index: trawl index writes an index; "
+				 "give --memory-index to the command that needs one");
+	if (!c.index_path && force) {
 		if (trawl_index_default_path(c.to.path, def, sizeof def, &err))
 			return cli_report("index", &err);
 		c.index_path = def;
@@ -69,7 +74,8 @@ int cmd_index(int argc, char **argv)
 	double ratio = info.trace_size ? (double)info.file_size / (double)info.trace_size : 0;
 	if (c.json) {
 		printf("{\"index\":");
-		trawl_json_write_string(stdout, c.index_path, strlen(c.index_path));
+		const char *path = trawl_index_path(c.ix);
+		trawl_json_write_string(stdout, path, strlen(path));
 		printf(",\"events\":%llu,\"lines\":%llu,\"size\":%llu,\"trace_size\":%llu,"
 		       "\"ratio\":%.3f,\"build_seconds\":%.3f}\n",
 		       (unsigned long long)info.events, (unsigned long long)info.lines,
@@ -77,7 +83,7 @@ int cmd_index(int argc, char **argv)
 		       (double)info.build_ns / 1e9);
 	} else {
 		printf("%s: %llu events, %llu lines, %llu bytes (%.2fx the trace), built in %.2f s\n",
-		       c.index_path, (unsigned long long)info.events, (unsigned long long)info.lines,
+		       trawl_index_path(c.ix), (unsigned long long)info.events, (unsigned long long)info.lines,
 		       (unsigned long long)info.file_size, ratio, (double)info.build_ns / 1e9);
 	}
 	return index_cli_end(&c, EXIT_OK);

@@ -54,6 +54,8 @@ static enum trawl_status rebuild_damaged(struct index_cli *c,
 {
 	char def[4096];
 	const char *path = damaged_path;
+	if (strcmp(path, "(index in memory)") == 0)
+		return trawl_index_build_memory(&c->ix, c->to.path, opt, err);
 	enum trawl_status st = trawl_index_build(c->to.path, path, opt, err);
 	if (st == TRAWL_ERR_IO && !c->index_path) {
 		if ((st = trawl_index_default_path(c->to.path, def, sizeof def, err)))
@@ -97,10 +99,13 @@ int index_cli_open(struct index_cli *c)
 	struct trawl_trace_id id;
 	uint64_t total = trawl_trace_id_get(c->to.path, &id, NULL) == TRAWL_OK ? id.size : 0;
 	cli_progress_start(&p, "indexing", total);
-	enum trawl_status st = damaged_path[0] ? rebuild_damaged(c, &opt, &err)
-					       : trawl_index_open_trace(&c->ix, c->to.path,
-									c->index_path, &opt, NULL,
-									&err);
+	enum trawl_status st;
+	if (c->memory)
+		st = trawl_index_build_memory(&c->ix, c->to.path, &opt, &err);
+	else if (damaged_path[0])
+		st = rebuild_damaged(c, &opt, &err);
+	else
+		st = trawl_index_open_trace(&c->ix, c->to.path, c->index_path, &opt, NULL, &err);
 	cli_progress_finish(&p);
 	if (st)
 		return cli_report(c->to.cmd, &err);

@@ -21,6 +21,10 @@
 		   "the kind of index to use: full (default for a new one) or\n"     \
 		   "compact (about a tenth of the size, slower queries);\n"          \
 		   "one of another kind is rebuilt"),                                \
+	CLI_FLAG("memory-index", 0, &(c)->memory,                                    \
+		 "build the index in memory for this command only (no\n"             \
+		 "file is read or written; also done, with a warning, when\n"        \
+		 "no folder for one can be written)"),                              \
 	TRACE_OPTIONS(&(c)->to)
 
 /* Names of the index kinds for --kind, in trawl_index_kind_list order. */
@@ -31,6 +35,7 @@ struct index_cli {
 	const char *index_path;
 	int json;
 	int kind;               /* --kind: index in index_cli_kinds, or -1 */
+	int memory;             /* --memory-index */
 	struct trawl_index *ix;
 	/* the trace text, mapped when it is a plain file (for printing lines) */
 	struct trawl_input *text;
