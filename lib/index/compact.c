@@ -8,6 +8,8 @@
  * the bytes the full kind would have. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <zstd.h>
 
@@ -45,6 +47,16 @@ static enum trawl_status tab_add(struct zw *z, uint32_t sid, uint32_t bytes, uin
 	return TRAWL_OK;
 }
 
+/* Let go of the image's pages below p (read already), so the build's
+ * resident memory stays that of the blocks in flight, not of the image. */
+static void release_below(const uint8_t *img, const uint8_t *p)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t end = (uintptr_t)p & ~(page - 1);
+	if (end > (uintptr_t)img)
+		madvise((void *)img, end - (uintptr_t)img, MADV_DONTNEED);
+}
+
 /* One section of the image: compressed block by block, or copied. */
 static enum trawl_status put_section(struct zw *z, struct idx_file *o, const uint8_t *img,
 				     const struct idx_secent *ls, struct idx_secent *out,
@@ -72,6 +84,8 @@ static enum trawl_status put_section(struct zw *z, struct idx_file *o, const uin
 		if ((st = tab_add(z, ls->id, (uint32_t)n, o->pos, err)) ||
 		    (st = idx_file_write(o, z->cbuf, c, err)))
 			return st;
+		if ((a / bb) % 256 == 255)
+			release_below(img, p + a);
 	}
 	idx_sec_end(o, out);
 	return TRAWL_OK;
