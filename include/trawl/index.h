@@ -52,6 +52,15 @@ struct trawl_index_builder;
 #define TRAWL_ID_IMPLICIT_THUMB 2u
 #define TRAWL_ID_LENIENT 4u
 
+/* Which reader turned the source into events (IDENTITY key 1): only an
+ * index of the same source kind matches. */
+enum trawl_index_source {
+	TRAWL_INDEX_SOURCE_TRACE = 1,   /* a text trace read by trawl_reader (Tarmac) */
+	TRAWL_INDEX_SOURCE_ETE = 2,     /* decoded ETE / ETMv4 trace */
+	TRAWL_INDEX_SOURCE_PERF = 3,    /* perf.data */
+	TRAWL_INDEX_SOURCE_SWEVENTS = 4,/* recorded software events */
+};
+
 /* Identity of the trace an index belongs to (docs/index.md, "Identity").
  * The file's size, modification and change times, inode and device are
  * cheap to read; `hash` (XXH3-64 of every byte) is computed only when one
@@ -63,9 +72,14 @@ struct trawl_trace_id {
 	uint64_t ino, dev;
 	uint64_t hash;          /* valid when hashed != 0 */
 	int hashed;
-	uint32_t source;        /* 1 = a trace file read by trawl_reader */
+	uint32_t source;        /* enum trawl_index_source */
 	uint32_t reader;        /* TRAWL_ID_* bits */
 	uint32_t format;        /* enum trawl_format asked for (0 = detect) */
+	/* a reader other than trawl_reader's (ETE, perf.data, software
+	 * events): a hash of its own options and inputs (decoder settings,
+	 * the images it decoded with and their contents); 0 = none. An index
+	 * made with another one does not match. */
+	uint64_t reader_hash;
 	uint64_t skipped;       /* informational: lines skipped by --lenient */
 	uint64_t taken_ns;      /* wall clock when the stat was taken */
 };
@@ -78,6 +92,12 @@ struct trawl_index_build_options {
 	void *progress_ctx;
 	struct trawl_reader_options reader;  /* for trawl_index_build */
 	uint32_t kind;                  /* enum trawl_index_kind; 0 = full */
+	/* trawl_index_build_memory only: stop reading after the batch that
+	 * holds an event starting past this line (0 = the whole trace). The
+	 * index then answers what needs only the trace up to that line
+	 * (registers, last writes), not what needs the rest (back-dated
+	 * memory, next writes, visits after it). */
+	uint64_t until_line;
 };
 
 /* Start building an index that will be written to `path` (through a
@@ -196,6 +216,9 @@ struct trawl_index_info {
 	uint64_t snapshots;         /* memory block snapshots */
 	uint64_t backdated;         /* back-dated block records */
 	uint64_t clobbers;          /* ranges made unknown (semihosting, unknown writes) */
+	int no_text;                /* some events came without a text line (a
+	                               decoded source): their line is their
+	                               ordinal, and there is no text to show */
 };
 void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info *info);
 

@@ -1144,7 +1144,7 @@ static enum trawl_status write_backdate(struct trawl_index_builder *b, struct id
 static enum trawl_status write_identity(struct idx_file *f, const struct trawl_trace_id *id,
 					struct trawl_error *err)
 {
-	uint8_t r[64], *p = r;
+	uint8_t r[96], *p = r;
 	if (!id)
 		return TRAWL_OK;
 #define KV(key, n, store, v)                                                               \
@@ -1159,6 +1159,8 @@ static enum trawl_status write_identity(struct idx_file *f, const struct trawl_t
 		KV(ID_KEY_CONTENT, 8, st64, id->hash);
 	KV(ID_KEY_READER, 4, st32, id->reader);
 	KV(ID_KEY_FORMAT, 4, st32, id->format);
+	if (id->reader_hash)
+		KV(ID_KEY_READER_HASH, 8, st64, id->reader_hash);
 	KV(ID_KEY_SKIPPED, 8, st64, id->skipped);
 #undef KV
 	return idx_file_write(f, r, (size_t)(p - r), err);

@@ -184,6 +184,7 @@ static inline int idx_sec_compressed(uint32_t sid)
 #define ID_KEY_CONTENT 2u       /* u64: XXH3-64 of every byte of the file */
 #define ID_KEY_READER 3u        /* u32: TRAWL_ID_* reader option bits */
 #define ID_KEY_FORMAT 4u        /* u32: reader format asked for (0 = detect) */
+#define ID_KEY_READER_HASH 5u   /* u64: another reader's options and inputs */
 #define ID_KEY_SKIPPED 0x8001u  /* u64: malformed lines skipped (--lenient) */
 
 /* Largest range a semihosting call may make unknown (larger ones are not

@@ -40,7 +40,7 @@ enum trawl_status trawl_trace_id_get(const char *trace_path, struct trawl_trace_
 	id->ctime_ns = ts_ns(&sb.st_ctim);
 	id->ino = (uint64_t)sb.st_ino;
 	id->dev = (uint64_t)sb.st_dev;
-	id->source = 1;
+	id->source = TRAWL_INDEX_SOURCE_TRACE;
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	id->taken_ns = ts_ns(&now);
@@ -221,6 +221,8 @@ static enum trawl_status read_identity(struct trawl_index *ix, struct trawl_erro
 			ix->id.reader = ld32(v);
 		else if (key == ID_KEY_FORMAT && n == 4)
 			ix->id.format = ld32(v);
+		else if (key == ID_KEY_READER_HASH && n == 8)
+			ix->id.reader_hash = ld64(v);
 		else if (key == ID_KEY_SKIPPED && n == 8)
 			ix->id.skipped = ld64(v);
 		else if (key < 0x8000)
@@ -444,7 +446,7 @@ enum trawl_index_match trawl_index_match(const struct trawl_index *ix,
 	const struct trawl_trace_id *x = &ix->id;
 	if (ix->unknown_key || x->source != id->source || x->size != id->size)
 		return TRAWL_INDEX_STALE;
-	if (x->reader != id->reader || x->format != id->format)
+	if (x->reader != id->reader || x->format != id->format || x->reader_hash != id->reader_hash)
 		return TRAWL_INDEX_OPTIONS;
 	/* file times have a granularity (a few ms here, 2 s on FAT): a change
 	 * within that of when the stat was recorded may leave it the same, so
@@ -513,6 +515,7 @@ void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info 
 	info->snapshots = ix->sec[SEC_SNAP].n;
 	info->backdated = ix->sec[SEC_BACKDATE].n;
 	info->clobbers = ix->sec[SEC_CLOB].n;
+	info->no_text = (ix->flags & IDX_FLAG_NO_TEXT) != 0;
 }
 
 /* Read the trace and build its index at index_path, or in memory (NULL:
@@ -538,9 +541,14 @@ static enum trawl_status build_into(const char *trace_path, const char *index_pa
 		goto out;
 	struct trawl_event_batch batch;
 	struct trawl_input *in = trawl_reader_input(r);
+	uint64_t until = memfd && opt ? opt->until_line : 0;
 	while ((st = trawl_reader_next(r, &batch, err)) == TRAWL_OK) {
 		if ((st = trawl_index_builder_add(b, &batch, err)))
 			goto out;
+		if (until && batch.count && batch.events[batch.count - 1].line > until) {
+			st = TRAWL_END; /* the prefix asked for is in */
+			break;
+		}
 		if (opt && opt->progress)
 			opt->progress(opt->progress_ctx, trawl_input_raw_pos(in),
 				      trawl_input_raw_size(in));

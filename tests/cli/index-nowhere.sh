@@ -26,6 +26,23 @@ expect_stdout_has "line 25 (event 9)" "$TRAWL" last-write --memory-index "$W" --
 expect_stderr_has "give --memory-index to the command that needs one" \
 	"$TRAWL" index --memory-index "$W"
 
+# --no-index (regs, last-write): only the trace up to LINE is read. The
+# copy below has 300000 more lines and a cut-off last line: reading it all
+# warns about that line, the prefix does not reach it.
+P="$_tmp/w/prefix.tarmac"
+cp "$D/mixed.tarmac" "$P"
+awk 'BEGIN { for (i = 0; i < 150000; i++) printf "%d clk cpu0 IT (%d) 00002000 d503201f O EL1h_n : NOP\n%d clk cpu0 R X5 %016x\n", 20 + i, 20 + i, 20 + i, i
+	printf "999999 clk cpu0 IT (9" }' >>"$P"
+expect_exit 0 "$TRAWL" regs --no-index "$P" --at 13
+grep -q "ends inside this line" "$_tmp/err" && fail "--no-index read the whole trace"
+expect_stdout_has "x3         0000000012345678" "$TRAWL" regs --no-index "$P" --at 13
+expect_stdout_has "line 25 (event 9)" "$TRAWL" last-write --no-index "$P" --at 27 0x10001
+expect_stderr_has "ends inside this line" "$TRAWL" regs --memory-index "$P" --at 13
+expect_exit 2 "$TRAWL" mem --no-index "$P" --at 13 0x10000 4
+expect_exit 2 "$TRAWL" next-write --no-index "$P" --at 13 x3
+[ "$(ls "$_tmp/w")" = "m.tarmac
+prefix.tarmac" ] || fail "--no-index wrote files: $(ls "$_tmp/w")"
+
 if chattr +i "$_tmp/ro" 2>/dev/null; then
 	trap 'chattr -i "$_tmp/ro"; rm -rf "$_tmp"' EXIT
 elif [ "$(id -u)" != 0 ]; then

@@ -100,7 +100,11 @@ int index_cli_open(struct index_cli *c)
 	uint64_t total = trawl_trace_id_get(c->to.path, &id, NULL) == TRAWL_OK ? id.size : 0;
 	cli_progress_start(&p, "indexing", total);
 	enum trawl_status st;
-	if (c->memory)
+	if (c->no_index && !c->until_line)
+		return cli_usage(c->to.cmd, "--no-index: %s needs the index of the whole trace "
+				 "(use --memory-index to keep it in memory)", c->to.cmd);
+	opt.until_line = c->no_index ? c->until_line : 0;
+	if (c->memory || c->no_index)
 		st = trawl_index_build_memory(&c->ix, c->to.path, &opt, &err);
 	else if (damaged_path[0])
 		st = rebuild_damaged(c, &opt, &err);
@@ -117,7 +121,10 @@ int index_cli_open(struct index_cli *c)
 			 skipped == 1 ? "" : "s", skipped == 1 ? "was" : "were");
 		cli_mark_lossy();
 	}
-	if (trawl_input_open(&c->text, c->to.path, NULL, NULL) == TRAWL_OK)
+	struct trawl_index_info info;
+	trawl_index_get_info(c->ix, &info);
+	/* an index of a source without text (decoded trace) has no lines to show */
+	if (!info.no_text && trawl_input_open(&c->text, c->to.path, NULL, NULL) == TRAWL_OK)
 		c->map = trawl_input_mapping(c->text, &c->map_len);
 	return 0;
 }

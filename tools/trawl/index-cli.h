@@ -25,6 +25,9 @@
 		 "build the index in memory for this command only (no\n"             \
 		 "file is read or written; also done, with a warning, when\n"        \
 		 "no folder for one can be written)"),                              \
+	CLI_FLAG("no-index", 0, &(c)->no_index,                                      \
+		 "regs and last-write: read the trace up to LINE only,\n"            \
+		 "using no index file (other commands need the whole trace)"),       \
 	TRACE_OPTIONS(&(c)->to)
 
 /* Names of the index kinds for --kind, in trawl_index_kind_list order. */
@@ -36,6 +39,10 @@ struct index_cli {
 	int json;
 	int kind;               /* --kind: index in index_cli_kinds, or -1 */
 	int memory;             /* --memory-index */
+	int no_index;           /* --no-index */
+	/* set by a command that can answer from the trace up to a line (a
+	 * prefix): with --no-index only that much is read, in memory */
+	uint64_t until_line;
 	struct trawl_index *ix;
 	/* the trace text, mapped when it is a plain file (for printing lines) */
 	struct trawl_input *text;
