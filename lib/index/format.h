@@ -1,13 +1,16 @@
-/* On-disk layout of a trawl index file (kind 1, "linear"). Also in
+/* On-disk layout of a trawl index file, version 3: kind 1 "full" as
+ * below, kind 2 "compact" the same sections with the big ones in
+ * compressed blocks (SEC_ZBLOCKS below, zblock.h). Also in
  * docs/index-format.md. Every integer is little-endian, whatever the host.
  *
  * Header (1024 bytes at offset 0)
  *   off  size  meaning
  *     0     8  magic "TRAWLIDX"
- *     8     4  format version (2)
- *    12     4  kind (1 = linear)
+ *     8     4  format version (3)
+ *    12     4  kind (1 = full, 2 = compact; kinds.c)
  *    16     4  flags: bit 0 = complete (set in the last write of a build),
- *                bit 1 = exception events carry reset/debug flags
+ *                bit 1 = exception events carry reset/debug flags,
+ *                bit 2 = some events had no text line (IDX_FLAG_NO_TEXT)
  *    20     4  header size (1024)
  *    24     8  file size in bytes
  *    32     8  trace size          } what the trace file looked like when
