@@ -69,7 +69,8 @@ struct trawl_index_builder {
 
 	struct idx_file ev, dl;
 	uint32_t kind;          /* enum trawl_index_kind */
-	int out_fd;             /* compact: the output file (ev is an image) */
+	int out_fd;             /* compact: the output file (ev is a spool) */
+	struct idx_zsink *zs;   /* compact: the compressing sink */
 	int memory;             /* built in memory (no path): nothing is named */
 	int mem_fd;             /* memory: the finished index, until taken */
 	int textless;           /* some event had no text line (line 0) */
@@ -1019,15 +1020,17 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 	}
 	static const uint8_t zero[IDX_HEADER_SIZE];
 	if (b->kind == TRAWL_INDEX_KIND_COMPACT) {
-		/* the full image goes to an anonymous file, compressed at the end */
+		/* events are spooled, and compressed into the output at the end */
 		b->out_fd = fd;
-		if ((st = idx_file_temp(&b->ev, b->dir, "index image", err)))
+		if ((st = idx_zsink_create(&b->zs, err)) ||
+		    (st = idx_file_temp(&b->ev, b->dir, "event spool", err)))
 			goto fail;
 	} else if ((st = idx_file_fd(&b->ev, fd, b->tmp_path, err))) {
 		close(fd);
 		goto fail;
 	}
-	if ((st = idx_file_write(&b->ev, zero, IDX_HEADER_SIZE, err)))
+	if (b->kind != TRAWL_INDEX_KIND_COMPACT &&
+	    (st = idx_file_write(&b->ev, zero, IDX_HEADER_SIZE, err)))
 		goto fail;
 	idx_file_mark(&b->ev);
 	if ((st = idx_file_temp(&b->dl, b->dir, "delta spool", err)))
@@ -1059,6 +1062,7 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b)
 	idx_file_close(&b->dl);
 	if (b->out_fd >= 0)
 		close(b->out_fd);
+	idx_zsink_destroy(b->zs);
 	free(b->ck);
 	idx_sorter_release(&b->memw);
 	idx_sorter_release(&b->snap);
@@ -1235,14 +1239,20 @@ static enum trawl_status write_sections(struct trawl_index_builder *b, struct id
 	enum trawl_status st;
 	struct idx_secent *s = *sp;
 	uint64_t nbd = 0;
+	/* compact kind: the big sections go through the compressing sink */
 #define SEC(id_, rec_, body)                                                               \
 	do {                                                                               \
-		if ((st = idx_sec_begin(o, s, id_, rec_, err)))                                \
+		int zz_ = b->zs && idx_sec_compressed(id_);                                \
+		if ((st = idx_sec_begin(o, s, id_, rec_, err)))                            \
 			goto out;                                                          \
-		if ((st = (body)))                                                         \
+		if (zz_)                                                                   \
+			idx_zsink_start(o, b->zs, id_, rec_);                              \
+		if ((st = (body)) || (zz_ && (st = idx_zsink_end(o, err))))               \
 			goto out;                                                          \
-		idx_sec_end(o, s++);                                                           \
+		idx_sec_end(o, s++);                                                       \
 	} while (0)
+	if (b->zs)
+		SEC(SEC_EVENTS, EV_REC, idx_file_copy(o, &b->ev, err));
 	SEC(SEC_DELTAS, 0, idx_file_copy(o, &b->dl, err));
 	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, o, &fences[0], err));
 	SEC(SEC_SNAP, SNAP_REC, idx_sorter_output(&b->snap, o, &fences[1], err));
@@ -1259,6 +1269,8 @@ static enum trawl_status write_sections(struct trawl_index_builder *b, struct id
 	for (int i = 0; i < 6; i++)
 		SEC(SEC_FENCE_MEMW + i, FENCE_REC, idx_file_write(o, fences[i].p, fences[i].n, err));
 	SEC(SEC_IDENTITY, 0, write_identity(o, id, err));
+	if (b->zs && (st = idx_zsink_table(o, b->zs, s++, err)))
+		goto out;
 #undef SEC
 	(void)nbd;
 out:
@@ -1339,37 +1351,11 @@ static enum trawl_status commit_index_file(struct trawl_index_builder *b, struct
 	return TRAWL_OK;
 }
 
-/* Compact kind: the image in b->ev is complete (but for its sums); map it
- * and write its compressed form to the output file. */
-static enum trawl_status compact_output(struct trawl_index_builder *b, struct idx_file *z,
-					struct idx_secent *secs, size_t *nsec,
-					struct trawl_error *err)
-{
-	static const uint8_t zero[IDX_HEADER_SIZE];
-	struct idx_file *o = &b->ev;
-	enum trawl_status st;
-	if ((st = idx_file_flush(o, err)))
-		return st;
-	uint8_t *img = mmap(NULL, (size_t)o->pos, PROT_READ, MAP_SHARED, o->fd, 0);
-	if (img == MAP_FAILED)
-		return trawl_error_errno(err, errno, "cannot map the index image");
-	struct idx_secent ls[SEC_COUNT_];
-	memcpy(ls, secs, *nsec * sizeof *ls);
-	int fd = b->out_fd;
-	b->out_fd = -1;
-	if (!(st = idx_file_fd(z, fd, b->tmp_path, err)) &&
-	    !(st = idx_file_write(z, zero, IDX_HEADER_SIZE, err)))
-		st = idx_compact_write(z, img, ls, *nsec, secs, nsec, err);
-	else if (st)
-		close(fd);
-	munmap(img, (size_t)o->pos);
-	return st;
-}
-
 enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 					     const struct trawl_trace_id *id,
 					     struct trawl_error *err)
 {
+	static const uint8_t zero[IDX_HEADER_SIZE];
 	enum trawl_status st;
 	struct idx_file *o = &b->ev, z;
 	memset(&z, 0, sizeof z);
@@ -1379,19 +1365,25 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	struct idx_secent secs[SEC_COUNT_];
 	memset(secs, 0, sizeof secs);
 	struct idx_secent *s = secs;
-	s->id = SEC_EVENTS;
-	s->rec = EV_REC;
-	s->off = IDX_HEADER_SIZE;
-	idx_sec_end(o, s++);
+	if (b->zs) {
+		/* compact: a fresh output file; the events follow from their spool */
+		int fd = b->out_fd;
+		b->out_fd = -1;
+		if ((st = idx_file_fd(&z, fd, b->tmp_path, err))) {
+			close(fd);
+			goto out;
+		}
+		o = &z;
+		if ((st = idx_file_write(o, zero, IDX_HEADER_SIZE, err)))
+			goto out;
+	} else {
+		s->id = SEC_EVENTS;
+		s->rec = EV_REC;
+		s->off = IDX_HEADER_SIZE;
+		idx_sec_end(o, s++);
+	}
 	if ((st = write_sections(b, o, id, &s, fences, err)))
 		goto out;
-	if (b->kind == TRAWL_INDEX_KIND_COMPACT) {
-		size_t n = (size_t)(s - secs);
-		if ((st = compact_output(b, &z, secs, &n, err)))
-			goto out;
-		s = secs + n;
-		o = &z;
-	}
 	uint64_t top_sum = 0;
 	if ((st = idx_file_align(o, err)) || (st = idx_file_flush(o, err)) ||
 	    (st = write_sums(o, o->pos, s, &top_sum, err)))

@@ -1,15 +1,14 @@
-/* Writing the compact kind (format.h, kind 2): the builder assembles the
- * sections of a full index in an anonymous temporary file, and this turns
- * that image into the compact file, section by section: the big ones cut
- * into blocks compressed one by one (zblock.h), the small ones (fences,
- * names, identity) copied as they are, then the block table. The logical
- * offsets inside the sections (delta offsets in event and write records)
- * stay those of the image, so a reader that decodes a block sees exactly
- * the bytes the full kind would have. */
+/* Writing the compact kind (format.h, kind 2) as the sections stream out:
+ * while a compressed section is being written, its output file's writes
+ * go to a sink that gathers one block of decoded bytes, transforms and
+ * compresses it (zblock.h), appends the frame to the file and notes it in
+ * the block table, written last as SEC_ZBLOCKS. The builder writes every
+ * section the same way for both kinds; only the sink is in between, so
+ * the offsets inside the sections (delta offsets in event and write
+ * records) are those of the full kind, and no full-size copy of the index
+ * is ever written. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <zstd.h>
 
@@ -17,109 +16,120 @@
 #include "index/spool.h"
 #include "index/zblock.h"
 
-/* zstd level: 1 builds fastest; higher levels gain a few percent here
- * (measured on the bench trace), not worth the build time. */
+/* zstd level: 1 is fast (about 1 GB/s here with the transform); higher
+ * levels gained a few percent on the bench trace, not worth the time. */
 #define ZB_LEVEL 1
 
-struct zw {
+struct idx_zsink {
 	ZSTD_CCtx *cc;
-	uint8_t *tbuf, *cbuf;
-	size_t ccap;
+	uint8_t *blk, *tbuf, *cbuf;
+	size_t n, most, ccap;
+	uint32_t sid, rec, bb;
 	uint8_t *tab;           /* ZBLOCKS records */
 	size_t ntab, captab;
 };
 
-static enum trawl_status tab_add(struct zw *z, uint32_t sid, uint32_t bytes, uint64_t off,
-				 struct trawl_error *err)
+enum trawl_status idx_zsink_create(struct idx_zsink **out, struct trawl_error *err)
 {
+	struct idx_zsink *z = calloc(1, sizeof *z);
+	*out = z;
+	if (!z)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	z->most = ZB_BYTES;
+	static const uint32_t recs[] = { EV_REC, MEMW_REC, SNAP_REC, CLOB_REC, BD_REC, REGW_REC,
+					 PCS_REC };
+	for (size_t i = 0; i < sizeof recs / sizeof *recs; i++)
+		if (zb_block_bytes(recs[i]) > z->most)
+			z->most = zb_block_bytes(recs[i]);
+	z->ccap = ZSTD_compressBound(z->most);
+	z->cc = ZSTD_createCCtx();
+	z->blk = malloc(z->most);
+	z->tbuf = malloc(z->most);
+	z->cbuf = malloc(z->ccap);
+	if (!z->cc || !z->blk || !z->tbuf || !z->cbuf)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	return TRAWL_OK;
+}
+
+void idx_zsink_destroy(struct idx_zsink *z)
+{
+	if (!z)
+		return;
+	ZSTD_freeCCtx(z->cc);
+	free(z->blk);
+	free(z->tbuf);
+	free(z->cbuf);
+	free(z->tab);
+	free(z);
+}
+
+void idx_zsink_start(struct idx_file *f, struct idx_zsink *z, uint32_t sid, uint32_t rec)
+{
+	z->sid = sid;
+	z->rec = rec;
+	z->bb = zb_block_bytes(rec);
+	z->n = 0;
+	f->z = z;
+}
+
+/* The gathered block: transformed, compressed, appended, noted. */
+static enum trawl_status flush_block(struct idx_file *f, struct idx_zsink *z,
+				     struct trawl_error *err)
+{
+	if (!z->n)
+		return TRAWL_OK;
+	zb_forward(z->blk, z->n, z->rec, z->tbuf);
+	size_t c = ZSTD_compressCCtx(z->cc, z->cbuf, z->ccap, z->tbuf, z->n, ZB_LEVEL);
+	if (ZSTD_isError(c))
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "cannot compress the index: %s",
+				       ZSTD_getErrorName(c));
 	if (z->ntab == z->captab) {
-		size_t c = z->captab ? z->captab * 2 : 1024;
-		uint8_t *t = realloc(z->tab, c * ZBLK_REC);
+		size_t cap = z->captab ? z->captab * 2 : 1024;
+		uint8_t *t = realloc(z->tab, cap * ZBLK_REC);
 		if (!t)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 		z->tab = t;
-		z->captab = c;
+		z->captab = cap;
 	}
 	uint8_t *r = z->tab + z->ntab++ * ZBLK_REC;
-	st32(r, sid);
-	st32(r + 4, bytes);
-	st64(r + 8, off);
+	st32(r, z->sid);
+	st32(r + 4, (uint32_t)z->n);
+	st64(r + 8, f->pos);
+	z->n = 0;
+	return idx_file_write_raw(f, z->cbuf, c, err);
+}
+
+enum trawl_status idx_zsink_write(struct idx_file *f, const void *data, size_t len,
+				  struct trawl_error *err)
+{
+	struct idx_zsink *z = f->z;
+	const uint8_t *p = data;
+	while (len) {
+		size_t k = z->bb - z->n < len ? z->bb - z->n : len;
+		memcpy(z->blk + z->n, p, k);
+		z->n += k;
+		p += k;
+		len -= k;
+		enum trawl_status st;
+		if (z->n == z->bb && (st = flush_block(f, z, err)))
+			return st;
+	}
 	return TRAWL_OK;
 }
 
-/* Let go of the image's pages below p (read already), so the build's
- * resident memory stays that of the blocks in flight, not of the image. */
-static void release_below(const uint8_t *img, const uint8_t *p)
+enum trawl_status idx_zsink_end(struct idx_file *f, struct trawl_error *err)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t end = (uintptr_t)p & ~(page - 1);
-	if (end > (uintptr_t)img)
-		madvise((void *)img, end - (uintptr_t)img, MADV_DONTNEED);
+	struct idx_zsink *z = f->z;
+	enum trawl_status st = flush_block(f, z, err);
+	f->z = NULL;
+	return st;
 }
 
-/* One section of the image: compressed block by block, or copied. */
-static enum trawl_status put_section(struct zw *z, struct idx_file *o, const uint8_t *img,
-				     const struct idx_secent *ls, struct idx_secent *out,
-				     struct trawl_error *err)
+enum trawl_status idx_zsink_table(struct idx_file *f, struct idx_zsink *z, struct idx_secent *s,
+				  struct trawl_error *err)
 {
-	enum trawl_status st;
-	int zip = idx_sec_compressed(ls->id);
-	if ((st = idx_sec_begin(o, out, ls->id, ls->rec, err)))
-		return st;
-	const uint8_t *p = img + ls->off;
-	if (!zip) {
-		if ((st = idx_file_write(o, p, (size_t)ls->len, err)))
-			return st;
-		idx_sec_end(o, out);
-		return TRAWL_OK;
-	}
-	uint32_t bb = zb_block_bytes(ls->rec);
-	for (uint64_t a = 0; a < ls->len; a += bb) {
-		size_t n = ls->len - a < bb ? (size_t)(ls->len - a) : bb;
-		zb_forward(p + a, n, ls->rec, z->tbuf);
-		size_t c = ZSTD_compressCCtx(z->cc, z->cbuf, z->ccap, z->tbuf, n, ZB_LEVEL);
-		if (ZSTD_isError(c))
-			return trawl_error_set(err, TRAWL_ERR_NOMEM, "cannot compress the index: %s",
-					       ZSTD_getErrorName(c));
-		if ((st = tab_add(z, ls->id, (uint32_t)n, o->pos, err)) ||
-		    (st = idx_file_write(o, z->cbuf, c, err)))
-			return st;
-		if ((a / bb) % 256 == 255)
-			release_below(img, p + a);
-	}
-	idx_sec_end(o, out);
-	return TRAWL_OK;
-}
-
-enum trawl_status idx_compact_write(struct idx_file *o, const uint8_t *img,
-				    const struct idx_secent *ls, size_t nls,
-				    struct idx_secent *out, size_t *nout, struct trawl_error *err)
-{
-	enum trawl_status st = TRAWL_OK;
-	struct zw z;
-	memset(&z, 0, sizeof z);
-	uint32_t most = zb_block_bytes(SNAP_REC) > ZB_BYTES ? zb_block_bytes(SNAP_REC) : ZB_BYTES;
-	if (zb_block_bytes(EV_REC) > most)
-		most = zb_block_bytes(EV_REC);
-	z.ccap = ZSTD_compressBound(most);
-	z.cc = ZSTD_createCCtx();
-	z.tbuf = malloc(most);
-	z.cbuf = malloc(z.ccap);
-	if (!z.cc || !z.tbuf || !z.cbuf) {
-		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		goto out;
-	}
-	size_t k = 0;
-	for (size_t i = 0; i < nls && !st; i++)
-		st = put_section(&z, o, img, &ls[i], &out[k++], err);
-	if (!st && !(st = idx_sec_begin(o, &out[k], SEC_ZBLOCKS, ZBLK_REC, err)) &&
-	    !(st = idx_file_write(o, z.tab, z.ntab * ZBLK_REC, err)))
-		idx_sec_end(o, &out[k++]);
-	*nout = k;
-out:
-	ZSTD_freeCCtx(z.cc);
-	free(z.tbuf);
-	free(z.cbuf);
-	free(z.tab);
+	enum trawl_status st = idx_sec_begin(f, s, SEC_ZBLOCKS, ZBLK_REC, err);
+	if (!st && !(st = idx_file_write(f, z->tab, z->ntab * ZBLK_REC, err)))
+		idx_sec_end(f, s);
 	return st;
 }

@@ -165,6 +165,14 @@ enum trawl_status idx_file_flush(struct idx_file *f, struct trawl_error *err)
 enum trawl_status idx_file_write(struct idx_file *f, const void *data, size_t len,
 				 struct trawl_error *err)
 {
+	if (f->z)
+		return idx_zsink_write(f, data, len, err);
+	return idx_file_write_raw(f, data, len, err);
+}
+
+enum trawl_status idx_file_write_raw(struct idx_file *f, const void *data, size_t len,
+				     struct trawl_error *err)
+{
 	const uint8_t *p = data;
 	if (!len)
 		return TRAWL_OK;
@@ -210,7 +218,7 @@ enum trawl_status idx_file_copy(struct idx_file *f, struct idx_file *src,
 		return st;
 	uint64_t left = src->pos;
 	loff_t off = 0;
-	while (left) {
+	while (left && !f->z) {
 		ssize_t n = copy_file_range(src->fd, &off, f->fd, NULL, (size_t)left, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -232,7 +240,8 @@ enum trawl_status idx_file_copy(struct idx_file *f, struct idx_file *src,
 		off += n;
 		left -= (uint64_t)n;
 	}
-	f->sum = src->sum;
+	if (!f->z)
+		f->sum = src->sum;
 	return TRAWL_OK;
 }
 

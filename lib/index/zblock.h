@@ -29,11 +29,16 @@ static inline uint32_t zb_block_bytes(uint32_t rec)
 void zb_forward(const uint8_t *in, size_t n, uint32_t rec, uint8_t *out);
 void zb_inverse(const uint8_t *in, size_t n, uint32_t rec, uint8_t *out);
 
-/* Write the compact form of the image img (a full index's bytes, sections
- * ls[0..nls) in file order, SUMS not yet written) to o: out[] receives the
- * sections written (nls + 1 with the block table). compact.c */
-enum trawl_status idx_compact_write(struct idx_file *o, const uint8_t *img,
-				    const struct idx_secent *ls, size_t nls,
-				    struct idx_secent *out, size_t *nout, struct trawl_error *err);
+/* The compressing sink of the compact builder (compact.c): between
+ * idx_zsink_start and idx_zsink_end, what is written to f is one section's
+ * decoded bytes (records of `rec` bytes, 0 for a byte section), stored as
+ * compressed blocks; idx_zsink_table writes the block table (ZBLOCKS). */
+struct idx_zsink;
+enum trawl_status idx_zsink_create(struct idx_zsink **out, struct trawl_error *err);
+void idx_zsink_destroy(struct idx_zsink *z);
+void idx_zsink_start(struct idx_file *f, struct idx_zsink *z, uint32_t sid, uint32_t rec);
+enum trawl_status idx_zsink_end(struct idx_file *f, struct trawl_error *err);
+enum trawl_status idx_zsink_table(struct idx_file *f, struct idx_zsink *z, struct idx_secent *s,
+				  struct trawl_error *err);
 
 #endif
