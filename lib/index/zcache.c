@@ -1,5 +1,7 @@
-/* Reading the compact kind (format.h, kind 2): the block table is checked
- * once at open; a query that needs a record decodes its block (the frame
+/* Reading the compact kind (format.h, kind 2): open finds each section's
+ * run in the block table by bisection (a few entries, however long the
+ * trace); a query that needs a record checks its block's entry and decodes
+ * the block (the frame
  * read with the checked pread, so a damaged block is an error, never a
  * wrong answer) into a small per-section cache. Searches touch the same
  * few blocks over and over (the top of a bisection, the current epoch's
@@ -34,38 +36,52 @@ struct idx_zcache {
 
 #define CORRUPT(ix, what) TRAWL_CORRUPT(err, "'%s': damaged index: %s", (ix)->path, what)
 
-/* One section's run of block-table entries: consecutive, offsets rising
- * inside its compressed bytes, every block full but the last. */
-static enum trawl_status zsec_check(struct trawl_index *ix, struct idx_sec *s,
-				    const uint8_t *tab, uint64_t first, uint64_t n,
-				    struct trawl_error *err)
+/* One section's run of block-table entries starts at `first`: found by
+ * bisection for the first entry of another section (the entries are
+ * grouped by section, in id order), so opening touches a few entries of
+ * the table, not all of it. Every block but the last is full, so the
+ * decoded length follows from the last one; the others are checked as
+ * they are decoded (zdecode). */
+static enum trawl_status zsec_find(struct trawl_index *ix, struct idx_sec *s,
+				   const struct idx_sec *t, uint64_t first, uint64_t *next,
+				   struct trawl_error *err)
 {
-	uint64_t len = 0, prev = s->zoff;
-	for (uint64_t k = 0; k < n; k++) {
-		const uint8_t *e = tab + (first + k) * ZBLK_REC;
-		uint32_t bytes = ld32(e + 4);
-		uint64_t off = ld64(e + 8);
-		if ((k == 0 ? off != s->zoff : off <= prev) || off >= s->zoff + s->zlen ||
-		    bytes == 0 || bytes > s->zbb || (k + 1 < n && bytes != s->zbb) ||
-		    (s->rec && bytes % s->rec))
-			return CORRUPT(ix, "compressed block table");
-		len += bytes;
-		prev = off;
+	uint64_t lo = first, hi = t->n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const uint8_t *e = t->p + mid * ZBLK_REC;
+		if (!idx_touch(ix, e, ZBLK_REC))
+			return idx_result(ix, TRAWL_OK, err);
+		if (ld32(e) <= s->id)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	if (!n && s->zlen)
-		return CORRUPT(ix, "compressed block table");
+	uint64_t n = lo - first;
 	s->zfirst = first;
 	s->znb = n;
-	s->len = len;
-	s->n = s->rec ? len / s->rec : len;
+	*next = lo;
+	if (!n) {
+		if (s->zlen)
+			return CORRUPT(ix, "compressed block table");
+		s->len = s->n = 0;
+		return TRAWL_OK;
+	}
+	const uint8_t *a = t->p + first * ZBLK_REC, *z = t->p + (lo - 1) * ZBLK_REC;
+	if (!idx_touch(ix, a, ZBLK_REC) || !idx_touch(ix, z, ZBLK_REC))
+		return idx_result(ix, TRAWL_OK, err);
+	uint32_t last = ld32(z + 4);
+	if (ld32(a) != s->id || ld64(a + 8) != s->zoff || last == 0 || last > s->zbb ||
+	    (s->rec && last % s->rec) || n > UINT64_MAX / s->zbb)
+		return CORRUPT(ix, "compressed block table");
+	s->len = (n - 1) * s->zbb + last;
+	s->n = s->rec ? s->len / s->rec : s->len;
 	return TRAWL_OK;
 }
 
 enum trawl_status idx_zcache_open(struct trawl_index *ix, struct trawl_error *err)
 {
 	const struct idx_sec *t = &ix->sec[SEC_ZBLOCKS];
-	if (!idx_touch(ix, t->p, t->len))
-		return idx_result(ix, TRAWL_OK, err);
 	struct idx_zcache *zc = calloc(1, sizeof *zc);
 	if (!zc || !(zc->dctx = ZSTD_createDCtx())) {
 		free(zc);
@@ -84,13 +100,9 @@ enum trawl_status idx_zcache_open(struct trawl_index *ix, struct trawl_error *er
 		struct idx_sec *s = &ix->sec[sid];
 		if (!s->z)
 			continue;
-		uint64_t k = i;
-		while (k < t->n && ld32(t->p + k * ZBLK_REC) == sid)
-			k++;
-		enum trawl_status st = zsec_check(ix, s, t->p, i, k - i, err);
+		enum trawl_status st = zsec_find(ix, s, t, i, &i, err);
 		if (st)
 			return st;
-		i = k;
 	}
 	if (i != t->n)
 		return CORRUPT(ix, "compressed block table");
@@ -120,10 +132,17 @@ static const uint8_t *zdecode(const struct idx_sec *s, uint64_t b, struct zslot 
 	struct idx_zcache *zc = ix->zc;
 	const struct idx_sec *t = &ix->sec[SEC_ZBLOCKS];
 	const uint8_t *e = t->p + (s->zfirst + b) * ZBLK_REC;
+	int last = b + 1 == s->znb;
+	if (!idx_touch(ix, e, last ? ZBLK_REC : 2 * ZBLK_REC))
+		return NULL;
 	uint32_t want = ld32(e + 4);
 	uint64_t off = ld64(e + 8);
-	uint64_t end = b + 1 < s->znb ? ld64(e + ZBLK_REC + 8) : s->zoff + s->zlen;
-	if (ix->chk->damaged || end - off > zc->ccap) {
+	uint64_t end = last ? s->zoff + s->zlen : ld64(e + ZBLK_REC + 8);
+	/* the entry as open did not check it: its section, its size (full but
+	 * for the last), its frame inside the section's bytes */
+	if (ld32(e) != s->id || (!last && (ld32(e + ZBLK_REC) != s->id || want != s->zbb)) ||
+	    (last && (uint64_t)(s->znb - 1) * s->zbb + want != s->len) || off < s->zoff ||
+	    end <= off || end > s->zoff + s->zlen || end - off > zc->ccap) {
 		idx_mark_damaged(ix, off);
 		return NULL;
 	}

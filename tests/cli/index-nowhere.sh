@@ -23,7 +23,7 @@ expect_stdout_has "0000000000010000: 0d f0 fe ca 66 55 44 33" \
 	"$TRAWL" mem --memory-index --kind compact "$W" --at 25 0x10000 8
 expect_stdout_has "line 25 (event 9)" "$TRAWL" last-write --memory-index "$W" --at 27 0x10001
 [ "$(ls "$_tmp/w")" = m.tarmac ] || fail "--memory-index wrote files: $(ls "$_tmp/w")"
-expect_stderr_has "give --memory-index to the command that needs one" \
+expect_stderr_has "trawl index writes an index; give it to the command that needs one" \
 	"$TRAWL" index --memory-index "$W"
 
 # --no-index (regs, last-write): only the trace up to LINE is read. The

@@ -38,9 +38,9 @@ int cmd_index(int argc, char **argv)
 	char def[4096];
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	if (c.memory)
-		return cli_usage("index", "--memory-index: trawl index writes an index; "
-				 "give --memory-index to the command that needs one");
+	if (c.memory || c.no_index)
+		return cli_usage("index", "%s: trawl index writes an index; give it to the "
+				 "command that needs one", c.memory ? "--memory-index" : "--no-index");
 	if (!c.index_path && force) {
 		if (trawl_index_default_path(c.to.path, def, sizeof def, &err))
 			return cli_report("index", &err);
