@@ -1351,6 +1351,11 @@ static enum trawl_status commit_index_file(struct trawl_index_builder *b, struct
 	return TRAWL_OK;
 }
 
+/* Both kinds end the same way (sections, sums, header, rename); they differ
+ * only in where the events are: already in the output after its header
+ * (full), or in a spool copied through the compressing sink into a fresh
+ * output file (compact). Kept in one function so the order of writes,
+ * which the format relies on, is in one place. */
 enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 					     const struct trawl_trace_id *id,
 					     struct trawl_error *err)

@@ -751,6 +751,12 @@ static enum trawl_status build_default(struct trawl_index **out, const char *tra
 	return trawl_index_open(out, index_path, NULL, err);
 }
 
+/* The order of places is the rule users rely on: a good index beside the
+ * trace first (even in a read-only folder), then the default place (beside
+ * when writable, else the cache), built there when missing or unusable;
+ * when no folder can be had, in memory. An explicit path is only ever that
+ * path. One function so the "why" of a rebuild and the nowhere case are
+ * decided once for every command. */
 enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *trace_path,
 					 const char *index_path,
 					 const struct trawl_index_build_options *opt, int *built,

@@ -85,6 +85,11 @@ int index_cli_end(struct index_cli *c, int rc)
 	return rc ? rc : closed;
 }
 
+/* Every index command opens its index here, so the choices (--no-index's
+ * prefix, --memory-index, a second run over a damaged index, the usual
+ * search and build) and the warnings after it (skipped lines) are the same
+ * for all of them; the trace text is mapped for printing lines unless the
+ * index says it has none. */
 int index_cli_open(struct index_cli *c)
 {
 	struct trawl_error err;
