@@ -7,16 +7,18 @@
 # second, and registers / 64 bytes of memory / last and next writes / PC
 # visits at random events in a warm process (median and p99, wall clock
 # and the thread's CPU time). Baseline in the same run: the full kind
-# built by the binary of $TRAWL_BENCH_BASE (default: main), compiled into
-# bench/out/base-build, run alternately with this one.
-# TRAWL_BENCH_KINDS_LONG=0 leaves out the 4x trace (4.4 GB of text).
+# built by the binary of $TRAWL_BENCH_BASE (default: where this branch
+# left main, the previous binary), compiled into bench/out/base-build, run
+# alternately with this one.
+# TRAWL_BENCH_KINDS_LONG=0 leaves out the 4x trace (4.4 GB of text),
+# TRAWL_BENCH_KINDS_ES=0 the ES-style one.
 set -u
 build=${TRAWL_BUILD:-build}
 out=${TRAWL_BENCH_OUT:-bench/out}
 trawl=${TRAWL:-$build/trawl}
 src=${TRAWL_SRC:-.}
 n=${TRAWL_BENCH_INDEX_INSNS:-10000000}
-base_ref=${TRAWL_BENCH_BASE:-main}
+base_ref=${TRAWL_BENCH_BASE:-$(git -C "$src" merge-base HEAD main 2>/dev/null || echo main)}
 nq=${TRAWL_BENCH_KINDS_QUERIES:-2000}
 mkdir -p "$out"
 sort_ex="$build/examples/sort"
@@ -84,7 +86,9 @@ one_trace() { # LABEL FILE INSNS
 }
 
 t=$(trace_for "emu-$n" "$n" fm) && one_trace "bench trace" "$t" "$n"
-t=$(trace_for "es-$n" "$n" ldst) && one_trace "ES-style (LD/ST) trace" "$t" "$n"
+if [ "${TRAWL_BENCH_KINDS_ES:-1}" != 0 ]; then
+	t=$(trace_for "es-$n" "$n" ldst) && one_trace "ES-style (LD/ST) trace" "$t" "$n"
+fi
 if [ "${TRAWL_BENCH_KINDS_LONG:-1}" != 0 ]; then
 	t=$(trace_for "emu-$((4 * n))" $((4 * n)) fm) && one_trace "4x trace" "$t" $((4 * n))
 	rm -f "$out/kinds-emu-$((4 * n)).tarmac"

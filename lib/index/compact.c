@@ -12,6 +12,7 @@
 
 #include <zstd.h>
 
+#include "core/grow.h"
 #include "index/format.h"
 #include "index/spool.h"
 #include "index/zblock.h"
@@ -83,14 +84,10 @@ static enum trawl_status flush_block(struct idx_file *f, struct idx_zsink *z,
 	if (ZSTD_isError(c))
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "cannot compress the index: %s",
 				       ZSTD_getErrorName(c));
-	if (z->ntab == z->captab) {
-		size_t cap = z->captab ? z->captab * 2 : 1024;
-		uint8_t *t = realloc(z->tab, cap * ZBLK_REC);
-		if (!t)
-			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		z->tab = t;
-		z->captab = cap;
-	}
+	void *tab = z->tab;
+	if (!trawl_grow(&tab, &z->captab, z->ntab + 1, ZBLK_REC))
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	z->tab = tab;
 	uint8_t *r = z->tab + z->ntab++ * ZBLK_REC;
 	st32(r, z->sid);
 	st32(r + 4, (uint32_t)z->n);
