@@ -24,15 +24,23 @@
 #include "trawl/reader.h"
 #include "trawl/status.h"
 
-/* Index kinds a file may hold (the header says which). */
+/* Index kinds a file may hold (the header says which). Every kind answers
+ * every query with the same results; they trade size against speed
+ * (docs/index.md, "Kinds"). */
 enum trawl_index_kind {
-	TRAWL_INDEX_KIND_LINEAR = 1,    /* event table + delta log + checkpoints +
-	                                   sorted write lists (docs/index.md) */
-	TRAWL_INDEX_KIND_SW = 2,        /* software events: kind 1's sections plus
-	                                   each event's thread and ids and the
-	                                   events of each cpu and thread
-	                                   (docs/sw-events.md) */
+	TRAWL_INDEX_KIND_FULL = 1,      /* event table + delta log + checkpoints +
+	                                   sorted write lists, stored as is */
+	TRAWL_INDEX_KIND_LINEAR = TRAWL_INDEX_KIND_FULL, /* its old name */
+	TRAWL_INDEX_KIND_COMPACT = 2,   /* the same tables in blocks compressed one
+	                                   by one, decoded on demand */
 };
+
+/* The kinds this trawl knows, by name ("full", "compact"): NULL / 0 for
+ * one it does not know. trawl_index_kind_list gives the i-th known kind
+ * (0 past the end), for help texts and tests. */
+const char *trawl_index_kind_name(uint32_t kind);
+uint32_t trawl_index_kind_parse(const char *name);
+uint32_t trawl_index_kind_list(size_t i);
 
 /* ---- building ---- */
 
@@ -43,6 +51,15 @@ struct trawl_index_builder;
 #define TRAWL_ID_BIG_ENDIAN 1u
 #define TRAWL_ID_IMPLICIT_THUMB 2u
 #define TRAWL_ID_LENIENT 4u
+
+/* Which reader turned the source into events (IDENTITY key 1): only an
+ * index of the same source kind matches. */
+enum trawl_index_source {
+	TRAWL_INDEX_SOURCE_TRACE = 1,   /* a text trace read by trawl_reader (Tarmac) */
+	TRAWL_INDEX_SOURCE_ETE = 2,     /* decoded ETE / ETMv4 trace */
+	TRAWL_INDEX_SOURCE_PERF = 3,    /* perf.data */
+	TRAWL_INDEX_SOURCE_SWEVENTS = 4,/* recorded software events */
+};
 
 /* Identity of the trace an index belongs to (docs/index.md, "Identity").
  * The file's size, modification and change times, inode and device are
@@ -55,10 +72,14 @@ struct trawl_trace_id {
 	uint64_t ino, dev;
 	uint64_t hash;          /* valid when hashed != 0 */
 	int hashed;
-	uint32_t source;        /* 1 = a trace file read by trawl_reader,
-	                           2 = a trace directory (CTF) read by it */
+	uint32_t source;        /* enum trawl_index_source */
 	uint32_t reader;        /* TRAWL_ID_* bits */
 	uint32_t format;        /* enum trawl_format asked for (0 = detect) */
+	/* a reader other than trawl_reader's (ETE, perf.data, software
+	 * events): a hash of its own options and inputs (decoder settings,
+	 * the images it decoded with and their contents); 0 = none. An index
+	 * made with another one does not match. */
+	uint64_t reader_hash;
 	uint64_t skipped;       /* informational: lines skipped by --lenient */
 	uint64_t defs_hash;     /* XXH3-64 of the reader's definitions file (--defs) */
 	int has_defs;
@@ -72,10 +93,18 @@ struct trawl_index_build_options {
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	struct trawl_reader_options reader;  /* for trawl_index_build */
+	uint32_t kind;                  /* enum trawl_index_kind; 0 = full */
+	/* trawl_index_build_memory only: stop reading after the batch that
+	 * holds an event starting past this line (0 = the whole trace). The
+	 * index then answers what needs only the trace up to that line
+	 * (registers, last writes), not what needs the rest (back-dated
+	 * memory, next writes, visits after it). */
+	uint64_t until_line;
 };
 
 /* Start building an index that will be written to `path` (through a
- * temporary file renamed into place by _finish). opt may be NULL. */
+ * temporary file renamed into place by _finish); path NULL builds in
+ * memory (see trawl_index_build_memory). opt may be NULL. */
 enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, const char *path,
 					     const struct trawl_index_build_options *opt,
 					     struct trawl_error *err);
@@ -106,6 +135,13 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 				    const struct trawl_index_build_options *opt,
 				    struct trawl_error *err);
 
+/* Build the index of a trace in memory (nothing is written to any
+ * folder) and open it: *out lives until closed. */
+struct trawl_index;
+enum trawl_status trawl_index_build_memory(struct trawl_index **out, const char *trace_path,
+					   const struct trawl_index_build_options *opt,
+					   struct trawl_error *err);
+
 /* Where the index of a trace lives by default: TRACE.trawlidx beside it when
  * that folder is writable, else $XDG_CACHE_HOME/trawl/ (or ~/.cache/trawl/)
  * under a name derived from the trace's absolute path. */
@@ -134,6 +170,9 @@ enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_p
  * explicit index_path, an index built with other reader options is an
  * error (TRAWL_ERR_FORMAT) rather than overwritten,
  * and a file that does not start like an index is never overwritten.
+ * When neither the trace's folder nor the cache folder can be written, the
+ * index is built in memory (trawl_index_build_memory) after a warning
+ * through opt->reader.warn.
  * *built (may be NULL) is set to 1 when a build happened; why it happened
  * goes to opt->reader.warn when set. */
 enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *trace_path,
@@ -184,7 +223,10 @@ struct trawl_index_info {
 	uint64_t snapshots;         /* memory block snapshots */
 	uint64_t backdated;         /* back-dated block records */
 	uint64_t clobbers;          /* ranges made unknown (semihosting, unknown writes) */
-	uint64_t sw_events;         /* software events (kind 2) */
+	uint64_t sw_events;         /* software events (their sections are present) */
+	int no_text;                /* some events came without a text line (a
+	                               decoded source): their line is their
+	                               ordinal, and there is no text to show */
 };
 void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info *info);
 

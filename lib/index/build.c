@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <xxhash.h>
@@ -24,6 +25,7 @@
 #include "index/format.h"
 #include "index/spool.h"
 #include "index/sw.h"
+#include "index/zblock.h"
 #include "trawl/index.h"
 
 #define NONE32 UINT32_MAX
@@ -67,6 +69,12 @@ struct trawl_index_builder {
 	double t0;
 
 	struct idx_file ev, dl;
+	uint32_t kind;          /* enum trawl_index_kind */
+	int out_fd;             /* compact: the output file (ev is a spool) */
+	struct idx_zsink *zs;   /* compact: the compressing sink */
+	int memory;             /* built in memory (no path): nothing is named */
+	int mem_fd;             /* memory: the finished index, until taken */
+	int textless;           /* some event had no text line (line 0) */
 	uint8_t *ck;            /* checkpoint being assembled */
 	size_t nck, cap_ck;
 	int last_cpu;
@@ -872,12 +880,16 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 
 	uint8_t rec[EV_REC];
 	int isinsn = e->kind == TRAWL_EV_INSN;
-	st64(rec, e->line);
+	/* a source without text (decoded trace) numbers its events as lines */
+	uint64_t line = e->line ? e->line : b->nev + 1;
+	uint32_t nlines = e->line ? e->nlines : 1;
+	b->textless |= !e->line;
+	st64(rec, line);
 	st64(rec + 8, e->offset);
 	st64(rec + 16, e->time);
 	st64(rec + 24, isinsn ? e->u.insn.pc : 0);
 	st64(rec + 32, dloff);
-	st32(rec + 40, e->nlines);
+	st32(rec + 40, nlines);
 	st32(rec + 44, e->length > UINT32_MAX ? UINT32_MAX : (uint32_t)e->length);
 	st32(rec + 48, isinsn ? e->u.insn.encoding : 0);
 	st32(rec + 52, (uint32_t)r->depth);
@@ -901,8 +913,8 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 	}
 	if (!b->time_unit && e->time_unit)
 		b->time_unit = e->time_unit;
-	if (e->line + (e->nlines ? e->nlines - 1 : 0) > b->last_line)
-		b->last_line = e->line + (e->nlines ? e->nlines - 1 : 0);
+	if (line + (nlines ? nlines - 1 : 0) > b->last_line)
+		b->last_line = line + (nlines ? nlines - 1 : 0);
 	b->nev++;
 	return TRAWL_OK;
 }
@@ -939,6 +951,33 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The temporary file beside the final one (with stale ones from dead
+ * builds removed). */
+static enum trawl_status create_file(struct trawl_index_builder *b, const char *path, int *fd,
+				     struct trawl_error *err)
+{
+	b->path = strdup(path);
+	b->tmp_path = malloc(strlen(path) + 32);
+	b->dir = strdup(path);
+	if (!b->path || !b->tmp_path || !b->dir)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	snprintf(b->tmp_path, strlen(path) + 32, "%s.tmp%ld", path, (long)getpid());
+	char *slash = strrchr(b->dir, '/');
+	if (!slash)
+		strcpy(b->dir, ".");
+	else if (slash == b->dir)
+		slash[1] = 0;
+	else
+		*slash = 0;
+	idx_remove_stale_tmp(b->dir, b->path);
+	/* events go straight to the output file, right after its header;
+	 * the other streams are spooled and appended by finish() */
+	*fd = open(b->tmp_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		return trawl_error_errno(err, errno, "cannot create '%s'", b->tmp_path);
+	return TRAWL_OK;
+}
+
 /* Everything a build needs before the first event, each failure undone
  * through one exit: names, the temporary file beside the final one (with
  * stale ones from dead builds removed), its zeroed header, the delta spool
@@ -954,39 +993,48 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 	if (opt)
 		b->opt = *opt;
 	b->K = b->opt.checkpoint_interval ? b->opt.checkpoint_interval : 128;
+	b->kind = b->opt.kind ? b->opt.kind : TRAWL_INDEX_KIND_FULL;
+	b->out_fd = -1;
+	if (!trawl_index_kind_name(b->kind)) {
+		uint32_t k = b->kind;
+		free(b);
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "unknown index kind %u", k);
+	}
 	size_t mem = b->opt.sort_memory ? b->opt.sort_memory : (64u << 20);
 	b->t0 = now_s();
 	trawl_reg_names_init(&b->names);
 	b->ev.fd = b->dl.fd = -1;
-	b->path = strdup(path);
-	b->tmp_path = malloc(strlen(path) + 32);
-	b->dir = strdup(path);
-	if (!b->path || !b->tmp_path || !b->dir) {
-		st = trawl_error_set(err, st, "out of memory");
-		goto fail;
-	}
-	snprintf(b->tmp_path, strlen(path) + 32, "%s.tmp%ld", path, (long)getpid());
-	char *slash = strrchr(b->dir, '/');
-	if (!slash)
-		strcpy(b->dir, ".");
-	else if (slash == b->dir)
-		slash[1] = 0;
-	else
-		*slash = 0;
-	idx_remove_stale_tmp(b->dir, b->path);
-	/* events go straight to the output file, right after its header;
-	 * the other streams are spooled and appended by finish() */
-	int fd = open(b->tmp_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		st = trawl_error_errno(err, errno, "cannot create '%s'", b->tmp_path);
+	b->mem_fd = -1;
+	int fd = -1;
+	if (!path) {
+		/* in memory: the output and every spool are memfds */
+		b->memory = 1;
+		b->path = strdup("(index in memory)");
+		b->tmp_path = strdup(b->path);
+		if (!b->path || !b->tmp_path) {
+			st = trawl_error_set(err, st, "out of memory");
+			goto fail;
+		}
+		if ((fd = memfd_create("trawl-index", MFD_CLOEXEC)) < 0) {
+			st = trawl_error_errno(err, errno, "cannot build an index in memory");
+			goto fail;
+		}
+	} else if ((st = create_file(b, path, &fd, err))) {
 		goto fail;
 	}
 	static const uint8_t zero[IDX_HEADER_SIZE];
-	if ((st = idx_file_fd(&b->ev, fd, b->tmp_path, err))) {
+	if (b->kind == TRAWL_INDEX_KIND_COMPACT) {
+		/* events are spooled, and compressed into the output at the end */
+		b->out_fd = fd;
+		if ((st = idx_zsink_create(&b->zs, err)) ||
+		    (st = idx_file_temp(&b->ev, b->dir, "event spool", err)))
+			goto fail;
+	} else if ((st = idx_file_fd(&b->ev, fd, b->tmp_path, err))) {
 		close(fd);
 		goto fail;
 	}
-	if ((st = idx_file_write(&b->ev, zero, IDX_HEADER_SIZE, err)))
+	if (b->kind != TRAWL_INDEX_KIND_COMPACT &&
+	    (st = idx_file_write(&b->ev, zero, IDX_HEADER_SIZE, err)))
 		goto fail;
 	idx_file_mark(&b->ev);
 	if ((st = idx_file_temp(&b->dl, b->dir, "delta spool", err)))
@@ -1004,12 +1052,22 @@ fail:
 	return st;
 }
 
+int idx_builder_take_memfd(struct trawl_index_builder *b)
+{
+	int fd = b->mem_fd;
+	b->mem_fd = -1;
+	return fd;
+}
+
 void trawl_index_builder_destroy(struct trawl_index_builder *b)
 {
 	if (!b)
 		return;
 	idx_file_close(&b->ev);
 	idx_file_close(&b->dl);
+	if (b->out_fd >= 0)
+		close(b->out_fd);
+	idx_zsink_destroy(b->zs);
 	free(b->ck);
 	idx_sorter_release(&b->memw);
 	idx_sorter_release(&b->snap);
@@ -1017,8 +1075,10 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b)
 	idx_sorter_release(&b->regw);
 	idx_sorter_release(&b->pcs);
 	idx_sw_release(&b->sw);
-	if (b->tmp_path)
+	if (b->tmp_path && !b->memory)
 		unlink(b->tmp_path);
+	if (b->mem_fd >= 0)
+		close(b->mem_fd);
 	for (uint32_t c = 0; c < b->ncpu; c++) {
 		free(b->rf[c].val);
 		free(b->rf[c].kn);
@@ -1037,30 +1097,6 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b)
 }
 
 /* ---- writing the file ---- */
-
-struct sec {
-	uint32_t id, rec;
-	uint64_t off, len, sum;
-};
-
-static enum trawl_status begin_sec(struct idx_file *f, struct sec *s, uint32_t id, uint32_t rec,
-				   struct trawl_error *err)
-{
-	enum trawl_status st = idx_file_align(f, err);
-	if (st)
-		return st;
-	idx_file_mark(f);
-	s->id = id;
-	s->rec = rec;
-	s->off = f->pos;
-	return TRAWL_OK;
-}
-
-static void end_sec(struct idx_file *f, struct sec *s)
-{
-	s->len = f->pos - s->off;
-	s->sum = idx_file_sum(f);
-}
 
 /* Back-dated values: start-of-trace records for every block, then clobber
  * intervals in creation order; the stable sort keeps that order per block,
@@ -1118,7 +1154,7 @@ static enum trawl_status write_backdate(struct trawl_index_builder *b, struct id
 static enum trawl_status write_identity(struct idx_file *f, const struct trawl_trace_id *id,
 					struct trawl_error *err)
 {
-	uint8_t r[64], *p = r;
+	uint8_t r[96], *p = r;
 	if (!id)
 		return TRAWL_OK;
 #define KV(key, n, store, v)                                                               \
@@ -1135,6 +1171,8 @@ static enum trawl_status write_identity(struct idx_file *f, const struct trawl_t
 	KV(ID_KEY_FORMAT, 4, st32, id->format);
 	if (id->has_defs)
 		KV(ID_KEY_DEFS, 8, st64, id->defs_hash);
+	if (id->reader_hash)
+		KV(ID_KEY_READER_HASH, 8, st64, id->reader_hash);
 	KV(ID_KEY_SKIPPED, 8, st64, id->skipped);
 #undef KV
 	return idx_file_write(f, r, (size_t)(p - r), err);
@@ -1142,7 +1180,7 @@ static enum trawl_status write_identity(struct idx_file *f, const struct trawl_t
 
 /* SUMS and SUMS_TOP for the bytes [IDX_HEADER_SIZE, covered) already in
  * the file, read back (from the page cache) in 1 MiB pieces. */
-static enum trawl_status write_sums(struct idx_file *o, uint64_t covered, struct sec *s,
+static enum trawl_status write_sums(struct idx_file *o, uint64_t covered, struct idx_secent *s,
 				    uint64_t *top_sum, struct trawl_error *err)
 {
 	enum trawl_status st = TRAWL_OK;
@@ -1183,14 +1221,14 @@ static enum trawl_status write_sums(struct idx_file *o, uint64_t covered, struct
 		st64(top + 8 * j, idx_top_sum(sums + lo, (size_t)(hi - lo), j));
 	}
 	*top_sum = XXH3_64bits(top, (size_t)(ntop * 8));
-	if ((st = begin_sec(o, s, SEC_SUMS, 4, err)) ||
+	if ((st = idx_sec_begin(o, s, SEC_SUMS, 4, err)) ||
 	    (st = idx_file_write(o, sums, (size_t)(nblocks * 4), err)))
 		goto out;
-	end_sec(o, s);
-	if ((st = begin_sec(o, s + 1, SEC_SUMS_TOP, 8, err)) ||
+	idx_sec_end(o, s);
+	if ((st = idx_sec_begin(o, s + 1, SEC_SUMS_TOP, 8, err)) ||
 	    (st = idx_file_write(o, top, (size_t)(ntop * 8), err)))
 		goto out;
-	end_sec(o, s + 1);
+	idx_sec_end(o, s + 1);
 	st = idx_file_flush(o, err);
 out:
 	free(buf);
@@ -1199,12 +1237,12 @@ out:
 	return st;
 }
 
-/* Kind 2: the software-event sections. SW_EVENTS gets a record for every
+/* The software-event sections (IDX_FLAG_SW, either kind). SW_EVENTS gets a record for every
  * event (zero for events of other kinds), so record i is event i; the
  * per-cpu and per-thread lists have no fences: they are searched by
  * bisection over their own records. */
 static enum trawl_status write_sw_sections(struct trawl_index_builder *b, struct idx_file *o,
-					   struct sec **sp, struct trawl_error *err)
+					   struct idx_secent **sp, struct trawl_error *err)
 {
 	static const uint8_t zero[SW_REC];
 	enum trawl_status st = TRAWL_OK;
@@ -1212,19 +1250,19 @@ static enum trawl_status write_sw_sections(struct trawl_index_builder *b, struct
 	memset(nf, 0, sizeof nf);
 	for (; b->sw.recs < b->nev && !st; b->sw.recs++)
 		st = idx_file_write(&b->sw.ev, zero, SW_REC, err);
-	struct sec *s = *sp;
-	if (st || (st = begin_sec(o, s, SEC_SW_EVENTS, SW_REC, err)) ||
+	struct idx_secent *s = *sp;
+	if (st || (st = idx_sec_begin(o, s, SEC_SW_EVENTS, SW_REC, err)) ||
 	    (st = idx_file_copy(o, &b->sw.ev, err)))
 		goto out;
-	end_sec(o, s++);
-	if ((st = begin_sec(o, s, SEC_SW_CPU, SW_REC, err)) ||
+	idx_sec_end(o, s++);
+	if ((st = idx_sec_begin(o, s, SEC_SW_CPU, SW_REC, err)) ||
 	    (st = idx_sorter_output(&b->sw.cpu, o, &nf[0], err)))
 		goto out;
-	end_sec(o, s++);
-	if ((st = begin_sec(o, s, SEC_SW_THREAD, SW_REC, err)) ||
+	idx_sec_end(o, s++);
+	if ((st = idx_sec_begin(o, s, SEC_SW_THREAD, SW_REC, err)) ||
 	    (st = idx_sorter_output(&b->sw.thread, o, &nf[1], err)))
 		goto out;
-	end_sec(o, s++);
+	idx_sec_end(o, s++);
 out:
 	*sp = s;
 	free(nf[0].p);
@@ -1236,20 +1274,26 @@ out:
  * (advancing *sp); the fences the sorted sections fill are freed by the
  * caller. One list so the order the reader expects is written in one place. */
 static enum trawl_status write_sections(struct trawl_index_builder *b, struct idx_file *o,
-					const struct trawl_trace_id *id, struct sec **sp,
+					const struct trawl_trace_id *id, struct idx_secent **sp,
 					struct idx_fence *fences, struct trawl_error *err)
 {
 	enum trawl_status st;
-	struct sec *s = *sp;
+	struct idx_secent *s = *sp;
 	uint64_t nbd = 0;
+	/* compact kind: the big sections go through the compressing sink */
 #define SEC(id_, rec_, body)                                                               \
 	do {                                                                               \
-		if ((st = begin_sec(o, s, id_, rec_, err)))                                \
+		int zz_ = b->zs && idx_sec_compressed(id_);                                \
+		if ((st = idx_sec_begin(o, s, id_, rec_, err)))                            \
 			goto out;                                                          \
-		if ((st = (body)))                                                         \
+		if (zz_)                                                                   \
+			idx_zsink_start(o, b->zs, id_, rec_);                              \
+		if ((st = (body)) || (zz_ && (st = idx_zsink_end(o, err))))               \
 			goto out;                                                          \
-		end_sec(o, s++);                                                           \
+		idx_sec_end(o, s++);                                                       \
 	} while (0)
+	if (b->zs)
+		SEC(SEC_EVENTS, EV_REC, idx_file_copy(o, &b->ev, err));
 	SEC(SEC_DELTAS, 0, idx_file_copy(o, &b->dl, err));
 	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, o, &fences[0], err));
 	SEC(SEC_SNAP, SNAP_REC, idx_sorter_output(&b->snap, o, &fences[1], err));
@@ -1257,16 +1301,18 @@ static enum trawl_status write_sections(struct trawl_index_builder *b, struct id
 	SEC(SEC_BACKDATE, BD_REC, write_backdate(b, o, &fences[3], &nbd, err));
 	SEC(SEC_REGW, REGW_REC, idx_sorter_output(&b->regw, o, &fences[4], err));
 	SEC(SEC_PCS, PCS_REC, idx_sorter_output(&b->pcs, o, &fences[5], err));
-	if ((st = begin_sec(o, s, SEC_SYSREGS, 0, err)))
+	if ((st = idx_sec_begin(o, s, SEC_SYSREGS, 0, err)))
 		goto out;
 	for (size_t i = 0; i < b->names.count; i++)
 		if ((st = idx_file_write(o, b->names.names[i], strlen(b->names.names[i]) + 1, err)))
 			goto out;
-	end_sec(o, s++);
+	idx_sec_end(o, s++);
 	for (int i = 0; i < 6; i++)
 		SEC(SEC_FENCE_MEMW + i, FENCE_REC, idx_file_write(o, fences[i].p, fences[i].n, err));
 	SEC(SEC_IDENTITY, 0, write_identity(o, id, err));
 	if (b->sw.n && (st = write_sw_sections(b, o, &s, err)))
+		goto out;
+	if (b->zs && (st = idx_zsink_table(o, b->zs, s++, err)))
 		goto out;
 #undef SEC
 	(void)nbd;
@@ -1278,14 +1324,15 @@ out:
 /* The header: magic, version, trace identity, counts, build time and the
  * section table. */
 static void fill_header(const struct trawl_index_builder *b, const struct trawl_trace_id *id,
-			uint64_t file_len, uint64_t top_sum, const struct sec *secs, size_t nsec,
+			uint64_t file_len, uint64_t top_sum, const struct idx_secent *secs, size_t nsec,
 			uint8_t *h)
 {
 	memset(h, 0, IDX_HEADER_SIZE);
 	memcpy(h, IDX_MAGIC, 8);
 	st32(h + 8, IDX_VERSION);
-	st32(h + 12, b->sw.n ? TRAWL_INDEX_KIND_SW : TRAWL_INDEX_KIND_LINEAR);
-	st32(h + 16, IDX_FLAG_COMPLETE | IDX_FLAG_EXC_FLAGS);
+	st32(h + 12, b->kind);
+	st32(h + 16, IDX_FLAG_COMPLETE | IDX_FLAG_EXC_FLAGS | (b->textless ? IDX_FLAG_NO_TEXT : 0) |
+			     (b->sw.n ? IDX_FLAG_SW : 0));
 	st32(h + 20, IDX_HEADER_SIZE);
 	st64(h + 24, file_len);
 	if (id) {
@@ -1334,6 +1381,10 @@ static enum trawl_status commit_index_file(struct trawl_index_builder *b, struct
 	}
 	int fd = o->fd;
 	o->fd = -1;
+	if (b->memory) {
+		b->mem_fd = fd;
+		return TRAWL_OK;
+	}
 	if (close(fd) != 0)
 		return trawl_error_errno(err, errno, "cannot write '%s'", b->tmp_path);
 	if (rename(b->tmp_path, b->path) != 0)
@@ -1344,21 +1395,42 @@ static enum trawl_status commit_index_file(struct trawl_index_builder *b, struct
 	return TRAWL_OK;
 }
 
+/* Both kinds end the same way (sections, sums, header, rename); they differ
+ * only in where the events are: already in the output after its header
+ * (full), or in a spool copied through the compressing sink into a fresh
+ * output file (compact). Kept in one function so the order of writes,
+ * which the format relies on, is in one place. */
 enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 					     const struct trawl_trace_id *id,
 					     struct trawl_error *err)
 {
+	static const uint8_t zero[IDX_HEADER_SIZE];
 	enum trawl_status st;
-	struct idx_file *o = &b->ev;
+	struct idx_file *o = &b->ev, z;
+	memset(&z, 0, sizeof z);
+	z.fd = -1;
 	struct idx_fence fences[6];
 	memset(fences, 0, sizeof fences);
-	struct sec secs[SEC_COUNT_];
+	struct idx_secent secs[SEC_COUNT_];
 	memset(secs, 0, sizeof secs);
-	struct sec *s = secs;
-	s->id = SEC_EVENTS;
-	s->rec = EV_REC;
-	s->off = IDX_HEADER_SIZE;
-	end_sec(o, s++);
+	struct idx_secent *s = secs;
+	if (b->zs) {
+		/* compact: a fresh output file; the events follow from their spool */
+		int fd = b->out_fd;
+		b->out_fd = -1;
+		if ((st = idx_file_fd(&z, fd, b->tmp_path, err))) {
+			close(fd);
+			goto out;
+		}
+		o = &z;
+		if ((st = idx_file_write(o, zero, IDX_HEADER_SIZE, err)))
+			goto out;
+	} else {
+		s->id = SEC_EVENTS;
+		s->rec = EV_REC;
+		s->off = IDX_HEADER_SIZE;
+		idx_sec_end(o, s++);
+	}
 	if ((st = write_sections(b, o, id, &s, fences, err)))
 		goto out;
 	uint64_t top_sum = 0;
@@ -1370,6 +1442,7 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	fill_header(b, id, o->pos, top_sum, secs, (size_t)(s - secs), h);
 	st = commit_index_file(b, o, h, err);
 out:
+	idx_file_close(&z);
 	for (int i = 0; i < 6; i++)
 		free(fences[i].p);
 	return st;

@@ -33,7 +33,7 @@ static void bit_set(uint64_t *b, uint64_t i)
 	__atomic_fetch_or(&b[i / 64], (uint64_t)1 << (i % 64), __ATOMIC_RELAXED);
 }
 
-static void mark_damaged(const struct trawl_index *ix, uint64_t off)
+void idx_mark_damaged(const struct trawl_index *ix, uint64_t off)
 {
 	struct idx_checks *c = ix->chk;
 	if (!__atomic_exchange_n(&c->damaged, 1, __ATOMIC_RELAXED))
@@ -66,7 +66,7 @@ static int sum_of(const struct trawl_index *ix, uint64_t b, uint32_t *out)
 	uint8_t v[4];
 	uint64_t off = (uint64_t)(c->sums - ix->map) + 4 * b;
 	if (read_raw(ix, off, v, 4, NULL)) {
-		mark_damaged(ix, off);
+		idx_mark_damaged(ix, off);
 		return 0;
 	}
 	*out = ld32(v);
@@ -83,7 +83,7 @@ static int check_block_sum(const struct trawl_index *ix, uint64_t b, const uint8
 	else if (!sum_of(ix, b, &want))
 		return 0;
 	if (idx_block_sum(p, n, b) != want) {
-		mark_damaged(ix, b << IDX_BLOCK_LOG);
+		idx_mark_damaged(ix, b << IDX_BLOCK_LOG);
 		return 0;
 	}
 	bit_set(ix->chk->ok, b);
@@ -109,7 +109,7 @@ int idx_touch(const struct trawl_index *ix, const void *p, uint64_t len)
 		return 1;
 	uint64_t off = (uint64_t)((const uint8_t *)p - ix->map);
 	if (!in_covered(c, off, len)) {
-		mark_damaged(ix, off);
+		idx_mark_damaged(ix, off);
 		return 0;
 	}
 	for (uint64_t b = off >> IDX_BLOCK_LOG, e = (off + len - 1) >> IDX_BLOCK_LOG; b <= e; b++) {
@@ -154,7 +154,7 @@ enum trawl_status idx_pread(const struct trawl_index *ix, uint64_t off, void *bu
 	if (!len || c->damaged)
 		return idx_result(ix, TRAWL_OK, err);
 	if (!in_covered(c, off, len)) {
-		mark_damaged(ix, off);
+		idx_mark_damaged(ix, off);
 		return idx_result(ix, TRAWL_OK, err);
 	}
 	uint64_t b0 = off >> IDX_BLOCK_LOG, b1 = (off + len - 1) >> IDX_BLOCK_LOG, b = b0;

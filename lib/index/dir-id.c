@@ -140,7 +140,7 @@ enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct t
 	id->ctime_ns = ns(&dsb->st_ctim);
 	id->ino = (uint64_t)dsb->st_ino;
 	id->dev = (uint64_t)dsb->st_dev;
-	id->source = 2;
+	id->source = TRAWL_INDEX_SOURCE_SWEVENTS;
 	return each_entry(dir, stat_entry, id, err);
 }
 

@@ -1,13 +1,16 @@
-/* On-disk layout of a trawl index file (kind 1, "linear"). Also in
+/* On-disk layout of a trawl index file, version 3: kind 1 "full" as
+ * below, kind 2 "compact" the same sections with the big ones in
+ * compressed blocks (SEC_ZBLOCKS below, zblock.h). Also in
  * docs/index-format.md. Every integer is little-endian, whatever the host.
  *
  * Header (1024 bytes at offset 0)
  *   off  size  meaning
  *     0     8  magic "TRAWLIDX"
- *     8     4  format version (2)
- *    12     4  kind (1 = linear, 2 = software events: linear + SW sections)
+ *     8     4  format version (3)
+ *    12     4  kind (1 = full, 2 = compact; kinds.c)
  *    16     4  flags: bit 0 = complete (set in the last write of a build),
- *                bit 1 = exception events carry reset/debug flags
+ *                bit 1 = exception events carry reset/debug flags,
+ *                bit 2 = some events had no text line (IDX_FLAG_NO_TEXT)
  *    20     4  header size (1024)
  *    24     8  file size in bytes
  *    32     8  trace size          } what the trace file looked like when
@@ -92,7 +95,7 @@
 #include <string.h>
 
 #define IDX_MAGIC "TRAWLIDX"
-#define IDX_VERSION 2u
+#define IDX_VERSION 3u
 #define IDX_HEADER_SIZE 1024u
 #define IDX_MAX_SECTIONS 24u
 #define IDX_FLAG_COMPLETE 1u
@@ -100,6 +103,12 @@
  * set them since this flag exists); an index without it is rebuilt when
  * opened for its trace, so --use-index never reads a reset as a call. */
 #define IDX_FLAG_EXC_FLAGS 2u
+/* Some event came from a source without text (line 0 from its reader):
+ * its line is its ordinal, and there is no text to show for it. */
+#define IDX_FLAG_NO_TEXT 4u
+/* The trace held software events: the SW sections are present (in either
+ * kind, stored as is). */
+#define IDX_FLAG_SW 8u
 #define IDX_HDR_CHECKSUM_OFF 1016u
 
 enum idx_section {
@@ -123,12 +132,26 @@ enum idx_section {
 	SEC_IDENTITY,           /* key/value records: what the index was built from */
 	SEC_SUMS,               /* u32 checksum per block of [1024, SUMS offset) */
 	SEC_SUMS_TOP,           /* u64 checksum per 4 KiB of SUMS (verify only) */
-	/* kind 2 (software events) only; written before SUMS like the others */
+	SEC_ZBLOCKS,            /* compact kind: where each compressed block is */
+	/* software events only (IDX_FLAG_SW); written before SUMS like the others */
 	SEC_SW_EVENTS,          /* 16-byte records per event: tid, stream, ids, arg */
 	SEC_SW_CPU,             /* 16-byte (cpu u64, event u64), sorted by cpu, then event */
 	SEC_SW_THREAD,          /* 16-byte (tid u64, event u64), sorted by tid, then event */
 	SEC_COUNT_ = SEC_SW_THREAD,
 };
+
+/* Compact kind (2): the sections with a record size in zb_rec below (and
+ * DELTAS) are stored as blocks compressed one by one (zblock.h); their
+ * table entry gives the compressed bytes, SEC_ZBLOCKS the blocks: 16-byte
+ * records u32 section id, u32 decoded bytes, u64 file offset of the frame,
+ * a section's blocks consecutive and in order, each (but the last) of
+ * zb_block_bytes(rec) decoded bytes; a frame ends where the next begins
+ * (the last at its section's end). */
+#define ZBLK_REC 16u
+static inline int idx_sec_compressed(uint32_t sid)
+{
+	return sid == SEC_EVENTS || sid == SEC_DELTAS || (sid >= SEC_MEMW && sid <= SEC_PCS);
+}
 
 #define IDX_FENCE 256u          /* records per fence entry */
 #define FENCE_REC 16u
@@ -174,6 +197,7 @@ enum idx_section {
 #define ID_KEY_FORMAT 4u        /* u32: reader format asked for (0 = detect) */
 #define ID_KEY_DEFS 5u          /* u64: XXH3-64 of the event definitions file
 				 * the reader named events from (--defs) */
+#define ID_KEY_READER_HASH 6u   /* u64: another reader's options and inputs */
 #define ID_KEY_SKIPPED 0x8001u  /* u64: malformed lines skipped (--lenient) */
 
 /* Largest range a semihosting call may make unknown (larger ones are not

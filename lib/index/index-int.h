@@ -18,6 +18,13 @@ struct idx_sec {
 	uint64_t sum;
 	const uint8_t *fence;   /* keys of every IDX_FENCE-th record, or NULL */
 	uint64_t nfence;
+	uint32_t id;            /* enum idx_section */
+	/* compact kind: len and n are those of the decoded section; its
+	 * compressed bytes are [zoff, zoff + zlen) of the file, its blocks
+	 * SEC_ZBLOCKS records [zfirst, zfirst + znb), each zbb bytes decoded */
+	int z;
+	uint64_t zoff, zlen, zfirst, znb;
+	uint32_t zbb;
 };
 
 struct trawl_index {
@@ -34,8 +41,9 @@ struct trawl_index {
 	uint32_t nsys;
 	uint64_t first_ev[3], last_ev[3]; /* line, offset, time of the first/last event */
 	struct idx_checks *chk;
+	uint32_t kind, flags;   /* header: enum trawl_index_kind, IDX_FLAG_* */
+	struct idx_zcache *zc;  /* compact kind: decoded blocks (zcache.c) */
 	int unknown_key;        /* IDENTITY has a meaning key we do not know */
-	uint32_t kind;          /* enum trawl_index_kind */
 };
 
 /* Block checksums (check.c): which blocks were verified in this process,
@@ -69,6 +77,29 @@ enum trawl_status idx_result(const struct trawl_index *ix, enum trawl_status st,
 /* Check every block (trawl_index_verify). */
 enum trawl_status idx_checks_all(const struct trawl_index *ix, struct trawl_error *err);
 
+
+/* A builder created without a path built in memory: after a successful
+ * finish, the memfd holding the index (the caller closes it). build.c */
+struct trawl_index_builder;
+int idx_builder_take_memfd(struct trawl_index_builder *b);
+
+/* Mark the handle damaged (check.c): every later query fails. */
+void idx_mark_damaged(const struct trawl_index *ix, uint64_t off);
+
+/* Compact kind (zcache.c): check the block table and fill in the
+ * compressed sections; then decoded blocks, a few per section, kept. A
+ * block that fails its checksum or does not decode marks the handle
+ * damaged. */
+enum trawl_status idx_zcache_open(struct trawl_index *ix, struct trawl_error *err);
+void idx_zcache_close(struct trawl_index *ix);
+/* Record i of a compressed section (a zero record after damage). */
+const uint8_t *idx_z_rec(const struct idx_sec *s, uint64_t i);
+/* Decoded bytes [off, off + len) of a compressed section, contiguous
+ * (valid until the next call for that section); NULL after damage. */
+const uint8_t *idx_z_span(const struct idx_sec *s, uint64_t off, uint64_t len);
+/* Bytes [off, off + len) of section sid into buf, whatever the kind. */
+enum trawl_status idx_sec_read(const struct trawl_index *ix, uint32_t sid, uint64_t off,
+			       void *buf, size_t len, struct trawl_error *err);
 
 /* Position of the first record whose (first u64, second u64) is >= (a, b)
  * in a section sorted that way. */

@@ -17,6 +17,7 @@
 #include "index/dir-id.h"
 #include "index/index-int.h"
 #include "index/spool.h"
+#include "index/zblock.h"
 #include "trawl/reader.h"
 
 static uint64_t ts_ns(const struct timespec *t)
@@ -47,7 +48,7 @@ enum trawl_status trawl_trace_id_get(const char *trace_path, struct trawl_trace_
 	id->ctime_ns = ts_ns(&sb.st_ctim);
 	id->ino = (uint64_t)sb.st_ino;
 	id->dev = (uint64_t)sb.st_dev;
-	id->source = 1;
+	id->source = TRAWL_INDEX_SOURCE_TRACE;
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	id->taken_ns = ts_ns(&now);
@@ -148,6 +149,9 @@ static int mkdirs(char *p)
 	return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+static enum trawl_status cache_path(const char *trace_path, char *buf, size_t size,
+				    struct trawl_error *err);
+
 enum trawl_status trawl_index_default_path(const char *trace_path, char *buf, size_t size,
 					   struct trawl_error *err)
 {
@@ -159,6 +163,13 @@ enum trawl_status trawl_index_default_path(const char *trace_path, char *buf, si
 			return trawl_error_set(err, TRAWL_ERR_LIMIT, "path too long");
 		return TRAWL_OK;
 	}
+	return cache_path(trace_path, buf, size, err);
+}
+
+/* The index's place in the cache folder (made if missing). */
+static enum trawl_status cache_path(const char *trace_path, char *buf, size_t size,
+				    struct trawl_error *err)
+{
 	char abs[PATH_MAX];
 	if (!realpath(trace_path, abs))
 		return trawl_error_errno(err, errno, "cannot resolve '%s'", trace_path);
@@ -193,6 +204,7 @@ static const uint32_t sec_rec[SEC_COUNT_ + 1] = {
 	[SEC_FENCE_MEMW] = FENCE_REC, [SEC_FENCE_SNAP] = FENCE_REC, [SEC_FENCE_CLOB] = FENCE_REC,
 	[SEC_FENCE_BACKDATE] = FENCE_REC, [SEC_FENCE_REGW] = FENCE_REC, [SEC_FENCE_PCS] = FENCE_REC,
 	[SEC_IDENTITY] = 0,      [SEC_SUMS] = 4,          [SEC_SUMS_TOP] = 8,
+	[SEC_ZBLOCKS] = ZBLK_REC,
 	[SEC_SW_EVENTS] = SW_REC, [SEC_SW_CPU] = SW_REC,  [SEC_SW_THREAD] = SW_REC,
 };
 
@@ -227,6 +239,8 @@ static enum trawl_status read_identity(struct trawl_index *ix, struct trawl_erro
 			ix->id.format = ld32(v);
 		else if (key == ID_KEY_DEFS && n == 8)
 			ix->id.defs_hash = ld64(v), ix->id.has_defs = 1;
+		else if (key == ID_KEY_READER_HASH && n == 8)
+			ix->id.reader_hash = ld64(v);
 		else if (key == ID_KEY_SKIPPED && n == 8)
 			ix->id.skipped = ld64(v);
 		else if (key < 0x8000)
@@ -252,9 +266,12 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 	if (!(ld32(h + 16) & IDX_FLAG_COMPLETE))
 		return TRAWL_CORRUPT(err, "'%s': index build did not complete", p);
 	ix->kind = ld32(h + 12);
-	if (ix->kind != TRAWL_INDEX_KIND_LINEAR && ix->kind != TRAWL_INDEX_KIND_SW)
+	ix->flags = ld32(h + 16);
+	if (!trawl_index_kind_name(ix->kind))
 		return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED, "'%s': unknown index kind %u",
-				       p, ld32(h + 12));
+				       p, ix->kind);
+	int compact = ix->kind == TRAWL_INDEX_KIND_COMPACT;
+	int sw = (ix->flags & IDX_FLAG_SW) != 0;
 	if (ld32(h + 20) != IDX_HEADER_SIZE || ld64(h + 24) != ix->size)
 		return TRAWL_CORRUPT(err, "'%s': index is truncated or has a bad size", p);
 	ix->id.size = ld64(h + 32);
@@ -279,24 +296,45 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 		uint64_t off = ld64(e + 8), len = ld64(e + 16);
 		if (sid == 0 || sid > SEC_COUNT_ || sid == SEC_UNUSED3_ || sid == SEC_UNUSED4_)
 			continue; /* not a section this version reads */
+		int z = compact && idx_sec_compressed(sid);
 		if (ix->sec[sid].p || rec != sec_rec[sid] || off < IDX_HEADER_SIZE || off % 8 ||
-		    off > ix->size || len > ix->size - off || (rec && len % rec))
+		    off > ix->size || len > ix->size - off || (rec && !z && len % rec) ||
+		    (sid == SEC_ZBLOCKS && !compact) || (sid >= SEC_SW_EVENTS && !sw))
 			return TRAWL_CORRUPT(err, "'%s': bad section table entry %u", p, i);
-		ix->sec[sid].ix = ix;
-		ix->sec[sid].p = ix->map + off;
-		ix->sec[sid].len = len;
-		ix->sec[sid].rec = rec;
-		ix->sec[sid].n = rec ? len / rec : len;
-		ix->sec[sid].sum = ld64(e + 24);
+		struct idx_sec *d = &ix->sec[sid];
+		d->ix = ix;
+		d->id = sid;
+		d->p = ix->map + off;
+		d->len = len;
+		d->rec = rec;
+		d->n = rec ? len / rec : len;
+		d->sum = ld64(e + 24);
+		d->z = z;
+		d->zoff = off;
+		d->zlen = len;
+		d->zbb = zb_block_bytes(rec);
 	}
 	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++)
 		if (!ix->sec[sid].p && sid != SEC_UNUSED3_ && sid != SEC_UNUSED4_ &&
-		    (sid < SEC_SW_EVENTS || ix->kind == TRAWL_INDEX_KIND_SW))
+		    (sid != SEC_ZBLOCKS || compact) && (sid < SEC_SW_EVENTS || sw))
 			return TRAWL_CORRUPT(err, "'%s': index section %u is missing", p, sid);
-	if (ix->kind == TRAWL_INDEX_KIND_SW &&
-	    (ix->sec[SEC_SW_EVENTS].n != ix->nev || ix->sec[SEC_SW_CPU].n != ix->sec[SEC_SW_THREAD].n ||
-	     ix->sec[SEC_SW_CPU].n > ix->nev))
+	if (sw && (ix->sec[SEC_SW_EVENTS].n != ix->nev || ix->sec[SEC_SW_CPU].n != ix->sec[SEC_SW_THREAD].n ||
+		   ix->sec[SEC_SW_CPU].n > ix->nev))
 		return TRAWL_CORRUPT(err, "'%s': software event sections disagree with the header", p);
+	enum trawl_status st = idx_checks_open(ix, err);
+	if (st)
+		return st;
+	/* every section but the checksums themselves lies in checksummed bytes */
+	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++) {
+		const struct idx_sec *d = &ix->sec[sid];
+		if (sid == SEC_SUMS || sid == SEC_SUMS_TOP)
+			continue;
+		if (d->p && d->zoff + d->zlen > ix->chk->covered)
+			return TRAWL_CORRUPT(err, "'%s': index section %u is not covered by checksums",
+					     p, sid);
+	}
+	if (compact && (st = idx_zcache_open(ix, err)))
+		return st;
 	for (int i = 0; i < 6; i++) {
 		struct idx_sec *t = &ix->sec[fenced[i][0]];
 		const struct idx_sec *f = &ix->sec[fenced[i][1]];
@@ -309,17 +347,6 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 	ix->nckpt = ix->nev / ix->K + (ix->nev % ix->K != 0);
 	if (ix->sec[SEC_EVENTS].n != ix->nev)
 		return TRAWL_CORRUPT(err, "'%s': index section sizes disagree with the header", p);
-	enum trawl_status st = idx_checks_open(ix, err);
-	if (st)
-		return st;
-	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++) {
-		const struct idx_sec *d = &ix->sec[sid];
-		if (sid == SEC_SUMS || sid == SEC_SUMS_TOP)
-			continue;
-		if (d->p && (uint64_t)(d->p - ix->map) + d->len > ix->chk->covered)
-			return TRAWL_CORRUPT(err, "'%s': index section %u is not covered by checksums",
-					     p, sid);
-	}
 	if ((st = read_identity(ix, err)))
 		return st;
 	/* system register names: NUL-terminated strings */
@@ -406,14 +433,11 @@ enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_p
 		goto fail;
 	}
 	if (ix->nev) {
-		const uint8_t *e0 = ix->sec[SEC_EVENTS].p;
-		uint8_t last[EV_REC];
-		uint64_t base = (uint64_t)(e0 - ix->map);
-		uint8_t first[EV_REC];
-		if ((st = idx_pread(ix, base, first, EV_REC, err)) ||
-		    (st = idx_pread(ix, base + (ix->nev - 1) * EV_REC, last, EV_REC, err)))
+		uint8_t first[EV_REC], last[EV_REC];
+		const uint8_t *e0 = first;
+		if ((st = idx_sec_read(ix, SEC_EVENTS, 0, first, EV_REC, err)) ||
+		    (st = idx_sec_read(ix, SEC_EVENTS, (ix->nev - 1) * EV_REC, last, EV_REC, err)))
 			goto fail;
-		e0 = first;
 		for (int i = 0; i < 3; i++) {
 			ix->first_ev[i] = ld64(e0 + 8 * i);
 			ix->last_ev[i] = ld64(last + 8 * i);
@@ -435,6 +459,7 @@ void trawl_index_close(struct trawl_index *ix)
 	if (ix->fd >= 0)
 		close(ix->fd);
 	idx_checks_close(ix);
+	idx_zcache_close(ix);
 	free(ix->sysnames);
 	free(ix->path);
 	free(ix);
@@ -454,7 +479,7 @@ enum trawl_index_match trawl_trace_id_compare(const struct trawl_trace_id *x,
 	if (x->source != id->source || x->size != id->size)
 		return TRAWL_INDEX_STALE;
 	if (x->reader != id->reader || x->format != id->format || x->has_defs != id->has_defs ||
-	    x->defs_hash != id->defs_hash)
+	    x->defs_hash != id->defs_hash || x->reader_hash != id->reader_hash)
 		return TRAWL_INDEX_OPTIONS;
 	/* file times have a granularity (a few ms here, 2 s on FAT): a change
 	 * within that of when the stat was recorded may leave it the same, so
@@ -497,7 +522,7 @@ enum trawl_status trawl_index_verify(struct trawl_index *ix, struct trawl_error 
 		const struct idx_sec *s = &ix->sec[sid];
 		if (!s->p)
 			continue;
-		if (idx_hash(0, s->p, (size_t)s->len) != s->sum)
+		if (idx_hash(0, ix->map + s->zoff, (size_t)s->zlen) != s->sum)
 			return TRAWL_CORRUPT(err, "'%s': checksum mismatch in index section %u",
 					     ix->path, sid);
 	}
@@ -524,10 +549,13 @@ void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info 
 	info->snapshots = ix->sec[SEC_SNAP].n;
 	info->backdated = ix->sec[SEC_BACKDATE].n;
 	info->clobbers = ix->sec[SEC_CLOB].n;
+	info->no_text = (ix->flags & IDX_FLAG_NO_TEXT) != 0;
 }
 
-enum trawl_status trawl_index_build(const char *trace_path, const char *index_path,
-				    const struct trawl_index_build_options *opt,
+/* Read the trace and build its index at index_path, or in memory (NULL:
+ * *memfd then holds it). */
+static enum trawl_status build_into(const char *trace_path, const char *index_path,
+				    const struct trawl_index_build_options *opt, int *memfd,
 				    struct trawl_error *err)
 {
 	struct trawl_trace_id id;
@@ -547,9 +575,14 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 		goto out;
 	struct trawl_event_batch batch;
 	struct trawl_input *in = trawl_reader_input(r);
+	uint64_t until = memfd && opt ? opt->until_line : 0;
 	while ((st = trawl_reader_next(r, &batch, err)) == TRAWL_OK) {
 		if ((st = trawl_index_builder_add(b, &batch, err)))
 			goto out;
+		if (until && batch.count && batch.events[batch.count - 1].line > until) {
+			st = TRAWL_END; /* the prefix asked for is in */
+			break;
+		}
 		if (opt && opt->progress)
 			opt->progress(opt->progress_ctx, trawl_input_raw_pos(in),
 				      trawl_input_raw_size(in));
@@ -558,11 +591,43 @@ enum trawl_status trawl_index_build(const char *trace_path, const char *index_pa
 		goto out;
 	id.skipped = trawl_reader_stats(r)->bad_lines;
 	st = trawl_index_builder_finish(b, &id, err);
+	if (!st && memfd)
+		*memfd = idx_builder_take_memfd(b);
 out:
 	if (st && err && !err->file[0] && err->line)
 		trawl_error_at(err, trace_path, err->line, err->column, err->offset);
 	trawl_index_builder_destroy(b);
 	trawl_reader_close(r);
+	return st;
+}
+
+enum trawl_status trawl_index_build(const char *trace_path, const char *index_path,
+				    const struct trawl_index_build_options *opt,
+				    struct trawl_error *err)
+{
+	return build_into(trace_path, index_path, opt, NULL, err);
+}
+
+enum trawl_status trawl_index_build_memory(struct trawl_index **out, const char *trace_path,
+					   const struct trawl_index_build_options *opt,
+					   struct trawl_error *err)
+{
+	int fd = -1;
+	*out = NULL;
+	enum trawl_status st = build_into(trace_path, NULL, opt, &fd, err);
+	if (st)
+		return st;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	st = trawl_index_open(out, p, NULL, err);
+	close(fd); /* the handle opened its own */
+	if (!st) {
+		char *name = strdup("(index in memory)");
+		if (name) {
+			free((*out)->path);
+			(*out)->path = name;
+		}
+	}
 	return st;
 }
 
@@ -619,8 +684,8 @@ static void options_text(uint32_t bits, uint32_t format, char *buf, size_t size)
 /* Try one index file. 1: *out is open and matches; 0: absent or not
  * usable (why in *why); -1: an error to report (err set). */
 static int try_index(struct trawl_index **out, const char *trace_path, const char *path,
-		     struct trawl_trace_id *id, int explicit_path, const char **why,
-		     struct trawl_error *err)
+		     struct trawl_trace_id *id, int explicit_path, uint32_t kind,
+		     const char **why, struct trawl_error *err)
 {
 	enum trawl_status st = trawl_index_open(out, path, NULL, err);
 	if (st == TRAWL_ERR_NOT_FOUND) {
@@ -648,6 +713,12 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 		if (m == TRAWL_INDEX_SAME)
 			refresh_stat(path, id);
 	}
+	if (m == TRAWL_INDEX_SAME && kind && (*out)->kind != kind) {
+		trawl_index_close(*out);
+		*out = NULL;
+		*why = "is of another kind";
+		return 0;
+	}
 	if (m == TRAWL_INDEX_SAME)
 		return 1;
 	uint32_t had = (*out)->id.reader, hadf = (*out)->id.format;
@@ -667,6 +738,59 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 	return 0;
 }
 
+/* No index could be written where it belongs (the trace's folder, then the
+ * cache folder): say so, and build one in memory for this command. */
+static enum trawl_status build_nowhere(struct trawl_index **out, const char *trace_path,
+				       const struct trawl_index_build_options *opt,
+				       const struct trawl_error *why, int *built,
+				       struct trawl_error *err)
+{
+	if (opt && opt->reader.warn) {
+		struct trawl_error w;
+		trawl_error_clear(&w);
+		trawl_error_set(&w, TRAWL_OK, "no index can be written for '%s' (%s): building one "
+				"in memory for this command", trace_path, why->message);
+		opt->reader.warn(opt->reader.warn_ctx, &w);
+	}
+	enum trawl_status st = trawl_index_build_memory(out, trace_path, opt, err);
+	if (!st && built)
+		*built = 1;
+	return st;
+}
+
+/* Build at the default place; when that cannot be written (a folder that
+ * looked writable but is not, such as an immutable one), in the cache
+ * folder; when neither can, in memory. */
+static enum trawl_status build_default(struct trawl_index **out, const char *trace_path,
+				       const char *index_path,
+				       const struct trawl_index_build_options *opt, int *built,
+				       struct trawl_error *err)
+{
+	char cache[PATH_MAX];
+	enum trawl_status st = trawl_index_build(trace_path, index_path, opt, err);
+	if (st == TRAWL_ERR_IO &&
+	    !(st = cache_path(trace_path, cache, sizeof cache, err)) && strcmp(cache, index_path)) {
+		index_path = cache;
+		st = trawl_index_build(trace_path, index_path, opt, err);
+	}
+	if (st == TRAWL_ERR_IO) {
+		struct trawl_error why = *err;
+		trawl_error_clear(err);
+		return build_nowhere(out, trace_path, opt, &why, built, err);
+	}
+	if (st)
+		return st;
+	if (built)
+		*built = 1;
+	return trawl_index_open(out, index_path, NULL, err);
+}
+
+/* The order of places is the rule users rely on: a good index beside the
+ * trace first (even in a read-only folder), then the default place (beside
+ * when writable, else the cache), built there when missing or unusable;
+ * when no folder can be had, in memory. An explicit path is only ever that
+ * path. One function so the "why" of a rebuild and the nowhere case are
+ * decided once for every command. */
 enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *trace_path,
 					 const char *index_path,
 					 const struct trawl_index_build_options *opt, int *built,
@@ -677,34 +801,46 @@ enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *t
 	enum trawl_status st;
 	const char *why = NULL;
 	int explicit_path = index_path != NULL;
-	struct trawl_error local;
+	uint32_t kind = opt ? opt->kind : 0;
+	struct trawl_error local, nowhere;
 	if (!err)
 		err = &local;
 	if (built)
 		*built = 0;
 	*out = NULL;
+	trawl_error_clear(&nowhere);
 	if ((st = trawl_trace_id_get(trace_path, &id, err)))
 		return st;
 	trawl_trace_id_set_options(&id, opt ? &opt->reader : NULL);
 	if (!index_path) {
-		if ((st = trawl_index_default_path(trace_path, def, sizeof def, err)))
+		st = trawl_index_default_path(trace_path, def, sizeof def, err);
+		if (st && st != TRAWL_ERR_IO)
 			return st;
+		if (st) {
+			nowhere = *err; /* no folder for an index: in memory, below */
+			trawl_error_clear(err);
+			def[0] = 0;
+		}
 		index_path = def;
 		/* a read-only folder may still hold a good index beside the trace */
 		if ((size_t)snprintf(beside, sizeof beside, "%s.trawlidx", trace_path) <
 			    sizeof beside && strcmp(beside, def) != 0) {
-			int r = try_index(out, trace_path, beside, &id, 0, &why, err);
+			int r = try_index(out, trace_path, beside, &id, 0, kind, &why, err);
 			if (r)
 				return r > 0 ? TRAWL_OK : err->status;
 			trawl_error_clear(err);
 		}
+		if (nowhere.status)
+			return build_nowhere(out, trace_path, opt, &nowhere, built, err);
 	}
-	int r = try_index(out, trace_path, index_path, &id, explicit_path, &why, err);
+	int r = try_index(out, trace_path, index_path, &id, explicit_path, kind, &why, err);
 	if (r)
 		return r > 0 ? TRAWL_OK : err->status;
 	trawl_error_clear(err);
 	if (why)
 		note(opt, index_path, why);
+	if (!explicit_path)
+		return build_default(out, trace_path, index_path, opt, built, err);
 	if ((st = trawl_index_build(trace_path, index_path, opt, err)))
 		return st;
 	if (built)

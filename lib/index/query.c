@@ -26,6 +26,8 @@
  * query's result becomes TRAWL_ERR_CORRUPT through idx_result). */
 static const uint8_t *rec_at(const struct idx_sec *s, uint64_t i)
 {
+	if (s->z)
+		return idx_z_rec(s, i);
 	const uint8_t *r = s->p + i * s->rec;
 	idx_touch(s->ix, r, s->rec);
 	return r;
@@ -83,18 +85,11 @@ uint64_t trawl_index_event_count(const struct trawl_index *ix)
 	return ix->nev;
 }
 
-static enum trawl_status read_at(const struct trawl_index *ix, uint64_t off, void *buf,
-				 size_t len, struct trawl_error *err)
-{
-	return idx_pread(ix, off, buf, len, err);
-}
-
 /* Event records [i, i+count) into buf (count <= nev - i). */
 static enum trawl_status events_read(const struct trawl_index *ix, uint64_t i, uint64_t count,
 				     uint8_t *buf, struct trawl_error *err)
 {
-	uint64_t base = (uint64_t)(ix->sec[SEC_EVENTS].p - ix->map);
-	return read_at(ix, base + i * EV_REC, buf, (size_t)(count * EV_REC), err);
+	return idx_sec_read(ix, SEC_EVENTS, i * EV_REC, buf, (size_t)(count * EV_REC), err);
 }
 
 #define SCAN_WIN 256u /* event records per pread of a sequential scan (16 KiB) */
@@ -191,7 +186,7 @@ static int64_t last_le_search(const struct trawl_index *ix, unsigned off, uint64
 			w0 = hi - 1;
 		uint64_t cnt = hi - w0 < WIN ? hi - w0 : WIN;
 		uint64_t base = (uint64_t)(ix->sec[SEC_EVENTS].p - ix->map) + w0 * EV_REC;
-		if ((*st = checked ? events_read(ix, w0, cnt, buf, err)
+		if ((*st = checked || ix->sec[SEC_EVENTS].z ? events_read(ix, w0, cnt, buf, err)
 				   : idx_pread_unchecked(ix, base, buf, (size_t)(cnt * EV_REC), err)))
 			return -1;
 		uint64_t before = hi - lo;
@@ -368,10 +363,51 @@ static enum trawl_status delta_parse(const struct trawl_index *ix, const uint8_t
 	return TRAWL_OK;
 }
 
+/* Bytes of the delta record at p (left bytes there), from its head; 0 when
+ * the head is short or unknown (delta_parse then says what is wrong). */
+static uint64_t delta_len(const uint8_t *p, uint64_t left)
+{
+	int masked = p[0] & DT_MASK;
+	switch (p[0] & 0x7f) {
+	case DT_REG:
+		return left < 11 ? 0 : 11 + (uint64_t)ld16(p + 7) + (masked ? (ld16(p + 7) + 7u) / 8u : 0);
+	case DT_MEM:
+		return left < 13 ? 0 : 13 + (uint64_t)ld32(p + 9) + (masked ? (ld32(p + 9) + 7ull) / 8 : 0);
+	case DT_CKPT:
+		return left < 5 ? 0 : 5 + (uint64_t)ld32(p + 1);
+	case DT_CPU:
+		return 3;
+	case DT_CLOB:
+		return 17;
+	default:
+		return 0;
+	}
+}
+
+/* The record at *pos of the delta log itself. In the compact kind the
+ * record is first made contiguous: its head says how long it is. */
 static enum trawl_status delta_next(const struct trawl_index *ix, uint64_t *pos, uint64_t end,
 				    struct delta *d, struct trawl_error *err)
 {
-	return delta_parse(ix, ix->sec[SEC_DELTAS].p, pos, end, d, err);
+	const struct idx_sec *s = &ix->sec[SEC_DELTAS];
+	if (!s->z)
+		return delta_parse(ix, s->p, pos, end, d, err);
+	if (*pos >= end || end > s->len)
+		return CORRUPT(ix, "delta record outside the log");
+	uint64_t left = end - *pos, n = left < 17 ? left : 17;
+	const uint8_t *p = idx_z_span(s, *pos, n);
+	if (p && (n = delta_len(p, left)) > left)
+		n = left;
+	if (p && n)
+		p = idx_z_span(s, *pos, n);
+	if (!p)
+		return idx_result(ix, TRAWL_OK, err) ? TRAWL_ERR_CORRUPT
+						     : CORRUPT(ix, "compressed block");
+	uint64_t at = 0;
+	enum trawl_status st = delta_parse(ix, p, &at, n ? n : left < 17 ? left : 17, d, err);
+	if (!st)
+		*pos += at;
+	return st;
 }
 
 static int mask_bit(const uint8_t *mask, uint64_t i)
@@ -544,7 +580,7 @@ static enum trawl_status q_regs_at(const struct trawl_index *ix, uint64_t ev, ui
 	uint64_t len = end - a;
 	if (len > sizeof small && !(buf = malloc((size_t)len)))
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	st = read_at(ix, (uint64_t)(ix->sec[SEC_DELTAS].p - ix->map) + a, buf, (size_t)len, err);
+	st = idx_sec_read(ix, SEC_DELTAS, a, buf, (size_t)len, err);
 	uint64_t pos = 0;
 	struct delta d;
 	if (!st && !(st = delta_parse(ix, buf, &pos, len, &d, err)) && d.tag != DT_CKPT)
@@ -607,7 +643,6 @@ enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t 
 	enum trawl_status st = TRAWL_OK;
 	int stop = 0;
 	const uint64_t dlen = ix->sec[SEC_DELTAS].len;
-	const uint64_t dbase = (uint64_t)(ix->sec[SEC_DELTAS].p - ix->map);
 	for (uint64_t done = 0; done < count && !st && !stop;) {
 		uint64_t k = count - done < SCAN_WIN ? count - done : SCAN_WIN, ev = first + done;
 		int tail = ev + k == ix->nev; /* the last event's deltas end the section */
@@ -627,7 +662,7 @@ enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t 
 			buf = nb;
 			cap = (size_t)(end - a);
 		}
-		if ((st = read_at(ix, dbase + a, buf, (size_t)(end - a), err)))
+		if ((st = idx_sec_read(ix, SEC_DELTAS, a, buf, (size_t)(end - a), err)))
 			break;
 		for (uint64_t j = 0; j < k && !st && !stop; j++) {
 			const uint8_t *r = recs + j * EV_REC;

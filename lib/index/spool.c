@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "index/format.h"
@@ -111,8 +112,15 @@ enum trawl_status idx_file_temp(struct idx_file *f, const char *dir, const char 
 				struct trawl_error *err)
 {
 	int fd = -1;
+	if (!dir) {
+		/* an index built in memory spools in memory too */
+		fd = memfd_create("trawl-spool", MFD_CLOEXEC);
+		if (fd < 0)
+			return trawl_error_errno(err, errno, "cannot make a spool in memory");
+	}
 #ifdef O_TMPFILE
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 #endif
 	if (fd < 0) {
 		char path[4096];
@@ -156,6 +164,14 @@ enum trawl_status idx_file_flush(struct idx_file *f, struct trawl_error *err)
 
 enum trawl_status idx_file_write(struct idx_file *f, const void *data, size_t len,
 				 struct trawl_error *err)
+{
+	if (f->z)
+		return idx_zsink_write(f, data, len, err);
+	return idx_file_write_raw(f, data, len, err);
+}
+
+enum trawl_status idx_file_write_raw(struct idx_file *f, const void *data, size_t len,
+				     struct trawl_error *err)
 {
 	const uint8_t *p = data;
 	if (!len)
@@ -202,7 +218,7 @@ enum trawl_status idx_file_copy(struct idx_file *f, struct idx_file *src,
 		return st;
 	uint64_t left = src->pos;
 	loff_t off = 0;
-	while (left) {
+	while (left && !f->z) {
 		ssize_t n = copy_file_range(src->fd, &off, f->fd, NULL, (size_t)left, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -224,8 +240,28 @@ enum trawl_status idx_file_copy(struct idx_file *f, struct idx_file *src,
 		off += n;
 		left -= (uint64_t)n;
 	}
-	f->sum = src->sum;
+	if (!f->z)
+		f->sum = src->sum;
 	return TRAWL_OK;
+}
+
+enum trawl_status idx_sec_begin(struct idx_file *f, struct idx_secent *s, uint32_t id,
+				uint32_t rec, struct trawl_error *err)
+{
+	enum trawl_status st = idx_file_align(f, err);
+	if (st)
+		return st;
+	idx_file_mark(f);
+	s->id = id;
+	s->rec = rec;
+	s->off = f->pos;
+	return TRAWL_OK;
+}
+
+void idx_sec_end(struct idx_file *f, struct idx_secent *s)
+{
+	s->len = f->pos - s->off;
+	s->sum = idx_file_sum(f);
 }
 
 void idx_file_close(struct idx_file *f)

@@ -29,10 +29,12 @@ struct idx_file {
 	uint64_t pos;           /* bytes appended so far (file size after flush) */
 	struct idx_hasher sum;  /* checksum of what was appended since the mark */
 	const char *what;       /* for messages */
+	struct idx_zsink *z;    /* set: writes go through this compressing sink
+	                           (compact.c), which appends with _write_raw */
 };
 
-/* An anonymous temporary file in dir; its checksum covers everything
- * written to it. */
+/* An anonymous temporary file in dir (in memory when dir is NULL); its
+ * checksum covers everything written to it. */
 enum trawl_status idx_file_temp(struct idx_file *f, const char *dir, const char *what,
 				struct trawl_error *err);
 enum trawl_status idx_file_fd(struct idx_file *f, int fd, const char *what,
@@ -40,16 +42,32 @@ enum trawl_status idx_file_fd(struct idx_file *f, int fd, const char *what,
 enum trawl_status idx_file_write(struct idx_file *f, const void *data, size_t len,
 				 struct trawl_error *err);
 enum trawl_status idx_file_flush(struct idx_file *f, struct trawl_error *err);
+/* Append bytes as they are, past any sink (the sink's own output). */
+enum trawl_status idx_file_write_raw(struct idx_file *f, const void *data, size_t len,
+				     struct trawl_error *err);
+/* compact.c: what idx_file_write does while f->z is set. */
+enum trawl_status idx_zsink_write(struct idx_file *f, const void *data, size_t len,
+				  struct trawl_error *err);
 void idx_file_mark(struct idx_file *f);
 uint64_t idx_file_sum(const struct idx_file *f);
 /* Append the whole content of spool `src` (flushed first) to f, in the
- * kernel when it can. f must be at a fresh idx_file_mark: its checksum
- * becomes src's (which covers all of src). */
+ * kernel when it can (not through a sink). f must be at a fresh
+ * idx_file_mark: its checksum becomes src's (which covers all of src). */
 enum trawl_status idx_file_copy(struct idx_file *f, struct idx_file *src,
 				struct trawl_error *err);
 /* Pad with zeros to a multiple of 8. */
 enum trawl_status idx_file_align(struct idx_file *f, struct trawl_error *err);
 void idx_file_close(struct idx_file *f);
+
+/* A section being written: begin at an 8-aligned offset of f (its
+ * checksum mark), end when its bytes are written. */
+struct idx_secent {
+	uint32_t id, rec;
+	uint64_t off, len, sum;
+};
+enum trawl_status idx_sec_begin(struct idx_file *f, struct idx_secent *s, uint32_t id,
+				uint32_t rec, struct trawl_error *err);
+void idx_sec_end(struct idx_file *f, struct idx_secent *s);
 
 /* Fixed-size records sorted by their first little-endian u64 field, ties
  * kept in the order they were added (the builder adds records in event

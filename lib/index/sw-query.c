@@ -13,10 +13,10 @@ static const uint8_t *sw_rec(const struct idx_sec *s, uint64_t i)
 
 static enum trawl_status need_sw(const struct trawl_index *ix, struct trawl_error *err)
 {
-	if (ix->kind == TRAWL_INDEX_KIND_SW)
+	if (ix->flags & IDX_FLAG_SW)
 		return TRAWL_OK;
 	return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED,
-			       "'%s' is not an index of software events (kind %u)", ix->path, ix->kind);
+			       "'%s' is not an index of software events", ix->path);
 }
 
 /* Within list records [lo, hi) (one cpu's or thread's), the last whose

@@ -12,6 +12,11 @@ expect_exit 0 "$TRAWL" index "$M"
 expect_stdout_has "12 events, 31 lines" "$TRAWL" index "$M"
 [ -f "$M.trawlidx" ] || fail "index not written beside the trace"
 
+# every hand-worked answer below, from each kind of index
+for kind in full compact; do
+expect_stdout_has "12 events, 31 lines" "$TRAWL" index --force --kind $kind "$M"
+expect_stdout_has "kind:                $kind" "$TRAWL" info "$M"
+
 # the read at line 6 shows from the start of the trace (back-dating)
 expect_stdout_has "0000000000010000: ef be ad de ?? ?? ?? ??  ?? ?? ?? ?? ?? ?? ?? ??" \
 	"$TRAWL" mem "$M" --at 1 0x10000 16
@@ -64,8 +69,13 @@ expect_stdout_has "cpu 0 x3       ffffffffffffffff -> 0000000012345678" \
 expect_stdout_has "mem 0x10000+4 efbe8877 -> 0df0feca" "$TRAWL" changes "$M" --from 24 --to 28
 "$TRAWL" changes "$M" --from 24 --to 28 >"$_tmp/ch"
 grep -q "0x20000" "$_tmp/ch" && fail "changes lists memory that did not change"
+done
 
-expect_stdout_has "kind:                linear" "$TRAWL" info "$M"
+# an index of another kind than asked for is rebuilt; without --kind any is used
+expect_stdout_has "kind:                compact" "$TRAWL" info "$M"
+expect_stderr_has "is of another kind: building it again" "$TRAWL" regs --kind full "$M" --at 1
+expect_stdout_has "kind:                full" "$TRAWL" info "$M"
+expect_stdout_has "bytes per line" "$TRAWL" info "$M"
 expect_stdout_has "checksums:           ok" "$TRAWL" info "$M" --verify
 expect_stdout_has "\"events\":12" "$TRAWL" info "$M" --json
 

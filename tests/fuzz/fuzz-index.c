@@ -4,7 +4,9 @@
  * with its header checksum repaired (mutated header fields and section
  * tables meet the checks behind it), and with every block checksum
  * repaired too (mutated data gets past the checksums and meets the bounds
- * checks of the queries). */
+ * checks of the queries). The seeds hold both kinds: in a compact index
+ * the repaired checksums let mutated frames reach the decoder, and
+ * mutated literal bytes reach the queries as decoded records. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

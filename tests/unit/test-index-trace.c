@@ -124,5 +124,5 @@ int main(void)
 		cmocka_unit_test(corpus_traces),
 		cmocka_unit_test(emulator_traces),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return oracle_run_kinds(tests, sizeof tests / sizeof tests[0]);
 }

@@ -204,7 +204,8 @@ static void failed_build_leaves_nothing(void **state)
 		setrlimit(RLIMIT_FSIZE, &rl);
 		struct trawl_index_builder *b;
 		struct trawl_error err;
-		if (trawl_index_builder_create(&b, path, NULL, &err))
+		struct trawl_index_build_options o = { .kind = oracle_kind };
+		if (trawl_index_builder_create(&b, path, &o, &err))
 			_exit(3);
 		struct trawl_event_batch batch = synth_batch(&s, 0, s.nev);
 		enum trawl_status st = trawl_index_builder_add(b, &batch, &err);
@@ -296,6 +297,46 @@ static void identity_rules(void **state)
 	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_SAME);
 	q.hash = 1;
 	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_STALE);
+	/* another reader's options (an ETE decoder's, say) make another index */
+	q = id;
+	q.reader_hash = 77;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_OPTIONS);
+	q.source = TRAWL_INDEX_SOURCE_ETE;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_STALE);
+	trawl_index_close(ix);
+	unlink(path);
+	free(path);
+	synth_free(&s);
+}
+
+/* A source without text (decoded trace: line 0 on every event) feeds the
+ * same builder: each event's line is its ordinal (1-based, one line), the
+ * index says it has no text, and every answer is still the replay's. */
+static void source_without_text(void **state)
+{
+	(void)state;
+	struct synth s;
+	make_stream(&s, 11, 2, 3000);
+	for (size_t i = 0; i < s.nev; i++) {
+		s.ev[i].line = 0;
+		s.ev[i].nlines = 0;
+	}
+	char *path = tmp_index();
+	struct trawl_index *ix = oracle_build(&s, path, 32, 0);
+	struct trawl_index_info info;
+	trawl_index_get_info(ix, &info);
+	assert_true(info.no_text);
+	assert_int_equal(info.lines, s.nev);
+	for (uint64_t i = 0; i < s.nev; i += 97) {
+		struct trawl_index_event e;
+		uint64_t ev;
+		assert_int_equal(trawl_index_event(ix, i, &e, NULL), TRAWL_OK);
+		assert_int_equal(e.line, i + 1);
+		assert_int_equal(e.nlines, 1);
+		assert_int_equal(trawl_index_event_at_line(ix, i + 1, &ev, NULL), TRAWL_OK);
+		assert_int_equal(ev, i);
+	}
+	oracle_check(&s, ix, 300, 5);
 	trawl_index_close(ix);
 	unlink(path);
 	free(path);
@@ -311,6 +352,7 @@ int main(void)
 		cmocka_unit_test(failed_build_leaves_nothing),
 		cmocka_unit_test(windowed_scan),
 		cmocka_unit_test(identity_rules),
+		cmocka_unit_test(source_without_text),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return oracle_run_kinds(tests, sizeof tests / sizeof tests[0]);
 }

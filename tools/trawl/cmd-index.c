@@ -3,8 +3,10 @@
 
 #include "index-cli.h"
 
-/* The index path is settled first, so that --force rebuilds the file this
- * command then opens and reports on, not a different default. --force builds
+/* With --force the index path is settled first, so that the rebuilt file
+ * is the one this command then opens and reports on; without it the index
+ * is found (or built, in memory when no folder can hold it) as every
+ * command finds it, and the report names the one used. --force builds
  * without the up-to-date check but still prints the reader's warnings;
  * the summary is then read back from the index actually on disk. */
 int cmd_index(int argc, char **argv)
@@ -20,7 +22,7 @@ int cmd_index(int argc, char **argv)
 	};
 	const struct cli_command cmd = {
 		.name = "index",
-		.usage = "[--index FILE] [--force] [--json] [reader options] TRACE",
+		.usage = "[--index FILE] [--kind full|compact] [--force] [--json] [reader options] TRACE",
 		.description =
 			"Builds the time-travel index of TRACE, so that registers and memory at any\n"
 			"line, last and next writes, PC visits and changes are answered at once.\n"
@@ -36,7 +38,10 @@ int cmd_index(int argc, char **argv)
 	char def[4096];
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	if (!c.index_path) {
+	if (c.memory || c.no_index)
+		return cli_usage("index", "%s: trawl index writes an index; give it to the "
+				 "command that needs one", c.memory ? "--memory-index" : "--no-index");
+	if (!c.index_path && force) {
 		if (trawl_index_default_path(c.to.path, def, sizeof def, &err))
 			return cli_report("index", &err);
 		c.index_path = def;
@@ -44,8 +49,7 @@ int cmd_index(int argc, char **argv)
 	if (force) {
 		struct cli_progress p;
 		struct trawl_index_build_options opt;
-		memset(&opt, 0, sizeof opt);
-		opt.reader = c.to.opt;
+		index_cli_build_options(&c, &opt);
 		index_cli_warnings(&c, &opt.reader); /* --force must not hide them */
 		struct trawl_trace_id id;
 		cli_progress_start(&p, "indexing",
@@ -83,7 +87,8 @@ int cmd_index(int argc, char **argv)
 	seek = index_cli_seek_size(&c, &seek_path);
 	if (c.json) {
 		printf("{\"index\":");
-		trawl_json_write_string(stdout, c.index_path, strlen(c.index_path));
+		const char *path = trawl_index_path(c.ix);
+		trawl_json_write_string(stdout, path, strlen(path));
 		printf(",\"events\":%llu,\"lines\":%llu,\"size\":%llu,\"trace_size\":%llu,"
 		       "\"ratio\":%.3f,\"build_seconds\":%.3f",
 		       (unsigned long long)info.events, (unsigned long long)info.lines,
@@ -94,7 +99,7 @@ int cmd_index(int argc, char **argv)
 		printf("}\n");
 	} else {
 		printf("%s: %llu events, %llu lines, %llu bytes (%.2fx the trace), built in %.2f s\n",
-		       c.index_path, (unsigned long long)info.events, (unsigned long long)info.lines,
+		       trawl_index_path(c.ix), (unsigned long long)info.events, (unsigned long long)info.lines,
 		       (unsigned long long)info.file_size, ratio, (double)info.build_ns / 1e9);
 		if (seek)
 			printf("%s: %llu bytes (%.2fx the trace): random access to its text\n",

@@ -41,12 +41,12 @@ int cmd_info(int argc, char **argv)
 	struct trawl_index_info in;
 	trawl_index_get_info(c.ix, &in);
 	uint64_t swcpus = 0, swthreads = 0;
-	int sw = in.kind == TRAWL_INDEX_KIND_SW;
+	int sw = in.sw_events != 0;
 	if (sw && trawl_index_sw_counts(c.ix, &swcpus, &swthreads, &err)) {
 		index_cli_close(&c);
 		return cli_report("info", &err);
 	}
-	const char *kind = sw ? "sw" : "linear";
+	const char *kind = trawl_index_kind_name(in.kind) ? trawl_index_kind_name(in.kind) : "?";
 	double ratio = in.trace_size ? (double)in.file_size / (double)in.trace_size : 0;
 	/* a compressed trace's seek file is part of what the index costs */
 	const char *seek_path;
@@ -56,16 +56,20 @@ int cmd_info(int argc, char **argv)
 		return cli_report("info", &err);
 	}
 	double seek_ratio = in.trace_size ? (double)seek / (double)in.trace_size : 0;
+	double per_line = in.lines ? (double)in.file_size / (double)in.lines : 0;
+	double per_event = in.events ? (double)in.file_size / (double)in.events : 0;
 	if (c.json) {
 		printf("{\"index\":");
 		trawl_json_write_string(stdout, trawl_index_path(c.ix), strlen(trawl_index_path(c.ix)));
 		printf(",\"kind\":\"%s\",\"version\":%u,\"size\":%llu,\"trace_size\":%llu,"
-		       "\"ratio\":%.3f,\"events\":%llu,\"lines\":%llu,\"cpus\":%u,"
+		       "\"ratio\":%.3f,\"bytes_per_line\":%.2f,\"bytes_per_event\":%.2f,\"events\":%llu,"
+		       "\"lines\":%llu,\"cpus\":%u,"
 		       "\"checkpoint_interval\":%u,\"time_unit\":\"%s\",\"mem_writes\":%llu,"
 		       "\"reg_writes\":%llu,\"snapshots\":%llu,\"backdated\":%llu,"
 		       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu",
 		       kind, in.version, (unsigned long long)in.file_size,
-		       (unsigned long long)in.trace_size, ratio, (unsigned long long)in.events,
+		       (unsigned long long)in.trace_size, ratio, per_line, per_event,
+		       (unsigned long long)in.events,
 		       (unsigned long long)in.lines, in.cpus, in.checkpoint_interval,
 		       trawl_time_unit_name((enum trawl_time_unit)in.time_unit),
 		       (unsigned long long)in.mem_writes, (unsigned long long)in.reg_writes,
@@ -82,10 +86,12 @@ int cmd_info(int argc, char **argv)
 		printf("%s}\n", verify ? ",\"verified\":true" : "");
 	} else {
 		printf("index file:          %s\n", trawl_index_path(c.ix));
-		printf("kind:                %s (version %u)\n",
-		       sw ? "sw (software events: by time, per cpu and per thread)" : "linear", in.version);
+		printf("kind:                %s%s (format version %u)\n", kind,
+		       sw ? ", with software events by time, per cpu and per thread" : "", in.version);
 		printf("index size:          %llu bytes (%.2fx the trace, %llu bytes)\n",
 		       (unsigned long long)in.file_size, ratio, (unsigned long long)in.trace_size);
+		printf("cost:                %.1f bytes per line, %.1f per event\n", per_line,
+		       per_event);
 		if (seek)
 			printf("seek file:           %s, %llu bytes (%.2fx the trace; with the "
 			       "index %.2fx)\n", seek_path, (unsigned long long)seek, seek_ratio,

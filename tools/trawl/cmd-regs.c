@@ -63,6 +63,9 @@ int cmd_regs(int argc, char **argv)
 		return cli_usage("regs", "bad cpu number '%s'", cpu_arg);
 	if (when && !cli_parse_u64(when, &t))
 		return cli_usage("regs", "bad time '%s'", when);
+	/* the registers after a line need only the trace up to it */
+	if (c.no_index && (!at || !cli_parse_u64(at, &c.until_line) || !c.until_line))
+		return cli_usage("regs", "--no-index needs --at LINE");
 	rc = index_cli_open(&c);
 	if (rc)
 		return rc;

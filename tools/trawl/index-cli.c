@@ -4,13 +4,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
+const char *const index_cli_kinds[] = { "full", "compact", NULL };
+
 int index_cli_parse(struct index_cli *c, const struct cli_command *cmd, int argc, char **argv,
 		    int *rc)
 {
+	c->kind = -1;
 	int n = cli_parse(cmd, argc, argv, rc);
 	if (n > 0)
 		c->to.path = argv[0];
 	return n;
+}
+
+void index_cli_build_options(struct index_cli *c, struct trawl_index_build_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->reader = c->to.opt;
+	opt->kind = c->kind >= 0 ? trawl_index_kind_parse(index_cli_kinds[c->kind]) : 0;
 }
 
 static void progress(void *ctx, uint64_t done, uint64_t total)
@@ -46,6 +56,8 @@ static enum trawl_status rebuild_damaged(struct index_cli *c,
 {
 	char def[4096];
 	const char *path = damaged_path;
+	if (strcmp(path, "(index in memory)") == 0)
+		return trawl_index_build_memory(&c->ix, c->to.path, opt, err);
 	enum trawl_status st = trawl_index_build(c->to.path, path, opt, err);
 	if (st == TRAWL_ERR_IO && !c->index_path) {
 		if ((st = trawl_index_default_path(c->to.path, def, sizeof def, err)))
@@ -75,14 +87,18 @@ int index_cli_end(struct index_cli *c, int rc)
 	return rc ? rc : closed;
 }
 
+/* Every index command opens its index here, so the choices (--no-index's
+ * prefix, --memory-index, a second run over a damaged index, the usual
+ * search and build) and the warnings after it (skipped lines) are the same
+ * for all of them; the trace text is mapped for printing lines unless the
+ * index says it has none. */
 int index_cli_open(struct index_cli *c)
 {
 	struct trawl_error err;
 	struct cli_progress p;
 	struct trawl_index_build_options opt;
-	memset(&opt, 0, sizeof opt);
+	index_cli_build_options(c, &opt);
 	trawl_error_clear(&err);
-	opt.reader = c->to.opt;
 	opt.reader.warn = print_warning;
 	opt.reader.warn_ctx = c;
 	opt.progress = progress;
@@ -91,10 +107,17 @@ int index_cli_open(struct index_cli *c)
 	struct trawl_trace_id id;
 	uint64_t total = trawl_trace_id_get(c->to.path, &id, NULL) == TRAWL_OK ? id.size : 0;
 	cli_progress_start(&p, "indexing", total);
-	enum trawl_status st = damaged_path[0] ? rebuild_damaged(c, &opt, &err)
-					       : trawl_index_open_trace(&c->ix, c->to.path,
-									c->index_path, &opt, NULL,
-									&err);
+	enum trawl_status st;
+	if (c->no_index && !c->until_line)
+		return cli_usage(c->to.cmd, "--no-index: %s needs the index of the whole trace "
+				 "(use --memory-index to keep it in memory)", c->to.cmd);
+	opt.until_line = c->no_index ? c->until_line : 0;
+	if (c->memory || c->no_index)
+		st = trawl_index_build_memory(&c->ix, c->to.path, &opt, &err);
+	else if (damaged_path[0])
+		st = rebuild_damaged(c, &opt, &err);
+	else
+		st = trawl_index_open_trace(&c->ix, c->to.path, c->index_path, &opt, NULL, &err);
 	cli_progress_finish(&p);
 	if (st)
 		return cli_report(c->to.cmd, &err);
@@ -158,6 +181,11 @@ struct trawl_text *index_cli_text(struct index_cli *c)
 	if (c->text_tried)
 		return c->text;
 	c->text_tried = 1;
+	struct trawl_index_info info;
+	trawl_index_get_info(c->ix, &info);
+	/* an index of a source without text (decoded trace) has no lines to show */
+	if (info.no_text)
+		return NULL;
 	struct cli_progress p;
 	struct trawl_error err;
 	trawl_error_clear(&err);

@@ -18,12 +18,32 @@
 		   "$XDG_CACHE_HOME/trawl/ when that folder is read-only);\n"       \
 		   "built when missing or stale"),                                   \
 	CLI_FLAG("json", 0, &(c)->json, "machine-readable output"),                  \
+	CLI_CHOICE("kind", "KIND", &(c)->kind, index_cli_kinds,                      \
+		   "the kind of index to use: full (default for a new one) or\n"     \
+		   "compact (about a tenth of the size, slower queries);\n"          \
+		   "one of another kind is rebuilt"),                                \
+	CLI_FLAG("memory-index", 0, &(c)->memory,                                    \
+		 "build the index in memory for this command only (no\n"             \
+		 "file is read or written; also done, with a warning, when\n"        \
+		 "no folder for one can be written)"),                              \
+	CLI_FLAG("no-index", 0, &(c)->no_index,                                      \
+		 "regs and last-write: read the trace up to LINE only,\n"            \
+		 "using no index file (other commands need the whole trace)"),       \
 	TRACE_OPTIONS(&(c)->to)
+
+/* Names of the index kinds for --kind, in trawl_index_kind_list order. */
+extern const char *const index_cli_kinds[];
 
 struct index_cli {
 	struct trace_open to;
 	const char *index_path;
 	int json;
+	int kind;               /* --kind: index in index_cli_kinds, or -1 */
+	int memory;             /* --memory-index */
+	int no_index;           /* --no-index */
+	/* set by a command that can answer from the trace up to a line (a
+	 * prefix): with --no-index only that much is read, in memory */
+	uint64_t until_line;
 	struct trawl_index *ix;
 	/* the trace text (plain, gzip or zstd), opened at its first use */
 	struct trawl_text *text;
@@ -42,6 +62,8 @@ struct index_cli {
  * -1 when the command must return *rc. */
 int index_cli_parse(struct index_cli *c, const struct cli_command *cmd, int argc, char **argv,
 		    int *rc);
+/* The build options the command line asked for (reader, kind). */
+void index_cli_build_options(struct index_cli *c, struct trawl_index_build_options *opt);
 
 /* Open (building if needed) the index of c->to.path. Returns 0 or an exit
  * code after printing the error. */

@@ -85,6 +85,10 @@ int write_query_run(int argc, char **argv, const char *name, int dir)
 	struct write_target wt;
 	if (write_target_parse(target, &wt))
 		return cli_usage(name, "bad length in '%s'", target);
+	/* a last write at or before a line is in the trace up to it */
+	if (c.no_index && (dir > 0 || !cli_parse_u64(at, &c.until_line) || !c.until_line))
+		return cli_usage(name, dir > 0 ? "--no-index: next-write needs the whole trace "
+					 "(use --memory-index)" : "--no-index needs --at LINE");
 	rc = index_cli_open(&c);
 	if (rc)
 		return rc;
