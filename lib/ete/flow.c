@@ -683,7 +683,8 @@ static void mispredict(struct trawl_ete_flow *f)
 {
 	for (size_t i = f->qlen; i-- > 0;) {
 		struct qent *e = &f->q[(f->qhead + i) % f->qcap];
-		if (e->p0 && e->pkt.natoms && e->pkt.type >= TRAWL_ETE_PKT_ATOM_F1) {
+		if (e->p0 && e->pkt.natoms && e->pkt.type != TRAWL_ETE_PKT_EXCEPT &&
+		    e->pkt.type != TRAWL_ETE_PKT_Q) {
 			e->pkt.atoms ^= 1u << (e->pkt.natoms - 1);
 			return;
 		}
@@ -887,7 +888,10 @@ static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p
 			q_push(f, p, p->natoms);
 		goto settle;
 	case TRAWL_ETE_PKT_CANCEL_F2: case TRAWL_ETE_PKT_CANCEL_F3:
+		/* formats 2 and 3 imply a mispredict: cancel, flip the newest
+		 * atom left, then the packet's own atoms */
 		cancel(f, p->count);
+		mispredict(f);
 		if (p->natoms)
 			q_push(f, p, p->natoms);
 		goto settle;
