@@ -853,7 +853,14 @@ static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p
 	case TRAWL_ETE_PKT_ASYNC: case TRAWL_ETE_PKT_IGNORE:
 		return;
 	case TRAWL_ETE_PKT_TRACE_INFO:
-		/* a new sync point: what is still speculative is not reported */
+		/* a periodic sync point in a stream already followed changes
+		 * nothing known (address, context, held elements) but the
+		 * return stack */
+		if (f->synced) {
+			f->rs_n = 0;
+			f->rs_pending = 0;
+			return;
+		}
 		settle_eot(f);
 		reset_flow(f);
 		f->synced = 1;

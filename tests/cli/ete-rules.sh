@@ -73,4 +73,11 @@ want="$ctx
 10 RANGE 0x1000 0x1004 1 E"
 rule cancel-f3 "${asy}${tinfo}${start}f6f6f6382d01" "$prog" 0x4
 
+# A periodic A-Sync + Trace Info in the middle changes nothing the decoder
+# knows: the atom after it continues from the last address (0x1004).
+want="$ctx
+10 RANGE 0x1000 0x1004 1 N
+10 RANGE 0x1004 0x1010 3 E"
+rule tinfo-mid "${asy}${tinfo}${start}f6${asy}${tinfo}f7" "$prog" 0x0
+
 finish
