@@ -419,7 +419,7 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 		f->pc_valid = 0;
 		f->cur = -1;
 		f->rs_pending = 1;
-		if (fl & TRAWL_ETE_INSN_ERET)
+		if ((fl & TRAWL_ETE_INSN_ERET) && f->cfg.is_ete)
 			emit_simple(f, TRAWL_ETE_EL_EXC_RET, off, 0, 0);
 	} else {
 		f->pc = b->end;
@@ -588,7 +588,7 @@ static void do_src(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 	} else {
 		f->pc_valid = 0;
 		f->rs_pending = ii.cls == TRAWL_ETE_INSN_IBR;
-		if (ii.flags & TRAWL_ETE_INSN_ERET)
+		if ((ii.flags & TRAWL_ETE_INSN_ERET) && f->cfg.is_ete)
 			emit_simple(f, TRAWL_ETE_EL_EXC_RET, p->offset, 0, 0);
 	}
 }
@@ -756,6 +756,8 @@ static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 1);
 		break;
 	case TRAWL_ETE_PKT_EXCEPT_RTN:
+		/* ETMv4 marks each return with this packet; ETE has none, so
+		 * there the eret instruction itself gives the element */
 		emit_simple(f, TRAWL_ETE_EL_EXC_RET, p->offset, 0, 0);
 		break;
 	default:

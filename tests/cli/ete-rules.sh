@@ -19,7 +19,11 @@ mksnap() {
 	printf '%s' "$3" | xxd -r -p >"$1/code.bin"
 	printf '[snapshot]\nversion=1.0\n\n[device_list]\ndevice0=cpu_0.ini\ndevice1=ETE_0.ini\n\n[trace]\nmetadata=trace.ini\n' >"$1/snapshot.ini"
 	printf '[trace_buffers]\nbuffers=buffer0\n\n[buffer0]\nname=ETB_0\nfile=trace.bin\nformat=source_data\n\n[source_buffers]\nETE_0=ETB_0\n\n[core_trace_sources]\ncpu_0=ETE_0\n' >"$1/trace.ini"
-	printf '[device]\nname=ETE_0\nclass=trace_source\ntype=ETE\n\n[regs]\nTRCCONFIGR=0x1\nTRCTRACEIDR=0x10\nTRCDEVARCH=0x47705a13\nTRCIDR0=0x28000ea1\nTRCIDR1=0x4100fff0\nTRCIDR2=0x00000088\nTRCIDR8=%s\n' "$4" >"$1/ETE_0.ini"
+	if [ "${etm4:-}" = 1 ]; then # an ETMv4.3 (Cortex-A57-like) source instead
+		printf '[device]\nname=ETE_0\nclass=trace_source\ntype=ETM4.1\n\n[regs]\nTRCCONFIGR=0x1\nTRCTRACEIDR=0x10\nTRCIDR0=0x08000ca1\nTRCIDR1=0x4100f403\nTRCIDR2=0x00000088\nTRCIDR8=%s\n' "$4"
+	else
+		printf '[device]\nname=ETE_0\nclass=trace_source\ntype=ETE\n\n[regs]\nTRCCONFIGR=0x1\nTRCTRACEIDR=0x10\nTRCDEVARCH=0x47705a13\nTRCIDR0=0x28000ea1\nTRCIDR1=0x4100fff0\nTRCIDR2=0x00000088\nTRCIDR8=%s\n' "$4"
+	fi >"$1/ETE_0.ini"
 	printf '[device]\nname=cpu_0\nclass=core\ntype=ARM-AA64\n\n[regs]\nPC(size:64)=0x0\n\n[dump1]\nfile=code.bin\naddress=0x00001000\nlength=0x%x\n' \
 		"$(stat -c %s "$1/code.bin")" >"$1/cpu_0.ini"
 }
@@ -29,6 +33,7 @@ mksnap() {
 rule() {
 	d="$t/$1"
 	mksnap "$d" "$2" "$3" "$4"
+	etm4=
 	"$TRAWL" ete decode "$d" 2>"$t/err" | awk -v mode=ourel -f "$norm" | grep -v SYNC_LOST >"$t/ours"
 	printf '%s\n' "$want" | diff - "$t/ours" >"$t/d" || fail "$1: trawl differs from the rule:
 $(cat "$t/d")"
@@ -79,5 +84,13 @@ want="$ctx
 10 RANGE 0x1000 0x1004 1 N
 10 RANGE 0x1004 0x1010 3 E"
 rule tinfo-mid "${asy}${tinfo}${start}f6${asy}${tinfo}f7" "$prog" 0x0
+
+# ETMv4: an eret is followed by an Exception Return packet; the two are
+# one return. 0x1000: eret; 0x1004: nop; 0x1008: b.ne 0x1008.
+want="$ctx
+10 RANGE 0x1000 0x1004 1 E
+10 EXC_RET
+10 RANGE 0x1004 0x100c 2 N"
+etm4=1 rule etm4-eret "${asy}${tinfo}${start}f7079a01080000f6" e0039fd61f2003d501000054 0x0
 
 finish
