@@ -93,4 +93,38 @@ want="$ctx
 10 RANGE 0x1004 0x100c 2 N"
 etm4=1 rule etm4-eret "${asy}${tinfo}${start}f7079a01080000f6" e0039fd61f2003d501000054 0x0
 
+# ETMv4 conditional and data-trace packets are walked over by their
+# lengths (cond. instruction F1 6C + 2-byte key, result F3 55 + 1 byte,
+# result F1 68 with two fields, data sync marker 20) and reported with
+# their offsets; the E atom after them is still a packet, the exit status
+# is 1 and the warning does not claim a resync. OpenCSD reports the same
+# headers but reads their payload as packets (a context, a cycle count, a
+# Trace Info).
+d="$t/etm4-cond"
+etm4=1 mksnap "$d" "${asy}${tinfo}${start}f66c810155126880010020f7" e0039fd6 0x0
+etm4=
+"$TRAWL" ete packets "$d" >"$t/p" 2>"$t/err"
+[ $? = 1 ] || fail "etm4-cond: exit status $?, expected 1"
+grep -q 'offset 26: unsupported packet (header 0x6c, length 3' "$t/err" || fail "etm4-cond: warning: $(cat "$t/err")"
+grep -q 'resyncing' "$t/err" && fail "etm4-cond: claims a resync: $(cat "$t/err")"
+awk -v mode=ourpkt -v ignore_id=1 -f "$norm" "$t/p" >"$t/ours"
+want="- 0 ASYNC
+- 12 TRACE_INFO
+- 14 TRACE_ON
+- 15 ADDR_CTXT_L_64IS0 0x1000
+- 25 ATOM_F1 N
+- 26 RESERVED_CFG
+- 29 RESERVED_CFG
+- 31 RESERVED_CFG
+- 35 RESERVED_CFG
+- 36 ATOM_F1 E"
+printf '%s\n' "$want" | diff - "$t/ours" >"$t/d" || fail "etm4-cond: packets: $(cat "$t/d")"
+if [ -n "$lister" ]; then
+	"$lister" -ss_dir "$d" -pkt_mon -no_time_print 2>&1 | sed 's/\(.\)Idx:/\1\nIdx:/g' |
+		awk -v mode=refpkt -v ignore_id=1 -f "$norm" >"$t/ref"
+	printf '%s\n' "$want" | awk '{ print } $2 == 26 { print "- 27 CTXT" } $2 == 29 { print "- 30 CCNT_F3" }
+		$2 == 31 { print "- 32 CTXT"; print "- 33 TRACE_INFO" }' | diff - "$t/ref" >"$t/d" ||
+		fail "etm4-cond: OpenCSD packets: $(cat "$t/d")"
+fi
+
 finish

@@ -164,7 +164,14 @@ static void on_packets(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
 {
 	struct stream *s = ctx;
 	for (size_t i = 0; i < n; i++) {
-		if (pkts[i].type == TRAWL_ETE_PKT_BAD || pkts[i].type == TRAWL_ETE_PKT_INCOMPLETE) {
+		if (pkts[i].type == TRAWL_ETE_PKT_BAD && pkts[i].count == TRAWL_ETE_BAD_CONFIG) {
+			s->run->bad++;
+			cli_warn(cmd, "%s: offset %" PRIu64 ": unsupported packet (header 0x%02x, length %u: "
+				 "conditional or data trace, or not valid for this trace unit) skipped; "
+				 "packets go on, instructions from the next Trace Info",
+				 s->run->o->src, map_off(s, pkts[i].offset), pkts[i].header, pkts[i].len);
+		} else if (pkts[i].type == TRAWL_ETE_PKT_BAD ||
+			   pkts[i].type == TRAWL_ETE_PKT_INCOMPLETE) {
 			s->run->bad++;
 			cli_warn(cmd, "%s: offset %" PRIu64 ": %s packet (header 0x%02x); resyncing at the next A-Sync",
 				 s->run->o->src, map_off(s, pkts[i].offset),
