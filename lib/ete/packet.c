@@ -86,6 +86,13 @@ const char *trawl_ete_pkt_name(enum trawl_ete_pkt_type t)
 	return (unsigned)t < TRAWL_ETE_PKT_COUNT_ ? pkt_names[t] : "?";
 }
 
+const char *trawl_ete_security_name(const struct trawl_ete_ctx *c)
+{
+	if (c->nse)
+		return c->ns ? "Realm" : "Root";
+	return c->ns ? "NS" : "S";
+}
+
 const char *trawl_ete_exception_name(uint32_t type, int is_ete)
 {
 	static const char *const names[32] = {

@@ -63,7 +63,8 @@ mode == "refel" && /OCSD_GEN_TRC_ELEM_/ {
 	if (match($0, /ADDR_NACC\( 0x[0-9a-f]+/)) { print id " NACC " hex(substr($0, RSTART + 11, RLENGTH - 11)); next }
 	if (match($0, /PE_CONTEXT\(\(ISA=[A-Z0-9]+\) EL[0-3][SNR]/)) {
 		s = substr($0, RSTART, RLENGTH); el = substr(s, length(s) - 3, 3)
-		print id " CONTEXT " el " " ($0 ~ /EL[0-3]N/ ? "NS" : "S") " " ($0 ~ /64-bit/ ? "64" : "32"); next
+		sec = $0 ~ /EL[0-3]Realm/ ? "Realm" : $0 ~ /EL[0-3]Root/ ? "Root" : $0 ~ /EL[0-3]N/ ? "NS" : "S"
+		print id " CONTEXT " el " " sec " " ($0 ~ /64-bit/ ? "64" : "32"); next
 	}
 	next
 }

@@ -127,4 +127,20 @@ if [ -n "$lister" ]; then
 		fail "etm4-cond: OpenCSD packets: $(cat "$t/d")"
 fi
 
+# RME: the NSE bit with NS gives Realm (NSE 1, NS 1) and Root (NSE 1,
+# NS 0) instead of Non-secure and Secure: address + context EL1 Realm,
+# then a context packet EL3 Root.
+want="10 CONTEXT EL1 Realm 64
+10 RANGE 0x1000 0x1004 1 N
+10 CONTEXT EL3 Root 64
+10 RANGE 0x1004 0x1010 3 N"
+rule rme-realm-root "${asy}${tinfo}04850008000000000000""39""f6811bf6" "$prog" 0x0
+
+# Speculation depth: with TRCIDR8.MaxSpec 2 the third uncommitted atom
+# commits the oldest, so a Discard after three atoms still leaves one
+# range (already so; kept as a rule).
+want="$ctx
+10 RANGE 0x1000 0x1004 1 N"
+rule maxspec-discard "${asy}${tinfo}${start}f6f6f60003" "$prog" 0x2
+
 finish

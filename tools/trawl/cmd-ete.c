@@ -150,7 +150,7 @@ static void print_packet(struct stream *s, const struct trawl_ete_packet *p)
 	if (p->flags & TRAWL_ETE_PF_HAS_ADDR)
 		fprintf(f, "\taddr=0x%016" PRIx64 " is=%u", p->addr, p->is);
 	if (p->flags & TRAWL_ETE_PF_HAS_CTX) {
-		fprintf(f, "\tctx=EL%u %s %s", p->ctx.el, p->ctx.ns ? "NS" : "S",
+		fprintf(f, "\tctx=EL%u %s %s", p->ctx.el, trawl_ete_security_name(&p->ctx),
 			p->ctx.sf ? "64" : "32");
 		if (p->ctx.has_vmid)
 			fprintf(f, " vmid=0x%x", p->ctx.vmid);
@@ -278,7 +278,8 @@ static void print_elem(struct stream *s, const struct trawl_ete_elem *e)
 			trawl_ete_exception_name(e->count, s->cfg.is_ete));
 		break;
 	case TRAWL_ETE_EL_CONTEXT:
-		fprintf(f, "\tEL%u\t%s\t%s", e->ctx.el, e->ctx.ns ? "NS" : "S", e->ctx.sf ? "64" : "32");
+		fprintf(f, "\tEL%u\t%s\t%s", e->ctx.el, trawl_ete_security_name(&e->ctx),
+			e->ctx.sf ? "64" : "32");
 		if (e->ctx.has_vmid)
 			fprintf(f, "\tvmid=0x%x", e->ctx.vmid);
 		if (e->ctx.has_cid)
