@@ -395,7 +395,8 @@ struct trawl_ete_elem {
 	uint8_t el;               /* current exception level */
 	uint8_t pad_;
 	uint64_t start, end;      /* RANGE: [start, end); NOPATH: first/next */
-	uint64_t value;           /* timestamp, ITE value, NACC address ... */
+	uint64_t value;           /* timestamp, ITE value, NACC address ...;
+	                           * CYCLE_COUNT: 1 = count unknown */
 	uint32_t count;           /* instructions, event bits, exception type ... */
 	uint32_t cc;
 	struct trawl_ete_ctx ctx; /* CONTEXT */

@@ -737,8 +737,11 @@ static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 			emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset, 0, p->cc);
 		break;
 	case TRAWL_ETE_PKT_CCNT_F1: case TRAWL_ETE_PKT_CCNT_F2: case TRAWL_ETE_PKT_CCNT_F3:
-		if (p->flags & TRAWL_ETE_PF_HAS_CC)
-			emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset, 0, p->cc);
+		/* format 1's U bit: cycles passed but their number is unknown
+		 * (after an overflow, say); still an element, value 1 */
+		emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset,
+			    (p->flags & TRAWL_ETE_PF_HAS_CC) ? 0 : 1,
+			    (p->flags & TRAWL_ETE_PF_HAS_CC) ? p->cc : 0);
 		break;
 	case TRAWL_ETE_PKT_EVENT:
 		emit_simple(f, TRAWL_ETE_EL_EVENT, p->offset, 0, p->count);

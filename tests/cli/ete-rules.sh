@@ -12,7 +12,8 @@ lister=$(command -v trc_pkt_lister || true)
 [ -n "$lister" ] || echo "note: no trc_pkt_lister (libopencsd-bin): reference side skipped"
 
 # mksnap DIR TRACEHEX CODEHEX TRCIDR8: snapshot with one ETE source (trace
-# ID 0x10, TRCIDR0 0x28000ea1, no return stack) and the program at 0x1000
+# ID 0x10, TRCIDR0 0x28000ea1, no return stack; cycle counting when $cci
+# is 1) and the program at 0x1000
 mksnap() {
 	mkdir -p "$1"
 	printf '%s' "$2" | xxd -r -p >"$1/trace.bin"
@@ -22,7 +23,7 @@ mksnap() {
 	if [ "${etm4:-}" = 1 ]; then # an ETMv4.3 (Cortex-A57-like) source instead
 		printf '[device]\nname=ETE_0\nclass=trace_source\ntype=ETM4.1\n\n[regs]\nTRCCONFIGR=0x1\nTRCTRACEIDR=0x10\nTRCIDR0=0x08000ca1\nTRCIDR1=0x4100f403\nTRCIDR2=0x00000088\nTRCIDR8=%s\n' "$4"
 	else
-		printf '[device]\nname=ETE_0\nclass=trace_source\ntype=ETE\n\n[regs]\nTRCCONFIGR=0x1\nTRCTRACEIDR=0x10\nTRCDEVARCH=0x47705a13\nTRCIDR0=0x28000ea1\nTRCIDR1=0x4100fff0\nTRCIDR2=0x00000088\nTRCIDR8=%s\n' "$4"
+		printf '[device]\nname=ETE_0\nclass=trace_source\ntype=ETE\n\n[regs]\nTRCCONFIGR=%s\nTRCTRACEIDR=0x10\nTRCDEVARCH=0x47705a13\nTRCIDR0=0x28000ea1\nTRCIDR1=0x4100fff0\nTRCIDR2=0x00000088\nTRCIDR8=%s\n' "$([ "${cci:-}" = 1 ] && echo 0x11 || echo 0x1)" "$4"
 	fi >"$1/ETE_0.ini"
 	printf '[device]\nname=cpu_0\nclass=core\ntype=ARM-AA64\n\n[regs]\nPC(size:64)=0x0\n\n[dump1]\nfile=code.bin\naddress=0x00001000\nlength=0x%x\n' \
 		"$(stat -c %s "$1/code.bin")" >"$1/cpu_0.ini"
@@ -33,13 +34,13 @@ mksnap() {
 rule() {
 	d="$t/$1"
 	mksnap "$d" "$2" "$3" "$4"
-	etm4=
-	"$TRAWL" ete decode "$d" 2>"$t/err" | awk -v mode=ourel -f "$norm" | grep -v SYNC_LOST >"$t/ours"
+	etm4= cci=
+	"$TRAWL" ete decode "$d" 2>"$t/err" | awk -v mode=ourel -v cc_events=1 -f "$norm" | grep -v SYNC_LOST >"$t/ours"
 	printf '%s\n' "$want" | diff - "$t/ours" >"$t/d" || fail "$1: trawl differs from the rule:
 $(cat "$t/d")"
 	[ -n "$lister" ] || return 0
 	"$lister" -ss_dir "$d" -decode -no_time_print 2>&1 | sed 's/\(.\)Idx:/\1\nIdx:/g' |
-		awk -v mode=refel -f "$norm" | grep -v SYNC_LOST >"$t/ref"
+		awk -v mode=refel -v cc_events=1 -f "$norm" | grep -v SYNC_LOST >"$t/ref"
 	printf '%s\n' "${ref_want:-$want}" | diff - "$t/ref" >"$t/d" || fail "$1: OpenCSD differs:
 $(cat "$t/d")"
 	ref_want=
@@ -142,5 +143,17 @@ rule rme-realm-root "${asy}${tinfo}04850008000000000000""39""f6811bf6" "$prog" 0
 want="$ctx
 10 RANGE 0x1000 0x1004 1 N"
 rule maxspec-discard "${asy}${tinfo}${start}f6f6f60003" "$prog" 0x2
+
+# Event packets give event elements (71: event 0, 7F: events 0-3) and a
+# cycle count format 1 with its U bit (0F: count unknown) gives a count
+# element, which OpenCSD gives as 0 and trawl prints as "unknown".
+want="$ctx
+10 EVENT 1
+10 RANGE 0x1000 0x1004 1 N
+10 CC 0
+10 CC 5
+10 EVENT 15
+10 RANGE 0x1004 0x1010 3 N"
+cci=1 rule events-cc "${asy}${tinfo}${start}71f60f0e057ff6" "$prog" 0x0
 
 finish

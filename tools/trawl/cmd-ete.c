@@ -290,7 +290,10 @@ static void print_elem(struct stream *s, const struct trawl_ete_elem *e)
 		fprintf(f, "\t0x%" PRIx64 "\n", e->value);
 		break;
 	case TRAWL_ETE_EL_CYCLE_COUNT:
-		fprintf(f, "\t%u\n", e->count);
+		if (e->value)
+			fputs("\tunknown\n", f);
+		else
+			fprintf(f, "\t%u\n", e->count);
 		break;
 	case TRAWL_ETE_EL_EVENT:
 		fprintf(f, "\t0x%x\n", e->count);
