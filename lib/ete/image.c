@@ -268,6 +268,17 @@ static void classify_a64(uint32_t i, uint64_t pc, int is_ete, struct trawl_ete_i
 		o->cls = TRAWL_ETE_INSN_BR;
 		o->flags |= TRAWL_ETE_INSN_COND;
 		o->target = pc + (uint64_t)(sext(i >> 5, 14) * 4);
+	} else if ((i & 0x7e000000) == 0x74000000 &&
+		   ((i & 0x01000000) ? !(i & 0x4000) : (i & 0xc000) != 0x4000)) {
+		/* FEAT_CMPBR CB<cc>, CBB<cc>, CBH<cc> (register, immediate) */
+		o->cls = TRAWL_ETE_INSN_BR;
+		o->flags |= TRAWL_ETE_INSN_COND;
+		o->target = pc + (uint64_t)(sext(i >> 5, 9) * 4);
+	} else if ((i & 0xffc0001f) == 0x5500001f) {
+		/* FEAT_PAuth_LR RETAASPPC, RETABSPPC: returns (the label is the
+		 * authentication modifier, not a target) */
+		o->cls = TRAWL_ETE_INSN_IBR;
+		o->flags |= TRAWL_ETE_INSN_RET;
 	} else if ((i & 0xfe000000) == 0xd6000000) { /* branch to register */
 		uint32_t opc = (i >> 21) & 0xf;
 		switch (opc & 7) {

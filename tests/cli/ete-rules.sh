@@ -156,4 +156,16 @@ want="$ctx
 10 RANGE 0x1004 0x1010 3 N"
 cci=1 rule events-cc "${asy}${tinfo}${start}71f60f0e057ff6" "$prog" 0x0
 
+# Newer A64 branches: 0x1000 cbgt w5, w3, 0x1008 (FEAT_CMPBR, a
+# conditional direct branch); 0x1008 retaasppc (FEAT_PAuth_LR, a return).
+# E, E: taken to 0x1008, then the return. OpenCSD 1.3.3 knows neither and
+# walks off the image.
+want="$ctx
+10 RANGE 0x1000 0x1004 1 E
+10 RANGE 0x1008 0x100c 1 E"
+ref_want="$ctx
+10 RANGE 0x1000 0x1010 4 E
+10 NACC 0x1010"
+rule cmpbr-pauthlr "${asy}${tinfo}${start}f7f7" 450003741f2003d51f0000551f2003d5 0x0
+
 finish
