@@ -388,6 +388,26 @@ static void classify_t32(uint32_t enc, uint64_t pc, int is_ete, struct trawl_ete
 		return;
 	}
 	o->size = 4;
+	uint32_t w = (h1 << 16) | h2;
+	if ((w & 0xf800d001) == 0xf000c001) {
+		/* Armv8.1-M low-overhead loops and branch future (BLX imm with
+		 * bit 0 set is undefined): WLS/WLSTP branch forward when the
+		 * count is zero, LE/LETP back while it is not, LE without LR
+		 * always; DLS, DLSTP, LCTP and BF* are not branches. Offset
+		 * immh (bits 10:1), imml (bit 11), times 2. */
+		uint64_t off = ((uint64_t)((h2 >> 1) & 0x3ff) << 2) | ((uint64_t)((h2 >> 11) & 1) << 1);
+		if ((w & 0xffeff001) == 0xf00fc001 || (w & 0xfffff001) == 0xf02fc001) {
+			o->cls = TRAWL_ETE_INSN_BR; /* LE, LETP (Rn = 15: before WLSTP) */
+			if ((w & 0xfffff001) != 0xf02fc001)
+				o->flags |= TRAWL_ETE_INSN_COND;
+			o->target = pc + 4 - off;
+		} else if ((w & 0xfff0f001) == 0xf040c001 || (w & 0xffc0f001) == 0xf000c001) {
+			o->cls = TRAWL_ETE_INSN_BR;
+			o->flags |= TRAWL_ETE_INSN_COND;
+			o->target = pc + 4 + off;
+		}
+		return;
+	}
 	if ((h1 & 0xf800) == 0xf000 && (h2 & 0x8000)) {
 		uint32_t s = (h1 >> 10) & 1, j1 = (h2 >> 13) & 1, j2 = (h2 >> 11) & 1;
 		uint32_t op = h2 & 0xd000;

@@ -168,4 +168,19 @@ ref_want="$ctx
 10 NACC 0x1010"
 rule cmpbr-pauthlr "${asy}${tinfo}${start}f7f7" 450003741f2003d51f0000551f2003d5 0x0
 
+# Armv8.1-M low-overhead loop (T32; encodings as GNU objdump lists them):
+# 0x1000 wls lr, r0, 0x100c; 0x1004 adds r1, #1; 0x1006 le lr, 0x1004;
+# 0x100a nop; 0x100c b . -- N (loop entered), E (loop again), N (loop
+# left), E. OpenCSD 1.3.3 does not know these (it walks through WLS and LE
+# as plain instructions and runs off the image).
+want="10 CONTEXT EL1 S 32
+10 RANGE 0x1000 0x1004 1 N
+10 RANGE 0x1004 0x100a 2 E
+10 RANGE 0x1004 0x100a 2 N
+10 RANGE 0x100a 0x100e 2 E"
+ref_want="10 CONTEXT EL1 S 32
+10 RANGE 0x1000 0x100c 4 E
+10 NACC 0x100c"
+etm4=1 rule v81m-lob "${asy}${tinfo}048300100000""01""f6f7f6f7" 40f005c001310ff003c800bffee7 0x0
+
 finish
