@@ -183,4 +183,40 @@ ref_want="10 CONTEXT EL1 S 32
 10 NACC 0x100c"
 etm4=1 rule v81m-lob "${asy}${tinfo}048300100000""01""f6f7f6f7" 40f005c001310ff003c800bffee7 0x0
 
+# Exit status: instructions that ran where the snapshot has no image were
+# not decoded, so the run is lossy (1) and says what and where. The trace
+# starts at 0x2000, outside the program.
+d="$t/no-image"
+mksnap "$d" "${asy}${tinfo}04850010000000000000""11""f7" "$prog" 0x0
+"$TRAWL" ete decode "$d" >/dev/null 2>"$t/err"
+[ $? = 1 ] || fail "no-image: exit status is not 1"
+grep -q 'no program image (first: trace ID 0x10, offset 25, address 0x2000)' "$t/err" ||
+	fail "no-image: warning: $(cat "$t/err")"
+
+# More than 32 memory dumps (a real snapshot has 125): 41 dumps of one
+# instruction each, 40 nops then a ret; one E atom walks all of them.
+want="$ctx
+10 RANGE 0x1000 0x10a4 41 E"
+code=
+i=0
+while [ $i -lt 40 ]; do code="${code}1f2003d5"; i=$((i + 1)); done
+d="$t/dumps41"
+mksnap "$d" "${asy}${tinfo}${start}f7" "${code}c0035fd6" 0x0
+{
+	printf '[device]\nname=cpu_0\nclass=core\ntype=ARM-AA64\n\n[regs]\nPC(size:64)=0x0\n'
+	i=0
+	while [ $i -le 40 ]; do
+		dd if="$d/code.bin" of="$d/d$i.bin" bs=4 skip=$i count=1 2>/dev/null
+		printf '\n[dump%d]\nfile=d%d.bin\naddress=0x%x\nlength=0x4\n' $((i + 1)) $i $((0x1000 + 4 * i))
+		i=$((i + 1))
+	done
+} >"$d/cpu_0.ini"
+"$TRAWL" ete decode "$d" 2>"$t/err" | awk -v mode=ourel -f "$norm" | grep -v SYNC_LOST >"$t/ours"
+printf '%s\n' "$want" | diff - "$t/ours" >"$t/d" || fail "dumps41: $(cat "$t/d") $(cat "$t/err")"
+if [ -n "$lister" ]; then
+	"$lister" -ss_dir "$d" -decode -no_time_print 2>&1 | sed 's/\(.\)Idx:/\1\nIdx:/g' |
+		awk -v mode=refel -f "$norm" | grep -v SYNC_LOST >"$t/ref"
+	printf '%s\n' "$want" | diff - "$t/ref" >"$t/d" || fail "dumps41: OpenCSD: $(cat "$t/d")"
+fi
+
 finish

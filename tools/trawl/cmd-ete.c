@@ -38,6 +38,8 @@ struct run {
 	uint64_t elems[32];
 	uint64_t insns;
 	uint64_t bad;
+	uint64_t nacc_off, nacc_addr; /* the first no-image element */
+	uint8_t nacc_id;
 	struct trawl_disasm *dis;
 	uint64_t ts;
 	uint64_t seq;
@@ -318,6 +320,11 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 {
 	struct stream *s = ctx;
 	struct run *r = s->run;
+	if (e->type == TRAWL_ETE_EL_NACC && !r->elems[TRAWL_ETE_EL_NACC]) {
+		r->nacc_off = map_off(s, e->offset);
+		r->nacc_addr = e->value;
+		r->nacc_id = s->id;
+	}
 	r->elems[e->type & 31]++;
 	if (e->type == TRAWL_ETE_EL_RANGE)
 		r->insns += e->count;
@@ -647,6 +654,14 @@ static void finish_streams(struct run *r)
 				 r->o->src, s->id, ps->bytes);
 			r->bad++;
 		}
+	}
+	/* no image: the instructions there ran but could not be decoded */
+	uint64_t n = r->elems[TRAWL_ETE_EL_NACC];
+	if (n) {
+		cli_warn(cmd, "%s: %" PRIu64 " place%s with no program image (first: trace ID 0x%02x, "
+			 "offset %" PRIu64 ", address 0x%" PRIx64 "): the instructions there are not decoded",
+			 r->o->src, n, n == 1 ? "" : "s", r->nacc_id, r->nacc_off, r->nacc_addr);
+		r->bad++;
 	}
 }
 
