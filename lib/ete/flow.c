@@ -812,6 +812,21 @@ static void reset_flow(struct trawl_ete_flow *f)
 	f->rs_pending = 0;
 }
 
+/* A periodic sync point in a stream already followed changes nothing
+ * known (address, context, held elements) but the return stack; the first
+ * one, or one after an error, starts from a clean state. */
+static void on_trace_info(struct trawl_ete_flow *f)
+{
+	if (f->synced) {
+		f->rs_n = 0;
+		f->rs_pending = 0;
+		return;
+	}
+	settle_eot(f);
+	reset_flow(f);
+	f->synced = 1;
+}
+
 /* Every decoded packet enters here, so the order of the tests is the order
  * of precedence: a pending exception takes the next address packet first,
  * then nothing is decoded until a Trace Info gives a known state, then the
@@ -858,17 +873,7 @@ static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p
 	case TRAWL_ETE_PKT_ASYNC: case TRAWL_ETE_PKT_IGNORE:
 		return;
 	case TRAWL_ETE_PKT_TRACE_INFO:
-		/* a periodic sync point in a stream already followed changes
-		 * nothing known (address, context, held elements) but the
-		 * return stack */
-		if (f->synced) {
-			f->rs_n = 0;
-			f->rs_pending = 0;
-			return;
-		}
-		settle_eot(f);
-		reset_flow(f);
-		f->synced = 1;
+		on_trace_info(f);
 		return;
 	case TRAWL_ETE_PKT_OVERFLOW: case TRAWL_ETE_PKT_DISCARD:
 		settle_eot(f);

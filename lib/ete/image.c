@@ -350,6 +350,27 @@ static void classify_a32(uint32_t i, uint64_t pc, int is_ete, struct trawl_ete_i
 	}
 }
 
+/* Armv8.1-M low-overhead loops and branch future, the T32 space where BLX
+ * imm would have bit 0 set (undefined): WLS/WLSTP branch forward when the
+ * count is zero, LE/LETP back while it is not, LE without LR always; DLS,
+ * DLSTP, LCTP and BF* are not branches. LE has Rn = 15, so it is matched
+ * before WLSTP. Offset: immh (bits 10:1), imml (bit 11), times 2. */
+static void classify_t32_lob(uint32_t h1, uint32_t h2, uint64_t pc, struct trawl_ete_insn_info *o)
+{
+	uint32_t w = (h1 << 16) | h2;
+	uint64_t off = ((uint64_t)((h2 >> 1) & 0x3ff) << 2) | ((uint64_t)((h2 >> 11) & 1) << 1);
+	if ((w & 0xffeff001) == 0xf00fc001 || (w & 0xfffff001) == 0xf02fc001) {
+		o->cls = TRAWL_ETE_INSN_BR;
+		if ((w & 0xfffff001) != 0xf02fc001)
+			o->flags |= TRAWL_ETE_INSN_COND;
+		o->target = pc + 4 - off;
+	} else if ((w & 0xfff0f001) == 0xf040c001 || (w & 0xffc0f001) == 0xf000c001) {
+		o->cls = TRAWL_ETE_INSN_BR;
+		o->flags |= TRAWL_ETE_INSN_COND;
+		o->target = pc + 4 + off;
+	}
+}
+
 /* A T32 instruction arrives as one 32-bit value, first halfword low. That
  * halfword alone gives the size (top five bits 0b11101 or above: 32-bit),
  * so size is set before anything else and the walker can always step by it.
@@ -388,24 +409,8 @@ static void classify_t32(uint32_t enc, uint64_t pc, int is_ete, struct trawl_ete
 		return;
 	}
 	o->size = 4;
-	uint32_t w = (h1 << 16) | h2;
-	if ((w & 0xf800d001) == 0xf000c001) {
-		/* Armv8.1-M low-overhead loops and branch future (BLX imm with
-		 * bit 0 set is undefined): WLS/WLSTP branch forward when the
-		 * count is zero, LE/LETP back while it is not, LE without LR
-		 * always; DLS, DLSTP, LCTP and BF* are not branches. Offset
-		 * immh (bits 10:1), imml (bit 11), times 2. */
-		uint64_t off = ((uint64_t)((h2 >> 1) & 0x3ff) << 2) | ((uint64_t)((h2 >> 11) & 1) << 1);
-		if ((w & 0xffeff001) == 0xf00fc001 || (w & 0xfffff001) == 0xf02fc001) {
-			o->cls = TRAWL_ETE_INSN_BR; /* LE, LETP (Rn = 15: before WLSTP) */
-			if ((w & 0xfffff001) != 0xf02fc001)
-				o->flags |= TRAWL_ETE_INSN_COND;
-			o->target = pc + 4 - off;
-		} else if ((w & 0xfff0f001) == 0xf040c001 || (w & 0xffc0f001) == 0xf000c001) {
-			o->cls = TRAWL_ETE_INSN_BR;
-			o->flags |= TRAWL_ETE_INSN_COND;
-			o->target = pc + 4 + off;
-		}
+	if (((h1 << 16 | h2) & 0xf800d001) == 0xf000c001) {
+		classify_t32_lob(h1, h2, pc, o);
 		return;
 	}
 	if ((h1 & 0xf800) == 0xf000 && (h2 & 0x8000)) {
