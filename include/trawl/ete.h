@@ -178,6 +178,9 @@ struct trawl_ete_packet {
 const char *trawl_ete_pkt_name(enum trawl_ete_pkt_type t);
 /* Exception type name ("IRQ", "Call", ...); never NULL. */
 const char *trawl_ete_exception_name(uint32_t type, int is_ete);
+/* Security state of a context: "S", "NS", and with RME's NSE bit set
+ * "Root" (NS = 0) or "Realm" (NS = 1). */
+const char *trawl_ete_security_name(const struct trawl_ete_ctx *c);
 
 struct trawl_ete_pkt_decoder;
 
@@ -392,7 +395,8 @@ struct trawl_ete_elem {
 	uint8_t el;               /* current exception level */
 	uint8_t pad_;
 	uint64_t start, end;      /* RANGE: [start, end); NOPATH: first/next */
-	uint64_t value;           /* timestamp, ITE value, NACC address ... */
+	uint64_t value;           /* timestamp, ITE value, NACC address ...;
+	                           * CYCLE_COUNT: 1 = count unknown */
 	uint32_t count;           /* instructions, event bits, exception type ... */
 	uint32_t cc;
 	struct trawl_ete_ctx ctx; /* CONTEXT */

@@ -419,7 +419,7 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 		f->pc_valid = 0;
 		f->cur = -1;
 		f->rs_pending = 1;
-		if (fl & TRAWL_ETE_INSN_ERET)
+		if ((fl & TRAWL_ETE_INSN_ERET) && f->cfg.is_ete)
 			emit_simple(f, TRAWL_ETE_EL_EXC_RET, off, 0, 0);
 	} else {
 		f->pc = b->end;
@@ -588,7 +588,7 @@ static void do_src(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 	} else {
 		f->pc_valid = 0;
 		f->rs_pending = ii.cls == TRAWL_ETE_INSN_IBR;
-		if (ii.flags & TRAWL_ETE_INSN_ERET)
+		if ((ii.flags & TRAWL_ETE_INSN_ERET) && f->cfg.is_ete)
 			emit_simple(f, TRAWL_ETE_EL_EXC_RET, p->offset, 0, 0);
 	}
 }
@@ -683,7 +683,8 @@ static void mispredict(struct trawl_ete_flow *f)
 {
 	for (size_t i = f->qlen; i-- > 0;) {
 		struct qent *e = &f->q[(f->qhead + i) % f->qcap];
-		if (e->p0 && e->pkt.natoms && e->pkt.type >= TRAWL_ETE_PKT_ATOM_F1) {
+		if (e->p0 && e->pkt.natoms && e->pkt.type != TRAWL_ETE_PKT_EXCEPT &&
+		    e->pkt.type != TRAWL_ETE_PKT_Q) {
 			e->pkt.atoms ^= 1u << (e->pkt.natoms - 1);
 			return;
 		}
@@ -736,8 +737,11 @@ static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 			emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset, 0, p->cc);
 		break;
 	case TRAWL_ETE_PKT_CCNT_F1: case TRAWL_ETE_PKT_CCNT_F2: case TRAWL_ETE_PKT_CCNT_F3:
-		if (p->flags & TRAWL_ETE_PF_HAS_CC)
-			emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset, 0, p->cc);
+		/* format 1's U bit: cycles passed but their number is unknown
+		 * (after an overflow, say); still an element, value 1 */
+		emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset,
+			    (p->flags & TRAWL_ETE_PF_HAS_CC) ? 0 : 1,
+			    (p->flags & TRAWL_ETE_PF_HAS_CC) ? p->cc : 0);
 		break;
 	case TRAWL_ETE_PKT_EVENT:
 		emit_simple(f, TRAWL_ETE_EL_EVENT, p->offset, 0, p->count);
@@ -755,6 +759,8 @@ static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 1);
 		break;
 	case TRAWL_ETE_PKT_EXCEPT_RTN:
+		/* ETMv4 marks each return with this packet; ETE has none, so
+		 * there the eret instruction itself gives the element */
 		emit_simple(f, TRAWL_ETE_EL_EXC_RET, p->offset, 0, 0);
 		break;
 	default:
@@ -806,6 +812,21 @@ static void reset_flow(struct trawl_ete_flow *f)
 	f->rs_pending = 0;
 }
 
+/* A periodic sync point in a stream already followed changes nothing
+ * known (address, context, held elements) but the return stack; the first
+ * one, or one after an error, starts from a clean state. */
+static void on_trace_info(struct trawl_ete_flow *f)
+{
+	if (f->synced) {
+		f->rs_n = 0;
+		f->rs_pending = 0;
+		return;
+	}
+	settle_eot(f);
+	reset_flow(f);
+	f->synced = 1;
+}
+
 /* Every decoded packet enters here, so the order of the tests is the order
  * of precedence: a pending exception takes the next address packet first,
  * then nothing is decoded until a Trace Info gives a known state, then the
@@ -852,10 +873,7 @@ static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p
 	case TRAWL_ETE_PKT_ASYNC: case TRAWL_ETE_PKT_IGNORE:
 		return;
 	case TRAWL_ETE_PKT_TRACE_INFO:
-		/* a new sync point: what is still speculative is not reported */
-		settle_eot(f);
-		reset_flow(f);
-		f->synced = 1;
+		on_trace_info(f);
 		return;
 	case TRAWL_ETE_PKT_OVERFLOW: case TRAWL_ETE_PKT_DISCARD:
 		settle_eot(f);
@@ -887,7 +905,10 @@ static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p
 			q_push(f, p, p->natoms);
 		goto settle;
 	case TRAWL_ETE_PKT_CANCEL_F2: case TRAWL_ETE_PKT_CANCEL_F3:
+		/* formats 2 and 3 imply a mispredict: cancel, flip the newest
+		 * atom left, then the packet's own atoms */
 		cancel(f, p->count);
+		mispredict(f);
 		if (p->natoms)
 			q_push(f, p, p->natoms);
 		goto settle;

@@ -268,6 +268,17 @@ static void classify_a64(uint32_t i, uint64_t pc, int is_ete, struct trawl_ete_i
 		o->cls = TRAWL_ETE_INSN_BR;
 		o->flags |= TRAWL_ETE_INSN_COND;
 		o->target = pc + (uint64_t)(sext(i >> 5, 14) * 4);
+	} else if ((i & 0x7e000000) == 0x74000000 &&
+		   ((i & 0x01000000) ? !(i & 0x4000) : (i & 0xc000) != 0x4000)) {
+		/* FEAT_CMPBR CB<cc>, CBB<cc>, CBH<cc> (register, immediate) */
+		o->cls = TRAWL_ETE_INSN_BR;
+		o->flags |= TRAWL_ETE_INSN_COND;
+		o->target = pc + (uint64_t)(sext(i >> 5, 9) * 4);
+	} else if ((i & 0xffc0001f) == 0x5500001f) {
+		/* FEAT_PAuth_LR RETAASPPC, RETABSPPC: returns (the label is the
+		 * authentication modifier, not a target) */
+		o->cls = TRAWL_ETE_INSN_IBR;
+		o->flags |= TRAWL_ETE_INSN_RET;
 	} else if ((i & 0xfe000000) == 0xd6000000) { /* branch to register */
 		uint32_t opc = (i >> 21) & 0xf;
 		switch (opc & 7) {
@@ -339,6 +350,27 @@ static void classify_a32(uint32_t i, uint64_t pc, int is_ete, struct trawl_ete_i
 	}
 }
 
+/* Armv8.1-M low-overhead loops and branch future, the T32 space where BLX
+ * imm would have bit 0 set (undefined): WLS/WLSTP branch forward when the
+ * count is zero, LE/LETP back while it is not, LE without LR always; DLS,
+ * DLSTP, LCTP and BF* are not branches. LE has Rn = 15, so it is matched
+ * before WLSTP. Offset: immh (bits 10:1), imml (bit 11), times 2. */
+static void classify_t32_lob(uint32_t h1, uint32_t h2, uint64_t pc, struct trawl_ete_insn_info *o)
+{
+	uint32_t w = (h1 << 16) | h2;
+	uint64_t off = ((uint64_t)((h2 >> 1) & 0x3ff) << 2) | ((uint64_t)((h2 >> 11) & 1) << 1);
+	if ((w & 0xffeff001) == 0xf00fc001 || (w & 0xfffff001) == 0xf02fc001) {
+		o->cls = TRAWL_ETE_INSN_BR;
+		if ((w & 0xfffff001) != 0xf02fc001)
+			o->flags |= TRAWL_ETE_INSN_COND;
+		o->target = pc + 4 - off;
+	} else if ((w & 0xfff0f001) == 0xf040c001 || (w & 0xffc0f001) == 0xf000c001) {
+		o->cls = TRAWL_ETE_INSN_BR;
+		o->flags |= TRAWL_ETE_INSN_COND;
+		o->target = pc + 4 + off;
+	}
+}
+
 /* A T32 instruction arrives as one 32-bit value, first halfword low. That
  * halfword alone gives the size (top five bits 0b11101 or above: 32-bit),
  * so size is set before anything else and the walker can always step by it.
@@ -377,6 +409,10 @@ static void classify_t32(uint32_t enc, uint64_t pc, int is_ete, struct trawl_ete
 		return;
 	}
 	o->size = 4;
+	if (((h1 << 16 | h2) & 0xf800d001) == 0xf000c001) {
+		classify_t32_lob(h1, h2, pc, o);
+		return;
+	}
 	if ((h1 & 0xf800) == 0xf000 && (h2 & 0x8000)) {
 		uint32_t s = (h1 >> 10) & 1, j1 = (h2 >> 13) & 1, j2 = (h2 >> 11) & 1;
 		uint32_t op = h2 & 0xd000;

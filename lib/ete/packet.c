@@ -86,6 +86,13 @@ const char *trawl_ete_pkt_name(enum trawl_ete_pkt_type t)
 	return (unsigned)t < TRAWL_ETE_PKT_COUNT_ ? pkt_names[t] : "?";
 }
 
+const char *trawl_ete_security_name(const struct trawl_ete_ctx *c)
+{
+	if (c->nse)
+		return c->ns ? "Realm" : "Root";
+	return c->ns ? "NS" : "S";
+}
+
 const char *trawl_ete_exception_name(uint32_t type, int is_ete)
 {
 	static const char *const names[32] = {
@@ -184,6 +191,8 @@ static void build_table(struct trawl_ete_pkt_decoder *d)
 	set_range(t, 0x34, 0x37, H_CANCEL_F2);
 	set_range(t, 0x38, 0x3F, H_CANCEL_F3);
 	set_range(t, 0x40, 0x6F, H_BAD_CFG); /* conditional trace (not supported) */
+	t[0x47] = t[0x4B] = t[0x4F] = H_RES;
+	set_range(t, 0x60, 0x67, H_RES);
 	t[0x70] = H_IGNORE;
 	set_range(t, 0x71, 0x7F, H_EVENT);
 	t[0x80] = t[0x81] = H_CTXT;
@@ -758,6 +767,40 @@ PARSER parse_commit(int cls, const uint8_t *b, size_t avail, struct trawl_ete_pa
 	return 1 + r;
 }
 
+/* A packet this decoder does not follow (ETMv4 conditional and data
+ * trace, Exception Return in ETE): walked over by its length so the
+ * stream stays in step, and reported as BAD (TRAWL_ETE_BAD_CONFIG) with
+ * that length. Lengths from the ETMv4 header table: data sync markers
+ * 20-2C, conditional instruction F2 40-42, flush 43, result F4 44-46 and
+ * F2 48-4A/4C-4E are one byte; result F3 50-5F and instruction F3 6D two;
+ * instruction F1 6C carries a key (continuation field); result F1 carries
+ * two result+key fields (68-6B) or one (6E-6F), 6 bytes at most each. */
+PARSER parse_unsupported(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_t avail,
+			 struct trawl_ete_packet *p)
+{
+	uint8_t h = b[0];
+	int n = 1, fields = 0, max = 6;
+	uint64_t v;
+	if ((h >= 0x50 && h <= 0x5F) || h == 0x6D)
+		n = 2;
+	else if (h == 0x6C)
+		fields = 1, max = CONT_MAX;
+	else if (h >= 0x68 && h <= 0x6B)
+		fields = 2;
+	else if (h == 0x6E || h == 0x6F)
+		fields = 1;
+	NEED(n);
+	for (int i = 0; i < fields; i++) {
+		int r = cont_field(b + n, avail - (size_t)n, max, &v);
+		FIELD(r);
+		n += r;
+	}
+	p->type = TRAWL_ETE_PKT_BAD;
+	p->count = TRAWL_ETE_BAD_CONFIG;
+	d->stats.bad++;
+	return n;
+}
+
 /* Mispredict, Cancel formats 2 and 3: atoms and a cancel count in the
  * header */
 PARSER parse_mispred(int cls, uint8_t h, struct trawl_ete_packet *p)
@@ -951,7 +994,7 @@ static inline __attribute__((always_inline)) int parse_one(struct trawl_ete_pkt_
 	case H_ADDR_L32: case H_ADDR_L64: case H_SRC_L32: case H_SRC_L64:
 		return parse_addr_l(d, cls, b, avail, p);
 	case H_Q: return parse_q(d, b, avail, p);
-	case H_BAD_CFG: return bad(p, TRAWL_ETE_BAD_CONFIG);
+	case H_BAD_CFG: return parse_unsupported(d, b, avail, p);
 	default: return bad(p, TRAWL_ETE_BAD_RESERVED);
 	}
 }

@@ -6,6 +6,7 @@
 #   mode=refel   reference elements -> "ID KIND fields"
 #   mode=ourel   trawl elements     -> same
 function hex(s) { s = tolower(s); sub(/^0x0*/, "", s); return "0x" (s == "" ? "0" : s) }
+function hexval(s,  i, v) { s = tolower(s); v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
 function idn(s) { s = tolower(s); sub(/^0*/, "", s); return s == "" ? "0" : s }
 mode == "refpkt" && /^Idx:[0-9]+; ID:[0-9a-fA-F]+;.*\tI_/ {
 	split($0, a, ";"); off = substr(a[1], 5); id = substr(a[2], 5)
@@ -59,11 +60,14 @@ mode == "refel" && /OCSD_GEN_TRC_ELEM_/ {
 		print id " EXCEPTION " hex("0x" r) " " hex("0x" e); next
 	}
 	if ($0 ~ /ELEM_EXCEPTION_RET/) { print id " EXC_RET"; next }
+	if (cc_events && match($0, /ELEM_CYCLE_COUNT\( \[CC=[0-9]+\]/)) { s = substr($0, RSTART + 22, RLENGTH - 23); print id " CC " s; next }
+	if (cc_events && match($0, /ELEM_EVENT\( Numbered:[0-9]+/)) { print id " EVENT " substr($0, RSTART + 21, RLENGTH - 21); next }
 	if ($0 ~ /ELEM_NO_SYNC|ELEM_EO_TRACE/) { print id " SYNC_LOST"; next }
 	if (match($0, /ADDR_NACC\( 0x[0-9a-f]+/)) { print id " NACC " hex(substr($0, RSTART + 11, RLENGTH - 11)); next }
 	if (match($0, /PE_CONTEXT\(\(ISA=[A-Z0-9]+\) EL[0-3][SNR]/)) {
 		s = substr($0, RSTART, RLENGTH); el = substr(s, length(s) - 3, 3)
-		print id " CONTEXT " el " " ($0 ~ /EL[0-3]N/ ? "NS" : "S") " " ($0 ~ /64-bit/ ? "64" : "32"); next
+		sec = $0 ~ /EL[0-3]Realm/ ? "Realm" : $0 ~ /EL[0-3]Root/ ? "Root" : $0 ~ /EL[0-3]N/ ? "NS" : "S"
+		print id " CONTEXT " el " " sec " " ($0 ~ /64-bit/ ? "64" : "32"); next
 	}
 	next
 }
@@ -73,6 +77,8 @@ mode == "ourel" {
 	if (f[3] == "I_RANGE_NOPATH") { print id " NOPATH " hex(f[4]) " " hex(f[5]) " " f[6]; next }
 	if (f[3] == "EXCEPTION") { r = f[4]; sub(/ret=/, "", r); e = f[5]; sub(/type=/, "", e); print id " EXCEPTION " hex(r) " " hex(e); next }
 	if (f[3] == "EXCEPTION_RET") { print id " EXC_RET"; next }
+	if (cc_events && f[3] == "CYCLE_COUNT") { print id " CC " (f[4] == "unknown" ? 0 : f[4]); next }
+	if (cc_events && f[3] == "EVENT") { ev = f[4]; sub(/^0x/, "", ev); print id " EVENT " hexval(ev); next }
 	if (f[3] == "BAD_PACKET" || f[3] == "EO_TRACE") { print id " SYNC_LOST"; next }
 	if (f[3] == "ADDR_NACC") { s = f[4]; sub(/no image at /, "", s); print id " NACC " hex(s); next }
 	if (f[3] == "PE_CONTEXT") { print id " CONTEXT " f[4] " " f[5] " " f[6]; next }

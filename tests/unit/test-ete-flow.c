@@ -214,6 +214,45 @@ static void test_classify(void **state)
 	/* TBZ x0, #0, +0x10: 0x36000080 (imm14 = 4) */
 	trawl_ete_insn_classify(0x36000080, TRAWL_ISET_A64, 0x2000, 1, &ii);
 	assert_true(ii.target == 0x2010);
+	/* FEAT_CMPBR, encodings from LLVM's assembler tests: cbbgt w5, w3,
+	 * #-1024 is 0x7403a005 (imm9 = -256); cbhgt the same with bits 15:14
+	 * = 11; cbgt w5, w3, +8 (register form, bits 15:14 = 00); the
+	 * immediate form (0x75...) with bit 14 set and the register form
+	 * with bits 15:14 = 01 are unallocated */
+	trawl_ete_insn_classify(0x7403a005, TRAWL_ISET_A64, 0x2000, 1, &ii);
+	assert_true(ii.cls == TRAWL_ETE_INSN_BR && (ii.flags & TRAWL_ETE_INSN_COND));
+	assert_true(ii.target == 0x2000 - 1024);
+	trawl_ete_insn_classify(0x7403e005, TRAWL_ISET_A64, 0x2000, 1, &ii);
+	assert_true(ii.target == 0x2000 - 1024);
+	trawl_ete_insn_classify(0x74030045, TRAWL_ISET_A64, 0x1000, 1, &ii);
+	assert_true(ii.cls == TRAWL_ETE_INSN_BR && ii.target == 0x1008);
+	trawl_ete_insn_classify(0x75004045, TRAWL_ISET_A64, 0x1000, 1, &ii);
+	assert_int_equal(ii.cls, TRAWL_ETE_INSN_OTHER);
+	trawl_ete_insn_classify(0x74034045, TRAWL_ISET_A64, 0x1000, 1, &ii);
+	assert_int_equal(ii.cls, TRAWL_ETE_INSN_OTHER);
+	/* FEAT_PAuth_LR RETAASPPC / RETABSPPC (0x5500001f / 0x5520001f with
+	 * imm16 in bits 20:5) are returns */
+	trawl_ete_insn_classify(0x5500ffff, TRAWL_ISET_A64, 0, 1, &ii);
+	assert_true(ii.cls == TRAWL_ETE_INSN_IBR && (ii.flags & TRAWL_ETE_INSN_RET));
+	trawl_ete_insn_classify(0x5520001f, TRAWL_ISET_A64, 0, 1, &ii);
+	assert_true(ii.cls == TRAWL_ETE_INSN_IBR && (ii.flags & TRAWL_ETE_INSN_RET));
+	/* Armv8.1-M (T32, first halfword in the low half): WLS lr, r0, +8
+	 * (f040 c005) is a conditional branch forward, not a BL; LE lr, -6
+	 * (f00f c803: immh 1, imml 1) back; LE without LR (f02f c803) is
+	 * unconditional; DLS lr, r0 (f040 e001) and LCTP (f00f e001) are not
+	 * branches */
+	trawl_ete_insn_classify(0xc005f040, TRAWL_ISET_T32, 0x1000, 1, &ii);
+	assert_true(ii.cls == TRAWL_ETE_INSN_BR && (ii.flags & TRAWL_ETE_INSN_COND) &&
+		    !(ii.flags & TRAWL_ETE_INSN_LINK) && ii.target == 0x100c);
+	trawl_ete_insn_classify(0xc803f00f, TRAWL_ISET_T32, 0x1006, 1, &ii);
+	assert_true(ii.cls == TRAWL_ETE_INSN_BR && (ii.flags & TRAWL_ETE_INSN_COND) &&
+		    ii.target == 0x1004);
+	trawl_ete_insn_classify(0xc803f02f, TRAWL_ISET_T32, 0x1006, 1, &ii);
+	assert_true(ii.cls == TRAWL_ETE_INSN_BR && !(ii.flags & TRAWL_ETE_INSN_COND));
+	trawl_ete_insn_classify(0xe001f040, TRAWL_ISET_T32, 0x1000, 1, &ii);
+	assert_int_equal(ii.cls, TRAWL_ETE_INSN_OTHER);
+	trawl_ete_insn_classify(0xe001f00f, TRAWL_ISET_T32, 0x1000, 1, &ii);
+	assert_int_equal(ii.cls, TRAWL_ETE_INSN_OTHER);
 	/* RET, ERET, BLR x1, ISB, WFI (ETE only), TSTART x0, NOP */
 	trawl_ete_insn_classify(0xd65f03c0, TRAWL_ISET_A64, 0, 1, &ii);
 	assert_true(ii.cls == TRAWL_ETE_INSN_IBR && (ii.flags & TRAWL_ETE_INSN_RET));

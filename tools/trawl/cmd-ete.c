@@ -38,6 +38,8 @@ struct run {
 	uint64_t elems[32];
 	uint64_t insns;
 	uint64_t bad;
+	uint64_t nacc_off, nacc_addr; /* the first no-image element */
+	uint8_t nacc_id;
 	struct trawl_disasm *dis;
 	uint64_t ts;
 	uint64_t seq;
@@ -150,7 +152,7 @@ static void print_packet(struct stream *s, const struct trawl_ete_packet *p)
 	if (p->flags & TRAWL_ETE_PF_HAS_ADDR)
 		fprintf(f, "\taddr=0x%016" PRIx64 " is=%u", p->addr, p->is);
 	if (p->flags & TRAWL_ETE_PF_HAS_CTX) {
-		fprintf(f, "\tctx=EL%u %s %s", p->ctx.el, p->ctx.ns ? "NS" : "S",
+		fprintf(f, "\tctx=EL%u %s %s", p->ctx.el, trawl_ete_security_name(&p->ctx),
 			p->ctx.sf ? "64" : "32");
 		if (p->ctx.has_vmid)
 			fprintf(f, " vmid=0x%x", p->ctx.vmid);
@@ -164,7 +166,14 @@ static void on_packets(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
 {
 	struct stream *s = ctx;
 	for (size_t i = 0; i < n; i++) {
-		if (pkts[i].type == TRAWL_ETE_PKT_BAD || pkts[i].type == TRAWL_ETE_PKT_INCOMPLETE) {
+		if (pkts[i].type == TRAWL_ETE_PKT_BAD && pkts[i].count == TRAWL_ETE_BAD_CONFIG) {
+			s->run->bad++;
+			cli_warn(cmd, "%s: offset %" PRIu64 ": unsupported packet (header 0x%02x, length %u: "
+				 "conditional or data trace, or not valid for this trace unit) skipped; "
+				 "packets go on, instructions from the next Trace Info",
+				 s->run->o->src, map_off(s, pkts[i].offset), pkts[i].header, pkts[i].len);
+		} else if (pkts[i].type == TRAWL_ETE_PKT_BAD ||
+			   pkts[i].type == TRAWL_ETE_PKT_INCOMPLETE) {
 			s->run->bad++;
 			cli_warn(cmd, "%s: offset %" PRIu64 ": %s packet (header 0x%02x); resyncing at the next A-Sync",
 				 s->run->o->src, map_off(s, pkts[i].offset),
@@ -271,7 +280,8 @@ static void print_elem(struct stream *s, const struct trawl_ete_elem *e)
 			trawl_ete_exception_name(e->count, s->cfg.is_ete));
 		break;
 	case TRAWL_ETE_EL_CONTEXT:
-		fprintf(f, "\tEL%u\t%s\t%s", e->ctx.el, e->ctx.ns ? "NS" : "S", e->ctx.sf ? "64" : "32");
+		fprintf(f, "\tEL%u\t%s\t%s", e->ctx.el, trawl_ete_security_name(&e->ctx),
+			e->ctx.sf ? "64" : "32");
 		if (e->ctx.has_vmid)
 			fprintf(f, "\tvmid=0x%x", e->ctx.vmid);
 		if (e->ctx.has_cid)
@@ -282,7 +292,10 @@ static void print_elem(struct stream *s, const struct trawl_ete_elem *e)
 		fprintf(f, "\t0x%" PRIx64 "\n", e->value);
 		break;
 	case TRAWL_ETE_EL_CYCLE_COUNT:
-		fprintf(f, "\t%u\n", e->count);
+		if (e->value)
+			fputs("\tunknown\n", f);
+		else
+			fprintf(f, "\t%u\n", e->count);
 		break;
 	case TRAWL_ETE_EL_EVENT:
 		fprintf(f, "\t0x%x\n", e->count);
@@ -307,6 +320,11 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 {
 	struct stream *s = ctx;
 	struct run *r = s->run;
+	if (e->type == TRAWL_ETE_EL_NACC && !r->elems[TRAWL_ETE_EL_NACC]) {
+		r->nacc_off = map_off(s, e->offset);
+		r->nacc_addr = e->value;
+		r->nacc_id = s->id;
+	}
 	r->elems[e->type & 31]++;
 	if (e->type == TRAWL_ETE_EL_RANGE)
 		r->insns += e->count;
@@ -636,6 +654,14 @@ static void finish_streams(struct run *r)
 				 r->o->src, s->id, ps->bytes);
 			r->bad++;
 		}
+	}
+	/* no image: the instructions there ran but could not be decoded */
+	uint64_t n = r->elems[TRAWL_ETE_EL_NACC];
+	if (n) {
+		cli_warn(cmd, "%s: %" PRIu64 " place%s with no program image (first: trace ID 0x%02x, "
+			 "offset %" PRIu64 ", address 0x%" PRIx64 "): the instructions there are not decoded",
+			 r->o->src, n, n == 1 ? "" : "s", r->nacc_id, r->nacc_off, r->nacc_addr);
+		r->bad++;
 	}
 }
 
