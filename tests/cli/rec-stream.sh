@@ -101,7 +101,12 @@ fi
 start_listener "$_tmp/K"
 TRAWL_REC_STREAM=127.0.0.1:$port TRAWL_REC_FLUSH_MS=5 "$demo" --threads 2 --packets 20000 --pace 2000 --out "$_tmp/fb4" >"$_tmp/d4" &
 d4=$!
-sleep 0.3
+# kill it once it has written events (a fixed sleep left it empty on a loaded machine)
+for i in $(seq 200); do
+	[ -n "$(find "$_tmp/K" -type f ! -name metadata -size +0c 2>/dev/null | head -1)" ] && break
+	sleep 0.05
+done
+sleep 0.1
 kill -9 $lpid
 wait $d4 || fail "program died with its listener"
 grep -q "stream failed: fell back to files" "$_tmp/d4" || fail "program did not report the fallback: $(cat "$_tmp/d4")"
