@@ -76,11 +76,14 @@ try:
     # a click in the timeline: the list scrolls to the first event at or after that time
     box = browser.eval("(() => { const r = document.getElementById('timeline').getBoundingClientRect();"
                        " return [r.left, r.top, r.width, r.height]; })()")
-    x = int(box[2] * 0.6)
+    # at the x of the middle lock event, so the answer is not the position
+    # already selected (0) and the wait below cannot pass early
     frm, to = browser.eval("[trawlView.from, trawlView.to]")
-    t = int(frm + x / box[2] * (to - frm))
     times = [int(line.split()[0]) for line in locks]
+    x = int((times[len(times) // 2] - frm) / (to - frm) * box[2])
+    t = int(frm + x / box[2] * (to - frm))
     expect = next(i for i, v in enumerate(times) if v >= t)
+    check(expect != browser.eval("trawlView.pos"), "the timeline click would not move the selection")
     browser.click(box[0] + x, box[1] + box[3] - 20)
     browser.wait_for("trawlView.pos === %d" % expect)
     browser.wait_for("(() => { const s = document.querySelector('#list .row.sel');"

@@ -117,10 +117,13 @@ const trawlEvents = (() => {
   }
 
   async function select(pos, scroll) {
+    v.selSeq = (v.selSeq || 0) + 1;
     v.pos = Math.max(0, pos);
     if (scroll !== false) scrollTo(v.pos);
-    await drawList();
-    const e = (v.listEvents || []).find((x) => x.pos === v.pos);
+    // the selected event itself: the list drawn may be a newer scroll's
+    const [, r] = await Promise.all([drawList(), api('events', params({ from: v.pos, count: 1 }))]);
+    if (pos !== v.pos) return;     // selected again meanwhile
+    const e = r.events && r.events[0];
     v.cursor = e ? e.time : null;
     $('where').textContent = e ? 'event ' + v.pos + ' of ' + v.total + ', t=' + e.time : '';
     writeFragment();
@@ -128,7 +131,9 @@ const trawlEvents = (() => {
   }
 
   async function goTo(q) {
+    const seq = v.selSeq;
     const r = await api('goto', params({ q }));
+    if (seq !== v.selSeq) return;  // something else was selected meanwhile
     if (r.pos === null || r.pos === undefined) { say(r.message || r.error); return; }
     say('');
     if (r.time < v.from || r.time >= v.to) centreOn(r.time);
@@ -136,27 +141,11 @@ const trawlEvents = (() => {
     await drawTimeline();
   }
 
-  // ---- the timeline ----
-  function size() {
-    const c = $('timeline'), dpr = window.devicePixelRatio || 1;
-    const w = c.clientWidth, h = c.clientHeight;
-    if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
-      c.width = Math.round(w * dpr);
-      c.height = Math.round(h * dpr);
-    }
-    return { c, w, h, dpr };
-  }
-
-  function hue(name) {
-    let h = 0;
-    for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
-    return h % 360;
-  }
-
+  // ---- the timeline (canvasSize and hue are app.js's) ----
   let tlTicket = 0;
   async function drawTimeline() {
     if (!v.ready) return;
-    const { w } = size(), ticket = ++tlTicket;
+    const { w } = canvasSize(), ticket = ++tlTicket;
     const r = await api('timeline', params({ from: Math.floor(v.from), to: Math.ceil(v.to),
       cols: Math.max(1, Math.floor(w)) }));
     if (ticket !== tlTicket) return;
@@ -168,7 +157,7 @@ const trawlEvents = (() => {
   }
 
   function paint() {
-    const { c, w, h, dpr } = size(), tl = v.timeline;
+    const { c, w, h, dpr } = canvasSize(), tl = v.timeline;
     const g = c.getContext('2d');
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, w, h);
@@ -235,7 +224,7 @@ const trawlEvents = (() => {
     v.to = from + span;
   }
   function centreOn(t) { const s = v.to - v.from; clamp(t - s / 2, t + s / 2); }
-  function timeAt(x) { return Math.floor(v.from + (x / size().w) * (v.to - v.from)); }
+  function timeAt(x) { return Math.floor(v.from + (x / canvasSize().w) * (v.to - v.from)); }
 
   // ---- statistics ----
   async function drawStats() {
@@ -303,7 +292,7 @@ const trawlEvents = (() => {
   return {
     open, drawList, drawTimeline, paint, goTo, clamp, timeAt, wire, setMode,
     zoom(factor, at) {
-      const w = size().w, a = at === undefined ? w / 2 : at;
+      const w = canvasSize().w, a = at === undefined ? w / 2 : at;
       const pivot = v.from + (a / w) * (v.to - v.from), span = (v.to - v.from) * factor;
       clamp(pivot - (a / w) * span, pivot - (a / w) * span + span);
       drawTimeline();

@@ -25,13 +25,14 @@ static uint64_t col_start(const struct span *v, uint64_t c)
 	return v->from + (uint64_t)((w + v->cols - 1) / v->cols);
 }
 
-/* First record of the lane with begin >= t. */
-static size_t rec_lower(const struct sw_lane *l, uint64_t t)
+/* The first i in [0, n) for which below(ctx, i, t) is false (below is
+ * true then false over the range): one bisection for every search here. */
+static size_t bisect(size_t n, int (*below)(const void *, size_t, uint64_t), const void *ctx, uint64_t t)
 {
-	size_t lo = 0, hi = l->n;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t m = lo + (hi - lo) / 2;
-		if (l->r[m].begin < t)
+		if (below(ctx, m, t))
 			lo = m + 1;
 		else
 			hi = m;
@@ -39,18 +40,26 @@ static size_t rec_lower(const struct sw_lane *l, uint64_t t)
 	return lo;
 }
 
+static int begin_below(const void *l, size_t i, uint64_t t)
+{
+	return ((const struct sw_lane *)l)->r[i].begin < t;
+}
+
+static int reach_below(const void *l, size_t i, uint64_t t)
+{
+	return ((const struct sw_lane *)l)->r[i].runmax < t;
+}
+
+/* First record of the lane with begin >= t. */
+static size_t rec_lower(const struct sw_lane *l, uint64_t t)
+{
+	return bisect(l->n, begin_below, l, t);
+}
+
 /* First record whose runmax >= t (runmax does not decrease). */
 static size_t rec_reach(const struct sw_lane *l, uint64_t t)
 {
-	size_t lo = 0, hi = l->n;
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-		if (l->r[m].runmax < t)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo;
+	return bisect(l->n, reach_below, l, t);
 }
 
 struct out {
@@ -125,20 +134,23 @@ static void lane_items(struct out *o, const struct sw_lane *l, const struct span
 	}
 }
 
+struct row_ctx {
+	const struct serve_sw *s;
+	const uint64_t *p;           /* list positions, or NULL: the whole list */
+};
+
+static int time_below(const void *ctx, size_t i, uint64_t t)
+{
+	const struct row_ctx *c = ctx;
+	const struct sw_view *w = &c->s->view;
+	return c->s->ev[w->kept[c->p ? c->p[i] : i]].time < t;
+}
+
 /* First position of a row's kept events with time >= t. */
 static size_t ev_lower(const struct serve_sw *s, unsigned row, uint64_t t)
 {
-	const struct sw_view *w = &s->view;
-	const uint64_t *p = w->by_cpu[row];
-	size_t lo = 0, hi = w->ncpu[row];
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-		if (s->ev[w->kept[p[m]]].time < t)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo;
+	struct row_ctx c = { s, s->view.by_cpu[row] };
+	return bisect(s->view.ncpu[row], time_below, &c, t);
 }
 
 /* Events as dots: per core and column, how many and the list position of
@@ -190,16 +202,8 @@ void serve_sw_timeline(const struct serve_sw *s, uint64_t from, uint64_t to, uin
 
 uint64_t serve_sw_position(const struct serve_sw *s, uint64_t t)
 {
-	const struct sw_view *w = &s->view;
-	size_t lo = 0, hi = w->nkept;
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-		if (s->ev[w->kept[m]].time < t)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo;
+	struct row_ctx c = { s, NULL };
+	return bisect(s->view.nkept, time_below, &c, t);
 }
 
 void serve_sw_rec_name(const struct serve_sw *s, uint32_t act, const struct sw_rec *r, char *buf, size_t n)
