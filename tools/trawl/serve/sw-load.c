@@ -44,7 +44,7 @@ static int make_rows(struct serve_sw *s)
 	for (unsigned c = 0; c < 65536; c++)
 		if (s->row_of[c]) {
 			s->cpus[s->ncpus] = (uint16_t)c;
-			s->row_of[c] = (uint16_t)(++s->ncpus);
+			s->row_of[c] = ++s->ncpus;
 		}
 	return 0;
 }
@@ -58,9 +58,14 @@ int serve_sw_load(struct serve_sw *s, const char *dir, const char *defs)
 	if (rc)
 		return rc;
 	struct trawl_sw_event ev;
-	while (events_run_next(&s->run, &ev, &keep) == TRAWL_OK)
-		if (ev.cpu > 65535 || add_event(s, &ev))
+	while (events_run_next(&s->run, &ev, &keep) == TRAWL_OK) {
+		if (ev.cpu > 65535) {
+			cli_error("serve", "%s: an event on cpu %u: the view takes cpus up to 65535", dir, ev.cpu);
+			return EXIT_BAD_INPUT;
+		}
+		if (add_event(s, &ev))
 			return oom();
+	}
 	const struct trawl_error *d = trawl_swtrace_damage(s->run.t);
 	if (d) {
 		snprintf(s->damage, sizeof s->damage, "%.120s: %.120s", d->file, d->message);

@@ -64,7 +64,7 @@ struct serve_sw {
 	size_t nvals, vals_cap;
 	uint16_t *cpus;              /* distinct cpus, sorted */
 	unsigned ncpus;
-	uint16_t row_of[65536];      /* cpu -> row + 1 */
+	uint32_t row_of[65536];      /* cpu -> row + 1 */
 	char damage[256];            /* the first damage met, "" none */
 	struct sw_view view;
 	struct trawl_act *names;     /* an engine kept for state names */
