@@ -24,6 +24,9 @@ static const char serve_description[] =
 	"jumps to the last or next write of a register or byte, step over / out,\n"
 	"search and go to line, time, address or function. Each trace's index is\n"
 	"built (or checked) when the page first opens it, with progress shown.\n"
+	"A CTF trace directory of software events (the recorder's, trawl listen's)\n"
+	"shows activities (--defs) as bars per core, messages as arrows, events as\n"
+	"dots, the event list, a filter panel and statistics.\n"
 	"\n"
 	"Prints one URL holding a random access token: requests without it, with\n"
 	"a Host header naming another site, or for anything but the page's files\n"
@@ -165,7 +168,7 @@ int cmd_serve(int argc, char **argv)
 		CLI_U64("port", "N", &o.port, 65535, NULL, "TCP port (default 0: any free one)"),
 		CLI_STRING("bind", 0, "ADDR", &o.bind, "IPv4 address to listen on (default 127.0.0.1)"),
 		CLI_FLAG("open", 0, &o.open, "open the URL in the desktop's browser (xdg-open)"),
-		CLI_STRING("defs", 0, "FILE", &s.defs, "definitions (.tdef) declaring the activities of software-event traces"),
+		CLI_STRING("defs", 0, "FILE", &s.defs, "definitions (.tdef): the activities of software-event traces"),
 		CALLS_OPTIONS(&s.opts),
 		CLI_END,
 	};
