@@ -1,5 +1,6 @@
 #!/bin/sh
-# trawl serve (issue 15): on emulated traces of two sizes (examples/recurse
+# trawl serve (issue 15): software-event traces first (bench-serve-events.py),
+# then, on emulated traces of two sizes (examples/recurse
 # under `trawl emulate`, about 230 MB and 1 GB of Tarmac; SERVE_BENCH_SMALL /
 # SERVE_BENCH_BIG instructions pick others), with the index built by
 # `trawl index` first (its own figures are bench-index's): the first
@@ -13,8 +14,27 @@ set -u
 : "${TRAWL:?}" "${TRAWL_BUILD:?}" "${TRAWL_SRC:?}"
 out=${TRAWL_BENCH_OUT:-bench/out}
 mkdir -p "$out"
-[ -x "$TRAWL_BUILD/examples/recurse" ] || { echo "bench-serve: examples not built, skipped"; exit 0; }
 command -v python3 >/dev/null 2>&1 || { echo "bench-serve: python3 missing, skipped"; exit 0; }
+
+# Software events: rec-demo recordings of about 10^6 and 10^7 events
+# (SERVE_BENCH_EV_SMALL / _BIG events), 4 threads, as bench-events makes them.
+demo="$TRAWL_BUILD/rec/rec-demo/rec-demo"
+if [ -x "$demo" ]; then
+	evs=${SERVE_BENCH_EV_SMALL:-1000000}
+	evb=${SERVE_BENCH_EV_BIG:-10000000}
+	for n in "$evs" "$evb"; do
+		[ -d "$out/serve-ev-$n" ] && continue
+		echo "recording rec-demo for about $n events..."
+		TRAWL_REC_BUFFER=256M "$demo" --threads 4 --packets $((n * 11 / 160)) --out "$out/serve-ev-$n" \
+			>/dev/null 2>&1 || { echo "bench-serve: rec-demo failed"; exit 1; }
+	done
+	python3 "$TRAWL_SRC/bench/bench-serve-events.py" "$TRAWL" "$TRAWL_SRC/examples/rec-demo/analysis.tdef" \
+		"$out/serve-ev-$evs" "$out/serve-ev-$evb" || exit 1
+	[ "${SERVE_BENCH_KEEP:-}" = 1 ] || rm -rf "$out/serve-ev-$evs" "$out/serve-ev-$evb"
+else
+	echo "bench-serve: rec-demo not built, the software-event figures skipped"
+fi
+[ -x "$TRAWL_BUILD/examples/recurse" ] || { echo "bench-serve: examples not built, skipped"; exit 0; }
 small=${SERVE_BENCH_SMALL:-2000000}
 big=${SERVE_BENCH_BIG:-9000000}
 for n in "$small" "$big"; do

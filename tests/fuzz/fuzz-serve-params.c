@@ -29,6 +29,11 @@ static void check(const struct serve_req *r)
 		assert(r->op >= SERVE_OP_OVER && r->op <= SERVE_OP_OUT);
 	assert(r->dir == 1 || r->dir == -1);
 	assert(memchr(r->reg, 0, sizeof r->reg) && memchr(r->text, 0, sizeof r->text));
+	for (int i = 0; i < SF_N; i++) {
+		assert(memchr(r->filter[i], 0, sizeof r->filter[i]));
+		assert((r->filter_have >> i & 1) || !r->filter[i][0]);
+	}
+	assert(!r->filter_have == !(r->have & SP_FILTER));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -245,7 +245,6 @@ static void json_states(struct sum *s)
 static void json_out(struct sum *s)
 {
 	struct trawl_json *j = &s->j;
-	trawl_json_init(j, stdout);
 	trawl_json_object_begin(j);
 	json_kv(j, "events_read", s->r->read);
 	json_kv(j, "events_kept", s->r->kept);
@@ -264,7 +263,15 @@ static void json_out(struct sum *s)
 		trawl_json_u64(j, s->st.rate[b]);
 	trawl_json_array_end(j);
 	trawl_json_object_end(j);
-	putchar('\n');
+}
+
+void events_summary_json(const struct events_run *r, struct trawl_swstats *st, struct trawl_json *j)
+{
+	struct sum s = { .r = (struct events_run *)r, .st = *st, .j = *j };
+	if (st->nstates)
+		qsort(st->states, st->nstates, sizeof *st->states, state_cmp);
+	json_out(&s);
+	*j = s.j;
 }
 
 /* One pass: the engine hands finished activities to on_record while the
@@ -326,7 +333,9 @@ int events_summary(int argc, char **argv)
 	if (s.st.nstates)
 		qsort(s.st.states, s.st.nstates, sizeof *s.st.states, state_cmp);
 	if (s.format == EVENTS_JSON) {
+		trawl_json_init(&s.j, stdout);
 		json_out(&s);
+		putchar('\n');
 	} else {
 		if (s.format == EVENTS_TEXT)
 			printf("events: %" PRIu64 " kept of %" PRIu64 " read, %" PRIu64 " lost, over %" PRIu64 " ns\n",

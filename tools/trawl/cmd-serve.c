@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "events-act.h"
 #include "serve/serve.h"
 
 #if defined(TRAWL_HAVE_MHD)
@@ -23,6 +24,9 @@ static const char serve_description[] =
 	"jumps to the last or next write of a register or byte, step over / out,\n"
 	"search and go to line, time, address or function. Each trace's index is\n"
 	"built (or checked) when the page first opens it, with progress shown.\n"
+	"A CTF trace directory of software events (the recorder's, trawl listen's)\n"
+	"shows activities (--defs) as bars per core, messages as arrows, events as\n"
+	"dots, the event list, a filter panel and statistics.\n"
 	"\n"
 	"Prints one URL holding a random access token: requests without it, with\n"
 	"a Host header naming another site, or for anything but the page's files\n"
@@ -131,6 +135,8 @@ static int check_args(struct serve *s, struct serve_cli *o, int n, char **argv)
 		return cli_usage("serve", "--bind %s: give an IPv4 address", o->bind);
 	for (int i = 0; i < n; i++) {
 		struct stat st;
+		if (events_is_trace(argv[i]))
+			continue;
 		if (stat(argv[i], &st) || !S_ISREG(st.st_mode)) {
 			cli_error("serve", "cannot open '%s': %s", argv[i],
 				  stat(argv[i], &st) ? strerror(errno) : "not a file");
@@ -146,7 +152,7 @@ static int check_args(struct serve *s, struct serve_cli *o, int n, char **argv)
 	for (int i = 0; i < n; i++) {
 		s->traces[i].id = (unsigned)i;
 		s->traces[i].path = argv[i];
-		s->traces[i].kind = SERVE_KIND_INSN;
+		s->traces[i].kind = events_is_trace(argv[i]) ? SERVE_KIND_SW : SERVE_KIND_INSN;
 	}
 	return 0;
 }
@@ -162,12 +168,13 @@ int cmd_serve(int argc, char **argv)
 		CLI_U64("port", "N", &o.port, 65535, NULL, "TCP port (default 0: any free one)"),
 		CLI_STRING("bind", 0, "ADDR", &o.bind, "IPv4 address to listen on (default 127.0.0.1)"),
 		CLI_FLAG("open", 0, &o.open, "open the URL in the desktop's browser (xdg-open)"),
+		CLI_STRING("defs", 0, "FILE", &s.defs, "definitions (.tdef): the activities of software-event traces"),
 		CALLS_OPTIONS(&s.opts),
 		CLI_END,
 	};
 	const struct cli_command cmd = {
 		.name = "serve",
-		.usage = "[--port N] [--bind ADDR] [--open] [--image ELF[@OFFSET]]... TRACE...",
+		.usage = "[--port N] [--bind ADDR] [--open] [--image ELF[@OFFSET]]... [--defs A.tdef] TRACE...",
 		.description = serve_description,
 		.options = opts,
 		.min_args = 1, .max_args = 4096, .missing = "no trace given",
@@ -187,7 +194,7 @@ int cmd_serve(int argc, char **argv)
 	rc = run(&s, &o);
 	/* a trace that could not be opened was input not used */
 	for (unsigned i = 0; i < s.ntraces; i++) {
-		if (s.traces[i].state == SERVE_FAILED)
+		if (s.traces[i].state == SERVE_FAILED || (s.traces[i].sw && s.traces[i].sw->damage[0]))
 			cli_mark_lossy();
 		serve_trace_release(&s.traces[i]);
 	}

@@ -98,6 +98,12 @@ async function openTrace(id, f) {
   }
   if (t.state !== 'ready') return;
   view.info = t;
+  view.kind = t.kind;
+  if (t.kind === 'events') {     // a software-event trace: events.js
+    await trawlEvents.open(view, t, f ? location.hash.slice(1) : '', api, say);
+    return;
+  }
+  trawlEvents.setMode(false);
   const end = t.lines + 1;
   view.from = f && f.from !== null && f.from < f.to && f.to <= end ? f.from : 1;
   view.to = f && f.to !== null && f.from < f.to && f.to <= end ? f.to : end;
@@ -136,7 +142,10 @@ function scrollToLine(line) {
 }
 
 let listTicket = 0;
+const isEvents = () => view.kind === 'events';
+
 async function drawList() {
+  if (isEvents()) return trawlEvents.drawList();
   if (!view.ready) return;
   const first = firstLineAtScroll(), rows = listRows(), ticket = ++listTicket;
   const r = await api('lines', { trace: view.trace, from: first, count: Math.min(rows, 2000) });
@@ -244,6 +253,7 @@ async function step(op) {
 }
 
 async function goTo(q) {
+  if (isEvents()) return trawlEvents.goTo(q);
   const r = await api('goto', { trace: view.trace, q, line: view.line });
   if (!r.line) { say(r.message || r.error); return; }
   say('');
@@ -290,6 +300,7 @@ function coreTops(tl, h) {
 
 let tlTicket = 0;
 async function drawTimeline() {
+  if (isEvents()) return trawlEvents.drawTimeline();
   if (!view.ready) return;
   const { w } = canvasSize(), ticket = ++tlTicket;
   const cols = Math.max(1, Math.floor(w));
@@ -382,6 +393,7 @@ function clampView(from, to) {
 }
 
 function zoom(factor, atX) {
+  if (isEvents()) return trawlEvents.zoom(factor, atX);
   const { w } = canvasSize(), at = atX === undefined ? w / 2 : atX;
   const pivot = view.from + (at / w) * (view.to - view.from);
   const span = (view.to - view.from) * factor;
@@ -390,6 +402,7 @@ function zoom(factor, atX) {
 }
 
 function pan(frac) {
+  if (isEvents()) return trawlEvents.pan(frac);
   const span = view.to - view.from;
   clampView(view.from + frac * span, view.to + frac * span);
   drawTimeline();
@@ -415,6 +428,11 @@ function wireTimeline() {
     if (Math.abs(dx) > 3) drag.moved = true;
     if (!drag.moved) return;
     const shift = (-dx / w) * (drag.to - drag.from);
+    if (isEvents()) {
+      trawlEvents.clamp(drag.from + shift, drag.to + shift);
+      trawlEvents.paint();
+      return;
+    }
     clampView(drag.from + shift, drag.to + shift);
     paintTimeline();
   });
@@ -423,12 +441,17 @@ function wireTimeline() {
     const d = drag;
     drag = null;
     if (d.moved) { drawTimeline(); return; }
-    if (e.target === c) select(xToLine(e.offsetX, canvasSize().w));
+    if (e.target === c && isEvents()) trawlEvents.click(e.offsetX);
+    else if (e.target === c) select(xToLine(e.offsetX, canvasSize().w));
   });
   c.addEventListener('keydown', (e) => {
     const keys = { '+': () => zoom(0.5), '=': () => zoom(0.5), '-': () => zoom(2),
       ArrowLeft: () => pan(-0.2), ArrowRight: () => pan(0.2),
-      Home: () => { clampView(1, view.info.lines + 1); drawTimeline(); } };
+      Home: () => {
+        if (isEvents()) return trawlEvents.home();
+        clampView(1, view.info.lines + 1);
+        drawTimeline();
+      } };
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   });
   new ResizeObserver(() => drawTimeline()).observe(c);
@@ -441,7 +464,8 @@ function wire() {
   $('list').addEventListener('scroll', () => drawList());
   $('list-rows').addEventListener('click', (e) => {
     const row = e.target.closest('.row');
-    if (row) select(Number(row.dataset.line), false);
+    if (row && isEvents()) trawlEvents.clickRow(Number(row.dataset.pos));
+    else if (row) select(Number(row.dataset.line), false);
   });
   $('trace').onchange = () => openTrace(Number($('trace').value), null);
   $('over').onclick = () => step('over');
@@ -466,15 +490,21 @@ function wire() {
   });
   document.addEventListener('keydown', (e) => {
     if (e.target.tagName === 'INPUT' || e.target === $('timeline')) return;
+    if (isEvents()) {
+      const d = { ArrowDown: 1, ArrowUp: -1 }[e.key];
+      if (d) { e.preventDefault(); trawlEvents.step(d); }
+      return;
+    }
     const keys = { n: () => step('over'), p: () => step('back'), u: () => step('out'),
       ArrowDown: () => select(view.line + 1), ArrowUp: () => select(view.line - 1) };
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   });
   window.addEventListener('hashchange', () => {
     const f = readFragment();
-    if (f.line && f.line !== view.line) select(f.line);
+    if (!isEvents() && f.line && f.line !== view.line) select(f.line);
   });
 }
 
 wire();
+trawlEvents.wire();
 loadTraces().catch((e) => say(String(e)));

@@ -66,12 +66,12 @@ static enum serve_state trace_state(struct api *a, struct serve_trace *t)
 	trawl_json_key(&a->j, "path");
 	trawl_json_cstring(&a->j, t->path);
 	trawl_json_key(&a->j, "kind");
-	trawl_json_cstring(&a->j, "instructions");
+	trawl_json_cstring(&a->j, t->kind == SERVE_KIND_SW ? "events" : "instructions");
 	trawl_json_key(&a->j, "state");
 	trawl_json_cstring(&a->j, serve_state_name(st));
 	key_u64(a, "done", done);
 	key_u64(a, "total", total);
-	if (st == SERVE_FAILED) {
+	if (st == SERVE_FAILED || (st == SERVE_READY && t->message[0])) {
 		trawl_json_key(&a->j, "message");
 		trawl_json_cstring(&a->j, t->message);
 	}
@@ -99,7 +99,10 @@ static int api_trace(struct api *a)
 	serve_trace_request(a->s, a->t);
 	trawl_json_object_begin(&a->j);
 	/* the state printed decides: the build may end between the two */
-	if (trace_state(a, a->t) == SERVE_READY) {
+	enum serve_state st = trace_state(a, a->t);
+	if (st == SERVE_READY && a->t->kind == SERVE_KIND_SW) {
+		serve_sw_info(a->t->sw, &a->j);
+	} else if (st == SERVE_READY) {
 		struct trawl_index_info info;
 		trawl_index_get_info(a->t->ic.ix, &info);
 		key_u64(a, "lines", info.lines);
@@ -519,7 +522,21 @@ int serve_api(struct serve *s, const char *path, const struct serve_req *r, FILE
 			trawl_json_object_end(&a.j);
 			return 503;
 		}
+		if (a.t && a.t->kind == SERVE_KIND_SW && routes[i].fn != api_trace)
+			return serve_sw_api(s, a.t, path, r, &a.j);
 		return routes[i].fn(&a);
+	}
+	if (!strcmp(path, "/api/events") || !strcmp(path, "/api/stats")) {
+		if (!(r->have & SP_TRACE) || r->trace >= s->ntraces || s->traces[r->trace].kind != SERVE_KIND_SW)
+			return bad(&a, 404, "no such software-event trace");
+		a.t = &s->traces[r->trace];
+		if (serve_trace_request(s, a.t) != SERVE_READY) {
+			trawl_json_object_begin(&a.j);
+			trace_state(&a, a.t);
+			trawl_json_object_end(&a.j);
+			return 503;
+		}
+		return serve_sw_api(s, a.t, path, r, &a.j);
 	}
 	return bad(&a, 404, "no such API path");
 }

@@ -31,6 +31,8 @@ static const struct num_param nums[] = {
 	NUM("len", SP_LEN, len, 1, SERVE_MEM_MAX),
 };
 
+const char *const serve_filter_keys[SF_N] = { "cpus", "threads", "subsys", "events", "where", "acts" };
+
 static const char *const names[] = { "trace", "line", "from", "to", "count", "cols", "max",
 				     "addr", "len", "cpu", "dir", "reg", "text", "op", "q", "mark" };
 
@@ -100,6 +102,14 @@ int serve_req_set(struct serve_req *r, const char *key, const char *value, size_
 	if (!strcmp(key, "mark"))
 		return set_string(r->mark, sizeof r->mark, key, value, value_len, why, why_size) ||
 		       (r->have |= SP_MARK, 0);
+	for (int i = 0; i < SF_N; i++)
+		if (!strcmp(key, serve_filter_keys[i])) {
+			if (set_string(r->filter[i], sizeof r->filter[i], key, value, value_len, why, why_size))
+				return -1;
+			r->filter_have |= 1u << i;
+			r->have |= SP_FILTER;
+			return 0;
+		}
 	if (!strcmp(key, "text") || !strcmp(key, "q")) {
 		if (set_string(r->text, sizeof r->text, key, value, value_len, why, why_size))
 			return -1;

@@ -13,7 +13,13 @@ enum {
 	SP_COUNT = 1u << 4, SP_COLS = 1u << 5, SP_MAX = 1u << 6, SP_ADDR = 1u << 7,
 	SP_LEN = 1u << 8, SP_CPU = 1u << 9, SP_DIR = 1u << 10, SP_REG = 1u << 11,
 	SP_TEXT = 1u << 12, SP_OP = 1u << 13, SP_Q = 1u << 14, SP_MARK = 1u << 15,
+	SP_FILTER = 1u << 16,       /* any of the software-event filters below */
 };
+
+/* The filters of a software-event view, as `trawl events` takes them
+ * (cpus=, threads=, subsys=, events=, where=) and acts= (activities shown). */
+enum { SF_CPUS, SF_THREADS, SF_SUBSYS, SF_EVENTS, SF_WHERE, SF_ACTS, SF_N };
+extern const char *const serve_filter_keys[SF_N];
 
 #define SERVE_TEXT_MAX 256      /* search text, go-to query */
 #define SERVE_REG_MAX 64        /* a register name */
@@ -34,6 +40,8 @@ struct serve_req {
 	char reg[SERVE_REG_MAX];
 	char text[SERVE_TEXT_MAX];  /* text= and q= */
 	char mark[SERVE_TEXT_MAX];  /* a function whose calls the timeline marks */
+	char filter[SF_N][SERVE_TEXT_MAX]; /* each "" when not given */
+	uint32_t filter_have;       /* 1 << SF_*: given */
 };
 
 void serve_req_init(struct serve_req *r);

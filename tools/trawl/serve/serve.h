@@ -16,6 +16,7 @@
 #include "calls-cli.h"
 #include "index-cli.h"
 #include "serve/params.h"
+#include "serve/sw.h"
 #include "serve/timeline.h"
 
 enum serve_state {
@@ -33,6 +34,7 @@ enum serve_state {
  * endpoints (docs/serve.md, "Sources"). */
 enum serve_kind {
 	SERVE_KIND_INSN = 1,
+	SERVE_KIND_SW,              /* a CTF trace directory of software events (sw.h) */
 };
 
 struct serve_trace {
@@ -49,12 +51,14 @@ struct serve_trace {
 	size_t map_len;
 	struct serve_timeline tl;
 	unsigned ncpus;
+	struct serve_sw *sw;        /* SERVE_KIND_SW: the events and the current view */
 };
 
 struct serve {
 	struct serve_trace *traces;
 	unsigned ntraces;
 	struct calls_run opts;      /* the command's options: reader options, --image */
+	const char *defs;           /* --defs: the activities of software-event traces */
 	char token[33];
 	char host[3][96];           /* Host headers accepted */
 	pthread_mutex_t lock;
@@ -72,6 +76,11 @@ void serve_trace_release(struct serve_trace *t);
 /* One API request: writes the JSON answer to f and returns the HTTP status
  * (200, 400 with {"error":...}, 404, 503 while the trace is being built). */
 int serve_api(struct serve *s, const char *path, const struct serve_req *r, FILE *f);
+/* The endpoints of a software-event trace (sw-api.c); a path it does not
+ * know is 404. serve_sw_info: the members /api/trace adds when ready. */
+void serve_sw_info(const struct serve_sw *sw, struct trawl_json *j);
+int serve_sw_api(struct serve *s, struct serve_trace *t, const char *path, const struct serve_req *r,
+		 struct trawl_json *j);
 
 /* The page's files, embedded at build time (serve-web.c, generated). */
 struct serve_file {

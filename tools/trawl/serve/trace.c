@@ -65,8 +65,24 @@ static void map_text(struct serve_trace *t)
  * calltree reads it (calls_run_read, the command's --image and reader
  * options), kept only as the timeline's compact arrays. Errors are printed
  * on the server's terminal by the CLI code and summed up for the page. */
+/* A software-event trace: read once into the arrays of sw.h. */
+static void build_sw(struct serve *s, struct serve_trace *t)
+{
+	t->sw = calloc(1, sizeof *t->sw);
+	if (!t->sw || serve_sw_load(t->sw, t->path, s->defs)) {
+		fail(s, t, "the events could not be read");
+		return;
+	}
+	t->ncpus = t->sw->ncpus;
+	set_state(s, t, SERVE_READY, t->sw->damage[0] ? t->sw->damage : NULL);
+}
+
 static void build(struct serve *s, struct serve_trace *t)
 {
+	if (t->kind == SERVE_KIND_SW) {
+		build_sw(s, t);
+		return;
+	}
 	struct progress_ctx pc = { s, t };
 	t->ic.to = s->opts.to;
 	t->ic.to.cmd = "serve";
@@ -140,6 +156,12 @@ enum serve_state serve_trace_request(struct serve *s, struct serve_trace *t)
 
 void serve_trace_release(struct serve_trace *t)
 {
+	if (t->sw) {
+		serve_sw_release(t->sw);
+		free(t->sw);
+		t->sw = NULL;
+		return;
+	}
 	if (t->state == SERVE_READY || t->state == SERVE_FAILED) {
 		index_cli_close(&t->ic);
 		serve_timeline_release(&t->tl);

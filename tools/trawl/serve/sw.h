@@ -1,0 +1,93 @@
+/* A software-event trace in trawl serve (docs/serve.md, "Software
+ * events"): the trace is read once through the events verbs' own code
+ * (events-run.h: the CTF reader, --defs) into compact arrays; a filter
+ * (sw-filter.h, the --where parser) and the activity engine
+ * (sw-activity.h) then run over those arrays to make a view: the kept
+ * events, per core, and the activities in lanes (core, activity) sorted by
+ * begin, which a timeline request aggregates per pixel column by binary
+ * searches. One view is kept: the last filter asked for. */
+#ifndef TRAWL_SERVE_SW_H
+#define TRAWL_SERVE_SW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "events-run.h"
+#include "trawl/json.h"
+#include "trawl/sw-stats.h"
+
+struct sw_ev {
+	uint64_t time;
+	uint32_t tid;
+	uint32_t vals;               /* first value in serve_sw.vals */
+	uint16_t cpu;
+	uint16_t cls;                /* index into the trace's classes */
+};
+
+/* An activity as the timeline needs it; runmax: the latest end among
+ * this one and those before it in the lane (so a lane whose activities
+ * overlap is still searched by bisection). */
+struct sw_rec {
+	uint64_t begin, end, key, runmax;
+	uint32_t cpu_end, flags;
+};
+
+struct sw_lane {
+	uint32_t cpu, act;
+	struct sw_rec *r;
+	size_t n, cap;
+};
+
+/* The filter of a view: the page's filter panel, as the CLI's options. */
+struct sw_filter_args {
+	const char *cpus, *threads, *subsys, *events, *where, *acts;
+};
+
+struct sw_view {
+	char *key;                   /* the filter it was made for */
+	uint64_t *kept;              /* positions in serve_sw.ev of the kept events */
+	size_t nkept, kept_cap;
+	uint64_t **by_cpu;           /* per row (serve_sw.cpus): list positions of its kept events */
+	size_t *ncpu, *cpu_cap;
+	struct sw_lane *lanes;       /* sorted by cpu, then activity */
+	size_t nlanes, lanes_cap;
+	unsigned char *act_on;       /* per activity: shown (acts=) */
+	struct trawl_swstats stats;
+	uint64_t acts_lost;          /* records not kept: out of memory */
+};
+
+struct serve_sw {
+	struct events_run run;       /* open while the trace is served: classes, defs */
+	struct sw_ev *ev;
+	size_t nev, ev_cap;
+	uint64_t *vals;
+	size_t nvals, vals_cap;
+	uint16_t *cpus;              /* distinct cpus, sorted */
+	unsigned ncpus;
+	uint32_t row_of[65536];      /* cpu -> row + 1 */
+	char damage[256];            /* the first damage met, "" none */
+	struct sw_view view;
+	struct trawl_act *names;     /* an engine kept for state names */
+};
+
+/* Read the trace (dir, --defs path) into s. 0, or the CLI's exit status
+ * after the error was printed (cli_last_error says it). */
+int serve_sw_load(struct serve_sw *s, const char *dir, const char *defs);
+void serve_sw_release(struct serve_sw *s);
+
+/* Make s->view the view of filter f (kept when it already is). 0, or -1
+ * with why[] (a bad filter: the CLI's message, naming the option). */
+int serve_sw_view(struct serve_sw *s, const struct sw_filter_args *f, char *why, size_t n);
+
+/* The timeline of times [from, to) in cols columns, as members of the open
+ * JSON object j (docs/serve.md). */
+void serve_sw_timeline(const struct serve_sw *s, uint64_t from, uint64_t to, uint64_t cols,
+		       uint64_t max, struct trawl_json *j);
+/* The first kept event at or after time t: its list position (nkept when
+ * none). */
+uint64_t serve_sw_position(const struct serve_sw *s, uint64_t t);
+/* The name an activity record shows: the state's for a state, else the
+ * activity's. */
+void serve_sw_rec_name(const struct serve_sw *s, uint32_t act, const struct sw_rec *r, char *buf, size_t n);
+
+#endif
