@@ -32,6 +32,7 @@ struct role {
 struct node {
 	uint64_t begin, lane;
 	uint32_t cpu, tid, depth, next;
+	uint32_t oprev, onext;       /* the open nodes in the order they opened */
 	uint8_t flags, lane_cpu;
 };
 
@@ -59,6 +60,7 @@ struct trawl_act {
 	struct act_map map;
 	struct node *nodes;
 	uint32_t nnodes, cap, free_list, open;
+	uint32_t ohead, otail;       /* oldest and newest open node */
 	uint64_t max_open;
 	trawl_act_sink sink;
 	void *ctx;
@@ -170,6 +172,7 @@ enum trawl_status trawl_act_create(struct trawl_act **out, const struct trawl_de
 	a->sink = sink;
 	a->ctx = ctx;
 	a->free_list = NIL;
+	a->ohead = a->otail = NIL;
 	a->role_start = calloc(nclasses + 1, sizeof *a->role_start);
 	a->acts = calloc(a->nacts + 1, sizeof *a->acts);
 	if (!a->role_start || !a->acts) {
@@ -235,6 +238,32 @@ static uint64_t key_of(const struct trawl_defs_activity *d, const struct role *r
 	return d->key == TRAWL_DEFS_KEY_CPU ? ev->cpu : ev->tid;
 }
 
+/* Events come in time order, so the list of open nodes in the order they
+ * opened has the earliest begin at its head (trawl_act_oldest_open). */
+static void open_link(struct trawl_act *a, uint32_t i)
+{
+	a->nodes[i].oprev = a->otail;
+	a->nodes[i].onext = NIL;
+	if (a->otail != NIL)
+		a->nodes[a->otail].onext = i;
+	else
+		a->ohead = i;
+	a->otail = i;
+}
+
+static void open_unlink(struct trawl_act *a, uint32_t i)
+{
+	const struct node *n = &a->nodes[i];
+	if (n->oprev != NIL)
+		a->nodes[n->oprev].onext = n->onext;
+	else
+		a->ohead = n->onext;
+	if (n->onext != NIL)
+		a->nodes[n->onext].oprev = n->oprev;
+	else
+		a->otail = n->oprev;
+}
+
 static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
 {
 	struct act_info *ai = &a->acts[act];
@@ -257,6 +286,7 @@ static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const str
 	n->lane_cpu = d->key == TRAWL_DEFS_KEY_CPU;
 	n->lane = n->lane_cpu ? ev->cpu : ev->tid;
 	n->next = NIL;
+	open_link(a, i);
 	if (d->kind == TRAWL_DEFS_MESSAGE) {
 		if (s->a == 0) /* empty: values are index + 1 */
 			s->a = i + 1;
@@ -310,6 +340,7 @@ static void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const st
 		lane_add(a, n->lane_cpu, n->lane, -1);
 	ai->counts.closed++;
 	emit(a, act, n, ev->time, key, ev->cpu, ev->tid, 0);
+	open_unlink(a, i);
 	node_free(a, i);
 }
 
@@ -397,6 +428,19 @@ void trawl_act_finish(struct trawl_act *a, uint64_t end)
 	act_map_free(&a->map);
 	a->nnodes = a->open = 0;
 	a->free_list = NIL;
+	a->ohead = a->otail = NIL;
+}
+
+uint64_t trawl_act_oldest_open(const struct trawl_act *a, uint64_t now)
+{
+	uint64_t t = now;
+	if (a->ohead != NIL && a->nodes[a->ohead].begin < t)
+		t = a->nodes[a->ohead].begin;
+	for (size_t k = 0; k < a->nacts; k++)
+		for (uint32_t cpu = 0; cpu < a->acts[k].ncpus; cpu++)
+			if (a->acts[k].cpus[cpu].has && a->acts[k].cpus[cpu].since < t)
+				t = a->acts[k].cpus[cpu].since;
+	return t;
 }
 
 enum trawl_status trawl_act_add_span(struct trawl_act *a, const char *name, uint32_t *act, struct trawl_error *err)
