@@ -4,11 +4,12 @@
  * Open spans and messages live in one pool of nodes, bounded by max_open;
  * a hash table maps (activity, key) to the list of its open nodes: spans
  * push and pop at the head (innermost first), messages push at the tail
- * and take from the head (first in, first out). The same table counts the
+ * and take from the head (first in, first out). A second table counts the
  * spans open on each thread and cpu, which is the nesting depth. */
 #include "trawl/sw-activity.h"
 
 #include "analysis/act-map.h"
+#include "core/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,10 +31,11 @@ struct role {
 };
 
 struct node {
-	uint64_t begin, lane;
+	uint64_t begin;
 	uint32_t cpu, tid, depth, next;
+	uint32_t lane;               /* index into lane_open, NIL: none */
 	uint32_t oprev, onext;       /* the open nodes in the order they opened */
-	uint8_t flags, lane_cpu;
+	uint8_t flags;
 };
 
 struct cpu_state {
@@ -61,6 +63,15 @@ struct trawl_act {
 	struct node *nodes;
 	uint32_t nnodes, cap, free_list, open;
 	uint32_t ohead, otail;       /* oldest and newest open node */
+	/* spans open per lane (thread or cpu): (tag, lane) -> index into
+	 * lane_open, which only grows, so a node keeps its lane's index and
+	 * the last lane looked up is remembered (events come in runs from
+	 * one stream, so mostly one thread) */
+	struct act_map lanes;
+	uint32_t *lane_open;
+	size_t nlanes, lanes_cap;
+	uint64_t memo_lane;
+	uint32_t memo_tag, memo_idx;
 	uint64_t max_open;
 	trawl_act_sink sink;
 	void *ctx;
@@ -173,6 +184,7 @@ enum trawl_status trawl_act_create(struct trawl_act **out, const struct trawl_de
 	a->ctx = ctx;
 	a->free_list = NIL;
 	a->ohead = a->otail = NIL;
+	a->memo_tag = 0; /* no lane has tag 0 */
 	a->role_start = calloc(nclasses + 1, sizeof *a->role_start);
 	a->acts = calloc(a->nacts + 1, sizeof *a->acts);
 	if (!a->role_start || !a->acts) {
@@ -217,18 +229,28 @@ static void node_free(struct trawl_act *a, uint32_t i)
 	a->open--;
 }
 
-/* Spans open on a lane (thread or cpu), for the depth of the next one. */
-static uint32_t lane_add(struct trawl_act *a, int cpu_lane, uint64_t lane, int delta)
+/* The index of a lane's count of open spans (made at 0), NIL when out of
+ * memory. There are only as many lanes as threads and cpus: kept for the
+ * whole trace. */
+static uint32_t lane_of(struct trawl_act *a, int cpu_lane, uint64_t lane)
 {
 	uint32_t tag = cpu_lane ? TAG_CPU_LANE : TAG_THREAD_LANE;
-	struct act_slot *s = delta > 0 ? act_map_put(&a->map, tag, lane) : act_map_get(&a->map, tag, lane);
+	if (a->memo_tag == tag && a->memo_lane == lane)
+		return a->memo_idx;
+	struct act_slot *s = act_map_put(&a->lanes, tag, lane);
 	if (!s)
-		return 0;
-	/* kept at 0: there are only as many lanes as threads and cpus, and
-	 * taking the entry out and back in at every span costs more */
-	uint32_t before = s->a;
-	s->a += (uint32_t)delta;
-	return before;
+		return NIL;
+	if (!s->a) { /* new: values are index + 1 */
+		if (a->nlanes >= UINT32_MAX - 1 ||
+		    !trawl_grow((void **)&a->lane_open, &a->lanes_cap, a->nlanes + 1, sizeof *a->lane_open))
+			return NIL;
+		a->lane_open[a->nlanes] = 0;
+		s->a = (uint32_t)++a->nlanes;
+	}
+	a->memo_tag = tag;
+	a->memo_lane = lane;
+	a->memo_idx = s->a - 1;
+	return a->memo_idx;
 }
 
 static uint64_t key_of(const struct trawl_defs_activity *d, const struct role *r, const struct trawl_sw_event *ev)
@@ -283,8 +305,7 @@ static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const str
 	n->tid = ev->tid;
 	n->flags = keep ? TRAWL_ACT_KEEP : 0;
 	n->depth = 0;
-	n->lane_cpu = d->key == TRAWL_DEFS_KEY_CPU;
-	n->lane = n->lane_cpu ? ev->cpu : ev->tid;
+	n->lane = NIL;
 	n->next = NIL;
 	open_link(a, i);
 	if (d->kind == TRAWL_DEFS_MESSAGE) {
@@ -297,7 +318,10 @@ static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const str
 	}
 	n->next = s->a ? s->a - 1 : NIL;
 	s->a = i + 1;
-	n->depth = lane_add(a, n->lane_cpu, n->lane, +1);
+	int cpu_lane = d->key == TRAWL_DEFS_KEY_CPU;
+	n->lane = lane_of(a, cpu_lane, cpu_lane ? ev->cpu : ev->tid);
+	if (n->lane != NIL)
+		n->depth = a->lane_open[n->lane]++;
 }
 
 static void emit(struct trawl_act *a, uint32_t act, const struct node *n, uint64_t end, uint64_t key,
@@ -336,8 +360,8 @@ static void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const st
 		act_map_del(&a->map, s);
 	else
 		s->a = 0;
-	if (ai->def->kind == TRAWL_DEFS_SPAN)
-		lane_add(a, n->lane_cpu, n->lane, -1);
+	if (ai->def->kind == TRAWL_DEFS_SPAN && n->lane != NIL)
+		a->lane_open[n->lane]--;
 	ai->counts.closed++;
 	emit(a, act, n, ev->time, key, ev->cpu, ev->tid, 0);
 	open_unlink(a, i);
@@ -426,6 +450,8 @@ void trawl_act_finish(struct trawl_act *a, uint64_t end)
 			c->has = 0;
 		}
 	act_map_free(&a->map);
+	if (a->nlanes)
+		memset(a->lane_open, 0, a->nlanes * sizeof *a->lane_open);
 	a->nnodes = a->open = 0;
 	a->free_list = NIL;
 	a->ohead = a->otail = NIL;
@@ -523,6 +549,8 @@ void trawl_act_destroy(struct trawl_act *a)
 		free(a->acts[k].own);
 	}
 	act_map_free(&a->map);
+	act_map_free(&a->lanes);
+	free(a->lane_open);
 	free(a->nodes);
 	free(a->roles);
 	free(a->role_start);
