@@ -22,7 +22,8 @@ struct stream {
 	uint32_t cpu, tid;
 	uint64_t discarded;
 	int done;
-	int have;                    /* `ev` holds the next event */
+	int have;                    /* `ev` holds the next event's header */
+	size_t cls_idx;              /* its class, for decoding its fields */
 	struct trawl_sw_event ev;
 };
 

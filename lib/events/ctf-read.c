@@ -619,7 +619,7 @@ static void stream_damage(struct trawl_swtrace *t, struct stream *s, uint64_t of
 }
 
 /* Load the next event of stream s into s->ev (s->have), crossing packet
- * boundaries. */
+ * boundaries: its header, checked whole; the fields wait for next(). */
 static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx)
 {
 	s->have = 0;
@@ -670,14 +670,7 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 		ev->stream = (uint32_t)idx;
 		ev->offset = s->off;
 		ev->cls = c;
-		const uint8_t *q = p + EV_HEADER;
-		for (unsigned i = 0; i < c->nfields; i++) {
-			uint64_t v = rd_field(q, d->size[i]); /* little-endian host (checked against the metadata) */
-			if (d->sext[i])
-				v = (uint64_t)((int64_t)(v << d->sext[i]) >> d->sext[i]);
-			ev->vals[i] = v;
-			q += d->size[i];
-		}
+		s->cls_idx = ci; /* the fields are decoded when the event is taken */
 		s->off += need;
 		s->have = 1;
 		return;
@@ -941,8 +934,23 @@ enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_ev
 	}
 	if (!best && !(best = merge_pick(t)))
 		return TRAWL_END;
-	/* the header and the fields the class has, not the whole array */
-	memcpy(ev, &best->ev, offsetof(struct trawl_sw_event, vals) + best->ev.cls->nfields * sizeof ev->vals[0]);
+	/* straight from the stream into the caller's event: one copy */
+	const struct trawl_sw_event *h = &best->ev;
+	ev->time = h->time;
+	ev->cpu = h->cpu;
+	ev->tid = h->tid;
+	ev->stream = h->stream;
+	ev->offset = h->offset;
+	ev->cls = h->cls;
+	const struct class_dec *d = &t->dec[best->cls_idx];
+	const uint8_t *q = best->data + h->offset + EV_HEADER;
+	for (unsigned i = 0; i < h->cls->nfields; i++) {
+		uint64_t v = rd_field(q, d->size[i]); /* little-endian host (checked against the metadata) */
+		if (d->sext[i])
+			v = (uint64_t)((int64_t)(v << d->sext[i]) >> d->sext[i]);
+		ev->vals[i] = v;
+		q += d->size[i];
+	}
 	stream_advance(t, best, t->run);
 	stream_release(best);
 	return TRAWL_OK;
