@@ -924,8 +924,13 @@ static struct stream *merge_pick(struct trawl_swtrace *t)
 
 enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_event *ev)
 {
-	if ((t->dec_of != t->classes || t->dec_n != t->nclasses) && decoders_build(t))
+	if ((t->dec_of != t->classes || t->dec_n != t->nclasses) && decoders_build(t)) {
+		struct trawl_error e;
+		trawl_error_clear(&e);
+		trawl_error_set(&e, TRAWL_ERR_NOMEM, "out of memory decoding the trace's events");
+		swtrace_note_damage(t, &e); /* reported as damage: the rest is not read */
 		return TRAWL_ERR_NOMEM;
+	}
 	struct stream *best = NULL;
 	if (t->in_run) {
 		struct stream *s = &t->streams[t->run];
@@ -936,12 +941,7 @@ enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_ev
 		return TRAWL_END;
 	/* straight from the stream into the caller's event: one copy */
 	const struct trawl_sw_event *h = &best->ev;
-	ev->time = h->time;
-	ev->cpu = h->cpu;
-	ev->tid = h->tid;
-	ev->stream = h->stream;
-	ev->offset = h->offset;
-	ev->cls = h->cls;
+	memcpy(ev, h, offsetof(struct trawl_sw_event, vals));
 	const struct class_dec *d = &t->dec[best->cls_idx];
 	const uint8_t *q = best->data + h->offset + EV_HEADER;
 	for (unsigned i = 0; i < h->cls->nfields; i++) {
