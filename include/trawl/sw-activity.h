@@ -56,6 +56,10 @@ void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int ke
 /* End of the trace at time `end`: every open activity and every core's
  * current state go to the sink, flagged TRAWL_ACT_OPEN. */
 void trawl_act_finish(struct trawl_act *a, uint64_t end);
+/* The earliest begin of the activities open now (states included), or now
+ * when none began earlier: every record still to come begins at or after
+ * it (sw-act-order.h). */
+uint64_t trawl_act_oldest_open(const struct trawl_act *a, uint64_t now);
 /* Activities a script opens and closes itself (sw-script.h): a span of
  * that name (made at the first use of the name), its key given. */
 enum trawl_status trawl_act_add_span(struct trawl_act *a, const char *name, uint32_t *act, struct trawl_error *err);

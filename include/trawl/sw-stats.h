@@ -47,6 +47,8 @@ struct trawl_swstats {
 	uint64_t events, first, last;
 	uint64_t rate[TRAWL_STATS_RATE_BUCKETS];
 	uint64_t rate_width;
+	uint64_t rate_lo, rate_hi;   /* offsets of the last bucket counted (hi 0: none) */
+	size_t rate_cur;
 	int nomem;
 };
 

@@ -35,6 +35,7 @@
 #include "trawl/sw-stream.h"
 #include "trawl/text.h"
 #include "trawl/sw-activity.h"
+#include "trawl/sw-act-order.h"
 #include "trawl/sw-filter.h"
 #include "trawl/sw-stats.h"
 #include "trawl/sw-script.h"

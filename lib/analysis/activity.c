@@ -4,11 +4,12 @@
  * Open spans and messages live in one pool of nodes, bounded by max_open;
  * a hash table maps (activity, key) to the list of its open nodes: spans
  * push and pop at the head (innermost first), messages push at the tail
- * and take from the head (first in, first out). The same table counts the
+ * and take from the head (first in, first out). A second table counts the
  * spans open on each thread and cpu, which is the nesting depth. */
 #include "trawl/sw-activity.h"
 
 #include "analysis/act-map.h"
+#include "core/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +31,11 @@ struct role {
 };
 
 struct node {
-	uint64_t begin, lane;
+	uint64_t begin;
 	uint32_t cpu, tid, depth, next;
-	uint8_t flags, lane_cpu;
+	uint32_t lane;               /* index into lane_open, NIL: none */
+	uint32_t oprev, onext;       /* the open nodes in the order they opened */
+	uint8_t flags;
 };
 
 struct cpu_state {
@@ -59,6 +62,16 @@ struct trawl_act {
 	struct act_map map;
 	struct node *nodes;
 	uint32_t nnodes, cap, free_list, open;
+	uint32_t ohead, otail;       /* oldest and newest open node */
+	/* spans open per lane (thread or cpu): (tag, lane) -> index into
+	 * lane_open, which only grows, so a node keeps its lane's index and
+	 * the last lane looked up is remembered (events come in runs from
+	 * one stream, so mostly one thread) */
+	struct act_map lanes;
+	uint32_t *lane_open;
+	size_t nlanes, lanes_cap;
+	uint64_t memo_lane;
+	uint32_t memo_tag, memo_idx;
 	uint64_t max_open;
 	trawl_act_sink sink;
 	void *ctx;
@@ -170,6 +183,8 @@ enum trawl_status trawl_act_create(struct trawl_act **out, const struct trawl_de
 	a->sink = sink;
 	a->ctx = ctx;
 	a->free_list = NIL;
+	a->ohead = a->otail = NIL;
+	a->memo_tag = 0; /* no lane has tag 0 */
 	a->role_start = calloc(nclasses + 1, sizeof *a->role_start);
 	a->acts = calloc(a->nacts + 1, sizeof *a->acts);
 	if (!a->role_start || !a->acts) {
@@ -214,18 +229,28 @@ static void node_free(struct trawl_act *a, uint32_t i)
 	a->open--;
 }
 
-/* Spans open on a lane (thread or cpu), for the depth of the next one. */
-static uint32_t lane_add(struct trawl_act *a, int cpu_lane, uint64_t lane, int delta)
+/* The index of a lane's count of open spans (made at 0), NIL when out of
+ * memory. There are only as many lanes as threads and cpus: kept for the
+ * whole trace. */
+static uint32_t lane_of(struct trawl_act *a, int cpu_lane, uint64_t lane)
 {
 	uint32_t tag = cpu_lane ? TAG_CPU_LANE : TAG_THREAD_LANE;
-	struct act_slot *s = delta > 0 ? act_map_put(&a->map, tag, lane) : act_map_get(&a->map, tag, lane);
+	if (a->memo_tag == tag && a->memo_lane == lane)
+		return a->memo_idx;
+	struct act_slot *s = act_map_put(&a->lanes, tag, lane);
 	if (!s)
-		return 0;
-	/* kept at 0: there are only as many lanes as threads and cpus, and
-	 * taking the entry out and back in at every span costs more */
-	uint32_t before = s->a;
-	s->a += (uint32_t)delta;
-	return before;
+		return NIL;
+	if (!s->a) { /* new: values are index + 1 */
+		if (a->nlanes >= UINT32_MAX - 1 ||
+		    !trawl_grow((void **)&a->lane_open, &a->lanes_cap, a->nlanes + 1, sizeof *a->lane_open))
+			return NIL;
+		a->lane_open[a->nlanes] = 0;
+		s->a = (uint32_t)++a->nlanes;
+	}
+	a->memo_tag = tag;
+	a->memo_lane = lane;
+	a->memo_idx = s->a - 1;
+	return a->memo_idx;
 }
 
 static uint64_t key_of(const struct trawl_defs_activity *d, const struct role *r, const struct trawl_sw_event *ev)
@@ -233,6 +258,32 @@ static uint64_t key_of(const struct trawl_defs_activity *d, const struct role *r
 	if (r->field >= 0)
 		return ev->vals[r->field];
 	return d->key == TRAWL_DEFS_KEY_CPU ? ev->cpu : ev->tid;
+}
+
+/* Events come in time order, so the list of open nodes in the order they
+ * opened has the earliest begin at its head (trawl_act_oldest_open). */
+static void open_link(struct trawl_act *a, uint32_t i)
+{
+	a->nodes[i].oprev = a->otail;
+	a->nodes[i].onext = NIL;
+	if (a->otail != NIL)
+		a->nodes[a->otail].onext = i;
+	else
+		a->ohead = i;
+	a->otail = i;
+}
+
+static void open_unlink(struct trawl_act *a, uint32_t i)
+{
+	const struct node *n = &a->nodes[i];
+	if (n->oprev != NIL)
+		a->nodes[n->oprev].onext = n->onext;
+	else
+		a->ohead = n->onext;
+	if (n->onext != NIL)
+		a->nodes[n->onext].oprev = n->oprev;
+	else
+		a->otail = n->oprev;
 }
 
 static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
@@ -254,9 +305,9 @@ static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const str
 	n->tid = ev->tid;
 	n->flags = keep ? TRAWL_ACT_KEEP : 0;
 	n->depth = 0;
-	n->lane_cpu = d->key == TRAWL_DEFS_KEY_CPU;
-	n->lane = n->lane_cpu ? ev->cpu : ev->tid;
+	n->lane = NIL;
 	n->next = NIL;
+	open_link(a, i);
 	if (d->kind == TRAWL_DEFS_MESSAGE) {
 		if (s->a == 0) /* empty: values are index + 1 */
 			s->a = i + 1;
@@ -267,7 +318,10 @@ static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const str
 	}
 	n->next = s->a ? s->a - 1 : NIL;
 	s->a = i + 1;
-	n->depth = lane_add(a, n->lane_cpu, n->lane, +1);
+	int cpu_lane = d->key == TRAWL_DEFS_KEY_CPU;
+	n->lane = lane_of(a, cpu_lane, cpu_lane ? ev->cpu : ev->tid);
+	if (n->lane != NIL)
+		n->depth = a->lane_open[n->lane]++;
 }
 
 static void emit(struct trawl_act *a, uint32_t act, const struct node *n, uint64_t end, uint64_t key,
@@ -306,10 +360,11 @@ static void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const st
 		act_map_del(&a->map, s);
 	else
 		s->a = 0;
-	if (ai->def->kind == TRAWL_DEFS_SPAN)
-		lane_add(a, n->lane_cpu, n->lane, -1);
+	if (ai->def->kind == TRAWL_DEFS_SPAN && n->lane != NIL)
+		a->lane_open[n->lane]--;
 	ai->counts.closed++;
 	emit(a, act, n, ev->time, key, ev->cpu, ev->tid, 0);
+	open_unlink(a, i);
 	node_free(a, i);
 }
 
@@ -395,8 +450,23 @@ void trawl_act_finish(struct trawl_act *a, uint64_t end)
 			c->has = 0;
 		}
 	act_map_free(&a->map);
+	if (a->nlanes)
+		memset(a->lane_open, 0, a->nlanes * sizeof *a->lane_open);
 	a->nnodes = a->open = 0;
 	a->free_list = NIL;
+	a->ohead = a->otail = NIL;
+}
+
+uint64_t trawl_act_oldest_open(const struct trawl_act *a, uint64_t now)
+{
+	uint64_t t = now;
+	if (a->ohead != NIL && a->nodes[a->ohead].begin < t)
+		t = a->nodes[a->ohead].begin;
+	for (size_t k = 0; k < a->nacts; k++)
+		for (uint32_t cpu = 0; cpu < a->acts[k].ncpus; cpu++)
+			if (a->acts[k].cpus[cpu].has && a->acts[k].cpus[cpu].since < t)
+				t = a->acts[k].cpus[cpu].since;
+	return t;
 }
 
 enum trawl_status trawl_act_add_span(struct trawl_act *a, const char *name, uint32_t *act, struct trawl_error *err)
@@ -479,6 +549,8 @@ void trawl_act_destroy(struct trawl_act *a)
 		free(a->acts[k].own);
 	}
 	act_map_free(&a->map);
+	act_map_free(&a->lanes);
+	free(a->lane_open);
 	free(a->nodes);
 	free(a->roles);
 	free(a->role_start);

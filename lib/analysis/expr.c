@@ -280,6 +280,7 @@ struct trawl_expr {
 	size_t n, cap;
 	int depth, max_depth;        /* stack while compiling, and its peak */
 	int failed;                  /* out of memory */
+	int chain;                   /* OP_OR/OP_AND: the code is terms joined by it (chain_of) */
 };
 
 static void emit(struct parser *p, int op, int64_t v)
@@ -417,6 +418,22 @@ static void fuse(struct trawl_expr *e)
 	e->n = o;
 }
 
+/* The usual filter, NAME cmp NUMBER terms all joined by || or all by &&
+ * (postfix: t t OP t OP ...), runs without the stack (run_chain): OP_OR
+ * or OP_AND, or 0 for any other shape. One term counts as an || chain. */
+static int chain_of(const struct trawl_expr *e)
+{
+	if (!e->n || e->code[0].op != OP_SYM_CMP || e->n % 2 == 0)
+		return 0;
+	int op = e->n > 1 ? e->code[2].op : OP_OR;
+	if (op != OP_OR && op != OP_AND)
+		return 0;
+	for (size_t i = 1; i + 1 < e->n; i += 2)
+		if (e->code[i].op != OP_SYM_CMP || e->code[i + 1].op != op)
+			return 0;
+	return op;
+}
+
 enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolve, void *ctx,
 				     struct trawl_expr **out, struct trawl_error *err)
 {
@@ -438,8 +455,10 @@ enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolv
 	}
 	if (!st && e->failed)
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	if (!st)
+	if (!st) {
 		fuse(e);
+		e->chain = chain_of(e);
+	}
 	if (st) {
 		trawl_expr_free(e);
 		return st;
@@ -504,12 +523,38 @@ static inline __attribute__((always_inline)) int64_t logic(int op, int64_t a, in
 	return !t;
 }
 
+/* A chain of terms folded as the stack machine would (logic): a known term
+ * equal to t (1 for ||, 0 for &&) decides; else an unknown term makes the
+ * whole unknown; else the result is !t. */
+static int run_chain(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
+		     int64_t *out)
+{
+	int t = e->chain == OP_OR, miss = 0;
+	for (size_t i = 0; i < e->n; i += i ? 2 : 1) { /* the terms: 0, 1, 3, 5... */
+		const struct cop *c = &e->code[i];
+		int m = map ? map[c->v] : -1;
+		int64_t x = m >= 0 ? a[m] : m <= -2 ? b[-2 - m] : 0;
+		if (m == -1)
+			miss = 1;
+		else if ((compare(c->cmp, x, c->k) != 0) == t) {
+			*out = t;
+			return 0;
+		}
+	}
+	if (miss)
+		return -1;
+	*out = !t;
+	return 0;
+}
+
 /* The loop keeps value and unknown-flag side by side on one stack; names
  * read the caller's arrays directly (no call per name), which is what a
  * filter run once per event of a large trace needs. */
 int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
 		   int64_t *out)
 {
+	if (e->chain)
+		return run_chain(e, map, a, b, out);
 	struct slot {
 		int64_t v;
 		int64_t miss;

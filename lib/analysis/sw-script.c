@@ -25,6 +25,7 @@ struct trawl_script {
 	const struct trawl_sw_class *classes;
 	size_t nclasses;
 	int *class_ref;              /* registry refs of the per-class tables, 0 not made */
+	int (*key_ref)[TRAWL_SW_MAX_FIELDS]; /* per class: its field names as Lua strings */
 	int keep_ref, on_event_ref;  /* LUA_NOREF when absent */
 	int fields_ref;              /* the fields table */
 	char (*field_names)[48];
@@ -80,7 +81,7 @@ static int e_index(lua_State *L)
 	const char *k = lua_tolstring(L, 2, &n);
 	if (!ev || !k)
 		return 0;
-	const char *name = ev->cls->name, *colon = strchr(name, ':');
+	const char *name = ev->cls->name, *colon;
 	switch (n << 8 | (unsigned char)k[0]) {
 	case 3 << 8 | 'c':
 		if (memcmp(k, "cpu", 3))
@@ -105,11 +106,13 @@ static int e_index(lua_State *L)
 	case 6 << 8 | 's':
 		if (memcmp(k, "subsys", 6))
 			return 0;
+		colon = strchr(name, ':');
 		lua_pushlstring(L, name, colon ? (size_t)(colon - name) : strlen(name));
 		return 1;
 	case 5 << 8 | 'e':
 		if (memcmp(k, "event", 5))
 			return 0;
+		colon = strchr(name, ':');
 		lua_pushstring(L, colon ? colon + 1 : "");
 		return 1;
 	}
@@ -254,7 +257,10 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	if (st)
 		return st;
 	struct trawl_script *s = calloc(1, sizeof *s);
-	if (!s || !(s->class_ref = calloc(nclasses + 1, sizeof *s->class_ref))) {
+	if (!s || !(s->class_ref = calloc(nclasses + 1, sizeof *s->class_ref)) ||
+	    !(s->key_ref = calloc(nclasses + 1, sizeof *s->key_ref))) {
+		if (s)
+			free(s->class_ref);
 		free(s);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
@@ -322,11 +328,18 @@ static void push_event(struct trawl_script *s, const struct trawl_sw_event *ev)
 		lua_createtable(L, 0, (int)ev->cls->nfields);
 		luaL_setmetatable(L, "trawl.event");
 		s->class_ref[c] = luaL_ref(L, LUA_REGISTRYINDEX);
+		for (unsigned i = 0; i < ev->cls->nfields && i < TRAWL_SW_MAX_FIELDS; i++) {
+			lua_pushstring(L, ev->cls->fields[i].name);
+			s->key_ref[c][i] = luaL_ref(L, LUA_REGISTRYINDEX);
+		}
 	}
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->class_ref[c]);
-	for (unsigned i = 0; i < ev->cls->nfields; i++) {
+	/* keys made once, stored raw: lua_setfield would intern each name
+	 * again (a strcmp per field per event); the table has no __newindex */
+	for (unsigned i = 0; i < ev->cls->nfields && i < TRAWL_SW_MAX_FIELDS; i++) {
+		lua_rawgeti(L, LUA_REGISTRYINDEX, s->key_ref[c][i]);
 		lua_pushinteger(L, (lua_Integer)ev->vals[i]);
-		lua_setfield(L, -2, ev->cls->fields[i].name);
+		lua_rawset(L, -3);
 	}
 }
 
@@ -400,6 +413,7 @@ void trawl_script_close(struct trawl_script *s)
 	if (s->L)
 		lua_close(s->L);
 	free(s->class_ref);
+	free(s->key_ref);
 	free(s->field_names);
 	free(s);
 }

@@ -93,13 +93,21 @@ void trawl_swstats_event(struct trawl_swstats *s, uint64_t time)
 	s->events++;
 	s->last = time;
 	uint64_t off = time - s->first;
+	/* events come in time order, mostly to the last bucket: no division */
+	if (off >= s->rate_lo && off < s->rate_hi) {
+		s->rate[s->rate_cur]++;
+		return;
+	}
 	while (off / s->rate_width >= TRAWL_STATS_RATE_BUCKETS) {
 		for (size_t i = 0; i < TRAWL_STATS_RATE_BUCKETS / 2; i++)
 			s->rate[i] = s->rate[2 * i] + s->rate[2 * i + 1];
 		memset(s->rate + TRAWL_STATS_RATE_BUCKETS / 2, 0, sizeof s->rate / 2);
 		s->rate_width *= 2;
 	}
-	s->rate[off / s->rate_width]++;
+	s->rate_cur = (size_t)(off / s->rate_width);
+	s->rate_lo = (uint64_t)s->rate_cur * s->rate_width;
+	s->rate_hi = s->rate_lo + s->rate_width; /* a wrap (past 584 years) only disables the fast path */
+	s->rate[s->rate_cur]++;
 }
 
 static void state_time(struct trawl_swstats *s, const struct trawl_act_record *r)

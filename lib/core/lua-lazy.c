@@ -56,6 +56,7 @@ static const char *const names[] = {
 	"luaopen_math",
 	"luaopen_utf8",
 	"luaopen_coroutine",
+	"lua_rawset",
 	NULL,
 };
 
@@ -100,6 +101,7 @@ static struct {
 	__typeof__(luaopen_math) *luaopen_math;
 	__typeof__(luaopen_utf8) *luaopen_utf8;
 	__typeof__(luaopen_coroutine) *luaopen_coroutine;
+	__typeof__(lua_rawset) *lua_rawset;
 } lazy_fn;
 
 static struct lazy_lib lua = {
@@ -313,6 +315,11 @@ int luaopen_utf8(lua_State *L)
 int luaopen_coroutine(lua_State *L)
 {
 	return lazy_fn.luaopen_coroutine(L);
+}
+
+void lua_rawset(lua_State *L, int idx)
+{
+	lazy_fn.lua_rawset(L, idx);
 }
 
 #endif

@@ -22,7 +22,8 @@ struct stream {
 	uint32_t cpu, tid;
 	uint64_t discarded;
 	int done;
-	int have;                    /* `ev` holds the next event */
+	int have;                    /* `ev` holds the next event's header */
+	size_t cls_idx;              /* its class, for decoding its fields */
 	struct trawl_sw_event ev;
 };
 
@@ -37,9 +38,29 @@ struct ring_file {
 	int damaged;
 };
 
+/* A class's layout, compiled once from the metadata so an event decodes
+ * without walking the type table: total size, and each field's size and
+ * the shift that sign-extends it (0: unsigned or 64-bit). */
+struct class_dec {
+	uint32_t need;
+	uint8_t size[TRAWL_SW_MAX_FIELDS];
+	uint8_t sext[TRAWL_SW_MAX_FIELDS];
+};
+
+#define CLASS_CACHE 256
+
 struct trawl_swtrace {
 	struct trawl_sw_class *classes;
 	size_t nclasses;
+	struct class_dec *dec;       /* per class; rebuilt when classes change */
+	const struct trawl_sw_class *dec_of;
+	size_t dec_n;
+	struct { uint32_t id, idx; } cache[CLASS_CACHE]; /* id -> class index + 1 */
+	/* the merge keeps taking from stream `run` while its next event is
+	 * before every other stream's (run_lo: those before it, run_hi: after) */
+	size_t run;
+	uint64_t run_lo, run_hi;
+	int in_run;
 	struct trawl_swtrace_info info;
 	struct stream *streams;
 	size_t nstreams, streams_cap;

@@ -32,6 +32,8 @@
 #include "events/text-skip.h"
 
 #include <ctype.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -541,7 +543,7 @@ static uint32_t rd32(const uint8_t *p)
 	return v;
 }
 
-static const struct trawl_sw_class *find_class(const struct trawl_swtrace *t, uint32_t id)
+static size_t find_class_slow(const struct trawl_swtrace *t, uint32_t id)
 {
 	size_t lo = 0, hi = t->nclasses;
 	while (lo < hi) {
@@ -551,7 +553,58 @@ static const struct trawl_sw_class *find_class(const struct trawl_swtrace *t, ui
 		else
 			hi = mid;
 	}
-	return lo < t->nclasses && t->classes[lo].id == id ? &t->classes[lo] : NULL;
+	return lo < t->nclasses && t->classes[lo].id == id ? lo : SIZE_MAX;
+}
+
+/* The class index of an id, through a direct-mapped cache (a trace has
+ * few classes, and the binary search was a hot spot); SIZE_MAX: none. */
+static size_t find_class(struct trawl_swtrace *t, uint32_t id)
+{
+	unsigned h = (id ^ id >> 16 ^ id >> 8) & (CLASS_CACHE - 1);
+	if (t->cache[h].idx && t->cache[h].id == id)
+		return t->cache[h].idx - 1;
+	size_t i = find_class_slow(t, id);
+	if (i != SIZE_MAX && i < UINT32_MAX) {
+		t->cache[h].id = id;
+		t->cache[h].idx = (uint32_t)i + 1;
+	}
+	return i;
+}
+
+/* (Re)compile each class's layout; the classes change only while the
+ * trace opens (buffer files may add some), so this runs once or twice. */
+static int decoders_build(struct trawl_swtrace *t)
+{
+	struct class_dec *d = t->nclasses ? calloc(t->nclasses, sizeof *d) : NULL;
+	if (t->nclasses && !d)
+		return -1;
+	for (size_t k = 0; k < t->nclasses; k++) {
+		const struct trawl_sw_class *c = &t->classes[k];
+		d[k].need = EV_HEADER;
+		for (unsigned i = 0; i < c->nfields && i < TRAWL_SW_MAX_FIELDS; i++) {
+			size_t sz = trawl_sw_type_size(c->fields[i].type);
+			d[k].size[i] = (uint8_t)sz;
+			d[k].sext[i] = (uint8_t)(c->fields[i].type >= TRAWL_SW_S8 && sz && sz < 8 ? 64 - 8 * sz : 0);
+			d[k].need += (uint32_t)sz;
+		}
+	}
+	free(t->dec);
+	t->dec = d;
+	t->dec_of = t->classes;
+	t->dec_n = t->nclasses;
+	memset(t->cache, 0, sizeof t->cache);
+	return 0;
+}
+
+static uint64_t rd_field(const uint8_t *q, unsigned sz)
+{
+	switch (sz) {
+	case 1: return q[0];
+	case 2: { uint16_t v; memcpy(&v, q, 2); return v; }
+	case 4: return rd32(q);
+	case 8: return rd64(q);
+	default: return 0;
+	}
 }
 
 static void stream_damage(struct trawl_swtrace *t, struct stream *s, uint64_t off, const char *what)
@@ -566,7 +619,7 @@ static void stream_damage(struct trawl_swtrace *t, struct stream *s, uint64_t of
 }
 
 /* Load the next event of stream s into s->ev (s->have), crossing packet
- * boundaries. */
+ * boundaries: its header, checked whole; the fields wait for next(). */
 static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx)
 {
 	s->have = 0;
@@ -602,12 +655,12 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 		if (s->content_end - s->off < EV_HEADER)
 			return stream_damage(t, s, s->off, "truncated event header");
 		const uint8_t *p = s->data + s->off;
-		const struct trawl_sw_class *c = find_class(t, rd32(p));
-		if (!c)
+		size_t ci = find_class(t, rd32(p));
+		if (ci == SIZE_MAX)
 			return stream_damage(t, s, s->off, "event id not in the metadata");
-		size_t need = EV_HEADER;
-		for (unsigned i = 0; i < c->nfields; i++)
-			need += trawl_sw_type_size(c->fields[i].type);
+		const struct trawl_sw_class *c = &t->classes[ci];
+		const struct class_dec *d = &t->dec[ci];
+		size_t need = d->need;
 		if (s->content_end - s->off < need)
 			return stream_damage(t, s, s->off, "truncated event");
 		struct trawl_sw_event *ev = &s->ev;
@@ -617,17 +670,7 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 		ev->stream = (uint32_t)idx;
 		ev->offset = s->off;
 		ev->cls = c;
-		const uint8_t *q = p + EV_HEADER;
-		for (unsigned i = 0; i < c->nfields; i++) {
-			int ty = c->fields[i].type;
-			size_t sz = trawl_sw_type_size(ty);
-			uint64_t v = 0;
-			memcpy(&v, q, sz); /* little-endian host (checked against the metadata) */
-			if (ty >= TRAWL_SW_S8 && sz < 8 && (v >> (sz * 8 - 1)) & 1)
-				v |= ~0ull << (sz * 8);
-			ev->vals[i] = v;
-			q += sz;
-		}
+		s->cls_idx = ci; /* the fields are decoded when the event is taken */
 		s->off += need;
 		s->have = 1;
 		return;
@@ -650,6 +693,8 @@ static enum trawl_status finish_open(struct trawl_swtrace *t, const char *meta, 
 		return st;
 	if (t->nrings && (st = ring_trace_apply(t)) != TRAWL_OK)
 		return trawl_error_set(err, st, "out of memory recovering buffer files");
+	if (decoders_build(t))
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < t->nstreams; i++)
 		stream_advance(t, &t->streams[i], i);
 	return TRAWL_OK;
@@ -848,7 +893,9 @@ out:
 	return TRAWL_OK;
 }
 
-enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_event *ev)
+/* The stream with the earliest next event (the first of equals), and the
+ * bounds within which it stays so while only it advances. */
+static struct stream *merge_pick(struct trawl_swtrace *t)
 {
 	struct stream *best = NULL;
 	size_t bi = 0;
@@ -859,10 +906,52 @@ enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_ev
 			bi = i;
 		}
 	}
-	if (!best)
+	uint64_t lo = UINT64_MAX, hi = UINT64_MAX;
+	for (size_t i = 0; best && i < t->nstreams; i++) {
+		const struct stream *s = &t->streams[i];
+		if (i == bi || !s->have)
+			continue;
+		uint64_t *m = i < bi ? &lo : &hi;
+		if (s->ev.time < *m)
+			*m = s->ev.time;
+	}
+	t->run = bi;
+	t->run_lo = lo;
+	t->run_hi = hi;
+	t->in_run = best != NULL;
+	return best;
+}
+
+enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_event *ev)
+{
+	if ((t->dec_of != t->classes || t->dec_n != t->nclasses) && decoders_build(t)) {
+		struct trawl_error e;
+		trawl_error_clear(&e);
+		trawl_error_set(&e, TRAWL_ERR_NOMEM, "out of memory decoding the trace's events");
+		swtrace_note_damage(t, &e); /* reported as damage: the rest is not read */
+		return TRAWL_ERR_NOMEM;
+	}
+	struct stream *best = NULL;
+	if (t->in_run) {
+		struct stream *s = &t->streams[t->run];
+		if (s->have && s->ev.time < t->run_lo && s->ev.time <= t->run_hi)
+			best = s;
+	}
+	if (!best && !(best = merge_pick(t)))
 		return TRAWL_END;
-	*ev = best->ev;
-	stream_advance(t, best, bi);
+	/* straight from the stream into the caller's event: one copy */
+	const struct trawl_sw_event *h = &best->ev;
+	memcpy(ev, h, offsetof(struct trawl_sw_event, vals));
+	const struct class_dec *d = &t->dec[best->cls_idx];
+	const uint8_t *q = best->data + h->offset + EV_HEADER;
+	for (unsigned i = 0; i < h->cls->nfields; i++) {
+		uint64_t v = rd_field(q, d->size[i]); /* little-endian host (checked against the metadata) */
+		if (d->sext[i])
+			v = (uint64_t)((int64_t)(v << d->sext[i]) >> d->sext[i]);
+		ev->vals[i] = v;
+		q += d->size[i];
+	}
+	stream_advance(t, best, t->run);
 	stream_release(best);
 	return TRAWL_OK;
 }
@@ -891,6 +980,7 @@ void trawl_swtrace_close(struct trawl_swtrace *t)
 	}
 	free(t->streams);
 	free(t->classes);
+	free(t->dec);
 	ring_trace_free(t);
 	free(t);
 }

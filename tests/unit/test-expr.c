@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "trawl/expr.h"
@@ -258,6 +259,34 @@ static void condition_errors(void **state)
 	free(s);
 }
 
+/* Chains of comparisons joined by all || or all && run without the stack
+ * machine; "!!(...)" is not a chain, so it runs the stack machine: the two
+ * must agree on every chain of up to four terms over known, false and
+ * unknown (gone) fields. */
+static void chains(void **state)
+{
+	static const char *const terms[] = { "len > 100", "port != 80", "gone == 1", "neg < 0", "len == 7" };
+	static const char *const ops[] = { " || ", " && " };
+	char expr[256], wrapped[300];
+	int checked = 0;
+	for (int n = 1; n <= 4; n++)
+		for (int op = 0; op < 2; op++)
+			for (int pick = 0; pick < 625; pick++) {
+				expr[0] = 0;
+				int p = pick;
+				for (int k = 0; k < n; k++, p /= 5) {
+					if (k)
+						strcat(expr, ops[op]);
+					strcat(expr, terms[p % 5]);
+				}
+				snprintf(wrapped, sizeof wrapped, "!!(%s)", expr);
+				assert_int_equal(cond(expr), cond(wrapped));
+				checked++;
+			}
+	assert_true(checked > 1000);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +296,7 @@ int main(void)
 		cmocka_unit_test(hostile),
 		cmocka_unit_test(conditions),
 		cmocka_unit_test(condition_errors),
+		cmocka_unit_test(chains),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include "events-act.h"
 #include "events-run.h"
 #include "trawl/json.h"
+#include "trawl/sw-act-order.h"
 #include "trawl/sw-stats.h"
 
 static const char *const kinds[] = { "", "span", "state", "message" };
@@ -15,8 +16,9 @@ static const char *const kinds[] = { "", "span", "state", "message" };
 struct act_out {
 	struct events_run *r;
 	int format, abs;
-	uint64_t limit, shown;
+	uint64_t limit, shown, unlisted;
 	struct trawl_json j;
+	struct trawl_act_order *order;
 };
 
 static void put_time(const struct act_out *o, uint64_t t)
@@ -65,11 +67,11 @@ static void print_json(struct act_out *o, const struct trawl_act_record *rec, co
 	trawl_json_object_end(j);
 }
 
-/* One activity as it finishes (so in the order they end). */
+/* One activity, in the order they begin (from the reorder buffer). */
 static void act_line(void *ctx, const struct trawl_act_record *rec)
 {
 	struct act_out *o = ctx;
-	if (!events_run_act_kept(o->r, rec) || o->shown >= o->limit)
+	if (o->shown >= o->limit)
 		return;
 	o->shown++;
 	const struct trawl_defs_activity *d = trawl_act_def(o->r->act, rec->act);
@@ -89,6 +91,16 @@ static void act_line(void *ctx, const struct trawl_act_record *rec)
 	       rec->flags & TRAWL_ACT_OPEN ? "open" : "closed");
 }
 
+/* An activity as it ends: held until every one that began earlier has
+ * ended (sw-act-order.h). */
+static void act_hold(void *ctx, const struct trawl_act_record *rec)
+{
+	struct act_out *o = ctx;
+	if (events_run_act_kept(o->r, rec) &&
+	    trawl_act_order_put(o->order, rec, (unsigned)trawl_act_def(o->r->act, rec->act)->kind))
+		o->unlisted++;
+}
+
 static int need_activities(const struct events_run *r)
 {
 	if (r->act)
@@ -98,6 +110,23 @@ static int need_activities(const struct events_run *r)
 				 "(or a --script with on_event)");
 	return cli_usage(r->cmd, "%s declares no activities (see docs/analysis.md)",
 			 r->defs_path ? r->defs_path : r->script);
+}
+
+static int act_close(struct events_run *r, struct act_out *o)
+{
+	uint64_t late = trawl_act_order_late(o->order);
+	if (late)
+		cli_warn(r->cmd, "%" PRIu64 " activities listed out of begin order: more than %" PRIu64
+			 " ended while an earlier one was still open (--max-open)", late,
+			 r->max_open ? r->max_open : (uint64_t)TRAWL_ACT_DEFAULT_MAX_OPEN);
+	trawl_act_order_destroy(o->order);
+	int rc = events_run_close(r);
+	if (o->unlisted) {
+		cli_error(r->cmd, "%" PRIu64 " activities not listed: out of memory", o->unlisted);
+		cli_mark_lossy();
+		rc = EXIT_BAD_INPUT;
+	}
+	return rc;
 }
 
 /* The events pass through the engine, which calls act_line as activities
@@ -121,7 +150,8 @@ int events_activities(int argc, char **argv)
 		.name = "events activities",
 		.usage = "TRACE --defs FILE.tdef [options]",
 		.description =
-			"Prints every activity the definitions declare, in the order they end:\n"
+			"Prints every activity the definitions declare, in the order they begin\n"
+			"(ties by cpu, then kind: span, state, message):\n"
 			"activity, kind, key, cpu (begin, end), thread, begin, end, duration in\n"
 			"ns, nesting depth, and whether it was still open at the end of the trace.\n"
 			"An activity is shown when its begin event passes the filters and it\n"
@@ -134,13 +164,18 @@ int events_activities(int argc, char **argv)
 	if ((o.format = events_format(r.cmd, json, csv)) < 0)
 		return EXIT_USAGE;
 	r.dir = argv[0];
-	int rc = events_run_open(&r, act_line, &o);
+	if (trawl_act_order_create(&o.order, r.max_open ? r.max_open : TRAWL_ACT_DEFAULT_MAX_OPEN, act_line, &o)) {
+		cli_error(r.cmd, "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	int rc = events_run_open(&r, act_hold, &o);
 	if (!rc)
 		rc = need_activities(&r);
 	if (!rc)
 		rc = cli_output_to(r.cmd, out_path);
 	if (rc) {
 		events_run_close(&r);
+		trawl_act_order_destroy(o.order);
 		return rc;
 	}
 	if (o.format == EVENTS_JSON) {
@@ -153,10 +188,12 @@ int events_activities(int argc, char **argv)
 	struct trawl_sw_event ev;
 	int keep;
 	while (events_run_next(&r, &ev, &keep) == TRAWL_OK)
-		;
+		if (trawl_act_order_due(o.order, ev.time))
+			trawl_act_order_release(o.order, trawl_act_oldest_open(r.act, ev.time));
+	trawl_act_order_flush(o.order);
 	if (o.format == EVENTS_JSON) {
 		trawl_json_array_end(&o.j);
 		putchar('\n');
 	}
-	return events_run_close(&r);
+	return act_close(&r, &o);
 }
