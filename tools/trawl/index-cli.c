@@ -179,6 +179,13 @@ struct trawl_text *index_cli_text(struct index_cli *c)
 uint64_t index_cli_seek_size(struct index_cli *c, const char **path)
 {
 	*path = "";
+	/* software events have no trace text (a CTF trace is a directory), so
+	 * no seek file: opening the text would only warn and mark a complete
+	 * index lossy */
+	struct trawl_index_info info;
+	trawl_index_get_info(c->ix, &info);
+	if (info.kind == TRAWL_INDEX_KIND_SW)
+		return 0;
 	if (!index_cli_text(c) || trawl_text_compression(c->text) == TRAWL_COMPRESSION_NONE)
 		return 0;
 	*path = trawl_text_seek_path(c->text) ? trawl_text_seek_path(c->text) : "(in memory)";
