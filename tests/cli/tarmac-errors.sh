@@ -39,7 +39,9 @@ expect_exit 0 "$TRAWL" cat "$_tmp/u.tarmac"
 # one message, not read line by line with a warning for each
 "$TRAWL" stats "$TRAWL_SRC/README.md" >"$_tmp/out" 2>"$_tmp/err"
 [ $? = 1 ] || fail "stats README.md should exit 1"
-grep -q "is not a trace format trawl recognises: no Tarmac line" "$_tmp/err" || fail "README.md: $(head -c 300 "$_tmp/err")"
+grep -q "README.md: not a trace format trawl recognises: no Tarmac line" "$_tmp/err" || fail "README.md: $(head -c 300 "$_tmp/err")"
+# the whole advice, not cut by the error record's size
+grep -q "(ETE: 'trawl ete'; a CTF trace is a directory)\$" "$_tmp/err" || fail "README.md: message cut: $(cat "$_tmp/err")"
 [ "$(wc -l <"$_tmp/err")" = 1 ] || fail "README.md: want one message, got $(wc -l <"$_tmp/err") lines"
 [ -s "$_tmp/out" ] && fail "README.md: stats printed figures for a non-trace"
 printf 'make[1]: Entering directory\ncc -O2 -c x.c\nwarning: unused variable\n' >"$_tmp/log.txt"
