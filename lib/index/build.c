@@ -1136,6 +1136,8 @@ static enum trawl_status write_identity(struct idx_file *f, const struct trawl_t
 	if (id->has_defs)
 		KV(ID_KEY_DEFS, 8, st64, id->defs_hash);
 	KV(ID_KEY_SKIPPED, 8, st64, id->skipped);
+	if (id->cut)
+		KV(ID_KEY_CUT, 8, st64, id->cut);
 #undef KV
 	return idx_file_write(f, r, (size_t)(p - r), err);
 }

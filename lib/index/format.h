@@ -175,6 +175,7 @@ enum idx_section {
 #define ID_KEY_DEFS 5u          /* u64: XXH3-64 of the event definitions file
 				 * the reader named events from (--defs) */
 #define ID_KEY_SKIPPED 0x8001u  /* u64: malformed lines skipped (--lenient) */
+#define ID_KEY_CUT 0x8002u      /* u64: a last line cut off by the end of the trace, dropped */
 
 /* Largest range a semihosting call may make unknown (larger ones are not
  * believed, and a CLOB record claiming more is damage). */
