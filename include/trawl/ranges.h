@@ -61,4 +61,9 @@ const struct trawl_branch_count *trawl_ranges_branches(struct trawl_ranges *r, s
 /* Instructions counted so far. */
 uint64_t trawl_ranges_insns(const struct trawl_ranges *r);
 
+/* Ranges that begin in none of img's executable segments (a wrong --image
+ * or load offset): what autofdo leaves out and coverage cannot place. */
+struct trawl_image;
+uint64_t trawl_ranges_outside(struct trawl_ranges *r, const struct trawl_image *img);
+
 #endif
