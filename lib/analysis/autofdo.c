@@ -103,7 +103,7 @@ enum trawl_status trawl_autofdo_write(FILE *f, struct trawl_ranges *r,
 	enum trawl_status st = trawl_autofdo_check(img, opt, err);
 	if (st)
 		return st;
-	stats->ranges_outside = nmods ? trawl_ranges_outside(r, img) : 0;
+	stats->ranges_outside = nmods ? trawl_ranges_outside(rg, nr, img) : 0;
 	if (!nmods) {
 		struct block b = { 0 };
 		write_block(f, &b, rg, nr, br, nb, opt->format);

@@ -219,10 +219,9 @@ uint64_t trawl_ranges_insns(const struct trawl_ranges *r)
 	return r->insns;
 }
 
-uint64_t trawl_ranges_outside(struct trawl_ranges *r, const struct trawl_image *img)
+uint64_t trawl_ranges_outside(const struct trawl_range_count *rg, size_t n,
+			      const struct trawl_image *img)
 {
-	size_t n;
-	const struct trawl_range_count *rg = trawl_ranges_list(r, &n);
 	uint64_t k = 0;
 	for (size_t i = 0; img && rg && i < n; i++)
 		k += !trawl_image_module_at(img, rg[i].begin);
