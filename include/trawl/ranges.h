@@ -61,4 +61,11 @@ const struct trawl_branch_count *trawl_ranges_branches(struct trawl_ranges *r, s
 /* Instructions counted so far. */
 uint64_t trawl_ranges_insns(const struct trawl_ranges *r);
 
+/* Of the n ranges rg (from trawl_ranges_list), those that begin in none
+ * of img's executable segments (a wrong --image or load offset): what
+ * autofdo leaves out and coverage cannot place. */
+struct trawl_image;
+uint64_t trawl_ranges_outside(const struct trawl_range_count *rg, size_t n,
+			      const struct trawl_image *img);
+
 #endif

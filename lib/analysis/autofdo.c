@@ -71,15 +71,6 @@ static int module_named(const struct trawl_image_module *m, const char *name)
 	return strcmp(m->path, name) == 0 || (slash && strcmp(slash + 1, name) == 0);
 }
 
-static uint64_t count_outside(const struct trawl_image *img, const struct trawl_range_count *rg,
-			      size_t n)
-{
-	uint64_t k = 0;
-	for (size_t i = 0; img && i < n; i++)
-		k += !trawl_image_module_at(img, rg[i].begin);
-	return k;
-}
-
 enum trawl_status trawl_autofdo_check(const struct trawl_image *img,
 				      const struct trawl_autofdo_options *opt,
 				      struct trawl_error *err)
@@ -112,7 +103,7 @@ enum trawl_status trawl_autofdo_write(FILE *f, struct trawl_ranges *r,
 	enum trawl_status st = trawl_autofdo_check(img, opt, err);
 	if (st)
 		return st;
-	stats->ranges_outside = count_outside(nmods ? img : NULL, rg, nr);
+	stats->ranges_outside = nmods ? trawl_ranges_outside(rg, nr, img) : 0;
 	if (!nmods) {
 		struct block b = { 0 };
 		write_block(f, &b, rg, nr, br, nb, opt->format);

@@ -1,6 +1,7 @@
 /* Executed ranges and taken branches (see trawl/ranges.h). Two hash
  * tables keyed by address pairs; per core, the range being executed. */
 #include "trawl/ranges.h"
+#include "trawl/image.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -216,4 +217,13 @@ const struct trawl_branch_count *trawl_ranges_branches(struct trawl_ranges *r, s
 uint64_t trawl_ranges_insns(const struct trawl_ranges *r)
 {
 	return r->insns;
+}
+
+uint64_t trawl_ranges_outside(const struct trawl_range_count *rg, size_t n,
+			      const struct trawl_image *img)
+{
+	uint64_t k = 0;
+	for (size_t i = 0; img && rg && i < n; i++)
+		k += !trawl_image_module_at(img, rg[i].begin);
+	return k;
 }

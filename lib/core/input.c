@@ -360,9 +360,9 @@ static enum trawl_status next_streamed(struct trawl_input *in, struct trawl_chun
 	for (;;) {
 		size_t got;
 		enum trawl_status st = decode_more(in, &got, err);
+		in->carry += got;
 		if (st)
 			return st;
-		in->carry += got;
 		if (in->decoded_eof)
 			break;
 		if (in->carry == in->buf_cap) {
@@ -439,8 +439,10 @@ static enum trawl_status input_next(struct trawl_input *in, struct trawl_chunk *
 		return TRAWL_OK;
 	}
 	enum trawl_status st = next_streamed(in, chunk, err);
+	/* where the text stopped: the chunk's start plus what was decoded of it
+	 * (the chunk's start alone said "offset 0" for damage megabytes in) */
 	if (st && err && !err->file[0])
-		trawl_error_at(err, in->name, 0, 0, in->out_offset);
+		trawl_error_at(err, in->name, 0, 0, in->out_offset + in->carry);
 	return st;
 }
 

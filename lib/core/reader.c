@@ -2,6 +2,7 @@
  * out in batches through the backend that reads it (reader-backend.h). */
 #include "trawl/reader.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -61,13 +62,15 @@ enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct traw
 	const struct trawl_chunk *first = st == TRAWL_END ? NULL : &chunk;
 	const struct trawl_reader_backend *be = pick(opt, first);
 	if (!be) {
+		/* the name goes in err->file: in the message (256 bytes) it cut
+		 * the advice short; the message alone fits */
 		st = trawl_error_set(err, TRAWL_ERR_FORMAT,
-				     "'%s' is not a trace format trawl recognises: no Tarmac line in its "
-				     "first 64 KiB (lines such as '10 clk IT (1) 80000 d2a00028 O EL1h_s : "
-				     "MOV x8,#0x10000'), no Barrelfish dump line ('0 1234 0x1000200000003') "
-				     "and not CTF metadata (ETE buffers are read by 'trawl ete'; a CTF trace "
-				     "of software events is a directory)",
-				     trawl_input_name(in));
+				     "not a trace format trawl recognises: no Tarmac line in its "
+				     "first 64 KiB (like '10 clk IT (1) 80000 d2a00028 O EL1h_s : "
+				     "MOV x8,#0x10000'), no Barrelfish dump line ('0 1234 0x1000200000003'), "
+				     "no CTF metadata (ETE: 'trawl ete'; a CTF trace is a directory)");
+		if (err)
+			snprintf(err->file, sizeof err->file, "%s", trawl_input_name(in));
 		goto out;
 	}
 	r = calloc(1, sizeof *r);

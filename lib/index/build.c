@@ -1174,6 +1174,8 @@ static enum trawl_status write_identity(struct idx_file *f, const struct trawl_t
 	if (id->reader_hash)
 		KV(ID_KEY_READER_HASH, 8, st64, id->reader_hash);
 	KV(ID_KEY_SKIPPED, 8, st64, id->skipped);
+	if (id->cut)
+		KV(ID_KEY_CUT, 8, st64, id->cut);
 #undef KV
 	return idx_file_write(f, r, (size_t)(p - r), err);
 }

@@ -243,6 +243,8 @@ static enum trawl_status read_identity(struct trawl_index *ix, struct trawl_erro
 			ix->id.reader_hash = ld64(v);
 		else if (key == ID_KEY_SKIPPED && n == 8)
 			ix->id.skipped = ld64(v);
+		else if (key == ID_KEY_CUT && n == 8)
+			ix->id.cut = ld64(v);
 		else if (key < 0x8000)
 			ix->unknown_key = 1;
 		pos += 4 + n;
@@ -503,6 +505,11 @@ uint64_t trawl_index_skipped_lines(const struct trawl_index *ix)
 	return ix->id.skipped;
 }
 
+uint64_t trawl_index_cut_lines(const struct trawl_index *ix)
+{
+	return ix->id.cut;
+}
+
 const char *trawl_index_path(const struct trawl_index *ix)
 {
 	return ix->path;
@@ -590,6 +597,7 @@ static enum trawl_status build_into(const char *trace_path, const char *index_pa
 	if (st != TRAWL_END)
 		goto out;
 	id.skipped = trawl_reader_stats(r)->bad_lines;
+	id.cut = trawl_reader_stats(r)->cut_lines;
 	st = trawl_index_builder_finish(b, &id, err);
 	if (!st && memfd)
 		*memfd = idx_builder_take_memfd(b);

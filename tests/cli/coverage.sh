@@ -54,6 +54,28 @@ grep "^DA\|^FNDA" two.info >two
 cmp -s doubled two || fail "merging two copies does not double the counts: $(diff doubled two | head -5)"
 
 expect_stdout_has "total: lines" "$TRAWL" coverage --image ./plain --format text plain.tarmac
+# the image loaded where the program did not run (a wrong @OFFSET): no
+# line can be hit, and the command says why instead of a silent 0%. Every
+# executed range is outside: their number is counted from the trace text
+# (a range ends where the next pc is not pc + 4)
+ranges=$(python3 -c '
+import re, sys
+prev, seen, start = None, set(), None
+for l in open(sys.argv[1]):
+    m = re.match(r"\d+ \w+ I[TS] \(\d+\) ([0-9a-f]+) ", l)
+    if not m: continue
+    pc = int(m.group(1), 16)
+    if prev is None or pc != prev + 4:
+        if prev is not None: seen.add((start, prev))
+        start = pc
+    prev = pc
+seen.add((start, prev)); print(len(seen))' plain.tarmac)
+expect_exit 0 "$TRAWL" coverage --image ./plain@0x10000000 --format text plain.tarmac
+grep -q "^total: lines 0/" "$_tmp/out" || fail "wrong offset: $(tail -1 "$_tmp/out")"
+grep -q "coverage: warning: $ranges executed ranges outside the images given" "$_tmp/err" ||
+	fail "wrong offset: want a note of $ranges ranges outside: $(cat "$_tmp/err")"
+"$TRAWL" coverage --image ./plain --format text plain.tarmac 2>&1 >/dev/null | grep -q outside &&
+	fail "the right image is not outside"
 expect_exit 2 "$TRAWL" coverage plain.tarmac
 $cc -O0 -static -o nodebug "$src" || fail "cannot build the program without -g"
 expect_stderr_has "no DWARF" "$TRAWL" coverage --image ./nodebug plain.tarmac

@@ -81,4 +81,14 @@ wait $spid
 
 expect_exit 2 "$TRAWL" events connect "127.0.0.1:1" -o "$_tmp/tr6"
 expect_exit 2 "$TRAWL" events connect nocolon --bf -o "$_tmp/tr6"
+# a TCP port is 1-65535: PORT+65536 is refused as usage, not cut to its low
+# 16 bits (getaddrinfo's reading), which reached the server on PORT
+start two
+expect_exit 2 "$TRAWL" events connect "127.0.0.1:$((port + 65536))" --bf --defs "$d/bf.tdef" -o "$_tmp/tr7"
+grep -q "bad port '$((port + 65536))'" "$_tmp/err" || fail "port $((port + 65536)): $(cat "$_tmp/err")"
+[ -e "$_tmp/tr7" ] && fail "a trace was written from port $((port + 65536))"
+kill $spid 2>/dev/null; wait $spid 2>/dev/null
+for p in 0 070 99999 12x; do
+	expect_exit 2 "$TRAWL" events connect "127.0.0.1:$p" --bf -o "$_tmp/tr7"
+done
 finish

@@ -102,6 +102,19 @@ printf '12 clk cpu1 IT (2) 00001004 d2800040 O EL1h_n : MOV x0,#2\n' >>"$_tmp/cu
 expect_stdout_has "12 events, 30 lines" "$TRAWL" index "$_tmp/cut.tarmac"
 expect_stdout_has "x0         0000000000000002" "$TRAWL" regs "$_tmp/cut.tarmac" --at 30
 
+# a trace cut off inside a line (a trace still being written): the line is
+# dropped, so the build and every later query through that index exit 1
+# after answering, as the reading commands do (trawl stats exits 1 on it)
+head -n 29 "$M" >"$_tmp/mid.tarmac"
+printf '12 clk cpu1 IT (2) 00001004 d2800040 O EL1h_n : MOV x0,#2\n12 clk cpu1 R X0 00000' >>"$_tmp/mid.tarmac"
+expect_exit 1 "$TRAWL" stats "$_tmp/mid.tarmac"
+expect_exit 1 "$TRAWL" index "$_tmp/mid.tarmac"
+grep -q "index: warning: the trace's last line was cut off" "$_tmp/err" || fail "index: $(cat "$_tmp/err")"
+expect_stdout_has "12 events, 30 lines" "$TRAWL" index "$_tmp/mid.tarmac"
+expect_exit 1 "$TRAWL" regs "$_tmp/mid.tarmac" --at 30
+grep -q "regs: warning: the trace's last line was cut off" "$_tmp/err" || fail "regs: $(cat "$_tmp/err")"
+expect_stdout_has "after line 30 (event 11): 12 clk cpu1 IT (2) 00001004" "$TRAWL" regs "$_tmp/mid.tarmac" --at 30
+
 # a changed trace makes the index stale: it is rebuilt, never reused
 printf '13 clk cpu0 IT (11) 00001028 d2800000 O EL1h_n : MOV x0,#0\n13 clk cpu0 R X0 0000000000000000\n' >>"$M"
 expect_stdout_has "x0         0000000000000000" "$TRAWL" regs "$M" --at 33 --cpu 0

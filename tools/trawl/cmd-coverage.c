@@ -96,6 +96,13 @@ int cmd_coverage(int argc, char **argv)
 	    (rc = ranges_read_traces(&to, argv, n, r)) || (rc = cli_output_to("coverage", out_path)))
 		goto out;
 	rc = write_out(format, r, im.img, lines);
+	/* as autofdo says: a wrong image or offset is otherwise a silent 0% */
+	size_t nr;
+	const struct trawl_range_count *rg = trawl_ranges_list(r, &nr);
+	uint64_t outside = trawl_ranges_outside(rg, nr, im.img);
+	if (!rc && outside)
+		cli_warn("coverage", "%llu executed range%s outside the images given (not counted)",
+			 (unsigned long long)outside, outside == 1 ? "" : "s");
 out:
 	trawl_lines_destroy(lines);
 	trawl_ranges_destroy(r);

@@ -17,6 +17,7 @@
 #include "events-cli.h"
 #include "options.h"
 #include "trawl/bf-dump.h"
+#include "trawl/number.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -57,6 +58,13 @@ static int dial(const char *hostport, int *fd_out)
 	size_t hl = colon ? (size_t)(colon - hostport) : 0;
 	if (!colon || !hl || hl >= sizeof host || !colon[1])
 		return cli_usage("events", "connect: give HOST:PORT, not '%s'", hostport);
+	/* getaddrinfo takes 99999 and connects to 34463 (the low 16 bits); a
+	 * leading 0 would be octal to trawl_u64_parse, decimal to it */
+	uint64_t port;
+	if (colon[1] >= '0' && colon[1] <= '9' &&
+	    (colon[1] == '0' || !trawl_u64_parse(colon + 1, &port) || port > 65535))
+		return cli_usage("events", "connect: bad port '%s' in '%s' (1 to 65535)",
+				 colon + 1, hostport);
 	memcpy(host, hostport, hl);
 	host[hl] = 0;
 	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {

@@ -129,6 +129,12 @@ int index_cli_open(struct index_cli *c)
 			 skipped == 1 ? "" : "s", skipped == 1 ? "was" : "were");
 		cli_mark_lossy();
 	}
+	if (trawl_index_cut_lines(c->ix)) {
+		/* the same rule as a reading command's: a dropped line is lost */
+		cli_warn(c->to.cmd, "the trace's last line was cut off (no newline) and left out "
+			 "when this index was built");
+		cli_mark_lossy();
+	}
 	return 0;
 }
 
