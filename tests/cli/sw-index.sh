@@ -55,7 +55,7 @@ EOP
 [ ! -s "$_tmp/ierr" ] || fail "trawl info of a CTF trace warned: $(cat "$_tmp/ierr")"
 grep -q "^kind: .*with software events" "$_tmp/info" || fail "not a software-event index: $(grep kind "$_tmp/info")"
 total=$("$TRAWL" events list "$_tmp/tr" | wc -l)
-grep -Eq "^software events: +$total on [0-9]+ cpus, 4 threads$" "$_tmp/info" ||
+grep -Eq "^software events: +$total on [0-9]+ distinct cpus, 4 threads$" "$_tmp/info" ||
 	fail "info: $(grep 'software events' "$_tmp/info"), want $total events of 4 threads"
 "$TRAWL" info --verify "$_tmp/tr" >/dev/null || fail "info --verify failed"
 "$TRAWL" events list --abs "$_tmp/tr" |
@@ -80,7 +80,7 @@ evs.sort()                                             # by time, then dump line
 open(sys.argv[2], "w").write("".join("%d %d 0\n" % (e[0], e[2]) for e in evs))
 EOP
 python3 "$_tmp/oracle.py" "$_tmp/bf-ev.txt" "$TRAWL" "$_tmp/bf.txt" >"$_tmp/o2" || fail "dump lookups disagree with the scan"
-"$TRAWL" info "$_tmp/bf.txt" | grep -Eq "^software events: +3000 on 4 cpus, 1 threads$" || fail "dump index counts"
+"$TRAWL" info "$_tmp/bf.txt" | grep -Eq "^software events: +3000 on 4 distinct cpus, 1 threads$" || fail "dump index counts"
 
 # identity of a directory: a stream removed is a changed trace
 tid=$(awk 'NR == 100 { print $3 }' "$_tmp/ev.txt")

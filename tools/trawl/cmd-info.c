@@ -98,7 +98,8 @@ int cmd_info(int argc, char **argv)
 			       ratio + seek_ratio);
 		printf("events:              %llu\n", (unsigned long long)in.events);
 		printf("lines:               %llu\n", (unsigned long long)in.lines);
-		printf("cpus:                %u\n", in.cpus);
+		/* the header counts core numbers, not the cores that appear */
+		printf("cpus:                %u (numbers 0-%u)\n", in.cpus, in.cpus ? in.cpus - 1 : 0);
 		printf("checkpoint interval: %u events\n", in.checkpoint_interval);
 		printf("time unit:           %s\n",
 		       in.time_unit ? trawl_time_unit_name((enum trawl_time_unit)in.time_unit) : "none");
@@ -108,7 +109,7 @@ int cmd_info(int argc, char **argv)
 		printf("back-dated blocks:   %llu\n", (unsigned long long)in.backdated);
 		printf("clobbered blocks:    %llu\n", (unsigned long long)in.clobbers);
 		if (sw)
-			printf("software events:     %llu on %llu cpus, %llu threads\n",
+			printf("software events:     %llu on %llu distinct cpus, %llu threads\n",
 			       (unsigned long long)in.sw_events, (unsigned long long)swcpus,
 			       (unsigned long long)swthreads);
 		printf("build time:          %.3f s\n", (double)in.build_ns / 1e9);
