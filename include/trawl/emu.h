@@ -85,6 +85,9 @@ struct trawl_emu_result {
 	uint64_t insns;            /* instructions executed and traced */
 	uint64_t fault_pc;         /* FAULT: the instruction that failed */
 	uint64_t fault_addr;       /* FAULT: the address it touched (0 if none) */
+	int signal;                /* FAULT: the signal that killed the program
+	                              (SIGSEGV, SIGILL, SIGTRAP with no handler),
+	                              exit_code = 128 + it; 0 for trawl's own stop */
 	uint64_t trace_bytes;      /* uncompressed trace bytes written */
 	uint64_t refused_writes;   /* changes to files refused (no root) */
 	char refused_first[320];   /* the first: "unlinkat 'a.txt'" */
@@ -102,7 +105,9 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
  * Returns TRAWL_OK when the program exited or the limit was reached (see
  * res->stop). A guest fault returns TRAWL_ERR_FORMAT with res->stop =
  * TRAWL_EMU_FAULT, the PC and address in res and in the message; the trace
- * written so far is complete up to the last finished instruction. */
+ * written so far is complete up to the last finished instruction. A fault
+ * Linux would kill the program for (no handler, or its signal blocked or
+ * ignored) also sets res->signal and res->exit_code = 128 + the signal. */
 enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 				struct trawl_emu_result *res, struct trawl_error *err);
 

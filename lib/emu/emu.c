@@ -70,6 +70,21 @@ void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt,
 	uc_emu_stop(e->uc);
 }
 
+/* A fault Linux kills the program for (no handler; blocked or ignored
+ * signals are forced to the default action): the program dies of the
+ * signal, exit status 128 + it as for the other default-action deaths,
+ * and the message says which signal, where and why. */
+static void fault_kill(struct trawl_emu *e, int sig, uint64_t pc, uint64_t addr, const char *what)
+{
+	const char *name = sig == 11 ? "SIGSEGV" : sig == 4 ? "SIGILL" : "SIGTRAP";
+	int first = e->fault_status == TRAWL_OK;
+	emu_fault(e, pc, addr, "killed by signal %d (%s): %s", sig, name, what);
+	if (first) {
+		e->res.signal = sig;
+		e->res.exit_code = 128 + sig;
+	}
+}
+
 /* ---- hooks ------------------------------------------------------------- */
 
 /* Add one to the decimal instruction index at the start of e->prefix; a new
@@ -270,7 +285,9 @@ static bool invalid_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int siz
 		e->stopped = EMU_PAUSED;
 		return false;
 	}
-	emu_fault(e, pc, addr, "%s: %d bytes at 0x%llx", what, size, (unsigned long long)addr);
+	char msg[120];
+	snprintf(msg, sizeof msg, "%s: %d bytes at 0x%llx", what, size, (unsigned long long)addr);
+	fault_kill(e, 11, pc, addr, msg);
 	return false;
 }
 
@@ -316,12 +333,15 @@ static void intr_hook(uc_engine *uc, uint32_t intno, void *user)
 		return;
 	}
 	case EXCP_UDEF:
-		if (!catch_exception(e, 4, pc))
-			emu_fault(e, pc, 0, "undefined instruction %08x", e->cur ? e->cur->enc : 0);
+		if (!catch_exception(e, 4, pc)) {
+			char msg[40];
+			snprintf(msg, sizeof msg, "undefined instruction %08x", e->cur ? e->cur->enc : 0);
+			fault_kill(e, 4, pc, 0, msg);
+		}
 		return;
 	case EXCP_BKPT:
 		if (!catch_exception(e, 5, pc))
-			emu_fault(e, pc, 0, "breakpoint instruction (BRK) reached");
+			fault_kill(e, 5, pc, 0, "breakpoint instruction (BRK) reached");
 		return;
 	default:
 		emu_fault(e, pc, 0, "exception %u raised", intno);

@@ -256,6 +256,32 @@ static unsigned access_bytes(struct trawl_emu *e, const struct emu_access *a, ui
 	return size;
 }
 
+/* The common case, a 1-, 2-, 4- or 8-byte access in FM form, formatted
+ * straight from the hook's value: no byte array (whose bytewise stores
+ * and wider reloads stall the store buffer) and only fixed-size copies. */
+static char *put_mem_value(char *p, const char *prefix, size_t plen, int write, uint64_t addr,
+			   uint64_t value, unsigned size)
+{
+	memcpy(p, prefix, 32);
+	p += plen;
+	p[0] = 'M';
+	p[1] = write ? 'W' : 'R';
+	p[2] = (char)('0' + size);
+	p[3] = ' ';
+	p = put_hex(p + 4, addr, addr >> 32 ? 16 : 8);
+	*p++ = ' ';
+	if (size == 8) {
+		p = put_hex(p, value, 16);
+	} else {
+		/* the last 2*size of the eight digits, moved to the front */
+		uint64_t h = hex8(value) >> (8 * (8 - 2 * size));
+		memcpy(p, &h, 8);
+		p += 2 * size;
+	}
+	*p++ = '\n';
+	return p;
+}
+
 static char *put_memory(struct trawl_emu *e, char *p, const char *prefix, size_t plen)
 {
 	const struct emu_insn *in = e->cur;
@@ -267,6 +293,14 @@ static char *put_memory(struct trawl_emu *e, char *p, const char *prefix, size_t
 		const struct emu_access *a = &e->mem[i];
 		if (in->no_reads && !a->write)
 			continue;
+		if (!in->simd_mem && e->opt.style != TRAWL_EMU_STYLE_LDST && a->size <= 8 &&
+		    (a->size & (a->size - 1)) == 0 && a->size) {
+			if (csize)
+				p = put_access(e, p, prefix, plen, cwrite, caddr, chunk, csize);
+			csize = 0;
+			p = put_mem_value(p, prefix, plen, (int)a->write, a->addr, a->value, a->size);
+			continue;
+		}
 		uint8_t b[64];
 		unsigned size = access_bytes(e, a, b);
 		/* vector loads/stores reach the emulator as element-sized pieces:

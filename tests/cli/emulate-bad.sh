@@ -44,12 +44,25 @@ expect_stderr_has "lies outside the user address space" "$TRAWL" emulate "$_tmp/
 head -c 4096 "$ex/sort" >"$_tmp/short"
 expect_stderr_has "segment data lies outside the file" "$TRAWL" emulate "$_tmp/short" -o "$_tmp/t"
 
-# guest faults: message with PC and address, exit 1, partial trace that
-# ends with a whole instruction and says as many instructions as the message
-fault() { # mode expected-message
-	"$TRAWL" emulate "$ex/faults" -o "$_tmp/f.tarmac" -- "$1" >/dev/null 2>"$_tmp/err" </dev/null
+# guest faults: message with PC and address, partial trace that ends with
+# a whole instruction and says as many instructions as the message. A fault
+# with no handler (or its signal blocked or ignored) kills the program as on
+# Linux: exit status 128 + the signal, and standard output and status equal
+# qemu-aarch64's; trawl's own stop (unsupported system call) exits 1.
+fault() { # mode expected-status expected-message
+	"$TRAWL" emulate "$ex/faults" -o "$_tmp/f.tarmac" -- "$1" >"$_tmp/out" 2>"$_tmp/err" </dev/null
 	rc=$?
-	[ $rc = 1 ] || fail "faults $1: exit $rc, expected 1"
+	[ $rc = "$2" ] || fail "faults $1: exit $rc, expected $2"
+	printf 'faults: %s\n' "$1" | cmp -s - "$_tmp/out" || fail "faults $1: output '$(cat "$_tmp/out")'"
+	if [ "$2" != 1 ] && command -v qemu-aarch64 >/dev/null; then
+		# the subshell waits for QEMU, so its report of the signal goes to /dev/null
+		( qemu-aarch64 "$ex/faults" "$1" >"$_tmp/qout" 2>/dev/null </dev/null
+		  echo $? >"$_tmp/qrc" ) 2>/dev/null
+		qrc=$(cat "$_tmp/qrc")
+		[ $qrc = $rc ] || fail "faults $1: qemu-aarch64 exits $qrc, trawl $rc"
+		cmp -s "$_tmp/qout" "$_tmp/out" || fail "faults $1: output differs from qemu-aarch64's"
+	fi
+	set -- "$1" "$3"
 	grep -qF "$2" "$_tmp/err" || fail "faults $1: stderr '$(cat "$_tmp/err")' lacks '$2'"
 	grep -q "at pc 0x[0-9a-f]*, after [0-9]* instructions" "$_tmp/err" ||
 		fail "faults $1: no PC in '$(cat "$_tmp/err")'"
@@ -61,10 +74,13 @@ fault() { # mode expected-message
 	got=$("$TRAWL" stats --no-timing "$_tmp/f.tarmac" 2>"$_tmp/rerr" | awk '$1 == "insn" { print $2 }')
 	[ "$got" = "$n" ] || fail "faults $1: trawl stats reads '$got' instructions, expected $n: $(head -3 "$_tmp/rerr")"
 }
-fault null "write to unmapped memory: 4 bytes at 0x10"
-fault jump "jump to unmapped memory: 4 bytes at 0x1000 at pc 0x1000"
-fault udf "undefined instruction 00000000"
-fault syscall "unsupported system call 999"
+fault null 139 "killed by signal 11 (SIGSEGV): write to unmapped memory: 4 bytes at 0x10"
+fault blocked 139 "killed by signal 11 (SIGSEGV): write to unmapped memory: 4 bytes at 0x10"
+fault ignored 139 "killed by signal 11 (SIGSEGV): write to unmapped memory: 4 bytes at 0x10"
+fault jump 139 "killed by signal 11 (SIGSEGV): jump to unmapped memory: 4 bytes at 0x1000 at pc 0x1000"
+fault udf 132 "killed by signal 4 (SIGILL): undefined instruction 00000000"
+fault brk 133 "killed by signal 5 (SIGTRAP): breakpoint instruction (BRK) reached"
+fault syscall 1 "unsupported system call 999"
 
 # the program's exit status becomes trawl's; abort() is 128 + SIGABRT
 expect_exit 7 "$TRAWL" emulate "$ex/faults" -o "$_tmp/t" -- exit 7

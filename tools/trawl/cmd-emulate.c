@@ -19,9 +19,12 @@ static const char emulate_description[] =
 	"status becomes trawl's. Threads run as cores cpu0, cpu1...\n";
 
 static const char emulate_footer[] =
-	"A program that faults (unmapped access, undefined instruction, unsupported\n"
-	"system call) stops the run with a message giving the PC and address; the\n"
-	"trace is valid up to the last completed instruction and the exit status is 1.\n"
+	"A program that faults with no handler for the signal (unmapped access:\n"
+	"SIGSEGV, undefined instruction: SIGILL, BRK: SIGTRAP) dies of it as on Linux:\n"
+	"a message gives the signal, the PC and address, and the exit status is\n"
+	"128 + the signal (139 for SIGSEGV). A run trawl cannot go on with (an\n"
+	"unsupported system call) stops with a message and exit status 1. Either way\n"
+	"the trace is valid up to the last completed instruction.\n"
 	"\n"
 	"Example:\n"
 	"  trawl emulate build/examples/sort -o sort.tarmac.zst -- 5000\n";
@@ -101,6 +104,8 @@ static int run_program(const char *program, const char *output, struct trawl_emu
 			 res.refused_first);
 	if (st) {
 		rc = cli_report("emulate", &err);
+		if (res.stop == TRAWL_EMU_FAULT && res.signal)
+			rc = res.exit_code; /* the program died of it, as on Linux */
 		goto done;
 	}
 	rc = res.stop == TRAWL_EMU_EXITED ? res.exit_code : EXIT_OK;
