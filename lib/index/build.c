@@ -674,7 +674,6 @@ static enum trawl_status do_reg_write(struct trawl_index_builder *b, struct rfil
 	size_t mlen = all ? 0 : (w->size + 7u) / 8u;
 	if ((st = scratch(b, 11 + w->size + mlen, err)))
 		return st;
-	uint64_t dloff = b->dl.pos;
 	uint8_t *h = b->scratch;
 	h[0] = (uint8_t)(DT_REG | (all ? 0 : DT_MASK));
 	st32(h + 1, w->reg);
@@ -704,10 +703,9 @@ static enum trawl_status do_reg_write(struct trawl_index_builder *b, struct rfil
 		return st;
 	st64(rec, (uint64_t)cpu << 32 | w->reg);
 	st64(rec + 8, b->nev);
-	st64(rec + 16, dloff);
-	st16(rec + 24, w->offset);
-	st16(rec + 26, (uint16_t)(w->zext > end ? w->zext : end));
-	st32(rec + 28, 0);
+	st16(rec + 16, w->offset);
+	st16(rec + 18, (uint16_t)(w->zext > end ? w->zext : end));
+	st32(rec + 20, 0);
 	return TRAWL_OK;
 }
 

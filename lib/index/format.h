@@ -1,4 +1,4 @@
-/* On-disk layout of a trawl index file, version 3: kind 1 "full" as
+/* On-disk layout of a trawl index file, version 4: kind 1 "full" as
  * below, kind 2 "compact" the same sections with the big ones in
  * compressed blocks (SEC_ZBLOCKS below, zblock.h). Also in
  * docs/index-format.md. Every integer is little-endian, whatever the host.
@@ -6,7 +6,7 @@
  * Header (1024 bytes at offset 0)
  *   off  size  meaning
  *     0     8  magic "TRAWLIDX"
- *     8     4  format version (3)
+ *     8     4  format version (4)
  *    12     4  kind (1 = full, 2 = compact; kinds.c)
  *    16     4  flags: bit 0 = complete (set in the last write of a build),
  *                bit 1 = exception events carry reset/debug flags,
@@ -77,10 +77,10 @@
  *              reads of bytes nobody had written since `key` (0 = the start
  *              of the trace, else clobber event + 1): +0 block, +8 key,
  *              +16 value[64], +80 known mask u64
- *   9 REGW     32-byte records sorted by (cpu << 32 | reg, event, delta):
- *              +0 key u64, +8 event u64, +16 delta offset u64,
- *              +24 first byte u16, +26 end byte u16 (zero-extension
- *              included), +28 u32 0
+ *   9 REGW     24-byte records sorted by (cpu << 32 | reg, event, then
+ *              the order of the writes): +0 key u64, +8 event u64,
+ *              +16 first byte u16, +18 end byte u16 (zero-extension
+ *              included), +20 u32 0
  *  10 PCS      16-byte records sorted by (pc, event): +0 pc, +8 event
  *  11 SYSREGS  names of system registers, NUL-terminated, in id order
  *              (TRAWL_REG_SYS_BASE + i)
@@ -95,7 +95,7 @@
 #include <string.h>
 
 #define IDX_MAGIC "TRAWLIDX"
-#define IDX_VERSION 3u
+#define IDX_VERSION 4u
 #define IDX_HEADER_SIZE 1024u
 #define IDX_MAX_SECTIONS 24u
 #define IDX_FLAG_COMPLETE 1u
@@ -161,7 +161,7 @@ static inline int idx_sec_compressed(uint32_t sid)
 #define SNAP_REC 88u
 #define CLOB_REC 24u
 #define BD_REC 88u
-#define REGW_REC 32u
+#define REGW_REC 24u
 #define PCS_REC 16u
 #define SW_REC 16u
 

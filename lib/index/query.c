@@ -822,7 +822,7 @@ static int search_writes(const struct idx_sec *s, uint64_t key, uint64_t ev, int
 			return 0;
 		uint64_t m;
 		if (is_reg) {
-			uint16_t lo = ld16(r + 24), hi = ld16(r + 26);
+			uint16_t lo = ld16(r + 16), hi = ld16(r + 18);
 			/* register ranges can be 256 bytes: compare as ranges */
 			uint64_t wlo = want & 0xffff, whi = want >> 16;
 			m = lo < whi && wlo < hi;

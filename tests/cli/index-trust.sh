@@ -124,6 +124,15 @@ expect_exit 0 "$TRAWL" info "$T" --verify
 # an index of an older format is rebuilt, never called damaged
 printf '\001' | dd of="$I" bs=1 seek=8 conv=notrunc 2>/dev/null
 expect_stderr_has "is of an older format: building it again" "$TRAWL" regs "$T" --at 5
+# a real version-3 index (32-byte REGW records, made by the binary before
+# format 4) beside a copy of its trace: rebuilt, and the answer is that of a
+# fresh index (the old binary used it as it was)
+cp "$D/mixed.tarmac" "$_tmp/m3.tarmac"
+cp "$D/mixed-v3.idx" "$_tmp/m3.tarmac.trawlidx"
+expect_stderr_has "is of an older format: building it again" "$TRAWL" last-write "$_tmp/m3.tarmac" --at 24 x0
+"$TRAWL" last-write "$_tmp/m3.tarmac" --at 24 x0 >"$_tmp/got" 2>/dev/null
+"$TRAWL" last-write "$D/mixed.tarmac" --index "$_tmp/m3fresh.idx" --at 24 x0 >"$_tmp/want" 2>/dev/null
+[ -s "$_tmp/want" ] && cmp -s "$_tmp/got" "$_tmp/want" || fail "v3 index: another answer than a fresh one"
 
 # no source paths in messages; --debug shows where damage was detected
 cp "$I" "$_tmp/dmg.idx"
