@@ -674,7 +674,6 @@ static enum trawl_status do_reg_write(struct trawl_index_builder *b, struct rfil
 	size_t mlen = all ? 0 : (w->size + 7u) / 8u;
 	if ((st = scratch(b, 11 + w->size + mlen, err)))
 		return st;
-	uint64_t dloff = b->dl.pos;
 	uint8_t *h = b->scratch;
 	h[0] = (uint8_t)(DT_REG | (all ? 0 : DT_MASK));
 	st32(h + 1, w->reg);
@@ -704,10 +703,9 @@ static enum trawl_status do_reg_write(struct trawl_index_builder *b, struct rfil
 		return st;
 	st64(rec, (uint64_t)cpu << 32 | w->reg);
 	st64(rec + 8, b->nev);
-	st64(rec + 16, dloff);
-	st16(rec + 24, w->offset);
-	st16(rec + 26, (uint16_t)(w->zext > end ? w->zext : end));
-	st32(rec + 28, 0);
+	st16(rec + 16, w->offset);
+	st16(rec + 18, (uint16_t)(w->zext > end ? w->zext : end));
+	st32(rec + 20, 0);
 	return TRAWL_OK;
 }
 
@@ -884,21 +882,25 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 	uint64_t line = e->line ? e->line : b->nev + 1;
 	uint32_t nlines = e->line ? e->nlines : 1;
 	b->textless |= !e->line;
-	st64(rec, line);
-	st64(rec + 8, e->offset);
-	st64(rec + 16, e->time);
-	st64(rec + 24, isinsn ? e->u.insn.pc : 0);
-	st64(rec + 32, dloff);
-	st32(rec + 40, nlines);
-	st32(rec + 44, e->length > UINT32_MAX ? UINT32_MAX : (uint32_t)e->length);
-	st32(rec + 48, isinsn ? e->u.insn.encoding : 0);
-	st32(rec + 52, (uint32_t)r->depth);
-	st16(rec + 56, e->cpu);
-	st16(rec + 58, e->flags & 0xff);
-	rec[60] = (uint8_t)e->kind;
-	rec[61] = isinsn ? e->u.insn.iset : 0;
-	rec[62] = isinsn ? e->u.insn.el : 0xff;
-	rec[63] = isinsn ? e->u.insn.width : 0;
+	if (line > EV_MAX48 || e->offset > EV_MAX48 || dloff > EV_MAX48)
+		return trawl_error_set(err, TRAWL_ERR_FORMAT,
+				       "trace too large for an index (line %llu, offset %llu)",
+				       (unsigned long long)line, (unsigned long long)e->offset);
+	st48(rec + EV_LINE, line);
+	st48(rec + EV_OFFSET, e->offset);
+	st64(rec + EV_TIME, e->time);
+	st64(rec + EV_PC, isinsn ? e->u.insn.pc : 0);
+	st48(rec + EV_DELTA, dloff);
+	st32(rec + EV_NLINES, nlines);
+	st32(rec + EV_LENGTH, e->length > UINT32_MAX ? UINT32_MAX : (uint32_t)e->length);
+	st32(rec + EV_ENCODING, isinsn ? e->u.insn.encoding : 0);
+	st32(rec + EV_DEPTH, (uint32_t)r->depth);
+	st16(rec + EV_CPU, e->cpu);
+	rec[EV_FLAGS] = (uint8_t)e->flags;
+	rec[EV_KIND] = (uint8_t)e->kind;
+	/* iset 0-3 and width 0, 2 or 4 share a byte */
+	rec[EV_ISET] = isinsn ? (uint8_t)((e->u.insn.iset & 0xf) | (e->u.insn.width & 0xf) << 4) : 0;
+	rec[EV_EL] = isinsn ? e->u.insn.el : 0xff;
 	if ((st = idx_file_write(&b->ev, rec, EV_REC, err)))
 		return st;
 	r->depth += call_effect(e);

@@ -1,4 +1,4 @@
-/* On-disk layout of a trawl index file, version 3: kind 1 "full" as
+/* On-disk layout of a trawl index file, version 5: kind 1 "full" as
  * below, kind 2 "compact" the same sections with the big ones in
  * compressed blocks (SEC_ZBLOCKS below, zblock.h). Also in
  * docs/index-format.md. Every integer is little-endian, whatever the host.
@@ -6,7 +6,7 @@
  * Header (1024 bytes at offset 0)
  *   off  size  meaning
  *     0     8  magic "TRAWLIDX"
- *     8     4  format version (3)
+ *     8     4  format version (5)
  *    12     4  kind (1 = full, 2 = compact; kinds.c)
  *    16     4  flags: bit 0 = complete (set in the last write of a build),
  *                bit 1 = exception events carry reset/debug flags,
@@ -37,12 +37,12 @@
  *  1016     8  header checksum: hash of bytes [0, 1016)
  *
  * Sections (offsets 8-aligned, inside the file, not overlapping the header)
- *   1 EVENTS   64-byte records, one per event, in event order:
- *              +0 line u64, +8 byte offset u64, +16 time u64, +24 pc u64,
- *              +32 delta-log offset u64, +40 line count u32, +44 byte length
- *              u32 (saturated), +48 encoding u32, +52 call depth i32,
- *              +56 cpu u16, +58 flags u16, +60 kind u8, +61 iset u8,
- *              +62 el u8, +63 encoding width u8
+ *   1 EVENTS   56-byte records, one per event, in event order:
+ *              +0 line u48, +6 byte offset u48, +12 time u64, +20 pc u64,
+ *              +28 delta-log offset u48, +34 line count u32, +38 byte
+ *              length u32 (saturated), +42 encoding u32, +46 call depth
+ *              i32, +50 cpu u16, +52 flags u8, +53 kind u8, +54 iset u8
+ *              (bits 0-3) | encoding width << 4, +55 el u8
  *   2 DELTAS   the effects of each event; event i owns bytes [delta(i),
  *              delta(i+1)). Records:
  *                REG  tag 0x01 (|0x80 when a known-mask follows), reg u32,
@@ -77,10 +77,10 @@
  *              reads of bytes nobody had written since `key` (0 = the start
  *              of the trace, else clobber event + 1): +0 block, +8 key,
  *              +16 value[64], +80 known mask u64
- *   9 REGW     32-byte records sorted by (cpu << 32 | reg, event, delta):
- *              +0 key u64, +8 event u64, +16 delta offset u64,
- *              +24 first byte u16, +26 end byte u16 (zero-extension
- *              included), +28 u32 0
+ *   9 REGW     24-byte records sorted by (cpu << 32 | reg, event, then
+ *              the order of the writes): +0 key u64, +8 event u64,
+ *              +16 first byte u16, +18 end byte u16 (zero-extension
+ *              included), +20 u32 0
  *  10 PCS      16-byte records sorted by (pc, event): +0 pc, +8 event
  *  11 SYSREGS  names of system registers, NUL-terminated, in id order
  *              (TRAWL_REG_SYS_BASE + i)
@@ -95,7 +95,7 @@
 #include <string.h>
 
 #define IDX_MAGIC "TRAWLIDX"
-#define IDX_VERSION 3u
+#define IDX_VERSION 5u
 #define IDX_HEADER_SIZE 1024u
 #define IDX_MAX_SECTIONS 24u
 #define IDX_FLAG_COMPLETE 1u
@@ -156,12 +156,28 @@ static inline int idx_sec_compressed(uint32_t sid)
 #define IDX_FENCE 256u          /* records per fence entry */
 #define FENCE_REC 16u
 
-#define EV_REC 64u
+#define EV_REC 56u
+/* Event record fields (offsets; EVENTS above) */
+#define EV_LINE 0u              /* u48 */
+#define EV_OFFSET 6u            /* u48 */
+#define EV_TIME 12u
+#define EV_PC 20u
+#define EV_DELTA 28u            /* u48 */
+#define EV_NLINES 34u
+#define EV_LENGTH 38u
+#define EV_ENCODING 42u
+#define EV_DEPTH 46u
+#define EV_CPU 50u
+#define EV_FLAGS 52u
+#define EV_KIND 53u
+#define EV_ISET 54u             /* iset | encoding width << 4 */
+#define EV_EL 55u
+#define EV_MAX48 (((uint64_t)1 << 48) - 1)
 #define MEMW_REC 32u
 #define SNAP_REC 88u
 #define CLOB_REC 24u
 #define BD_REC 88u
-#define REGW_REC 32u
+#define REGW_REC 24u
 #define PCS_REC 16u
 #define SW_REC 16u
 
@@ -241,6 +257,21 @@ static inline void st32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
+}
+static inline uint64_t ld48(const uint8_t *p)
+{
+	return (uint64_t)ld32(p) | (uint64_t)ld16(p + 4) << 32;
+}
+static inline void st48(uint8_t *p, uint64_t v)
+{
+	st32(p, (uint32_t)v);
+	p[4] = (uint8_t)(v >> 32);
+	p[5] = (uint8_t)(v >> 40);
+}
+/* The ordered keys of an event record: 0 line, 1 byte offset, 2 time. */
+static inline uint64_t ev_key(const uint8_t *r, unsigned k)
+{
+	return k == 0 ? ld48(r + EV_LINE) : k == 1 ? ld48(r + EV_OFFSET) : ld64(r + EV_TIME);
 }
 static inline void st16(uint8_t *p, uint16_t v)
 {

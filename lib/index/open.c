@@ -441,8 +441,8 @@ enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_p
 		    (st = idx_sec_read(ix, SEC_EVENTS, (ix->nev - 1) * EV_REC, last, EV_REC, err)))
 			goto fail;
 		for (int i = 0; i < 3; i++) {
-			ix->first_ev[i] = ld64(e0 + 8 * i);
-			ix->last_ev[i] = ld64(last + 8 * i);
+			ix->first_ev[i] = ev_key(e0, (unsigned)i);
+			ix->last_ev[i] = ev_key(last, (unsigned)i);
 		}
 	}
 	*out = ix;

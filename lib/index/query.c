@@ -97,20 +97,20 @@ static enum trawl_status events_read(const struct trawl_index *ix, uint64_t i, u
 static void ev_decode(const uint8_t *r, uint64_t ev, struct trawl_index_event *o)
 {
 	o->seq = ev;
-	o->line = ld64(r);
-	o->offset = ld64(r + 8);
-	o->time = ld64(r + 16);
-	o->pc = ld64(r + 24);
-	o->nlines = ld32(r + 40);
-	o->length = ld32(r + 44);
-	o->encoding = ld32(r + 48);
-	o->depth = (int32_t)ld32(r + 52);
-	o->cpu = ld16(r + 56);
-	o->flags = ld16(r + 58);
-	o->kind = r[60];
-	o->iset = r[61];
-	o->el = r[62];
-	o->width = r[63];
+	o->line = ld48(r + EV_LINE);
+	o->offset = ld48(r + EV_OFFSET);
+	o->time = ld64(r + EV_TIME);
+	o->pc = ld64(r + EV_PC);
+	o->nlines = ld32(r + EV_NLINES);
+	o->length = ld32(r + EV_LENGTH);
+	o->encoding = ld32(r + EV_ENCODING);
+	o->depth = (int32_t)ld32(r + EV_DEPTH);
+	o->cpu = ld16(r + EV_CPU);
+	o->flags = r[EV_FLAGS];
+	o->kind = r[EV_KIND];
+	o->iset = r[EV_ISET] & 0xf;
+	o->el = r[EV_EL];
+	o->width = r[EV_ISET] >> 4;
 }
 
 static enum trawl_status q_event(const struct trawl_index *ix, uint64_t ev,
@@ -153,20 +153,20 @@ static enum trawl_status q_events(const struct trawl_index *ix, uint64_t first, 
 
 #define WIN 64u  /* event records read per probe (4 KiB) */
 
-/* Last event whose field at `off` (0 line, 8 offset, 16 time) is <= v;
+/* Last event whose key `k` (ev_key: 0 line, 1 offset, 2 time) is <= v;
  * the fields never decrease. They grow almost linearly with the event
  * number, so the interpolated guess is usually right: each probe reads a
  * window of WIN records around it with one pread, and a probe that does not
  * halve the range is followed by a bisection, which bounds the worst case.
  * *st is set on a read error. */
-static int64_t last_le_search(const struct trawl_index *ix, unsigned off, uint64_t v,
+static int64_t last_le_search(const struct trawl_index *ix, unsigned k, uint64_t v,
 			      int checked, enum trawl_status *st, struct trawl_error *err)
 {
 	*st = TRAWL_OK;
-	if (!ix->nev || ix->first_ev[off / 8] > v)
+	if (!ix->nev || ix->first_ev[k] > v)
 		return -1;
 	uint64_t lo = 0, hi = ix->nev - 1;
-	uint64_t flo = ix->first_ev[off / 8], fhi = ix->last_ev[off / 8];
+	uint64_t flo = ix->first_ev[k], fhi = ix->last_ev[k];
 	if (fhi <= v)
 		return (int64_t)hi;
 	uint8_t buf[WIN * EV_REC];
@@ -190,7 +190,7 @@ static int64_t last_le_search(const struct trawl_index *ix, unsigned off, uint64
 				   : idx_pread_unchecked(ix, base, buf, (size_t)(cnt * EV_REC), err)))
 			return -1;
 		uint64_t before = hi - lo;
-		uint64_t f0 = ld64(buf + off), f1 = ld64(buf + (cnt - 1) * EV_REC + off);
+		uint64_t f0 = ev_key(buf, k), f1 = ev_key(buf + (cnt - 1) * EV_REC, k);
 		if (f0 > v) {
 			hi = w0;
 			fhi = f0;
@@ -198,10 +198,10 @@ static int64_t last_le_search(const struct trawl_index *ix, unsigned off, uint64
 			lo = w0 + cnt - 1;
 			flo = f1;
 		} else {
-			uint64_t k = 0;
-			while (k + 1 < cnt && ld64(buf + (k + 1) * EV_REC + off) <= v)
-				k++;
-			return (int64_t)(w0 + k);
+			uint64_t j = 0;
+			while (j + 1 < cnt && ev_key(buf + (j + 1) * EV_REC, k) <= v)
+				j++;
+			return (int64_t)(w0 + j);
 		}
 		bisect = !bisect && (hi - lo) * 2 > before;
 	}
@@ -213,19 +213,19 @@ static int64_t last_le_search(const struct trawl_index *ix, unsigned off, uint64
  * f(i) <= v < f(i+1), which in an undamaged index (fields never decrease)
  * only the right event satisfies. When that fails, the search runs again
  * with every read checked. */
-static int64_t last_le(const struct trawl_index *ix, unsigned off, uint64_t v,
+static int64_t last_le(const struct trawl_index *ix, unsigned key, uint64_t v,
 		       enum trawl_status *st, struct trawl_error *err)
 {
-	int64_t i = last_le_search(ix, off, v, 0, st, err);
+	int64_t i = last_le_search(ix, key, v, 0, st, err);
 	if (*st || i < 0)
 		return i;
 	uint8_t r[2 * EV_REC];
 	uint64_t k = (uint64_t)i + 1 < ix->nev ? 2 : 1;
 	if ((*st = events_read(ix, (uint64_t)i, k, r, err)))
 		return -1;
-	if (ld64(r + off) <= v && (k == 1 || ld64(r + EV_REC + off) > v))
+	if (ev_key(r, key) <= v && (k == 1 || ev_key(r + EV_REC, key) > v))
 		return i;
-	return last_le_search(ix, off, v, 1, st, err);
+	return last_le_search(ix, key, v, 1, st, err);
 }
 
 static enum trawl_status q_event_at_line(const struct trawl_index *ix, uint64_t line,
@@ -246,7 +246,7 @@ static enum trawl_status q_event_at_time(const struct trawl_index *ix, uint64_t 
 					    uint64_t *ev, struct trawl_error *err)
 {
 	enum trawl_status st;
-	int64_t i = last_le(ix, 16, t, &st, err);
+	int64_t i = last_le(ix, 2, t, &st, err);
 	if (st)
 		return st;
 	if (i < 0)
@@ -260,7 +260,7 @@ static enum trawl_status q_event_at_offset(const struct trawl_index *ix, uint64_
 					      uint64_t *ev, struct trawl_error *err)
 {
 	enum trawl_status st;
-	int64_t i = last_le(ix, 8, off, &st, err);
+	int64_t i = last_le(ix, 1, off, &st, err);
 	if (st)
 		return st;
 	if (i < 0)
@@ -276,8 +276,8 @@ static enum trawl_status delta_range(const struct trawl_index *ix, uint64_t ev, 
 				     uint64_t *b, struct trawl_error *err)
 {
 	const struct idx_sec *e = &ix->sec[SEC_EVENTS];
-	*a = ld64(rec_at(e, ev) + 32);
-	*b = ev + 1 < ix->nev ? ld64(rec_at(e, ev + 1) + 32) : ix->sec[SEC_DELTAS].len;
+	*a = ld48(rec_at(e, ev) + EV_DELTA);
+	*b = ev + 1 < ix->nev ? ld48(rec_at(e, ev + 1) + EV_DELTA) : ix->sec[SEC_DELTAS].len;
 	if (*a > *b || *b > ix->sec[SEC_DELTAS].len)
 		return CORRUPT(ix, "event delta range");
 	return TRAWL_OK;
@@ -570,8 +570,8 @@ static enum trawl_status q_regs_at(const struct trawl_index *ix, uint64_t ev, ui
 	if ((st = events_read(ix, first, 1, recs, err)) ||
 	    (st = events_read(ix, last, 1, recs + EV_REC, err)))
 		return st;
-	a = ld64(recs + 32);
-	end = ld64(recs + EV_REC + 32);
+	a = ld48(recs + EV_DELTA);
+	end = ld48(recs + EV_REC + EV_DELTA);
 	if (last == ev)
 		end = ix->sec[SEC_DELTAS].len;
 	if (a > end || end > ix->sec[SEC_DELTAS].len)
@@ -648,7 +648,7 @@ enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t 
 		int tail = ev + k == ix->nev; /* the last event's deltas end the section */
 		if ((st = events_read(ix, ev, tail ? k : k + 1, recs, err)))
 			break;
-		uint64_t a = ld64(recs + 32), end = tail ? dlen : ld64(recs + k * EV_REC + 32);
+		uint64_t a = ld48(recs + EV_DELTA), end = tail ? dlen : ld48(recs + k * EV_REC + EV_DELTA);
 		if (a > end || end > dlen) {
 			st = CORRUPT(ix, "event delta range");
 			break;
@@ -666,12 +666,12 @@ enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t 
 			break;
 		for (uint64_t j = 0; j < k && !st && !stop; j++) {
 			const uint8_t *r = recs + j * EV_REC;
-			uint64_t ea = ld64(r + 32), eb = j + 1 < k || !tail ? ld64(r + EV_REC + 32) : dlen;
+			uint64_t ea = ld48(r + EV_DELTA), eb = j + 1 < k || !tail ? ld48(r + EV_REC + EV_DELTA) : dlen;
 			if (ea < a || eb < ea || eb > end) {
 				st = CORRUPT(ix, "event delta range");
 				break;
 			}
-			st = event_reg_writes(ix, buf, ea - a, eb - a, ev + j, ld16(r + 56), want, fn,
+			st = event_reg_writes(ix, buf, ea - a, eb - a, ev + j, ld16(r + EV_CPU), want, fn,
 					      ctx, &stop, err);
 		}
 		done += k;
@@ -822,7 +822,7 @@ static int search_writes(const struct idx_sec *s, uint64_t key, uint64_t ev, int
 			return 0;
 		uint64_t m;
 		if (is_reg) {
-			uint16_t lo = ld16(r + 24), hi = ld16(r + 26);
+			uint16_t lo = ld16(r + 16), hi = ld16(r + 18);
 			/* register ranges can be 256 bytes: compare as ranges */
 			uint64_t wlo = want & 0xffff, whi = want >> 16;
 			m = lo < whi && wlo < hi;

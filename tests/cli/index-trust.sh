@@ -90,10 +90,10 @@ gen >"$T" && "$TRAWL" index "$T" >/dev/null 2>&1
 want=$("$TRAWL" regs "$T" --at 4500)
 I="$T.trawlidx"
 size=$(wc -c <"$I")
-# the event record the query reads (events are 64-byte records at 1024)
+# the event record the query reads (events are 56-byte records at 1024)
 ev=$(echo "$want" | sed -n 's/.*(event \([0-9]*\)).*/\1/p' | head -1)
 [ -n "$ev" ] || fail "no event number in: $want"
-printf 'ZZZZ' | dd of="$I" bs=1 seek=$((1024 + ev * 64 + 20)) conv=notrunc 2>/dev/null
+printf 'ZZZZ' | dd of="$I" bs=1 seek=$((1024 + ev * 56 + 20)) conv=notrunc 2>/dev/null
 "$TRAWL" regs "$T" --at 4500 >"$_tmp/out" 2>"$_tmp/err"; rc=$?
 [ $rc = 0 ] || fail "damaged index: exit $rc; $(cat "$_tmp/err")"
 [ "$(cat "$_tmp/out")" = "$want" ] || fail "damaged index: wrong answer"
@@ -102,7 +102,7 @@ expect_stdout_has "checksums:           ok" "$TRAWL" info "$T" --verify
 # ... also for a command with two arguments and an option before them (the
 # second run got the command line as the first run's parse left it)
 wantlw=$("$TRAWL" last-write --at 4500 "$T" x3)
-printf 'ZZZZ' | dd of="$I" bs=1 seek=$((1024 + ev * 64 + 20)) conv=notrunc 2>/dev/null
+printf 'ZZZZ' | dd of="$I" bs=1 seek=$((1024 + ev * 56 + 20)) conv=notrunc 2>/dev/null
 "$TRAWL" last-write --at 4500 "$T" x3 >"$_tmp/out" 2>"$_tmp/err"; rc=$?
 [ $rc = 0 ] || fail "damaged index, last-write: exit $rc; $(cat "$_tmp/err")"
 [ "$(cat "$_tmp/out")" = "$wantlw" ] || fail "damaged index, last-write: $(cat "$_tmp/out")"
@@ -124,6 +124,15 @@ expect_exit 0 "$TRAWL" info "$T" --verify
 # an index of an older format is rebuilt, never called damaged
 printf '\001' | dd of="$I" bs=1 seek=8 conv=notrunc 2>/dev/null
 expect_stderr_has "is of an older format: building it again" "$TRAWL" regs "$T" --at 5
+# a real version-3 index (32-byte REGW records, made by the binary before
+# format 4) beside a copy of its trace: rebuilt, and the answer is that of a
+# fresh index (the old binary used it as it was)
+cp "$D/mixed.tarmac" "$_tmp/m3.tarmac"
+cp "$D/mixed-v3.idx" "$_tmp/m3.tarmac.trawlidx"
+expect_stderr_has "is of an older format: building it again" "$TRAWL" last-write "$_tmp/m3.tarmac" --at 24 x0
+"$TRAWL" last-write "$_tmp/m3.tarmac" --at 24 x0 >"$_tmp/got" 2>/dev/null
+"$TRAWL" last-write "$D/mixed.tarmac" --index "$_tmp/m3fresh.idx" --at 24 x0 >"$_tmp/want" 2>/dev/null
+[ -s "$_tmp/want" ] && cmp -s "$_tmp/got" "$_tmp/want" || fail "v3 index: another answer than a fresh one"
 
 # no source paths in messages; --debug shows where damage was detected
 cp "$I" "$_tmp/dmg.idx"

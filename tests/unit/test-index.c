@@ -138,6 +138,20 @@ static void maps_and_pcs(void **state)
 		assert_int_equal(trawl_index_event(ix, i, &e, &err), TRAWL_OK);
 		assert_int_equal(e.depth, depth);
 		const struct trawl_event *x = &s.ev[i];
+		/* every field of the (packed) event record is the stream's */
+		int insn = x->kind == TRAWL_EV_INSN;
+		assert_int_equal(e.line, x->line ? x->line : i + 1);
+		assert_int_equal(e.offset, x->offset);
+		assert_int_equal(e.length, x->length);
+		assert_int_equal(e.time, x->time);
+		assert_int_equal(e.cpu, x->cpu);
+		assert_int_equal(e.flags, x->flags & 0xff);
+		assert_int_equal(e.kind, x->kind);
+		assert_int_equal(e.pc, insn ? x->u.insn.pc : 0);
+		assert_int_equal(e.encoding, insn ? x->u.insn.encoding : 0);
+		assert_int_equal(e.iset, insn ? x->u.insn.iset : 0);
+		assert_int_equal(e.width, insn ? x->u.insn.width : 0);
+		assert_int_equal(e.el, insn ? x->u.insn.el : 0xff);
 		if (x->kind == TRAWL_EV_INSN && !(x->flags & TRAWL_EVF_CCFAIL)) {
 			uint32_t enc = x->u.insn.encoding;
 			depth += enc == 0x94000010u || enc == 0xd63f0020u;
