@@ -40,6 +40,11 @@ mkdir -p "$_tmp/q" && chmod 777 "$_tmp/q"
 oracle() {
 	name=$1 main=$2 prog=$3
 	shift 3
+	# QEMU runs as uid 1000, which may not reach into the checkout (a clone
+	# in a mode-700 folder): both run the same copy, at the same path
+	mkdir -p "$_tmp/p" && chmod 755 "$_tmp/p"
+	cp "$prog" "$_tmp/p/" || fail "$name: cannot copy $prog"
+	prog="$_tmp/p/$(basename "$prog")"
 	ln -sf "$qemu" "$_tmp/q/$(basename "$prog")"
 	# QEMU first: where its stack is decides where trawl's goes
 	env -i HOME=/ LANG=C PATH=/usr/bin:/bin $asuser "$_tmp/q/$(basename "$prog")" -cpu cortex-a72 \
