@@ -111,6 +111,13 @@ struct trawl_perf_etm_cpu {
 	int cfg_ok;               /* 0: ETMv3/PTM, or registers inconsistent */
 };
 
+/* Every record of the data section, in file order. */
+struct trawl_perf_rec {
+	uint64_t offset;
+	uint32_t type;
+	uint32_t size;            /* header size (AUXTRACE: plus its data) */
+};
+
 struct trawl_perf_file {
 	char path[1024];
 	uint8_t *mem;
@@ -134,6 +141,7 @@ struct trawl_perf_file {
 	struct trawl_perf_itrace_start *its; size_t nits, cap_its;
 	struct trawl_perf_hw_id *hwids;      size_t nhwids, cap_hwids;
 	struct trawl_perf_build_id *bids;    size_t nbids, cap_bids;
+	struct trawl_perf_rec *recs;         size_t nrecs, cap_recs;
 	uint64_t nrecords;
 	uint64_t by_type[128];    /* records seen per type (types < 128) */
 	unsigned nwarnings;       /* damage that did not stop the open */

@@ -316,6 +316,12 @@ static enum trawl_status walk_data(struct trawl_perf_file *f, struct trawl_error
 			     f->path, (unsigned long long)pos, trawl_perf_record_name(type), size);
 		f->nrecords++;
 		f->by_type[type & 127]++;
+		struct trawl_perf_rec *rl = PUSH(f, recs, nrecs, cap_recs);
+		if (!rl)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading %s", f->path);
+		rl->offset = pos;
+		rl->type = type;
+		rl->size = (uint32_t)(size + extra);
 		if (extra > end - pos - size) {
 			warn(f, "%s: offset %llu: AUXTRACE record announces %llu bytes, only %llu are in "
 			     "the file", f->path, (unsigned long long)pos, (unsigned long long)extra,
@@ -481,5 +487,6 @@ void trawl_perf_close(struct trawl_perf_file *f)
 	free(f->its);
 	free(f->hwids);
 	free(f->bids);
+	free(f->recs);
 	free(f);
 }

@@ -19,7 +19,8 @@ unsigned perf_cli_images(const struct trawl_perf_file *pf, struct trawl_ete_imag
 void perf_cli_build_id(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
 		       char *hex, size_t cap);
 
-/* `trawl info FILE.data`: exit status. */
-int perf_cli_info(const char *path, int json);
+/* `trawl info FILE.data`: exit status. recs: list every record (file
+ * offset, type number, name, size) instead of the summary. */
+int perf_cli_info(const char *path, int json, int recs);
 
 #endif

@@ -113,14 +113,23 @@ static void json_info(const struct trawl_perf_file *pf)
 	printf("]}\n");
 }
 
-int perf_cli_info(const char *path, int json)
+static void records(const struct trawl_perf_file *pf)
+{
+	for (size_t i = 0; i < pf->nrecs; i++)
+		printf("%" PRIu64 "\t%u\t%s\t%u\n", pf->recs[i].offset, pf->recs[i].type,
+		       trawl_perf_record_name(pf->recs[i].type), pf->recs[i].size);
+}
+
+int perf_cli_info(const char *path, int json, int recs)
 {
 	struct trawl_perf_file *pf;
 	struct trawl_error err;
 	trawl_error_clear(&err);
 	if (trawl_perf_open(&pf, path, &err) != TRAWL_OK)
 		return cli_report("info", &err);
-	if (json)
+	if (recs)
+		records(pf);
+	else if (json)
 		json_info(pf);
 	else
 		text_info(pf);
