@@ -35,6 +35,7 @@ enum {
 	TRAWL_PERF_RECORD_AUXTRACE_INFO = 70,
 	TRAWL_PERF_RECORD_AUXTRACE = 71,
 	TRAWL_PERF_RECORD_COMPRESSED = 81,
+	TRAWL_PERF_RECORD_COMPRESSED2 = 83,
 };
 
 /* AUX record flags */
@@ -146,6 +147,11 @@ struct trawl_perf_file {
 	uint64_t by_type[128];    /* records seen per type (types < 128) */
 	unsigned nwarnings;       /* damage that did not stop the open */
 	char warning[512];        /* the first of it */
+	/* reader state for COMPRESSED records (zstd stream, a cut record) */
+	void *zctx;
+	uint8_t *zbuf;
+	size_t zlen, zcap;
+	int in_z;
 };
 
 /* Open and walk a perf.data. Fails only when the file cannot be read or is

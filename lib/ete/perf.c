@@ -10,8 +10,10 @@
 #include "trawl/perf.h"
 
 #include "core/grow.h"
+#include "ete/perf-int.h"
 
 #define HEADER_SIZE 104
+#define warn trawl_perf__warn
 #define FEAT_BUILD_ID 2
 #define SAMPLE_TID 0x2u
 #define SAMPLE_TIME 0x4u
@@ -36,7 +38,7 @@ static uint32_t rd32(const uint8_t *p)
 }
 
 /* Keep the first problem's text, count them all. */
-static void warn(struct trawl_perf_file *f, const char *fmt, ...)
+void trawl_perf__warn(struct trawl_perf_file *f, const char *fmt, ...)
 {
 	if (!f->nwarnings++) {
 		va_list ap;
@@ -212,6 +214,12 @@ static int add_auxtrace(struct trawl_perf_file *f, const uint8_t *r, size_t size
 {
 	if (size < 48)
 		return 0;
+	if (f->in_z) { /* perf writes AUX data uncompressed: not expected here */
+		warn(f, "%s: offset %llu: AUXTRACE inside compressed data: skipped", f->path,
+		     (unsigned long long)off);
+		*extra = 0;
+		return 1;
+	}
 	struct trawl_perf_auxtrace *c = PUSH(f, chunks, nchunks, cap_chunks);
 	if (!c)
 		return -1;
@@ -273,10 +281,11 @@ static int add_record(struct trawl_perf_file *f, const uint8_t *r, uint32_t type
 	case TRAWL_PERF_RECORD_AUXTRACE_INFO:
 		return add_auxtrace_info(f, r, size, off);
 	case TRAWL_PERF_RECORD_COMPRESSED:
-	case 83:
-		warn(f, "%s: offset %llu: COMPRESSED record (perf record -z) not supported: skipped",
-		     f->path, (unsigned long long)off);
-		return 1;
+		return trawl_perf__inflate(f, r + 8, size - 8, off);
+	case 83: /* COMPRESSED2: a u64 data size, then the data (padded) */
+		if (size < 16 || rd64(r + 8) > size - 16u)
+			return 0;
+		return trawl_perf__inflate(f, r + 16, (size_t)rd64(r + 8), off);
 	default:
 		if (!strcmp(trawl_perf_record_name(type), "unknown"))
 			warn(f, "%s: offset %llu: unknown record type %u (size %zu) skipped", f->path,
@@ -285,55 +294,83 @@ static int add_record(struct trawl_perf_file *f, const uint8_t *r, uint32_t type
 	}
 }
 
-/* Walk the data section record by record; stop at the first record whose
- * header cannot be trusted (size < 8 or past the end). */
+/* Walk records in base[pos, end): the data section (zoff = 0: offsets are
+ * file offsets) or decompressed bytes of the COMPRESSED record at file
+ * offset zoff (records there are named by it). A record cut by `end` ends
+ * the walk; inside compressed data that is normal (the rest comes with the
+ * next COMPRESSED record), so *stop says where to go on from. */
+enum trawl_status trawl_perf__walk(struct trawl_perf_file *f, const uint8_t *base, uint64_t pos,
+				   uint64_t end, uint64_t zoff, uint64_t *stop,
+				   struct trawl_error *err)
+{
+	const char *in = zoff ? " (in compressed data)" : "";
+	while (pos <= end && end - pos >= 8) {
+		const uint8_t *r = base + pos;
+		uint64_t off = zoff ? zoff : pos;
+		uint32_t type = rd32(r);
+		uint16_t misc = (uint16_t)(r[4] | r[5] << 8), size = (uint16_t)(r[6] | r[7] << 8);
+		if (size < 8 || (size > end - pos && !zoff)) {
+			warn(f, "%s: offset %llu%s: %s record of size %u %s", f->path,
+			     (unsigned long long)off, in, trawl_perf_record_name(type), size,
+			     size < 8 ? "is impossible: the rest of the data is not read"
+				      : "is cut by the end of the data");
+			*stop = end;
+			return TRAWL_OK;
+		}
+		if (size > end - pos)
+			break;
+		uint64_t extra = 0;
+		/* listed before the records a COMPRESSED one holds */
+		struct trawl_perf_rec *rl = PUSH(f, recs, nrecs, cap_recs);
+		if (!rl)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading %s", f->path);
+		size_t ri = f->nrecs - 1;
+		rl->offset = off;
+		rl->type = type;
+		int rc = add_record(f, r, type, misc, size, (size_t)(end - pos), off, &extra);
+		if (rc < 0)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading %s", f->path);
+		if (rc == 0)
+			warn(f, "%s: offset %llu%s: %s record of size %u is too short for its type: skipped",
+			     f->path, (unsigned long long)off, in, trawl_perf_record_name(type), size);
+		f->nrecords++;
+		f->by_type[type & 127]++;
+		f->recs[ri].size = (uint32_t)(size + extra);
+		if (extra > end - pos - size) {
+			warn(f, "%s: offset %llu: AUXTRACE record announces %llu bytes, only %llu are in "
+			     "the file", f->path, (unsigned long long)off, (unsigned long long)extra,
+			     (unsigned long long)(end - pos - size));
+			*stop = end;
+			return TRAWL_OK;
+		}
+		pos += size + extra;
+	}
+	*stop = pos;
+	return TRAWL_OK;
+}
+
 static enum trawl_status walk_data(struct trawl_perf_file *f, struct trawl_error *err)
 {
-	uint64_t pos = f->data_offset, end = f->data_offset + f->data_size;
+	uint64_t pos = f->data_offset, end = f->data_offset + f->data_size, stop;
+	if (pos > f->len) {
+		warn(f, "%s: data section at offset %llu starts past the end of the file (%zu bytes)",
+		     f->path, (unsigned long long)pos, f->len);
+		return TRAWL_OK;
+	}
 	if (end > f->len || end < pos) {
 		warn(f, "%s: data section [%llu, +%llu) goes past the end of the file (%zu bytes): "
 		     "file cut short", f->path, (unsigned long long)f->data_offset,
 		     (unsigned long long)f->data_size, f->len);
 		end = f->len;
 	}
-	while (pos + 8 <= end) {
-		const uint8_t *r = f->mem + pos;
-		uint32_t type = rd32(r);
-		uint16_t misc = (uint16_t)(r[4] | r[5] << 8), size = (uint16_t)(r[6] | r[7] << 8);
-		if (size < 8 || pos + size > end) {
-			warn(f, "%s: offset %llu: %s record of size %u %s", f->path,
-			     (unsigned long long)pos, trawl_perf_record_name(type), size,
-			     size < 8 ? "is impossible: the rest of the data is not read"
-				      : "is cut by the end of the data");
-			return TRAWL_OK;
-		}
-		uint64_t extra = 0;
-		int rc = add_record(f, r, type, misc, size, (size_t)(end - pos), pos, &extra);
-		if (rc < 0)
-			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading %s", f->path);
-		if (rc == 0)
-			warn(f, "%s: offset %llu: %s record of size %u is too short for its type: skipped",
-			     f->path, (unsigned long long)pos, trawl_perf_record_name(type), size);
-		f->nrecords++;
-		f->by_type[type & 127]++;
-		struct trawl_perf_rec *rl = PUSH(f, recs, nrecs, cap_recs);
-		if (!rl)
-			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading %s", f->path);
-		rl->offset = pos;
-		rl->type = type;
-		rl->size = (uint32_t)(size + extra);
-		if (extra > end - pos - size) {
-			warn(f, "%s: offset %llu: AUXTRACE record announces %llu bytes, only %llu are in "
-			     "the file", f->path, (unsigned long long)pos, (unsigned long long)extra,
-			     (unsigned long long)(end - pos - size));
-			return TRAWL_OK;
-		}
-		pos += size + extra;
-	}
-	if (pos != end)
+	enum trawl_status st = trawl_perf__walk(f, f->mem, pos, end, 0, &stop, err);
+	if (st == TRAWL_OK && stop != end)
 		warn(f, "%s: offset %llu: %llu stray bytes at the end of the data section", f->path,
-		     (unsigned long long)pos, (unsigned long long)(end - pos));
-	return TRAWL_OK;
+		     (unsigned long long)stop, (unsigned long long)(end - stop));
+	if (st == TRAWL_OK && f->zlen)
+		warn(f, "%s: %zu bytes of a record cut at the end of the compressed data", f->path,
+		     f->zlen);
+	return st;
 }
 
 /* HEADER_BUILD_ID feature: records of {header, pid, build_id[24], name}. */
@@ -372,7 +409,7 @@ static enum trawl_status read_features(struct trawl_perf_file *f)
 		if (!(f->features[bit / 64] >> (bit % 64) & 1))
 			continue;
 		uint64_t at = tab + 16ull * k++;
-		if (at + 16 > f->len || at < tab) {
+		if (at < tab || at > f->len || f->len - at < 16) {
 			warn(f, "%s: offset %llu: feature table cut short (feature %u)", f->path,
 			     (unsigned long long)at, bit);
 			return TRAWL_OK;
@@ -488,5 +525,6 @@ void trawl_perf_close(struct trawl_perf_file *f)
 	free(f->hwids);
 	free(f->bids);
 	free(f->recs);
+	trawl_perf__inflate_end(f);
 	free(f);
 }

@@ -16,8 +16,12 @@ options:
   --unknown         add a record of unknown type 200
   --cut N           drop the last N bytes of the file
   --bad-size        make one record's size field 4 (impossible)
+  --compress        perf record -z: every record but AUXTRACE in COMPRESSED
+                    records (the records cut every 50 bytes, so they straddle
+                    pieces; a zstd frame each), with the HEADER_COMPRESSED feature
 """
 import struct
+import subprocess
 import sys
 
 S_TID, S_TIME, S_CPU, S_IDENT = 0x2, 0x4, 0x80, 0x10000
@@ -89,6 +93,39 @@ def etm_info(version, cpus, unit):
     return rec(70, body)
 
 
+class Records:
+    """The data section: records in order; AUXTRACE (with its bytes) kept
+    apart because perf never compresses it."""
+
+    def __init__(self):
+        self.parts = []
+
+    def __iadd__(self, b):
+        self.parts.append((False, b))
+        return self
+
+    def aux(self, b):
+        self.parts.append((True, b))
+
+    def bytes(self, compress):
+        if not compress:
+            return b''.join(b for _, b in self.parts)
+        out, group = b'', b''
+        for is_aux, b in self.parts + [(True, b'')]:
+            if not is_aux:
+                group += b
+                continue
+            # cut the records every 50 bytes (records straddle pieces),
+            # each piece its own zstd frame, as perf flushes per piece
+            for i in range(0, len(group), 50):
+                z = subprocess.run(['zstd', '-q', '-c', '-1'], input=group[i:i + 50],
+                                   stdout=subprocess.PIPE, check=True).stdout
+                out += rec(81, z)  # perf does not pad these
+            group = b''
+            out += b
+        return out
+
+
 def main():
     a = sys.argv[1:]
     out, trace, prog = a[0], open(a[1], 'rb').read(), a[2]
@@ -97,7 +134,7 @@ def main():
     flags = set()
     while i < len(a):
         k = a[i][2:]
-        if k in ('formatted', 'unknown', 'bad-size'):
+        if k in ('formatted', 'unknown', 'bad-size', 'compress'):
             flags.add(k)
             i += 1
         else:
@@ -105,7 +142,7 @@ def main():
             i += 2
     cpus, version = opt['cpus'], opt['version']
     pid = 100
-    data = b''
+    data = Records()
     data += etm_info(version, cpus, opt['unit'])
     data += rec(3, struct.pack('<II', pid, pid) + cstr('prog') + trailer(pid, 0), misc=0)
     mm = struct.pack('<IIQQQIIQQII', pid, pid, 0x1000, 0x1000, 0, 8, 1, 1234, 0, 5, 2)
@@ -121,12 +158,13 @@ def main():
         if version == 2:
             data += rec(21, struct.pack('<Q', tid) + trailer(pid, c))
         data += rec(11, struct.pack('<QQQ', 0, len(payload), raw | opt['aux-flags']) + trailer(pid, c))
-        data += rec(71, struct.pack('<QQQIIII', len(payload), 0, 0x1234 + c, c, pid, c, 0)) + payload
+        data.aux(rec(71, struct.pack('<QQQIIII', len(payload), 0, 0x1234 + c, c, pid, c, 0)) + payload)
         data += rec(68, b'')
     if 'unknown' in flags:
         data += rec(200, b'\0' * 8)
     if 'bad-size' in flags:
         data += struct.pack('<IHH', 3, 0, 4)
+    data = data.bytes('compress' in flags)
     attr = struct.pack('<IIQQQQQ', 8, 128, 0, 1, SAMPLE_TYPE, 0, (1 << 18) | (1 << 8) | (1 << 9))
     attr += b'\0' * (128 - len(attr))
     hdr_size, attr_size = 104, 128 + 16
@@ -139,15 +177,20 @@ def main():
     fent = struct.pack('<i', pid) + bid + cstr(prog)
     feat_build = rec(0, fent, misc=2)
     feat_other = b'simpleperf-ish feature\0\0'
+    # HEADER_COMPRESSED: version, type (1 = zstd), level, ratio, mmap_len
+    feat_z = struct.pack('<IIIII', 1, 1, 1, 1, 528384) + b'\0' * 4
+    feats = [feat_build] + ([feat_z] if 'compress' in flags else []) + [feat_other]
     tab_off = data_off + len(data)
-    f1 = tab_off + 32
-    f2 = f1 + len(feat_build)
-    table = struct.pack('<QQQQ', f1, len(feat_build), f2, len(feat_other))
-    features = [1 << 2, 0, 1 << 2, 0]  # bits 2 and 130
+    table, at = b'', tab_off + 16 * len(feats)
+    for ft in feats:
+        table += struct.pack('<QQ', at, len(ft))
+        at += len(ft)
+    # bits 2, 27 (with --compress) and 130
+    features = [1 << 2 | (1 << 27 if 'compress' in flags else 0), 0, 1 << 2, 0]
     hdr = b'PERFILE2' + struct.pack('<QQQQQQQQ', hdr_size, attr_size, attr_off, attr_size,
                                     data_off, len(data), 0, 0)
     hdr += b''.join(struct.pack('<Q', x) for x in features)
-    blob = hdr + attrs + struct.pack('<Q', 1) + data + table + feat_build + feat_other
+    blob = hdr + attrs + struct.pack('<Q', 1) + data + table + b''.join(feats)
     if opt.get('cut'):
         blob = blob[:-opt['cut']]
     open(out, 'wb').write(blob)
