@@ -40,6 +40,7 @@
 #include "trawl/sw-stats.h"
 #include "trawl/sw-script.h"
 #include "trawl/sw-perfetto.h"
+#include "trawl/perf.h"
 
 #define TRAWL_VERSION "0.1.0"
 

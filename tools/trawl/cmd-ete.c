@@ -11,11 +11,14 @@
 #include "cli.h"
 #include "trawl/disasm.h"
 #include "trawl/ete.h"
+#include "trawl/perf.h"
+
+#include "perf-cli.h"
 
 #define MAX_IDS 128
 
 struct opts {
-	const char *verb, *src, *buffer, *config, *out, *trbe_file;
+	const char *verb, *src, *buffer, *config, *out, *trbe_file, *symfs, *bindir;
 	int id, formatted, tpiu, dstream, wrapped_set, wrapped;
 	int have_base, have_limit, have_write;
 	uint64_t base, limit, write;
@@ -447,6 +450,8 @@ struct source {
 	const char *format;            /* as trace.ini spells it */
 	const uint8_t *p1, *p2;
 	size_t n1, n2;
+	struct trawl_perf_file *perf;  /* a perf.data recording */
+	struct trawl_ete_source *psources;
 };
 
 /* A snapshot directory brings its own registers, image and buffers; pick
@@ -588,6 +593,105 @@ static int trbe_parts(struct opts *o, struct source *src, struct trawl_error *er
 	return EXIT_OK;
 }
 
+/* AUX records that say trace was lost: each is named once, all count. */
+static void check_aux_flags(struct run *r, const struct trawl_perf_file *pf)
+{
+	for (size_t i = 0; i < pf->naux; i++) {
+		const struct trawl_perf_aux *a = &pf->aux[i];
+		uint64_t fl = a->flags;
+		if (!(fl & (TRAWL_PERF_AUX_TRUNCATED | TRAWL_PERF_AUX_PARTIAL | TRAWL_PERF_AUX_COLLISION)))
+			continue;
+		cli_warn(cmd, "%s: offset %" PRIu64 ": AUX record (cpu %d, %" PRIu64 " bytes) marked%s%s%s: "
+			 "trace was lost there", r->o->src, a->offset, a->cpu, a->aux_size,
+			 fl & TRAWL_PERF_AUX_TRUNCATED ? " truncated" : "",
+			 fl & TRAWL_PERF_AUX_PARTIAL ? " partial" : "",
+			 fl & TRAWL_PERF_AUX_COLLISION ? " collision" : "");
+		r->bad++;
+	}
+}
+
+/* A perf.data brings the trace units' registers (AUXTRACE_INFO), the
+ * trace ID of each CPU and the mapped files that make the image. */
+static int open_perf(struct run *r, struct source *src, struct trawl_error *err)
+{
+	struct opts *o = r->o;
+	if (trawl_perf_open(&src->perf, o->src, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	struct trawl_perf_file *pf = src->perf;
+	if (pf->nwarnings) {
+		cli_warn(cmd, "%s (%u problem%s in the recording)", pf->warning, pf->nwarnings,
+			 pf->nwarnings == 1 ? "" : "s");
+		r->bad++;
+	}
+	if (!pf->have_etm_info || !pf->netm) {
+		cli_error(cmd, "%s: no CoreSight ETM AUXTRACE_INFO record (not a cs_etm recording)",
+			  o->src);
+		return EXIT_BAD_INPUT;
+	}
+	check_aux_flags(r, pf);
+	if (!(src->psources = calloc(pf->netm, sizeof *src->psources)))
+		return cli_report(cmd, err);
+	for (size_t i = 0; i < pf->netm; i++) {
+		const struct trawl_perf_etm_cpu *c = &pf->etm[i];
+		if (!c->cfg_ok)
+			continue; /* ETMv3/PTM: no decoder here; its chunks are reported */
+		struct trawl_ete_source *ts = &src->psources[r->nsources++];
+		snprintf(ts->name, sizeof ts->name, "cpu%u", c->cpu);
+		ts->cfg = c->cfg;
+		int id = trawl_perf_trace_id(pf, (int32_t)c->cpu);
+		ts->cfg.trace_id = (uint8_t)(id < 0 ? 0 : id);
+	}
+	r->sources = src->psources;
+	if (trawl_ete_image_create(&r->img, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	perf_cli_images(pf, r->img, o->symfs, o->bindir, cmd);
+	src->format = "perf";
+	return EXIT_OK;
+}
+
+/* Each AUXTRACE chunk to its CPU: raw data (TRBE) straight to that CPU's
+ * trace-ID stream, formatted data through that CPU's own deformatter
+ * (frames carry the IDs). Streams stay apart by trace ID. */
+static int decode_perf(struct run *r, struct source *src, struct trawl_error *err)
+{
+	const struct trawl_perf_file *pf = src->perf;
+	struct trawl_ete_deformatter **df = calloc(pf->netm + 1, sizeof *df);
+	int rc = df ? EXIT_OK : cli_report(cmd, err);
+	for (size_t i = 0; rc == EXIT_OK && i < pf->nchunks; i++) {
+		const struct trawl_perf_auxtrace *c = &pf->chunks[i];
+		const struct trawl_perf_etm_cpu *e = trawl_perf_etm_for_cpu(pf, c->cpu);
+		if (!e && c->cpu < 0)
+			e = &pf->etm[0]; /* per-thread recording: one trace unit */
+		if (!e || !e->cfg_ok) {
+			cli_warn(cmd, "%s: offset %" PRIu64 ": AUXTRACE for cpu %d: %s: skipped", r->o->src,
+				 c->offset, c->cpu, e ? "ETMv3/PTM trace is not decoded" : "no trace unit");
+			r->bad++;
+			continue;
+		}
+		int raw = trawl_perf_aux_raw(pf, (int32_t)e->cpu);
+		if (raw < 0)
+			raw = e->cfg.is_ete; /* no AUX record: TRBE is the ETE sink */
+		if (raw) {
+			struct stream *s = get_stream(r, (uint8_t)trawl_perf_trace_id(pf, (int32_t)e->cpu), 0, err);
+			if (s)
+				feed_raw(r, s, c->data, c->avail);
+			continue;
+		}
+		size_t k = (size_t)(e - pf->etm);
+		if (!df[k] && trawl_ete_deformatter_create(&df[k], 0, on_id_bytes, r, err) != TRAWL_OK)
+			rc = cli_report(cmd, err);
+		else
+			trawl_ete_deformatter_feed(df[k], c->data, c->avail);
+	}
+	for (size_t k = 0; df && k < pf->netm; k++)
+		if (df[k]) {
+			trawl_ete_deformatter_finish(df[k]);
+			trawl_ete_deformatter_destroy(df[k]);
+		}
+	free(df);
+	return rc;
+}
+
 /* Feed the bytes to the decoders. Unformatted data is one stream (the raw
  * registers', or the snapshot source --id names), whose offsets map back
  * across the TRBE wrap; formatted data goes through the deformatter, which
@@ -595,6 +699,8 @@ static int trbe_parts(struct opts *o, struct source *src, struct trawl_error *er
 static int decode_source(struct run *r, struct source *src, struct trawl_error *err)
 {
 	struct opts *o = r->o;
+	if (src->perf)
+		return decode_perf(r, src, err);
 	if (!strcmp(src->format, "source_data")) {
 		uint8_t id = r->raw_cfg ? r->raw_cfg->trace_id : 0;
 		if (!r->raw_cfg && src->snap) {
@@ -713,9 +819,21 @@ static void release(struct run *r, struct source *src)
 	if (!src->snap)
 		trawl_ete_image_destroy(r->img);
 	trawl_ete_snapshot_close(src->snap);
+	trawl_perf_close(src->perf);
+	free(src->psources);
 	free(src->rawdata);
 	if (r->out && r->out != stdout)
 		fclose(r->out);
+}
+
+static int is_perf_file(const char *path)
+{
+	uint8_t magic[8];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+	if (f)
+		fclose(f);
+	return trawl_perf_is_perf(magic, n);
 }
 
 /* open the source, unwrap TRBE, decode, report: each step returns an exit
@@ -742,7 +860,8 @@ static int run_ete(struct opts *o)
 		cli_error(cmd, "cannot open '%s': %s", o->src, strerror(errno));
 		rc = EXIT_BAD_INPUT;
 	} else {
-		rc = S_ISDIR(sb.st_mode) ? open_snapshot(&r, &src, &err) : open_raw(&r, &src, &err);
+		rc = S_ISDIR(sb.st_mode) ? open_snapshot(&r, &src, &err)
+		     : is_perf_file(o->src) ? open_perf(&r, &src, &err) : open_raw(&r, &src, &err);
 	}
 	if (rc == EXIT_OK)
 		rc = trbe_parts(o, &src, &err);
@@ -796,6 +915,10 @@ int cmd_ete(int argc, char **argv)
 			   "the same values from an ini: base=, limit=, write=, wrapped="),
 		CLI_LIST("image", 0, "ADDR=FILE", &o.images, "raw buffer: program image bytes at ADDR"),
 		CLI_LIST("elf", 0, "FILE[@BIAS]", &o.elfs, "raw buffer: program image from an ELF file"),
+		CLI_STRING("symfs", 0, "DIR", &o.symfs,
+			   "perf.data: look for mapped files under DIR (recorded path, base name)"),
+		CLI_STRING("binary-dir", 0, "DIR", &o.bindir,
+			   "perf.data: mapped files by build id (DIR/<hex id>, DIR/.build-id/..)"),
 		CLI_U64("chunk", "N", &chunk, 0, NULL, "feed the decoder N bytes at a time (testing)"),
 		CLI_STRING("output", 'o', "FILE", &o.out, "output file (default: standard output)"),
 		CLI_END,
@@ -805,7 +928,8 @@ int cmd_ete(int argc, char **argv)
 		.usage = "packets|decode|stats|tarmac [options] SRC",
 		.description =
 			"SRC is an Arm snapshot directory (snapshot.ini, trace.ini, device .ini\n"
-			"files, memory dumps) or a raw trace buffer file.\n"
+			"files, memory dumps), a Linux perf.data with cs_etm trace (perf record\n"
+			"-e cs_etm//, simpleperf) or a raw trace buffer file.\n"
 			"\n"
 			"  packets            one packet per line: offset, trace ID, type, fields\n"
 			"  decode             instruction ranges, exceptions, contexts, timestamps\n"

@@ -1,7 +1,25 @@
 /* trawl info: what an index holds. */
+#include <stdio.h>
 #include <string.h>
 
 #include "index-cli.h"
+#include "perf-cli.h"
+
+/* A perf.data is described by its records, not by an index. */
+static int perf_arg(int argc, char **argv, int *json, int *recs)
+{
+	uint8_t magic[8];
+	FILE *f = argc > 1 ? fopen(argv[argc - 1], "rb") : NULL;
+	size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+	if (f)
+		fclose(f);
+	*json = *recs = 0;
+	for (int i = 1; i < argc - 1; i++) {
+		*json |= !strcmp(argv[i], "--json");
+		*recs |= !strcmp(argv[i], "--records");
+	}
+	return trawl_perf_is_perf(magic, n);
+}
 
 /* Describes the index, building it first if needed, so a user sees what a
  * query would use (its path included). --verify checks every block, not
@@ -9,7 +27,9 @@
 int cmd_info(int argc, char **argv)
 {
 	struct index_cli c;
-	int verify = 0;
+	int verify = 0, json, recs;
+	if (perf_arg(argc, argv, &json, &recs))
+		return perf_cli_info(argv[argc - 1], json, recs);
 	memset(&c, 0, sizeof c);
 	c.to.cmd = "info";
 	const struct cli_option opts[] = {
@@ -23,7 +43,10 @@ int cmd_info(int argc, char **argv)
 		.usage = "[--index FILE] [--verify] [--json] [reader options] TRACE",
 		.description =
 			"Describes the index of TRACE (building it if needed): its kind, size,\n"
-			"events, lines, cores, checkpoint interval, record counts and build time.\n",
+			"events, lines, cores, checkpoint interval, record counts and build time.\n"
+			"A Linux perf.data (CoreSight trace) is described instead: trace units and\n"
+			"their registers, AUX buffers and flags, mapped files (--json; --records\n"
+			"lists every record: file offset, type, name, size).\n",
 		.options = opts,
 		.min_args = 1, .max_args = 1, .missing = "no trace given",
 	};

@@ -1,0 +1,187 @@
+/* Linux perf.data files (PERFILE2) holding CoreSight ETM/ETE trace, as
+ * `perf record -e cs_etm//` and Android simpleperf write them.
+ *
+ * trawl_perf_open reads the whole file and walks it once: header, event
+ * attributes, every record of the data section, the build-id feature
+ * section (other feature sections are skipped by their size). What it
+ * finds is kept in plain arrays; AUXTRACE trace bytes point into the
+ * file's memory. Damage (a cut record, an unknown record type, a record
+ * too short for its type) does not fail the open: the walk stops or skips
+ * there, counts a warning and keeps the first message, naming the record
+ * and its file offset, so callers decode what there is and exit 1.
+ */
+#ifndef TRAWL_PERF_H
+#define TRAWL_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trawl/ete.h"
+#include "trawl/status.h"
+
+/* record types used here (perf_event.h, perf's own user records >= 64) */
+enum {
+	TRAWL_PERF_RECORD_MMAP = 1,
+	TRAWL_PERF_RECORD_LOST = 2,
+	TRAWL_PERF_RECORD_COMM = 3,
+	TRAWL_PERF_RECORD_EXIT = 4,
+	TRAWL_PERF_RECORD_FORK = 7,
+	TRAWL_PERF_RECORD_SAMPLE = 9,
+	TRAWL_PERF_RECORD_MMAP2 = 10,
+	TRAWL_PERF_RECORD_AUX = 11,
+	TRAWL_PERF_RECORD_ITRACE_START = 12,
+	TRAWL_PERF_RECORD_AUX_OUTPUT_HW_ID = 21,
+	TRAWL_PERF_RECORD_FINISHED_ROUND = 68,
+	TRAWL_PERF_RECORD_AUXTRACE_INFO = 70,
+	TRAWL_PERF_RECORD_AUXTRACE = 71,
+	TRAWL_PERF_RECORD_COMPRESSED = 81,
+	TRAWL_PERF_RECORD_COMPRESSED2 = 83,
+};
+
+/* AUX record flags */
+#define TRAWL_PERF_AUX_TRUNCATED 0x01u
+#define TRAWL_PERF_AUX_OVERWRITE 0x02u
+#define TRAWL_PERF_AUX_PARTIAL   0x04u
+#define TRAWL_PERF_AUX_COLLISION 0x08u
+#define TRAWL_PERF_AUX_FORMAT_MASK 0xff00u
+#define TRAWL_PERF_AUX_CS_RAW    0x0100u  /* CoreSight: no frame formatter */
+
+/* cs_etm per-CPU block magics */
+#define TRAWL_PERF_ETMV3_MAGIC 0x3030303030303030ull
+#define TRAWL_PERF_ETMV4_MAGIC 0x4040404040404040ull
+#define TRAWL_PERF_ETE_MAGIC   0x5050505050505050ull
+
+struct trawl_perf_mmap {
+	uint64_t offset;          /* file offset of the record */
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t prot, flags;     /* MMAP2 only */
+	uint8_t cpumode;          /* header misc & 7: 1 kernel, 2 user */
+	uint8_t build_id_size;    /* MMAP2 with a build id in the record */
+	uint8_t build_id[20];
+	char filename[512];
+};
+
+struct trawl_perf_comm {
+	uint64_t offset;
+	uint32_t pid, tid;
+	char comm[64];
+};
+
+struct trawl_perf_aux {
+	uint64_t offset;
+	uint64_t aux_offset, aux_size, flags;
+	int32_t cpu;              /* from the sample-id trailer, -1 unknown */
+};
+
+struct trawl_perf_auxtrace {
+	uint64_t offset;          /* file offset of the record */
+	uint64_t size, aux_offset, reference;
+	uint32_t idx, tid;
+	int32_t cpu;
+	const uint8_t *data;      /* into the file image */
+	size_t avail;             /* bytes present (< size if the file is cut) */
+};
+
+struct trawl_perf_itrace_start {
+	uint64_t offset;
+	uint32_t pid, tid;
+	int32_t cpu;
+};
+
+struct trawl_perf_hw_id {
+	uint64_t offset;
+	uint64_t hw_id;           /* bits 7:0 trace ID, 63:56 version */
+	int32_t cpu;
+};
+
+struct trawl_perf_build_id {
+	int32_t pid;
+	uint8_t size;
+	uint8_t id[20];
+	char filename[512];
+};
+
+/* One cs_etm per-CPU block of the AUXTRACE_INFO record. */
+struct trawl_perf_etm_cpu {
+	uint64_t magic;
+	uint32_t cpu;
+	uint32_t nparams;         /* as the block says (or the v0 fixed count) */
+	uint64_t params[16];      /* the trace parameters, in the file's order */
+	struct trawl_ete_config cfg; /* derived from them (ETMv4/ETE) */
+	int cfg_ok;               /* 0: ETMv3/PTM, or registers inconsistent */
+};
+
+/* Every record of the data section, in file order. */
+struct trawl_perf_rec {
+	uint64_t offset;
+	uint32_t type;
+	uint32_t size;            /* header size (AUXTRACE: plus its data) */
+};
+
+struct trawl_perf_file {
+	char path[1024];
+	uint8_t *mem;
+	size_t len;
+	uint64_t data_offset, data_size;
+	uint64_t features[4];
+	uint32_t nattrs;
+	uint32_t attr_type;       /* of the first attribute */
+	uint64_t attr_config, sample_type;
+	int sample_id_all;
+	/* cs_etm AUXTRACE_INFO */
+	int have_etm_info;
+	uint64_t etm_version, etm_pmu_type, etm_snapshot;
+	struct trawl_perf_etm_cpu *etm;
+	size_t netm;
+
+	struct trawl_perf_mmap *mmaps;       size_t nmmaps, cap_mmaps;
+	struct trawl_perf_comm *comms;       size_t ncomms, cap_comms;
+	struct trawl_perf_aux *aux;          size_t naux, cap_aux;
+	struct trawl_perf_auxtrace *chunks;  size_t nchunks, cap_chunks;
+	struct trawl_perf_itrace_start *its; size_t nits, cap_its;
+	struct trawl_perf_hw_id *hwids;      size_t nhwids, cap_hwids;
+	struct trawl_perf_build_id *bids;    size_t nbids, cap_bids;
+	struct trawl_perf_rec *recs;         size_t nrecs, cap_recs;
+	uint64_t nrecords;
+	uint64_t by_type[128];    /* records seen per type (types < 128) */
+	unsigned nwarnings;       /* damage that did not stop the open */
+	char warning[512];        /* the first of it */
+	/* reader state for COMPRESSED records (zstd stream, a cut record) */
+	void *zctx;
+	uint8_t *zbuf;
+	size_t zlen, zcap;
+	int in_z;
+};
+
+/* Open and walk a perf.data. Fails only when the file cannot be read or is
+ * not a PERFILE2 file whose header and attribute section make sense;
+ * later damage is recorded in nwarnings/warning. */
+enum trawl_status trawl_perf_open(struct trawl_perf_file **out, const char *path,
+				  struct trawl_error *err);
+/* The same over bytes already in memory (copied). */
+enum trawl_status trawl_perf_open_mem(struct trawl_perf_file **out, const uint8_t *data,
+				      size_t len, const char *name, struct trawl_error *err);
+void trawl_perf_close(struct trawl_perf_file *f);
+
+/* 1 when the first 8 bytes are the PERFILE2 magic. */
+int trawl_perf_is_perf(const uint8_t *data, size_t len);
+
+/* Parse the cs_etm AUXTRACE_INFO payload (priv[] after type/reserved, in
+ * u64 words) into f->etm. Used by trawl_perf_open; public for tests. */
+enum trawl_status trawl_perf_etm_info_parse(struct trawl_perf_file *f, const uint64_t *priv,
+					    size_t n, struct trawl_error *err);
+
+/* The ETM block of a CPU, or NULL. */
+const struct trawl_perf_etm_cpu *trawl_perf_etm_for_cpu(const struct trawl_perf_file *f,
+							int32_t cpu);
+/* The trace ID a CPU's trace carries: its last AUX_OUTPUT_HW_ID record
+ * (version-2 recordings), else TRCTRACEIDR from its block; -1 if none. */
+int trawl_perf_trace_id(const struct trawl_perf_file *f, int32_t cpu);
+/* AUX format of a CPU's data: 1 raw (TRBE, no frame formatter), 0
+ * formatted, -1 no AUX record says (callers then look at the bytes). */
+int trawl_perf_aux_raw(const struct trawl_perf_file *f, int32_t cpu);
+
+const char *trawl_perf_record_name(uint32_t type);
+
+#endif

@@ -1,0 +1,530 @@
+/* perf.data reader: header, attributes, the data section's records and the
+ * build-id feature section (layouts: Linux tools/perf/Documentation/
+ * perf.data-file-format.txt and include/uapi/linux/perf_event.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trawl/file.h"
+#include "trawl/perf.h"
+
+#include "core/grow.h"
+#include "ete/perf-int.h"
+
+#define HEADER_SIZE 104
+#define warn trawl_perf__warn
+#define FEAT_BUILD_ID 2
+#define SAMPLE_TID 0x2u
+#define SAMPLE_TIME 0x4u
+#define SAMPLE_ID 0x40u
+#define SAMPLE_CPU 0x80u
+#define SAMPLE_STREAM_ID 0x200u
+#define SAMPLE_IDENTIFIER 0x10000u
+#define MISC_MMAP_BUILD_ID 0x4000u
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Keep the first problem's text, count them all. */
+void trawl_perf__warn(struct trawl_perf_file *f, const char *fmt, ...)
+{
+	if (!f->nwarnings++) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(f->warning, sizeof f->warning, fmt, ap);
+		va_end(ap);
+	}
+}
+
+const char *trawl_perf_record_name(uint32_t type)
+{
+	switch (type) {
+	case 1: return "MMAP";
+	case 2: return "LOST";
+	case 3: return "COMM";
+	case 4: return "EXIT";
+	case 5: return "THROTTLE";
+	case 6: return "UNTHROTTLE";
+	case 7: return "FORK";
+	case 8: return "READ";
+	case 9: return "SAMPLE";
+	case 10: return "MMAP2";
+	case 11: return "AUX";
+	case 12: return "ITRACE_START";
+	case 13: return "LOST_SAMPLES";
+	case 14: return "SWITCH";
+	case 15: return "SWITCH_CPU_WIDE";
+	case 16: return "NAMESPACES";
+	case 17: return "KSYMBOL";
+	case 18: return "BPF_EVENT";
+	case 19: return "CGROUP";
+	case 20: return "TEXT_POKE";
+	case 21: return "AUX_OUTPUT_HW_ID";
+	case 64: return "HEADER_ATTR";
+	case 65: return "HEADER_EVENT_TYPE";
+	case 66: return "HEADER_TRACING_DATA";
+	case 67: return "HEADER_BUILD_ID";
+	case 68: return "FINISHED_ROUND";
+	case 69: return "ID_INDEX";
+	case 70: return "AUXTRACE_INFO";
+	case 71: return "AUXTRACE";
+	case 72: return "AUXTRACE_ERROR";
+	case 73: return "THREAD_MAP";
+	case 74: return "CPU_MAP";
+	case 75: return "STAT_CONFIG";
+	case 76: return "STAT";
+	case 77: return "STAT_ROUND";
+	case 78: return "EVENT_UPDATE";
+	case 79: return "TIME_CONV";
+	case 80: return "HEADER_FEATURE";
+	case 81: return "COMPRESSED";
+	case 82: return "FINISHED_INIT";
+	case 83: return "COMPRESSED2";
+	default: return "unknown";
+	}
+}
+
+int trawl_perf_is_perf(const uint8_t *data, size_t len)
+{
+	return len >= 8 && !memcmp(data, "PERFILE2", 8);
+}
+
+/* The CPU in a kernel record's sample-id trailer (sample_id_all): CPU is
+ * followed only by IDENTIFIER, so it sits at a fixed distance from the end. */
+static int32_t trailer_cpu(const struct trawl_perf_file *f, const uint8_t *rec, size_t size,
+			   size_t body)
+{
+	if (!f->sample_id_all || !(f->sample_type & SAMPLE_CPU))
+		return -1;
+	size_t back = 8 + ((f->sample_type & SAMPLE_IDENTIFIER) ? 8 : 0);
+	if (size < body + back)
+		return -1;
+	return (int32_t)rd32(rec + size - back);
+}
+
+static void copy_str(char *dst, size_t cap, const uint8_t *src, size_t avail)
+{
+	size_t n = 0;
+	while (n < avail && n + 1 < cap && src[n])
+		n++;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+#define PUSH(f, arr, n, cap)                                                   \
+	(trawl_grow((void **)&(f)->arr, &(f)->cap, (f)->n + 1, sizeof *(f)->arr) \
+		 ? memset(&(f)->arr[(f)->n], 0, sizeof *(f)->arr), &(f)->arr[(f)->n++] \
+		 : NULL)
+
+static int add_mmap(struct trawl_perf_file *f, const uint8_t *r, size_t size, uint16_t misc,
+		    uint32_t type, uint64_t off)
+{
+	size_t fixed = type == TRAWL_PERF_RECORD_MMAP ? 40 : 72;
+	if (size < fixed)
+		return 0;
+	struct trawl_perf_mmap *m = PUSH(f, mmaps, nmmaps, cap_mmaps);
+	if (!m)
+		return -1;
+	m->offset = off;
+	m->pid = rd32(r + 8);
+	m->tid = rd32(r + 12);
+	m->start = rd64(r + 16);
+	m->len = rd64(r + 24);
+	m->pgoff = rd64(r + 32);
+	m->cpumode = misc & 7;
+	if (type == TRAWL_PERF_RECORD_MMAP2) {
+		if (misc & MISC_MMAP_BUILD_ID) {
+			m->build_id_size = r[40] > 20 ? 20 : r[40];
+			memcpy(m->build_id, r + 44, 20);
+		}
+		m->prot = rd32(r + 64);
+		m->flags = rd32(r + 68);
+	}
+	copy_str(m->filename, sizeof m->filename, r + fixed, size - fixed);
+	return 1;
+}
+
+static int add_aux(struct trawl_perf_file *f, const uint8_t *r, size_t size, uint64_t off)
+{
+	if (size < 32)
+		return 0;
+	struct trawl_perf_aux *a = PUSH(f, aux, naux, cap_aux);
+	if (!a)
+		return -1;
+	a->offset = off;
+	a->aux_offset = rd64(r + 8);
+	a->aux_size = rd64(r + 16);
+	a->flags = rd64(r + 24);
+	a->cpu = trailer_cpu(f, r, size, 32);
+	return 1;
+}
+
+static int add_small(struct trawl_perf_file *f, const uint8_t *r, size_t size, uint32_t type,
+		     uint64_t off)
+{
+	if (type == TRAWL_PERF_RECORD_COMM) {
+		if (size < 16)
+			return 0;
+		struct trawl_perf_comm *c = PUSH(f, comms, ncomms, cap_comms);
+		if (!c)
+			return -1;
+		c->offset = off;
+		c->pid = rd32(r + 8);
+		c->tid = rd32(r + 12);
+		copy_str(c->comm, sizeof c->comm, r + 16, size - 16);
+	} else if (type == TRAWL_PERF_RECORD_ITRACE_START) {
+		if (size < 16)
+			return 0;
+		struct trawl_perf_itrace_start *s = PUSH(f, its, nits, cap_its);
+		if (!s)
+			return -1;
+		s->offset = off;
+		s->pid = rd32(r + 8);
+		s->tid = rd32(r + 12);
+		s->cpu = trailer_cpu(f, r, size, 16);
+	} else {
+		if (size < 16)
+			return 0;
+		struct trawl_perf_hw_id *h = PUSH(f, hwids, nhwids, cap_hwids);
+		if (!h)
+			return -1;
+		h->offset = off;
+		h->hw_id = rd64(r + 8);
+		h->cpu = trailer_cpu(f, r, size, 16);
+	}
+	return 1;
+}
+
+/* AUXTRACE: 48 bytes of header, then `size` trace bytes that the record's
+ * own size does not count. Returns the bytes consumed after the header. */
+static int add_auxtrace(struct trawl_perf_file *f, const uint8_t *r, size_t size, size_t room,
+			uint64_t off, uint64_t *extra)
+{
+	if (size < 48)
+		return 0;
+	if (f->in_z) { /* perf writes AUX data uncompressed: not expected here */
+		warn(f, "%s: offset %llu: AUXTRACE inside compressed data: skipped", f->path,
+		     (unsigned long long)off);
+		*extra = 0;
+		return 1;
+	}
+	struct trawl_perf_auxtrace *c = PUSH(f, chunks, nchunks, cap_chunks);
+	if (!c)
+		return -1;
+	c->offset = off;
+	c->size = rd64(r + 8);
+	c->aux_offset = rd64(r + 16);
+	c->reference = rd64(r + 24);
+	c->idx = rd32(r + 32);
+	c->tid = rd32(r + 36);
+	c->cpu = (int32_t)rd32(r + 40);
+	c->data = r + size;
+	c->avail = room - size < c->size ? room - size : (size_t)c->size;
+	*extra = c->size;
+	return 1;
+}
+
+static int add_auxtrace_info(struct trawl_perf_file *f, const uint8_t *r, size_t size,
+			     uint64_t off)
+{
+	if (size < 16)
+		return 0;
+	uint32_t kind = rd32(r + 8);
+	if (kind != 3) { /* PERF_AUXTRACE_CS_ETM; Intel PT, SPE ... are not ours */
+		warn(f, "%s: offset %llu: AUXTRACE_INFO of type %u is not CoreSight ETM", f->path,
+		     (unsigned long long)off, kind);
+		return 1;
+	}
+	size_t n = (size - 16) / 8;
+	uint64_t *priv = malloc(n ? n * 8 : 8);
+	if (!priv)
+		return -1;
+	memcpy(priv, r + 16, n * 8);
+	struct trawl_error e;
+	trawl_error_clear(&e);
+	if (trawl_perf_etm_info_parse(f, priv, n, &e) != TRAWL_OK)
+		warn(f, "%s: offset %llu: AUXTRACE_INFO: %s", f->path, (unsigned long long)off,
+		     e.message);
+	free(priv);
+	return 1;
+}
+
+/* One record of the data section. Returns 1 (used), 0 (too short for its
+ * type: warned by the caller), -1 (out of memory). */
+static int add_record(struct trawl_perf_file *f, const uint8_t *r, uint32_t type, uint16_t misc,
+		      size_t size, size_t room, uint64_t off, uint64_t *extra)
+{
+	switch (type) {
+	case TRAWL_PERF_RECORD_MMAP:
+	case TRAWL_PERF_RECORD_MMAP2:
+		return add_mmap(f, r, size, misc, type, off);
+	case TRAWL_PERF_RECORD_COMM:
+	case TRAWL_PERF_RECORD_ITRACE_START:
+	case TRAWL_PERF_RECORD_AUX_OUTPUT_HW_ID:
+		return add_small(f, r, size, type, off);
+	case TRAWL_PERF_RECORD_AUX:
+		return add_aux(f, r, size, off);
+	case TRAWL_PERF_RECORD_AUXTRACE:
+		return add_auxtrace(f, r, size, room, off, extra);
+	case TRAWL_PERF_RECORD_AUXTRACE_INFO:
+		return add_auxtrace_info(f, r, size, off);
+	case TRAWL_PERF_RECORD_COMPRESSED:
+		return trawl_perf__inflate(f, r + 8, size - 8, off);
+	case 83: /* COMPRESSED2: a u64 data size, then the data (padded) */
+		if (size < 16 || rd64(r + 8) > size - 16u)
+			return 0;
+		return trawl_perf__inflate(f, r + 16, (size_t)rd64(r + 8), off);
+	default:
+		if (!strcmp(trawl_perf_record_name(type), "unknown"))
+			warn(f, "%s: offset %llu: unknown record type %u (size %zu) skipped", f->path,
+			     (unsigned long long)off, type, size);
+		return 1;
+	}
+}
+
+/* Walk records in base[pos, end): the data section (zoff = 0: offsets are
+ * file offsets) or decompressed bytes of the COMPRESSED record at file
+ * offset zoff (records there are named by it). A record cut by `end` ends
+ * the walk; inside compressed data that is normal (the rest comes with the
+ * next COMPRESSED record), so *stop says where to go on from. */
+enum trawl_status trawl_perf__walk(struct trawl_perf_file *f, const uint8_t *base, uint64_t pos,
+				   uint64_t end, uint64_t zoff, uint64_t *stop,
+				   struct trawl_error *err)
+{
+	const char *in = zoff ? " (in compressed data)" : "";
+	while (pos <= end && end - pos >= 8) {
+		const uint8_t *r = base + pos;
+		uint64_t off = zoff ? zoff : pos;
+		uint32_t type = rd32(r);
+		uint16_t misc = (uint16_t)(r[4] | r[5] << 8), size = (uint16_t)(r[6] | r[7] << 8);
+		if (size < 8 || (size > end - pos && !zoff)) {
+			warn(f, "%s: offset %llu%s: %s record of size %u %s", f->path,
+			     (unsigned long long)off, in, trawl_perf_record_name(type), size,
+			     size < 8 ? "is impossible: the rest of the data is not read"
+				      : "is cut by the end of the data");
+			*stop = end;
+			return TRAWL_OK;
+		}
+		if (size > end - pos)
+			break;
+		uint64_t extra = 0;
+		/* listed before the records a COMPRESSED one holds */
+		struct trawl_perf_rec *rl = PUSH(f, recs, nrecs, cap_recs);
+		if (!rl)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading %s", f->path);
+		size_t ri = f->nrecs - 1;
+		rl->offset = off;
+		rl->type = type;
+		int rc = add_record(f, r, type, misc, size, (size_t)(end - pos), off, &extra);
+		if (rc < 0)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading %s", f->path);
+		if (rc == 0)
+			warn(f, "%s: offset %llu%s: %s record of size %u is too short for its type: skipped",
+			     f->path, (unsigned long long)off, in, trawl_perf_record_name(type), size);
+		f->nrecords++;
+		f->by_type[type & 127]++;
+		f->recs[ri].size = (uint32_t)(size + extra);
+		if (extra > end - pos - size) {
+			warn(f, "%s: offset %llu: AUXTRACE record announces %llu bytes, only %llu are in "
+			     "the file", f->path, (unsigned long long)off, (unsigned long long)extra,
+			     (unsigned long long)(end - pos - size));
+			*stop = end;
+			return TRAWL_OK;
+		}
+		pos += size + extra;
+	}
+	*stop = pos;
+	return TRAWL_OK;
+}
+
+static enum trawl_status walk_data(struct trawl_perf_file *f, struct trawl_error *err)
+{
+	uint64_t pos = f->data_offset, end = f->data_offset + f->data_size, stop;
+	if (pos > f->len) {
+		warn(f, "%s: data section at offset %llu starts past the end of the file (%zu bytes)",
+		     f->path, (unsigned long long)pos, f->len);
+		return TRAWL_OK;
+	}
+	if (end > f->len || end < pos) {
+		warn(f, "%s: data section [%llu, +%llu) goes past the end of the file (%zu bytes): "
+		     "file cut short", f->path, (unsigned long long)f->data_offset,
+		     (unsigned long long)f->data_size, f->len);
+		end = f->len;
+	}
+	enum trawl_status st = trawl_perf__walk(f, f->mem, pos, end, 0, &stop, err);
+	if (st == TRAWL_OK && stop != end)
+		warn(f, "%s: offset %llu: %llu stray bytes at the end of the data section", f->path,
+		     (unsigned long long)stop, (unsigned long long)(end - stop));
+	if (st == TRAWL_OK && f->zlen)
+		warn(f, "%s: %zu bytes of a record cut at the end of the compressed data", f->path,
+		     f->zlen);
+	return st;
+}
+
+/* HEADER_BUILD_ID feature: records of {header, pid, build_id[24], name}. */
+static enum trawl_status read_build_ids(struct trawl_perf_file *f, uint64_t off, uint64_t size)
+{
+	uint64_t pos = off, end = off + size;
+	while (pos + 36 <= end) {
+		const uint8_t *r = f->mem + pos;
+		uint16_t misc = (uint16_t)(r[4] | r[5] << 8), rs = (uint16_t)(r[6] | r[7] << 8);
+		if (rs < 36 || pos + rs > end) {
+			warn(f, "%s: offset %llu: build-id entry of size %u is cut or impossible", f->path,
+			     (unsigned long long)pos, rs);
+			return TRAWL_OK;
+		}
+		struct trawl_perf_build_id *b = PUSH(f, bids, nbids, cap_bids);
+		if (!b)
+			return TRAWL_ERR_NOMEM;
+		b->pid = (int32_t)rd32(r + 8);
+		memcpy(b->id, r + 12, 20);
+		/* PERF_RECORD_MISC_BUILD_ID_SIZE: byte 20 of the id field is its size */
+		b->size = (misc & 0x8000u) && r[32] <= 20 ? r[32] : 20;
+		copy_str(b->filename, sizeof b->filename, r + 36, rs - 36);
+		pos += rs;
+	}
+	return TRAWL_OK;
+}
+
+/* Feature sections: one {offset, size} per set bit, in bit order, right
+ * after the data section. Only build ids are read; the others (simpleperf
+ * adds its own numbers above 127) are skipped by their size. */
+static enum trawl_status read_features(struct trawl_perf_file *f)
+{
+	uint64_t tab = f->data_offset + f->data_size;
+	unsigned k = 0;
+	for (unsigned bit = 0; bit < 256; bit++) {
+		if (!(f->features[bit / 64] >> (bit % 64) & 1))
+			continue;
+		uint64_t at = tab + 16ull * k++;
+		if (at < tab || at > f->len || f->len - at < 16) {
+			warn(f, "%s: offset %llu: feature table cut short (feature %u)", f->path,
+			     (unsigned long long)at, bit);
+			return TRAWL_OK;
+		}
+		uint64_t off = rd64(f->mem + at), size = rd64(f->mem + at + 8);
+		if (off > f->len || size > f->len - off) {
+			warn(f, "%s: offset %llu: feature %u section [%llu, +%llu) is past the end",
+			     f->path, (unsigned long long)at, bit, (unsigned long long)off,
+			     (unsigned long long)size);
+			continue;
+		}
+		if (bit == FEAT_BUILD_ID && read_build_ids(f, off, size) != TRAWL_OK)
+			return TRAWL_ERR_NOMEM;
+	}
+	return TRAWL_OK;
+}
+
+/* The first attribute says which records carry a sample-id trailer. */
+static enum trawl_status read_header(struct trawl_perf_file *f, struct trawl_error *err)
+{
+	const uint8_t *h = f->mem;
+	if (f->len < HEADER_SIZE || !trawl_perf_is_perf(h, f->len))
+		return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: not a perf.data file (no PERFILE2 "
+				       "header%s)", f->path, f->len >= 8 && !memcmp(h, "PERFILE", 7)
+				       ? "; pipe-mode and old PERFFILE files are not supported" : "");
+	uint64_t hsize = rd64(h + 8), attr_size = rd64(h + 16);
+	uint64_t aoff = rd64(h + 24), asize = rd64(h + 32);
+	f->data_offset = rd64(h + 40);
+	f->data_size = rd64(h + 48);
+	for (int i = 0; i < 4; i++)
+		f->features[i] = rd64(h + 72 + 8 * i);
+	if (hsize < HEADER_SIZE || attr_size < 16 + 48 || aoff > f->len || asize > f->len - aoff) {
+		enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: perf.data header: bad "
+						       "header size %llu, attribute size %llu or "
+						       "section [%llu, +%llu)", f->path,
+						       (unsigned long long)hsize,
+						       (unsigned long long)attr_size,
+						       (unsigned long long)aoff, (unsigned long long)asize);
+		trawl_error_at(err, f->path, 0, 0, 0);
+		return st;
+	}
+	f->nattrs = (uint32_t)(asize / attr_size);
+	if (f->nattrs) {
+		const uint8_t *a = f->mem + aoff;
+		f->attr_type = rd32(a);
+		f->attr_config = rd64(a + 8);
+		f->sample_type = rd64(a + 24);
+		f->sample_id_all = (rd64(a + 40) >> 18) & 1;
+	}
+	return TRAWL_OK;
+}
+
+/* Takes `data` (malloc'ed) whatever the outcome. */
+static enum trawl_status open_owned(struct trawl_perf_file **out, uint8_t *data, size_t len,
+				    const char *name, struct trawl_error *err)
+{
+	*out = NULL;
+	struct trawl_perf_file *f = calloc(1, sizeof *f);
+	if (!f) {
+		free(data);
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	}
+	f->mem = data;
+	f->len = len;
+	snprintf(f->path, sizeof f->path, "%s", name);
+	enum trawl_status st = read_header(f, err);
+	if (st == TRAWL_OK)
+		st = walk_data(f, err);
+	if (st == TRAWL_OK && read_features(f) != TRAWL_OK)
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	if (st != TRAWL_OK) {
+		trawl_perf_close(f);
+		return st;
+	}
+	*out = f;
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_perf_open_mem(struct trawl_perf_file **out, const uint8_t *data,
+				      size_t len, const char *name, struct trawl_error *err)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+	*out = NULL;
+	if (!copy)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	memcpy(copy, data, len);
+	return open_owned(out, copy, len, name, err);
+}
+
+enum trawl_status trawl_perf_open(struct trawl_perf_file **out, const char *path,
+				  struct trawl_error *err)
+{
+	uint8_t *data;
+	size_t len;
+	*out = NULL;
+	enum trawl_status st = trawl_file_read(path, &data, &len, err);
+	if (st != TRAWL_OK)
+		return st;
+	return open_owned(out, data, len, path, err);
+}
+
+void trawl_perf_close(struct trawl_perf_file *f)
+{
+	if (!f)
+		return;
+	free(f->mem);
+	free(f->etm);
+	free(f->mmaps);
+	free(f->comms);
+	free(f->aux);
+	free(f->chunks);
+	free(f->its);
+	free(f->hwids);
+	free(f->bids);
+	free(f->recs);
+	trawl_perf__inflate_end(f);
+	free(f);
+}

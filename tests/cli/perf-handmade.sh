@@ -1,0 +1,114 @@
+#!/bin/sh
+# trawl ete / trawl info on perf.data files made by perf-mkdata.py from the
+# documented layouts: ETE with raw (TRBE) AUX data and version-2 trace IDs
+# on two CPUs, ETMv4 with frame-formatted data, header versions 0 and 1,
+# AUX flags, damaged files. The trace is ete-basic.sh's, whose decode is
+# worked out by hand there. When Debian's perf is installed, `perf report
+# -D` must list the same records at the same offsets, and its OpenCSD
+# packet dump of formatted data the same packets as trawl ete packets.
+. "$TRAWL_SRC/tests/cli-lib.sh"
+command -v python3 >/dev/null || skip "no python3"
+t=$_tmp
+mk="python3 $TRAWL_SRC/tests/cli/perf-mkdata.py"
+printf '\037\040\003\325\101\000\000\124\037\040\003\325\300\003\137\326' >"$t/prog.bin"
+{
+	printf '\000\000\000\000\000\000\000\000\000\000\000\200'
+	printf '\001\000\004'
+	printf '\205\000\010\000\000\000\000\000\000\021'
+	printf '\366\367'
+	printf '\232\001\010\000\000'
+	printf '\367\367'
+} >"$t/trace.bin"
+# the decode worked out by hand in ete-basic.sh, once per trace ID
+want() {
+	for id in "$@"; do
+		printf '%s\t%s\n' "$id" TRACE_ON "$id" "PE_CONTEXT	EL1	S	64" \
+			"$id" "INSTR_RANGE	0x1000	0x1008	2	A64	N	BR" \
+			"$id" "INSTR_RANGE	0x1008	0x1010	2	A64	E	iBR-ret" \
+			"$id" "INSTR_RANGE	0x1004	0x1008	1	A64	E	BR" \
+			"$id" "INSTR_RANGE	0x100c	0x1010	1	A64	E	iBR-ret"
+	done
+}
+check_decode() { # name file ids...
+	name=$1 file=$2; shift 2
+	"$TRAWL" ete decode --symfs "$t" "$file" >"$t/d.out" 2>"$t/d.err"
+	rc=$?
+	[ "$rc" = 0 ] || fail "$name: exit $rc: $(cat "$t/d.err")"
+	grep -v '^-' "$t/d.out" | cut -f2- >"$t/got"
+	want "$@" >"$t/want"
+	diff -u "$t/want" "$t/got" >"$t/diff" || fail "$name: $(cat "$t/diff")"
+}
+
+# ETE, raw AUX data, version 2: trace IDs 0x20/0x22 from AUX_OUTPUT_HW_ID
+$mk "$t/ete.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2
+check_decode "ete raw v2" "$t/ete.data" 20 22
+expect_stdout_has "cpu 1   ETE       trace ID 0x22, 9 params: TRCCONFIGR=0x1" "$TRAWL" info "$t/ete.data"
+expect_stdout_has "AUX     @1120     cpu 1, offset 0, 40 bytes, raw" "$TRAWL" info "$t/ete.data"
+expect_stdout_has "0x1000-0x2000 pgoff 0x0 /no/such/dir/prog.bin build id 0102030405060708090a0b0c0d0e0f10" \
+	"$TRAWL" info "$t/ete.data"
+# --id keeps one stream
+"$TRAWL" ete decode --id 0x22 --symfs "$t" "$t/ete.data" | grep -c INSTR_RANGE >"$t/n"
+[ "$(cat "$t/n")" = 4 ] || fail "--id 0x22: want 4 ranges, got $(cat "$t/n")"
+# ETMv4, frame-formatted, version 1 (IDs from TRCTRACEIDR: 0x10, 0x12)
+$mk "$t/etm.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --unit etmv4 --version 1 --formatted
+check_decode "etmv4 formatted v1" "$t/etm.data" 10 12
+# version 0 headers have no parameter count
+$mk "$t/v0.data" "$t/trace.bin" /no/such/dir/prog.bin --unit etmv4 --version 0 --formatted
+check_decode "etmv4 v0" "$t/v0.data" 10
+expect_stdout_has "cs_etm header:       version 0, PMU type 8, full mode, 1 cpus" "$TRAWL" info "$t/v0.data"
+
+# perf record -z: records in COMPRESSED records (zstd), straddling them
+$mk "$t/zete.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --compress
+check_decode "ete raw v2 compressed" "$t/zete.data" 20 22
+$mk "$t/z.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --unit etmv4 --version 1 --formatted --compress
+check_decode "etmv4 formatted compressed" "$t/z.data" 10 12
+# a record inside names the COMPRESSED record that completed it
+"$TRAWL" info --records "$t/z.data" | grep -c COMPRESSED >"$t/n"
+[ "$(cat "$t/n")" -gt 10 ] || fail "want many COMPRESSED records, got $(cat "$t/n")"
+
+# offsets by hand: header 104 + attr 144 + ids 8 = data at 256; AUXTRACE_INFO
+# 136 (one ETE block of 9), COMM 56, MMAP2 128, MMAP 96, ITRACE_START 48,
+# HW_ID 48 -> AUX at 768 (64), AUXTRACE 88, FINISHED_ROUND 8 -> 928
+# lost trace: AUX marked truncated and collided; decoded still, exit 1
+$mk "$t/trunc.data" "$t/trace.bin" /no/such/dir/prog.bin --aux-flags 9
+expect_exit 1 "$TRAWL" ete decode --symfs "$t" "$t/trunc.data"
+expect_stderr_has "offset 768: AUX record (cpu 0, 40 bytes) marked truncated collision" \
+	"$TRAWL" ete decode --symfs "$t" "$t/trunc.data"
+expect_stdout_has "INSTR_RANGE	0x100c" "$TRAWL" ete decode --symfs "$t" "$t/trunc.data"
+expect_stdout_has "40 bytes, raw,truncated,collision" "$TRAWL" info "$t/trunc.data"
+# an unknown record type is skipped by its size: named, exit 1
+$mk "$t/unk.data" "$t/trace.bin" /no/such/dir/prog.bin --unknown
+expect_exit 1 "$TRAWL" ete decode --symfs "$t" "$t/unk.data"
+expect_stderr_has "offset 928: unknown record type 200 (size 16) skipped" "$TRAWL" ete decode --symfs "$t" "$t/unk.data"
+expect_exit 1 "$TRAWL" info "$t/unk.data"
+# a record whose size field is impossible ends the walk there
+$mk "$t/bad.data" "$t/trace.bin" /no/such/dir/prog.bin --bad-size
+expect_stderr_has "offset 928: COMM record of size 4 is impossible" "$TRAWL" ete decode --symfs "$t" "$t/bad.data"
+expect_stdout_has "INSTR_RANGE	0x100c" "$TRAWL" ete decode --symfs "$t" "$t/bad.data"
+# not a perf.data at all / header cut short: clear error, exit 1
+printf 'PERFILE2' >"$t/short.data"
+expect_exit 1 "$TRAWL" ete decode "$t/short.data"
+expect_stderr_has "not a perf.data file" "$TRAWL" ete decode "$t/short.data"
+
+# the same records as Linux perf reads them (perf 6.1 knows header <= 1)
+if command -v perf >/dev/null 2>&1; then
+	for f in etm v0 z; do
+		timeout 60 perf report -D -i "$t/$f.data" --stdio >"$t/perf.txt" 2>/dev/null
+		# "0x1e8@FILE [0x38]: event: 3" -> offset type; perf also prints
+		# its synthesized attribute records at offset 0: not in the file
+		sed -n 's/^0x\([0-9a-f]*\)@.* \[0x[0-9a-f]*\]: event: \([0-9]*\)$/\1 \2/p' "$t/perf.txt" |
+			while read -r o ty; do echo "$((0x$o)) $ty"; done >"$t/perf.recs"
+		# perf lists what COMPRESSED records hold, not themselves
+		"$TRAWL" info --records "$t/$f.data" | cut -f1,2 | tr '\t' ' ' | grep -v ' 81$' >"$t/trawl.recs"
+		diff -u "$t/perf.recs" "$t/trawl.recs" >"$t/diff" || fail "perf report -D records ($f): $(cat "$t/diff")"
+		# OpenCSD's packet dump: "Idx:27; ID:10;	I_ATOM_F1 : ..."
+		sed -n 's/^	Idx:\([0-9]*\); ID:\([0-9a-f]*\);	I_\([A-Z0-9_]*\) .*/\1 \2 \3/p' "$t/perf.txt" >"$t/perf.pk"
+		"$TRAWL" ete packets "$t/$f.data" 2>/dev/null | cut -f1-3 | tr '\t' ' ' |
+			awk '{ sub(/^0/, "", $2); print }' >"$t/trawl.pk"
+		[ -s "$t/perf.pk" ] || fail "perf report -D ($f) listed no packets"
+		diff -u "$t/perf.pk" "$t/trawl.pk" >"$t/diff" || fail "perf packets ($f): $(cat "$t/diff")"
+	done
+else
+	echo "note: no perf (linux-perf): cross-check with perf report -D skipped"
+fi
+finish

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Write a small perf.data holding CoreSight trace, from the documented
+layouts (Linux tools/perf/Documentation/perf.data-file-format.txt,
+include/uapi/linux/perf_event.h, tools/perf/util/cs-etm.h), for tests.
+
+usage: perf-mkdata.py OUT TRACE PROG_PATH [options]
+  TRACE      trace bytes (unformatted ETE/ETMv4 packets) put in each CPU's AUX data
+  PROG_PATH  the file name the MMAP2 record gives for the program at 0x1000
+options:
+  --cpus N          CPUs traced (default 1), each with the same trace
+  --unit ete|etmv4  trace unit (default ete)
+  --version V       cs_etm header version 0-2 (default 2: trace IDs by
+                    AUX_OUTPUT_HW_ID, 0x20 + 2*cpu; else TRCTRACEIDR 0x10 + 2*cpu)
+  --formatted       wrap each CPU's trace in CoreSight 16-byte frames
+  --aux-flags F     extra AUX record flags (number)
+  --unknown         add a record of unknown type 200
+  --cut N           drop the last N bytes of the file
+  --bad-size        make one record's size field 4 (impossible)
+  --compress        perf record -z: every record but AUXTRACE in COMPRESSED
+                    records (the records cut every 50 bytes, so they straddle
+                    pieces; a zstd frame each), with the HEADER_COMPRESSED feature
+"""
+import struct
+import subprocess
+import sys
+
+S_TID, S_TIME, S_CPU, S_IDENT = 0x2, 0x4, 0x80, 0x10000
+SAMPLE_TYPE = S_TID | S_TIME | S_CPU | S_IDENT
+ETE_DEFAULT = dict(configr=0x1, idr0=0x28000ea1, idr1=0x4100fff0, idr2=0x488, idr8=0,
+                   devarch=0x47705a13)
+
+
+def rec(rtype, body, misc=0):
+    return struct.pack('<IHH', rtype, misc, 8 + len(body)) + body
+
+
+def trailer(pid, cpu, time=0):
+    # sample_id_all trailer for TID|TIME|CPU|IDENTIFIER, in that order
+    return struct.pack('<IIQIIQ', pid, pid, time, cpu, 0, 1)
+
+
+def cstr(s, align=8):
+    b = s.encode() + b'\0'
+    return b + b'\0' * (-len(b) % align)
+
+
+def frames(chunks):
+    """CoreSight frame formatter: each frame starts with an ID change
+    (applies from the next byte), then 14 data bytes; the LSBs of data in
+    even positions go in byte 15. Short frames are padded with ID 0."""
+    out = b''
+    for tid, data in chunks:
+        for i in range(0, len(data), 14):
+            part = list(data[i:i + 14])
+            f = [0] * 16
+            f[0] = (tid << 1) | 1
+            flags = 0
+            pos = 1
+            for d in part:
+                if pos % 2 == 0:
+                    f[pos] = d & 0xfe
+                    flags |= (d & 1) << (pos // 2)
+                else:
+                    f[pos] = d
+                pos += 1
+            if pos < 15 and pos % 2:
+                # odd positions always hold data: move the last byte there and
+                # put the switch to ID 0 before it, flagged "next byte is old ID"
+                f[pos] = part[-1]
+                f[pos - 1] = 1
+                flags |= 1 << ((pos - 1) // 2)
+            elif pos < 15:
+                f[pos] = 1  # switch to ID 0: the zeros after are its (dropped) data
+            f[15] = flags
+            out += bytes(f)
+    return out
+
+
+def etm_info(version, cpus, unit):
+    priv = [version, (8 << 32) | cpus, 0]
+    for c in range(cpus):
+        tid = 0x10 + 2 * c
+        v = ETE_DEFAULT
+        if unit == 'ete':
+            params = [v['configr'], tid, v['idr0'], v['idr1'], v['idr2'], v['idr8'], 0x8c,
+                      v['devarch'], 1]
+            magic = 0x5050505050505050
+        else:  # ETMv4.? with the same ID registers, no TRCDEVARCH, no TS_SOURCE
+            params = [v['configr'], tid, v['idr0'], 0x4100f423, v['idr2'], v['idr8'], 0x8c]
+            magic = 0x4040404040404040
+        priv += [magic, c] + ([len(params)] if version else []) + params
+    body = struct.pack('<II', 3, 0) + b''.join(struct.pack('<Q', x) for x in priv)
+    return rec(70, body)
+
+
+class Records:
+    """The data section: records in order; AUXTRACE (with its bytes) kept
+    apart because perf never compresses it."""
+
+    def __init__(self):
+        self.parts = []
+
+    def __iadd__(self, b):
+        self.parts.append((False, b))
+        return self
+
+    def aux(self, b):
+        self.parts.append((True, b))
+
+    def bytes(self, compress):
+        if not compress:
+            return b''.join(b for _, b in self.parts)
+        out, group = b'', b''
+        for is_aux, b in self.parts + [(True, b'')]:
+            if not is_aux:
+                group += b
+                continue
+            # cut the records every 50 bytes (records straddle pieces),
+            # each piece its own zstd frame, as perf flushes per piece
+            for i in range(0, len(group), 50):
+                z = subprocess.run(['zstd', '-q', '-c', '-1'], input=group[i:i + 50],
+                                   stdout=subprocess.PIPE, check=True).stdout
+                out += rec(81, z)  # perf does not pad these
+            group = b''
+            out += b
+        return out
+
+
+def main():
+    a = sys.argv[1:]
+    out, trace, prog = a[0], open(a[1], 'rb').read(), a[2]
+    opt = {'cpus': 1, 'unit': 'ete', 'version': 2, 'aux-flags': 0}
+    i = 3
+    flags = set()
+    while i < len(a):
+        k = a[i][2:]
+        if k in ('formatted', 'unknown', 'bad-size', 'compress'):
+            flags.add(k)
+            i += 1
+        else:
+            opt[k] = a[i + 1] if k == 'unit' else int(a[i + 1], 0)
+            i += 2
+    cpus, version = opt['cpus'], opt['version']
+    pid = 100
+    data = Records()
+    data += etm_info(version, cpus, opt['unit'])
+    data += rec(3, struct.pack('<II', pid, pid) + cstr('prog') + trailer(pid, 0), misc=0)
+    mm = struct.pack('<IIQQQIIQQII', pid, pid, 0x1000, 0x1000, 0, 8, 1, 1234, 0, 5, 2)
+    data += rec(10, mm + cstr(prog) + trailer(pid, 0), misc=2)
+    kmm = struct.pack('<IIQQQ', 0xffffffff, 0, 0xffff800008000000, 0x1000000, 0)
+    data += rec(1, kmm + cstr('[kernel.kallsyms]_text') + trailer(0xffffffff, 0), misc=1)
+    raw = 0 if 'formatted' in flags else 0x100
+    for c in range(cpus):
+        tid = (0x20 if version == 2 else 0x10) + 2 * c
+        payload = frames([(tid, trace)]) if 'formatted' in flags else trace
+        payload += b'\x70' * (-len(payload) % 8)  # padded with IGNORE packets
+        data += rec(12, struct.pack('<II', pid, pid) + trailer(pid, c))
+        if version == 2:
+            data += rec(21, struct.pack('<Q', tid) + trailer(pid, c))
+        data += rec(11, struct.pack('<QQQ', 0, len(payload), raw | opt['aux-flags']) + trailer(pid, c))
+        data.aux(rec(71, struct.pack('<QQQIIII', len(payload), 0, 0x1234 + c, c, pid, c, 0)) + payload)
+        data += rec(68, b'')
+    if 'unknown' in flags:
+        data += rec(200, b'\0' * 8)
+    if 'bad-size' in flags:
+        data += struct.pack('<IHH', 3, 0, 4)
+    data = data.bytes('compress' in flags)
+    attr = struct.pack('<IIQQQQQ', 8, 128, 0, 1, SAMPLE_TYPE, 0, (1 << 18) | (1 << 8) | (1 << 9))
+    attr += b'\0' * (128 - len(attr))
+    hdr_size, attr_size = 104, 128 + 16
+    attr_off = hdr_size
+    ids_off = attr_off + attr_size
+    data_off = ids_off + 8
+    attrs = attr + struct.pack('<QQ', ids_off, 8)
+    # features: build id (bit 2) and one simpleperf-style number (bit 130)
+    bid = bytes(range(1, 17)) + b'\0' * 8
+    fent = struct.pack('<i', pid) + bid + cstr(prog)
+    feat_build = rec(0, fent, misc=2)
+    feat_other = b'simpleperf-ish feature\0\0'
+    # HEADER_COMPRESSED: version, type (1 = zstd), level, ratio, mmap_len
+    feat_z = struct.pack('<IIIII', 1, 1, 1, 1, 528384) + b'\0' * 4
+    feats = [feat_build] + ([feat_z] if 'compress' in flags else []) + [feat_other]
+    tab_off = data_off + len(data)
+    table, at = b'', tab_off + 16 * len(feats)
+    for ft in feats:
+        table += struct.pack('<QQ', at, len(ft))
+        at += len(ft)
+    # bits 2, 27 (with --compress) and 130
+    features = [1 << 2 | (1 << 27 if 'compress' in flags else 0), 0, 1 << 2, 0]
+    hdr = b'PERFILE2' + struct.pack('<QQQQQQQQ', hdr_size, attr_size, attr_off, attr_size,
+                                    data_off, len(data), 0, 0)
+    hdr += b''.join(struct.pack('<Q', x) for x in features)
+    blob = hdr + attrs + struct.pack('<Q', 1) + data + table + b''.join(feats)
+    if opt.get('cut'):
+        blob = blob[:-opt['cut']]
+    open(out, 'wb').write(blob)
+
+
+main()

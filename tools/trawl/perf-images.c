@@ -1,0 +1,102 @@
+/* Program images for a perf.data: the mapped files, found by build id,
+ * --symfs or recorded path, at the addresses the MMAP records give. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "perf-cli.h"
+
+static void hex_of(const uint8_t *id, unsigned n, char *hex, size_t cap)
+{
+	size_t k = 0;
+	hex[0] = 0;
+	for (unsigned i = 0; i < n && k + 3 <= cap; i++)
+		k += (size_t)snprintf(hex + k, cap - k, "%02x", id[i]);
+}
+
+void perf_cli_build_id(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+		       char *hex, size_t cap)
+{
+	if (m->build_id_size) {
+		hex_of(m->build_id, m->build_id_size, hex, cap);
+		return;
+	}
+	hex[0] = 0;
+	for (size_t i = 0; i < pf->nbids; i++)
+		if (!strcmp(pf->bids[i].filename, m->filename)) {
+			unsigned n = pf->bids[i].size;
+			/* ids padded with zeros to 20 bytes: drop the padding */
+			while (n > 0 && !pf->bids[i].id[n - 1])
+				n--;
+			hex_of(pf->bids[i].id, n, hex, cap);
+			return;
+		}
+}
+
+/* The first candidate path that exists, or 0. */
+static int find_file(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+		     const char *symfs, const char *bindir, char *out, size_t cap)
+{
+	char hex[48];
+	perf_cli_build_id(pf, m, hex, sizeof hex);
+	const char *base = strrchr(m->filename, '/');
+	base = base ? base + 1 : m->filename;
+	if (bindir && hex[0]) {
+		snprintf(out, cap, "%s/%s", bindir, hex);
+		if (!access(out, R_OK))
+			return 1;
+		snprintf(out, cap, "%s/.build-id/%.2s/%s", bindir, hex, hex + 2);
+		if (!access(out, R_OK))
+			return 1;
+	}
+	if (symfs) {
+		snprintf(out, cap, "%s/%s", symfs, m->filename);
+		if (!access(out, R_OK))
+			return 1;
+		snprintf(out, cap, "%s/%s", symfs, base);
+		if (!access(out, R_OK))
+			return 1;
+	}
+	snprintf(out, cap, "%s", m->filename);
+	return !access(out, R_OK);
+}
+
+unsigned perf_cli_images(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
+			 const char *symfs, const char *bindir, const char *cmd)
+{
+	unsigned missing = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < pf->nmmaps; i++) {
+		const struct trawl_perf_mmap *m = &pf->mmaps[i];
+		char path[4096];
+		/* kernel, [vdso], [anon:...], //anon: no file to read */
+		if (m->cpumode == 1 || m->filename[0] != '/' || !m->len)
+			continue;
+		if (!find_file(pf, m, symfs, bindir, path, sizeof path)) {
+			/* counted once per file, however often it was mapped */
+			int seen = 0;
+			for (size_t j = 0; j < i; j++)
+				seen |= !strcmp(pf->mmaps[j].filename, m->filename);
+			missing += !seen;
+			first = first ? first : m->filename;
+			continue;
+		}
+		struct trawl_error err;
+		trawl_error_clear(&err);
+		if (trawl_ete_image_add_file(img, path, m->start, m->pgoff, m->len, &err) != TRAWL_OK) {
+			char buf[512];
+			trawl_error_format(&err, buf, sizeof buf);
+			cli_warn(cmd, "%s: mapping at offset %llu: %s", pf->path,
+				 (unsigned long long)m->offset, buf);
+			missing++;
+		}
+	}
+	/* a note, not a loss: only trace that runs there is lost, and the
+	 * decoder reports that as "no program image" */
+	if (first)
+		cli_warn(cmd, "%s: %u mapped file%s not found (first: %s); give --symfs DIR or "
+			 "--binary-dir DIR; trace in them is reported as no image", pf->path, missing,
+			 missing == 1 ? "" : "s", first);
+	return missing;
+}
