@@ -21,6 +21,86 @@ static int perf_arg(int argc, char **argv, int *json, int *recs)
 	return trawl_perf_is_perf(magic, n);
 }
 
+/* What info prints, gathered once for both forms. */
+struct info_view {
+	struct trawl_index_info in;
+	const char *kind, *seek_path;
+	double ratio, per_line, per_event, seek_ratio;
+	uint64_t seek, swcpus, swthreads;
+	int sw, verify;
+};
+
+static void info_json(struct index_cli *c, const struct info_view *v)
+{
+	printf("{\"index\":");
+	trawl_json_write_string(stdout, trawl_index_path(c->ix), strlen(trawl_index_path(c->ix)));
+	printf(",\"kind\":\"%s\",\"version\":%u,\"size\":%llu,\"trace_size\":%llu,"
+	       "\"ratio\":%.3f,\"bytes_per_line\":%.2f,\"bytes_per_event\":%.2f,\"events\":%llu,"
+	       "\"lines\":%llu,\"cpus\":%u,"
+	       "\"checkpoint_interval\":%u,\"time_unit\":\"%s\",\"mem_writes\":%llu,"
+	       "\"reg_writes\":%llu,\"snapshots\":%llu,\"backdated\":%llu,"
+	       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu",
+	       v->kind, v->in.version, (unsigned long long)v->in.file_size,
+	       (unsigned long long)v->in.trace_size, v->ratio, v->per_line, v->per_event,
+	       (unsigned long long)v->in.events,
+	       (unsigned long long)v->in.lines, v->in.cpus, v->in.checkpoint_interval,
+	       trawl_time_unit_name((enum trawl_time_unit)v->in.time_unit),
+	       (unsigned long long)v->in.mem_writes, (unsigned long long)v->in.reg_writes,
+	       (unsigned long long)v->in.snapshots, (unsigned long long)v->in.backdated,
+	       (unsigned long long)v->in.clobbers, (double)v->in.build_ns / 1e9,
+	       (unsigned long long)v->in.created);
+	if (v->sw)
+		printf(",\"sw_events\":%llu,\"sw_cpus\":%llu,\"sw_threads\":%llu",
+		       (unsigned long long)v->in.sw_events, (unsigned long long)v->swcpus,
+		       (unsigned long long)v->swthreads);
+	if (v->seek)
+		printf(",\"seek_size\":%llu,\"seek_ratio\":%.3f", (unsigned long long)v->seek,
+		       v->seek_ratio);
+	printf("%s}\n", v->verify ? ",\"verified\":true" : "");
+}
+
+static void info_text(struct index_cli *c, const struct info_view *v)
+{
+	printf("index file:          %s\n", trawl_index_path(c->ix));
+	printf("kind:                %s%s (format version %u)\n", v->kind,
+	       v->sw ? ", with software events by time, per cpu and per thread" : "", v->in.version);
+	printf("index size:          %llu bytes (%.2fx the trace, %llu bytes)\n",
+	       (unsigned long long)v->in.file_size, v->ratio, (unsigned long long)v->in.trace_size);
+	printf("cost:                %.1f bytes per line, %.1f per event\n", v->per_line,
+	       v->per_event);
+	if (v->seek)
+		printf("seek file:           %s, %llu bytes (%.2fx the trace; with the "
+		       "index %.2fx)\n", v->seek_path, (unsigned long long)v->seek, v->seek_ratio,
+		       v->ratio + v->seek_ratio);
+	printf("events:              %llu\n", (unsigned long long)v->in.events);
+	printf("lines:               %llu\n", (unsigned long long)v->in.lines);
+	/* the header counts core numbers, not the cores that appear */
+	printf("cpus:                %u (numbers 0-%u)\n", v->in.cpus, v->in.cpus ? v->in.cpus - 1 : 0);
+	printf("checkpoint interval: %u events\n", v->in.checkpoint_interval);
+	printf("time unit:           %s\n",
+	       v->in.time_unit ? trawl_time_unit_name((enum trawl_time_unit)v->in.time_unit) : "none");
+	printf("memory writes:       %llu block records\n", (unsigned long long)v->in.mem_writes);
+	printf("register writes:     %llu\n", (unsigned long long)v->in.reg_writes);
+	printf("block snapshots:     %llu\n", (unsigned long long)v->in.snapshots);
+	printf("back-dated blocks:   %llu\n", (unsigned long long)v->in.backdated);
+	printf("clobbered blocks:    %llu\n", (unsigned long long)v->in.clobbers);
+	if (v->sw)
+		printf("software events:     %llu on %llu distinct cpus, %llu threads\n",
+		       (unsigned long long)v->in.sw_events, (unsigned long long)v->swcpus,
+		       (unsigned long long)v->swthreads);
+	printf("build time:          %.3f s\n", (double)v->in.build_ns / 1e9);
+	uint32_t ro = trawl_index_reader_options(c->ix);
+	printf("reader options:      %s%s%s%s\n", ro ? "" : "none",
+	       ro & TRAWL_ID_BIG_ENDIAN ? "--big-endian " : "",
+	       ro & TRAWL_ID_IMPLICIT_THUMB ? "--implicit-thumb " : "",
+	       ro & TRAWL_ID_LENIENT ? "--lenient" : "");
+	if (trawl_index_skipped_lines(c->ix))
+		printf("skipped lines:       %llu (--lenient)\n",
+		       (unsigned long long)trawl_index_skipped_lines(c->ix));
+	if (v->verify)
+		printf("checksums:           ok\n");
+}
+
 /* Describes the index, building it first if needed, so a user sees what a
  * query would use (its path included). --verify checks every block, not
  * only the ones a query touches, so damage anywhere is reported. */
@@ -61,91 +141,29 @@ int cmd_info(int argc, char **argv)
 		index_cli_close(&c);
 		return cli_report("info", &err);
 	}
-	struct trawl_index_info in;
-	trawl_index_get_info(c.ix, &in);
-	uint64_t swcpus = 0, swthreads = 0;
-	int sw = in.sw_events != 0;
-	if (sw && trawl_index_sw_counts(c.ix, &swcpus, &swthreads, &err)) {
+	struct info_view v;
+	memset(&v, 0, sizeof v);
+	v.verify = verify;
+	trawl_index_get_info(c.ix, &v.in);
+	v.sw = v.in.sw_events != 0;
+	if (v.sw && trawl_index_sw_counts(c.ix, &v.swcpus, &v.swthreads, &err)) {
 		index_cli_close(&c);
 		return cli_report("info", &err);
 	}
-	const char *kind = trawl_index_kind_name(in.kind) ? trawl_index_kind_name(in.kind) : "?";
-	double ratio = in.trace_size ? (double)in.file_size / (double)in.trace_size : 0;
+	v.kind = trawl_index_kind_name(v.in.kind) ? trawl_index_kind_name(v.in.kind) : "?";
+	v.ratio = v.in.trace_size ? (double)v.in.file_size / (double)v.in.trace_size : 0;
 	/* a compressed trace's seek file is part of what the index costs */
-	const char *seek_path;
-	uint64_t seek = index_cli_seek_size(&c, &seek_path);
+	v.seek = index_cli_seek_size(&c, &v.seek_path);
 	if (verify && c.text && trawl_text_verify(c.text, &err)) {
 		index_cli_close(&c);
 		return cli_report("info", &err);
 	}
-	double seek_ratio = in.trace_size ? (double)seek / (double)in.trace_size : 0;
-	double per_line = in.lines ? (double)in.file_size / (double)in.lines : 0;
-	double per_event = in.events ? (double)in.file_size / (double)in.events : 0;
-	if (c.json) {
-		printf("{\"index\":");
-		trawl_json_write_string(stdout, trawl_index_path(c.ix), strlen(trawl_index_path(c.ix)));
-		printf(",\"kind\":\"%s\",\"version\":%u,\"size\":%llu,\"trace_size\":%llu,"
-		       "\"ratio\":%.3f,\"bytes_per_line\":%.2f,\"bytes_per_event\":%.2f,\"events\":%llu,"
-		       "\"lines\":%llu,\"cpus\":%u,"
-		       "\"checkpoint_interval\":%u,\"time_unit\":\"%s\",\"mem_writes\":%llu,"
-		       "\"reg_writes\":%llu,\"snapshots\":%llu,\"backdated\":%llu,"
-		       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu",
-		       kind, in.version, (unsigned long long)in.file_size,
-		       (unsigned long long)in.trace_size, ratio, per_line, per_event,
-		       (unsigned long long)in.events,
-		       (unsigned long long)in.lines, in.cpus, in.checkpoint_interval,
-		       trawl_time_unit_name((enum trawl_time_unit)in.time_unit),
-		       (unsigned long long)in.mem_writes, (unsigned long long)in.reg_writes,
-		       (unsigned long long)in.snapshots, (unsigned long long)in.backdated,
-		       (unsigned long long)in.clobbers, (double)in.build_ns / 1e9,
-		       (unsigned long long)in.created);
-		if (sw)
-			printf(",\"sw_events\":%llu,\"sw_cpus\":%llu,\"sw_threads\":%llu",
-			       (unsigned long long)in.sw_events, (unsigned long long)swcpus,
-			       (unsigned long long)swthreads);
-		if (seek)
-			printf(",\"seek_size\":%llu,\"seek_ratio\":%.3f", (unsigned long long)seek,
-			       seek_ratio);
-		printf("%s}\n", verify ? ",\"verified\":true" : "");
-	} else {
-		printf("index file:          %s\n", trawl_index_path(c.ix));
-		printf("kind:                %s%s (format version %u)\n", kind,
-		       sw ? ", with software events by time, per cpu and per thread" : "", in.version);
-		printf("index size:          %llu bytes (%.2fx the trace, %llu bytes)\n",
-		       (unsigned long long)in.file_size, ratio, (unsigned long long)in.trace_size);
-		printf("cost:                %.1f bytes per line, %.1f per event\n", per_line,
-		       per_event);
-		if (seek)
-			printf("seek file:           %s, %llu bytes (%.2fx the trace; with the "
-			       "index %.2fx)\n", seek_path, (unsigned long long)seek, seek_ratio,
-			       ratio + seek_ratio);
-		printf("events:              %llu\n", (unsigned long long)in.events);
-		printf("lines:               %llu\n", (unsigned long long)in.lines);
-		/* the header counts core numbers, not the cores that appear */
-		printf("cpus:                %u (numbers 0-%u)\n", in.cpus, in.cpus ? in.cpus - 1 : 0);
-		printf("checkpoint interval: %u events\n", in.checkpoint_interval);
-		printf("time unit:           %s\n",
-		       in.time_unit ? trawl_time_unit_name((enum trawl_time_unit)in.time_unit) : "none");
-		printf("memory writes:       %llu block records\n", (unsigned long long)in.mem_writes);
-		printf("register writes:     %llu\n", (unsigned long long)in.reg_writes);
-		printf("block snapshots:     %llu\n", (unsigned long long)in.snapshots);
-		printf("back-dated blocks:   %llu\n", (unsigned long long)in.backdated);
-		printf("clobbered blocks:    %llu\n", (unsigned long long)in.clobbers);
-		if (sw)
-			printf("software events:     %llu on %llu distinct cpus, %llu threads\n",
-			       (unsigned long long)in.sw_events, (unsigned long long)swcpus,
-			       (unsigned long long)swthreads);
-		printf("build time:          %.3f s\n", (double)in.build_ns / 1e9);
-		uint32_t ro = trawl_index_reader_options(c.ix);
-		printf("reader options:      %s%s%s%s\n", ro ? "" : "none",
-		       ro & TRAWL_ID_BIG_ENDIAN ? "--big-endian " : "",
-		       ro & TRAWL_ID_IMPLICIT_THUMB ? "--implicit-thumb " : "",
-		       ro & TRAWL_ID_LENIENT ? "--lenient" : "");
-		if (trawl_index_skipped_lines(c.ix))
-			printf("skipped lines:       %llu (--lenient)\n",
-			       (unsigned long long)trawl_index_skipped_lines(c.ix));
-		if (verify)
-			printf("checksums:           ok\n");
-	}
+	v.seek_ratio = v.in.trace_size ? (double)v.seek / (double)v.in.trace_size : 0;
+	v.per_line = v.in.lines ? (double)v.in.file_size / (double)v.in.lines : 0;
+	v.per_event = v.in.events ? (double)v.in.file_size / (double)v.in.events : 0;
+	if (c.json)
+		info_json(&c, &v);
+	else
+		info_text(&c, &v);
 	return index_cli_end(&c, EXIT_OK);
 }
