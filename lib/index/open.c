@@ -252,6 +252,73 @@ static enum trawl_status read_identity(struct trawl_index *ix, struct trawl_erro
 	return TRAWL_OK;
 }
 
+/* The section table: each entry's id, record size and bounds, and every
+ * section this kind and these flags need present. */
+static enum trawl_status read_sections(struct trawl_index *ix, uint32_t nsec, int compact, int sw,
+				       struct trawl_error *err)
+{
+	const uint8_t *h = ix->map;
+	const char *p = ix->path;
+	for (uint32_t i = 0; i < nsec; i++) {
+		const uint8_t *e = h + 128 + 32 * i;
+		uint32_t sid = ld32(e), rec = ld32(e + 4);
+		uint64_t off = ld64(e + 8), len = ld64(e + 16);
+		if (sid == 0 || sid > SEC_COUNT_ || sid == SEC_UNUSED3_ || sid == SEC_UNUSED4_)
+			continue; /* not a section this version reads */
+		int z = compact && idx_sec_compressed(sid);
+		if (ix->sec[sid].p || rec != sec_rec[sid] || off < IDX_HEADER_SIZE || off % 8 ||
+		    off > ix->size || len > ix->size - off || (rec && !z && len % rec) ||
+		    (sid == SEC_ZBLOCKS && !compact) || (sid >= SEC_SW_EVENTS && !sw))
+			return TRAWL_CORRUPT(err, "'%s': bad section table entry %u", p, i);
+		struct idx_sec *d = &ix->sec[sid];
+		d->ix = ix;
+		d->id = sid;
+		d->p = ix->map + off;
+		d->len = len;
+		d->rec = rec;
+		d->n = rec ? len / rec : len;
+		d->sum = ld64(e + 24);
+		d->z = z;
+		d->zoff = off;
+		d->zlen = len;
+		d->zbb = zb_block_bytes(rec);
+	}
+	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++)
+		if (!ix->sec[sid].p && sid != SEC_UNUSED3_ && sid != SEC_UNUSED4_ &&
+		    (sid != SEC_ZBLOCKS || compact) && (sid < SEC_SW_EVENTS || sw))
+			return TRAWL_CORRUPT(err, "'%s': index section %u is missing", p, sid);
+	if (sw && (ix->sec[SEC_SW_EVENTS].n != ix->nev || ix->sec[SEC_SW_CPU].n != ix->sec[SEC_SW_THREAD].n ||
+		   ix->sec[SEC_SW_CPU].n > ix->nev))
+		return TRAWL_CORRUPT(err, "'%s': software event sections disagree with the header", p);
+	return TRAWL_OK;
+}
+
+/* System register names: NUL-terminated strings. */
+static enum trawl_status read_sysnames(struct trawl_index *ix, struct trawl_error *err)
+{
+	const char *p = ix->path;
+	const struct idx_sec *s = &ix->sec[SEC_SYSREGS];
+	if (!idx_touch(ix, s->p, s->len))
+		return idx_result(ix, TRAWL_OK, err);
+	if (s->len && s->p[s->len - 1] != 0)
+		return TRAWL_CORRUPT(err, "'%s': bad register name table", p);
+	uint32_t n = 0;
+	for (uint64_t i = 0; i < s->len; i++)
+		n += s->p[i] == 0;
+	if (n > 65536)
+		return TRAWL_CORRUPT(err, "'%s': bad register name table", p);
+	ix->sysnames = calloc(n ? n : 1, sizeof *ix->sysnames);
+	if (!ix->sysnames)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	const char *q = (const char *)s->p;
+	for (uint32_t i = 0; i < n; i++) {
+		ix->sysnames[i] = (char *)q;
+		q += strlen(q) + 1;
+	}
+	ix->nsys = n;
+	return TRAWL_OK;
+}
+
 /* Check the header and the section table of a mapped file. */
 static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error *err)
 {
@@ -292,39 +359,10 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 	uint32_t nsec = ld32(h + 100);
 	if (ix->K == 0 || ix->ncpu > 4096 || nsec > IDX_MAX_SECTIONS)
 		return TRAWL_CORRUPT(err, "'%s': bad index header field", p);
-	for (uint32_t i = 0; i < nsec; i++) {
-		const uint8_t *e = h + 128 + 32 * i;
-		uint32_t sid = ld32(e), rec = ld32(e + 4);
-		uint64_t off = ld64(e + 8), len = ld64(e + 16);
-		if (sid == 0 || sid > SEC_COUNT_ || sid == SEC_UNUSED3_ || sid == SEC_UNUSED4_)
-			continue; /* not a section this version reads */
-		int z = compact && idx_sec_compressed(sid);
-		if (ix->sec[sid].p || rec != sec_rec[sid] || off < IDX_HEADER_SIZE || off % 8 ||
-		    off > ix->size || len > ix->size - off || (rec && !z && len % rec) ||
-		    (sid == SEC_ZBLOCKS && !compact) || (sid >= SEC_SW_EVENTS && !sw))
-			return TRAWL_CORRUPT(err, "'%s': bad section table entry %u", p, i);
-		struct idx_sec *d = &ix->sec[sid];
-		d->ix = ix;
-		d->id = sid;
-		d->p = ix->map + off;
-		d->len = len;
-		d->rec = rec;
-		d->n = rec ? len / rec : len;
-		d->sum = ld64(e + 24);
-		d->z = z;
-		d->zoff = off;
-		d->zlen = len;
-		d->zbb = zb_block_bytes(rec);
-	}
-	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++)
-		if (!ix->sec[sid].p && sid != SEC_UNUSED3_ && sid != SEC_UNUSED4_ &&
-		    (sid != SEC_ZBLOCKS || compact) && (sid < SEC_SW_EVENTS || sw))
-			return TRAWL_CORRUPT(err, "'%s': index section %u is missing", p, sid);
-	if (sw && (ix->sec[SEC_SW_EVENTS].n != ix->nev || ix->sec[SEC_SW_CPU].n != ix->sec[SEC_SW_THREAD].n ||
-		   ix->sec[SEC_SW_CPU].n > ix->nev))
-		return TRAWL_CORRUPT(err, "'%s': software event sections disagree with the header", p);
-	enum trawl_status st = idx_checks_open(ix, err);
+	enum trawl_status st = read_sections(ix, nsec, compact, sw, err);
 	if (st)
+		return st;
+	if ((st = idx_checks_open(ix, err)))
 		return st;
 	/* every section but the checksums themselves lies in checksummed bytes */
 	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++) {
@@ -351,27 +389,7 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 		return TRAWL_CORRUPT(err, "'%s': index section sizes disagree with the header", p);
 	if ((st = read_identity(ix, err)))
 		return st;
-	/* system register names: NUL-terminated strings */
-	const struct idx_sec *s = &ix->sec[SEC_SYSREGS];
-	if (!idx_touch(ix, s->p, s->len))
-		return idx_result(ix, TRAWL_OK, err);
-	if (s->len && s->p[s->len - 1] != 0)
-		return TRAWL_CORRUPT(err, "'%s': bad register name table", p);
-	uint32_t n = 0;
-	for (uint64_t i = 0; i < s->len; i++)
-		n += s->p[i] == 0;
-	if (n > 65536)
-		return TRAWL_CORRUPT(err, "'%s': bad register name table", p);
-	ix->sysnames = calloc(n ? n : 1, sizeof *ix->sysnames);
-	if (!ix->sysnames)
-		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	const char *q = (const char *)s->p;
-	for (uint32_t i = 0; i < n; i++) {
-		ix->sysnames[i] = (char *)q;
-		q += strlen(q) + 1;
-	}
-	ix->nsys = n;
-	return TRAWL_OK;
+	return read_sysnames(ix, err);
 }
 
 /* Open, check it is a regular file that starts like an index (only such a
