@@ -20,28 +20,7 @@ trawl, defs, small, big = sys.argv[1:5]
 REQS = int(os.environ.get("SERVE_BENCH_REQS", "60"))
 
 
-def rss(pid):
-    fig = {}
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            k, _, v = line.partition(":")
-            if k in ("VmHWM", "VmRSS"):
-                fig[k] = int(v.split()[0]) / 1024
-    return fig
-
-
-def timed(srv, path):
-    t0 = time.perf_counter()
-    st, body = srv.get(path)
-    dt = (time.perf_counter() - t0) * 1000
-    if st != 200:
-        raise RuntimeError("%s: HTTP %d %s" % (path, st, body[:200]))
-    return dt, len(body)
-
-
-def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+from serve_bench import pct, rss, timed  # noqa: E402
 
 
 def measure(path):

@@ -21,28 +21,11 @@ trawl, image, small, big = sys.argv[1:5]
 REQS = int(os.environ.get("SERVE_BENCH_REQS", "60"))
 
 
-def rss(pid):
-    fig = {}
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            k, _, v = line.partition(":")
-            if k in ("VmHWM", "VmRSS", "RssAnon", "RssFile"):
-                fig[k] = int(v.split()[0]) / 1024
-    return fig
+from serve_bench import pct, rss, timed  # noqa: E402
 
 
-def timed(srv, path):
-    t0 = time.perf_counter()
-    st, _ = srv.get(path)
-    dt = (time.perf_counter() - t0) * 1000
-    if st != 200:
-        raise RuntimeError("%s: HTTP %d" % (path, st))
-    return dt
-
-
-def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+def ms(srv, path):
+    return timed(srv, path)[0]
 
 
 def measure(path):
@@ -65,19 +48,19 @@ def measure(path):
             xs = []
             for _ in range(REQS):
                 frm = rnd.randint(1, max(1, lines + 1 - span))
-                xs.append(timed(srv, "/api/timeline?trace=0&from=%d&to=%d&cols=1400" % (frm, frm + span)))
+                xs.append(ms(srv, "/api/timeline?trace=0&from=%d&to=%d&cols=1400" % (frm, frm + span)))
             lat[key] = xs
             if span <= 1000:
                 break
             span = max(1000, span // 8)
             z += 1
         picks = [rnd.randint(1, lines) for _ in range(REQS)]
-        lat["lines (60)"] = [timed(srv, "/api/lines?trace=0&from=%d&count=60" % p) for p in picks]
-        lat["regs"] = [timed(srv, "/api/regs?trace=0&line=%d" % p) for p in picks]
-        lat["mem (128 B)"] = [timed(srv, "/api/mem?trace=0&line=%d&addr=0xfffffffff000&len=128" % p)
+        lat["lines (60)"] = [ms(srv, "/api/lines?trace=0&from=%d&count=60" % p) for p in picks]
+        lat["regs"] = [ms(srv, "/api/regs?trace=0&line=%d" % p) for p in picks]
+        lat["mem (128 B)"] = [ms(srv, "/api/mem?trace=0&line=%d&addr=0xfffffffff000&len=128" % p)
                               for p in picks]
-        lat["write (last x0)"] = [timed(srv, "/api/write?trace=0&line=%d&reg=x0&dir=last" % p) for p in picks]
-        lat["step over"] = [timed(srv, "/api/step?trace=0&line=%d&op=over" % p) for p in picks]
+        lat["write (last x0)"] = [ms(srv, "/api/write?trace=0&line=%d&reg=x0&dir=last" % p) for p in picks]
+        lat["step over"] = [ms(srv, "/api/step?trace=0&line=%d&op=over" % p) for p in picks]
         fig["lat"] = {k: (statistics.median(v), pct(v, 99)) for k, v in lat.items()}
         chromium = cdp.find_chromium()
         if chromium:
