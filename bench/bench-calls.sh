@@ -35,27 +35,10 @@ else
 fi
 echo "trace: $trace, $(wc -c <"$trace") bytes"
 
-# rounds NAME=CMD...: $RUNS rounds (5), each running every command once in
-# turn, so that a slow minute (other tenants of the machine slow single runs
-# by up to 1.7x) costs every command alike; then per command the best wall
-# time, the CPU time of that run, and the largest peak RSS
-rounds() {
-	: >"$out/calls-runs.txt"
-	for i in $(seq "${RUNS:-5}"); do
-		for spec in "$@"; do
-			name=${spec%%=*}
-			# shellcheck disable=SC2086 # the command is split into words
-			/usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" ${spec#*=} >/dev/null 2>"$out/err.txt" ||
-				{ echo "bench-calls: '${spec#*=}' failed: $(head -3 "$out/err.txt")"; return 1; }
-			awk -v name="$name" '{ print name, $1, $2 + $3, $4 }' "$out/time.txt" >>"$out/calls-runs.txt"
-		done
-	done
-	awk '!($1 in best) { order[++k] = $1 }
-	     !($1 in best) || $2 < best[$1] { best[$1] = $2; cpu[$1] = $3 }
-	     $4 > rss[$1] { rss[$1] = $4 }
-	     END { for (i = 1; i <= k; i++) print order[i], best[order[i]], cpu[order[i]], rss[order[i]] }' \
-		"$out/calls-runs.txt" >>"$out/calls-results.txt"
-}
+# rounds NAME=CMD...: the commands in interleaved rounds (bench/rounds.sh),
+# per command the best wall time, its CPU time and the largest peak RSS
+. "$(dirname "$0")/rounds.sh"
+rounds() { bench_rounds bench-calls "$out/calls-results.txt" "$@"; }
 rm -f "$out/calls-results.txt"
 rounds "stats(baseline)=$TRAWL stats $trace" "profile=$TRAWL profile $image $trace" \
 	"calltree=$TRAWL calltree $image $trace" || exit 1

@@ -21,24 +21,14 @@ done
 big="$out/index-emu-$n.tarmac"
 echo "trace: $big, $(wc -c <"$big") bytes, $n instructions"
 
-# rounds FILE NAME=CMD...: ${RUNS:-5} rounds of every command; per command
-# the best wall time, the CPU time of that run and the largest peak RSS
+# rounds FILE NAME=CMD...: ${RUNS:-5} interleaved rounds of every command
+# (bench/rounds.sh); per command the best wall time, its CPU time and the
+# largest peak RSS, written to FILE
+. "$(dirname "$0")/rounds.sh"
 rounds() {
 	res=$1; shift
-	: >"$out/fdo-runs.txt"
-	for i in $(seq "${RUNS:-5}"); do
-		for spec in "$@"; do
-			# shellcheck disable=SC2086 # the command is split into words
-			/usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" ${spec#*=} >/dev/null 2>"$out/err.txt" ||
-				{ echo "bench-fdo: '${spec#*=}' failed: $(head -3 "$out/err.txt")"; return 1; }
-			awk -v name="${spec%%=*}" '{ print name, $1, $2 + $3, $4 }' "$out/time.txt" >>"$out/fdo-runs.txt"
-		done
-	done
-	awk '!($1 in best) { order[++k] = $1 }
-	     !($1 in best) || $2 < best[$1] { best[$1] = $2; cpu[$1] = $3 }
-	     $4 > rss[$1] { rss[$1] = $4 }
-	     END { for (i = 1; i <= k; i++) print order[i], best[order[i]], cpu[order[i]], rss[order[i]] }' \
-		"$out/fdo-runs.txt" >"$res"
+	: >"$res"
+	bench_rounds bench-fdo "$res" "$@"
 }
 cmds() {
 	rounds "$1" "calltree(baseline)=$TRAWL calltree --image $elf $2" \
