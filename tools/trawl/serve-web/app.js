@@ -286,6 +286,16 @@ function canvasSize() {
   return { c, w, h, dpr };
 }
 
+// The timeline's 2D context, cleared and scaled to CSS pixels (both kinds
+// of trace paint on it).
+function clearedCanvas() {
+  const { c, w, h, dpr } = canvasSize();
+  const g = c.getContext('2d');
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, w, h);
+  return { g, w, h };
+}
+
 function hue(name) {
   let h = 0;
   for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
@@ -317,10 +327,7 @@ async function drawTimeline() {
 }
 
 function paintTimeline() {
-  const { c, w, h, dpr } = canvasSize(), tl = view.timeline;
-  const g = c.getContext('2d');
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  g.clearRect(0, 0, w, h);
+  const { g, w, h } = clearedCanvas(), tl = view.timeline;
   if (!tl) return;
   const tops = coreTops(tl, h), scale = w / tl.cols;
   g.font = '10px sans-serif';

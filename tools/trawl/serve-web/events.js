@@ -157,10 +157,7 @@ const trawlEvents = (() => {
   }
 
   function paint() {
-    const { c, w, h, dpr } = canvasSize(), tl = v.timeline;
-    const g = c.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, w, h);
+    const { g, w, h } = clearedCanvas(), tl = v.timeline;
     if (!tl) return;
     const n = tl.cores.length || 1, each = Math.floor(h / n), top = {}, scale = w / tl.cols;
     tl.cores.forEach((cpu, i) => { top[cpu] = i * each; });
