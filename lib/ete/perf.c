@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "trawl/file.h"
 #include "trawl/perf.h"
 
@@ -23,19 +24,7 @@
 #define SAMPLE_IDENTIFIER 0x10000u
 #define MISC_MMAP_BUILD_ID 0x4000u
 
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
 
 /* Keep the first problem's text, count them all. */
 void trawl_perf__warn(struct trawl_perf_file *f, const char *fmt, ...)
@@ -111,7 +100,7 @@ static int32_t trailer_cpu(const struct trawl_perf_file *f, const uint8_t *rec, 
 	size_t back = 8 + ((f->sample_type & SAMPLE_IDENTIFIER) ? 8 : 0);
 	if (size < body + back)
 		return -1;
-	return (int32_t)rd32(rec + size - back);
+	return (int32_t)bytes_rd32(rec + size - back);
 }
 
 static void copy_str(char *dst, size_t cap, const uint8_t *src, size_t avail)
@@ -138,19 +127,19 @@ static int add_mmap(struct trawl_perf_file *f, const uint8_t *r, size_t size, ui
 	if (!m)
 		return -1;
 	m->offset = off;
-	m->pid = rd32(r + 8);
-	m->tid = rd32(r + 12);
-	m->start = rd64(r + 16);
-	m->len = rd64(r + 24);
-	m->pgoff = rd64(r + 32);
+	m->pid = bytes_rd32(r + 8);
+	m->tid = bytes_rd32(r + 12);
+	m->start = bytes_rd64(r + 16);
+	m->len = bytes_rd64(r + 24);
+	m->pgoff = bytes_rd64(r + 32);
 	m->cpumode = misc & 7;
 	if (type == TRAWL_PERF_RECORD_MMAP2) {
 		if (misc & MISC_MMAP_BUILD_ID) {
 			m->build_id_size = r[40] > 20 ? 20 : r[40];
 			memcpy(m->build_id, r + 44, 20);
 		}
-		m->prot = rd32(r + 64);
-		m->flags = rd32(r + 68);
+		m->prot = bytes_rd32(r + 64);
+		m->flags = bytes_rd32(r + 68);
 	}
 	copy_str(m->filename, sizeof m->filename, r + fixed, size - fixed);
 	return 1;
@@ -164,9 +153,9 @@ static int add_aux(struct trawl_perf_file *f, const uint8_t *r, size_t size, uin
 	if (!a)
 		return -1;
 	a->offset = off;
-	a->aux_offset = rd64(r + 8);
-	a->aux_size = rd64(r + 16);
-	a->flags = rd64(r + 24);
+	a->aux_offset = bytes_rd64(r + 8);
+	a->aux_size = bytes_rd64(r + 16);
+	a->flags = bytes_rd64(r + 24);
 	a->cpu = trailer_cpu(f, r, size, 32);
 	return 1;
 }
@@ -181,8 +170,8 @@ static int add_small(struct trawl_perf_file *f, const uint8_t *r, size_t size, u
 		if (!c)
 			return -1;
 		c->offset = off;
-		c->pid = rd32(r + 8);
-		c->tid = rd32(r + 12);
+		c->pid = bytes_rd32(r + 8);
+		c->tid = bytes_rd32(r + 12);
 		copy_str(c->comm, sizeof c->comm, r + 16, size - 16);
 	} else if (type == TRAWL_PERF_RECORD_ITRACE_START) {
 		if (size < 16)
@@ -191,8 +180,8 @@ static int add_small(struct trawl_perf_file *f, const uint8_t *r, size_t size, u
 		if (!s)
 			return -1;
 		s->offset = off;
-		s->pid = rd32(r + 8);
-		s->tid = rd32(r + 12);
+		s->pid = bytes_rd32(r + 8);
+		s->tid = bytes_rd32(r + 12);
 		s->cpu = trailer_cpu(f, r, size, 16);
 	} else {
 		if (size < 16)
@@ -201,7 +190,7 @@ static int add_small(struct trawl_perf_file *f, const uint8_t *r, size_t size, u
 		if (!h)
 			return -1;
 		h->offset = off;
-		h->hw_id = rd64(r + 8);
+		h->hw_id = bytes_rd64(r + 8);
 		h->cpu = trailer_cpu(f, r, size, 16);
 	}
 	return 1;
@@ -224,12 +213,12 @@ static int add_auxtrace(struct trawl_perf_file *f, const uint8_t *r, size_t size
 	if (!c)
 		return -1;
 	c->offset = off;
-	c->size = rd64(r + 8);
-	c->aux_offset = rd64(r + 16);
-	c->reference = rd64(r + 24);
-	c->idx = rd32(r + 32);
-	c->tid = rd32(r + 36);
-	c->cpu = (int32_t)rd32(r + 40);
+	c->size = bytes_rd64(r + 8);
+	c->aux_offset = bytes_rd64(r + 16);
+	c->reference = bytes_rd64(r + 24);
+	c->idx = bytes_rd32(r + 32);
+	c->tid = bytes_rd32(r + 36);
+	c->cpu = (int32_t)bytes_rd32(r + 40);
 	c->data = r + size;
 	c->avail = room - size < c->size ? room - size : (size_t)c->size;
 	*extra = c->size;
@@ -241,7 +230,7 @@ static int add_auxtrace_info(struct trawl_perf_file *f, const uint8_t *r, size_t
 {
 	if (size < 16)
 		return 0;
-	uint32_t kind = rd32(r + 8);
+	uint32_t kind = bytes_rd32(r + 8);
 	if (kind != 3) { /* PERF_AUXTRACE_CS_ETM; Intel PT, SPE ... are not ours */
 		warn(f, "%s: offset %llu: AUXTRACE_INFO of type %u is not CoreSight ETM", f->path,
 		     (unsigned long long)off, kind);
@@ -283,9 +272,9 @@ static int add_record(struct trawl_perf_file *f, const uint8_t *r, uint32_t type
 	case TRAWL_PERF_RECORD_COMPRESSED:
 		return trawl_perf__inflate(f, r + 8, size - 8, off);
 	case 83: /* COMPRESSED2: a u64 data size, then the data (padded) */
-		if (size < 16 || rd64(r + 8) > size - 16u)
+		if (size < 16 || bytes_rd64(r + 8) > size - 16u)
 			return 0;
-		return trawl_perf__inflate(f, r + 16, (size_t)rd64(r + 8), off);
+		return trawl_perf__inflate(f, r + 16, (size_t)bytes_rd64(r + 8), off);
 	default:
 		if (!strcmp(trawl_perf_record_name(type), "unknown"))
 			warn(f, "%s: offset %llu: unknown record type %u (size %zu) skipped", f->path,
@@ -307,7 +296,7 @@ enum trawl_status trawl_perf__walk(struct trawl_perf_file *f, const uint8_t *bas
 	while (pos <= end && end - pos >= 8) {
 		const uint8_t *r = base + pos;
 		uint64_t off = zoff ? zoff : pos;
-		uint32_t type = rd32(r);
+		uint32_t type = bytes_rd32(r);
 		uint16_t misc = (uint16_t)(r[4] | r[5] << 8), size = (uint16_t)(r[6] | r[7] << 8);
 		if (size < 8 || (size > end - pos && !zoff)) {
 			warn(f, "%s: offset %llu%s: %s record of size %u %s", f->path,
@@ -388,7 +377,7 @@ static enum trawl_status read_build_ids(struct trawl_perf_file *f, uint64_t off,
 		struct trawl_perf_build_id *b = PUSH(f, bids, nbids, cap_bids);
 		if (!b)
 			return TRAWL_ERR_NOMEM;
-		b->pid = (int32_t)rd32(r + 8);
+		b->pid = (int32_t)bytes_rd32(r + 8);
 		memcpy(b->id, r + 12, 20);
 		/* PERF_RECORD_MISC_BUILD_ID_SIZE: byte 20 of the id field is its size */
 		b->size = (misc & 0x8000u) && r[32] <= 20 ? r[32] : 20;
@@ -414,7 +403,7 @@ static enum trawl_status read_features(struct trawl_perf_file *f)
 			     (unsigned long long)at, bit);
 			return TRAWL_OK;
 		}
-		uint64_t off = rd64(f->mem + at), size = rd64(f->mem + at + 8);
+		uint64_t off = bytes_rd64(f->mem + at), size = bytes_rd64(f->mem + at + 8);
 		if (off > f->len || size > f->len - off) {
 			warn(f, "%s: offset %llu: feature %u section [%llu, +%llu) is past the end",
 			     f->path, (unsigned long long)at, bit, (unsigned long long)off,
@@ -435,12 +424,12 @@ static enum trawl_status read_header(struct trawl_perf_file *f, struct trawl_err
 		return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: not a perf.data file (no PERFILE2 "
 				       "header%s)", f->path, f->len >= 8 && !memcmp(h, "PERFILE", 7)
 				       ? "; pipe-mode and old PERFFILE files are not supported" : "");
-	uint64_t hsize = rd64(h + 8), attr_size = rd64(h + 16);
-	uint64_t aoff = rd64(h + 24), asize = rd64(h + 32);
-	f->data_offset = rd64(h + 40);
-	f->data_size = rd64(h + 48);
+	uint64_t hsize = bytes_rd64(h + 8), attr_size = bytes_rd64(h + 16);
+	uint64_t aoff = bytes_rd64(h + 24), asize = bytes_rd64(h + 32);
+	f->data_offset = bytes_rd64(h + 40);
+	f->data_size = bytes_rd64(h + 48);
 	for (int i = 0; i < 4; i++)
-		f->features[i] = rd64(h + 72 + 8 * i);
+		f->features[i] = bytes_rd64(h + 72 + 8 * i);
 	if (hsize < HEADER_SIZE || attr_size < 16 + 48 || aoff > f->len || asize > f->len - aoff) {
 		enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: perf.data header: bad "
 						       "header size %llu, attribute size %llu or "
@@ -454,10 +443,10 @@ static enum trawl_status read_header(struct trawl_perf_file *f, struct trawl_err
 	f->nattrs = (uint32_t)(asize / attr_size);
 	if (f->nattrs) {
 		const uint8_t *a = f->mem + aoff;
-		f->attr_type = rd32(a);
-		f->attr_config = rd64(a + 8);
-		f->sample_type = rd64(a + 24);
-		f->sample_id_all = (rd64(a + 40) >> 18) & 1;
+		f->attr_type = bytes_rd32(a);
+		f->attr_config = bytes_rd64(a + 8);
+		f->sample_type = bytes_rd64(a + 24);
+		f->sample_id_all = (bytes_rd64(a + 40) >> 18) & 1;
 	}
 	return TRAWL_OK;
 }

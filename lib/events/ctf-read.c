@@ -24,6 +24,7 @@
  * damage stops the stream at the last whole event and is reported with the
  * file and byte offset.
  */
+#include "core/bytes.h"
 #include "trawl/file.h"
 #include "trawl/sw-event.h"
 #include "trawl/sw-trace.h"
@@ -530,18 +531,6 @@ out:
 
 /* ---- streams ---- */
 
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
 
 static size_t find_class_slow(const struct trawl_swtrace *t, uint32_t id)
 {
@@ -601,8 +590,8 @@ static uint64_t rd_field(const uint8_t *q, unsigned sz)
 	switch (sz) {
 	case 1: return q[0];
 	case 2: { uint16_t v; memcpy(&v, q, 2); return v; }
-	case 4: return rd32(q);
-	case 8: return rd64(q);
+	case 4: return bytes_rd32(q);
+	case 8: return bytes_rd64(q);
 	default: return 0;
 	}
 }
@@ -633,20 +622,20 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 			if (s->size - s->off < PREAMBLE)
 				return stream_damage(t, s, s->off, "truncated packet header");
 			const uint8_t *p = s->data + s->off;
-			if (rd32(p) != CTF_MAGIC)
+			if (bytes_rd32(p) != CTF_MAGIC)
 				return stream_damage(t, s, s->off, "bad packet magic");
-			uint64_t content = rd64(p + 24), total = rd64(p + 32);
+			uint64_t content = bytes_rd64(p + 24), total = bytes_rd64(p + 32);
 			if (content % 8 || total % 8 || content < PREAMBLE * 8 || total < content)
 				return stream_damage(t, s, s->off, "bad packet sizes");
 			if (total / 8 > s->size - s->off)
 				return stream_damage(t, s, s->off, "truncated packet");
-			uint64_t disc = rd64(p + 48);
+			uint64_t disc = bytes_rd64(p + 48);
 			if (disc > s->discarded) {
 				t->info.lost += disc - s->discarded;
 				s->discarded = disc;
 			}
-			s->cpu = rd32(p + 56);
-			s->tid = rd32(p + 60);
+			s->cpu = bytes_rd32(p + 56);
+			s->tid = bytes_rd32(p + 60);
 			s->content_end = s->off + (size_t)(content / 8);
 			s->packet_end = s->off + (size_t)(total / 8);
 			s->off += PREAMBLE;
@@ -655,7 +644,7 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 		if (s->content_end - s->off < EV_HEADER)
 			return stream_damage(t, s, s->off, "truncated event header");
 		const uint8_t *p = s->data + s->off;
-		size_t ci = find_class(t, rd32(p));
+		size_t ci = find_class(t, bytes_rd32(p));
 		if (ci == SIZE_MAX)
 			return stream_damage(t, s, s->off, "event id not in the metadata");
 		const struct trawl_sw_class *c = &t->classes[ci];
@@ -664,7 +653,7 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 		if (s->content_end - s->off < need)
 			return stream_damage(t, s, s->off, "truncated event");
 		struct trawl_sw_event *ev = &s->ev;
-		ev->time = rd64(p + 4);
+		ev->time = bytes_rd64(p + 4);
 		ev->cpu = s->cpu;
 		ev->tid = s->tid;
 		ev->stream = (uint32_t)idx;

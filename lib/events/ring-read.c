@@ -9,6 +9,7 @@
  * is damage in a closed sub-buffer; in the open one, a record older than
  * the window is where the writer stopped (the producer stores ticks
  * last), a later one is damage. */
+#include "core/bytes.h"
 #include "events/ring.h"
 
 #include "trawl/rec-ring.h"
@@ -45,12 +46,6 @@ static enum trawl_status damage(struct rctx *c, uint64_t off, const char *what)
 	return TRAWL_ERR_CORRUPT;
 }
 
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
 /* The recorder's ticks_to_ns, with the same arithmetic (so the times
  * match what its flusher writes), clamped where a damaged head would
@@ -270,7 +265,7 @@ static struct trawl_ring_sub sub_at(const struct rctx *c, uint32_t i)
 static uint32_t cpu_at(const struct rctx *c, uint64_t base, size_t from, uint32_t cpu)
 {
 	for (size_t o = 0; o + 16 <= from && base + o + 16 <= c->len;) {
-		uint64_t w = rd64(c->buf + base + o + 8);
+		uint64_t w = bytes_rd64(c->buf + base + o + 8);
 		if (TRAWL_RING_IS_CPU(w))
 			cpu = TRAWL_RING_CPU_OF(w);
 		unsigned n = (w & TYPED_FLAG) && !TRAWL_RING_IS_CPU(w) ? (unsigned)(w & 0xff) : 0;
@@ -313,7 +308,7 @@ static enum trawl_status read_sub(struct rctx *c, uint64_t no, uint32_t idx, siz
 			st = damage(c, c->len, "ring file ends inside a sub-buffer");
 			break;
 		}
-		uint64_t t = rd64(c->buf + at), w = rd64(c->buf + at + 8);
+		uint64_t t = bytes_rd64(c->buf + at), w = bytes_rd64(c->buf + at + 8);
 		if (t < s.open_ticks) {
 			if (open)
 				break; /* where the writer stopped */

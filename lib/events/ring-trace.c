@@ -1,6 +1,7 @@
 /* Buffer files (.ring-N) in a trace directory: reading them with the
  * trace (each one's missing events appended to its stream in memory) and
  * writing the recovery into the trace (trawl_swtrace_recover). */
+#include "core/bytes.h"
 #include "events/ctf-int.h"
 
 #include <errno.h>
@@ -76,12 +77,6 @@ enum trawl_status ring_trace_add(struct trawl_swtrace *t, const char *dir, const
 	return st;
 }
 
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
 
 /* timestamp_end of the last whole packet (0: none). */
 static uint64_t stream_last_ts(const struct stream *s)
@@ -89,10 +84,10 @@ static uint64_t stream_last_ts(const struct stream *s)
 	uint64_t last = 0;
 	for (size_t off = 0; s->size - off >= 64;) {
 		const uint8_t *p = s->data + off;
-		uint64_t total = rd64(p + 32) / 8;
+		uint64_t total = bytes_rd64(p + 32) / 8;
 		if (total < 64 || total > s->size - off)
 			break;
-		last = rd64(p + 16);
+		last = bytes_rd64(p + 16);
 		off += (size_t)total;
 	}
 	return last;
