@@ -8,18 +8,14 @@
 #include <unistd.h>
 
 #include "trawl/image.h"
+#include "fuzz-memfd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz-image", 0);
+	char path[64];
+	int fd = fuzz_memfd("fuzz-image", data, size, path);
 	if (fd < 0)
 		return 0;
-	if (size && write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	struct trawl_image *img;
 	if (trawl_image_create(&img, NULL) == TRAWL_OK) {
 		if (trawl_image_add_elf(img, path, 0x1000, NULL) == TRAWL_OK) {

@@ -19,6 +19,7 @@
 
 #include "index/format.h"
 #include "trawl/index.h"
+#include "fuzz-memfd.h"
 
 static int count_change(void *ctx, const struct trawl_index_change *c)
 {
@@ -74,15 +75,10 @@ static void queries(struct trawl_index *ix)
 
 static void run(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz-index", 0);
+	char path[64];
+	int fd = fuzz_memfd("fuzz-index", data, size, path);
 	if (fd < 0)
 		return;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return;
-	}
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	struct trawl_index *ix;
 	struct trawl_error err;
 	if (trawl_index_open(&ix, path, NULL, &err) == TRAWL_OK) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "trawl/coverage.h"
+#include "fuzz-memfd.h"
 
 /* Instructions at the first span addresses, twice, as a trace would give. */
 static void count_some(struct trawl_ranges *r, const struct trawl_line_span *sp, size_t n)
@@ -60,15 +61,10 @@ static void check(struct trawl_image *img, struct trawl_lines *lines)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int fd = memfd_create("fuzz-lines", 0);
+	char path[64];
+	int fd = fuzz_memfd("fuzz-lines", data, size, path);
 	if (fd < 0)
 		return 0;
-	if (size && write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
-	}
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
 	struct trawl_image *img = NULL;
 	struct trawl_lines *lines = NULL;
 	if (trawl_image_create(&img, NULL) == TRAWL_OK && trawl_lines_create(&lines, NULL) == TRAWL_OK &&
