@@ -2,7 +2,6 @@
 #include "index-cli.h"
 
 #include <string.h>
-#include <sys/stat.h>
 
 const char *const index_cli_kinds[] = { "full", "compact", NULL };
 
@@ -214,10 +213,6 @@ struct trawl_text *index_cli_text(struct index_cli *c)
 uint64_t index_cli_seek_size(struct index_cli *c, const char **path)
 {
 	*path = "";
-	/* a trace directory (software events) has no text to seek in */
-	struct stat sb;
-	if (stat(c->to.path, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return 0;
 	if (!index_cli_text(c) || trawl_text_compression(c->text) == TRAWL_COMPRESSION_NONE)
 		return 0;
 	*path = trawl_text_seek_path(c->text) ? trawl_text_seek_path(c->text) : "(in memory)";
