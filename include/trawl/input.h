@@ -78,6 +78,10 @@ enum trawl_compression trawl_input_compression(const struct trawl_input *in);
 /* Size of the underlying file in bytes (compressed size for compressed
  * files), 0 if unknown (pipes). */
 uint64_t trawl_input_raw_size(const struct trawl_input *in);
+/* When compressed data stopped inside a frame (a trace cut off while it
+ * was being written), what and where; else NULL. The text decoded before
+ * the cut was handed out as the last chunk. */
+const struct trawl_error *trawl_input_cut(const struct trawl_input *in);
 /* Bytes of the underlying file consumed so far: for progress bars. */
 uint64_t trawl_input_raw_pos(const struct trawl_input *in);
 /* When the whole decompressed input is mapped in memory (plain files), the

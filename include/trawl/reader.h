@@ -72,6 +72,8 @@ struct trawl_reader_stats {
 	uint64_t unknown_lines;        /* kept as text events */
 	uint64_t cut_lines;            /* a last line cut off by the end of the
 					* input, dropped (0 or 1) */
+	uint64_t cut_input;            /* 1 when compressed data stops inside a
+					* frame: the rest of the trace is lost */
 	uint64_t lost_events;          /* software events the recorder counted as
 	                                  lost (its buffers were full); not a
 	                                  reading error */

@@ -52,6 +52,8 @@ struct trawl_input {
 	size_t tail_start, tail_len;  /* unfinished line to move before next chunk */
 	int decoded_eof;
 	int done;
+	int cut;                      /* compressed data stopped mid-stream */
+	struct trawl_error cut_err;   /* ...and where */
 
 	trawl_input_tap_fn tap;       /* sees every chunk handed out, or NULL */
 	void *tap_ctx;
@@ -255,6 +257,21 @@ enum trawl_status trawl_input_open_memory(struct trawl_input **out, const void *
 	return TRAWL_OK;
 }
 
+/* The compressed data stops inside a frame: a trace cut off while it was
+ * being written. What was decoded is good text (it is handed out, like a
+ * plain trace cut off mid-line); the readers say what was lost. */
+static void decode_cut(struct trawl_input *in, const char *what, size_t produced)
+{
+	in->cut = 1;
+	in->decoded_eof = 1;
+	in->dec_incomplete = 0;
+	trawl_error_clear(&in->cut_err);
+	trawl_error_set(&in->cut_err, TRAWL_ERR_FORMAT,
+			"'%s': %s data is truncated after %llu compressed bytes: the trace ends "
+			"here", in->name, what, (unsigned long long)in->raw_total);
+	trawl_error_at(&in->cut_err, in->name, 0, 0, in->out_offset + in->carry + produced);
+}
+
 /* Decompress (or copy) raw bytes into buf[carry..cap); *produced says how
  * many. At the end of the raw input, a compressed stream that is still
  * inside a frame is reported as truncated rather than silently cut. */
@@ -305,9 +322,7 @@ static enum trawl_status decode_more(struct trawl_input *in, size_t *produced,
 			} else if (zr == Z_OK || (zr == Z_BUF_ERROR && !at_eof)) {
 				in->dec_incomplete = 1;
 			} else if (zr == Z_BUF_ERROR) {
-				return trawl_error_set(err, TRAWL_ERR_FORMAT,
-						       "'%s': gzip data is truncated after %llu compressed bytes",
-						       in->name, (unsigned long long)in->raw_total);
+				decode_cut(in, "gzip", *produced);
 			} else {
 				return trawl_error_set(err, TRAWL_ERR_FORMAT,
 						       "'%s': corrupt gzip data near compressed byte %llu: %s",
@@ -327,9 +342,7 @@ static enum trawl_status decode_more(struct trawl_input *in, size_t *produced,
 						       ZSTD_getErrorName(r));
 			in->dec_incomplete = r != 0;
 			if (at_eof && zout.pos == 0 && r != 0)
-				return trawl_error_set(err, TRAWL_ERR_FORMAT,
-						       "'%s': zstd data is truncated after %llu compressed bytes",
-						       in->name, (unsigned long long)in->raw_total);
+				decode_cut(in, "zstd", *produced);
 		}
 	}
 	return TRAWL_OK;
@@ -492,6 +505,11 @@ enum trawl_compression trawl_input_compression(const struct trawl_input *in)
 uint64_t trawl_input_raw_size(const struct trawl_input *in)
 {
 	return in->raw_size;
+}
+
+const struct trawl_error *trawl_input_cut(const struct trawl_input *in)
+{
+	return in->cut ? &in->cut_err : NULL;
 }
 
 uint64_t trawl_input_raw_pos(const struct trawl_input *in)

@@ -23,6 +23,10 @@ struct trawl_reader {
 	void *state;
 	struct trawl_input *in;
 	int failed;               /* a bad-input error ends the stream */
+	trawl_warn_fn warn;
+	void *warn_ctx;
+	int cut_told;             /* the input's cut was warned about */
+	struct trawl_reader_stats stats;
 };
 
 static const struct trawl_reader_backend *pick(const struct trawl_reader_options *opt,
@@ -80,6 +84,10 @@ enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct traw
 	}
 	r->be = be;
 	r->in = in;
+	if (opt) {
+		r->warn = opt->warn;
+		r->warn_ctx = opt->warn_ctx;
+	}
 	st = be->open(&r->state, in, first, opt, err);
 	if (st != TRAWL_OK)
 		goto out;
@@ -151,12 +159,23 @@ enum trawl_status trawl_reader_next(struct trawl_reader *r, struct trawl_event_b
 	enum trawl_status st = r->be->next(r->state, batch, err);
 	if (st < 0)
 		r->failed = 1;
+	if (st == TRAWL_END && !r->cut_told && r->in && trawl_input_cut(r->in)) {
+		r->cut_told = 1;
+		if (r->warn)
+			r->warn(r->warn_ctx, trawl_input_cut(r->in));
+	}
 	return st;
 }
 
 const struct trawl_reader_stats *trawl_reader_stats(const struct trawl_reader *r)
 {
-	return r->be->stats(r->state);
+	/* a copy, so the input's cut counts as the reader's loss whatever the
+	 * backend counted */
+	struct trawl_reader *w = (struct trawl_reader *)r;
+	w->stats = *r->be->stats(r->state);
+	if (r->in && trawl_input_cut(r->in))
+		w->stats.cut_input = 1;
+	return &w->stats;
 }
 
 struct trawl_input *trawl_reader_input(struct trawl_reader *r)

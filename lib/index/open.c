@@ -615,7 +615,7 @@ static enum trawl_status build_into(const char *trace_path, const char *index_pa
 	if (st != TRAWL_END)
 		goto out;
 	id.skipped = trawl_reader_stats(r)->bad_lines;
-	id.cut = trawl_reader_stats(r)->cut_lines;
+	id.cut = trawl_reader_stats(r)->cut_lines | trawl_reader_stats(r)->cut_input;
 	st = trawl_index_builder_finish(b, &id, err);
 	if (!st && memfd)
 		*memfd = idx_builder_take_memfd(b);

@@ -91,8 +91,13 @@ static enum trawl_status gz_step(struct gz_build *g, int *done, struct trawl_err
 			return gz_point(g, SEEK_GZ_MEMBER, err);
 		return TRAWL_OK;
 	}
-	if (r == Z_BUF_ERROR && !g->s.avail_in && g->s.next_in == end)
-		return gz_fail(g, r, err);
+	if (r == Z_BUF_ERROR && !g->s.avail_in && g->s.next_in == end) {
+		/* cut off while being written: what decoded is the text (the
+		 * readers say the rest is lost) */
+		b->cut = 1;
+		*done = 1;
+		return TRAWL_OK;
+	}
 	if (r != Z_OK && r != Z_BUF_ERROR)
 		return gz_fail(g, r, err);
 	if ((g->s.data_type & 128) && !(g->s.data_type & 64) && g->out - g->cur.text_off >= b->span)

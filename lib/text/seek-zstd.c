@@ -9,6 +9,7 @@
 
 #include <xxhash.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "text/seek.h"
 
@@ -64,7 +65,7 @@ static enum trawl_status zs_copy(struct zs_build *z, size_t n, struct trawl_erro
 /* Decode one frame at src (fsz bytes) into the stage. While its text fits
  * beside the run, it joins the run; once it does not, the run is flushed
  * and the frame's text goes to the copy, one span at a time. */
-static enum trawl_status zs_frame(struct zs_build *z, uint64_t src, size_t fsz,
+static enum trawl_status zs_frame(struct zs_build *z, uint64_t src, size_t fsz, int partial,
 				  struct trawl_error *err)
 {
 	struct seek_build *b = z->b;
@@ -80,11 +81,14 @@ static enum trawl_status zs_frame(struct zs_build *z, uint64_t src, size_t fsz,
 		z->used += o.pos;
 		if (r == 0)
 			break;
-		if (in.pos == in.size && o.pos < o.size)
+		int cut = in.pos == in.size && o.pos < o.size;
+		if (cut && !partial)
 			return zs_fail(z, src + in.pos, "truncated frame", err);
-		if (z->used < z->cap)
+		if (z->used < z->cap && !cut)
 			continue;
 		enum trawl_status st = TRAWL_OK;
+		/* a frame cut off is never a restart point (decoding it from the
+		 * trace would stop short): its text goes to the copy */
 		if (!copying) {
 			/* the run before this frame stands alone */
 			copying = 1;
@@ -98,6 +102,8 @@ static enum trawl_status zs_frame(struct zs_build *z, uint64_t src, size_t fsz,
 			st = zs_copy(z, b->span, err);
 		if (st)
 			return st;
+		if (cut)
+			break;
 	}
 	if (copying) {
 		enum trawl_status st = TRAWL_OK;
@@ -128,14 +134,21 @@ static enum trawl_status zs_walk(struct zs_build *z, struct trawl_error *err)
 	uint64_t pos = 0, shown = 0;
 	while (pos < b->trace_size && !st) {
 		size_t fsz = ZSTD_findFrameCompressedSize(b->trace + pos, b->trace_size - pos);
-		if (ZSTD_isError(fsz))
+		int partial = 0;
+		if (ZSTD_isError(fsz) && ZSTD_getErrorCode(fsz) == ZSTD_error_srcSize_wrong &&
+		    !skippable(b->trace + pos)) {
+			/* the last frame, cut off while being written */
+			fsz = b->trace_size - pos;
+			partial = b->cut = 1;
+		} else if (ZSTD_isError(fsz)) {
 			return zs_fail(z, pos, ZSTD_getErrorName(fsz), err);
+		}
 		if (skippable(b->trace + pos)) {
 			/* no text: the run stops before it and starts after it */
 			st = zs_flush_run(z, pos, err);
 			z->run_src = pos + fsz;
 		} else {
-			st = zs_frame(z, pos, fsz, err);
+			st = zs_frame(z, pos, fsz, partial, err);
 		}
 		pos += fsz;
 		if (b->progress && pos - shown >= (16u << 20)) {

@@ -65,6 +65,8 @@ struct seek_build {
 	struct seek_sink *sink;
 	struct seek_table *tab;
 	size_t cap;                 /* of tab->points */
+	int cut;                    /* the compressed data stops mid-stream:
+				     * the text up to there is covered */
 };
 
 /* Append a point (growing the table). */

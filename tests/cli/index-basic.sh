@@ -109,10 +109,10 @@ head -n 29 "$M" >"$_tmp/mid.tarmac"
 printf '12 clk cpu1 IT (2) 00001004 d2800040 O EL1h_n : MOV x0,#2\n12 clk cpu1 R X0 00000' >>"$_tmp/mid.tarmac"
 expect_exit 1 "$TRAWL" stats "$_tmp/mid.tarmac"
 expect_exit 1 "$TRAWL" index "$_tmp/mid.tarmac"
-grep -q "index: warning: the trace's last line was cut off" "$_tmp/err" || fail "index: $(cat "$_tmp/err")"
+grep -q "index: warning: the trace was cut off at its end" "$_tmp/err" || fail "index: $(cat "$_tmp/err")"
 expect_stdout_has "12 events, 30 lines" "$TRAWL" index "$_tmp/mid.tarmac"
 expect_exit 1 "$TRAWL" regs "$_tmp/mid.tarmac" --at 30
-grep -q "regs: warning: the trace's last line was cut off" "$_tmp/err" || fail "regs: $(cat "$_tmp/err")"
+grep -q "regs: warning: the trace was cut off at its end" "$_tmp/err" || fail "regs: $(cat "$_tmp/err")"
 expect_stdout_has "after line 30 (event 11): 12 clk cpu1 IT (2) 00001004" "$TRAWL" regs "$_tmp/mid.tarmac" --at 30
 
 # a changed trace makes the index stale: it is rebuilt, never reused

@@ -32,7 +32,7 @@ void trace_report_skipped(const struct trace_open *to, const struct trawl_reader
 			 (unsigned long long)s->bad_lines, s->bad_lines == 1 ? "" : "s");
 		cli_mark_lossy();
 	}
-	if (s->cut_lines && !to->tail_dropped) /* warned about as it was read */
+	if ((s->cut_lines && !to->tail_dropped) || s->cut_input) /* warned as read */
 		cli_mark_lossy();
 }
 
