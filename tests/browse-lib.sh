@@ -56,9 +56,9 @@ $(screen)"
 	return 1
 }
 # wait_for TEXT [SECONDS]: until the screen shows TEXT (fixed string).
-wait_for() { _wait screen "$1" "${2:-10}"; }
+wait_for() { _wait screen "$1" "${2:-30}"; }
 # wait_status TEXT: the status line (last row) shows TEXT.
-wait_status() { _wait status_line "$1" "${2:-10}"; }
+wait_status() { _wait status_line "$1" "${2:-30}"; }
 
 keys() { tm send-keys -t b "$@"; }
 # type TEXT then Enter, as a person at a prompt would

@@ -20,7 +20,7 @@ start_listener() { # $1 = out dir, rest = options
 	"$TRAWL" listen --port 0 -o "$out" "$@" 2>"$out.log" &
 	lpid=$!
 	port=
-	for i in $(seq 50); do
+	for i in $(seq 300); do
 		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$out.log")
 		[ -n "$port" ] && break
 		sleep 0.1
