@@ -118,5 +118,9 @@ char *trawl_defs_to_json(const struct trawl_defs *d);
 void trawl_defs_class(const struct trawl_defs_subsys *s, const struct trawl_defs_event *e,
 		      struct trawl_sw_class *c);
 void trawl_defs_destroy(struct trawl_defs *d);
+/* The same class in the recorder's CTF writer's form (trawl/rec-ctf.h),
+ * for writing metadata with it. */
+struct trawl_ctf_class;
+void trawl_sw_class_to_ctf(const struct trawl_sw_class *s, struct trawl_ctf_class *c);
 
 #endif

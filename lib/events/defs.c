@@ -10,6 +10,7 @@
  */
 #include "trawl/sw-event.h"
 #include "trawl/sw-defs.h"
+#include "trawl/rec-ctf.h"
 #include "trawl/file.h"
 
 #include "events/defs-int.h"
@@ -545,23 +546,35 @@ char *trawl_defs_to_header(const struct trawl_defs *d, const char *base, const c
 	return sb_done(&b);
 }
 
+void trawl_sw_class_to_ctf(const struct trawl_sw_class *s, struct trawl_ctf_class *c)
+{
+	memset(c, 0, sizeof *c);
+	c->id = s->id;
+	snprintf(c->name, sizeof c->name, "%s", s->name);
+	c->nfields = s->nfields;
+	for (unsigned i = 0; i < s->nfields; i++) {
+		memcpy(c->fields[i].name, s->fields[i].name, sizeof c->fields[i].name);
+		c->fields[i].type = s->fields[i].type;
+	}
+}
+
 char *trawl_defs_to_ctf(const struct trawl_defs *d)
 {
 	struct sb b = { 0 };
 	struct trawl_sw_class c;
+	struct trawl_ctf_class cc;
 	sbf(&b, "/* CTF 1.8 event declarations (fragment: pair with trawl's trace, stream and clock blocks) */\n");
 	for (size_t i = 0; i < d->nsubsys; i++)
 		for (size_t j = 0; j < d->subsys[i].nevents; j++) {
 			trawl_defs_class(&d->subsys[i], &d->subsys[i].events[j], &c);
-			sbf(&b, "\nevent {\n\tname = ");
-			sb_quote(&b, c.name);
-			sbf(&b, ";\n\tid = %u;\n\tstream_id = 0;\n\tfields := struct {\n", c.id);
-			for (unsigned f = 0; f < c.nfields; f++) {
-				static const char *const ctf[] = { "", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-								   "int8_t", "int16_t", "int32_t", "int64_t" };
-				sbf(&b, "\t\t%s %s;\n", ctf[c.fields[f].type], c.fields[f].name);
-			}
-			sbf(&b, "\t};\n};\n");
+			trawl_sw_class_to_ctf(&c, &cc);
+			/* the recorder's own writer: the blocks are the metadata's */
+			char *ev = trawl_ctf_event_text(&cc);
+			if (!ev)
+				b.failed = 1;
+			else
+				sbf(&b, "%s", ev);
+			free(ev);
 		}
 	return sb_done(&b);
 }

@@ -139,6 +139,31 @@ static void sb_quoted(struct sbuf *b, const char *s)
 	sb_printf(b, "\"");
 }
 
+/* One event block: the only place its layout is written (trawl defs
+ * writes the same blocks as a fragment through trawl_ctf_event_text). */
+static void sb_event(struct sbuf *b, const struct trawl_ctf_class *c)
+{
+	sb_printf(b, "\nevent {\n\tname = ");
+	sb_quoted(b, c->name);
+	sb_printf(b, ";\n\tid = %u;\n\tstream_id = 0;\n\tfields := struct {\n", c->id);
+	for (unsigned f = 0; f < c->nfields; f++) {
+		const char *t = trawl_ctf_type_name(c->fields[f].type);
+		sb_printf(b, "\t\t%s %s;\n", t ? t : "uint64_t", c->fields[f].name);
+	}
+	sb_printf(b, "\t};\n};\n");
+}
+
+char *trawl_ctf_event_text(const struct trawl_ctf_class *c)
+{
+	struct sbuf b = { 0 };
+	sb_event(&b, c);
+	if (b.failed) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
 /* The whole TSDL document, made from the class table each time it is written
  * (trawl_ctf_meta_write replaces the file), so a reader never sees half an
  * update. Byte order is the host's, as the packets are; event names go
@@ -180,16 +205,8 @@ char *trawl_ctf_meta_text(const struct trawl_ctf_meta *m)
 		  "\t\tuint64_t packet_seq_num;\n\t\tuint64_t events_discarded;\n"
 		  "\t\tuint32_t cpu_id;\n\t\tuint32_t thread_id;\n\t};\n"
 		  "\tevent.header := struct {\n\t\tuint32_t id;\n\t\ttrawl_clock_t timestamp;\n\t};\n};\n");
-	for (size_t i = 0; i < m->nclasses; i++) {
-		const struct trawl_ctf_class *c = &m->classes[m->order[i]];
-		sb_printf(&b, "\nevent {\n\tname = ");
-		sb_quoted(&b, c->name);
-		sb_printf(&b, ";\n\tid = %u;\n\tstream_id = 0;\n\tfields := struct {\n", c->id);
-		for (unsigned f = 0; f < c->nfields; f++)
-			sb_printf(&b, "\t\t%s %s;\n", trawl_ctf_type_name(c->fields[f].type) ? trawl_ctf_type_name(c->fields[f].type) : "uint64_t",
-				  c->fields[f].name);
-		sb_printf(&b, "\t};\n};\n");
-	}
+	for (size_t i = 0; i < m->nclasses; i++)
+		sb_event(&b, &m->classes[m->order[i]]);
 	if (b.failed) {
 		free(b.s);
 		return NULL;

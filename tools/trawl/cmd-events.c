@@ -345,18 +345,6 @@ static int bf_collect(void *ctx, const struct trawl_bf_event *ev)
 	return 0;
 }
 
-static void to_ctf_class(const struct trawl_sw_class *s, struct trawl_ctf_class *c)
-{
-	memset(c, 0, sizeof *c);
-	c->id = s->id;
-	snprintf(c->name, sizeof c->name, "%s", s->name);
-	c->nfields = s->nfields;
-	for (unsigned i = 0; i < s->nfields; i++) {
-		memcpy(c->fields[i].name, s->fields[i].name, sizeof c->fields[i].name);
-		c->fields[i].type = s->fields[i].type;
-	}
-}
-
 int events_load_defs(const char *path, struct trawl_defs **d)
 {
 	struct trawl_error err;
@@ -473,7 +461,7 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 			struct trawl_sw_class sc;
 			struct trawl_ctf_class cc;
 			trawl_defs_class(&defs->subsys[i], &defs->subsys[i].events[j], &sc);
-			to_ctf_class(&sc, &cc);
+			trawl_sw_class_to_ctf(&sc, &cc);
 			trawl_ctf_meta_add(&meta, &cc);
 		}
 	if (mkdir(out, 0777) != 0 && (errno != EEXIST || !dir_is_empty(out))) {

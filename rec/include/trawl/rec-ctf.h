@@ -71,6 +71,8 @@ int trawl_ctf_meta_add(struct trawl_ctf_meta *m, const struct trawl_ctf_class *c
 const struct trawl_ctf_class *trawl_ctf_meta_find(const struct trawl_ctf_meta *m, uint32_t id);
 /* Render the metadata text into a malloc'd string. */
 char *trawl_ctf_meta_text(const struct trawl_ctf_meta *m);
+/* One class's TSDL event block, as the metadata has it (malloc'd). */
+char *trawl_ctf_event_text(const struct trawl_ctf_class *c);
 /* Write DIR/metadata (via a temporary file and rename). */
 int trawl_ctf_meta_write(const struct trawl_ctf_meta *m, const char *dir);
 
