@@ -287,6 +287,12 @@ static void classify_a64(uint32_t i, uint64_t pc, int is_ete, struct trawl_ete_i
 		case 2: o->cls = TRAWL_ETE_INSN_IBR; o->flags |= TRAWL_ETE_INSN_RET; break;
 		case 4: o->cls = TRAWL_ETE_INSN_IBR; o->flags |= TRAWL_ETE_INSN_ERET; break;
 		case 5: o->cls = TRAWL_ETE_INSN_IBR; break; /* DRPS */
+		case 7: /* FEAT_TEV TEXIT {NB}: an exception-like return */
+			if ((i & 0xfffffbff) == 0xd6ff03e0) {
+				o->cls = TRAWL_ETE_INSN_IBR;
+				o->flags |= TRAWL_ETE_INSN_ERET;
+			}
+			break;
 		default: break;
 		}
 	} else if ((i & 0xfffff0ff) == 0xd50330df) {
