@@ -92,39 +92,37 @@ static void close_trans(struct trawl_ete_trans_tracker *t, int outcome, uint64_t
 }
 
 /* A range inside a transaction: count its instructions and follow the
- * nesting in the image. While committing, the range holds the outer
- * TCOMMIT: count up to it and end the transaction there. A64 only (TME
- * has no AArch32 form); elsewhere only the count. */
+ * nesting in the image. The range after a commit element holds the outer
+ * TCOMMIT: the last TCOMMIT in it (one after that would be outside any
+ * transaction), where the transaction ends; no TCOMMIT there leaves the end
+ * unknown. A64 only (TME has no AArch32 form); elsewhere only the count. */
 static void inside_range(struct trawl_ete_trans_tracker *t, const struct trawl_ete_elem *e)
 {
-	uint64_t a = e->start;
-	for (uint32_t n = 0; n < e->count; n++) {
+	uint64_t a = e->start, commit_pc = TRAWL_ETE_TRANS_UNKNOWN;
+	uint32_t n, commit_n = 0;
+	for (n = 0; n < e->count; n++) {
 		uint32_t enc = 0;
 		unsigned size = e->isa == TRAWL_ISET_A64 ? trawl_ete_insn_fetch(t->img, a, e->isa, &enc) : 0;
-		t->cur.insns++;
-		if (!size) {
-			t->cur.insns += e->count - n - 1;
-			return;
-		}
-		if (is_tstart(enc) && n + 1 < e->count) { /* the last one waits for its atom */
+		if (!size)
+			break;
+		if (is_tstart(enc)) { /* P0: only ever the last of a range, and it ran */
 			if (++t->depth > t->cur.depth)
 				t->cur.depth = t->depth;
 		} else if (is_tcommit(enc)) {
-			if (t->state == COMMITTING) {
-				t->cur.end_pc = a;
-				close_trans(t, TRAWL_ETE_TRANS_COMMITTED, TRAWL_ETE_TRANS_UNKNOWN);
-				return;
-			}
-			if (t->depth > 1)
+			commit_pc = a;
+			commit_n = n + 1;
+			if (t->state != COMMITTING && t->depth > 1)
 				t->depth--;
 		}
 		a += size;
 	}
-	/* the range ended on a nested TSTART that ran (its atom made the range) */
-	if (e->last_cls == TRAWL_ETE_INSN_TSTART && e->isa == TRAWL_ISET_A64 && e->count) {
-		if (++t->depth > t->cur.depth)
-			t->cur.depth = t->depth;
+	if (t->state != COMMITTING) {
+		t->cur.insns += e->count;
+		return;
 	}
+	t->cur.end_pc = commit_pc;
+	t->cur.insns += commit_n;
+	close_trans(t, TRAWL_ETE_TRANS_COMMITTED, TRAWL_ETE_TRANS_UNKNOWN);
 }
 
 /* A failure: walk from where the PE was (when the trace says) to the next

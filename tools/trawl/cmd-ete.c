@@ -177,6 +177,10 @@ static void on_packets(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
 				 "conditional or data trace, or not valid for this trace unit) skipped; "
 				 "packets go on, instructions from the next Trace Info",
 				 s->run->label, map_off(s, pkts[i].offset), pkts[i].header, pkts[i].len);
+		} else if (pkts[i].type == TRAWL_ETE_PKT_OVERFLOW) {
+			s->run->bad++;
+			cli_warn(cmd, "%s: offset %" PRIu64 ": overflow: the trace unit lost trace here; "
+				 "instructions from the next address", s->run->label, map_off(s, pkts[i].offset));
 		} else if (pkts[i].type == TRAWL_ETE_PKT_BAD ||
 			   pkts[i].type == TRAWL_ETE_PKT_INCOMPLETE) {
 			s->run->bad++;
@@ -362,12 +366,14 @@ static void put_pc(FILE *f, uint64_t pc)
 
 /* `trawl ete transactions`: one line per outer transaction: offset, trace
  * ID, start and end PC ("-" when not traced), instructions inside, nesting
- * depth, outcome and what is known of it. */
+ * depth, outcome, then what else is known of it (one column). */
 static void print_trans(void *ctx, const struct trawl_ete_trans *t)
 {
 	struct stream *s = ctx;
 	FILE *f = s->run->out;
 	static const char *const outcome[] = { "?", "commit", "fail", "open", "lost" };
+	char more[256] = "";
+	size_t n = 0;
 	if (strcmp(s->run->o->verb, "transactions") != 0)
 		return; /* stats: counted only */
 	fprintf(f, "%" PRIu64 "\t%02x", map_off(s, t->start_off), s->id);
@@ -375,21 +381,25 @@ static void print_trans(void *ctx, const struct trawl_ete_trans *t)
 	put_pc(f, t->end_pc);
 	fprintf(f, "\t%" PRIu64 "\t%u\t%s", t->insns, t->depth, t->outcome < 5 ? outcome[t->outcome] : "?");
 	if (t->outcome == TRAWL_ETE_TRANS_FAILED) {
-		fprintf(f, "\tE1:E0=%u%u", (t->fail_form >> 1) & 1, t->fail_form & 1);
+		n += (size_t)snprintf(more + n, sizeof more - n, "E1:E0=%u%u", (t->fail_form >> 1) & 1,
+				      t->fail_form & 1);
 		if (t->resume_pc != TRAWL_ETE_TRANS_UNKNOWN)
-			fprintf(f, " resume=0x%" PRIx64, t->resume_pc);
+			n += (size_t)snprintf(more + n, sizeof more - n, " resume=0x%" PRIx64, t->resume_pc);
 		if (t->reason == TRAWL_ETE_TRANS_TCANCEL)
-			fprintf(f, " reason=TCANCEL #%u (retry %u, code %u)", t->cancel_imm,
-				t->cancel_imm >> 15, t->cancel_imm & 0x7fff);
+			n += (size_t)snprintf(more + n, sizeof more - n, " reason=TCANCEL #%u (retry %u, code %u)",
+					      t->cancel_imm, t->cancel_imm >> 15, t->cancel_imm & 0x7fff);
 		else
-			fputs(" reason=not traced", f);
+			n += (size_t)snprintf(more + n, sizeof more - n, " reason=not traced");
 	} else if (t->outcome == TRAWL_ETE_TRANS_OPEN) {
-		fputs("\ttrace ended inside", f);
+		n += (size_t)snprintf(more + n, sizeof more - n, "trace ended inside");
 	} else if (t->outcome == TRAWL_ETE_TRANS_LOST) {
-		fprintf(f, "\ttrace lost at offset %" PRIu64, map_off(s, t->end_off));
+		n += (size_t)snprintf(more + n, sizeof more - n, "trace lost at offset %" PRIu64,
+				      map_off(s, t->end_off));
 	}
 	if (t->started_before)
-		fputs(" (began before the trace)", f);
+		snprintf(more + n, sizeof more - n, "%sbegan before the trace", n ? "; " : "");
+	if (more[0])
+		fprintf(f, "\t%s", more);
 	fputc('\n', f);
 }
 
