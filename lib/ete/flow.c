@@ -48,7 +48,6 @@ struct trawl_ete_flow {
 	void *fn_ctx;
 	/* PE state */
 	int pc_valid;
-	int pc_at_hole;      /* pc is where the image ran out */
 	uint64_t pc;
 	uint8_t isa;
 	uint8_t last_is;     /* IS bit of the last address */
@@ -337,7 +336,6 @@ static void set_addr(struct trawl_ete_flow *f, uint64_t addr, uint8_t is)
 	f->last_is = is;
 	f->isa = isa_for(f, is);
 	f->pc_valid = 1;
-	f->pc_at_hole = 0;
 	f->rs_pending = 0;
 	f->cur = -1;
 }
@@ -370,7 +368,6 @@ static void nacc(struct trawl_ete_flow *f, uint64_t addr, uint64_t off)
 	emit_simple(f, TRAWL_ETE_EL_NACC, off, addr, 0);
 	f->pc = addr;
 	f->pc_valid = 0;
-	f->pc_at_hole = 1;
 }
 
 /* One atom resolves one P0 instruction: walk cached blocks from pc to one
@@ -533,7 +530,6 @@ static void do_exception(struct trawl_ete_flow *f, const struct trawl_ete_packet
 		f->stats.exceptions++;
 	}
 	f->pc_valid = 0;
-	f->pc_at_hole = 0;
 }
 
 /* Q: count instructions ran, path unknown. When walking count
@@ -855,7 +851,6 @@ static void reset_flow(struct trawl_ete_flow *f)
 	f->qhead = 0;
 	f->uncommitted = 0;
 	f->pc_valid = 0;
-	f->pc_at_hole = 0;
 	f->exc_pending = 0;
 	f->rs_n = 0;
 	f->rs_pending = 0;
