@@ -70,12 +70,12 @@ struct trawl_ete_flow {
 	size_t hcap;
 	int32_t cur;           /* block starting at pc, -1 unknown */
 	struct trawl_ete_flow_stats stats;
-	/* a transaction failure waits for the address that follows it (where
-	 * the PE resumed) until any other element has to go out first */
-	int fail_pending;
-	struct trawl_ete_elem fail;
 	int nomem;
 	int synced;          /* a Trace Info has been seen since the last error */
+	/* a transaction failure waits for the address that follows it (where
+	 * the PE resumed) until any other packet is handled */
+	int fail_pending;
+	struct trawl_ete_elem fail;
 };
 
 static const char *const elem_names[] = {
@@ -133,12 +133,8 @@ const struct trawl_ete_flow_stats *trawl_ete_flow_stats(const struct trawl_ete_f
 	return &f->stats;
 }
 
-static void flush_fail(struct trawl_ete_flow *f);
-
 static inline void emit(struct trawl_ete_flow *f, struct trawl_ete_elem *e)
 {
-	if (f->fail_pending)
-		flush_fail(f);
 	e->el = f->ctx.el;
 	if (!e->isa)
 		e->isa = f->isa;
@@ -161,6 +157,18 @@ static void flush_fail(struct trawl_ete_flow *f)
 {
 	f->fail_pending = 0;
 	emit(f, &f->fail);
+}
+
+/* Before any packet is handled after a failure: an address packet says
+ * where the PE resumed; whatever comes, the failure goes out first. */
+static void take_fail(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	if ((p->type >= TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0 && p->type <= TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1) ||
+	    (p->type >= TRAWL_ETE_PKT_ADDR_MATCH && p->type <= TRAWL_ETE_PKT_ADDR_L_64IS1)) {
+		f->fail.end = p->addr;
+		f->fail.last_flags = 1;
+	}
+	flush_fail(f);
 }
 
 /* Report instructions [start, end) that ran; the last one is described
@@ -327,11 +335,6 @@ static void set_ctx(struct trawl_ete_flow *f, const struct trawl_ete_ctx *c, uin
 
 static void set_addr(struct trawl_ete_flow *f, uint64_t addr, uint8_t is)
 {
-	if (f->fail_pending) {
-		f->fail.end = addr;
-		f->fail.last_flags = 1;
-		flush_fail(f);
-	}
 	f->pc = addr;
 	f->last_is = is;
 	f->isa = isa_for(f, is);
@@ -733,6 +736,8 @@ static void mispredict(struct trawl_ete_flow *f)
 /* Handle one released packet (P0 or not). */
 static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 {
+	if (__builtin_expect(f->fail_pending, 0))
+		take_fail(f, p);
 	switch (p->type) {
 	case TRAWL_ETE_PKT_ATOM_F1: case TRAWL_ETE_PKT_ATOM_F2: case TRAWL_ETE_PKT_ATOM_F3:
 	case TRAWL_ETE_PKT_ATOM_F4: case TRAWL_ETE_PKT_ATOM_F5: case TRAWL_ETE_PKT_ATOM_F6:
@@ -841,6 +846,8 @@ static void settle_eot(struct trawl_ete_flow *f)
 	f->qlen = 0;
 	f->qhead = 0;
 	f->uncommitted = 0;
+	if (f->fail_pending)
+		flush_fail(f);
 }
 
 static void reset_flow(struct trawl_ete_flow *f)

@@ -328,6 +328,8 @@ static void print_elem(struct stream *s, const struct trawl_ete_elem *e)
 	}
 }
 
+static void print_trans(void *ctx, const struct trawl_ete_trans *t);
+
 /* Every element: the counts and the state (exception level, security,
  * time) the outputs need, then the verb's output. */
 static void on_elem(void *ctx, const struct trawl_ete_elem *e)
@@ -348,6 +350,11 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 	}
 	if (e->type == TRAWL_ETE_EL_TIMESTAMP)
 		r->ts = e->value;
+	/* stats counts transactions only: its tracker starts with the first
+	 * transaction element, so traces without any pay nothing */
+	if (!s->trans && e->type == TRAWL_ETE_EL_MEMTRANS && !strcmp(r->o->verb, "stats") &&
+	    trawl_ete_trans_create(&s->trans, r->img, print_trans, s, NULL) != TRAWL_OK)
+		s->trans = NULL;
 	if (s->trans)
 		trawl_ete_trans_elem(s->trans, e);
 	if (!strcmp(r->o->verb, "tarmac"))
@@ -441,7 +448,7 @@ static struct stream *get_stream(struct run *r, uint8_t id, int mapped, struct t
 		free(s);
 		return NULL;
 	}
-	if ((!strcmp(r->o->verb, "transactions") || !strcmp(r->o->verb, "stats")) &&
+	if (!strcmp(r->o->verb, "transactions") &&
 	    trawl_ete_trans_create(&s->trans, r->img, print_trans, s, err) != TRAWL_OK) {
 		trawl_ete_flow_destroy(s->flow);
 		trawl_ete_pkt_decoder_destroy(s->pd);
