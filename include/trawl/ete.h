@@ -342,6 +342,8 @@ struct trawl_ete_buffer {
 	char format[32];         /* source_data, coresight, dstream_coresight */
 	uint8_t *data;           /* whole file */
 	size_t len;
+	int source;              /* index in sources[] of the source that wrote
+	                            it ([source_buffers]), -1 if not named */
 };
 
 struct trawl_ete_snapshot {
@@ -377,11 +379,24 @@ enum trawl_ete_elem_type {
 	TRAWL_ETE_EL_EVENT,
 	TRAWL_ETE_EL_SYNC_MARKER, /* timestamp marker */
 	TRAWL_ETE_EL_INSTRUMENTATION,
-	TRAWL_ETE_EL_MEMTRANS,    /* count: 0 start, 1 commit, 2 fail */
+	TRAWL_ETE_EL_MEMTRANS,    /* count: enum trawl_ete_trans_kind */
 	TRAWL_ETE_EL_OVERFLOW,
 	TRAWL_ETE_EL_DISCARD,
 	TRAWL_ETE_EL_BAD,         /* packet error; decoding resyncs */
 	TRAWL_ETE_EL_END,         /* end of trace */
+};
+
+/* MEMTRANS elements (TME transactions). TRAWL_ETE_TRANS_FAIL also has:
+ * value 1 when `start` is the PE's address at the failure (the instruction
+ * after the last P0 element), `cc` the Exception packet's E1:E0, and
+ * last_flags 1 when `end` is where execution resumed (the address packet
+ * that followed). INIT: the trace starts inside a transaction (Trace Info
+ * TSTATE). */
+enum trawl_ete_trans_kind {
+	TRAWL_ETE_TRANS_START = 0,
+	TRAWL_ETE_TRANS_COMMIT = 1,
+	TRAWL_ETE_TRANS_FAIL = 2,
+	TRAWL_ETE_TRANS_INIT = 3,
 };
 
 struct trawl_ete_elem {
@@ -422,5 +437,57 @@ const struct trawl_ete_flow_stats *trawl_ete_flow_stats(const struct trawl_ete_f
 void trawl_ete_flow_destroy(struct trawl_ete_flow *f);
 
 const char *trawl_ete_elem_name(enum trawl_ete_elem_type t);
+
+/* -------------------------------------------------------- transactions */
+
+/* TME transactions from the decoded elements and the program image. The
+ * trace gives the outer transaction only (TME flattens nesting: a nested
+ * TSTART enters no new state), so the nesting depth, the end instruction
+ * and a TCANCEL's reason come from walking the image along the traced
+ * instructions. */
+#define TRAWL_ETE_TRANS_UNKNOWN UINT64_MAX
+
+enum trawl_ete_trans_outcome {
+	TRAWL_ETE_TRANS_COMMITTED = 1,
+	TRAWL_ETE_TRANS_FAILED,
+	TRAWL_ETE_TRANS_OPEN,     /* the trace ended inside it */
+	TRAWL_ETE_TRANS_LOST,     /* trace was lost inside it (overflow, bad packet) */
+};
+
+enum trawl_ete_trans_reason {
+	TRAWL_ETE_TRANS_NOT_TRACED = 0, /* a failure the trace does not explain */
+	TRAWL_ETE_TRANS_TCANCEL,        /* a TCANCEL in the image: cancel_imm */
+};
+
+struct trawl_ete_trans {
+	uint64_t start_off, end_off; /* offsets of the elements that opened / closed it */
+	uint64_t start_pc;   /* the outer TSTART; UNKNOWN when not traced */
+	uint64_t end_pc;     /* the TCOMMIT, or the TCANCEL that failed it; UNKNOWN otherwise */
+	uint64_t resume_pc;  /* failure: where execution resumed (after the outer TSTART) */
+	uint64_t insns;      /* instructions traced after the TSTART, up to end_pc */
+	uint32_t depth;      /* deepest nesting reached, 1 = none */
+	uint16_t cancel_imm; /* TCANCEL #imm (bit 15: retry, 14:0: reason) */
+	uint8_t outcome;     /* enum trawl_ete_trans_outcome */
+	uint8_t reason;      /* enum trawl_ete_trans_reason (failures) */
+	uint8_t fail_form;   /* the failure packet's address interpretation E1:E0 */
+	uint8_t started_before; /* the trace began inside it (Trace Info TSTATE) */
+};
+
+struct trawl_ete_trans_stats {
+	uint64_t committed, failed, open, lost;
+};
+
+typedef void (*trawl_ete_trans_fn)(void *ctx, const struct trawl_ete_trans *t);
+struct trawl_ete_trans_tracker;
+/* The image is borrowed. fn gets each transaction once it has ended (or
+ * at trawl_ete_trans_finish for one still open). */
+enum trawl_status trawl_ete_trans_create(struct trawl_ete_trans_tracker **out,
+					 const struct trawl_ete_image *img, trawl_ete_trans_fn fn,
+					 void *fn_ctx, struct trawl_error *err);
+/* Every element of one trace stream, in order. */
+void trawl_ete_trans_elem(struct trawl_ete_trans_tracker *t, const struct trawl_ete_elem *e);
+void trawl_ete_trans_finish(struct trawl_ete_trans_tracker *t);
+const struct trawl_ete_trans_stats *trawl_ete_trans_stats(const struct trawl_ete_trans_tracker *t);
+void trawl_ete_trans_destroy(struct trawl_ete_trans_tracker *t);
 
 #endif

@@ -48,7 +48,6 @@ struct trawl_ete_flow {
 	void *fn_ctx;
 	/* PE state */
 	int pc_valid;
-	int pc_at_hole;      /* pc is where the image ran out */
 	uint64_t pc;
 	uint8_t isa;
 	uint8_t last_is;     /* IS bit of the last address */
@@ -73,6 +72,10 @@ struct trawl_ete_flow {
 	struct trawl_ete_flow_stats stats;
 	int nomem;
 	int synced;          /* a Trace Info has been seen since the last error */
+	/* a transaction failure waits for the address that follows it (where
+	 * the PE resumed) until any other packet is handled */
+	int fail_pending;
+	struct trawl_ete_elem fail;
 };
 
 static const char *const elem_names[] = {
@@ -148,6 +151,24 @@ static void emit_simple(struct trawl_ete_flow *f, int type, uint64_t off, uint64
 	e.value = value;
 	e.count = count;
 	emit(f, &e);
+}
+
+static void flush_fail(struct trawl_ete_flow *f)
+{
+	f->fail_pending = 0;
+	emit(f, &f->fail);
+}
+
+/* Before any packet is handled after a failure: an address packet says
+ * where the PE resumed; whatever comes, the failure goes out first. */
+static void take_fail(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	if ((p->type >= TRAWL_ETE_PKT_ADDR_CTXT_L_32IS0 && p->type <= TRAWL_ETE_PKT_ADDR_CTXT_L_64IS1) ||
+	    (p->type >= TRAWL_ETE_PKT_ADDR_MATCH && p->type <= TRAWL_ETE_PKT_ADDR_L_64IS1)) {
+		f->fail.end = p->addr;
+		f->fail.last_flags = 1;
+	}
+	flush_fail(f);
 }
 
 /* Report instructions [start, end) that ran; the last one is described
@@ -318,7 +339,6 @@ static void set_addr(struct trawl_ete_flow *f, uint64_t addr, uint8_t is)
 	f->last_is = is;
 	f->isa = isa_for(f, is);
 	f->pc_valid = 1;
-	f->pc_at_hole = 0;
 	f->rs_pending = 0;
 	f->cur = -1;
 }
@@ -351,7 +371,6 @@ static void nacc(struct trawl_ete_flow *f, uint64_t addr, uint64_t off)
 	emit_simple(f, TRAWL_ETE_EL_NACC, off, addr, 0);
 	f->pc = addr;
 	f->pc_valid = 0;
-	f->pc_at_hole = 1;
 }
 
 /* One atom resolves one P0 instruction: walk cached blocks from pc to one
@@ -458,6 +477,29 @@ static uint32_t walk_to(struct trawl_ete_flow *f, uint64_t stop, uint64_t *last_
 	return (a == stop || *nacc_hit) ? n : 0;
 }
 
+/* Transaction failure (ETE exception type 0x18): the element says where
+ * the PE was (the instruction after the last P0 element, when known: the
+ * failing instruction is at or after it), the packet's address
+ * interpretation E1:E0, and, once the address packet after it arrives, where
+ * execution resumed (the instruction after the outer TSTART). */
+static void trans_fail(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
+{
+	struct trawl_ete_elem *e = &f->fail;
+	if (f->fail_pending)
+		flush_fail(f);
+	memset(e, 0, sizeof *e);
+	e->type = TRAWL_ETE_EL_MEMTRANS;
+	e->offset = p->offset;
+	e->count = TRAWL_ETE_TRANS_FAIL;
+	e->cc = p->exc_addr_interp;
+	e->isa = f->isa;
+	if (f->pc_valid) {
+		e->start = f->pc;
+		e->value = 1;
+	}
+	f->fail_pending = 1;
+}
+
 static void do_exception(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 {
 	resolve_rs(f);
@@ -466,10 +508,11 @@ static void do_exception(struct trawl_ete_flow *f, const struct trawl_ete_packet
 	if (p->flags & TRAWL_ETE_PF_HAS_CTX)
 		set_ctx(f, &p->ctx, p->offset);
 	if (p->type == TRAWL_ETE_PKT_TRANS_FAIL) {
-		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 2);
+		trans_fail(f, p);
 	} else {
-		if ((f->pc_valid || f->pc_at_hole) && (p->flags & TRAWL_ETE_PF_HAS_ADDR) &&
-		    f->pc != ret) {
+		/* from a place with no image nothing can be walked: the gap
+		 * already has its one no-image element */
+		if (f->pc_valid && (p->flags & TRAWL_ETE_PF_HAS_ADDR) && f->pc != ret) {
 			uint64_t end;
 			uint8_t cls = 0, fl = 0, size = 4;
 			int hole;
@@ -490,7 +533,6 @@ static void do_exception(struct trawl_ete_flow *f, const struct trawl_ete_packet
 		f->stats.exceptions++;
 	}
 	f->pc_valid = 0;
-	f->pc_at_hole = 0;
 }
 
 /* Q: count instructions ran, path unknown. When walking count
@@ -694,6 +736,8 @@ static void mispredict(struct trawl_ete_flow *f)
 /* Handle one released packet (P0 or not). */
 static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 {
+	if (__builtin_expect(f->fail_pending, 0))
+		take_fail(f, p);
 	switch (p->type) {
 	case TRAWL_ETE_PKT_ATOM_F1: case TRAWL_ETE_PKT_ATOM_F2: case TRAWL_ETE_PKT_ATOM_F3:
 	case TRAWL_ETE_PKT_ATOM_F4: case TRAWL_ETE_PKT_ATOM_F5: case TRAWL_ETE_PKT_ATOM_F6:
@@ -753,10 +797,10 @@ static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 		emit_simple(f, TRAWL_ETE_EL_INSTRUMENTATION, p->offset, p->value, p->ite_el);
 		break;
 	case TRAWL_ETE_PKT_TRANS_ST:
-		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 0);
+		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, TRAWL_ETE_TRANS_START);
 		break;
 	case TRAWL_ETE_PKT_TRANS_COMMIT:
-		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, 1);
+		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, TRAWL_ETE_TRANS_COMMIT);
 		break;
 	case TRAWL_ETE_PKT_EXCEPT_RTN:
 		/* ETMv4 marks each return with this packet; ETE has none, so
@@ -768,9 +812,13 @@ static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 	}
 }
 
-static int is_p0(const struct trawl_ete_packet *p)
+/* How many P0 elements a packet holds. Transaction Start is one unless
+ * TRCIDR0.COMMTRANS (bit 30) says otherwise. */
+static int is_p0(const struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 {
 	switch (p->type) {
+	case TRAWL_ETE_PKT_TRANS_ST:
+		return f->cfg.is_ete && !(f->cfg.idr0 & (1u << 30));
 	case TRAWL_ETE_PKT_ATOM_F1: case TRAWL_ETE_PKT_ATOM_F2: case TRAWL_ETE_PKT_ATOM_F3:
 	case TRAWL_ETE_PKT_ATOM_F4: case TRAWL_ETE_PKT_ATOM_F5: case TRAWL_ETE_PKT_ATOM_F6:
 		return p->natoms;
@@ -798,15 +846,18 @@ static void settle_eot(struct trawl_ete_flow *f)
 	f->qlen = 0;
 	f->qhead = 0;
 	f->uncommitted = 0;
+	if (f->fail_pending)
+		flush_fail(f);
 }
 
 static void reset_flow(struct trawl_ete_flow *f)
 {
+	if (f->fail_pending)
+		flush_fail(f);
 	f->qlen = 0;
 	f->qhead = 0;
 	f->uncommitted = 0;
 	f->pc_valid = 0;
-	f->pc_at_hole = 0;
 	f->exc_pending = 0;
 	f->rs_n = 0;
 	f->rs_pending = 0;
@@ -815,7 +866,7 @@ static void reset_flow(struct trawl_ete_flow *f)
 /* A periodic sync point in a stream already followed changes nothing
  * known (address, context, held elements) but the return stack; the first
  * one, or one after an error, starts from a clean state. */
-static void on_trace_info(struct trawl_ete_flow *f)
+static void on_trace_info(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 {
 	if (f->synced) {
 		f->rs_n = 0;
@@ -825,6 +876,9 @@ static void on_trace_info(struct trawl_ete_flow *f)
 	settle_eot(f);
 	reset_flow(f);
 	f->synced = 1;
+	/* INFO bit 6 (TSTATE): tracing starts inside a transaction */
+	if (f->cfg.is_ete && (p->tinfo_sections & 1) && (p->value & 0x40))
+		emit_simple(f, TRAWL_ETE_EL_MEMTRANS, p->offset, 0, TRAWL_ETE_TRANS_INIT);
 }
 
 /* Every decoded packet enters here, so the order of the tests is the order
@@ -873,7 +927,7 @@ static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p
 	case TRAWL_ETE_PKT_ASYNC: case TRAWL_ETE_PKT_IGNORE:
 		return;
 	case TRAWL_ETE_PKT_TRACE_INFO:
-		on_trace_info(f);
+		on_trace_info(f, p);
 		return;
 	case TRAWL_ETE_PKT_OVERFLOW: case TRAWL_ETE_PKT_DISCARD:
 		settle_eot(f);
@@ -920,7 +974,7 @@ static void on_packet(struct trawl_ete_flow *f, const struct trawl_ete_packet *p
 		break;
 	}
 	{
-		int n = is_p0(p);
+		int n = is_p0(f, p);
 		/* nothing held and nothing to hold: handle it now (the usual case
 		 * without speculation, TRCIDR8.MAXSPEC = 0) */
 		if (f->qlen == 0 && (n == 0 || f->cfg.max_spec == 0))

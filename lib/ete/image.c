@@ -249,6 +249,10 @@ static inline int64_t sext(uint64_t v, int bits)
 	return (int64_t)((v ^ m) - m);
 }
 
+/* One chain of mask tests over the A64 branch, exception-return and
+ * barrier encodings, each a few lines: whatever matches none of them is an
+ * ordinary instruction. Kept as one chain so the order of precedence (the
+ * wider CMPBR and PAuth_LR spaces before branch-to-register) is visible. */
 static void classify_a64(uint32_t i, uint64_t pc, int is_ete, struct trawl_ete_insn_info *o)
 {
 	if ((i & 0x7c000000) == 0x14000000) { /* B, BL */
@@ -288,6 +292,10 @@ static void classify_a64(uint32_t i, uint64_t pc, int is_ete, struct trawl_ete_i
 		case 4: o->cls = TRAWL_ETE_INSN_IBR; o->flags |= TRAWL_ETE_INSN_ERET; break;
 		case 5: o->cls = TRAWL_ETE_INSN_IBR; break; /* DRPS */
 		default: break;
+		}
+		if ((i & 0xfffffbff) == 0xd6ff03e0) { /* FEAT_TEV TEXIT {NB}: exception-like return */
+			o->cls = TRAWL_ETE_INSN_IBR;
+			o->flags |= TRAWL_ETE_INSN_ERET;
 		}
 	} else if ((i & 0xfffff0ff) == 0xd50330df) {
 		o->cls = TRAWL_ETE_INSN_ISB;

@@ -177,6 +177,19 @@ static enum trawl_status load_device(struct trawl_ete_snapshot *s, const char *f
 	return st;
 }
 
+/* [source_buffers] SOURCE = BUFFER: the buffer holds that source's trace
+ * (an unformatted buffer has no trace IDs to say so itself). */
+static void map_source_buffer(struct trawl_ete_snapshot *s, const char *src, const char *buf)
+{
+	for (size_t k = 0; k < s->nsources; k++) {
+		if (strcasecmp(s->sources[k].name, src) != 0)
+			continue;
+		for (size_t b = 0; b < s->nbuffers; b++)
+			if (!strcasecmp(s->buffers[b].name, buf))
+				s->buffers[b].source = (int)k;
+	}
+}
+
 /* trace.ini: the buffers= list of [trace_buffers], each [bufferN] read
  * whole (name, file, format; source_data when no format is given), then
  * [core_trace_sources] to name the core each source traces. */
@@ -216,15 +229,19 @@ static enum trawl_status load_trace(struct trawl_ete_snapshot *s, const char *fi
 		memset(b, 0, sizeof *b);
 		snprintf(b->name, sizeof b->name, "%s", bname ? bname : tok);
 		snprintf(b->format, sizeof b->format, "%s", bfmt ? bfmt : "source_data");
+		b->source = -1;
 		join(b->path, sizeof b->path, s->dir, bfile);
 		st = trawl_file_read(b->path, &b->data, &b->len, err);
 		if (st != TRAWL_OK)
 			goto out;
 		s->nbuffers++;
 	}
-	/* which core each source traces (for naming only) */
+	/* which core each source traces (for naming only), and which source
+	 * wrote each buffer ([source_buffers] source = buffer name) */
 	for (size_t i = 0; i < trawl_ini_count(ini); i++) {
 		const struct trawl_ini_entry *e = trawl_ini_at(ini, i);
+		if (!strcasecmp(e->section, "source_buffers"))
+			map_source_buffer(s, e->key, e->value);
 		if (strcasecmp(e->section, "core_trace_sources") != 0)
 			continue;
 		for (size_t k = 0; k < s->nsources; k++)

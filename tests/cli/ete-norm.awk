@@ -60,6 +60,7 @@ mode == "refel" && /OCSD_GEN_TRC_ELEM_/ {
 		print id " EXCEPTION " hex("0x" r) " " hex("0x" e); next
 	}
 	if ($0 ~ /ELEM_EXCEPTION_RET/) { print id " EXC_RET"; next }
+	if (match($0, /ELEM_MEMTRANS\([A-Za-z]+\)/)) { print id " MEMTRANS " tolower(substr($0, RSTART + 14, RLENGTH - 15)); next }
 	if (cc_events && match($0, /ELEM_CYCLE_COUNT\( \[CC=[0-9]+\]/)) { s = substr($0, RSTART + 22, RLENGTH - 23); print id " CC " s; next }
 	if (cc_events && match($0, /ELEM_EVENT\( Numbered:[0-9]+/)) { print id " EVENT " substr($0, RSTART + 21, RLENGTH - 21); next }
 	if ($0 ~ /ELEM_NO_SYNC|ELEM_EO_TRACE/) { print id " SYNC_LOST"; next }
@@ -77,6 +78,7 @@ mode == "ourel" {
 	if (f[3] == "I_RANGE_NOPATH") { print id " NOPATH " hex(f[4]) " " hex(f[5]) " " f[6]; next }
 	if (f[3] == "EXCEPTION") { r = f[4]; sub(/ret=/, "", r); e = f[5]; sub(/type=/, "", e); print id " EXCEPTION " hex(r) " " hex(e); next }
 	if (f[3] == "EXCEPTION_RET") { print id " EXC_RET"; next }
+	if (f[3] == "MEMTRANS") { print id " MEMTRANS " f[4]; next }
 	if (cc_events && f[3] == "CYCLE_COUNT") { print id " CC " (f[4] == "unknown" ? 0 : f[4]); next }
 	if (cc_events && f[3] == "EVENT") { ev = f[4]; sub(/^0x/, "", ev); print id " EVENT " hexval(ev); next }
 	if (f[3] == "BAD_PACKET" || f[3] == "EO_TRACE") { print id " SYNC_LOST"; next }
@@ -85,13 +87,14 @@ mode == "ourel" {
 	next
 }
 # mode=ctx: a context element only counts when execution follows it (an
-# instruction range, no-image, exception) before the trace ends or loses
+# instruction range, no-image, exception; not a transaction element) before the trace ends or loses
 # sync: OpenCSD holds context elements until the next P0 element and drops
 # them at end of trace, trawl reports them when they arrive.
 mode == "ctx" {
 	id = $1
 	if ($2 == "CONTEXT") { held[id] = held[id] $0 "\n"; next }
 	if ($2 == "SYNC_LOST") { held[id] = ""; next }
+	if ($2 == "MEMTRANS") { print; next } # not execution: held contexts wait on
 	if (held[id] != "") { printf "%s", held[id]; held[id] = "" }
 	print; next
 }

@@ -1,4 +1,5 @@
-/* libFuzzer harness: the ETE/ETMv4 packet decoder and the flow decoder.
+/* libFuzzer harness: the ETE/ETMv4 packet decoder, the flow decoder and
+ * the transaction tracker behind it.
  * The first input byte picks a configuration and a chunk size, so odd
  * configurations (ETMv4, Q support, speculation, context sizes) and every
  * chunk boundary are exercised; the rest is the trace. The packet decoder's
@@ -12,10 +13,16 @@
 
 static uint64_t sink;
 
-static void on_elem(void *ctx, const struct trawl_ete_elem *e)
+static void on_trans(void *ctx, const struct trawl_ete_trans *t)
 {
 	(void)ctx;
+	sink += t->start_pc + t->end_pc + t->insns + t->depth;
+}
+
+static void on_elem(void *ctx, const struct trawl_ete_elem *e)
+{
 	sink += e->start + e->count;
+	trawl_ete_trans_elem(ctx, e);
 }
 
 static void on_pkts(void *ctx, const struct trawl_ete_packet *p, size_t n)
@@ -99,7 +106,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t prog[] = { 0x1f, 0x20, 0x03, 0xd5, 0x41, 0x00, 0x00, 0x54,
 					0x1f, 0x20, 0x03, 0xd5, 0xc0, 0x03, 0x5f, 0xd6,
-					0xfe, 0xe7, 0x70, 0x47, 0x1e, 0xff, 0x2f, 0xe1 };
+					0xfe, 0xe7, 0x70, 0x47, 0x1e, 0xff, 0x2f, 0xe1,
+					/* tstart x0, tcommit, tcancel #0x8005 */
+					0x60, 0x30, 0x23, 0xd5, 0x7f, 0x30, 0x03, 0xd5,
+					0xa0, 0x00, 0x70, 0xd4 };
 	if (size < 1)
 		return 0;
 	uint8_t sel = data[0];
@@ -128,11 +138,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct trawl_ete_image *img = NULL;
 	struct trawl_ete_flow *flow = NULL;
 	struct trawl_ete_pkt_decoder *d = NULL;
+	struct trawl_ete_trans_tracker *tr = NULL;
 	if (trawl_ete_image_create(&img, NULL) != TRAWL_OK)
 		return 0;
 	trawl_ete_image_add(img, 0, prog, sizeof prog, "p", NULL);
 	trawl_ete_image_add(img, 0x1000, prog, sizeof prog, "p", NULL);
-	if (trawl_ete_flow_create(&flow, &cfg, img, on_elem, NULL, NULL) != TRAWL_OK)
+	if (trawl_ete_trans_create(&tr, img, on_trans, NULL, NULL) != TRAWL_OK)
+		goto out;
+	if (trawl_ete_flow_create(&flow, &cfg, img, on_elem, tr, NULL) != TRAWL_OK)
 		goto out;
 	if (trawl_ete_pkt_decoder_create(&d, &cfg, on_pkts, flow, NULL) != TRAWL_OK)
 		goto out;
@@ -140,9 +153,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		trawl_ete_pkt_decoder_feed(d, data + i, size - i < chunk ? size - i : chunk);
 	trawl_ete_pkt_decoder_finish(d);
 	trawl_ete_flow_finish(flow);
+	trawl_ete_trans_finish(tr);
 out:
 	trawl_ete_pkt_decoder_destroy(d);
 	trawl_ete_flow_destroy(flow);
+	trawl_ete_trans_destroy(tr);
 	trawl_ete_image_destroy(img);
 	return 0;
 }

@@ -46,6 +46,7 @@ struct run {
 	struct trawl_disasm *dis;
 	uint64_t ts;
 	uint64_t seq;
+	char label[4096 + 80]; /* SRC, or SRC [buffer NAME] when a snapshot has several */
 };
 
 struct stream {
@@ -54,6 +55,7 @@ struct stream {
 	struct trawl_ete_config cfg;
 	struct trawl_ete_pkt_decoder *pd;
 	struct trawl_ete_flow *flow;
+	struct trawl_ete_trans_tracker *trans; /* transactions, stats */
 	uint64_t *map;       /* formatted input: stream offset -> input offset */
 	size_t nmap, capmap;
 	uint64_t split;      /* unwrapped TRBE: stream offsets below this ... */
@@ -174,12 +176,16 @@ static void on_packets(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
 			cli_warn(cmd, "%s: offset %" PRIu64 ": unsupported packet (header 0x%02x, length %u: "
 				 "conditional or data trace, or not valid for this trace unit) skipped; "
 				 "packets go on, instructions from the next Trace Info",
-				 s->run->o->src, map_off(s, pkts[i].offset), pkts[i].header, pkts[i].len);
+				 s->run->label, map_off(s, pkts[i].offset), pkts[i].header, pkts[i].len);
+		} else if (pkts[i].type == TRAWL_ETE_PKT_OVERFLOW) {
+			s->run->bad++;
+			cli_warn(cmd, "%s: offset %" PRIu64 ": overflow: the trace unit lost trace here; "
+				 "instructions from the next address", s->run->label, map_off(s, pkts[i].offset));
 		} else if (pkts[i].type == TRAWL_ETE_PKT_BAD ||
 			   pkts[i].type == TRAWL_ETE_PKT_INCOMPLETE) {
 			s->run->bad++;
 			cli_warn(cmd, "%s: offset %" PRIu64 ": %s packet (header 0x%02x); resyncing at the next A-Sync",
-				 s->run->o->src, map_off(s, pkts[i].offset),
+				 s->run->label, map_off(s, pkts[i].offset),
 				 pkts[i].type == TRAWL_ETE_PKT_BAD ? "bad" : "truncated", pkts[i].header);
 		}
 	}
@@ -307,7 +313,12 @@ static void print_elem(struct stream *s, const struct trawl_ete_elem *e)
 		fprintf(f, "\tEL%u\t0x%" PRIx64 "\n", e->count, e->value);
 		break;
 	case TRAWL_ETE_EL_MEMTRANS:
-		fprintf(f, "\t%s\n", e->count == 0 ? "start" : e->count == 1 ? "commit" : "fail");
+		fprintf(f, "\t%s", e->count == TRAWL_ETE_TRANS_START ? "start"
+			   : e->count == TRAWL_ETE_TRANS_COMMIT ? "commit"
+			   : e->count == TRAWL_ETE_TRANS_FAIL ? "fail" : "init");
+		if (e->count == TRAWL_ETE_TRANS_FAIL && (e->last_flags & 1))
+			fprintf(f, "\tresume=0x%" PRIx64, e->end);
+		fputc('\n', f);
 		break;
 	case TRAWL_ETE_EL_BAD:
 		fprintf(f, "\theader=0x%02" PRIx64 "\n", e->value);
@@ -316,6 +327,8 @@ static void print_elem(struct stream *s, const struct trawl_ete_elem *e)
 		fputc('\n', f);
 	}
 }
+
+static void print_trans(void *ctx, const struct trawl_ete_trans *t);
 
 /* Every element: the counts and the state (exception level, security,
  * time) the outputs need, then the verb's output. */
@@ -337,10 +350,64 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 	}
 	if (e->type == TRAWL_ETE_EL_TIMESTAMP)
 		r->ts = e->value;
+	/* stats counts transactions only: its tracker starts with the first
+	 * transaction element, so traces without any pay nothing */
+	if (!s->trans && e->type == TRAWL_ETE_EL_MEMTRANS && !strcmp(r->o->verb, "stats") &&
+	    trawl_ete_trans_create(&s->trans, r->img, print_trans, s, NULL) != TRAWL_OK)
+		s->trans = NULL;
+	if (s->trans)
+		trawl_ete_trans_elem(s->trans, e);
 	if (!strcmp(r->o->verb, "tarmac"))
 		tarmac_elem(s, e);
 	else if (!strcmp(r->o->verb, "decode"))
 		print_elem(s, e);
+}
+
+static void put_pc(FILE *f, uint64_t pc)
+{
+	if (pc == TRAWL_ETE_TRANS_UNKNOWN)
+		fputs("\t-", f);
+	else
+		fprintf(f, "\t0x%" PRIx64, pc);
+}
+
+/* `trawl ete transactions`: one line per outer transaction: offset, trace
+ * ID, start and end PC ("-" when not traced), instructions inside, nesting
+ * depth, outcome, then what else is known of it (one column). */
+static void print_trans(void *ctx, const struct trawl_ete_trans *t)
+{
+	struct stream *s = ctx;
+	FILE *f = s->run->out;
+	static const char *const outcome[] = { "?", "commit", "fail", "open", "lost" };
+	char more[256] = "";
+	size_t n = 0;
+	if (strcmp(s->run->o->verb, "transactions") != 0)
+		return; /* stats: counted only */
+	fprintf(f, "%" PRIu64 "\t%02x", map_off(s, t->start_off), s->id);
+	put_pc(f, t->start_pc);
+	put_pc(f, t->end_pc);
+	fprintf(f, "\t%" PRIu64 "\t%u\t%s", t->insns, t->depth, t->outcome < 5 ? outcome[t->outcome] : "?");
+	if (t->outcome == TRAWL_ETE_TRANS_FAILED) {
+		n += (size_t)snprintf(more + n, sizeof more - n, "E1:E0=%u%u", (t->fail_form >> 1) & 1,
+				      t->fail_form & 1);
+		if (t->resume_pc != TRAWL_ETE_TRANS_UNKNOWN)
+			n += (size_t)snprintf(more + n, sizeof more - n, " resume=0x%" PRIx64, t->resume_pc);
+		if (t->reason == TRAWL_ETE_TRANS_TCANCEL)
+			n += (size_t)snprintf(more + n, sizeof more - n, " reason=TCANCEL #%u (retry %u, code %u)",
+					      t->cancel_imm, t->cancel_imm >> 15, t->cancel_imm & 0x7fff);
+		else
+			n += (size_t)snprintf(more + n, sizeof more - n, " reason=not traced");
+	} else if (t->outcome == TRAWL_ETE_TRANS_OPEN) {
+		n += (size_t)snprintf(more + n, sizeof more - n, "trace ended inside");
+	} else if (t->outcome == TRAWL_ETE_TRANS_LOST) {
+		n += (size_t)snprintf(more + n, sizeof more - n, "trace lost at offset %" PRIu64,
+				      map_off(s, t->end_off));
+	}
+	if (t->started_before)
+		snprintf(more + n, sizeof more - n, "%sbegan before the trace", n ? "; " : "");
+	if (more[0])
+		fprintf(f, "\t%s", more);
+	fputc('\n', f);
 }
 
 static const struct trawl_ete_config *cfg_for(struct run *r, uint8_t id)
@@ -377,6 +444,13 @@ static struct stream *get_stream(struct run *r, uint8_t id, int mapped, struct t
 	}
 	if (strcmp(r->o->verb, "packets") != 0 &&
 	    trawl_ete_flow_create(&s->flow, &s->cfg, r->img, on_elem, s, err) != TRAWL_OK) {
+		trawl_ete_pkt_decoder_destroy(s->pd);
+		free(s);
+		return NULL;
+	}
+	if (!strcmp(r->o->verb, "transactions") &&
+	    trawl_ete_trans_create(&s->trans, r->img, print_trans, s, err) != TRAWL_OK) {
+		trawl_ete_flow_destroy(s->flow);
 		trawl_ete_pkt_decoder_destroy(s->pd);
 		free(s);
 		return NULL;
@@ -469,23 +543,52 @@ static int open_snapshot(struct run *r, struct source *src, struct trawl_error *
 	r->img = snap->image;
 	r->sources = snap->sources;
 	r->nsources = snap->nsources;
-	const struct trawl_ete_buffer *b = NULL;
-	for (size_t i = 0; i < snap->nbuffers; i++)
-		if (!o->buffer || !strcmp(snap->buffers[i].name, o->buffer)) {
-			b = &snap->buffers[i];
-			break;
+	return EXIT_OK;
+}
+
+/* Which buffers to decode: the one --buffer names, else all of them in
+ * trace.ini's order, each with streams of its own (two buffers may hold
+ * the same trace ID: two sessions of one trace unit). */
+static int snapshot_buffers(struct run *r, const struct source *src, size_t *first, size_t *n)
+{
+	const struct trawl_ete_snapshot *snap = src->snap;
+	const char *want = r->o->buffer;
+	*first = 0;
+	*n = snap->nbuffers;
+	for (size_t i = 0; want && i < snap->nbuffers; i++)
+		if (!strcmp(snap->buffers[i].name, want)) {
+			*first = i;
+			*n = 1;
+			return EXIT_OK;
 		}
-	if (!b) {
-		cli_error(cmd, "%s: no trace buffer%s%s", o->src, o->buffer ? " named " : "",
-			  o->buffer ? o->buffer : "");
+	if (want || !snap->nbuffers) {
+		cli_error(cmd, "%s: no trace buffer%s%s", r->o->src, want ? " named " : "",
+			  want ? want : "");
 		return EXIT_BAD_INPUT;
 	}
+	return EXIT_OK;
+}
+
+/* Point the run at snapshot buffer k. An unformatted buffer belongs to
+ * the source [source_buffers] names for it (else the first), unless --id
+ * names another (decode_source finds it). */
+static void use_buffer(struct run *r, struct source *src, size_t k, int several)
+{
+	const struct trawl_ete_snapshot *snap = src->snap;
+	const struct trawl_ete_buffer *b = &snap->buffers[k];
 	src->data = b->data;
 	src->len = b->len;
 	src->format = b->format;
-	if (!strcmp(src->format, "source_data") && o->id < 0 && snap->nsources)
-		r->raw_cfg = &snap->sources[0].cfg;
-	return EXIT_OK;
+	r->raw_cfg = NULL;
+	if (!strcmp(src->format, "source_data") && r->o->id < 0 && snap->nsources)
+		r->raw_cfg = &snap->sources[b->source >= 0 ? b->source : 0].cfg;
+	snprintf(r->label, sizeof r->label, several ? "%s [buffer %s]" : "%s", r->o->src, b->name);
+	if (!several)
+		return;
+	if (!strcmp(r->o->verb, "stats"))
+		fprintf(r->out, "buffer %s\n", b->name);
+	else if (strcmp(r->o->verb, "tarmac") != 0)
+		fprintf(r->out, "# buffer %s\n", b->name);
 }
 
 /* A raw buffer's registers: the typical ETE defaults, then --config, then
@@ -757,7 +860,7 @@ static void finish_streams(struct run *r)
 		if (ps->bytes && !ps->by_type[TRAWL_ETE_PKT_ASYNC]) {
 			cli_warn(cmd, "%s: trace ID 0x%02x: no A-Sync in %" PRIu64 " bytes: nothing decoded "
 				 "(wrong format, or a wrapped TRBE buffer without --trbe-* pointers?)",
-				 r->o->src, s->id, ps->bytes);
+				 r->label, s->id, ps->bytes);
 			r->bad++;
 		}
 	}
@@ -766,9 +869,23 @@ static void finish_streams(struct run *r)
 	if (n) {
 		cli_warn(cmd, "%s: %" PRIu64 " place%s with no program image (first: trace ID 0x%02x, "
 			 "offset %" PRIu64 ", address 0x%" PRIx64 "): the instructions there are not decoded",
-			 r->o->src, n, n == 1 ? "" : "s", r->nacc_id, r->nacc_off, r->nacc_addr);
+			 r->label, n, n == 1 ? "" : "s", r->nacc_id, r->nacc_off, r->nacc_addr);
 		r->bad++;
 	}
+}
+
+/* Transactions: how each ended, and the commit rate over those whose
+ * outcome the trace shows (open and lost ones are not in it). */
+static void print_trans_stats(FILE *f, const struct trawl_ete_trans_stats *t)
+{
+	uint64_t n = t->committed + t->failed + t->open + t->lost, known = t->committed + t->failed;
+	if (!n)
+		return;
+	fprintf(f, "  transactions     %" PRIu64 " (%" PRIu64 " committed, %" PRIu64 " failed, %" PRIu64
+		" open at the end, %" PRIu64 " lost)\n", n, t->committed, t->failed, t->open, t->lost);
+	if (known)
+		fprintf(f, "  commit rate      %.1f%% (%" PRIu64 " of %" PRIu64 ")\n",
+			100.0 * (double)t->committed / (double)known, t->committed, known);
 }
 
 /* `trawl ete stats`: per trace ID, the packet decoder's counts, then the
@@ -799,22 +916,35 @@ static void print_stats(struct run *r)
 			fprintf(f, "  block cache      %" PRIu64 " hits, %" PRIu64 " misses\n",
 				fs->block_hits, fs->block_misses);
 		}
+		if (s->trans)
+			print_trans_stats(f, trawl_ete_trans_stats(s->trans));
 	}
+}
+
+/* The streams of one buffer and their counts, so the next buffer starts
+ * afresh. */
+static void release_streams(struct run *r)
+{
+	for (int i = 0; i < MAX_IDS; i++) {
+		struct stream *s = r->streams[i];
+		if (!s)
+			continue;
+		trawl_ete_trans_destroy(s->trans);
+		trawl_ete_flow_destroy(s->flow);
+		trawl_ete_pkt_decoder_destroy(s->pd);
+		free(s->map);
+		free(s);
+		r->streams[i] = NULL;
+	}
+	memset(r->elems, 0, sizeof r->elems);
+	r->insns = 0;
 }
 
 /* Everything run_ete may have made, whichever step it stopped at (the
  * image belongs to the snapshot when there is one). */
 static void release(struct run *r, struct source *src)
 {
-	for (int i = 0; i < MAX_IDS; i++) {
-		struct stream *s = r->streams[i];
-		if (!s)
-			continue;
-		trawl_ete_flow_destroy(s->flow);
-		trawl_ete_pkt_decoder_destroy(s->pd);
-		free(s->map);
-		free(s);
-	}
+	release_streams(r);
 	trawl_disasm_destroy(r->dis);
 	if (!src->snap)
 		trawl_ete_image_destroy(r->img);
@@ -846,6 +976,7 @@ static int run_ete(struct opts *o)
 	struct run r;
 	struct source src;
 	struct stat sb;
+	size_t first = 0, nbuf = 1;
 	int rc;
 	memset(&r, 0, sizeof r);
 	memset(&src, 0, sizeof src);
@@ -863,23 +994,30 @@ static int run_ete(struct opts *o)
 		rc = S_ISDIR(sb.st_mode) ? open_snapshot(&r, &src, &err)
 		     : is_perf_file(o->src) ? open_perf(&r, &src, &err) : open_raw(&r, &src, &err);
 	}
-	if (rc == EXIT_OK)
-		rc = trbe_parts(o, &src, &err);
+	snprintf(r.label, sizeof r.label, "%s", o->src);
+	if (rc == EXIT_OK && src.snap)
+		rc = snapshot_buffers(&r, &src, &first, &nbuf);
 	if (rc == EXIT_OK && !strcmp(o->verb, "tarmac") && trawl_disasm_create(&r.dis, &err) != TRAWL_OK) {
 		/* the trace is still right without the text: say so once */
 		char buf[512];
 		trawl_error_format(&err, buf, sizeof buf);
 		cli_warn(cmd, "%s; instructions are shown as <undefined>", buf);
 	}
-	if (rc == EXIT_OK)
-		rc = decode_source(&r, &src, &err);
-	if (rc == EXIT_OK) {
-		finish_streams(&r);
-		if (!strcmp(o->verb, "stats"))
-			print_stats(&r);
-		if (r.bad)
-			rc = EXIT_BAD_INPUT;
+	for (size_t k = first; rc == EXIT_OK && k < first + nbuf; k++) {
+		if (src.snap)
+			use_buffer(&r, &src, k, nbuf > 1);
+		rc = trbe_parts(o, &src, &err);
+		if (rc == EXIT_OK)
+			rc = decode_source(&r, &src, &err);
+		if (rc == EXIT_OK) {
+			finish_streams(&r);
+			if (!strcmp(o->verb, "stats"))
+				print_stats(&r);
+		}
+		release_streams(&r);
 	}
+	if (rc == EXIT_OK && r.bad)
+		rc = EXIT_BAD_INPUT;
 	release(&r, &src);
 	return rc;
 }
@@ -893,7 +1031,9 @@ int cmd_ete(int argc, char **argv)
 	int id_seen = 0, rc;
 	memset(&o, 0, sizeof o);
 	const struct cli_option opts[] = {
-		CLI_STRING("buffer", 0, "NAME", &o.buffer, "snapshot buffer to decode (default: the first)"),
+		CLI_STRING("buffer", 0, "NAME", &o.buffer,
+			   "snapshot buffer to decode (default: every buffer, each\n"
+			   "with its own streams)"),
 		CLI_U64("id", "N", &id, 0x7f, &id_seen, "only this trace ID (formatted buffers)"),
 		CLI_STRING("config", 0, "FILE", &o.config,
 			   "raw buffer: ini with [regs] TRCIDR0=... (or NAME=VALUE lines)"),
@@ -925,7 +1065,7 @@ int cmd_ete(int argc, char **argv)
 	};
 	const struct cli_command spec = {
 		.name = "ete",
-		.usage = "packets|decode|stats|tarmac [options] SRC",
+		.usage = "packets|decode|stats|tarmac|transactions [options] SRC",
 		.description =
 			"SRC is an Arm snapshot directory (snapshot.ini, trace.ini, device .ini\n"
 			"files, memory dumps), a Linux perf.data with cs_etm trace (perf record\n"
@@ -934,10 +1074,12 @@ int cmd_ete(int argc, char **argv)
 			"  packets            one packet per line: offset, trace ID, type, fields\n"
 			"  decode             instruction ranges, exceptions, contexts, timestamps\n"
 			"  stats              packet and element counts\n"
-			"  tarmac             instruction-only Tarmac (IT lines with disassembly)\n",
+			"  tarmac             instruction-only Tarmac (IT lines with disassembly)\n"
+			"  transactions       TME transactions: start and end PC, instructions,\n"
+			"                     nesting depth, commit or failure and its reason\n",
 		.options = opts,
 		.min_args = 1, .max_args = 2,
-		.missing = "missing subcommand (packets, decode, stats, tarmac)",
+		.missing = "missing subcommand (packets, decode, stats, tarmac, transactions)",
 	};
 	int n = cli_parse(&spec, argc, argv, &rc);
 	if (n < 0)
@@ -947,7 +1089,7 @@ int cmd_ete(int argc, char **argv)
 	o.id = id_seen ? (int)id : -1;
 	o.chunk = (size_t)chunk;
 	if (strcmp(o.verb, "packets") && strcmp(o.verb, "decode") && strcmp(o.verb, "stats") &&
-	    strcmp(o.verb, "tarmac"))
+	    strcmp(o.verb, "tarmac") && strcmp(o.verb, "transactions"))
 		return cli_usage(cmd, "unknown subcommand '%s'", o.verb);
 	if (!o.src)
 		return cli_usage(cmd, "missing SRC (snapshot directory or buffer file)");
