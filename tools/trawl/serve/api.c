@@ -10,6 +10,7 @@
 #include "trawl/number.h"
 
 #include "trawl/callhop.h"
+#include "trawl/image.h"
 #include "write-query.h"
 
 struct api {
@@ -301,6 +302,8 @@ static int api_write(struct api *a)
 		return bad(a, 400, why);
 	if (!(a->r->have & (SP_REG | SP_ADDR)))
 		return bad(a, 400, "give reg= or addr=");
+	if ((a->r->have & SP_REG) && (a->r->have & SP_ADDR))
+		return bad(a, 400, "give reg= or addr=, not both: a write is of one register or of memory");
 	if (line_event(a, a->r->line, &ev))
 		return 400;
 	struct write_target wt = { !(a->r->have & SP_REG), a->r->addr,
@@ -433,6 +436,26 @@ static int api_search(struct api *a)
 	return 200;
 }
 
+/* The name the timeline holds for a function asked for by either of its
+ * names: the call tree names functions as the image shows them (C++
+ * demangled), so a raw ELF name ("_ZN5Lexer4nextEv", maybe with "+0x..")
+ * becomes the shown one. Other names are returned as they are. */
+static const char *shown_name(struct api *a, const char *q, char *buf, size_t n)
+{
+	const struct trawl_image *img = a->s->opts.image;
+	const char *plus = strstr(q, "+0x");
+	size_t len = plus ? (size_t)(plus - q) : strlen(q);
+	if (!img || len >= n)
+		return q;
+	memcpy(buf, q, len);
+	buf[len] = 0;
+	const struct trawl_symbol *sym = trawl_image_symbol_named(img, buf);
+	if (!sym || sym->name == sym->raw)
+		return q;
+	snprintf(buf, n, "%s%s", sym->name, plus ? plus : "");
+	return buf;
+}
+
 /* q is a line number, "@T" a time, "0x..." a PC (its next visit after
  * line=, or its first), anything else a function name (its next
  * activation after line=, or its first). */
@@ -465,7 +488,8 @@ static int api_goto(struct api *a)
 			return 200;
 		}
 	} else {
-		uint64_t line = serve_timeline_find(&a->t->tl, q, after + 1);
+		char name[SERVE_TEXT_MAX + 512];
+		uint64_t line = serve_timeline_find(&a->t->tl, shown_name(a, q, name, sizeof name), after + 1);
 		if (line && trawl_index_event_at_line(a->t->ic.ix, line, &ev, NULL) == TRAWL_OK)
 			st = TRAWL_OK;
 	}
@@ -479,7 +503,8 @@ static int api_timeline(struct api *a)
 		return bad(a, 400, why);
 	if (a->r->to <= a->r->from)
 		return bad(a, 400, "'to' must be above 'from'");
-	const char *mark = a->r->have & SP_MARK ? a->r->mark : NULL;
+	char name[SERVE_TEXT_MAX + 512];
+	const char *mark = a->r->have & SP_MARK ? shown_name(a, a->r->mark, name, sizeof name) : NULL;
 	if (mark && serve_timeline_mark(&a->t->tl, mark))
 		return bad(a, 500, "out of memory");
 	trawl_json_object_begin(&a->j);
@@ -511,7 +536,10 @@ int serve_api(struct serve *s, const char *path, const struct serve_req *r, FILE
 		if (strcmp(path, routes[i].path))
 			continue;
 		if (routes[i].fn != api_traces) {
-			if (!(r->have & SP_TRACE) || r->trace >= s->ntraces)
+			if (!(r->have & SP_TRACE))
+				return bad(&a, 400, "parameter 'trace' is missing: give trace=N, "
+					   "N the trace's place on the command line (from 0)");
+			if (r->trace >= s->ntraces)
 				return bad(&a, 404, "no such trace: the view opens only the traces "
 					   "named on the command line");
 			a.t = &s->traces[r->trace];
@@ -527,7 +555,9 @@ int serve_api(struct serve *s, const char *path, const struct serve_req *r, FILE
 		return routes[i].fn(&a);
 	}
 	if (!strcmp(path, "/api/events") || !strcmp(path, "/api/stats")) {
-		if (!(r->have & SP_TRACE) || r->trace >= s->ntraces || s->traces[r->trace].kind != SERVE_KIND_SW)
+		if (!(r->have & SP_TRACE))
+			return bad(&a, 400, "parameter 'trace' is missing: give trace=N");
+		if (r->trace >= s->ntraces || s->traces[r->trace].kind != SERVE_KIND_SW)
 			return bad(&a, 404, "no such software-event trace");
 		a.t = &s->traces[r->trace];
 		if (serve_trace_request(s, a.t) != SERVE_READY) {
