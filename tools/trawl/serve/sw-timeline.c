@@ -42,24 +42,24 @@ static size_t bisect(size_t n, int (*below)(const void *, size_t, uint64_t), con
 
 static int begin_below(const void *l, size_t i, uint64_t t)
 {
-	return ((const struct sw_lane *)l)->r[i].begin < t;
+	return sw_rec_at(l, i)->begin < t;
 }
 
 static int reach_below(const void *l, size_t i, uint64_t t)
 {
-	return ((const struct sw_lane *)l)->r[i].runmax < t;
+	return sw_rec_at(l, i)->runmax < t;
 }
 
 /* First record of the lane with begin >= t. */
 static size_t rec_lower(const struct sw_lane *l, uint64_t t)
 {
-	return bisect(l->n, begin_below, l, t);
+	return bisect((size_t)l->r.n, begin_below, l, t);
 }
 
 /* First record whose runmax >= t (runmax does not decrease). */
 static size_t rec_reach(const struct sw_lane *l, uint64_t t)
 {
-	return bisect(l->n, reach_below, l, t);
+	return bisect((size_t)l->r.n, reach_below, l, t);
 }
 
 struct out {
@@ -91,15 +91,15 @@ static void bar(struct out *o, const struct sw_lane *l, size_t i, size_t k, uint
 	trawl_json_u64(j, k - i);
 	if (k - i == 1) {
 		char name[128];
-		serve_sw_rec_name(o->s, l->act, &l->r[i], name, sizeof name);
+		serve_sw_rec_name(o->s, l->act, sw_rec_at(l, i), name, sizeof name);
 		trawl_json_cstring(j, name);
 	} else {
 		trawl_json_null(j);
 	}
-	trawl_json_u64(j, l->r[i].begin);
-	trawl_json_u64(j, l->r[k - 1].runmax);
+	trawl_json_u64(j, sw_rec_at(l, i)->begin);
+	trawl_json_u64(j, sw_rec_at(l, k - 1)->runmax);
 	if (d->kind == TRAWL_DEFS_MESSAGE)
-		trawl_json_u64(j, l->r[i].cpu_end);
+		trawl_json_u64(j, sw_rec_at(l, i)->cpu_end);
 	else
 		trawl_json_null(j);
 	trawl_json_array_end(j);
@@ -112,9 +112,9 @@ static void bar(struct out *o, const struct sw_lane *l, size_t i, size_t k, uint
 static void lane_items(struct out *o, const struct sw_lane *l, const struct span *v)
 {
 	size_t i = rec_reach(l, v->from);
-	while (i < l->n && l->r[i].begin < v->to) {
-		uint64_t c0 = col_of(v, l->r[i].begin);
-		uint64_t c1 = col_of(v, l->r[i].end);
+	while (i < l->r.n && sw_rec_at(l, i)->begin < v->to) {
+		uint64_t c0 = col_of(v, sw_rec_at(l, i)->begin);
+		uint64_t c1 = col_of(v, sw_rec_at(l, i)->end);
 		size_t k = i + 1;
 		for (;;) {
 			/* col_start(cols) is `to`: nothing from `to` on joins */
@@ -122,7 +122,7 @@ static void lane_items(struct out *o, const struct sw_lane *l, const struct span
 			if (next <= k)
 				break;
 			k = next;
-			uint64_t e = col_of(v, l->r[k - 1].runmax);
+			uint64_t e = col_of(v, sw_rec_at(l, k - 1)->runmax);
 			if (e <= c1)
 				break;
 			c1 = e;
@@ -134,23 +134,16 @@ static void lane_items(struct out *o, const struct sw_lane *l, const struct span
 	}
 }
 
-struct row_ctx {
-	const struct serve_sw *s;
-	const uint64_t *p;           /* list positions, or NULL: the whole list */
-};
-
-static int time_below(const void *ctx, size_t i, uint64_t t)
+static int pos_below(const void *row, size_t i, uint64_t t)
 {
-	const struct row_ctx *c = ctx;
-	const struct sw_view *w = &c->s->view;
-	return c->s->ev[w->kept[c->p ? c->p[i] : i]].time < t;
+	return ((const struct sw_pos *)spill_at(row, i))->time < t;
 }
 
-/* First position of a row's kept events with time >= t. */
+/* First of a row's kept events with time >= t. */
 static size_t ev_lower(const struct serve_sw *s, unsigned row, uint64_t t)
 {
-	struct row_ctx c = { s, s->view.by_cpu[row] };
-	return bisect(s->view.ncpu[row], time_below, &c, t);
+	const struct spill *r = &s->view.rows[row];
+	return bisect((size_t)r->n, pos_below, r, t);
 }
 
 /* Events as dots: per core and column, how many and the list position of
@@ -158,10 +151,11 @@ static size_t ev_lower(const struct serve_sw *s, unsigned row, uint64_t t)
 static void dots(struct out *o, unsigned row, const struct span *v)
 {
 	const struct serve_sw *s = o->s;
-	const uint64_t *p = s->view.by_cpu[row];
+	const struct spill *r = &s->view.rows[row];
 	size_t i = ev_lower(s, row, v->from), end = ev_lower(s, row, v->to);
 	while (i < end) {
-		uint64_t c = col_of(v, s->ev[s->view.kept[p[i]]].time);
+		const struct sw_pos *p = spill_at(r, i);
+		uint64_t c = col_of(v, p->time);
 		size_t k = ev_lower(s, row, col_start(v, c + 1));
 		if (!room(o))
 			return;
@@ -169,7 +163,7 @@ static void dots(struct out *o, unsigned row, const struct span *v)
 		trawl_json_u64(o->j, s->cpus[row]);
 		trawl_json_u64(o->j, c);
 		trawl_json_u64(o->j, k - i);
-		trawl_json_u64(o->j, p[i]);
+		trawl_json_u64(o->j, p->pos);
 		trawl_json_array_end(o->j);
 		i = k;
 	}
@@ -200,10 +194,15 @@ void serve_sw_timeline(const struct serve_sw *s, uint64_t from, uint64_t to, uin
 	trawl_json_bool(j, o.truncated);
 }
 
+static int kept_below(const void *sw, size_t i, uint64_t t)
+{
+	const struct serve_sw *s = sw;
+	return sw_ev_at(s, *(const uint64_t *)spill_at(&s->view.kept, i))->time < t;
+}
+
 uint64_t serve_sw_position(const struct serve_sw *s, uint64_t t)
 {
-	struct row_ctx c = { s, NULL };
-	return bisect(s->view.nkept, time_below, &c, t);
+	return bisect((size_t)s->view.nkept, kept_below, s, t);
 }
 
 void serve_sw_rec_name(const struct serve_sw *s, uint32_t act, const struct sw_rec *r, char *buf, size_t n)
