@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define SPILL_BUF ((size_t)64 << 10)
@@ -110,32 +109,114 @@ int spill_seal(struct spill *s)
 		return -1;
 	free(s->buf);
 	s->buf = NULL;
-	s->map_len = (size_t)(s->n * s->rec);
-	if (!s->map_len)
-		return 0;
-	void *m = mmap(NULL, s->map_len, PROT_READ, MAP_PRIVATE, s->fd, 0);
-	if (m == MAP_FAILED)
+	s->cache = calloc(1, sizeof *s->cache);
+	if (!s->cache || !(s->cache->data = malloc((size_t)SPILL_CACHE * SPILL_STEP * s->rec)))
 		return -1;
-	madvise(m, s->map_len, MADV_RANDOM);
-	s->map = m;
 	return 0;
 }
 
-void spill_trim(struct spill *s)
+/* Block b (records b * SPILL_STEP..) through the cache; NULL on a read error. */
+static const unsigned char *block(const struct spill *s, uint64_t b)
 {
-	if (s->map)
-		madvise((void *)s->map, s->map_len, MADV_DONTNEED);
+	struct spill_cache *c = s->cache;
+	size_t slot = (size_t)(b % SPILL_CACHE);
+	unsigned char *p = c->data + slot * SPILL_STEP * s->rec;
+	if (c->tag[slot] == b + 1)
+		return p;
+	uint64_t first = b * SPILL_STEP, n = s->n - first < SPILL_STEP ? s->n - first : SPILL_STEP;
+	c->tag[slot] = 0;
+	if (spill_read(s, first, n, p))
+		return NULL;
+	c->tag[slot] = b + 1;
+	return p;
+}
+
+int spill_get(const struct spill *s, uint64_t i, void *out)
+{
+	const unsigned char *p = i < s->n ? block(s, i / SPILL_STEP) : NULL;
+	if (!p) {
+		memset(out, 0, s->rec);
+		return -1;
+	}
+	memcpy(out, p + (i % SPILL_STEP) * s->rec, s->rec);
+	return 0;
+}
+
+static uint64_t key_of(const struct spill *s, const unsigned char *r, uint32_t off)
+{
+	uint64_t k;
+	(void)s;
+	memcpy(&k, r + off, sizeof k);
+	return k;
+}
+
+int spill_index(struct spill *s, unsigned slot, uint32_t off)
+{
+	struct spill_keys *k = &s->keys[slot];
+	k->off = off;
+	k->n = (size_t)((s->n + SPILL_STEP - 1) / SPILL_STEP);
+	k->k = malloc((k->n ? k->n : 1) * sizeof *k->k);
+	if (!k->k)
+		return -1;
+	/* a pass in chunks of whole blocks (not through the cache) */
+	enum { CH = 64 * SPILL_STEP };
+	unsigned char *buf = malloc((size_t)CH * s->rec);
+	if (!buf)
+		return -1;
+	for (uint64_t at = 0; at < s->n; at += CH) {
+		uint64_t n = s->n - at < CH ? s->n - at : CH;
+		if (spill_read(s, at, n, buf)) {
+			free(buf);
+			return -1;
+		}
+		for (uint64_t i = 0; i < n; i += SPILL_STEP)
+			k->k[(at + i) / SPILL_STEP] = key_of(s, buf + i * s->rec, off);
+	}
+	free(buf);
+	return 0;
+}
+
+uint64_t spill_lower(const struct spill *s, unsigned slot, uint64_t t)
+{
+	const struct spill_keys *k = &s->keys[slot];
+	/* j: keys below t; the answer is in block j - 1 or is j * STEP */
+	size_t lo = 0, hi = k->n;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		if (k->k[m] < t)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (!lo)
+		return 0;
+	uint64_t b = lo - 1, first = b * SPILL_STEP;
+	uint64_t n = s->n - first < SPILL_STEP ? s->n - first : SPILL_STEP, l = 1, h = n;
+	const unsigned char *p = block(s, b);
+	if (!p)
+		return first + n;
+	while (l < h) {         /* record 0 of the block is below t */
+		uint64_t m = l + (h - l) / 2;
+		if (key_of(s, p + m * s->rec, k->off) < t)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return first + l;
 }
 
 void spill_close(struct spill *s)
 {
 	if (!s->rec)
 		return;         /* never opened (a zeroed struct) */
-	if (s->map)
-		munmap((void *)s->map, s->map_len);
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->buf);
+	if (s->cache)
+		free(s->cache->data);
+	free(s->cache);
+	free(s->keys[0].k);
+	free(s->keys[1].k);
 	memset(s, 0, sizeof *s);
 	s->fd = -1;
 }

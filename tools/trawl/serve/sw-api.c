@@ -71,9 +71,13 @@ static int view(struct serve_sw *sw, const struct serve_req *r, struct trawl_jso
 
 static void event_json(const struct serve_sw *sw, uint64_t pos, struct trawl_json *j)
 {
-	const struct sw_ev *e = sw_ev_at(sw, *(const uint64_t *)spill_at(&sw->view.kept, pos));
-	const uint64_t *vals = spill_at(&sw->vals, e->vals);
+	struct sw_ev ev;
+	spill_get(&sw->ev, sw_pos_get(&sw->view.kept, pos).at, &ev);
+	const struct sw_ev *e = &ev;
 	const struct trawl_sw_class *c = &sw->run.info.classes[e->cls];
+	uint64_t vals[TRAWL_SW_MAX_FIELDS];
+	for (unsigned i = 0; i < c->nfields; i++)
+		spill_get(&sw->vals, e->vals + i, &vals[i]);
 	trawl_json_object_begin(j);
 	kv(j, "pos", pos);
 	kv(j, "time", e->time);
@@ -143,7 +147,7 @@ static int api_goto(struct serve_sw *sw, const struct serve_req *r, struct trawl
 	trawl_json_key(j, "pos");
 	if (pos < sw->view.nkept) {
 		trawl_json_u64(j, pos);
-		kv(j, "time", sw_ev_at(sw, *(const uint64_t *)spill_at(&sw->view.kept, pos))->time);
+		kv(j, "time", sw_pos_get(&sw->view.kept, pos).time);
 	} else {
 		trawl_json_null(j);
 		trawl_json_key(j, "message");
@@ -183,7 +187,5 @@ int serve_sw_api(struct serve *s, struct serve_trace *t, const char *path, const
 		 struct trawl_json *j)
 {
 	(void)s;
-	int rc = dispatch(t->sw, path, r, j);
-	serve_sw_trim(t->sw);
-	return rc;
+	return dispatch(t->sw, path, r, j);
 }

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/grow.h"
 
@@ -112,33 +111,4 @@ void serve_sw_release(struct serve_sw *s)
 	spill_close(&s->vals);
 	free(s->cpus);
 	s->cpus = NULL;
-}
-
-/* Resident memory above which the maps' pages are given back: well below
- * the 200 MB the view may use, above what one request touches. */
-#define TRIM_AT ((uint64_t)96 << 20)
-
-static uint64_t resident(void)
-{
-	unsigned long long size = 0, res = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-	if (f) {
-		if (fscanf(f, "%llu %llu", &size, &res) != 2)
-			res = 0;
-		fclose(f);
-	}
-	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
-void serve_sw_trim(struct serve_sw *s)
-{
-	if (resident() < TRIM_AT)
-		return;
-	spill_trim(&s->ev);
-	spill_trim(&s->vals);
-	spill_trim(&s->view.kept);
-	for (unsigned r = 0; s->view.rows && r < s->ncpus; r++)
-		spill_trim(&s->view.rows[r]);
-	for (size_t i = 0; i < s->view.nlanes; i++)
-		spill_trim(&s->view.lanes[i].r);
 }

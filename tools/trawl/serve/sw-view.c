@@ -5,6 +5,7 @@
  * any size costs the same memory. */
 #include "serve/sw.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,7 +87,8 @@ static int finish_lane(struct sw_lane *l)
 		if (spill_write(&l->r, at, n, buf))
 			return -1;
 	}
-	return 0;
+	return spill_index(&l->r, SW_KEY_BEGIN, offsetof(struct sw_rec, begin)) ||
+	       spill_index(&l->r, SW_KEY_RUNMAX, offsetof(struct sw_rec, runmax));
 }
 
 static int finish(struct serve_sw *s, struct sw_view *v)
@@ -96,9 +98,9 @@ static int finish(struct serve_sw *s, struct sw_view *v)
 		if (finish_lane(&v->lanes[i]))
 			return -1;
 	for (unsigned r = 0; r < s->ncpus; r++)
-		if (spill_seal(&v->rows[r]))
+		if (spill_seal(&v->rows[r]) || spill_index(&v->rows[r], SW_KEY_TIME, 0))
 			return -1;
-	return spill_seal(&v->kept);
+	return spill_seal(&v->kept) || spill_index(&v->kept, SW_KEY_TIME, 0);
 }
 
 /* The events in order, read from the spills a chunk at a time (so the
@@ -152,8 +154,8 @@ static int keep_event(struct view_build *b, uint64_t i, const struct trawl_sw_ev
 {
 	struct sw_view *v = b->v;
 	unsigned row = b->s->row_of[ev->cpu] - 1u;
-	struct sw_pos p = { ev->time, v->nkept };
-	if (spill_add(&v->kept, &i) || spill_add(&v->rows[row], &p))
+	struct sw_pos p = { ev->time, v->nkept }, k = { ev->time, i };
+	if (spill_add(&v->kept, &k) || spill_add(&v->rows[row], &p))
 		return -1;
 	v->nkept++;
 	trawl_swstats_event(&v->stats, ev->time);
@@ -200,7 +202,7 @@ static char *filter_key(const struct sw_filter_args *f)
 static int view_open(struct serve_sw *s, struct sw_view *v)
 {
 	v->rows = calloc(s->ncpus ? s->ncpus : 1, sizeof *v->rows);
-	if (!v->rows || spill_open(&v->kept, sizeof(uint64_t)))
+	if (!v->rows || spill_open(&v->kept, sizeof(struct sw_pos)))
 		return -1;
 	for (unsigned r = 0; r < s->ncpus; r++)
 		if (spill_open(&v->rows[r], sizeof(struct sw_pos)))

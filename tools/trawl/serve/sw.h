@@ -40,9 +40,10 @@ struct sw_lane {
 	struct spill r;              /* struct sw_rec, sorted by begin then end */
 };
 
-/* A kept event in its core's list: its time and its list position. */
+/* A kept event: its time and, in the list (sw_view.kept), its place in
+ * serve_sw.ev, in a core's list (sw_view.rows) its list position. */
 struct sw_pos {
-	uint64_t time, pos;
+	uint64_t time, at;
 };
 
 /* The filter of a view: the page's filter panel, as the CLI's options. */
@@ -52,7 +53,7 @@ struct sw_filter_args {
 
 struct sw_view {
 	char *key;                   /* the filter it was made for */
-	struct spill kept;           /* uint64_t: positions in serve_sw.ev of the kept events */
+	struct spill kept;           /* struct sw_pos of the kept events, by time */
 	uint64_t nkept;
 	struct spill *rows;          /* per row (serve_sw.cpus): struct sw_pos of its kept events */
 	struct sw_lane *lanes;       /* sorted by cpu, then activity */
@@ -75,19 +76,22 @@ struct serve_sw {
 	struct trawl_act *names;     /* an engine kept for state names */
 };
 
-static inline const struct sw_ev *sw_ev_at(const struct serve_sw *s, uint64_t i)
+/* Keys of the spills (spill_index slots). */
+enum { SW_KEY_TIME = 0, SW_KEY_BEGIN = 0, SW_KEY_RUNMAX = 1 };
+
+static inline struct sw_rec sw_rec_get(const struct sw_lane *l, uint64_t i)
 {
-	return (const struct sw_ev *)spill_at(&s->ev, i);
+	struct sw_rec r;
+	spill_get(&l->r, i, &r);
+	return r;
 }
 
-static inline const struct sw_rec *sw_rec_at(const struct sw_lane *l, uint64_t i)
+static inline struct sw_pos sw_pos_get(const struct spill *s, uint64_t i)
 {
-	return (const struct sw_rec *)spill_at(&l->r, i);
+	struct sw_pos p;
+	spill_get(s, i, &p);
+	return p;
 }
-
-/* Give back the pages of the maps lookups touched, once the server's
- * resident memory passes a bound (the page cache keeps them). */
-void serve_sw_trim(struct serve_sw *s);
 
 /* Read the trace (dir, --defs path) into s. 0, or the CLI's exit status
  * after the error was printed (cli_last_error says it). */
