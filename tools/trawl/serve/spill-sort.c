@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SORT_MEM ((size_t)64 << 20)
+#define SORT_MEM ((size_t)32 << 20)
 #define RUN_BUF ((size_t)256 << 10)
 
 struct cursor {
