@@ -12,6 +12,7 @@ Usage: serve-events.py TRAWL TMPDIR HAND_TRACE HAND_DEFS [DEMO_TRACE DEMO_DEFS]
 import json
 import os
 import sys
+import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -209,4 +210,18 @@ try:
           % (len(tl["bars"]) + len(tl["dots"]), tl["truncated"]))
 finally:
     srv.stop()
+
+# no room for the server's temporary files: the trace fails with a message
+# naming why, the server stays up and exits 1 (an input was not used)
+os.environ["TMPDIR"] = os.path.join(tmp, "no-such-dir")
+srv = cdp.Server(trawl, [hand, "--defs", hand_defs])
+try:
+    deadline = time.time() + 60
+    while srv.api("/api/trace?trace=0")["state"] not in ("failed", "ready") and time.time() < deadline:
+        time.sleep(0.05)
+    t = srv.api("/api/trace?trace=0")
+    check(t["state"] == "failed" and "temporary space" in t.get("message", ""),
+          "no TMPDIR: %s" % t)
+finally:
+    check(srv.stop() == 1, "no TMPDIR: trawl serve did not exit 1")
 sys.exit(1 if fails else 0)

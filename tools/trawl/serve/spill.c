@@ -41,20 +41,22 @@ int spill_open(struct spill *s, uint32_t rec)
 	return 0;
 }
 
-static int write_all(int fd, const void *p, size_t n, uint64_t off)
+/* All of [off, off + n) read into or written from p (EINTR and short
+ * transfers retried). */
+static int xfer(int fd, void *p, size_t n, uint64_t off, int write)
 {
-	for (const char *c = p; n;) {
-		ssize_t w = pwrite(fd, c, n, (off_t)off);
-		if (w < 0 && errno == EINTR)
+	for (char *c = p; n;) {
+		ssize_t r = write ? pwrite(fd, c, n, (off_t)off) : pread(fd, c, n, (off_t)off);
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			if (!w)
-				errno = ENOSPC;
+		if (r <= 0) {
+			if (!r)
+				errno = write ? ENOSPC : EIO;
 			return -1;
 		}
-		c += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
+		c += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
 	}
 	return 0;
 }
@@ -62,7 +64,7 @@ static int write_all(int fd, const void *p, size_t n, uint64_t off)
 static int flush(struct spill *s)
 {
 	uint64_t at = (s->n - s->used / s->rec) * s->rec;
-	if (s->used && write_all(s->fd, s->buf, s->used, at))
+	if (s->used && xfer(s->fd, s->buf, s->used, at, 1))
 		return -1;
 	s->used = 0;
 	return 0;
@@ -80,27 +82,12 @@ int spill_add(struct spill *s, const void *r)
 
 int spill_read(const struct spill *s, uint64_t first, uint64_t n, void *out)
 {
-	size_t len = (size_t)(n * s->rec);
-	uint64_t off = first * s->rec;
-	for (char *c = out; len;) {
-		ssize_t r = pread(s->fd, c, len, (off_t)off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (!r)
-				errno = EIO;
-			return -1;
-		}
-		c += r;
-		len -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
+	return xfer(s->fd, out, (size_t)(n * s->rec), first * s->rec, 0);
 }
 
 int spill_write(struct spill *s, uint64_t first, uint64_t n, const void *in)
 {
-	return write_all(s->fd, in, (size_t)(n * s->rec), first * s->rec);
+	return xfer(s->fd, (void *)in, (size_t)(n * s->rec), first * s->rec, 1);
 }
 
 int spill_seal(struct spill *s)
