@@ -1,15 +1,16 @@
 /* Sorting the records of a spill (spill.h): in memory when they fit in
  * SORT_MEM, else runs of SORT_MEM sorted in place in the file and merged
- * through a heap of run cursors into a new file, so a sort costs at most
- * SORT_MEM plus a small buffer per run, whatever the number of records. */
+ * through a heap of run cursors into a new file (the cursors' buffers
+ * share SORT_MEM), so a sort costs about twice SORT_MEM (qsort's own
+ * copy), whatever the number of records. */
 #include "serve/spill.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define SORT_MEM ((size_t)32 << 20)
-#define RUN_BUF ((size_t)256 << 10)
+#define SORT_MEM ((size_t)8 << 20)
+#define RUN_MIN ((size_t)4 << 10)     /* bytes a run cursor reads at least */
 
 struct cursor {
 	uint64_t at, end;           /* records of the run not yet taken */
@@ -83,11 +84,12 @@ static int merge_step(struct merge *m, struct spill *out)
 	return 0;
 }
 
-static int merge_runs(struct spill *s, size_t per_run, int (*cmp)(const void *, const void *))
+static int merge_runs(struct spill *s, size_t per_run, size_t mem, int (*cmp)(const void *, const void *))
 {
 	size_t runs = (size_t)((s->n + per_run - 1) / per_run);
+	size_t each = mem / runs > RUN_MIN ? mem / runs : RUN_MIN;
 	struct merge m = { s, cmp, calloc(runs, sizeof *m.c), calloc(runs, sizeof *m.heap), 0,
-			   RUN_BUF / s->rec ? RUN_BUF / s->rec : 1 };
+			   each / s->rec ? each / s->rec : 1 };
 	struct spill out;
 	int rc = -1;
 	if (!m.c || !m.heap || spill_open(&out, s->rec))
@@ -131,8 +133,9 @@ int spill_sort(struct spill *s, int (*cmp)(const void *, const void *))
 		s->used = 0;
 	}
 	/* tests make the runs small to take the merge path on small traces */
-	const char *mem = getenv("TRAWL_SERVE_SORT_MEM");
-	size_t per_run = (mem && atol(mem) > 0 ? (size_t)atol(mem) : SORT_MEM) / s->rec;
+	const char *env = getenv("TRAWL_SERVE_SORT_MEM");
+	size_t mem = env && atol(env) > 0 ? (size_t)atol(env) : SORT_MEM;
+	size_t per_run = mem / s->rec;
 	if (!per_run)
 		per_run = 1;
 	unsigned char *run = malloc((size_t)(n < per_run ? n : per_run) * s->rec + 1);
@@ -151,5 +154,5 @@ int spill_sort(struct spill *s, int (*cmp)(const void *, const void *))
 		}
 	}
 	free(run);
-	return n > per_run ? merge_runs(s, per_run, cmp) : 0;
+	return n > per_run ? merge_runs(s, per_run, mem, cmp) : 0;
 }

@@ -44,7 +44,7 @@ struct spill {
 /* 0, or -1 with errno set. */
 int spill_open(struct spill *s, uint32_t rec);
 int spill_add(struct spill *s, const void *r);
-/* Sort the records (before spill_seal): in memory up to 32 MiB, else in
+/* Sort the records (before spill_seal): in memory up to 8 MiB, else in
  * sorted runs merged into a new file. */
 int spill_sort(struct spill *s, int (*cmp)(const void *, const void *));
 /* Records [first, first + n) into out / from in (written ones only). */
