@@ -163,10 +163,9 @@ int spill_index(struct spill *s, unsigned slot, uint32_t off)
 	return 0;
 }
 
-uint64_t spill_lower(const struct spill *s, unsigned slot, uint64_t t)
+size_t spill_key_rank(const struct spill *s, unsigned slot, uint64_t t)
 {
 	const struct spill_keys *k = &s->keys[slot];
-	/* j: keys below t; the answer is in block j - 1 or is j * STEP */
 	size_t lo = 0, hi = k->n;
 	while (lo < hi) {
 		size_t m = lo + (hi - lo) / 2;
@@ -175,6 +174,14 @@ uint64_t spill_lower(const struct spill *s, unsigned slot, uint64_t t)
 		else
 			hi = m;
 	}
+	return lo;
+}
+
+uint64_t spill_lower(const struct spill *s, unsigned slot, uint64_t t)
+{
+	const struct spill_keys *k = &s->keys[slot];
+	/* lo: keys below t; the answer is in block lo - 1 or is lo * STEP */
+	size_t lo = spill_key_rank(s, slot, t);
 	if (!lo)
 		return 0;
 	uint64_t b = lo - 1, first = b * SPILL_STEP;

@@ -60,5 +60,8 @@ void spill_close(struct spill *s);
 int spill_get(const struct spill *s, uint64_t i, void *out);
 /* The first record whose key (slot) is >= t: n when none. */
 uint64_t spill_lower(const struct spill *s, unsigned slot, uint64_t t);
+/* How many of the keys kept in memory (slot) are < t: the record
+ * spill_lower finds is then in block rank - 1 (or is record 0). */
+size_t spill_key_rank(const struct spill *s, unsigned slot, uint64_t t);
 
 #endif

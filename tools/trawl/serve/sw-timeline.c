@@ -81,29 +81,43 @@ static void bar(struct out *o, const struct sw_lane *l, uint64_t i, uint64_t k, 
 	trawl_json_array_end(j);
 }
 
+/* The column of the latest end among the records beginning before
+ * column c + 1. That record is in the block holding the last record
+ * beginning before it, so its runmax lies between that block's first
+ * key and the next block's: when both are in one column no read is
+ * needed (a zoomed-out view, many records a column), else the block is
+ * read. */
+static uint64_t reach_col(const struct sw_lane *l, const struct span *v, uint64_t c)
+{
+	uint64_t t = col_start(v, c + 1);
+	size_t b = spill_key_rank(&l->r, SW_KEY_BEGIN, t);
+	const struct spill_keys *rk = &l->r.keys[SW_KEY_RUNMAX];
+	if (b) {
+		uint64_t lo = col_of(v, rk->k[b - 1]), hi = col_of(v, b < rk->n ? rk->k[b] : l->maxend);
+		if (lo == hi)
+			return lo;
+	}
+	uint64_t k = rec_lower(l, t);
+	return k ? col_of(v, sw_rec_get(l, k - 1).runmax) : 0;
+}
+
 /* Groups of one lane: the records from the first that reaches `from`, in
  * begin order; a record whose begin column is at most the group's last
- * column (that of the latest end in it) joins the group. Each step is a
- * bisection, so a lane costs O(cols log n). */
+ * column (that of the latest end in it) joins the group. So a group ends
+ * at the first column c1 (from its first record's) where the records
+ * beginning before c1 + 1 all end by c1: c1 <- reach_col(c1) until it
+ * stays. Each step is a bisection, mostly in memory, so a lane costs
+ * O(cols log n). */
 static void lane_items(struct out *o, const struct sw_lane *l, const struct span *v)
 {
 	uint64_t i = rec_reach(l, v->from);
 	struct sw_rec r;
 	while (i < l->r.n && (r = sw_rec_get(l, i)).begin < v->to) {
-		uint64_t c0 = col_of(v, r.begin);
-		uint64_t c1 = col_of(v, r.end);
-		uint64_t k = i + 1;
-		for (;;) {
-			/* col_start(cols) is `to`: nothing from `to` on joins */
-			uint64_t next = rec_lower(l, col_start(v, c1 + 1));
-			if (next <= k)
-				break;
-			k = next;
-			uint64_t e = col_of(v, sw_rec_get(l, k - 1).runmax);
-			if (e <= c1)
-				break;
+		uint64_t c0 = col_of(v, r.begin), c1 = col_of(v, r.end), e;
+		while ((e = reach_col(l, v, c1)) > c1)
 			c1 = e;
-		}
+		/* col_start(cols) is `to`: nothing from `to` on joins */
+		uint64_t k = rec_lower(l, col_start(v, c1 + 1));
 		if (!room(o))
 			return;
 		bar(o, l, i, k, c0, c1);

@@ -87,6 +87,7 @@ static int finish_lane(struct sw_lane *l)
 		if (spill_write(&l->r, at, n, buf))
 			return -1;
 	}
+	l->maxend = m;
 	return spill_index(&l->r, SW_KEY_BEGIN, offsetof(struct sw_rec, begin)) ||
 	       spill_index(&l->r, SW_KEY_RUNMAX, offsetof(struct sw_rec, runmax));
 }

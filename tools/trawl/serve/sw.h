@@ -38,6 +38,7 @@ struct sw_rec {
 struct sw_lane {
 	uint32_t cpu, act;
 	struct spill r;              /* struct sw_rec, sorted by begin then end */
+	uint64_t maxend;             /* the last record's runmax */
 };
 
 /* A kept event: its time and, in the list (sw_view.kept), its place in
