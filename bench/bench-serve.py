@@ -21,7 +21,7 @@ trawl, image, small, big = sys.argv[1:5]
 REQS = int(os.environ.get("SERVE_BENCH_REQS", "60"))
 
 
-from serve_bench import pct, rss, timed  # noqa: E402
+from serve_bench import first_timeline_ms, pct, rss, timed  # noqa: E402
 
 
 def ms(srv, path):
@@ -62,20 +62,9 @@ def measure(path):
         lat["write (last x0)"] = [ms(srv, "/api/write?trace=0&line=%d&reg=x0&dir=last" % p) for p in picks]
         lat["step over"] = [ms(srv, "/api/step?trace=0&line=%d&op=over" % p) for p in picks]
         fig["lat"] = {k: (statistics.median(v), pct(v, 99)) for k, v in lat.items()}
-        chromium = cdp.find_chromium()
-        if chromium:
-            firsts = []
-            b = cdp.Browser(chromium)
-            try:
-                b.open("about:blank")
-                for _ in range(3):
-                    b.send("Page.navigate", {"url": srv.url})
-                    b.wait_for("typeof trawlView !== 'undefined' && trawlView.firstTimeline !== undefined",
-                               timeout=60)
-                    firsts.append(b.eval("trawlView.firstTimeline"))
-            finally:
-                b.close()
-            fig["first_timeline_ms"] = statistics.median(firsts)
+        first = first_timeline_ms(srv)
+        if first is not None:
+            fig["first_timeline_ms"] = first
         fig.update(rss(srv.proc.pid))
     finally:
         srv.stop()

@@ -52,6 +52,11 @@ try:
     for q in ("from=x", "count=0", "count=99999", "bogus=1", "cols=1e3", "trace=-1"):
         st, body = srv.get("/api/lines?trace=0&" + q)
         check(st == 400, "/api/lines?%s: HTTP %d, expected 400" % (q, st))
+    # a request that names no trace is a usage error, not a missing trace
+    for path in ("/api/trace", "/api/lines?from=1&count=1", "/api/timeline?from=1&to=2&cols=1",
+                 "/api/events?from=0&count=1", "/api/stats"):
+        st, body = srv.get(path)
+        check(st == 400 and b"'trace' is missing" in body, "%s without trace=: HTTP %d %s" % (path, st, body[:80]))
     listed = srv.api("/api/traces")["traces"]
     check([t["path"] for t in listed] == traces, "trace list %s" % listed)
 
@@ -153,6 +158,9 @@ try:
                     got = srv.api("/api/write?trace=1&line=%d&dir=%s&%s" % (line, d, q))
                     want = json.loads(cli(cmd, "--at", str(line), "--json", path, target))
                     check(got == want, "line %d %s %s: %s vs %s" % (line, cmd, target, got, want))
+        # a write of a register and of memory at once is refused, naming both
+        st, body = srv.get("/api/write?trace=1&line=150&dir=last&reg=x0&addr=%d" % sp)
+        check(st == 400 and b"reg= or addr=, not both" in body, "reg= and addr= together: HTTP %d %s" % (st, body[:80]))
         # the calls of build, grouped per column, from the calltree text
         tree = cdp.calltree_levels(cli("calltree", "--image", emulated[1], path))
         starts = sorted(f for lv in tree.values() for f, _, n in lv if n == "build")
@@ -187,5 +195,36 @@ try:
 finally:
     rc = srv.stop()
     check(rc == 1, "trawl serve exited %s after SIGTERM with a trace it could not read, expected 1" % rc)
+
+
+def cxx_names(q):
+    """Go to and mark take a C++ function by its shown (demangled) name and
+    by its ELF name alike; truth: the first activation of the demangled name
+    in `trawl calltree --image`'s text."""
+    elf, tarmac = q + "/calculator-aarch64.elf", q + "/calculator-aarch64-fastmodel.tarmac"
+    srv = cdp.Server(trawl, ["--image", elf, tarmac])
+    try:
+        srv.wait_ready(0)
+        starts = sorted(f for lv in cdp.calltree_levels(cli("calltree", "--image", elf, tarmac)).values()
+                        for f, _, n in lv if n == "Lexer::next()")
+        check(len(starts) > 1, "calculator: no Lexer::next() in the calltree")
+        for name in ("Lexer::next()", "_ZN5Lexer4nextEv"):
+            got = srv.api("/api/goto?trace=0&q=" + name)["line"]
+            check(got == starts[0], "go to %s: %s, expected %d" % (name, got, starts[0]))
+            got = srv.api("/api/goto?trace=0&q=%s&line=%d" % (name, starts[0]))["line"]
+            check(got == starts[1], "go to next %s: %s, expected %d" % (name, got, starts[1]))
+        tl = "/api/timeline?trace=0&from=1&to=%d&cols=100&mark=" % (starts[-1] + 1)
+        a, b = srv.api(tl + "Lexer::next()")["calls"], srv.api(tl + "_ZN5Lexer4nextEv")["calls"]
+        check(a and a == b and sum(c[2] for c in a) == len(starts),
+              "calls of Lexer::next() by either name: %s vs %s (%d calls)" % (a[:3], b[:3], len(starts)))
+    finally:
+        check(srv.stop() == 0, "serve of the calculator trace did not exit 0")
+
+
+corpus = os.environ.get("TRAWL_CORPUS", "") + "/tarmac"
+if os.path.exists(corpus + "/calculator-aarch64.elf"):
+    cxx_names(corpus)
+else:
+    print("SKIP (part): corpus calculator trace not found under %s" % corpus)
 
 sys.exit(1 if fails else 0)

@@ -11,7 +11,9 @@ Usage: serve-events.py TRAWL TMPDIR HAND_TRACE HAND_DEFS [DEMO_TRACE DEMO_DEFS]
 """
 import json
 import os
+import shutil
 import sys
+import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -158,6 +160,34 @@ finally:
     rc = srv.stop()
     check(rc == 0, "serve exit status %s on an undamaged trace" % rc)
 
+# A dense dump: app states switched every 10 ns on core 0 (one long group
+# of contiguous states at any zoom) and a lock held 300 ns every 10 us,
+# so a column of a zoomed-out view holds thousands of records and the
+# server decides most columns from the keys it keeps in memory; the bars
+# and dots equal the aggregation of `events activities`/`list`.
+words = [(1000 + 10 * i, "00030000%08x" % (5 + i % 2)) for i in range(30000)]
+words += [(t + 3, "0001000000000001") for t in range(1000, 301000, 10000)]
+words += [(t + 303, "0001000100000001") for t in range(1000, 301000, 10000)]
+dense = os.path.join(tmp, "dense")
+shutil.rmtree(dense, ignore_errors=True)     # the test runs twice in one folder
+with open(dense + ".txt", "w") as f:
+    f.writelines("0 %d %s\n" % w for w in sorted(words))
+cli("events", "import-bf", dense + ".txt", "--defs", hand_defs, "-o", dense)
+srv = cdp.Server(trawl, ["--defs", hand_defs, dense])
+try:
+    info = srv.wait_ready(0)
+    names = [a["name"] for a in info["activities"]]
+    acts = json.loads(cli("events", "activities", "--json", dense, "--defs", hand_defs))
+    evs = read_list(cli("events", "list", "--abs", dense))
+    first, last = info["first"], info["last"] + 1
+    for frm, to, cols in ((first, last, 7), (first, last, 300), (first + 12345, first + 98765, 11)):
+        tl = srv.api("/api/timeline?trace=0&from=%d&to=%d&cols=%d&max=20000" % (frm, to, cols))
+        check(tl["bars"] == bars_of(acts, names, frm, to, cols), "dense bars at %d-%d/%d" % (frm, to, cols))
+        check(tl["dots"] == dots_of(evs, frm, to, cols), "dense dots at %d-%d/%d" % (frm, to, cols))
+        check(any(b[4] > 1000 for b in tl["bars"]), "dense %d-%d/%d: no big group" % (frm, to, cols))
+finally:
+    srv.stop()
+
 if not demo:
     sys.exit(1 if fails else 0)
 
@@ -170,7 +200,8 @@ try:
     first, last = info["first"], info["last"] + 1
     mid = (first + last) // 2
     zooms = ((first, last, 800), (mid - (last - first) // 20, mid + (last - first) // 20, 1000),
-             (mid - (last - first) // 2000, mid + (last - first) // 2000 + 1, 500))
+             (mid - (last - first) // 2000, mid + (last - first) // 2000 + 1, 500),
+             (first, last, 7))     # thousands of activities a column: decided by the keys in memory
     lock_cpu = next(e["cpu"] for e in all_evs if e["name"].startswith("lock:"))
     for filt in ({}, {"where": "len > 1000"}, {"subsys": "lock", "cpus": str(lock_cpu)}):
         extra = cli_filter(filt)
@@ -209,4 +240,18 @@ try:
           % (len(tl["bars"]) + len(tl["dots"]), tl["truncated"]))
 finally:
     srv.stop()
+
+# no room for the server's temporary files: the trace fails with a message
+# naming why, the server stays up and exits 1 (an input was not used)
+os.environ["TMPDIR"] = os.path.join(tmp, "no-such-dir")
+srv = cdp.Server(trawl, [hand, "--defs", hand_defs])
+try:
+    deadline = time.time() + 60
+    while srv.api("/api/trace?trace=0")["state"] not in ("failed", "ready") and time.time() < deadline:
+        time.sleep(0.05)
+    t = srv.api("/api/trace?trace=0")
+    check(t["state"] == "failed" and "temporary space" in t.get("message", ""),
+          "no TMPDIR: %s" % t)
+finally:
+    check(srv.stop() == 1, "no TMPDIR: trawl serve did not exit 1")
 sys.exit(1 if fails else 0)

@@ -33,11 +33,18 @@ static void vmessage(const char *kind, const char *cmd, const char *fmt, va_list
 	fputc('\n', stderr);
 }
 
+/* Per thread: trawl serve's worker reports through cli_report too. */
+static _Thread_local char last_error[1024];
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vmessage(NULL, cmd, fmt, ap);
+	va_end(ap);
+	/* what trawl serve's page shows of a failed trace */
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof last_error, fmt, ap);
 	va_end(ap);
 }
 
@@ -51,8 +58,6 @@ void cli_warn(const char *cmd, const char *fmt, ...)
 
 int cli_debug;
 
-/* Per thread: trawl serve's worker reports through cli_report too. */
-static _Thread_local char last_error[1024];
 
 const char *cli_last_error(void)
 {

@@ -10,6 +10,8 @@
 #include "trawl/number.h"
 
 #include "trawl/callhop.h"
+#include "trawl/image.h"
+#include "serve/text.h"
 #include "write-query.h"
 
 struct api {
@@ -110,58 +112,41 @@ static int api_trace(struct api *a)
 		key_u64(a, "cpus", a->t->ncpus);
 		key_u64(a, "activations", a->t->tl.activations);
 		trawl_json_key(&a->j, "text");
-		trawl_json_bool(&a->j, a->t->map != NULL);
+		trawl_json_bool(&a->j, a->t->text != NULL);
 	}
 	trawl_json_object_end(&a->j);
 	return 200;
 }
 
-/* Byte offset where line `line` starts: from the event holding it, past
- * its first lines. */
-static int line_offset(struct api *a, uint64_t line, uint64_t *off)
-{
-	struct trawl_index_event e;
-	uint64_t ev, at = 1;
-	*off = 0;
-	if (trawl_index_event_at_line(a->t->ic.ix, line, &ev, NULL) == TRAWL_OK &&
-	    trawl_index_event(a->t->ic.ix, ev, &e, NULL) == TRAWL_OK) {
-		*off = e.offset;
-		at = e.line;
-	}
-	const char *m = a->t->map;
-	size_t n = a->t->map_len;
-	for (; at < line && *off < n; at++) {
-		const char *nl = memchr(m + *off, '\n', n - *off);
-		if (!nl)
-			return -1;
-		*off = (uint64_t)(nl - m) + 1;
-	}
-	return at == line && *off < n ? 0 : -1;
-}
-
 static int api_lines(struct api *a)
 {
 	char why[128];
+	struct trawl_text *x = a->t->text;
 	if (serve_req_need(a->r, SP_FROM | SP_COUNT, why, sizeof why))
 		return bad(a, 400, why);
-	if (!a->t->map)
-		return bad(a, 400, "the trace text cannot be read at offsets (a compressed file or a pipe)");
-	uint64_t off, line = a->r->from ? a->r->from : 1;
+	if (!x)
+		return bad(a, 400, "the trace has no text to show (a decoded source, or its text could not be opened)");
+	uint64_t off, line = a->r->from ? a->r->from : 1, size = trawl_text_size(x);
 	trawl_json_object_begin(&a->j);
 	key_u64(a, "from", line);
 	trawl_json_key(&a->j, "lines");
 	trawl_json_array_begin(&a->j);
-	const char *m = a->t->map;
-	size_t n = a->t->map_len;
-	if (line_offset(a, line, &off) == 0)
-		for (uint64_t k = 0; k < a->r->count && off < n; k++) {
-			const char *nl = memchr(m + off, '\n', n - off);
-			size_t len = nl ? (size_t)(nl - (m + off)) : n - off;
-			size_t shown = len && m[off + len - 1] == '\r' ? len - 1 : len;
-			trawl_json_string(&a->j, m + off, shown > 4096 ? 4096 : shown);
-			off += len + 1;
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	enum trawl_status st = TRAWL_OK;
+	if (serve_text_line_offset(a->t->ic.ix, x, line, &off) == 0)
+		for (uint64_t k = 0; k < a->r->count && off < size && !st; k++) {
+			const char *p;
+			size_t shown;
+			if (!(st = serve_text_line(x, off, &p, &shown, &off, &err)))
+				trawl_json_string(&a->j, p, shown);
 		}
 	trawl_json_array_end(&a->j);
+	if (st) {
+		/* damaged compressed text: the lines before it, and why no more */
+		trawl_json_key(&a->j, "error");
+		trawl_json_cstring(&a->j, err.message);
+	}
 	trawl_json_object_end(&a->j);
 	return 200;
 }
@@ -301,6 +286,8 @@ static int api_write(struct api *a)
 		return bad(a, 400, why);
 	if (!(a->r->have & (SP_REG | SP_ADDR)))
 		return bad(a, 400, "give reg= or addr=");
+	if ((a->r->have & SP_REG) && (a->r->have & SP_ADDR))
+		return bad(a, 400, "give reg= or addr=, not both: a write is of one register or of memory");
 	if (line_event(a, a->r->line, &ev))
 		return 400;
 	struct write_target wt = { !(a->r->have & SP_REG), a->r->addr,
@@ -353,84 +340,86 @@ static int api_step(struct api *a)
 	return answer_line(a, st, out, err.message);
 }
 
-/* The line holding byte offset off of the trace text. */
-static uint64_t offset_line(struct api *a, uint64_t off)
-{
-	struct trawl_index_event e;
-	uint64_t ev, from = 0, line = 1;
-	if (trawl_index_event_at_offset(a->t->ic.ix, off, &ev, NULL) == TRAWL_OK &&
-	    trawl_index_event(a->t->ic.ix, ev, &e, NULL) == TRAWL_OK && e.offset <= off) {
-		from = e.offset;
-		line = e.line;
-	}
-	for (const char *m = a->t->map, *p = m + from; (p = memchr(p, '\n', off - (uint64_t)(p - m)));
-	     p++)
-		line++;
-	return line;
-}
-
 /* Bytes of text one search request reads at most; the page asks again
- * from where it stopped. */
+ * from where it stopped. A compressed trace's text is decompressed on the
+ * way, so it reads less and the one request thread stays responsive. */
 #define SEARCH_SPAN ((uint64_t)256 << 20)
+#define SEARCH_SPAN_COMPRESSED ((uint64_t)32 << 20)
 
-/* The last match of t[0, len) that starts in [lo, before) of the text. */
-static const char *last_match(const char *m, size_t n, uint64_t lo, uint64_t before,
-			      const char *t, size_t len)
-{
-	const char *hit = NULL, *p = m + lo;
-	uint64_t end = before + len - 1 < n ? before + len - 1 : n;
-	while (p < m + end && (p = memmem(p, (size_t)(m + end - p), t, len)) && p < m + before)
-		hit = p++;
-	return hit;
-}
-
-static void search_answer(struct api *a, const char *hit, int more, uint64_t next)
+static int search_answer(struct api *a, int found, uint64_t at, int more, uint64_t next)
 {
 	trawl_json_object_begin(&a->j);
 	trawl_json_key(&a->j, "line");
-	if (hit)
-		trawl_json_u64(&a->j, offset_line(a, (uint64_t)(hit - a->t->map)));
+	if (found)
+		trawl_json_u64(&a->j, serve_text_offset_line(a->t->ic.ix, a->t->text, at));
 	else
 		trawl_json_null(&a->j);
 	trawl_json_key(&a->j, "next");
-	if (!hit && more)
+	if (!found && more)
 		trawl_json_u64(&a->j, next);
 	else
 		trawl_json_null(&a->j);
 	trawl_json_object_end(&a->j);
+	return 200;
 }
 
 /* Text search from `line`: the first line after it holding the text
  * (dir=next, the default) or the last one before it (dir=last). At most
- * SEARCH_SPAN bytes are read: {"line": L} or {"line": null, "next": L},
+ * a span of bytes is read: {"line": L} or {"line": null, "next": L},
  * where to ask again ("next" is null when the whole trace was read). */
 static int api_search(struct api *a)
 {
 	char why[128];
-	uint64_t off;
+	uint64_t off, at = 0, nl;
+	struct trawl_text *x = a->t->text;
+	struct trawl_error err;
+	trawl_error_clear(&err);
 	if (serve_req_need(a->r, SP_LINE | SP_TEXT, why, sizeof why))
 		return bad(a, 400, why);
-	if (!a->t->map)
-		return bad(a, 400, "the trace text cannot be read at offsets (a compressed file or a pipe)");
-	size_t n = a->t->map_len, len = strlen(a->r->text);
+	if (!x)
+		return bad(a, 400, "the trace has no text to search");
+	uint64_t n = trawl_text_size(x), len = strlen(a->r->text);
+	uint64_t span = trawl_text_compression(x) == TRAWL_COMPRESSION_NONE ? SEARCH_SPAN : SEARCH_SPAN_COMPRESSED;
 	if (!len)
 		return bad(a, 400, "nothing to search for");
-	if (line_offset(a, a->r->line, &off))
+	if (serve_text_line_offset(a->t->ic.ix, x, a->r->line, &off))
 		return bad(a, 400, "no such line");
-	const char *m = a->t->map;
 	if (a->r->dir < 0) {
-		uint64_t lo = off > SEARCH_SPAN ? off - SEARCH_SPAN : 0;
-		const char *hit = last_match(m, n, lo, off, a->r->text, len);
-		search_answer(a, hit, lo > 0, lo ? offset_line(a, lo) + 1 : 0);
-		return 200;
+		uint64_t lo = off > span ? off - span : 0;
+		int found = serve_text_find(x, lo, off, a->r->text, len, -1, &at, &err);
+		if (found < 0)
+			return bad(a, 500, err.message);
+		return search_answer(a, found, at, lo > 0, lo ? serve_text_offset_line(a->t->ic.ix, x, lo) + 1 : 0);
 	}
-	const char *nl = memchr(m + off, '\n', n - off);
-	uint64_t start = nl ? (uint64_t)(nl - m) + 1 : n;
-	uint64_t end = n - start > SEARCH_SPAN ? start + SEARCH_SPAN : n;
-	uint64_t stop = end < n ? end + len - 1 : n;      /* a match may cross the span's end */
-	const char *hit = memmem(m + start, stop - start, a->r->text, len);
-	search_answer(a, hit, end < n, end < n ? offset_line(a, end) - 1 : 0);
-	return 200;
+	const char *p;
+	size_t shown;
+	if (serve_text_line(x, off, &p, &shown, &nl, &err))
+		return bad(a, 500, err.message);
+	uint64_t end = n - nl > span ? nl + span : n;
+	int found = serve_text_find(x, nl, end, a->r->text, len, 1, &at, &err);
+	if (found < 0)
+		return bad(a, 500, err.message);
+	return search_answer(a, found, at, end < n, end < n ? serve_text_offset_line(a->t->ic.ix, x, end) - 1 : 0);
+}
+
+/* The name the timeline holds for a function asked for by either of its
+ * names: the call tree names functions as the image shows them (C++
+ * demangled), so a raw ELF name ("_ZN5Lexer4nextEv", maybe with "+0x..")
+ * becomes the shown one. Other names are returned as they are. */
+static const char *shown_name(struct api *a, const char *q, char *buf, size_t n)
+{
+	const struct trawl_image *img = a->s->opts.image;
+	const char *plus = strstr(q, "+0x");
+	size_t len = plus ? (size_t)(plus - q) : strlen(q);
+	if (!img || len >= n)
+		return q;
+	memcpy(buf, q, len);
+	buf[len] = 0;
+	const struct trawl_symbol *sym = trawl_image_symbol_named(img, buf);
+	if (!sym || sym->name == sym->raw)
+		return q;
+	snprintf(buf, n, "%s%s", sym->name, plus ? plus : "");
+	return buf;
 }
 
 /* q is a line number, "@T" a time, "0x..." a PC (its next visit after
@@ -465,7 +454,8 @@ static int api_goto(struct api *a)
 			return 200;
 		}
 	} else {
-		uint64_t line = serve_timeline_find(&a->t->tl, q, after + 1);
+		char name[SERVE_TEXT_MAX + 512];
+		uint64_t line = serve_timeline_find(&a->t->tl, shown_name(a, q, name, sizeof name), after + 1);
 		if (line && trawl_index_event_at_line(a->t->ic.ix, line, &ev, NULL) == TRAWL_OK)
 			st = TRAWL_OK;
 	}
@@ -479,7 +469,8 @@ static int api_timeline(struct api *a)
 		return bad(a, 400, why);
 	if (a->r->to <= a->r->from)
 		return bad(a, 400, "'to' must be above 'from'");
-	const char *mark = a->r->have & SP_MARK ? a->r->mark : NULL;
+	char name[SERVE_TEXT_MAX + 512];
+	const char *mark = a->r->have & SP_MARK ? shown_name(a, a->r->mark, name, sizeof name) : NULL;
 	if (mark && serve_timeline_mark(&a->t->tl, mark))
 		return bad(a, 500, "out of memory");
 	trawl_json_object_begin(&a->j);
@@ -511,7 +502,10 @@ int serve_api(struct serve *s, const char *path, const struct serve_req *r, FILE
 		if (strcmp(path, routes[i].path))
 			continue;
 		if (routes[i].fn != api_traces) {
-			if (!(r->have & SP_TRACE) || r->trace >= s->ntraces)
+			if (!(r->have & SP_TRACE))
+				return bad(&a, 400, "parameter 'trace' is missing: give trace=N, "
+					   "N the trace's place on the command line (from 0)");
+			if (r->trace >= s->ntraces)
 				return bad(&a, 404, "no such trace: the view opens only the traces "
 					   "named on the command line");
 			a.t = &s->traces[r->trace];
@@ -527,7 +521,9 @@ int serve_api(struct serve *s, const char *path, const struct serve_req *r, FILE
 		return routes[i].fn(&a);
 	}
 	if (!strcmp(path, "/api/events") || !strcmp(path, "/api/stats")) {
-		if (!(r->have & SP_TRACE) || r->trace >= s->ntraces || s->traces[r->trace].kind != SERVE_KIND_SW)
+		if (!(r->have & SP_TRACE))
+			return bad(&a, 400, "parameter 'trace' is missing: give trace=N");
+		if (r->trace >= s->ntraces || s->traces[r->trace].kind != SERVE_KIND_SW)
 			return bad(&a, 404, "no such software-event trace");
 		a.t = &s->traces[r->trace];
 		if (serve_trace_request(s, a.t) != SERVE_READY) {

@@ -45,10 +45,9 @@ struct serve_trace {
 	uint64_t done, total;       /* progress of the current phase, in bytes */
 	char message[512];          /* why it failed */
 	struct index_cli ic;        /* the index and the trace text */
-	/* the whole text of a plain trace (NULL for a compressed one: the list
-	 * and search walk the text in place, which a seek file does not give) */
-	const char *map;
-	size_t map_len;
+	/* the trace text, plain or compressed (serve/text.h; the index_cli's,
+	 * NULL when the source has none) */
+	struct trawl_text *text;
 	struct serve_timeline tl;
 	unsigned ncpus;
 	struct serve_sw *sw;        /* SERVE_KIND_SW: the events and the current view */

@@ -29,8 +29,8 @@ static void kv(struct trawl_json *j, const char *k, uint64_t v)
 void serve_sw_info(const struct serve_sw *sw, struct trawl_json *j)
 {
 	kv(j, "events", sw->nev);
-	kv(j, "first", sw->nev ? sw->ev[0].time : 0);
-	kv(j, "last", sw->nev ? sw->ev[sw->nev - 1].time : 0);
+	kv(j, "first", sw->first);
+	kv(j, "last", sw->last);
 	kv(j, "lost", sw->run.info.lost);
 	trawl_json_key(j, "cpus");
 	trawl_json_array_begin(j);
@@ -71,8 +71,13 @@ static int view(struct serve_sw *sw, const struct serve_req *r, struct trawl_jso
 
 static void event_json(const struct serve_sw *sw, uint64_t pos, struct trawl_json *j)
 {
-	const struct sw_ev *e = &sw->ev[sw->view.kept[pos]];
+	struct sw_ev ev;
+	spill_get(&sw->ev, sw_pos_get(&sw->view.kept, pos).at, &ev);
+	const struct sw_ev *e = &ev;
 	const struct trawl_sw_class *c = &sw->run.info.classes[e->cls];
+	uint64_t vals[TRAWL_SW_MAX_FIELDS];
+	for (unsigned i = 0; i < c->nfields; i++)
+		spill_get(&sw->vals, e->vals + i, &vals[i]);
 	trawl_json_object_begin(j);
 	kv(j, "pos", pos);
 	kv(j, "time", e->time);
@@ -85,9 +90,9 @@ static void event_json(const struct serve_sw *sw, uint64_t pos, struct trawl_jso
 	for (unsigned i = 0; i < c->nfields; i++) {
 		trawl_json_key(j, c->fields[i].name);
 		if (c->fields[i].type >= TRAWL_SW_S8)
-			trawl_json_i64(j, (int64_t)sw->vals[e->vals + i]);
+			trawl_json_i64(j, (int64_t)vals[i]);
 		else
-			trawl_json_u64(j, sw->vals[e->vals + i]);
+			trawl_json_u64(j, vals[i]);
 	}
 	trawl_json_object_end(j);
 	trawl_json_object_end(j);
@@ -142,7 +147,7 @@ static int api_goto(struct serve_sw *sw, const struct serve_req *r, struct trawl
 	trawl_json_key(j, "pos");
 	if (pos < sw->view.nkept) {
 		trawl_json_u64(j, pos);
-		kv(j, "time", sw->ev[sw->view.kept[pos]].time);
+		kv(j, "time", sw_pos_get(&sw->view.kept, pos).time);
 	} else {
 		trawl_json_null(j);
 		trawl_json_key(j, "message");
@@ -162,11 +167,8 @@ static int api_stats(struct serve_sw *sw, struct trawl_json *j)
 	return 200;
 }
 
-int serve_sw_api(struct serve *s, struct serve_trace *t, const char *path, const struct serve_req *r,
-		 struct trawl_json *j)
+static int dispatch(struct serve_sw *sw, const char *path, const struct serve_req *r, struct trawl_json *j)
 {
-	(void)s;
-	struct serve_sw *sw = t->sw;
 	int rc = view(sw, r, j);
 	if (rc)
 		return rc;
@@ -179,4 +181,11 @@ int serve_sw_api(struct serve *s, struct serve_trace *t, const char *path, const
 	if (!strcmp(path, "/api/stats"))
 		return api_stats(sw, j);
 	return bad(j, 404, "not an endpoint of a software-event trace (docs/serve.md)");
+}
+
+int serve_sw_api(struct serve *s, struct serve_trace *t, const char *path, const struct serve_req *r,
+		 struct trawl_json *j)
+{
+	(void)s;
+	return dispatch(t->sw, path, r, j);
 }

@@ -25,41 +25,16 @@ static uint64_t col_start(const struct span *v, uint64_t c)
 	return v->from + (uint64_t)((w + v->cols - 1) / v->cols);
 }
 
-/* The first i in [0, n) for which below(ctx, i, t) is false (below is
- * true then false over the range): one bisection for every search here. */
-static size_t bisect(size_t n, int (*below)(const void *, size_t, uint64_t), const void *ctx, uint64_t t)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t m = lo + (hi - lo) / 2;
-		if (below(ctx, m, t))
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	return lo;
-}
-
-static int begin_below(const void *l, size_t i, uint64_t t)
-{
-	return ((const struct sw_lane *)l)->r[i].begin < t;
-}
-
-static int reach_below(const void *l, size_t i, uint64_t t)
-{
-	return ((const struct sw_lane *)l)->r[i].runmax < t;
-}
-
 /* First record of the lane with begin >= t. */
-static size_t rec_lower(const struct sw_lane *l, uint64_t t)
+static uint64_t rec_lower(const struct sw_lane *l, uint64_t t)
 {
-	return bisect(l->n, begin_below, l, t);
+	return spill_lower(&l->r, SW_KEY_BEGIN, t);
 }
 
 /* First record whose runmax >= t (runmax does not decrease). */
-static size_t rec_reach(const struct sw_lane *l, uint64_t t)
+static uint64_t rec_reach(const struct sw_lane *l, uint64_t t)
 {
-	return bisect(l->n, reach_below, l, t);
+	return spill_lower(&l->r, SW_KEY_RUNMAX, t);
 }
 
 struct out {
@@ -79,10 +54,11 @@ static int room(struct out *o)
 	return 1;
 }
 
-static void bar(struct out *o, const struct sw_lane *l, size_t i, size_t k, uint64_t c0, uint64_t c1)
+static void bar(struct out *o, const struct sw_lane *l, uint64_t i, uint64_t k, uint64_t c0, uint64_t c1)
 {
 	struct trawl_json *j = o->j;
 	const struct trawl_defs_activity *d = trawl_act_def(o->s->names, l->act);
+	struct sw_rec first = sw_rec_get(l, i), last = sw_rec_get(l, k - 1);
 	trawl_json_array_begin(j);
 	trawl_json_u64(j, l->cpu);
 	trawl_json_u64(j, l->act);
@@ -91,42 +67,57 @@ static void bar(struct out *o, const struct sw_lane *l, size_t i, size_t k, uint
 	trawl_json_u64(j, k - i);
 	if (k - i == 1) {
 		char name[128];
-		serve_sw_rec_name(o->s, l->act, &l->r[i], name, sizeof name);
+		serve_sw_rec_name(o->s, l->act, &first, name, sizeof name);
 		trawl_json_cstring(j, name);
 	} else {
 		trawl_json_null(j);
 	}
-	trawl_json_u64(j, l->r[i].begin);
-	trawl_json_u64(j, l->r[k - 1].runmax);
+	trawl_json_u64(j, first.begin);
+	trawl_json_u64(j, last.runmax);
 	if (d->kind == TRAWL_DEFS_MESSAGE)
-		trawl_json_u64(j, l->r[i].cpu_end);
+		trawl_json_u64(j, first.cpu_end);
 	else
 		trawl_json_null(j);
 	trawl_json_array_end(j);
 }
 
+/* The column of the latest end among the records beginning before
+ * column c + 1. That record is in the block holding the last record
+ * beginning before it, so its runmax lies between that block's first
+ * key and the next block's: when both are in one column no read is
+ * needed (a zoomed-out view, many records a column), else the block is
+ * read. */
+static uint64_t reach_col(const struct sw_lane *l, const struct span *v, uint64_t c)
+{
+	uint64_t t = col_start(v, c + 1);
+	size_t b = spill_key_rank(&l->r, SW_KEY_BEGIN, t);
+	const struct spill_keys *rk = &l->r.keys[SW_KEY_RUNMAX];
+	if (b) {
+		uint64_t lo = col_of(v, rk->k[b - 1]), hi = col_of(v, b < rk->n ? rk->k[b] : l->maxend);
+		if (lo == hi)
+			return lo;
+	}
+	uint64_t k = rec_lower(l, t);
+	return k ? col_of(v, sw_rec_get(l, k - 1).runmax) : 0;
+}
+
 /* Groups of one lane: the records from the first that reaches `from`, in
  * begin order; a record whose begin column is at most the group's last
- * column (that of the latest end in it) joins the group. Each step is a
- * bisection, so a lane costs O(cols log n). */
+ * column (that of the latest end in it) joins the group. So a group ends
+ * at the first column c1 (from its first record's) where the records
+ * beginning before c1 + 1 all end by c1: c1 <- reach_col(c1) until it
+ * stays. Each step is a bisection, mostly in memory, so a lane costs
+ * O(cols log n). */
 static void lane_items(struct out *o, const struct sw_lane *l, const struct span *v)
 {
-	size_t i = rec_reach(l, v->from);
-	while (i < l->n && l->r[i].begin < v->to) {
-		uint64_t c0 = col_of(v, l->r[i].begin);
-		uint64_t c1 = col_of(v, l->r[i].end);
-		size_t k = i + 1;
-		for (;;) {
-			/* col_start(cols) is `to`: nothing from `to` on joins */
-			size_t next = rec_lower(l, col_start(v, c1 + 1));
-			if (next <= k)
-				break;
-			k = next;
-			uint64_t e = col_of(v, l->r[k - 1].runmax);
-			if (e <= c1)
-				break;
+	uint64_t i = rec_reach(l, v->from);
+	struct sw_rec r;
+	while (i < l->r.n && (r = sw_rec_get(l, i)).begin < v->to) {
+		uint64_t c0 = col_of(v, r.begin), c1 = col_of(v, r.end), e;
+		while ((e = reach_col(l, v, c1)) > c1)
 			c1 = e;
-		}
+		/* col_start(cols) is `to`: nothing from `to` on joins */
+		uint64_t k = rec_lower(l, col_start(v, c1 + 1));
 		if (!room(o))
 			return;
 		bar(o, l, i, k, c0, c1);
@@ -134,23 +125,10 @@ static void lane_items(struct out *o, const struct sw_lane *l, const struct span
 	}
 }
 
-struct row_ctx {
-	const struct serve_sw *s;
-	const uint64_t *p;           /* list positions, or NULL: the whole list */
-};
-
-static int time_below(const void *ctx, size_t i, uint64_t t)
+/* First of a row's kept events with time >= t. */
+static uint64_t ev_lower(const struct serve_sw *s, unsigned row, uint64_t t)
 {
-	const struct row_ctx *c = ctx;
-	const struct sw_view *w = &c->s->view;
-	return c->s->ev[w->kept[c->p ? c->p[i] : i]].time < t;
-}
-
-/* First position of a row's kept events with time >= t. */
-static size_t ev_lower(const struct serve_sw *s, unsigned row, uint64_t t)
-{
-	struct row_ctx c = { s, s->view.by_cpu[row] };
-	return bisect(s->view.ncpu[row], time_below, &c, t);
+	return spill_lower(&s->view.rows[row], SW_KEY_TIME, t);
 }
 
 /* Events as dots: per core and column, how many and the list position of
@@ -158,18 +136,18 @@ static size_t ev_lower(const struct serve_sw *s, unsigned row, uint64_t t)
 static void dots(struct out *o, unsigned row, const struct span *v)
 {
 	const struct serve_sw *s = o->s;
-	const uint64_t *p = s->view.by_cpu[row];
-	size_t i = ev_lower(s, row, v->from), end = ev_lower(s, row, v->to);
+	uint64_t i = ev_lower(s, row, v->from), end = ev_lower(s, row, v->to);
 	while (i < end) {
-		uint64_t c = col_of(v, s->ev[s->view.kept[p[i]]].time);
-		size_t k = ev_lower(s, row, col_start(v, c + 1));
+		struct sw_pos p = sw_pos_get(&s->view.rows[row], i);
+		uint64_t c = col_of(v, p.time);
+		uint64_t k = ev_lower(s, row, col_start(v, c + 1));
 		if (!room(o))
 			return;
 		trawl_json_array_begin(o->j);
 		trawl_json_u64(o->j, s->cpus[row]);
 		trawl_json_u64(o->j, c);
 		trawl_json_u64(o->j, k - i);
-		trawl_json_u64(o->j, p[i]);
+		trawl_json_u64(o->j, p.at);
 		trawl_json_array_end(o->j);
 		i = k;
 	}
@@ -202,8 +180,7 @@ void serve_sw_timeline(const struct serve_sw *s, uint64_t from, uint64_t to, uin
 
 uint64_t serve_sw_position(const struct serve_sw *s, uint64_t t)
 {
-	struct row_ctx c = { s, NULL };
-	return bisect(s->view.nkept, time_below, &c, t);
+	return spill_lower(&s->view.kept, SW_KEY_TIME, t);
 }
 
 void serve_sw_rec_name(const struct serve_sw *s, uint32_t act, const struct sw_rec *r, char *buf, size_t n)

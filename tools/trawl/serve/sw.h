@@ -1,11 +1,13 @@
 /* A software-event trace in trawl serve (docs/serve.md, "Software
  * events"): the trace is read once through the events verbs' own code
- * (events-run.h: the CTF reader, --defs) into compact arrays; a filter
+ * (events-run.h: the CTF reader, --defs) into compact records kept on disk
+ * (spill.h), so the server's memory does not grow with the trace; a filter
  * (sw-filter.h, the --where parser) and the activity engine
- * (sw-activity.h) then run over those arrays to make a view: the kept
+ * (sw-activity.h) then run over those records to make a view: the kept
  * events, per core, and the activities in lanes (core, activity) sorted by
- * begin, which a timeline request aggregates per pixel column by binary
- * searches. One view is kept: the last filter asked for. */
+ * begin, on disk too, which a timeline request aggregates per pixel column
+ * by binary searches over their maps. One view is kept: the last filter
+ * asked for. */
 #ifndef TRAWL_SERVE_SW_H
 #define TRAWL_SERVE_SW_H
 
@@ -13,13 +15,14 @@
 #include <stdint.h>
 
 #include "events-run.h"
+#include "serve/spill.h"
 #include "trawl/json.h"
 #include "trawl/sw-stats.h"
 
 struct sw_ev {
 	uint64_t time;
+	uint64_t vals;               /* first value in serve_sw.vals */
 	uint32_t tid;
-	uint32_t vals;               /* first value in serve_sw.vals */
 	uint16_t cpu;
 	uint16_t cls;                /* index into the trace's classes */
 };
@@ -34,8 +37,14 @@ struct sw_rec {
 
 struct sw_lane {
 	uint32_t cpu, act;
-	struct sw_rec *r;
-	size_t n, cap;
+	struct spill r;              /* struct sw_rec, sorted by begin then end */
+	uint64_t maxend;             /* the last record's runmax */
+};
+
+/* A kept event: its time and, in the list (sw_view.kept), its place in
+ * serve_sw.ev, in a core's list (sw_view.rows) its list position. */
+struct sw_pos {
+	uint64_t time, at;
 };
 
 /* The filter of a view: the page's filter panel, as the CLI's options. */
@@ -45,10 +54,9 @@ struct sw_filter_args {
 
 struct sw_view {
 	char *key;                   /* the filter it was made for */
-	uint64_t *kept;              /* positions in serve_sw.ev of the kept events */
-	size_t nkept, kept_cap;
-	uint64_t **by_cpu;           /* per row (serve_sw.cpus): list positions of its kept events */
-	size_t *ncpu, *cpu_cap;
+	struct spill kept;           /* struct sw_pos of the kept events, by time */
+	uint64_t nkept;
+	struct spill *rows;          /* per row (serve_sw.cpus): struct sw_pos of its kept events */
 	struct sw_lane *lanes;       /* sorted by cpu, then activity */
 	size_t nlanes, lanes_cap;
 	unsigned char *act_on;       /* per activity: shown (acts=) */
@@ -58,10 +66,9 @@ struct sw_view {
 
 struct serve_sw {
 	struct events_run run;       /* open while the trace is served: classes, defs */
-	struct sw_ev *ev;
-	size_t nev, ev_cap;
-	uint64_t *vals;
-	size_t nvals, vals_cap;
+	struct spill ev;             /* struct sw_ev, one per event */
+	struct spill vals;           /* uint64_t: the events' field values */
+	uint64_t nev, first, last;   /* events; the first and last time */
 	uint16_t *cpus;              /* distinct cpus, sorted */
 	unsigned ncpus;
 	uint32_t row_of[65536];      /* cpu -> row + 1 */
@@ -70,10 +77,28 @@ struct serve_sw {
 	struct trawl_act *names;     /* an engine kept for state names */
 };
 
+/* Keys of the spills (spill_index slots). */
+enum { SW_KEY_TIME = 0, SW_KEY_BEGIN = 0, SW_KEY_RUNMAX = 1 };
+
+static inline struct sw_rec sw_rec_get(const struct sw_lane *l, uint64_t i)
+{
+	struct sw_rec r;
+	spill_get(&l->r, i, &r);
+	return r;
+}
+
+static inline struct sw_pos sw_pos_get(const struct spill *s, uint64_t i)
+{
+	struct sw_pos p;
+	spill_get(s, i, &p);
+	return p;
+}
+
 /* Read the trace (dir, --defs path) into s. 0, or the CLI's exit status
  * after the error was printed (cli_last_error says it). */
 int serve_sw_load(struct serve_sw *s, const char *dir, const char *defs);
 void serve_sw_release(struct serve_sw *s);
+void serve_sw_view_release(struct serve_sw *s, struct sw_view *v);
 
 /* Make s->view the view of filter f (kept when it already is). 0, or -1
  * with why[] (a bad filter: the CLI's message, naming the option). */

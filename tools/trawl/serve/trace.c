@@ -46,20 +46,6 @@ static void fail(struct serve *s, struct serve_trace *t, const char *what)
 	set_state(s, t, SERVE_FAILED, msg);
 }
 
-/* A plain trace's text is one mapped span the list and search read in
- * place; a compressed one shows no list yet (docs/serve.md). */
-static void map_text(struct serve_trace *t)
-{
-	struct trawl_text *text = index_cli_text(&t->ic);
-	size_t got = 0;
-	if (text && trawl_text_compression(text) == TRAWL_COMPRESSION_NONE &&
-	    trawl_text_get(text, 0, (size_t)trawl_text_size(text), &t->map, &got, NULL) == TRAWL_OK &&
-	    got == trawl_text_size(text))
-		t->map_len = got;
-	else
-		t->map = NULL;
-}
-
 /* The index first (index_cli_open: built when missing or stale, as every
  * index command does), then the call tree read from the trace as trawl
  * calltree reads it (calls_run_read, the command's --image and reader
@@ -95,7 +81,8 @@ static void build(struct serve *s, struct serve_trace *t)
 	}
 	struct trawl_index_info info;
 	trawl_index_get_info(t->ic.ix, &info);
-	map_text(t);
+	/* compressed: opening it builds the seek file beside the index */
+	t->text = index_cli_text(&t->ic);
 	t->ncpus = info.cpus ? info.cpus : 1;
 	set_state(s, t, SERVE_CALLS, NULL);
 	struct calls_run r;
