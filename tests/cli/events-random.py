@@ -62,7 +62,7 @@ def main():
     rnd = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     open(os.path.join(out, "metadata"), "w").write(metadata())
-    nthreads, ncpus = rnd.randint(1, 5), rnd.randint(1, 4)
+    nthreads, ncpus = rnd.randint(1, 5), rnd.randint(2, 4)
     # per thread: its cpu, the events of its open packet
     threads = [{"tid": 100 + i, "cpu": rnd.randrange(ncpus), "evs": [], "packets": []} for i in range(nthreads)]
     weights = [6, 4, 1, 5, 5, 1, 1]
