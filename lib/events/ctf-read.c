@@ -546,10 +546,13 @@ static size_t find_class_slow(const struct trawl_swtrace *t, uint32_t id)
 }
 
 /* The class index of an id, through a direct-mapped cache (a trace has
- * few classes, and the binary search was a hot spot); SIZE_MAX: none. */
+ * few classes, and the binary search was a hot spot); SIZE_MAX: none.
+ * Ids are subsys << 16 | event: a multiplicative hash mixes both halves
+ * (folding them with xor sent lock:ACQUIRE = 0x10000 and net:TX = 1 to
+ * one slot, so the two evicted each other at every event). */
 static size_t find_class(struct trawl_swtrace *t, uint32_t id)
 {
-	unsigned h = (id ^ id >> 16 ^ id >> 8) & (CLASS_CACHE - 1);
+	unsigned h = (unsigned)((id * 0x9e3779b1u) >> 24) & (CLASS_CACHE - 1);
 	if (t->cache[h].idx && t->cache[h].id == id)
 		return t->cache[h].idx - 1;
 	size_t i = find_class_slow(t, id);
