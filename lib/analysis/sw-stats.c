@@ -33,7 +33,7 @@ uint64_t trawl_hist_bucket_low(size_t b)
 	return ((uint64_t)1 << e) | (uint64_t)m << (e - 6);
 }
 
-static int hist_add(struct trawl_hist *h, uint64_t v)
+static inline int hist_add(struct trawl_hist *h, uint64_t v)
 {
 	if (!h->count || v < h->min)
 		h->min = v;
