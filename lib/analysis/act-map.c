@@ -43,17 +43,29 @@ static int grow(struct act_map *m)
 	return 0;
 }
 
+/* One probe finds the entry or the empty slot it would go to; only a
+ * table that must grow probes again (a field-keyed span puts a new key at
+ * every begin, so put is as hot as get). */
 struct act_slot *act_map_put(struct act_map *m, uint32_t tag, uint64_t key)
 {
-	struct act_slot *s = act_map_get(m, tag, key);
-	if (s)
-		return s;
-	if ((!m->slots || 2 * (m->n + 1) > m->mask + 1) && grow(m))
-		return NULL;
-	size_t i = home(m, tag, key);
-	while (m->slots[i].tag)
-		i = (i + 1) & m->mask;
-	s = &m->slots[i];
+	struct act_slot *s = NULL;
+	if (m->slots) {
+		for (size_t i = home(m, tag, key);; i = (i + 1) & m->mask) {
+			s = &m->slots[i];
+			if (!s->tag)
+				break;
+			if (s->tag == tag && s->key == key)
+				return s;
+		}
+	}
+	if (!m->slots || 2 * (m->n + 1) > m->mask + 1) {
+		if (grow(m))
+			return NULL;
+		size_t i = home(m, tag, key);
+		while (m->slots[i].tag)
+			i = (i + 1) & m->mask;
+		s = &m->slots[i];
+	}
 	s->tag = tag;
 	s->key = key;
 	s->a = s->b = 0;

@@ -550,11 +550,9 @@ static int run_chain(const struct trawl_expr *e, const int16_t *map, const int64
 /* The loop keeps value and unknown-flag side by side on one stack; names
  * read the caller's arrays directly (no call per name), which is what a
  * filter run once per event of a large trace needs. */
-int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
-		   int64_t *out)
+__attribute__((noinline)) static int run_stack(const struct trawl_expr *e, const int16_t *map, const int64_t *a,
+						const int64_t *b, int64_t *out)
 {
-	if (e->chain)
-		return run_chain(e, map, a, b, out);
 	struct slot {
 		int64_t v;
 		int64_t miss;
@@ -606,6 +604,14 @@ int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t
 	if (st != small)
 		free(st);
 	return unknown ? -1 : 0;
+}
+
+/* The chain runs without the stack machine's frame (its 32-slot array
+ * made every call of a one-comparison filter pay for it). */
+int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
+		   int64_t *out)
+{
+	return e->chain ? run_chain(e, map, a, b, out) : run_stack(e, map, a, b, out);
 }
 
 void trawl_expr_free(struct trawl_expr *e)

@@ -11,12 +11,18 @@
 #define SUB 64
 #define MAX_STATES 65536
 
-size_t trawl_hist_bucket(uint64_t v)
+/* static, so hist_add (once per finished activity) inlines it */
+static size_t bucket_of(uint64_t v)
 {
 	if (v < SUB)
 		return (size_t)v;
 	unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 6 */
 	return SUB + (size_t)(e - 6) * SUB + (size_t)((v >> (e - 6)) & (SUB - 1));
+}
+
+size_t trawl_hist_bucket(uint64_t v)
+{
+	return bucket_of(v);
 }
 
 uint64_t trawl_hist_bucket_low(size_t b)
@@ -27,7 +33,7 @@ uint64_t trawl_hist_bucket_low(size_t b)
 	return ((uint64_t)1 << e) | (uint64_t)m << (e - 6);
 }
 
-int trawl_hist_add(struct trawl_hist *h, uint64_t v)
+static inline int hist_add(struct trawl_hist *h, uint64_t v)
 {
 	if (!h->count || v < h->min)
 		h->min = v;
@@ -37,8 +43,13 @@ int trawl_hist_add(struct trawl_hist *h, uint64_t v)
 	h->total += v;
 	if (!h->buckets && !(h->buckets = calloc(TRAWL_HIST_BUCKETS, sizeof *h->buckets)))
 		return -1;
-	h->buckets[trawl_hist_bucket(v)]++;
+	h->buckets[bucket_of(v)]++;
 	return 0;
+}
+
+int trawl_hist_add(struct trawl_hist *h, uint64_t v)
+{
+	return hist_add(h, v);
 }
 
 uint64_t trawl_hist_quantile(const struct trawl_hist *h, double q)
@@ -156,7 +167,7 @@ void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record
 	 * (like an open span's) is not a finished one */
 	if (is_state && r->cpu < (1u << 19) && r->act < (1u << 12))
 		state_time(s, r);
-	if (!(r->flags & TRAWL_ACT_OPEN) && trawl_hist_add(&s->hist[r->act], r->end - r->begin))
+	if (!(r->flags & TRAWL_ACT_OPEN) && hist_add(&s->hist[r->act], r->end - r->begin))
 		s->nomem = 1;
 }
 

@@ -16,6 +16,7 @@ struct stream {
 	void *mapped;                /* the file, mapped read-only (until owned replaces it) */
 	size_t map_len;
 	size_t released;             /* bytes at the start of the mapping handed back */
+	size_t release_at;           /* off at which to look at handing more back */
 	size_t off;                  /* next byte to read */
 	size_t content_end;          /* end of the current packet's events */
 	size_t packet_end;
@@ -43,6 +44,7 @@ struct ring_file {
  * the shift that sign-extends it (0: unsigned or 64-bit). */
 struct class_dec {
 	uint32_t need;
+	int all_u32;                 /* every field a 32-bit unsigned */
 	uint8_t size[TRAWL_SW_MAX_FIELDS];
 	uint8_t sext[TRAWL_SW_MAX_FIELDS];
 };

@@ -546,10 +546,13 @@ static size_t find_class_slow(const struct trawl_swtrace *t, uint32_t id)
 }
 
 /* The class index of an id, through a direct-mapped cache (a trace has
- * few classes, and the binary search was a hot spot); SIZE_MAX: none. */
+ * few classes, and the binary search was a hot spot); SIZE_MAX: none.
+ * Ids are subsys << 16 | event: a multiplicative hash mixes both halves
+ * (folding them with xor sent lock:ACQUIRE = 0x10000 and net:TX = 1 to
+ * one slot, so the two evicted each other at every event). */
 static size_t find_class(struct trawl_swtrace *t, uint32_t id)
 {
-	unsigned h = (id ^ id >> 16 ^ id >> 8) & (CLASS_CACHE - 1);
+	unsigned h = (unsigned)((id * 0x9e3779b1u) >> 24) & (CLASS_CACHE - 1);
 	if (t->cache[h].idx && t->cache[h].id == id)
 		return t->cache[h].idx - 1;
 	size_t i = find_class_slow(t, id);
@@ -570,8 +573,10 @@ static int decoders_build(struct trawl_swtrace *t)
 	for (size_t k = 0; k < t->nclasses; k++) {
 		const struct trawl_sw_class *c = &t->classes[k];
 		d[k].need = EV_HEADER;
+		d[k].all_u32 = 1;
 		for (unsigned i = 0; i < c->nfields && i < TRAWL_SW_MAX_FIELDS; i++) {
 			size_t sz = trawl_sw_type_size(c->fields[i].type);
+			d[k].all_u32 &= sz == 4 && c->fields[i].type < TRAWL_SW_S8;
 			d[k].size[i] = (uint8_t)sz;
 			d[k].sext[i] = (uint8_t)(c->fields[i].type >= TRAWL_SW_S8 && sz && sz < 8 ? 64 - 8 * sz : 0);
 			d[k].need += (uint32_t)sz;
@@ -808,13 +813,18 @@ static enum trawl_status stream_load(struct stream *s, const char *path, struct 
 
 static void stream_release(struct stream *s)
 {
-	if (!s->mapped || s->data != s->mapped || s->off < s->released + RELEASE_STEP)
+	if (!s->mapped || s->data != s->mapped) {
+		s->release_at = SIZE_MAX; /* read whole, or replaced by a recovered copy */
+		return;
+	}
+	if (s->off < s->released + RELEASE_STEP)
 		return;
 	size_t upto = (s->off - RELEASE_STEP / 2) & ~(size_t)0xfffff; /* a MiB boundary, behind the reader */
 	if (upto > s->released) {
 		madvise((uint8_t *)s->mapped + s->released, upto - s->released, MADV_DONTNEED);
 		s->released = upto;
 	}
+	s->release_at = s->released + RELEASE_STEP;
 }
 
 /* Everything is read up front (metadata, each stream file whole, each ring)
@@ -911,6 +921,50 @@ static struct stream *merge_pick(struct trawl_swtrace *t)
 	return best;
 }
 
+/* stream_advance for the common case, inlined: the next event is in the
+ * same packet and its class in the cache. cpu, tid and stream stay as the
+ * previous event of the stream left them (they change only with the
+ * packet, which takes the slow path). 0: take the slow path. */
+static inline int stream_advance_fast(struct trawl_swtrace *t, struct stream *s)
+{
+	if (s->off >= s->content_end || s->content_end - s->off < EV_HEADER)
+		return 0;
+	const uint8_t *p = s->data + s->off;
+	uint32_t id = bytes_rd32(p);
+	unsigned h = (unsigned)((id * 0x9e3779b1u) >> 24) & (CLASS_CACHE - 1);
+	if (!t->cache[h].idx || t->cache[h].id != id)
+		return 0;
+	size_t ci = t->cache[h].idx - 1;
+	uint32_t need = t->dec[ci].need;
+	if (s->content_end - s->off < need)
+		return 0;
+	s->ev.time = bytes_rd64(p + 4);
+	s->ev.offset = s->off;
+	s->ev.cls = &t->classes[ci];
+	s->cls_idx = ci;
+	s->off += need;
+	return 1;
+}
+
+/* The fields of the event at q, by its class's compiled layout; classes
+ * whose fields are all 32-bit unsigned (most of a recorder's) skip the
+ * per-field size switch. */
+static void decode_fields(const struct class_dec *d, unsigned n, const uint8_t *q, uint64_t *vals)
+{
+	if (d->all_u32) {
+		for (unsigned i = 0; i < n; i++)
+			vals[i] = bytes_rd32(q + 4 * i);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v = rd_field(q, d->size[i]); /* little-endian host (checked against the metadata) */
+		if (d->sext[i])
+			v = (uint64_t)((int64_t)(v << d->sext[i]) >> d->sext[i]);
+		vals[i] = v;
+		q += d->size[i];
+	}
+}
+
 enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_event *ev)
 {
 	if ((t->dec_of != t->classes || t->dec_n != t->nclasses) && decoders_build(t)) {
@@ -931,17 +985,11 @@ enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_ev
 	/* straight from the stream into the caller's event: one copy */
 	const struct trawl_sw_event *h = &best->ev;
 	memcpy(ev, h, offsetof(struct trawl_sw_event, vals));
-	const struct class_dec *d = &t->dec[best->cls_idx];
-	const uint8_t *q = best->data + h->offset + EV_HEADER;
-	for (unsigned i = 0; i < h->cls->nfields; i++) {
-		uint64_t v = rd_field(q, d->size[i]); /* little-endian host (checked against the metadata) */
-		if (d->sext[i])
-			v = (uint64_t)((int64_t)(v << d->sext[i]) >> d->sext[i]);
-		ev->vals[i] = v;
-		q += d->size[i];
-	}
-	stream_advance(t, best, t->run);
-	stream_release(best);
+	decode_fields(&t->dec[best->cls_idx], h->cls->nfields, best->data + h->offset + EV_HEADER, ev->vals);
+	if (!stream_advance_fast(t, best))
+		stream_advance(t, best, t->run);
+	if (best->off >= best->release_at)
+		stream_release(best);
 	return TRAWL_OK;
 }
 

@@ -18,13 +18,30 @@ struct sum {
 	struct trawl_swstats st;
 	int format;
 	struct trawl_json j;
+	uint8_t *is_state;           /* per declared activity, looked up once */
+	size_t nis;
 };
 
+/* Once per finished activity (about one per event): the declared
+ * activities' kinds come from a table made at the start, not a lookup. */
 static void on_record(void *ctx, const struct trawl_act_record *rec)
 {
 	struct sum *s = ctx;
-	if (events_run_act_kept(s->r, rec))
-		trawl_swstats_record(&s->st, rec, trawl_act_def(s->r->act, rec->act)->kind == TRAWL_DEFS_STATE);
+	if (!events_run_act_kept(s->r, rec))
+		return;
+	int st = rec->act < s->nis ? s->is_state[rec->act]
+				   : trawl_act_def(s->r->act, rec->act)->kind == TRAWL_DEFS_STATE;
+	trawl_swstats_record(&s->st, rec, st);
+}
+
+static void kinds_init(struct sum *s)
+{
+	size_t n = s->r->act ? trawl_act_count(s->r->act) : 0;
+	if (!n || !(s->is_state = malloc(n)))
+		return; /* on_record looks each one up */
+	for (size_t i = 0; i < n; i++)
+		s->is_state[i] = trawl_act_def(s->r->act, i)->kind == TRAWL_DEFS_STATE;
+	s->nis = n;
 }
 
 /* Power-of-two rows of a histogram: [2^k, 2^(k+1)), 0 alone. */
@@ -319,6 +336,7 @@ int events_summary(int argc, char **argv)
 		trawl_swstats_release(&s.st);
 		return rc;
 	}
+	kinds_init(&s);
 	struct trawl_sw_event ev;
 	int keep;
 	while (events_run_next(&r, &ev, &keep) == TRAWL_OK)
@@ -348,5 +366,6 @@ int events_summary(int argc, char **argv)
 	}
 	rc = events_run_close(&r);
 	trawl_swstats_release(&s.st);
+	free(s.is_state);
 	return rc;
 }

@@ -1,0 +1,31 @@
+#!/bin/sh
+# The activity engine and the filters on random traces (events-random.py:
+# several threads migrating between cpus, spans keyed by thread, by cpu
+# and by a field that crosses threads, nesting, ends with no begin, begins
+# never ended) against independent truths: the activities and summary
+# against the python replay over `events list` (events-replay.py); the
+# events a --where keeps, and a Lua keep(e) of the same condition,
+# against the condition counted in python over the same list.
+. "$TRAWL_SRC/tests/cli-lib.sh"
+ex="$TRAWL_SRC/examples/rec-demo"
+lua=1
+"$TRAWL" events list "$TRAWL_SRC/tests/data/rec" --script /dev/null 2>&1 | grep -q "built without Lua" && lua=0
+printf 'function keep(e)\n  return (e.len ~= nil and e.len > 100) or e.cpu == 0\nend\n' >"$_tmp/k.lua"
+for seed in 1 2 3 4 5 6; do
+	T="$_tmp/r$seed"
+	python3 "$TRAWL_SRC/tests/cli/events-random.py" "$T" "$seed" $((seed * 2000)) || fail "seed $seed: generator"
+	"$TRAWL" events list --abs "$T" >"$T.list" || fail "seed $seed: list"
+	"$TRAWL" events activities --json "$T" --defs "$ex/analysis.tdef" >"$T.act" 2>/dev/null || fail "seed $seed: activities"
+	"$TRAWL" events summary --json "$T" --defs "$ex/analysis.tdef" >"$T.sum" 2>/dev/null || fail "seed $seed: summary"
+	python3 "$TRAWL_SRC/tests/cli/events-replay.py" "$T.list" "$T.act" "$T.sum" >/dev/null ||
+		fail "seed $seed: activities differ from the replay"
+	want=$(awk '{ k = ($3 == 0); for (i = 7; i <= NF; i++) if ($i ~ /^len=/ && substr($i, 5) + 0 > 100) k = 1; n += k } END { print n + 0 }' "$T.list")
+	"$TRAWL" events summary --json "$T" --defs "$ex/analysis.tdef" --where 'len > 100 || cpu == 0' >"$T.w" 2>/dev/null
+	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events_kept"])' "$T.w")
+	[ "$got" = "$want" ] || fail "seed $seed: --where kept $got events, awk counts $want"
+	if [ $lua = 1 ]; then
+		"$TRAWL" events summary --json "$T" --defs "$ex/analysis.tdef" --script "$_tmp/k.lua" >"$T.l" 2>/dev/null
+		cmp -s "$T.l" "$T.w" || fail "seed $seed: the Lua keep(e) and --where summaries differ"
+	fi
+done
+finish
