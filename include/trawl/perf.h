@@ -31,9 +31,13 @@ enum {
 	TRAWL_PERF_RECORD_AUX = 11,
 	TRAWL_PERF_RECORD_ITRACE_START = 12,
 	TRAWL_PERF_RECORD_AUX_OUTPUT_HW_ID = 21,
+	TRAWL_PERF_RECORD_HEADER_ATTR = 64,
+	TRAWL_PERF_RECORD_HEADER_TRACING_DATA = 66,
+	TRAWL_PERF_RECORD_HEADER_BUILD_ID = 67,
 	TRAWL_PERF_RECORD_FINISHED_ROUND = 68,
 	TRAWL_PERF_RECORD_AUXTRACE_INFO = 70,
 	TRAWL_PERF_RECORD_AUXTRACE = 71,
+	TRAWL_PERF_RECORD_HEADER_FEATURE = 80,
 	TRAWL_PERF_RECORD_COMPRESSED = 81,
 	TRAWL_PERF_RECORD_COMPRESSED2 = 83,
 };
@@ -152,6 +156,7 @@ struct trawl_perf_file {
 	uint8_t *zbuf;
 	size_t zlen, zcap;
 	int in_z;
+	int pipe;                 /* pipe-mode file (perf record -o -): 16-byte header */
 };
 
 /* Open and walk a perf.data. Fails only when the file cannot be read or is

@@ -16,6 +16,10 @@ options:
   --unknown         add a record of unknown type 200
   --cut N           drop the last N bytes of the file
   --bad-size        make one record's size field 4 (impossible)
+  --pipe            pipe mode (perf record -o -): a 16-byte header, then the
+                    attribute as HEADER_ATTR, features as HEADER_FEATURE
+                    records (hostname, arch), the build id as HEADER_BUILD_ID
+                    at the end
   --compress        perf record -z: every record but AUXTRACE in COMPRESSED
                     records (the records cut every 50 bytes, so they straddle
                     pieces; a zstd frame each), with the HEADER_COMPRESSED feature
@@ -134,7 +138,7 @@ def main():
     flags = set()
     while i < len(a):
         k = a[i][2:]
-        if k in ('formatted', 'unknown', 'bad-size', 'compress'):
+        if k in ('formatted', 'unknown', 'bad-size', 'compress', 'pipe'):
             flags.add(k)
             i += 1
         else:
@@ -180,6 +184,14 @@ def main():
     # HEADER_COMPRESSED: version, type (1 = zstd), level, ratio, mmap_len
     feat_z = struct.pack('<IIIII', 1, 1, 1, 1, 528384) + b'\0' * 4
     feats = [feat_build] + ([feat_z] if 'compress' in flags else []) + [feat_other]
+    if 'pipe' in flags:
+        blob = b'PERFILE2' + struct.pack('<Q', 16) + rec(64, attr + struct.pack('<Q', 1))
+        blob += pipe_string_feature(3, 'trawl-test') + pipe_string_feature(6, 'aarch64')
+        if 'compress' in flags:
+            blob += rec(80, struct.pack('<Q', 27) + feat_z)
+        blob += data + rec(67, fent, misc=2)
+        write(out, blob, opt.get('cut'))
+        return
     tab_off = data_off + len(data)
     table, at = b'', tab_off + 16 * len(feats)
     for ft in feats:
@@ -191,9 +203,21 @@ def main():
                                     data_off, len(data), 0, 0)
     hdr += b''.join(struct.pack('<Q', x) for x in features)
     blob = hdr + attrs + struct.pack('<Q', 1) + data + table + b''.join(feats)
-    if opt.get('cut'):
-        blob = blob[:-opt['cut']]
+    write(out, blob, opt.get('cut'))
+
+
+def write(out, blob, cut):
+    if cut:
+        blob = blob[:-cut]
     open(out, 'wb').write(blob)
+
+
+def pipe_string_feature(feat, text):
+    # HEADER_FEATURE {header, u64 feature id, data}; a string feature is
+    # {u32 len, the string padded with zeros to len, a multiple of 64}
+    b = text.encode() + b'\0'
+    b += b'\0' * (-len(b) % 64)
+    return rec(80, struct.pack('<QI', feat, len(b)) + b)
 
 
 main()
