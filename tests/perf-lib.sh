@@ -24,11 +24,12 @@ want() {
 			"$id" "INSTR_RANGE	0x100c	0x1010	1	A64	E	iBR-ret"
 	done
 }
+# the exit status wanted is $want_rc (default 0); d.err keeps the messages
 check_decode() { # name file ids...
 	name=$1 file=$2; shift 2
 	"$TRAWL" ete decode --symfs "$t" "$file" >"$t/d.out" 2>"$t/d.err"
 	rc=$?
-	[ "$rc" = 0 ] || fail "$name: exit $rc: $(cat "$t/d.err")"
+	[ "$rc" = "${want_rc:-0}" ] || fail "$name: exit $rc: $(cat "$t/d.err")"
 	grep -v '^-' "$t/d.out" | cut -f2- >"$t/got"
 	want "$@" >"$t/want"
 	diff -u "$t/want" "$t/got" >"$t/diff" || fail "$name: $(cat "$t/diff")"

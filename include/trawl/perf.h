@@ -189,4 +189,24 @@ int trawl_perf_aux_raw(const struct trawl_perf_file *f, int32_t cpu);
 
 const char *trawl_perf_record_name(uint32_t type);
 
+/* 1 for a snapshot-mode recording (perf record -S): the cs_etm header
+ * says so, or an AUX record carries the overwrite flag. */
+int trawl_perf_snapshot_mode(const struct trawl_perf_file *f);
+
+/* Where AUXTRACE chunk i stands in its AUX buffer (same idx and cpu). */
+struct trawl_perf_chunk_place {
+	int restart;              /* not the continuation of the chunk before it:
+				   * decoding starts again at its first sync point */
+	int snapshot;             /* a snapshot capture of its own */
+	uint64_t missing;         /* full mode: AUX bytes between the previous
+				   * chunk's end (or 0) and this chunk */
+};
+void trawl_perf_chunk_place(const struct trawl_perf_file *f, size_t i,
+			    struct trawl_perf_chunk_place *out);
+
+/* Full mode: the AUX records whose bytes no AUXTRACE chunk of their CPU
+ * holds (perf stopped before copying them, or the file lost them): how
+ * many, the index of the first, and the bytes missing in all. */
+size_t trawl_perf_aux_missing(const struct trawl_perf_file *f, size_t *first, uint64_t *bytes);
+
 #endif

@@ -13,6 +13,15 @@ options:
                     AUX_OUTPUT_HW_ID, 0x20 + 2*cpu; else TRCTRACEIDR 0x10 + 2*cpu)
   --formatted       wrap each CPU's trace in CoreSight 16-byte frames
   --aux-flags F     extra AUX record flags (number)
+  --split K         each CPU's AUX data in AUXTRACE chunks of K bytes (one AUX
+                    record each), back to back
+  --gap G           each CPU's trace twice, G bytes of AUX data apart: the AUX
+                    record of those G bytes has no AUXTRACE record
+  --drop-auxtrace C CPU C-1's AUX record has no AUXTRACE record
+  --snapshot R      snapshot mode (perf record -S) with an AUX ring of R bytes:
+                    two snapshots per CPU, of the ring after 3 copies of the
+                    trace and after 2 more (both wrapped), AUX records with the
+                    overwrite flag; the cs_etm header says snapshot mode
   --unknown         add a record of unknown type 200
   --cut N           drop the last N bytes of the file
   --bad-size        make one record's size field 4 (impossible)
@@ -80,8 +89,31 @@ def frames(chunks):
     return out
 
 
-def etm_info(version, cpus, unit):
-    priv = [version, (8 << 32) | cpus, 0]
+def pieces(payload, opt, cpu):
+    """A CPU's AUX data as (AUX offset, AUXTRACE bytes or None, AUX records
+    [(offset, size, flags)]), in file order."""
+    n = len(payload)
+    if opt.get('split'):
+        k = opt['split']
+        return [(i, payload[i:i + k], [(i, len(payload[i:i + k]), 0)]) for i in range(0, n, k)]
+    if opt.get('gap'):
+        g = opt['gap']
+        return [(0, payload, [(0, n, 0)]), (n, None, [(n, g, 0)]),
+                (n + g, payload, [(n + g, n, 0)])]
+    if opt.get('snapshot'):
+        # the ring (R bytes) after 3 copies, then after 2 more: each
+        # snapshot holds its last R bytes, oldest first, as perf writes them
+        r, ow = opt['snapshot'], 0x2
+        s1, s2 = payload * 3, payload * 5
+        return [(len(s1) - r, s1[-r:], [(len(s1) % r, r, ow)]),
+                (len(s2) - r, s2[-r:], [(len(s2) % r, r, ow)])]
+    if opt.get('drop-auxtrace') == cpu + 1:
+        return [(0, None, [(0, n, 0)])]
+    return [(0, payload, [(0, n, 0)])]
+
+
+def etm_info(version, cpus, unit, snapshot=0):
+    priv = [version, (8 << 32) | cpus, 1 if snapshot else 0]
     for c in range(cpus):
         tid = 0x10 + 2 * c
         v = ETE_DEFAULT
@@ -147,7 +179,7 @@ def main():
     cpus, version = opt['cpus'], opt['version']
     pid = 100
     data = Records()
-    data += etm_info(version, cpus, opt['unit'])
+    data += etm_info(version, cpus, opt['unit'], opt.get('snapshot'))
     data += rec(3, struct.pack('<II', pid, pid) + cstr('prog') + trailer(pid, 0), misc=0)
     mm = struct.pack('<IIQQQIIQQII', pid, pid, 0x1000, 0x1000, 0, 8, 1, 1234, 0, 5, 2)
     data += rec(10, mm + cstr(prog) + trailer(pid, 0), misc=2)
@@ -161,9 +193,14 @@ def main():
         data += rec(12, struct.pack('<II', pid, pid) + trailer(pid, c))
         if version == 2:
             data += rec(21, struct.pack('<Q', tid) + trailer(pid, c))
-        data += rec(11, struct.pack('<QQQ', 0, len(payload), raw | opt['aux-flags']) + trailer(pid, c))
-        data.aux(rec(71, struct.pack('<QQQIIII', len(payload), 0, 0x1234 + c, c, pid, c, 0)) + payload)
-        data += rec(68, b'')
+        for off, part, auxes in pieces(payload, opt, c):
+            for aoff, asize, afl in auxes:
+                data += rec(11, struct.pack('<QQQ', aoff, asize, raw | afl | opt['aux-flags']) +
+                            trailer(pid, c))
+            if part is not None:
+                data.aux(rec(71, struct.pack('<QQQIIII', len(part), off, 0x1234 + c, c, pid, c, 0))
+                         + part)
+            data += rec(68, b'')
     if 'unknown' in flags:
         data += rec(200, b'\0' * 8)
     if 'bad-size' in flags:
