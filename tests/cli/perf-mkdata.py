@@ -22,6 +22,9 @@ options:
                     two snapshots per CPU, of the ring after 3 copies of the
                     trace and after 2 more (both wrapped), AUX records with the
                     overwrite flag; the cs_etm header says snapshot mode
+  --kernel-text A   the kernel MMAP ([kernel.kallsyms]_text) starts at A, with
+                    pgoff A, as perf writes the run-time _text (default: start
+                    0xffff800008000000, pgoff 0)
   --unknown         add a record of unknown type 200
   --cut N           drop the last N bytes of the file
   --bad-size        make one record's size field 4 (impossible)
@@ -183,7 +186,9 @@ def main():
     data += rec(3, struct.pack('<II', pid, pid) + cstr('prog') + trailer(pid, 0), misc=0)
     mm = struct.pack('<IIQQQIIQQII', pid, pid, 0x1000, 0x1000, 0, 8, 1, 1234, 0, 5, 2)
     data += rec(10, mm + cstr(prog) + trailer(pid, 0), misc=2)
-    kmm = struct.pack('<IIQQQ', 0xffffffff, 0, 0xffff800008000000, 0x1000000, 0)
+    # perf's kernel map: the run-time _text as start and as pgoff
+    ktext = opt.get('kernel-text')
+    kmm = struct.pack('<IIQQQ', 0xffffffff, 0, ktext or 0xffff800008000000, 0x1000000, ktext or 0)
     data += rec(1, kmm + cstr('[kernel.kallsyms]_text') + trailer(0xffffffff, 0), misc=1)
     raw = 0 if 'formatted' in flags else 0x100
     for c in range(cpus):

@@ -19,6 +19,7 @@
 
 struct opts {
 	const char *verb, *src, *buffer, *config, *out, *trbe_file, *symfs, *bindir;
+	const char *vmlinux, *kallsyms;
 	int id, formatted, tpiu, dstream, wrapped_set, wrapped;
 	int have_base, have_limit, have_write;
 	uint64_t base, limit, write;
@@ -43,6 +44,8 @@ struct run {
 	uint64_t bad;
 	uint64_t nacc_off, nacc_addr; /* the first no-image element */
 	uint8_t nacc_id;
+	uint64_t nacc_kernel, nacc_kaddr; /* of them in the kernel (VA bit 55), the first */
+	struct trawl_kallsyms *ksyms;     /* perf.data: --kallsyms */
 	struct trawl_disasm *dis;
 	uint64_t ts;
 	uint64_t seq;
@@ -329,6 +332,8 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 		r->nacc_addr = e->value;
 		r->nacc_id = s->id;
 	}
+	if (e->type == TRAWL_ETE_EL_NACC && (e->value >> 55 & 1) && !r->nacc_kernel++)
+		r->nacc_kaddr = e->value;
 	r->elems[e->type & 31]++;
 	if (e->type == TRAWL_ETE_EL_RANGE)
 		r->insns += e->count;
@@ -659,6 +664,13 @@ static int open_perf(struct run *r, struct source *src, struct trawl_error *err)
 	if (trawl_ete_image_create(&r->img, err) != TRAWL_OK)
 		return cli_report(cmd, err);
 	perf_cli_images(pf, r->img, o->symfs, o->bindir, cmd);
+	if (o->kallsyms && trawl_kallsyms_load(&r->ksyms, o->kallsyms, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	if (o->vmlinux) {
+		int rc = perf_cli_kernel_image(pf, r->img, o->vmlinux, r->ksyms, cmd);
+		if (rc != EXIT_OK)
+			return rc;
+	}
 	src->format = "perf";
 	return EXIT_OK;
 }
@@ -838,6 +850,20 @@ static int decode_source(struct run *r, struct source *src, struct trawl_error *
 	return EXIT_OK;
 }
 
+/* Kernel addresses with no image: said apart from the others, named by
+ * --kallsyms when given (the counts and exit status stay with them). */
+static void kernel_nacc(struct run *r)
+{
+	char name[160] = "";
+	uint64_t start = 0;
+	const char *sym = r->ksyms ? trawl_kallsyms_at(r->ksyms, r->nacc_kaddr, &start) : NULL;
+	if (sym)
+		snprintf(name, sizeof name, " (%s+0x%" PRIx64 ")", sym, r->nacc_kaddr - start);
+	cli_warn(cmd, "%s: %" PRIu64 " of the places with no program image are kernel addresses "
+		 "(first: 0x%" PRIx64 "%s): give --vmlinux FILE to decode them%s", r->o->src,
+		 r->nacc_kernel, r->nacc_kaddr, name, r->ksyms ? "" : ", --kallsyms FILE to name them");
+}
+
 /* End every stream (cut packets, pending flow), then name each stream that
  * never synchronised: its bytes were all lost, so the run counts as bad. */
 static void finish_streams(struct run *r)
@@ -864,6 +890,8 @@ static void finish_streams(struct run *r)
 	}
 	/* no image: the instructions there ran but could not be decoded */
 	uint64_t n = r->elems[TRAWL_ETE_EL_NACC];
+	if (r->nacc_kernel)
+		kernel_nacc(r);
 	if (n) {
 		cli_warn(cmd, "%s: %" PRIu64 " place%s with no program image (first: trace ID 0x%02x, "
 			 "offset %" PRIu64 ", address 0x%" PRIx64 "): the instructions there are not decoded",
@@ -921,6 +949,7 @@ static void release(struct run *r, struct source *src)
 		trawl_ete_image_destroy(r->img);
 	trawl_ete_snapshot_close(src->snap);
 	trawl_perf_close(src->perf);
+	trawl_kallsyms_free(r->ksyms);
 	free(src->psources);
 	free(src->rawdata);
 	if (r->out && r->out != stdout)
@@ -1020,6 +1049,10 @@ int cmd_ete(int argc, char **argv)
 			   "perf.data: look for mapped files under DIR (recorded path, base name)"),
 		CLI_STRING("binary-dir", 0, "DIR", &o.bindir,
 			   "perf.data: mapped files by build id (DIR/<hex id>, DIR/.build-id/..)"),
+		CLI_STRING("vmlinux", 0, "FILE", &o.vmlinux,
+			   "perf.data: the kernel's ELF image, placed where it ran (KASLR)"),
+		CLI_STRING("kallsyms", 0, "FILE", &o.kallsyms,
+			   "perf.data: a copy of /proc/kallsyms: kernel symbol names, _text"),
 		CLI_U64("chunk", "N", &chunk, 0, NULL, "feed the decoder N bytes at a time (testing)"),
 		CLI_STRING("output", 'o', "FILE", &o.out, "output file (default: standard output)"),
 		CLI_END,
