@@ -4,7 +4,8 @@
  * trawl_perf_open reads the whole file and walks it once: header, event
  * attributes, every record of the data section, the build-id feature
  * section (other feature sections are skipped by their size). What it
- * finds is kept in plain arrays; AUXTRACE trace bytes point into the
+ * finds is kept in plain arrays (simpleperf's init_map feature adds its
+ * mappings there too); AUXTRACE trace bytes point into the
  * file's memory. Damage (a cut record, an unknown record type, a record
  * too short for its type) does not fail the open: the walk stops or skips
  * there, counts a warning and keeps the first message, naming the record
@@ -157,6 +158,8 @@ struct trawl_perf_file {
 	size_t zlen, zcap;
 	int in_z;
 	int pipe;                 /* pipe-mode file (perf record -o -): 16-byte header */
+	const char *meta;         /* simpleperf's meta_info feature ("key\0value\0"...), */
+	size_t meta_len;          /* into mem; NULL when absent */
 };
 
 /* Open and walk a perf.data. Fails only when the file cannot be read or is
@@ -188,6 +191,13 @@ int trawl_perf_trace_id(const struct trawl_perf_file *f, int32_t cpu);
 int trawl_perf_aux_raw(const struct trawl_perf_file *f, int32_t cpu);
 
 const char *trawl_perf_record_name(uint32_t type);
+
+/* simpleperf's meta_info: the value of a key ("simpleperf_version",
+ * "event_type_info", ...), or NULL. */
+const char *trawl_perf_meta(const struct trawl_perf_file *f, const char *key);
+/* Every meta_info pair in turn: start with *pos = 0; 0 at the end. */
+int trawl_perf_meta_next(const struct trawl_perf_file *f, size_t *pos, const char **key,
+			 const char **value);
 
 /* 1 for a snapshot-mode recording (perf record -S): the cs_etm header
  * says so, or an AUX record carries the overwrite flag. */

@@ -445,8 +445,9 @@ static enum trawl_status walk_data(struct trawl_perf_file *f, struct trawl_error
 
 
 /* Feature sections: one {offset, size} per set bit, in bit order, right
- * after the data section. Only build ids are read; the others (simpleperf
- * adds its own numbers above 127) are skipped by their size. */
+ * after the data section. Build ids are read, and simpleperf's own (bits
+ * 128 and up) go to perf-simpleperf.c; the others are skipped by their
+ * size. */
 static enum trawl_status read_features(struct trawl_perf_file *f)
 {
 	uint64_t tab = f->data_offset + f->data_size;
@@ -462,12 +463,16 @@ static enum trawl_status read_features(struct trawl_perf_file *f)
 		}
 		uint64_t off = bytes_rd64(f->mem + at), size = bytes_rd64(f->mem + at + 8);
 		if (off > f->len || size > f->len - off) {
-			warn(f, "%s: offset %llu: feature %u section [%llu, +%llu) is past the end",
+			warn(f, "%s: offset %llu: feature %u section [%llu, +%llu) is past the end%s",
 			     f->path, (unsigned long long)at, bit, (unsigned long long)off,
-			     (unsigned long long)size);
-			continue;
+			     (unsigned long long)size, off > f->len ? "" : ": what is there is read");
+			if (off > f->len)
+				continue;
+			size = f->len - off; /* a cut file: read what is there */
 		}
 		if (bit == FEAT_BUILD_ID && read_build_ids(f, f->mem + off, size, off) != TRAWL_OK)
+			return TRAWL_ERR_NOMEM;
+		if (bit >= 128 && trawl_perf__simpleperf_feature(f, bit, off, size) != TRAWL_OK)
 			return TRAWL_ERR_NOMEM;
 	}
 	return TRAWL_OK;

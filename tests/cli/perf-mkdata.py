@@ -32,6 +32,10 @@ options:
                     attribute as HEADER_ATTR, features as HEADER_FEATURE
                     records (hostname, arch), the build id as HEADER_BUILD_ID
                     at the end
+  --simpleperf      simpleperf's layout: the id section before the attributes,
+                    ETE blocks of 8 parameters (no TS_SOURCE), the COMM and
+                    MMAP2 in its init_map feature (134) instead of the data
+                    section, its meta_info (129) and file2 (132) features
   --compress        perf record -z: every record but AUXTRACE in COMPRESSED
                     records (the records cut every 50 bytes, so they straddle
                     pieces; a zstd frame each), with the HEADER_COMPRESSED feature
@@ -115,7 +119,7 @@ def pieces(payload, opt, cpu):
     return [(0, payload, [(0, n, 0)])]
 
 
-def etm_info(version, cpus, unit, snapshot=0):
+def etm_info(version, cpus, unit, snapshot=0, simpleperf=False):
     priv = [version, (8 << 32) | cpus, 1 if snapshot else 0]
     for c in range(cpus):
         tid = 0x10 + 2 * c
@@ -124,6 +128,8 @@ def etm_info(version, cpus, unit, snapshot=0):
             params = [v['configr'], tid, v['idr0'], v['idr1'], v['idr2'], v['idr8'], 0x8c,
                       v['devarch'], 1]
             magic = 0x5050505050505050
+            if simpleperf:  # its ETEInfo ends at TRCDEVARCH
+                params = params[:8]
         else:  # ETMv4.? with the same ID registers, no TRCDEVARCH, no TS_SOURCE
             params = [v['configr'], tid, v['idr0'], 0x4100f423, v['idr2'], v['idr8'], 0x8c]
             magic = 0x4040404040404040
@@ -173,7 +179,7 @@ def main():
     flags = set()
     while i < len(a):
         k = a[i][2:]
-        if k in ('formatted', 'unknown', 'bad-size', 'compress', 'pipe'):
+        if k in ('formatted', 'unknown', 'bad-size', 'compress', 'pipe', 'simpleperf'):
             flags.add(k)
             i += 1
         else:
@@ -182,10 +188,16 @@ def main():
     cpus, version = opt['cpus'], opt['version']
     pid = 100
     data = Records()
-    data += etm_info(version, cpus, opt['unit'], opt.get('snapshot'))
-    data += rec(3, struct.pack('<II', pid, pid) + cstr('prog') + trailer(pid, 0), misc=0)
+    data += etm_info(version, cpus, opt['unit'], opt.get('snapshot'), 'simpleperf' in flags)
+    comm = rec(3, struct.pack('<II', pid, pid) + cstr('prog') + trailer(pid, 0), misc=0)
     mm = struct.pack('<IIQQQIIQQII', pid, pid, 0x1000, 0x1000, 0, 8, 1, 1234, 0, 5, 2)
-    data += rec(10, mm + cstr(prog) + trailer(pid, 0), misc=2)
+    mm = rec(10, mm + cstr(prog) + trailer(pid, 0), misc=2)
+    init_map = b''
+    if 'simpleperf' in flags:
+        init_map = comm + mm  # the mappings of processes already running
+    else:
+        data += comm
+        data += mm
     # perf's kernel map: the run-time _text as start and as pgoff
     ktext = opt.get('kernel-text')
     kmm = struct.pack('<IIQQQ', 0xffffffff, 0, ktext or 0xffff800008000000, 0x1000000, ktext or 0)
@@ -226,6 +238,15 @@ def main():
     # HEADER_COMPRESSED: version, type (1 = zstd), level, ratio, mmap_len
     feat_z = struct.pack('<IIIII', 1, 1, 1, 1, 528384) + b'\0' * 4
     feats = [feat_build] + ([feat_z] if 'compress' in flags else []) + [feat_other]
+    bits = [2] + ([27] if 'compress' in flags else []) + [130]
+    if 'simpleperf' in flags:
+        # meta_info (129): "key\0value\0" pairs; file2 (132): protobuf
+        # messages (here junk: skipped by size); init_map (134): records
+        meta = b''.join(x.encode() + b'\0' for x in (
+            'simpleperf_version', '1.build.trawl-test', 'event_type_info', 'cs-etm,8,0',
+            'system_wide_collection', 'false'))
+        feats = [feat_build, meta, b'\x0a\x03abc' * 3, init_map]
+        bits = [2, 129, 132, 134]
     if 'pipe' in flags:
         blob = b'PERFILE2' + struct.pack('<Q', 16) + rec(64, attr + struct.pack('<Q', 1))
         blob += pipe_string_feature(3, 'trawl-test') + pipe_string_feature(6, 'aarch64')
@@ -239,12 +260,19 @@ def main():
     for ft in feats:
         table += struct.pack('<QQ', at, len(ft))
         at += len(ft)
-    # bits 2, 27 (with --compress) and 130
-    features = [1 << 2 | (1 << 27 if 'compress' in flags else 0), 0, 1 << 2, 0]
+    features = [0, 0, 0, 0]
+    for b in bits:
+        features[b // 64] |= 1 << (b % 64)
+    if 'simpleperf' in flags:
+        # simpleperf puts the id section before the attributes
+        ids_off, attr_off = hdr_size, hdr_size + 8
+        attrs = struct.pack('<Q', 1) + attr + struct.pack('<QQ', ids_off, 8)
+    else:
+        attrs = attrs + struct.pack('<Q', 1)
     hdr = b'PERFILE2' + struct.pack('<QQQQQQQQ', hdr_size, attr_size, attr_off, attr_size,
                                     data_off, len(data), 0, 0)
     hdr += b''.join(struct.pack('<Q', x) for x in features)
-    blob = hdr + attrs + struct.pack('<Q', 1) + data + table + b''.join(feats)
+    blob = hdr + attrs + data + table + b''.join(feats)
     write(out, blob, opt.get('cut'))
 
 

@@ -67,6 +67,10 @@ static void text_info(const struct trawl_perf_file *pf)
 	for (size_t i = 0; i < pf->ncomms; i++)
 		printf("comm    pid %u tid %u: %s\n", pf->comms[i].pid, pf->comms[i].tid,
 		       pf->comms[i].comm);
+	size_t pos = 0;
+	const char *k, *v;
+	while (trawl_perf_meta_next(pf, &pos, &k, &v))
+		printf("meta    %s = %s\n", k, v);
 }
 
 static void json_str(const char *s)
@@ -111,7 +115,16 @@ static void json_info(const struct trawl_perf_file *pf)
 		json_str(m->filename);
 		printf(",\"build_id\":\"%s\"}", hex);
 	}
-	printf("]}\n");
+	printf("],\"meta\":{");
+	size_t pos = 0;
+	const char *k, *v;
+	for (int n = 0; trawl_perf_meta_next(pf, &pos, &k, &v); n++) {
+		printf("%s", n ? "," : "");
+		json_str(k);
+		putchar(':');
+		json_str(v);
+	}
+	printf("}}\n");
 }
 
 static void records(const struct trawl_perf_file *pf)
