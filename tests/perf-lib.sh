@@ -5,15 +5,7 @@
 command -v python3 >/dev/null || skip "no python3"
 t=$_tmp
 mk="python3 $TRAWL_SRC/tests/cli/perf-mkdata.py"
-printf '\037\040\003\325\101\000\000\124\037\040\003\325\300\003\137\326' >"$t/prog.bin"
-{
-	printf '\000\000\000\000\000\000\000\000\000\000\000\200'
-	printf '\001\000\004'
-	printf '\205\000\010\000\000\000\000\000\000\021'
-	printf '\366\367'
-	printf '\232\001\010\000\000'
-	printf '\367\367'
-} >"$t/trace.bin"
+. "$TRAWL_SRC/tests/ete-basic-data.sh"
 # the decode worked out by hand in ete-basic.sh, once per trace ID
 want() {
 	for id in "$@"; do
