@@ -31,6 +31,8 @@ static int add_line(struct trawl_kallsyms *k, const char *p, const char *e)
 {
 	uint64_t a = 0;
 	int digits = 0;
+	if (memchr(p, 0, (size_t)(e - p)))
+		return 0; /* not text: a name would end at the NUL */
 	for (; p < e && hexval(*p) >= 0; p++, digits++)
 		a = a << 4 | (uint64_t)hexval(*p);
 	if (!digits || digits > 16 || e - p < 4 || p[0] != ' ' || p[1] == ' ' || p[2] != ' ')
