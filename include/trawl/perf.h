@@ -160,6 +160,7 @@ struct trawl_perf_file {
 	int pipe;                 /* pipe-mode file (perf record -o -): 16-byte header */
 	const char *meta;         /* simpleperf's meta_info feature ("key\0value\0"...), */
 	size_t meta_len;          /* into mem; NULL when absent */
+	int aux_overwrite;        /* an AUX record has the overwrite flag */
 };
 
 /* Open and walk a perf.data. Fails only when the file cannot be read or is

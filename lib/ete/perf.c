@@ -158,6 +158,7 @@ static int add_aux(struct trawl_perf_file *f, const uint8_t *r, size_t size, uin
 	a->aux_size = bytes_rd64(r + 16);
 	a->flags = bytes_rd64(r + 24);
 	a->cpu = trailer_cpu(f, r, size, 32);
+	f->aux_overwrite |= (a->flags & TRAWL_PERF_AUX_OVERWRITE) != 0;
 	return 1;
 }
 
