@@ -4,7 +4,8 @@
  * trawl_perf_open reads the whole file and walks it once: header, event
  * attributes, every record of the data section, the build-id feature
  * section (other feature sections are skipped by their size). What it
- * finds is kept in plain arrays; AUXTRACE trace bytes point into the
+ * finds is kept in plain arrays (simpleperf's init_map feature adds its
+ * mappings there too); AUXTRACE trace bytes point into the
  * file's memory. Damage (a cut record, an unknown record type, a record
  * too short for its type) does not fail the open: the walk stops or skips
  * there, counts a warning and keeps the first message, naming the record
@@ -31,9 +32,13 @@ enum {
 	TRAWL_PERF_RECORD_AUX = 11,
 	TRAWL_PERF_RECORD_ITRACE_START = 12,
 	TRAWL_PERF_RECORD_AUX_OUTPUT_HW_ID = 21,
+	TRAWL_PERF_RECORD_HEADER_ATTR = 64,
+	TRAWL_PERF_RECORD_HEADER_TRACING_DATA = 66,
+	TRAWL_PERF_RECORD_HEADER_BUILD_ID = 67,
 	TRAWL_PERF_RECORD_FINISHED_ROUND = 68,
 	TRAWL_PERF_RECORD_AUXTRACE_INFO = 70,
 	TRAWL_PERF_RECORD_AUXTRACE = 71,
+	TRAWL_PERF_RECORD_HEADER_FEATURE = 80,
 	TRAWL_PERF_RECORD_COMPRESSED = 81,
 	TRAWL_PERF_RECORD_COMPRESSED2 = 83,
 };
@@ -152,6 +157,10 @@ struct trawl_perf_file {
 	uint8_t *zbuf;
 	size_t zlen, zcap;
 	int in_z;
+	int pipe;                 /* pipe-mode file (perf record -o -): 16-byte header */
+	const char *meta;         /* simpleperf's meta_info feature ("key\0value\0"...), */
+	size_t meta_len;          /* into mem; NULL when absent */
+	int aux_overwrite;        /* an AUX record has the overwrite flag */
 };
 
 /* Open and walk a perf.data. Fails only when the file cannot be read or is
@@ -183,5 +192,32 @@ int trawl_perf_trace_id(const struct trawl_perf_file *f, int32_t cpu);
 int trawl_perf_aux_raw(const struct trawl_perf_file *f, int32_t cpu);
 
 const char *trawl_perf_record_name(uint32_t type);
+
+/* simpleperf's meta_info: the value of a key ("simpleperf_version",
+ * "event_type_info", ...), or NULL. */
+const char *trawl_perf_meta(const struct trawl_perf_file *f, const char *key);
+/* Every meta_info pair in turn: start with *pos = 0; 0 at the end. */
+int trawl_perf_meta_next(const struct trawl_perf_file *f, size_t *pos, const char **key,
+			 const char **value);
+
+/* 1 for a snapshot-mode recording (perf record -S): the cs_etm header
+ * says so, or an AUX record carries the overwrite flag. */
+int trawl_perf_snapshot_mode(const struct trawl_perf_file *f);
+
+/* Where AUXTRACE chunk i stands in its AUX buffer (same idx and cpu). */
+struct trawl_perf_chunk_place {
+	int restart;              /* not the continuation of the chunk before it:
+				   * decoding starts again at its first sync point */
+	int snapshot;             /* a snapshot capture of its own */
+	uint64_t missing;         /* full mode: AUX bytes between the previous
+				   * chunk's end (or 0) and this chunk */
+};
+void trawl_perf_chunk_place(const struct trawl_perf_file *f, size_t i,
+			    struct trawl_perf_chunk_place *out);
+
+/* Full mode: the AUX records whose bytes no AUXTRACE chunk of their CPU
+ * holds (perf stopped before copying them, or the file lost them): how
+ * many, the index of the first, and the bytes missing in all. */
+size_t trawl_perf_aux_missing(const struct trawl_perf_file *f, size_t *first, uint64_t *bytes);
 
 #endif

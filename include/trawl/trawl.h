@@ -41,6 +41,7 @@
 #include "trawl/sw-script.h"
 #include "trawl/sw-perfetto.h"
 #include "trawl/perf.h"
+#include "trawl/kallsyms.h"
 
 #define TRAWL_VERSION "0.1.0"
 

@@ -16,5 +16,8 @@ enum trawl_status trawl_perf__walk(struct trawl_perf_file *f, const uint8_t *bas
  * file) and walk the records it completes. 1 done, -1 out of memory. */
 int trawl_perf__inflate(struct trawl_perf_file *f, const uint8_t *src, size_t n, uint64_t off);
 void trawl_perf__inflate_end(struct trawl_perf_file *f);
+/* A simpleperf feature section (bit >= 128) at [off, +size) of the file. */
+enum trawl_status trawl_perf__simpleperf_feature(struct trawl_perf_file *f, unsigned bit,
+						 uint64_t off, uint64_t size);
 
 #endif

@@ -14,6 +14,7 @@
 #include "ete/perf-int.h"
 
 #define HEADER_SIZE 104
+#define PIPE_HEADER_SIZE 16
 #define warn trawl_perf__warn
 #define FEAT_BUILD_ID 2
 #define SAMPLE_TID 0x2u
@@ -157,6 +158,7 @@ static int add_aux(struct trawl_perf_file *f, const uint8_t *r, size_t size, uin
 	a->aux_size = bytes_rd64(r + 16);
 	a->flags = bytes_rd64(r + 24);
 	a->cpu = trailer_cpu(f, r, size, 32);
+	f->aux_overwrite |= (a->flags & TRAWL_PERF_AUX_OVERWRITE) != 0;
 	return 1;
 }
 
@@ -250,6 +252,73 @@ static int add_auxtrace_info(struct trawl_perf_file *f, const uint8_t *r, size_t
 	return 1;
 }
 
+/* One build-id entry {header, pid, build_id[24], name} of rs bytes: the
+ * feature section's, or a pipe-mode HEADER_BUILD_ID record. */
+static int add_build_id(struct trawl_perf_file *f, const uint8_t *r, size_t rs)
+{
+	if (rs < 36)
+		return 0;
+	uint16_t misc = (uint16_t)(r[4] | r[5] << 8);
+	struct trawl_perf_build_id *b = PUSH(f, bids, nbids, cap_bids);
+	if (!b)
+		return -1;
+	b->pid = (int32_t)bytes_rd32(r + 8);
+	memcpy(b->id, r + 12, 20);
+	/* PERF_RECORD_MISC_BUILD_ID_SIZE: byte 20 of the id field is its size */
+	b->size = (misc & 0x8000u) && r[32] <= 20 ? r[32] : 20;
+	copy_str(b->filename, sizeof b->filename, r + 36, rs - 36);
+	return 1;
+}
+
+/* HEADER_BUILD_ID feature: build-id entries back to back in [at, +size). */
+static enum trawl_status read_build_ids(struct trawl_perf_file *f, const uint8_t *at,
+					uint64_t size, uint64_t off)
+{
+	uint64_t pos = 0;
+	while (pos + 36 <= size) {
+		uint16_t rs = (uint16_t)(at[pos + 6] | at[pos + 7] << 8);
+		if (rs < 36 || rs > size - pos) {
+			warn(f, "%s: offset %llu: build-id entry of size %u is cut or impossible", f->path,
+			     (unsigned long long)(off + pos), rs);
+			return TRAWL_OK;
+		}
+		if (add_build_id(f, at + pos, rs) < 0)
+			return TRAWL_ERR_NOMEM;
+		pos += rs;
+	}
+	return TRAWL_OK;
+}
+
+/* Pipe mode's HEADER_ATTR {header, perf_event_attr (attr.size bytes), ids}:
+ * the first one says which records carry a sample-id trailer. */
+static int add_header_attr(struct trawl_perf_file *f, const uint8_t *r, size_t size)
+{
+	if (size < 8 + 48 || bytes_rd32(r + 12) < 48 || bytes_rd32(r + 12) > size - 8)
+		return 0;
+	if (!f->nattrs++) {
+		f->attr_type = bytes_rd32(r + 8);
+		f->attr_config = bytes_rd64(r + 16);
+		f->sample_type = bytes_rd64(r + 32);
+		f->sample_id_all = (bytes_rd64(r + 48) >> 18) & 1;
+	}
+	return 1;
+}
+
+/* Pipe mode's HEADER_FEATURE {header, u64 feature, its section}: the
+ * feature is marked as present; build ids are read, the rest skipped. */
+static int add_header_feature(struct trawl_perf_file *f, const uint8_t *r, size_t size,
+			      uint64_t off)
+{
+	if (size < 16)
+		return 0;
+	uint64_t feat = bytes_rd64(r + 8);
+	if (feat < 256)
+		f->features[feat / 64] |= 1ull << (feat % 64);
+	if (feat == FEAT_BUILD_ID && read_build_ids(f, r + 16, size - 16, off + 16) != TRAWL_OK)
+		return -1;
+	return 1;
+}
+
 /* One record of the data section. Returns 1 (used), 0 (too short for its
  * type: warned by the caller), -1 (out of memory). */
 static int add_record(struct trawl_perf_file *f, const uint8_t *r, uint32_t type, uint16_t misc,
@@ -269,6 +338,18 @@ static int add_record(struct trawl_perf_file *f, const uint8_t *r, uint32_t type
 		return add_auxtrace(f, r, size, room, off, extra);
 	case TRAWL_PERF_RECORD_AUXTRACE_INFO:
 		return add_auxtrace_info(f, r, size, off);
+	case TRAWL_PERF_RECORD_HEADER_ATTR:
+		return add_header_attr(f, r, size);
+	case TRAWL_PERF_RECORD_HEADER_BUILD_ID:
+		return add_build_id(f, r, size);
+	case TRAWL_PERF_RECORD_HEADER_FEATURE:
+		return add_header_feature(f, r, size, off);
+	case TRAWL_PERF_RECORD_HEADER_TRACING_DATA:
+		/* {header, u32 size}, then the data (padded to 8), not counted */
+		if (size < 12)
+			return 0;
+		*extra = (bytes_rd32(r + 8) + 7ull) & ~7ull;
+		return 1;
 	case TRAWL_PERF_RECORD_COMPRESSED:
 		return trawl_perf__inflate(f, r + 8, size - 8, off);
 	case 83: /* COMPRESSED2: a u64 data size, then the data (padded) */
@@ -326,8 +407,9 @@ enum trawl_status trawl_perf__walk(struct trawl_perf_file *f, const uint8_t *bas
 		f->by_type[type & 127]++;
 		f->recs[ri].size = (uint32_t)(size + extra);
 		if (extra > end - pos - size) {
-			warn(f, "%s: offset %llu: AUXTRACE record announces %llu bytes, only %llu are in "
-			     "the file", f->path, (unsigned long long)off, (unsigned long long)extra,
+			warn(f, "%s: offset %llu: %s record announces %llu bytes, only %llu are in "
+			     "the file", f->path, (unsigned long long)off, trawl_perf_record_name(type),
+			     (unsigned long long)extra,
 			     (unsigned long long)(end - pos - size));
 			*stop = end;
 			return TRAWL_OK;
@@ -362,34 +444,11 @@ static enum trawl_status walk_data(struct trawl_perf_file *f, struct trawl_error
 	return st;
 }
 
-/* HEADER_BUILD_ID feature: records of {header, pid, build_id[24], name}. */
-static enum trawl_status read_build_ids(struct trawl_perf_file *f, uint64_t off, uint64_t size)
-{
-	uint64_t pos = off, end = off + size;
-	while (pos + 36 <= end) {
-		const uint8_t *r = f->mem + pos;
-		uint16_t misc = (uint16_t)(r[4] | r[5] << 8), rs = (uint16_t)(r[6] | r[7] << 8);
-		if (rs < 36 || pos + rs > end) {
-			warn(f, "%s: offset %llu: build-id entry of size %u is cut or impossible", f->path,
-			     (unsigned long long)pos, rs);
-			return TRAWL_OK;
-		}
-		struct trawl_perf_build_id *b = PUSH(f, bids, nbids, cap_bids);
-		if (!b)
-			return TRAWL_ERR_NOMEM;
-		b->pid = (int32_t)bytes_rd32(r + 8);
-		memcpy(b->id, r + 12, 20);
-		/* PERF_RECORD_MISC_BUILD_ID_SIZE: byte 20 of the id field is its size */
-		b->size = (misc & 0x8000u) && r[32] <= 20 ? r[32] : 20;
-		copy_str(b->filename, sizeof b->filename, r + 36, rs - 36);
-		pos += rs;
-	}
-	return TRAWL_OK;
-}
 
 /* Feature sections: one {offset, size} per set bit, in bit order, right
- * after the data section. Only build ids are read; the others (simpleperf
- * adds its own numbers above 127) are skipped by their size. */
+ * after the data section. Build ids are read, and simpleperf's own (bits
+ * 128 and up) go to perf-simpleperf.c; the others are skipped by their
+ * size. */
 static enum trawl_status read_features(struct trawl_perf_file *f)
 {
 	uint64_t tab = f->data_offset + f->data_size;
@@ -405,12 +464,16 @@ static enum trawl_status read_features(struct trawl_perf_file *f)
 		}
 		uint64_t off = bytes_rd64(f->mem + at), size = bytes_rd64(f->mem + at + 8);
 		if (off > f->len || size > f->len - off) {
-			warn(f, "%s: offset %llu: feature %u section [%llu, +%llu) is past the end",
+			warn(f, "%s: offset %llu: feature %u section [%llu, +%llu) is past the end%s",
 			     f->path, (unsigned long long)at, bit, (unsigned long long)off,
-			     (unsigned long long)size);
-			continue;
+			     (unsigned long long)size, off > f->len ? "" : ": what is there is read");
+			if (off > f->len)
+				continue;
+			size = f->len - off; /* a cut file: read what is there */
 		}
-		if (bit == FEAT_BUILD_ID && read_build_ids(f, off, size) != TRAWL_OK)
+		if (bit == FEAT_BUILD_ID && read_build_ids(f, f->mem + off, size, off) != TRAWL_OK)
+			return TRAWL_ERR_NOMEM;
+		if (bit >= 128 && trawl_perf__simpleperf_feature(f, bit, off, size) != TRAWL_OK)
 			return TRAWL_ERR_NOMEM;
 	}
 	return TRAWL_OK;
@@ -420,10 +483,18 @@ static enum trawl_status read_features(struct trawl_perf_file *f)
 static enum trawl_status read_header(struct trawl_perf_file *f, struct trawl_error *err)
 {
 	const uint8_t *h = f->mem;
+	if (f->len >= 16 && trawl_perf_is_perf(h, f->len) && bytes_rd64(h + 8) == PIPE_HEADER_SIZE) {
+		/* perf record -o -: records to the end, attributes and features
+		 * among them (HEADER_ATTR, HEADER_FEATURE, HEADER_BUILD_ID) */
+		f->pipe = 1;
+		f->data_offset = PIPE_HEADER_SIZE;
+		f->data_size = f->len - PIPE_HEADER_SIZE;
+		return TRAWL_OK;
+	}
 	if (f->len < HEADER_SIZE || !trawl_perf_is_perf(h, f->len))
 		return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: not a perf.data file (no PERFILE2 "
 				       "header%s)", f->path, f->len >= 8 && !memcmp(h, "PERFILE", 7)
-				       ? "; pipe-mode and old PERFFILE files are not supported" : "");
+				       ? "; old PERFFILE files are not supported" : "");
 	uint64_t hsize = bytes_rd64(h + 8), attr_size = bytes_rd64(h + 16);
 	uint64_t aoff = bytes_rd64(h + 24), asize = bytes_rd64(h + 32);
 	f->data_offset = bytes_rd64(h + 40);
@@ -467,7 +538,7 @@ static enum trawl_status open_owned(struct trawl_perf_file **out, uint8_t *data,
 	enum trawl_status st = read_header(f, err);
 	if (st == TRAWL_OK)
 		st = walk_data(f, err);
-	if (st == TRAWL_OK && read_features(f) != TRAWL_OK)
+	if (st == TRAWL_OK && !f->pipe && read_features(f) != TRAWL_OK)
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	if (st != TRAWL_OK) {
 		trawl_perf_close(f);

@@ -32,6 +32,10 @@ expect_stdout_has "cpu 7   ETMv4     trace ID 0x1e, 7 params: TRCCONFIGR=0x40 TR
 expect_stdout_has "AUXTRACE @9896    cpu 7, tid 0, idx 7, offset 0, 384 bytes" "$TRAWL" info "$p/perf_etm.data"
 expect_stdout_has "0x582b2b1000-0x582b2b2000 pgoff 0x1000 /data/local/tmp/etm_test_loop build id 0c9a20bf9c009d0e4e8bbf9fad0300ae" "$TRAWL" info "$p/perf_etm.data"
 
+# simpleperf's meta_info feature (129), read by hand from the file's bytes
+expect_stdout_has "meta    simpleperf_version = 1.build.7820434" "$TRAWL" info "$p/perf_etm.data"
+expect_stdout_has "meta    event_type_info = cs-etm,8,0" "$TRAWL" info "$p/perf_etm.data"
+
 # cut short inside the AUXTRACE data: what is there decodes, exit 1, the record named
 head -c 10250 "$p/perf_etm.data" >"$_tmp/cut.data"
 expect_exit 1 "$TRAWL" ete decode --symfs "$p" "$_tmp/cut.data"

@@ -7,37 +7,7 @@
 # -D` must list the same records at the same offsets, and its OpenCSD
 # packet dump of formatted data the same packets as trawl ete packets.
 . "$TRAWL_SRC/tests/cli-lib.sh"
-command -v python3 >/dev/null || skip "no python3"
-t=$_tmp
-mk="python3 $TRAWL_SRC/tests/cli/perf-mkdata.py"
-printf '\037\040\003\325\101\000\000\124\037\040\003\325\300\003\137\326' >"$t/prog.bin"
-{
-	printf '\000\000\000\000\000\000\000\000\000\000\000\200'
-	printf '\001\000\004'
-	printf '\205\000\010\000\000\000\000\000\000\021'
-	printf '\366\367'
-	printf '\232\001\010\000\000'
-	printf '\367\367'
-} >"$t/trace.bin"
-# the decode worked out by hand in ete-basic.sh, once per trace ID
-want() {
-	for id in "$@"; do
-		printf '%s\t%s\n' "$id" TRACE_ON "$id" "PE_CONTEXT	EL1	S	64" \
-			"$id" "INSTR_RANGE	0x1000	0x1008	2	A64	N	BR" \
-			"$id" "INSTR_RANGE	0x1008	0x1010	2	A64	E	iBR-ret" \
-			"$id" "INSTR_RANGE	0x1004	0x1008	1	A64	E	BR" \
-			"$id" "INSTR_RANGE	0x100c	0x1010	1	A64	E	iBR-ret"
-	done
-}
-check_decode() { # name file ids...
-	name=$1 file=$2; shift 2
-	"$TRAWL" ete decode --symfs "$t" "$file" >"$t/d.out" 2>"$t/d.err"
-	rc=$?
-	[ "$rc" = 0 ] || fail "$name: exit $rc: $(cat "$t/d.err")"
-	grep -v '^-' "$t/d.out" | cut -f2- >"$t/got"
-	want "$@" >"$t/want"
-	diff -u "$t/want" "$t/got" >"$t/diff" || fail "$name: $(cat "$t/diff")"
-}
+. "$TRAWL_SRC/tests/perf-lib.sh"
 
 # ETE, raw AUX data, version 2: trace IDs 0x20/0x22 from AUX_OUTPUT_HW_ID
 $mk "$t/ete.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2
@@ -93,20 +63,7 @@ expect_stderr_has "not a perf.data file" "$TRAWL" ete decode "$t/short.data"
 # the same records as Linux perf reads them (perf 6.1 knows header <= 1)
 if command -v perf >/dev/null 2>&1; then
 	for f in etm v0 z; do
-		timeout 60 perf report -D -i "$t/$f.data" --stdio >"$t/perf.txt" 2>/dev/null
-		# "0x1e8@FILE [0x38]: event: 3" -> offset type; perf also prints
-		# its synthesized attribute records at offset 0: not in the file
-		sed -n 's/^0x\([0-9a-f]*\)@.* \[0x[0-9a-f]*\]: event: \([0-9]*\)$/\1 \2/p' "$t/perf.txt" |
-			while read -r o ty; do echo "$((0x$o)) $ty"; done >"$t/perf.recs"
-		# perf lists what COMPRESSED records hold, not themselves
-		"$TRAWL" info --records "$t/$f.data" | cut -f1,2 | tr '\t' ' ' | grep -v ' 81$' >"$t/trawl.recs"
-		diff -u "$t/perf.recs" "$t/trawl.recs" >"$t/diff" || fail "perf report -D records ($f): $(cat "$t/diff")"
-		# OpenCSD's packet dump: "Idx:27; ID:10;	I_ATOM_F1 : ..."
-		sed -n 's/^	Idx:\([0-9]*\); ID:\([0-9a-f]*\);	I_\([A-Z0-9_]*\) .*/\1 \2 \3/p' "$t/perf.txt" >"$t/perf.pk"
-		"$TRAWL" ete packets "$t/$f.data" 2>/dev/null | cut -f1-3 | tr '\t' ' ' |
-			awk '{ sub(/^0/, "", $2); print }' >"$t/trawl.pk"
-		[ -s "$t/perf.pk" ] || fail "perf report -D ($f) listed no packets"
-		diff -u "$t/perf.pk" "$t/trawl.pk" >"$t/diff" || fail "perf packets ($f): $(cat "$t/diff")"
+		perf_cross_check "$f" "$t/$f.data"
 	done
 else
 	echo "note: no perf (linux-perf): cross-check with perf report -D skipped"

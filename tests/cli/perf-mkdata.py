@@ -13,9 +13,29 @@ options:
                     AUX_OUTPUT_HW_ID, 0x20 + 2*cpu; else TRCTRACEIDR 0x10 + 2*cpu)
   --formatted       wrap each CPU's trace in CoreSight 16-byte frames
   --aux-flags F     extra AUX record flags (number)
+  --split K         each CPU's AUX data in AUXTRACE chunks of K bytes (one AUX
+                    record each), back to back
+  --gap G           each CPU's trace twice, G bytes of AUX data apart: the AUX
+                    record of those G bytes has no AUXTRACE record
+  --drop-auxtrace C CPU C-1's AUX record has no AUXTRACE record
+  --snapshot R      snapshot mode (perf record -S) with an AUX ring of R bytes:
+                    two snapshots per CPU, of the ring after 3 copies of the
+                    trace and after 2 more (both wrapped), AUX records with the
+                    overwrite flag; the cs_etm header says snapshot mode
+  --kernel-text A   the kernel MMAP ([kernel.kallsyms]_text) starts at A, with
+                    pgoff A, as perf writes the run-time _text (default: start
+                    0xffff800008000000, pgoff 0)
   --unknown         add a record of unknown type 200
   --cut N           drop the last N bytes of the file
   --bad-size        make one record's size field 4 (impossible)
+  --pipe            pipe mode (perf record -o -): a 16-byte header, then the
+                    attribute as HEADER_ATTR, features as HEADER_FEATURE
+                    records (hostname, arch), the build id as HEADER_BUILD_ID
+                    at the end
+  --simpleperf      simpleperf's layout: the id section before the attributes,
+                    ETE blocks of 8 parameters (no TS_SOURCE), the COMM and
+                    MMAP2 in its init_map feature (134) instead of the data
+                    section, its meta_info (129) and file2 (132) features
   --compress        perf record -z: every record but AUXTRACE in COMPRESSED
                     records (the records cut every 50 bytes, so they straddle
                     pieces; a zstd frame each), with the HEADER_COMPRESSED feature
@@ -76,8 +96,31 @@ def frames(chunks):
     return out
 
 
-def etm_info(version, cpus, unit):
-    priv = [version, (8 << 32) | cpus, 0]
+def pieces(payload, opt, cpu):
+    """A CPU's AUX data as (AUX offset, AUXTRACE bytes or None, AUX records
+    [(offset, size, flags)]), in file order."""
+    n = len(payload)
+    if opt.get('split'):
+        k = opt['split']
+        return [(i, payload[i:i + k], [(i, len(payload[i:i + k]), 0)]) for i in range(0, n, k)]
+    if opt.get('gap'):
+        g = opt['gap']
+        return [(0, payload, [(0, n, 0)]), (n, None, [(n, g, 0)]),
+                (n + g, payload, [(n + g, n, 0)])]
+    if opt.get('snapshot'):
+        # the ring (R bytes) after 3 copies, then after 2 more: each
+        # snapshot holds its last R bytes, oldest first, as perf writes them
+        r, ow = opt['snapshot'], 0x2
+        s1, s2 = payload * 3, payload * 5
+        return [(len(s1) - r, s1[-r:], [(len(s1) % r, r, ow)]),
+                (len(s2) - r, s2[-r:], [(len(s2) % r, r, ow)])]
+    if opt.get('drop-auxtrace') == cpu + 1:
+        return [(0, None, [(0, n, 0)])]
+    return [(0, payload, [(0, n, 0)])]
+
+
+def etm_info(version, cpus, unit, snapshot=0, simpleperf=False):
+    priv = [version, (8 << 32) | cpus, 1 if snapshot else 0]
     for c in range(cpus):
         tid = 0x10 + 2 * c
         v = ETE_DEFAULT
@@ -85,6 +128,8 @@ def etm_info(version, cpus, unit):
             params = [v['configr'], tid, v['idr0'], v['idr1'], v['idr2'], v['idr8'], 0x8c,
                       v['devarch'], 1]
             magic = 0x5050505050505050
+            if simpleperf:  # its ETEInfo ends at TRCDEVARCH
+                params = params[:8]
         else:  # ETMv4.? with the same ID registers, no TRCDEVARCH, no TS_SOURCE
             params = [v['configr'], tid, v['idr0'], 0x4100f423, v['idr2'], v['idr8'], 0x8c]
             magic = 0x4040404040404040
@@ -134,7 +179,7 @@ def main():
     flags = set()
     while i < len(a):
         k = a[i][2:]
-        if k in ('formatted', 'unknown', 'bad-size', 'compress'):
+        if k in ('formatted', 'unknown', 'bad-size', 'compress', 'pipe', 'simpleperf'):
             flags.add(k)
             i += 1
         else:
@@ -143,11 +188,19 @@ def main():
     cpus, version = opt['cpus'], opt['version']
     pid = 100
     data = Records()
-    data += etm_info(version, cpus, opt['unit'])
-    data += rec(3, struct.pack('<II', pid, pid) + cstr('prog') + trailer(pid, 0), misc=0)
+    data += etm_info(version, cpus, opt['unit'], opt.get('snapshot'), 'simpleperf' in flags)
+    comm = rec(3, struct.pack('<II', pid, pid) + cstr('prog') + trailer(pid, 0), misc=0)
     mm = struct.pack('<IIQQQIIQQII', pid, pid, 0x1000, 0x1000, 0, 8, 1, 1234, 0, 5, 2)
-    data += rec(10, mm + cstr(prog) + trailer(pid, 0), misc=2)
-    kmm = struct.pack('<IIQQQ', 0xffffffff, 0, 0xffff800008000000, 0x1000000, 0)
+    mm = rec(10, mm + cstr(prog) + trailer(pid, 0), misc=2)
+    init_map = b''
+    if 'simpleperf' in flags:
+        init_map = comm + mm  # the mappings of processes already running
+    else:
+        data += comm
+        data += mm
+    # perf's kernel map: the run-time _text as start and as pgoff
+    ktext = opt.get('kernel-text')
+    kmm = struct.pack('<IIQQQ', 0xffffffff, 0, ktext or 0xffff800008000000, 0x1000000, ktext or 0)
     data += rec(1, kmm + cstr('[kernel.kallsyms]_text') + trailer(0xffffffff, 0), misc=1)
     raw = 0 if 'formatted' in flags else 0x100
     for c in range(cpus):
@@ -157,9 +210,14 @@ def main():
         data += rec(12, struct.pack('<II', pid, pid) + trailer(pid, c))
         if version == 2:
             data += rec(21, struct.pack('<Q', tid) + trailer(pid, c))
-        data += rec(11, struct.pack('<QQQ', 0, len(payload), raw | opt['aux-flags']) + trailer(pid, c))
-        data.aux(rec(71, struct.pack('<QQQIIII', len(payload), 0, 0x1234 + c, c, pid, c, 0)) + payload)
-        data += rec(68, b'')
+        for off, part, auxes in pieces(payload, opt, c):
+            for aoff, asize, afl in auxes:
+                data += rec(11, struct.pack('<QQQ', aoff, asize, raw | afl | opt['aux-flags']) +
+                            trailer(pid, c))
+            if part is not None:
+                data.aux(rec(71, struct.pack('<QQQIIII', len(part), off, 0x1234 + c, c, pid, c, 0))
+                         + part)
+            data += rec(68, b'')
     if 'unknown' in flags:
         data += rec(200, b'\0' * 8)
     if 'bad-size' in flags:
@@ -180,20 +238,56 @@ def main():
     # HEADER_COMPRESSED: version, type (1 = zstd), level, ratio, mmap_len
     feat_z = struct.pack('<IIIII', 1, 1, 1, 1, 528384) + b'\0' * 4
     feats = [feat_build] + ([feat_z] if 'compress' in flags else []) + [feat_other]
+    bits = [2] + ([27] if 'compress' in flags else []) + [130]
+    if 'simpleperf' in flags:
+        # meta_info (129): "key\0value\0" pairs; file2 (132): protobuf
+        # messages (here junk: skipped by size); init_map (134): records
+        meta = b''.join(x.encode() + b'\0' for x in (
+            'simpleperf_version', '1.build.trawl-test', 'event_type_info', 'cs-etm,8,0',
+            'system_wide_collection', 'false'))
+        feats = [feat_build, meta, b'\x0a\x03abc' * 3, init_map]
+        bits = [2, 129, 132, 134]
+    if 'pipe' in flags:
+        blob = b'PERFILE2' + struct.pack('<Q', 16) + rec(64, attr + struct.pack('<Q', 1))
+        blob += pipe_string_feature(3, 'trawl-test') + pipe_string_feature(6, 'aarch64')
+        if 'compress' in flags:
+            blob += rec(80, struct.pack('<Q', 27) + feat_z)
+        blob += data + rec(67, fent, misc=2)
+        write(out, blob, opt.get('cut'))
+        return
     tab_off = data_off + len(data)
     table, at = b'', tab_off + 16 * len(feats)
     for ft in feats:
         table += struct.pack('<QQ', at, len(ft))
         at += len(ft)
-    # bits 2, 27 (with --compress) and 130
-    features = [1 << 2 | (1 << 27 if 'compress' in flags else 0), 0, 1 << 2, 0]
+    features = [0, 0, 0, 0]
+    for b in bits:
+        features[b // 64] |= 1 << (b % 64)
+    if 'simpleperf' in flags:
+        # simpleperf puts the id section before the attributes
+        ids_off, attr_off = hdr_size, hdr_size + 8
+        attrs = struct.pack('<Q', 1) + attr + struct.pack('<QQ', ids_off, 8)
+    else:
+        attrs = attrs + struct.pack('<Q', 1)
     hdr = b'PERFILE2' + struct.pack('<QQQQQQQQ', hdr_size, attr_size, attr_off, attr_size,
                                     data_off, len(data), 0, 0)
     hdr += b''.join(struct.pack('<Q', x) for x in features)
-    blob = hdr + attrs + struct.pack('<Q', 1) + data + table + b''.join(feats)
-    if opt.get('cut'):
-        blob = blob[:-opt['cut']]
+    blob = hdr + attrs + data + table + b''.join(feats)
+    write(out, blob, opt.get('cut'))
+
+
+def write(out, blob, cut):
+    if cut:
+        blob = blob[:-cut]
     open(out, 'wb').write(blob)
+
+
+def pipe_string_feature(feat, text):
+    # HEADER_FEATURE {header, u64 feature id, data}; a string feature is
+    # {u32 len, the string padded with zeros to len, a multiple of 64}
+    b = text.encode() + b'\0'
+    b += b'\0' * (-len(b) % 64)
+    return rec(80, struct.pack('<QI', feat, len(b)) + b)
 
 
 main()

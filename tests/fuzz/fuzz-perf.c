@@ -1,7 +1,8 @@
 /* libFuzzer harness: the perf.data reader (header, records, cs_etm
  * AUXTRACE_INFO, build-id feature), then the lookups the CLI makes and
  * every AUXTRACE chunk through a deformatter, so chunk pointers and sizes
- * are checked against the file's bounds. */
+ * are checked against the file's bounds, and how the chunks fit together
+ * (restarts, missing AUX data). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		trawl_ete_deformatter_finish(df);
 		trawl_ete_deformatter_destroy(df);
 	}
+	/* how the chunks fit: the first AUX record named must exist */
+	for (size_t i = 0; i < f->nchunks; i++) {
+		struct trawl_perf_chunk_place pl;
+		trawl_perf_chunk_place(f, i, &pl);
+		sink += pl.missing + (uint64_t)pl.restart;
+	}
+	size_t first;
+	uint64_t lost;
+	if (trawl_perf_aux_missing(f, &first, &lost) && first >= f->naux)
+		abort();
+	sink += lost;
 	for (size_t i = 0; i < f->nmmaps; i++)
 		sink += strlen(f->mmaps[i].filename);
 	for (size_t i = 0; i < f->nbids; i++)

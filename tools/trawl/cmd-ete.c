@@ -19,6 +19,7 @@
 
 struct opts {
 	const char *verb, *src, *buffer, *config, *out, *trbe_file, *symfs, *bindir;
+	const char *vmlinux, *kallsyms;
 	int id, formatted, tpiu, dstream, wrapped_set, wrapped;
 	int have_base, have_limit, have_write;
 	uint64_t base, limit, write;
@@ -43,10 +44,13 @@ struct run {
 	uint64_t bad;
 	uint64_t nacc_off, nacc_addr; /* the first no-image element */
 	uint8_t nacc_id;
+	uint64_t nacc_kernel, nacc_kaddr; /* of them in the kernel (VA bit 55), the first */
+	struct trawl_kallsyms *ksyms;     /* perf.data: --kallsyms */
 	struct trawl_disasm *dis;
 	uint64_t ts;
 	uint64_t seq;
 	char label[4096 + 80]; /* SRC, or SRC [buffer NAME] when a snapshot has several */
+	uint64_t fmt_base;   /* perf.data: formatted bytes of the CPU before its deformatter */
 };
 
 struct stream {
@@ -341,6 +345,8 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 		r->nacc_addr = e->value;
 		r->nacc_id = s->id;
 	}
+	if (e->type == TRAWL_ETE_EL_NACC && (e->value >> 55 & 1) && !r->nacc_kernel++)
+		r->nacc_kaddr = e->value;
 	r->elems[e->type & 31]++;
 	if (e->type == TRAWL_ETE_EL_RANGE)
 		r->insns += e->count;
@@ -477,6 +483,7 @@ static void on_id_bytes(void *ctx, uint8_t id, const uint8_t *data, size_t n, ui
 		s->map = nm;
 		s->capmap = nc;
 	}
+	off += r->fmt_base;
 	for (size_t i = 0; i < n; i++)
 		s->map[s->nmap++] = off;
 	trawl_ete_pkt_decoder_feed(s->pd, data, n);
@@ -696,7 +703,8 @@ static int trbe_parts(struct opts *o, struct source *src, struct trawl_error *er
 	return EXIT_OK;
 }
 
-/* AUX records that say trace was lost: each is named once, all count. */
+/* AUX records that say trace was lost (each named, all count), and those
+ * whose bytes no AUXTRACE record holds (the first named). */
 static void check_aux_flags(struct run *r, const struct trawl_perf_file *pf)
 {
 	for (size_t i = 0; i < pf->naux; i++) {
@@ -709,6 +717,17 @@ static void check_aux_flags(struct run *r, const struct trawl_perf_file *pf)
 			 fl & TRAWL_PERF_AUX_TRUNCATED ? " truncated" : "",
 			 fl & TRAWL_PERF_AUX_PARTIAL ? " partial" : "",
 			 fl & TRAWL_PERF_AUX_COLLISION ? " collision" : "");
+		r->bad++;
+	}
+	size_t first;
+	uint64_t bytes;
+	size_t n = trawl_perf_aux_missing(pf, &first, &bytes);
+	if (n) {
+		const struct trawl_perf_aux *a = &pf->aux[first];
+		cli_warn(cmd, "%s: offset %" PRIu64 ": AUX record (cpu %d, AUX offset %" PRIu64 ", %" PRIu64
+			 " bytes): its trace is not in the file (no AUXTRACE record holds it; %zu AUX "
+			 "record%s, %" PRIu64 " bytes missing in all)", r->o->src, a->offset, a->cpu,
+			 a->aux_offset, a->aux_size, n, n == 1 ? "" : "s", bytes);
 		r->bad++;
 	}
 }
@@ -748,50 +767,144 @@ static int open_perf(struct run *r, struct source *src, struct trawl_error *err)
 	if (trawl_ete_image_create(&r->img, err) != TRAWL_OK)
 		return cli_report(cmd, err);
 	perf_cli_images(pf, r->img, o->symfs, o->bindir, cmd);
+	if (o->kallsyms && trawl_kallsyms_load(&r->ksyms, o->kallsyms, err) != TRAWL_OK)
+		return cli_report(cmd, err);
+	if (o->vmlinux) {
+		int rc = perf_cli_kernel_image(pf, r->img, o->vmlinux, r->ksyms, cmd);
+		if (rc != EXIT_OK)
+			return rc;
+	}
 	src->format = "perf";
 	return EXIT_OK;
 }
 
+/* A perf.data CPU's decoding state: its deformatter (formatted data), the
+ * formatted bytes fed in all and before it (offsets go on across
+ * restarts), and the
+ * segment being decoded: the chunk it began at, why, and the stream's
+ * unsynced byte count then. */
+struct perf_cpu {
+	struct trawl_ete_deformatter *df;
+	uint64_t fed, base, unsynced0;
+	size_t chunk;
+	int why;             /* 0 the start, 1 a snapshot, 2 after missing bytes */
+};
+
+static uint64_t unsynced(struct run *r, int id)
+{
+	struct stream *s = id >= 0 && id < MAX_IDS ? r->streams[id] : NULL;
+	return s ? trawl_ete_pkt_decoder_stats(s->pd)->unsynced_bytes : 0;
+}
+
+/* End a CPU's segment: the bytes fed are flushed; trace before the first
+ * sync point of a snapshot or of data after a gap is named as lost. With
+ * `again`, the stream starts over unsynced, as at creation. */
+static void end_segment(struct run *r, const struct trawl_perf_file *pf, struct perf_cpu *pc,
+			int32_t cpu, int again)
+{
+	int id = trawl_perf_trace_id(pf, cpu);
+	struct stream *s = id >= 0 && id < MAX_IDS ? r->streams[id] : NULL;
+	if (pc->df) {
+		r->fmt_base = pc->base;
+		trawl_ete_deformatter_finish(pc->df);
+		trawl_ete_deformatter_destroy(pc->df);
+		pc->df = NULL;
+	}
+	if (s)
+		trawl_ete_pkt_decoder_finish(s->pd);
+	uint64_t k = unsynced(r, id) - pc->unsynced0;
+	if (k && pc->why) {
+		cli_warn(cmd, "%s: offset %" PRIu64 ": AUXTRACE (cpu %d): its first %" PRIu64 " bytes, "
+			 "before a sync point, are not decoded%s", r->o->src, pf->chunks[pc->chunk].offset,
+			 cpu, k, pc->why == 1 ? " (a snapshot of an AUX ring that had wrapped: older "
+			 "trace was overwritten)" : "");
+		r->bad++;
+	}
+	if (s && again) {
+		if (s->flow)
+			trawl_ete_flow_finish(s->flow);
+		trawl_ete_pkt_decoder_reset(s->pd, trawl_ete_pkt_decoder_stats(s->pd)->bytes);
+	}
+}
+
+/* Chunk i starts a segment of its CPU when it does not go on from the
+ * one before it: a snapshot, or bytes missing in between (said here). */
+static void start_segment(struct run *r, const struct trawl_perf_file *pf, struct perf_cpu *pc,
+			  int32_t cpu, size_t i)
+{
+	struct trawl_perf_chunk_place pl;
+	trawl_perf_chunk_place(pf, i, &pl);
+	if (pl.missing) {
+		cli_warn(cmd, "%s: offset %" PRIu64 ": AUXTRACE (cpu %d) at AUX offset %" PRIu64 ": the %"
+			 PRIu64 " bytes of AUX data before it are not in the file", r->o->src,
+			 pf->chunks[i].offset, cpu, pf->chunks[i].aux_offset, pl.missing);
+		r->bad++;
+	}
+	if (pl.restart)
+		end_segment(r, pf, pc, cpu, 1);
+	if (pl.restart || !i || pl.snapshot || pl.missing) {
+		pc->chunk = i;
+		pc->why = pl.snapshot ? 1 : pl.restart || pl.missing ? 2 : 0;
+		pc->unsynced0 = unsynced(r, trawl_perf_trace_id(pf, cpu));
+	}
+}
+
+/* The trace unit a chunk's bytes came from, or NULL (warned, counted). */
+static const struct trawl_perf_etm_cpu *chunk_unit(struct run *r, const struct trawl_perf_file *pf,
+						   const struct trawl_perf_auxtrace *c)
+{
+	const struct trawl_perf_etm_cpu *e = trawl_perf_etm_for_cpu(pf, c->cpu);
+	if (!e && c->cpu < 0)
+		e = &pf->etm[0]; /* per-thread recording: one trace unit */
+	if (!e || !e->cfg_ok) {
+		cli_warn(cmd, "%s: offset %" PRIu64 ": AUXTRACE for cpu %d: %s: skipped", r->o->src,
+			 c->offset, c->cpu, e ? "ETMv3/PTM trace is not decoded" : "no trace unit");
+		r->bad++;
+		return NULL;
+	}
+	return e;
+}
+
 /* Each AUXTRACE chunk to its CPU: raw data (TRBE) straight to that CPU's
  * trace-ID stream, formatted data through that CPU's own deformatter
- * (frames carry the IDs). Streams stay apart by trace ID. */
+ * (frames carry the IDs). Streams stay apart by trace ID; a chunk that
+ * does not go on from the one before starts its CPU's decoding over. */
 static int decode_perf(struct run *r, struct source *src, struct trawl_error *err)
 {
 	const struct trawl_perf_file *pf = src->perf;
-	struct trawl_ete_deformatter **df = calloc(pf->netm + 1, sizeof *df);
-	int rc = df ? EXIT_OK : cli_report(cmd, err);
+	struct perf_cpu *pcs = calloc(pf->netm + 1, sizeof *pcs);
+	int rc = pcs ? EXIT_OK : cli_report(cmd, err);
 	for (size_t i = 0; rc == EXIT_OK && i < pf->nchunks; i++) {
 		const struct trawl_perf_auxtrace *c = &pf->chunks[i];
-		const struct trawl_perf_etm_cpu *e = trawl_perf_etm_for_cpu(pf, c->cpu);
-		if (!e && c->cpu < 0)
-			e = &pf->etm[0]; /* per-thread recording: one trace unit */
-		if (!e || !e->cfg_ok) {
-			cli_warn(cmd, "%s: offset %" PRIu64 ": AUXTRACE for cpu %d: %s: skipped", r->o->src,
-				 c->offset, c->cpu, e ? "ETMv3/PTM trace is not decoded" : "no trace unit");
-			r->bad++;
+		const struct trawl_perf_etm_cpu *e = chunk_unit(r, pf, c);
+		if (!e)
 			continue;
-		}
-		int raw = trawl_perf_aux_raw(pf, (int32_t)e->cpu);
+		struct perf_cpu *pc = &pcs[e - pf->etm];
+		int32_t cpu = (int32_t)e->cpu;
+		start_segment(r, pf, pc, cpu, i);
+		int raw = trawl_perf_aux_raw(pf, cpu);
 		if (raw < 0)
 			raw = e->cfg.is_ete; /* no AUX record: TRBE is the ETE sink */
 		if (raw) {
-			struct stream *s = get_stream(r, (uint8_t)trawl_perf_trace_id(pf, (int32_t)e->cpu), 0, err);
+			struct stream *s = get_stream(r, (uint8_t)trawl_perf_trace_id(pf, cpu), 0, err);
 			if (s)
 				feed_raw(r, s, c->data, c->avail);
 			continue;
 		}
-		size_t k = (size_t)(e - pf->etm);
-		if (!df[k] && trawl_ete_deformatter_create(&df[k], 0, on_id_bytes, r, err) != TRAWL_OK)
-			rc = cli_report(cmd, err);
-		else
-			trawl_ete_deformatter_feed(df[k], c->data, c->avail);
-	}
-	for (size_t k = 0; df && k < pf->netm; k++)
-		if (df[k]) {
-			trawl_ete_deformatter_finish(df[k]);
-			trawl_ete_deformatter_destroy(df[k]);
+		if (!pc->df) {
+			if (trawl_ete_deformatter_create(&pc->df, 0, on_id_bytes, r, err) != TRAWL_OK) {
+				rc = cli_report(cmd, err);
+				break;
+			}
+			pc->base = pc->fed;
 		}
-	free(df);
+		r->fmt_base = pc->base;
+		trawl_ete_deformatter_feed(pc->df, c->data, c->avail);
+		pc->fed += c->avail;
+	}
+	for (size_t k = 0; pcs && k < pf->netm; k++)
+		end_segment(r, pf, &pcs[k], (int32_t)pf->etm[k].cpu, 0);
+	free(pcs);
 	return rc;
 }
 
@@ -840,6 +953,20 @@ static int decode_source(struct run *r, struct source *src, struct trawl_error *
 	return EXIT_OK;
 }
 
+/* Kernel addresses with no image: said apart from the others, named by
+ * --kallsyms when given (the counts and exit status stay with them). */
+static void kernel_nacc(struct run *r)
+{
+	char name[160] = "";
+	uint64_t start = 0;
+	const char *sym = r->ksyms ? trawl_kallsyms_at(r->ksyms, r->nacc_kaddr, &start) : NULL;
+	if (sym)
+		snprintf(name, sizeof name, " (%s+0x%" PRIx64 ")", sym, r->nacc_kaddr - start);
+	cli_warn(cmd, "%s: %" PRIu64 " of the places with no program image are kernel addresses "
+		 "(first: 0x%" PRIx64 "%s): give --vmlinux FILE to decode them%s", r->o->src,
+		 r->nacc_kernel, r->nacc_kaddr, name, r->ksyms ? "" : ", --kallsyms FILE to name them");
+}
+
 /* End every stream (cut packets, pending flow), then name each stream that
  * never synchronised: its bytes were all lost, so the run counts as bad. */
 static void finish_streams(struct run *r)
@@ -866,6 +993,8 @@ static void finish_streams(struct run *r)
 	}
 	/* no image: the instructions there ran but could not be decoded */
 	uint64_t n = r->elems[TRAWL_ETE_EL_NACC];
+	if (r->nacc_kernel)
+		kernel_nacc(r);
 	if (n) {
 		cli_warn(cmd, "%s: %" PRIu64 " place%s with no program image (first: trace ID 0x%02x, "
 			 "offset %" PRIu64 ", address 0x%" PRIx64 "): the instructions there are not decoded",
@@ -950,6 +1079,7 @@ static void release(struct run *r, struct source *src)
 		trawl_ete_image_destroy(r->img);
 	trawl_ete_snapshot_close(src->snap);
 	trawl_perf_close(src->perf);
+	trawl_kallsyms_free(r->ksyms);
 	free(src->psources);
 	free(src->rawdata);
 	if (r->out && r->out != stdout)
@@ -1059,6 +1189,10 @@ int cmd_ete(int argc, char **argv)
 			   "perf.data: look for mapped files under DIR (recorded path, base name)"),
 		CLI_STRING("binary-dir", 0, "DIR", &o.bindir,
 			   "perf.data: mapped files by build id (DIR/<hex id>, DIR/.build-id/..)"),
+		CLI_STRING("vmlinux", 0, "FILE", &o.vmlinux,
+			   "perf.data: the kernel's ELF image, placed where it ran (KASLR)"),
+		CLI_STRING("kallsyms", 0, "FILE", &o.kallsyms,
+			   "perf.data: a copy of /proc/kallsyms: kernel symbol names, _text"),
 		CLI_U64("chunk", "N", &chunk, 0, NULL, "feed the decoder N bytes at a time (testing)"),
 		CLI_STRING("output", 'o', "FILE", &o.out, "output file (default: standard output)"),
 		CLI_END,

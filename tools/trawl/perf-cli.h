@@ -4,6 +4,7 @@
 #define TRAWL_PERF_CLI_H
 
 #include "trawl/ete.h"
+#include "trawl/kallsyms.h"
 #include "trawl/perf.h"
 
 /* Add every file-backed mapping's bytes to img at its mapped address
@@ -14,6 +15,13 @@
  * file-backed mappings were not found (each warned once under cmd). */
 unsigned perf_cli_images(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
 			 const char *symfs, const char *bindir, const char *cmd);
+
+/* Add vmlinux's loadable segments to img where the recording's kernel ran:
+ * shifted by the run-time _text address (the kernel MMAP's pgoff, else
+ * _text in ks) less vmlinux's own _text. Exit status (a vmlinux that
+ * cannot be read is reported under cmd). */
+int perf_cli_kernel_image(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
+			  const char *vmlinux, const struct trawl_kallsyms *ks, const char *cmd);
 
 /* The build id the recording gives for a mapping's file, as hex, or "". */
 void perf_cli_build_id(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "perf-cli.h"
+#include "trawl/image.h"
 
 static void hex_of(const uint8_t *id, unsigned n, char *hex, size_t cap)
 {
@@ -99,4 +100,55 @@ unsigned perf_cli_images(const struct trawl_perf_file *pf, struct trawl_ete_imag
 			 "--binary-dir DIR; trace in them is reported as no image", pf->path, missing,
 			 missing == 1 ? "" : "s", first);
 	return missing;
+}
+
+/* The recording's kernel mapping ([kernel.kallsyms]_text, cpumode kernel),
+ * or NULL. */
+static const struct trawl_perf_mmap *kernel_mmap(const struct trawl_perf_file *pf)
+{
+	for (size_t i = 0; i < pf->nmmaps; i++)
+		if (pf->mmaps[i].cpumode == 1 &&
+		    !strncmp(pf->mmaps[i].filename, "[kernel.kallsyms]", 17))
+			return &pf->mmaps[i];
+	return NULL;
+}
+
+/* Where the kernel's _text was at run time: the kernel MMAP's pgoff (perf
+ * writes the run-time address of its reference symbol, _text, there), else
+ * kallsyms' _text; 0 when neither says. */
+static uint64_t runtime_text(const struct trawl_perf_file *pf, const struct trawl_kallsyms *ks)
+{
+	const struct trawl_perf_mmap *m = kernel_mmap(pf);
+	uint64_t a = 0;
+	if (m && m->pgoff && !strcmp(m->filename, "[kernel.kallsyms]_text"))
+		return m->pgoff;
+	if (ks && trawl_kallsyms_named(ks, "_text", &a))
+		return a;
+	return 0;
+}
+
+int perf_cli_kernel_image(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
+			  const char *vmlinux, const struct trawl_kallsyms *ks, const char *cmd)
+{
+	struct trawl_image *syms = NULL;
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	/* the link-time _text, from vmlinux's own symbols */
+	if (trawl_image_create(&syms, &err) != TRAWL_OK ||
+	    trawl_image_add_elf(syms, vmlinux, 0, &err) != TRAWL_OK) {
+		trawl_image_destroy(syms);
+		return cli_report(cmd, &err);
+	}
+	const struct trawl_symbol *text = trawl_image_symbol_named(syms, "_text");
+	uint64_t run = runtime_text(pf, ks), bias = 0;
+	if (text && run)
+		bias = run - text->addr; /* KASLR: the same shift for the whole image */
+	else
+		cli_warn(cmd, "%s: %s: placed at its link addresses (%s)", pf->path, vmlinux,
+			 text ? "the recording does not say where _text ran; --kallsyms FILE does"
+			      : "it has no _text symbol");
+	trawl_image_destroy(syms);
+	if (trawl_ete_image_add_elf(img, vmlinux, bias, &err) != TRAWL_OK)
+		return cli_report(cmd, &err);
+	return EXIT_OK;
 }

@@ -26,8 +26,9 @@ static void aux_flags(uint64_t fl, char *buf, size_t cap)
 
 static void text_info(const struct trawl_perf_file *pf)
 {
-	printf("perf.data:           %s (%zu bytes, %" PRIu64 " records, %u attribute%s)\n", pf->path,
-	       pf->len, pf->nrecords, pf->nattrs, pf->nattrs == 1 ? "" : "s");
+	printf("perf.data:           %s (%s%zu bytes, %" PRIu64 " records, %u attribute%s)\n", pf->path,
+	       pf->pipe ? "pipe mode, " : "", pf->len, pf->nrecords, pf->nattrs,
+	       pf->nattrs == 1 ? "" : "s");
 	printf("cs_etm header:       version %" PRIu64 ", PMU type %" PRIu64 ", %s mode, %zu cpus\n",
 	       pf->etm_version, pf->etm_pmu_type, pf->etm_snapshot ? "snapshot" : "full", pf->netm);
 	for (size_t i = 0; i < pf->netm; i++) {
@@ -66,6 +67,10 @@ static void text_info(const struct trawl_perf_file *pf)
 	for (size_t i = 0; i < pf->ncomms; i++)
 		printf("comm    pid %u tid %u: %s\n", pf->comms[i].pid, pf->comms[i].tid,
 		       pf->comms[i].comm);
+	size_t pos = 0;
+	const char *k, *v;
+	while (trawl_perf_meta_next(pf, &pos, &k, &v))
+		printf("meta    %s = %s\n", k, v);
 }
 
 static void json_str(const char *s)
@@ -77,8 +82,8 @@ static void json_info(const struct trawl_perf_file *pf)
 {
 	printf("{\"perf\":");
 	json_str(pf->path);
-	printf(",\"records\":%" PRIu64 ",\"etm_version\":%" PRIu64 ",\"snapshot\":%d,\"cpus\":[",
-	       pf->nrecords, pf->etm_version, pf->etm_snapshot != 0);
+	printf(",\"pipe\":%d,\"records\":%" PRIu64 ",\"etm_version\":%" PRIu64 ",\"snapshot\":%d,"
+	       "\"cpus\":[", pf->pipe, pf->nrecords, pf->etm_version, pf->etm_snapshot != 0);
 	for (size_t i = 0; i < pf->netm; i++) {
 		const struct trawl_perf_etm_cpu *c = &pf->etm[i];
 		printf("%s{\"cpu\":%u,\"unit\":\"%s\",\"trace_id\":%d,\"params\":[", i ? "," : "", c->cpu,
@@ -110,7 +115,16 @@ static void json_info(const struct trawl_perf_file *pf)
 		json_str(m->filename);
 		printf(",\"build_id\":\"%s\"}", hex);
 	}
-	printf("]}\n");
+	printf("],\"meta\":{");
+	size_t pos = 0;
+	const char *k, *v;
+	for (int n = 0; trawl_perf_meta_next(pf, &pos, &k, &v); n++) {
+		printf("%s", n ? "," : "");
+		json_str(k);
+		putchar(':');
+		json_str(v);
+	}
+	printf("}}\n");
 }
 
 static void records(const struct trawl_perf_file *pf)
