@@ -702,13 +702,15 @@ static enum trawl_status do_reg_write(struct trawl_index_builder *b, struct rfil
 		r->kn[base + i] = 1;
 	}
 	uint8_t *rec;
+	if (b->nev > REGW_EV_MASK)
+		return trawl_error_set(err, TRAWL_ERR_FORMAT,
+				       "trace too large for an index (more than 2^40 events)");
 	if ((st = idx_sorter_add(&b->regw, &rec, err)))
 		return st;
 	st64(rec, (uint64_t)cpu << 32 | w->reg);
-	st64(rec + 8, b->nev);
-	st16(rec + 16, w->offset);
-	st16(rec + 18, (uint16_t)(w->zext > end ? w->zext : end));
-	st32(rec + 20, 0);
+	/* byte ranges end at most at 256 (a 2048-bit register): 12 bits each */
+	uint64_t hi = w->zext > end ? w->zext : end;
+	st64(rec + 8, b->nev | (uint64_t)w->offset << REGW_EV_BITS | hi << (REGW_EV_BITS + 12));
 	return TRAWL_OK;
 }
 

@@ -81,10 +81,10 @@
  *              reads of bytes nobody had written since `key` (0 = the start
  *              of the trace, else clobber event + 1): +0 block, +8 key,
  *              +16 value[64], +80 known mask u64
- *   9 REGW     24-byte records sorted by (cpu << 32 | reg, event, then
- *              the order of the writes): +0 key u64, +8 event u64,
- *              +16 first byte u16, +18 end byte u16 (zero-extension
- *              included), +20 u32 0
+ *   9 REGW     16-byte records sorted by (cpu << 32 | reg, event, then
+ *              the order of the writes): +0 key u64, +8 u64: bits 0-39
+ *              event, 40-51 first byte, 52-63 end byte (zero-extension
+ *              included)
  *  10 PCS      16-byte records sorted by (pc, event): +0 pc, +8 event
  *  11 SYSREGS  names of system registers, NUL-terminated, in id order
  *              (TRAWL_REG_SYS_BASE + i)
@@ -188,7 +188,9 @@ enum ev_field {
 #define SNAP_REC 88u
 #define CLOB_REC 24u
 #define BD_REC 88u
-#define REGW_REC 24u
+#define REGW_REC 16u
+#define REGW_EV_BITS 40u        /* event bits of a REGW record's second word */
+#define REGW_EV_MASK (((uint64_t)1 << REGW_EV_BITS) - 1)
 #define PCS_REC 16u
 #define SW_REC 16u
 

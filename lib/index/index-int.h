@@ -19,6 +19,8 @@ struct idx_sec {
 	const uint8_t *fence;   /* keys of every IDX_FENCE-th record, or NULL */
 	uint64_t nfence;
 	uint32_t id;            /* enum idx_section */
+	uint64_t key2;          /* mask of the second sort key in a record's
+				   second u64 (REGW shares it with byte ranges) */
 	/* compact kind: len and n are those of the decoded section; its
 	 * compressed bytes are [zoff, zoff + zlen) of the file, its blocks
 	 * SEC_ZBLOCKS records [zfirst, zfirst + znb), each zbb bytes decoded */

@@ -274,6 +274,7 @@ static enum trawl_status read_sections(struct trawl_index *ix, uint32_t nsec, in
 		struct idx_sec *d = &ix->sec[sid];
 		d->ix = ix;
 		d->id = sid;
+		d->key2 = sid == SEC_REGW ? REGW_EV_MASK : ~(uint64_t)0;
 		d->p = ix->map + off;
 		d->len = len;
 		d->rec = rec;

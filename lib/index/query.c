@@ -41,10 +41,10 @@ static const uint8_t *fence_at(const struct idx_sec *s, uint64_t i)
 	return r;
 }
 
-static int key_less(const uint8_t *r, uint64_t a, uint64_t b)
+static int key_less(const uint8_t *r, uint64_t a, uint64_t b, uint64_t key2)
 {
 	uint64_t ra = ld64(r);
-	return ra < a || (ra == a && ld64(r + 8) < b);
+	return ra < a || (ra == a && (ld64(r + 8) & key2) < b);
 }
 
 /* The fence (a small contiguous copy of every IDX_FENCE-th key) narrows
@@ -57,7 +57,7 @@ uint64_t idx_lower_bound2(const struct idx_sec *s, uint64_t a, uint64_t b)
 		uint64_t flo = 0, fhi = s->nfence;
 		while (flo < fhi) {
 			uint64_t mid = flo + (fhi - flo) / 2;
-			if (key_less(fence_at(s, mid), a, b))
+			if (key_less(fence_at(s, mid), a, b, s->key2))
 				flo = mid + 1;
 			else
 				fhi = mid;
@@ -70,7 +70,7 @@ uint64_t idx_lower_bound2(const struct idx_sec *s, uint64_t a, uint64_t b)
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		const uint8_t *r = rec_at(s, mid);
-		uint64_t ra = ld64(r), rb = ld64(r + 8);
+		uint64_t ra = ld64(r), rb = ld64(r + 8) & s->key2;
 		if (ra < a || (ra == a && rb < b))
 			lo = mid + 1;
 		else
@@ -789,9 +789,9 @@ static int search_writes(const struct idx_sec *s, uint64_t key, uint64_t ev, int
 		}
 		if (ld64(r) != key)
 			return 0;
-		uint64_t m;
+		uint64_t m, ev2 = ld64(r + 8);
 		if (is_reg) {
-			uint16_t lo = ld16(r + 16), hi = ld16(r + 18);
+			uint64_t lo = ev2 >> REGW_EV_BITS & 0xfff, hi = ev2 >> (REGW_EV_BITS + 12);
 			/* register ranges can be 256 bytes: compare as ranges */
 			uint64_t wlo = want & 0xffff, whi = want >> 16;
 			m = lo < whi && wlo < hi;
@@ -800,7 +800,7 @@ static int search_writes(const struct idx_sec *s, uint64_t key, uint64_t ev, int
 			m = range_mask(off, off + cnt) & want; /* empty when damaged */
 		}
 		if (m) {
-			*out = ld64(r + 8);
+			*out = ev2 & s->key2;
 			return 1;
 		}
 	}
