@@ -38,11 +38,12 @@
  *
  * Sections (offsets 8-aligned, inside the file, not overlapping the header)
  *   1 EVENTS   packed event records (evpack.c), one per event, in event
- *              order, in blocks of EVB_EVENTS: each field of a record is
- *              its difference from the block's base for that field (in
- *              EVBLK), in as many bytes as the block's largest needs
- *              (0-8), the fields in enum ev_field order; a block's
- *              records are all the same size
+ *              order, in blocks of EVB_EVENTS: a block is a header (EVB_HDR
+ *              bytes: +0 u64 base[EVF_N], each field's smallest value in
+ *              the block; +112 u8 width[EVF_N], bytes per field, 0-8;
+ *              +126 u16 0), then its records: each field the difference
+ *              from its base in `width` bytes, the fields in enum ev_field
+ *              order
  *   2 DELTAS   the effects of each event; event i owns bytes [delta(i),
  *              delta(i+1)). Records:
  *                REG  tag 0x01 (|0x80 when a known-mask follows), reg u32,
@@ -61,10 +62,8 @@
  *                     events; after each CKPT and when the core changes
  *              so registers at event N are one contiguous read: from the
  *              CKPT of N's epoch to the end of N's records.
- *   3 EVBLK    EVB_REC-byte records, one per block of EVB_EVENTS events:
- *              +0 u64 byte offset of the block's records in EVENTS,
- *              +8 u64 base[EVF_N] (each field's smallest value in the
- *              block), +120 u8 width[EVF_N] (bytes per field), +134 u16 0
+ *   3 EVBLK    u64 per block of EVB_EVENTS events: bits 0-47 its offset
+ *              in EVENTS, bits 48-63 its record size
  *   4          unused (was a checkpoint section before the format settled)
  *   5 MEMW     32-byte write-list records sorted by (block, event, delta):
  *              +0 block address u64 (64-byte aligned), +8 event u64,
@@ -179,9 +178,9 @@ enum ev_field {
 	EVF_N
 };
 #define EVB_EVENTS 256u         /* events per block */
-#define EVB_REC 136u            /* EVBLK record */
-#define EVB_BASE 8u
-#define EVB_WIDTH (EVB_BASE + 8u * EVF_N)
+#define EVB_REC 8u              /* EVBLK record */
+#define EVB_HDR 128u            /* block header in EVENTS */
+#define EVB_WIDTH (8u * EVF_N)  /* the widths in the header */
 #define EVB_DEPTH_BIAS 0x80000000u
 #define EV_MAX48 (((uint64_t)1 << 48) - 1)
 #define MEMW_REC 32u

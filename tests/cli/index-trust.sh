@@ -91,7 +91,8 @@ want=$("$TRAWL" regs "$T" --at 4500)
 I="$T.trawlidx"
 size=$(wc -c <"$I")
 # the event record the query reads: EVENTS (section 1) holds blocks of 256
-# packed records, each block's place and record size in EVBLK (section 3)
+# packed records after a 128-byte header; EVBLK (section 3) has a u64 per
+# block, its offset (low 48 bits) and record size (high 16)
 ev=$(echo "$want" | sed -n 's/.*(event \([0-9]*\)).*/\1/p' | head -1)
 [ -n "$ev" ] || fail "no event number in: $want"
 evoff=$(python3 - "$I" "$ev" <<'PY'
@@ -102,8 +103,8 @@ sec = {}
 for i in range(struct.unpack_from('<I', h, 100)[0]):
     sid, rec, off, ln, _ = struct.unpack_from('<IIQQQ', h, 128 + 32 * i)
     sec[sid] = off
-b = sec[3] + 136 * (ev // 256)
-print(sec[1] + struct.unpack_from('<Q', h, b)[0] + (ev % 256) * sum(h[b + 120:b + 134]))
+e = struct.unpack_from('<Q', h, sec[3] + 8 * (ev // 256))[0]
+print(sec[1] + (e & (2**48 - 1)) + 128 + (ev % 256) * (e >> 48))
 PY
 )
 [ -n "$evoff" ] || fail "no offset for event $ev"
