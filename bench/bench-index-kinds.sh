@@ -9,7 +9,8 @@
 # and the thread's CPU time). Baseline in the same run: the full kind
 # built by the binary of $TRAWL_BENCH_BASE (default: where this branch
 # left main, the previous binary), compiled into bench/out/base-build, run
-# alternately with this one.
+# alternately with this one; its queries (its own bench-index-warm on its
+# own index) run in turns with this one's too.
 # TRAWL_BENCH_KINDS_LONG=0 leaves out the 4x trace (4.4 GB of text),
 # TRAWL_BENCH_KINDS_ES=0 the ES-style one.
 set -u
@@ -32,10 +33,12 @@ if [ -n "$base_commit" ] && [ "$(cat "$out/base-build/commit" 2>/dev/null)" != "
 	mkdir -p "$out/base-src" "$out/base-build"
 	git -C "$src" archive "$base_commit" | tar -x -C "$out/base-src" &&
 		cmake -S "$out/base-src" -B "$out/base-build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
-		cmake --build "$out/base-build" --target trawl-bin -j2 >/dev/null 2>&1 && [ -x "$base" ] &&
+		cmake --build "$out/base-build" --target trawl-bin bench-index-warm -j2 >/dev/null 2>&1 && [ -x "$base" ] &&
 		echo "$base_commit" >"$out/base-build/commit" || echo "baseline $base_ref did not build"
 fi
 [ -x "$base" ] || base=
+base_warm="$out/base-build/bench-index-warm"
+[ -x "$base_warm" ] || base_warm=
 
 measure() { # CMD...: prints "wall cpu maxrss_kb"
 	/usr/bin/time -f "%e %U %S %M" -o "$out/kt.txt" "$@" >/dev/null 2>"$out/kerr.txt" || {
@@ -78,9 +81,17 @@ one_trace() { # LABEL FILE INSNS
 			printf "  %-8s size %6.0f MB = %.3fx the trace, %5.1f B/instruction; build median %.2f s wall (%.2f M lines/s), %.2f s cpu; peak RSS %.0f MB\n",
 				k == "base" ? "main" : k, s / 1e6, s / b, s / n, mw, l / mw / 1e6, mu, mr / 1024 }'
 	done
-	for k in full compact; do
-		"$build/bench-index-warm" "$out/k-$k.idx" "$nq" 7 "$out/kaddrs.txt" >"$out/kq-$k.txt" || continue
-		awk -v k=$k '{ printf "  %-8s %-16s median %7.1f us  p99 %7.1f us   (cpu: median %7.1f us, p99 %7.1f us)\n", k, $1, $2 / 1e3, $3 / 1e3, $5 / 1e3, $6 / 1e3 }' "$out/kq-$k.txt"
+	r=0
+	while [ $r -lt "$rounds" ]; do
+		# queries in turns too: main's (its own reader on its own index), then each kind
+		for k in base full compact; do
+			w="$build/bench-index-warm"
+			[ $k = base ] && w=$base_warm
+			[ -n "$w" ] && [ -f "$out/k-$k.idx" ] || continue
+			"$w" "$out/k-$k.idx" "$nq" 7 "$out/kaddrs.txt" >"$out/kq-$k.txt" || continue
+			awk -v k=$k -v r=$((r + 1)) '{ printf "  %-8s %-16s median %7.1f us  p99 %7.1f us   (cpu: median %7.1f us, p99 %7.1f us)  round %d\n", k == "base" ? "main" : k, $1, $2 / 1e3, $3 / 1e3, $5 / 1e3, $6 / 1e3, r }' "$out/kq-$k.txt"
+		done
+		r=$((r + 1))
 	done
 	rm -f "$out/k-base.idx" "$out/k-full.idx" "$out/k-compact.idx"
 }

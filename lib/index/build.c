@@ -22,6 +22,7 @@
 
 #include <xxhash.h>
 
+#include "index/evpack.h"
 #include "index/format.h"
 #include "index/spool.h"
 #include "index/sw.h"
@@ -69,6 +70,8 @@ struct trawl_index_builder {
 	double t0;
 
 	struct idx_file ev, dl;
+	struct idx_file evb;    /* EVBLK records, spooled */
+	struct idx_evpack evp;  /* the block of events being gathered */
 	uint32_t kind;          /* enum trawl_index_kind */
 	int out_fd;             /* compact: the output file (ev is a spool) */
 	struct idx_zsink *zs;   /* compact: the compressing sink */
@@ -699,13 +702,15 @@ static enum trawl_status do_reg_write(struct trawl_index_builder *b, struct rfil
 		r->kn[base + i] = 1;
 	}
 	uint8_t *rec;
+	if (b->nev > REGW_EV_MASK)
+		return trawl_error_set(err, TRAWL_ERR_FORMAT,
+				       "trace too large for an index (more than 2^40 events)");
 	if ((st = idx_sorter_add(&b->regw, &rec, err)))
 		return st;
 	st64(rec, (uint64_t)cpu << 32 | w->reg);
-	st64(rec + 8, b->nev);
-	st16(rec + 16, w->offset);
-	st16(rec + 18, (uint16_t)(w->zext > end ? w->zext : end));
-	st32(rec + 20, 0);
+	/* byte ranges end at most at 256 (a 2048-bit register): 12 bits each */
+	uint64_t hi = w->zext > end ? w->zext : end;
+	st64(rec + 8, b->nev | (uint64_t)w->offset << REGW_EV_BITS | hi << (REGW_EV_BITS + 12));
 	return TRAWL_OK;
 }
 
@@ -876,7 +881,6 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 	if (sh && (st = do_clobber(b, sh_addr, sh_size, err)))
 		return st;
 
-	uint8_t rec[EV_REC];
 	int isinsn = e->kind == TRAWL_EV_INSN;
 	/* a source without text (decoded trace) numbers its events as lines */
 	uint64_t line = e->line ? e->line : b->nev + 1;
@@ -886,22 +890,23 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 		return trawl_error_set(err, TRAWL_ERR_FORMAT,
 				       "trace too large for an index (line %llu, offset %llu)",
 				       (unsigned long long)line, (unsigned long long)e->offset);
-	st48(rec + EV_LINE, line);
-	st48(rec + EV_OFFSET, e->offset);
-	st64(rec + EV_TIME, e->time);
-	st64(rec + EV_PC, isinsn ? e->u.insn.pc : 0);
-	st48(rec + EV_DELTA, dloff);
-	st32(rec + EV_NLINES, nlines);
-	st32(rec + EV_LENGTH, e->length > UINT32_MAX ? UINT32_MAX : (uint32_t)e->length);
-	st32(rec + EV_ENCODING, isinsn ? e->u.insn.encoding : 0);
-	st32(rec + EV_DEPTH, (uint32_t)r->depth);
-	st16(rec + EV_CPU, e->cpu);
-	rec[EV_FLAGS] = (uint8_t)e->flags;
-	rec[EV_KIND] = (uint8_t)e->kind;
+	uint64_t v[EVF_N];
+	v[EVF_LINE] = line;
+	v[EVF_OFFSET] = e->offset;
+	v[EVF_TIME] = e->time;
+	v[EVF_DELTA] = dloff;
+	v[EVF_PC] = isinsn ? e->u.insn.pc : 0;
+	v[EVF_NLINES] = nlines;
+	v[EVF_LENGTH] = e->length > UINT32_MAX ? UINT32_MAX : (uint32_t)e->length;
+	v[EVF_ENCODING] = isinsn ? e->u.insn.encoding : 0;
+	v[EVF_DEPTH] = (uint32_t)r->depth ^ EVB_DEPTH_BIAS;
+	v[EVF_CPU] = e->cpu;
+	v[EVF_FLAGS] = (uint8_t)e->flags;
+	v[EVF_KIND] = (uint8_t)e->kind;
 	/* iset 0-3 and width 0, 2 or 4 share a byte */
-	rec[EV_ISET] = isinsn ? (uint8_t)((e->u.insn.iset & 0xf) | (e->u.insn.width & 0xf) << 4) : 0;
-	rec[EV_EL] = isinsn ? e->u.insn.el : 0xff;
-	if ((st = idx_file_write(&b->ev, rec, EV_REC, err)))
+	v[EVF_ISET] = isinsn ? (uint8_t)((e->u.insn.iset & 0xf) | (e->u.insn.width & 0xf) << 4) : 0;
+	v[EVF_EL] = isinsn ? e->u.insn.el : 0xff;
+	if ((st = idx_evpack_add(&b->evp, v, &b->ev, &b->evb, err)))
 		return st;
 	r->depth += call_effect(e);
 	if ((st = idx_sw_add(&b->sw, e, b->nev, err)))
@@ -1005,7 +1010,8 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 	size_t mem = b->opt.sort_memory ? b->opt.sort_memory : (64u << 20);
 	b->t0 = now_s();
 	trawl_reg_names_init(&b->names);
-	b->ev.fd = b->dl.fd = -1;
+	b->ev.fd = b->dl.fd = b->evb.fd = -1;
+	idx_evpack_init(&b->evp);
 	b->mem_fd = -1;
 	int fd = -1;
 	if (!path) {
@@ -1039,7 +1045,8 @@ enum trawl_status trawl_index_builder_create(struct trawl_index_builder **out, c
 	    (st = idx_file_write(&b->ev, zero, IDX_HEADER_SIZE, err)))
 		goto fail;
 	idx_file_mark(&b->ev);
-	if ((st = idx_file_temp(&b->dl, b->dir, "delta spool", err)))
+	if ((st = idx_file_temp(&b->dl, b->dir, "delta spool", err)) ||
+	    (st = idx_file_temp(&b->evb, b->dir, "event block spool", err)))
 		goto fail;
 	idx_sorter_init(&b->memw, MEMW_REC, mem, b->dir, err);
 	idx_sorter_init(&b->snap, SNAP_REC, mem, b->dir, err);
@@ -1067,6 +1074,7 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b)
 		return;
 	idx_file_close(&b->ev);
 	idx_file_close(&b->dl);
+	idx_file_close(&b->evb);
 	if (b->out_fd >= 0)
 		close(b->out_fd);
 	idx_zsink_destroy(b->zs);
@@ -1297,8 +1305,9 @@ static enum trawl_status write_sections(struct trawl_index_builder *b, struct id
 		idx_sec_end(o, s++);                                                       \
 	} while (0)
 	if (b->zs)
-		SEC(SEC_EVENTS, EV_REC, idx_file_copy(o, &b->ev, err));
+		SEC(SEC_EVENTS, 0, idx_file_copy(o, &b->ev, err));
 	SEC(SEC_DELTAS, 0, idx_file_copy(o, &b->dl, err));
+	SEC(SEC_EVBLK, EVB_REC, idx_file_copy(o, &b->evb, err));
 	SEC(SEC_MEMW, MEMW_REC, idx_sorter_output(&b->memw, o, &fences[0], err));
 	SEC(SEC_SNAP, SNAP_REC, idx_sorter_output(&b->snap, o, &fences[1], err));
 	SEC(SEC_CLOB, CLOB_REC, idx_sorter_output(&b->clob, o, &fences[2], err));
@@ -1418,6 +1427,8 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 	struct idx_secent secs[SEC_COUNT_];
 	memset(secs, 0, sizeof secs);
 	struct idx_secent *s = secs;
+	if ((st = idx_evpack_flush(&b->evp, &b->ev, &b->evb, err)))
+		goto out;
 	if (b->zs) {
 		/* compact: a fresh output file; the events follow from their spool */
 		int fd = b->out_fd;
@@ -1431,7 +1442,7 @@ enum trawl_status trawl_index_builder_finish(struct trawl_index_builder *b,
 			goto out;
 	} else {
 		s->id = SEC_EVENTS;
-		s->rec = EV_REC;
+		s->rec = 0;
 		s->off = IDX_HEADER_SIZE;
 		idx_sec_end(o, s++);
 	}

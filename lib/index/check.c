@@ -139,12 +139,6 @@ static enum trawl_status read_raw(const struct trawl_index *ix, uint64_t off, vo
 	return TRAWL_OK;
 }
 
-enum trawl_status idx_pread_unchecked(const struct trawl_index *ix, uint64_t off, void *buf,
-				      size_t len, struct trawl_error *err)
-{
-	return read_raw(ix, off, buf, len, err);
-}
-
 /* Blocks not yet checked are read whole and hashed from that copy: one
  * pread, no page faults (see query.c on why point queries use pread). */
 enum trawl_status idx_pread(const struct trawl_index *ix, uint64_t off, void *buf, size_t len,

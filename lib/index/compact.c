@@ -37,7 +37,7 @@ enum trawl_status idx_zsink_create(struct idx_zsink **out, struct trawl_error *e
 	if (!z)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	z->most = ZB_BYTES;
-	static const uint32_t recs[] = { EV_REC, MEMW_REC, SNAP_REC, CLOB_REC, BD_REC, REGW_REC,
+	static const uint32_t recs[] = { EVB_REC, MEMW_REC, SNAP_REC, CLOB_REC, BD_REC, REGW_REC,
 					 PCS_REC };
 	for (size_t i = 0; i < sizeof recs / sizeof *recs; i++)
 		if (zb_block_bytes(recs[i]) > z->most)

@@ -6,7 +6,7 @@
  * Header (1024 bytes at offset 0)
  *   off  size  meaning
  *     0     8  magic "TRAWLIDX"
- *     8     4  format version (5)
+ *     8     4  format version (6)
  *    12     4  kind (1 = full, 2 = compact; kinds.c)
  *    16     4  flags: bit 0 = complete (set in the last write of a build),
  *                bit 1 = exception events carry reset/debug flags,
@@ -37,12 +37,13 @@
  *  1016     8  header checksum: hash of bytes [0, 1016)
  *
  * Sections (offsets 8-aligned, inside the file, not overlapping the header)
- *   1 EVENTS   56-byte records, one per event, in event order:
- *              +0 line u48, +6 byte offset u48, +12 time u64, +20 pc u64,
- *              +28 delta-log offset u48, +34 line count u32, +38 byte
- *              length u32 (saturated), +42 encoding u32, +46 call depth
- *              i32, +50 cpu u16, +52 flags u8, +53 kind u8, +54 iset u8
- *              (bits 0-3) | encoding width << 4, +55 el u8
+ *   1 EVENTS   packed event records (evpack.c), one per event, in event
+ *              order, in blocks of EVB_EVENTS: a block is a header (EVB_HDR
+ *              bytes: +0 u64 base[EVF_N], each field's smallest value in
+ *              the block; +112 u8 width[EVF_N], bytes per field, 0-8;
+ *              +126 u16 0), then its records: each field the difference
+ *              from its base in `width` bytes, the fields in enum ev_field
+ *              order
  *   2 DELTAS   the effects of each event; event i owns bytes [delta(i),
  *              delta(i+1)). Records:
  *                REG  tag 0x01 (|0x80 when a known-mask follows), reg u32,
@@ -61,7 +62,9 @@
  *                     events; after each CKPT and when the core changes
  *              so registers at event N are one contiguous read: from the
  *              CKPT of N's epoch to the end of N's records.
- *   3, 4       unused (were checkpoint sections before the format settled)
+ *   3 EVBLK    u64 per block of EVB_EVENTS events: bits 0-47 its offset
+ *              in EVENTS, bits 48-63 its record size
+ *   4          unused (was a checkpoint section before the format settled)
  *   5 MEMW     32-byte write-list records sorted by (block, event, delta):
  *              +0 block address u64 (64-byte aligned), +8 event u64,
  *              +16 delta-log offset of the MEM/CLOB record u64,
@@ -77,10 +80,10 @@
  *              reads of bytes nobody had written since `key` (0 = the start
  *              of the trace, else clobber event + 1): +0 block, +8 key,
  *              +16 value[64], +80 known mask u64
- *   9 REGW     24-byte records sorted by (cpu << 32 | reg, event, then
- *              the order of the writes): +0 key u64, +8 event u64,
- *              +16 first byte u16, +18 end byte u16 (zero-extension
- *              included), +20 u32 0
+ *   9 REGW     16-byte records sorted by (cpu << 32 | reg, event, then
+ *              the order of the writes): +0 key u64, +8 u64: bits 0-39
+ *              event, 40-51 first byte, 52-63 end byte (zero-extension
+ *              included)
  *  10 PCS      16-byte records sorted by (pc, event): +0 pc, +8 event
  *  11 SYSREGS  names of system registers, NUL-terminated, in id order
  *              (TRAWL_REG_SYS_BASE + i)
@@ -95,7 +98,7 @@
 #include <string.h>
 
 #define IDX_MAGIC "TRAWLIDX"
-#define IDX_VERSION 5u
+#define IDX_VERSION 6u
 #define IDX_HEADER_SIZE 1024u
 #define IDX_MAX_SECTIONS 24u
 #define IDX_FLAG_COMPLETE 1u
@@ -114,7 +117,7 @@
 enum idx_section {
 	SEC_EVENTS = 1,
 	SEC_DELTAS,
-	SEC_UNUSED3_,
+	SEC_EVBLK,              /* one record per block of events: bases and widths */
 	SEC_UNUSED4_,
 	SEC_MEMW,
 	SEC_SNAP,
@@ -150,34 +153,43 @@ enum idx_section {
 #define ZBLK_REC 16u
 static inline int idx_sec_compressed(uint32_t sid)
 {
-	return sid == SEC_EVENTS || sid == SEC_DELTAS || (sid >= SEC_MEMW && sid <= SEC_PCS);
+	return sid <= SEC_EVBLK || (sid >= SEC_MEMW && sid <= SEC_PCS);
 }
 
 #define IDX_FENCE 256u          /* records per fence entry */
 #define FENCE_REC 16u
 
-#define EV_REC 56u
-/* Event record fields (offsets; EVENTS above) */
-#define EV_LINE 0u              /* u48 */
-#define EV_OFFSET 6u            /* u48 */
-#define EV_TIME 12u
-#define EV_PC 20u
-#define EV_DELTA 28u            /* u48 */
-#define EV_NLINES 34u
-#define EV_LENGTH 38u
-#define EV_ENCODING 42u
-#define EV_DEPTH 46u
-#define EV_CPU 50u
-#define EV_FLAGS 52u
-#define EV_KIND 53u
-#define EV_ISET 54u             /* iset | encoding width << 4 */
-#define EV_EL 55u
+/* Event fields, in the order a packed record (EVENTS) holds them. */
+enum ev_field {
+	EVF_LINE,               /* first line (1-based); never decreases */
+	EVF_OFFSET,             /* byte offset in the (decompressed) trace; never decreases */
+	EVF_TIME,               /* time in the trace's unit; assumed not to decrease */
+	EVF_DELTA,              /* offset of the event's records in DELTAS */
+	EVF_PC,                 /* instructions, else 0 */
+	EVF_NLINES,             /* line count */
+	EVF_LENGTH,             /* byte length (saturated at 2^32-1) */
+	EVF_ENCODING,           /* instruction encoding */
+	EVF_DEPTH,              /* call depth before the event, as u32 ^ 0x80000000 */
+	EVF_CPU,
+	EVF_FLAGS,              /* TRAWL_EVF_*, low 8 bits */
+	EVF_KIND,               /* enum trawl_event_kind */
+	EVF_ISET,               /* iset | encoding width << 4 */
+	EVF_EL,                 /* exception level, 0xff unknown */
+	EVF_N
+};
+#define EVB_EVENTS 256u         /* events per block */
+#define EVB_REC 8u              /* EVBLK record */
+#define EVB_HDR 128u            /* block header in EVENTS */
+#define EVB_WIDTH (8u * EVF_N)  /* the widths in the header */
+#define EVB_DEPTH_BIAS 0x80000000u
 #define EV_MAX48 (((uint64_t)1 << 48) - 1)
 #define MEMW_REC 32u
 #define SNAP_REC 88u
 #define CLOB_REC 24u
 #define BD_REC 88u
-#define REGW_REC 24u
+#define REGW_REC 16u
+#define REGW_EV_BITS 40u        /* event bits of a REGW record's second word */
+#define REGW_EV_MASK (((uint64_t)1 << REGW_EV_BITS) - 1)
 #define PCS_REC 16u
 #define SW_REC 16u
 
@@ -267,11 +279,6 @@ static inline void st48(uint8_t *p, uint64_t v)
 	st32(p, (uint32_t)v);
 	p[4] = (uint8_t)(v >> 32);
 	p[5] = (uint8_t)(v >> 40);
-}
-/* The ordered keys of an event record: 0 line, 1 byte offset, 2 time. */
-static inline uint64_t ev_key(const uint8_t *r, unsigned k)
-{
-	return k == 0 ? ld48(r + EV_LINE) : k == 1 ? ld48(r + EV_OFFSET) : ld64(r + EV_TIME);
 }
 static inline void st16(uint8_t *p, uint16_t v)
 {

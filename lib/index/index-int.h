@@ -19,6 +19,8 @@ struct idx_sec {
 	const uint8_t *fence;   /* keys of every IDX_FENCE-th record, or NULL */
 	uint64_t nfence;
 	uint32_t id;            /* enum idx_section */
+	uint64_t key2;          /* mask of the second sort key in a record's
+				   second u64 (REGW shares it with byte ranges) */
 	/* compact kind: len and n are those of the decoded section; its
 	 * compressed bytes are [zoff, zoff + zlen) of the file, its blocks
 	 * SEC_ZBLOCKS records [zfirst, zfirst + znb), each zbb bytes decoded */
@@ -67,10 +69,6 @@ int idx_touch(const struct trawl_index *ix, const void *p, uint64_t len);
 /* pread of file bytes [off, off+len) into buf, the blocks checked. */
 enum trawl_status idx_pread(const struct trawl_index *ix, uint64_t off, void *buf, size_t len,
 			    struct trawl_error *err);
-/* A plain pread, for reads whose result is proved by checked ones after
- * (query.c, last_le). */
-enum trawl_status idx_pread_unchecked(const struct trawl_index *ix, uint64_t off, void *buf,
-				      size_t len, struct trawl_error *err);
 /* st, or TRAWL_ERR_CORRUPT when the handle met damage. */
 enum trawl_status idx_result(const struct trawl_index *ix, enum trawl_status st,
 			     struct trawl_error *err);

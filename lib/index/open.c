@@ -15,6 +15,7 @@
 #include <xxhash.h>
 
 #include "index/dir-id.h"
+#include "index/evpack.h"
 #include "index/index-int.h"
 #include "index/spool.h"
 #include "index/zblock.h"
@@ -197,7 +198,7 @@ static enum trawl_status cache_path(const char *trace_path, char *buf, size_t si
 }
 
 static const uint32_t sec_rec[SEC_COUNT_ + 1] = {
-	[SEC_EVENTS] = EV_REC,   [SEC_DELTAS] = 0,
+	[SEC_EVENTS] = 0,        [SEC_DELTAS] = 0,        [SEC_EVBLK] = EVB_REC,
 	[SEC_MEMW] = MEMW_REC,   [SEC_SNAP] = SNAP_REC,
 	[SEC_CLOB] = CLOB_REC,   [SEC_BACKDATE] = BD_REC, [SEC_REGW] = REGW_REC,
 	[SEC_PCS] = PCS_REC,     [SEC_SYSREGS] = 0,
@@ -263,7 +264,7 @@ static enum trawl_status read_sections(struct trawl_index *ix, uint32_t nsec, in
 		const uint8_t *e = h + 128 + 32 * i;
 		uint32_t sid = ld32(e), rec = ld32(e + 4);
 		uint64_t off = ld64(e + 8), len = ld64(e + 16);
-		if (sid == 0 || sid > SEC_COUNT_ || sid == SEC_UNUSED3_ || sid == SEC_UNUSED4_)
+		if (sid == 0 || sid > SEC_COUNT_ || sid == SEC_UNUSED4_)
 			continue; /* not a section this version reads */
 		int z = compact && idx_sec_compressed(sid);
 		if (ix->sec[sid].p || rec != sec_rec[sid] || off < IDX_HEADER_SIZE || off % 8 ||
@@ -273,6 +274,7 @@ static enum trawl_status read_sections(struct trawl_index *ix, uint32_t nsec, in
 		struct idx_sec *d = &ix->sec[sid];
 		d->ix = ix;
 		d->id = sid;
+		d->key2 = sid == SEC_REGW ? REGW_EV_MASK : ~(uint64_t)0;
 		d->p = ix->map + off;
 		d->len = len;
 		d->rec = rec;
@@ -284,7 +286,7 @@ static enum trawl_status read_sections(struct trawl_index *ix, uint32_t nsec, in
 		d->zbb = zb_block_bytes(rec);
 	}
 	for (uint32_t sid = 1; sid <= SEC_COUNT_; sid++)
-		if (!ix->sec[sid].p && sid != SEC_UNUSED3_ && sid != SEC_UNUSED4_ &&
+		if (!ix->sec[sid].p && sid != SEC_UNUSED4_ &&
 		    (sid != SEC_ZBLOCKS || compact) && (sid < SEC_SW_EVENTS || sw))
 			return TRAWL_CORRUPT(err, "'%s': index section %u is missing", p, sid);
 	if (sw && (ix->sec[SEC_SW_EVENTS].n != ix->nev || ix->sec[SEC_SW_CPU].n != ix->sec[SEC_SW_THREAD].n ||
@@ -385,7 +387,7 @@ static enum trawl_status check_header(struct trawl_index *ix, struct trawl_error
 		t->nfence = f->n;
 	}
 	ix->nckpt = ix->nev / ix->K + (ix->nev % ix->K != 0);
-	if (ix->sec[SEC_EVENTS].n != ix->nev)
+	if (ix->sec[SEC_EVBLK].n != ix->nev / EVB_EVENTS + (ix->nev % EVB_EVENTS != 0))
 		return TRAWL_CORRUPT(err, "'%s': index section sizes disagree with the header", p);
 	if ((st = read_identity(ix, err)))
 		return st;
@@ -452,17 +454,10 @@ enum trawl_status trawl_index_open(struct trawl_index **out, const char *index_p
 				     "'%s' is the index of another version of the trace", index_path);
 		goto fail;
 	}
-	if (ix->nev) {
-		uint8_t first[EV_REC], last[EV_REC];
-		const uint8_t *e0 = first;
-		if ((st = idx_sec_read(ix, SEC_EVENTS, 0, first, EV_REC, err)) ||
-		    (st = idx_sec_read(ix, SEC_EVENTS, (ix->nev - 1) * EV_REC, last, EV_REC, err)))
+	for (unsigned f = 0; ix->nev && f < 3; f++)
+		if ((st = idx_ev_field(ix, 0, f, &ix->first_ev[f], err)) ||
+		    (st = idx_ev_field(ix, ix->nev - 1, f, &ix->last_ev[f], err)))
 			goto fail;
-		for (int i = 0; i < 3; i++) {
-			ix->first_ev[i] = ev_key(e0, (unsigned)i);
-			ix->last_ev[i] = ev_key(last, (unsigned)i);
-		}
-	}
 	*out = ix;
 	return TRAWL_OK;
 fail:

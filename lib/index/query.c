@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "index/evpack.h"
 #include "index/index-int.h"
 
 #define CORRUPT(ix, what) TRAWL_CORRUPT(err, "'%s': damaged index: %s", (ix)->path, what)
@@ -40,10 +41,10 @@ static const uint8_t *fence_at(const struct idx_sec *s, uint64_t i)
 	return r;
 }
 
-static int key_less(const uint8_t *r, uint64_t a, uint64_t b)
+static int key_less(const uint8_t *r, uint64_t a, uint64_t b, uint64_t key2)
 {
 	uint64_t ra = ld64(r);
-	return ra < a || (ra == a && ld64(r + 8) < b);
+	return ra < a || (ra == a && (ld64(r + 8) & key2) < b);
 }
 
 /* The fence (a small contiguous copy of every IDX_FENCE-th key) narrows
@@ -56,7 +57,7 @@ uint64_t idx_lower_bound2(const struct idx_sec *s, uint64_t a, uint64_t b)
 		uint64_t flo = 0, fhi = s->nfence;
 		while (flo < fhi) {
 			uint64_t mid = flo + (fhi - flo) / 2;
-			if (key_less(fence_at(s, mid), a, b))
+			if (key_less(fence_at(s, mid), a, b, s->key2))
 				flo = mid + 1;
 			else
 				fhi = mid;
@@ -69,7 +70,7 @@ uint64_t idx_lower_bound2(const struct idx_sec *s, uint64_t a, uint64_t b)
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		const uint8_t *r = rec_at(s, mid);
-		uint64_t ra = ld64(r), rb = ld64(r + 8);
+		uint64_t ra = ld64(r), rb = ld64(r + 8) & s->key2;
 		if (ra < a || (ra == a && rb < b))
 			lo = mid + 1;
 		else
@@ -85,32 +86,24 @@ uint64_t trawl_index_event_count(const struct trawl_index *ix)
 	return ix->nev;
 }
 
-/* Event records [i, i+count) into buf (count <= nev - i). */
-static enum trawl_status events_read(const struct trawl_index *ix, uint64_t i, uint64_t count,
-				     uint8_t *buf, struct trawl_error *err)
+static void ev_decode(const struct idx_evblk *k, uint32_t j, struct trawl_index_event *o)
 {
-	return idx_sec_read(ix, SEC_EVENTS, i * EV_REC, buf, (size_t)(count * EV_REC), err);
-}
-
-#define SCAN_WIN 256u /* event records per pread of a sequential scan (16 KiB) */
-
-static void ev_decode(const uint8_t *r, uint64_t ev, struct trawl_index_event *o)
-{
-	o->seq = ev;
-	o->line = ld48(r + EV_LINE);
-	o->offset = ld48(r + EV_OFFSET);
-	o->time = ld64(r + EV_TIME);
-	o->pc = ld64(r + EV_PC);
-	o->nlines = ld32(r + EV_NLINES);
-	o->length = ld32(r + EV_LENGTH);
-	o->encoding = ld32(r + EV_ENCODING);
-	o->depth = (int32_t)ld32(r + EV_DEPTH);
-	o->cpu = ld16(r + EV_CPU);
-	o->flags = r[EV_FLAGS];
-	o->kind = r[EV_KIND];
-	o->iset = r[EV_ISET] & 0xf;
-	o->el = r[EV_EL];
-	o->width = r[EV_ISET] >> 4;
+	o->seq = k->first + j;
+	o->line = idx_evblk_field(k, j, EVF_LINE);
+	o->offset = idx_evblk_field(k, j, EVF_OFFSET);
+	o->time = idx_evblk_field(k, j, EVF_TIME);
+	o->pc = idx_evblk_field(k, j, EVF_PC);
+	o->nlines = (uint32_t)idx_evblk_field(k, j, EVF_NLINES);
+	o->length = (uint32_t)idx_evblk_field(k, j, EVF_LENGTH);
+	o->encoding = (uint32_t)idx_evblk_field(k, j, EVF_ENCODING);
+	o->depth = (int32_t)((uint32_t)idx_evblk_field(k, j, EVF_DEPTH) ^ EVB_DEPTH_BIAS);
+	o->cpu = (uint16_t)idx_evblk_field(k, j, EVF_CPU);
+	o->flags = (uint8_t)idx_evblk_field(k, j, EVF_FLAGS);
+	o->kind = (uint8_t)idx_evblk_field(k, j, EVF_KIND);
+	uint8_t iw = (uint8_t)idx_evblk_field(k, j, EVF_ISET);
+	o->iset = iw & 0xf;
+	o->width = iw >> 4;
+	o->el = (uint8_t)idx_evblk_field(k, j, EVF_EL);
 }
 
 static enum trawl_status q_event(const struct trawl_index *ix, uint64_t ev,
@@ -119,16 +112,15 @@ static enum trawl_status q_event(const struct trawl_index *ix, uint64_t ev,
 	if (ev >= ix->nev)
 		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no event %llu (the trace has %llu)",
 				       (unsigned long long)ev, (unsigned long long)ix->nev);
-	uint8_t r[EV_REC];
-	enum trawl_status st = events_read(ix, ev, 1, r, err);
+	struct idx_evblk k;
+	enum trawl_status st = idx_evblk_one(ix, ev, &k, err);
 	if (st)
 		return st;
-	ev_decode(r, ev, o);
+	ev_decode(&k, (uint32_t)(ev % EVB_EVENTS), o);
 	return TRAWL_OK;
 }
 
-/* Sequential scans: a window of records per pread into a small buffer, so
- * a pass over every event costs few system calls and no mapped pages. */
+/* Sequential scans: a block of records at a time. */
 static enum trawl_status q_events(const struct trawl_index *ix, uint64_t first, size_t count,
 				     struct trawl_index_event *out, struct trawl_error *err)
 {
@@ -138,94 +130,54 @@ static enum trawl_status q_events(const struct trawl_index *ix, uint64_t first, 
 				       (unsigned long long)first,
 				       (unsigned long long)first + count,
 				       (unsigned long long)ix->nev);
-	uint8_t buf[SCAN_WIN * EV_REC];
 	for (size_t done = 0; done < count;) {
-		size_t k = count - done < SCAN_WIN ? count - done : SCAN_WIN;
-		enum trawl_status st = events_read(ix, first + done, k, buf, err);
+		uint64_t ev = first + done;
+		struct idx_evblk k;
+		enum trawl_status st = idx_evblk_get(ix, ev / EVB_EVENTS, &k, err);
 		if (st)
 			return st;
-		for (size_t j = 0; j < k; j++)
-			ev_decode(buf + j * EV_REC, first + done + j, &out[done + j]);
-		done += k;
+		uint32_t j = (uint32_t)(ev % EVB_EVENTS);
+		for (; j < k.n && done < count; j++)
+			ev_decode(&k, j, &out[done++]);
 	}
 	return TRAWL_OK;
 }
 
-#define WIN 64u  /* event records read per probe (4 KiB) */
-
-/* Last event whose key `k` (ev_key: 0 line, 1 offset, 2 time) is <= v;
- * the fields never decrease. They grow almost linearly with the event
- * number, so the interpolated guess is usually right: each probe reads a
- * window of WIN records around it with one pread, and a probe that does not
- * halve the range is followed by a bisection, which bounds the worst case.
- * *st is set on a read error. */
-static int64_t last_le_search(const struct trawl_index *ix, unsigned k, uint64_t v,
-			      int checked, enum trawl_status *st, struct trawl_error *err)
-{
-	*st = TRAWL_OK;
-	if (!ix->nev || ix->first_ev[k] > v)
-		return -1;
-	uint64_t lo = 0, hi = ix->nev - 1;
-	uint64_t flo = ix->first_ev[k], fhi = ix->last_ev[k];
-	if (fhi <= v)
-		return (int64_t)hi;
-	uint8_t buf[WIN * EV_REC];
-	int bisect = 0;
-	/* invariant: f(lo) <= v < f(hi) */
-	while (hi - lo > 1) {
-		uint64_t probe;
-		if (bisect || fhi <= flo) {
-			probe = lo + (hi - lo) / 2;
-		} else {
-			long double f = (long double)(v - flo) / (long double)(fhi - flo);
-			probe = lo + (uint64_t)(f * (long double)(hi - lo));
-		}
-		/* window [w0, w0 + cnt) strictly inside (lo, hi) */
-		uint64_t w0 = probe > lo + WIN / 2 ? probe - WIN / 2 : lo + 1;
-		if (w0 >= hi)
-			w0 = hi - 1;
-		uint64_t cnt = hi - w0 < WIN ? hi - w0 : WIN;
-		uint64_t base = (uint64_t)(ix->sec[SEC_EVENTS].p - ix->map) + w0 * EV_REC;
-		if ((*st = checked || ix->sec[SEC_EVENTS].z ? events_read(ix, w0, cnt, buf, err)
-				   : idx_pread_unchecked(ix, base, buf, (size_t)(cnt * EV_REC), err)))
-			return -1;
-		uint64_t before = hi - lo;
-		uint64_t f0 = ev_key(buf, k), f1 = ev_key(buf + (cnt - 1) * EV_REC, k);
-		if (f0 > v) {
-			hi = w0;
-			fhi = f0;
-		} else if (f1 <= v) {
-			lo = w0 + cnt - 1;
-			flo = f1;
-		} else {
-			uint64_t j = 0;
-			while (j + 1 < cnt && ev_key(buf + (j + 1) * EV_REC, k) <= v)
-				j++;
-			return (int64_t)(w0 + j);
-		}
-		bisect = !bisect && (hi - lo) * 2 > before;
-	}
-	return (int64_t)lo;
-}
-
-/* The probes read unchecked (each would otherwise hash the blocks around
- * it): the answer is then proved with the checked records i and i+1,
- * f(i) <= v < f(i+1), which in an undamaged index (fields never decrease)
- * only the right event satisfies. When that fails, the search runs again
- * with every read checked. */
-static int64_t last_le(const struct trawl_index *ix, unsigned key, uint64_t v,
+/* Last event whose field f (EVF_LINE, _OFFSET or _TIME, which never
+ * decrease) is <= v: a bisection over the blocks' bases (a block's base
+ * is its first event's value), then one within the block. Every read is
+ * checked. *st is set on a read error. */
+static int64_t last_le(const struct trawl_index *ix, unsigned f, uint64_t v,
 		       enum trawl_status *st, struct trawl_error *err)
 {
-	int64_t i = last_le_search(ix, key, v, 0, st, err);
-	if (*st || i < 0)
-		return i;
-	uint8_t r[2 * EV_REC];
-	uint64_t k = (uint64_t)i + 1 < ix->nev ? 2 : 1;
-	if ((*st = events_read(ix, (uint64_t)i, k, r, err)))
+	*st = TRAWL_OK;
+	if (!ix->nev || ix->first_ev[f] > v)
 		return -1;
-	if (ev_key(r, key) <= v && (k == 1 || ev_key(r + EV_REC, key) > v))
-		return i;
-	return last_le_search(ix, key, v, 1, st, err);
+	if (ix->last_ev[f] <= v)
+		return (int64_t)ix->nev - 1;
+	/* invariant: base(lo) <= v, and every block from hi on is > v */
+	uint64_t lo = 0, hi = ix->sec[SEC_EVBLK].n;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2, b;
+		if ((*st = idx_evblk_base(ix, mid, f, &b, err)))
+			return -1;
+		if (b <= v)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	struct idx_evblk k;
+	if ((*st = idx_evblk_get(ix, lo, &k, err)))
+		return -1;
+	uint32_t a = 0, z = k.n; /* last j in [a, z) with field <= v */
+	while (z - a > 1) {
+		uint32_t mid = a + (z - a) / 2;
+		if (idx_evblk_field(&k, mid, f) <= v)
+			a = mid;
+		else
+			z = mid;
+	}
+	return (int64_t)(k.first + a);
 }
 
 static enum trawl_status q_event_at_line(const struct trawl_index *ix, uint64_t line,
@@ -275,9 +227,11 @@ static enum trawl_status q_event_at_offset(const struct trawl_index *ix, uint64_
 static enum trawl_status delta_range(const struct trawl_index *ix, uint64_t ev, uint64_t *a,
 				     uint64_t *b, struct trawl_error *err)
 {
-	const struct idx_sec *e = &ix->sec[SEC_EVENTS];
-	*a = ld48(rec_at(e, ev) + EV_DELTA);
-	*b = ev + 1 < ix->nev ? ld48(rec_at(e, ev + 1) + EV_DELTA) : ix->sec[SEC_DELTAS].len;
+	enum trawl_status st;
+	*b = ix->sec[SEC_DELTAS].len;
+	if ((st = idx_ev_field(ix, ev, EVF_DELTA, a, err)) ||
+	    (ev + 1 < ix->nev && (st = idx_ev_field(ix, ev + 1, EVF_DELTA, b, err))))
+		return st;
 	if (*a > *b || *b > ix->sec[SEC_DELTAS].len)
 		return CORRUPT(ix, "event delta range");
 	return TRAWL_OK;
@@ -562,18 +516,12 @@ static enum trawl_status q_regs_at(const struct trawl_index *ix, uint64_t ev, ui
 	memset(r->known, 0, size);
 	/* one contiguous stretch of the delta log: the checkpoint of ev's
 	 * epoch, then the records of every event up to ev */
-	uint64_t first = ev / ix->K * ix->K, a, end;
-	uint8_t recs[2 * EV_REC];
-	uint64_t last = ev + 1 < ix->nev ? ev + 1 : ev;
+	uint64_t first = ev / ix->K * ix->K, a, end = ix->sec[SEC_DELTAS].len;
 	/* two single records, not the span between them: each read checks
 	 * only the blocks it touches */
-	if ((st = events_read(ix, first, 1, recs, err)) ||
-	    (st = events_read(ix, last, 1, recs + EV_REC, err)))
+	if ((st = idx_ev_field(ix, first, EVF_DELTA, &a, err)) ||
+	    (ev + 1 < ix->nev && (st = idx_ev_field(ix, ev + 1, EVF_DELTA, &end, err))))
 		return st;
-	a = ld48(recs + EV_DELTA);
-	end = ld48(recs + EV_REC + EV_DELTA);
-	if (last == ev)
-		end = ix->sec[SEC_DELTAS].len;
 	if (a > end || end > ix->sec[SEC_DELTAS].len)
 		return CORRUPT(ix, "event delta range");
 	uint8_t small[16384], *buf = small;
@@ -628,9 +576,31 @@ static enum trawl_status event_reg_writes(const struct trawl_index *ix, const ui
 	return TRAWL_OK;
 }
 
-/* Register writes of a run of events, read SCAN_WIN event records and
- * their deltas at a time (one read each, not one per event); every
- * event's range is checked against the window before it is parsed. */
+/* Delta offsets of events [ev, ev + k] (the one after the last event:
+ * the end of DELTAS) and the cpus of [ev, ev + k), for a run inside one
+ * block of events. */
+static enum trawl_status run_deltas(const struct trawl_index *ix, uint64_t ev, uint32_t k,
+				    uint64_t *d, uint16_t *cpu, struct trawl_error *err)
+{
+	struct idx_evblk blk;
+	enum trawl_status st = idx_evblk_get(ix, ev / EVB_EVENTS, &blk, err);
+	if (st)
+		return st;
+	uint32_t j0 = (uint32_t)(ev % EVB_EVENTS);
+	for (uint32_t j = 0; j < k; j++) {
+		d[j] = idx_evblk_field(&blk, j0 + j, EVF_DELTA);
+		cpu[j] = (uint16_t)idx_evblk_field(&blk, j0 + j, EVF_CPU);
+	}
+	d[k] = ix->sec[SEC_DELTAS].len;
+	if (ev + k < ix->nev)
+		st = j0 + k < blk.n ? (d[k] = idx_evblk_field(&blk, j0 + k, EVF_DELTA), TRAWL_OK)
+				    : idx_ev_field(ix, ev + k, EVF_DELTA, &d[k], err);
+	return st;
+}
+
+/* Register writes of a run of events, a block of events and their
+ * deltas at a time (one read each, not one per event); every event's
+ * range is checked against the run before it is parsed. */
 enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t first,
 					 uint64_t count, uint64_t want, trawl_index_reg_fn fn,
 					 void *ctx, struct trawl_error *err)
@@ -638,18 +608,19 @@ enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t 
 	if (first > ix->nev || count > ix->nev - first)
 		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no events %llu..%llu",
 				       (unsigned long long)first, (unsigned long long)first + count);
-	uint8_t recs[(SCAN_WIN + 1) * EV_REC], *buf = NULL;
+	uint64_t d[EVB_EVENTS + 1];
+	uint16_t cpu[EVB_EVENTS];
+	uint8_t *buf = NULL;
 	size_t cap = 0;
 	enum trawl_status st = TRAWL_OK;
 	int stop = 0;
-	const uint64_t dlen = ix->sec[SEC_DELTAS].len;
 	for (uint64_t done = 0; done < count && !st && !stop;) {
-		uint64_t k = count - done < SCAN_WIN ? count - done : SCAN_WIN, ev = first + done;
-		int tail = ev + k == ix->nev; /* the last event's deltas end the section */
-		if ((st = events_read(ix, ev, tail ? k : k + 1, recs, err)))
+		uint64_t ev = first + done, in = EVB_EVENTS - ev % EVB_EVENTS;
+		uint32_t k = (uint32_t)(count - done < in ? count - done : in);
+		if ((st = run_deltas(ix, ev, k, d, cpu, err)))
 			break;
-		uint64_t a = ld48(recs + EV_DELTA), end = tail ? dlen : ld48(recs + k * EV_REC + EV_DELTA);
-		if (a > end || end > dlen) {
+		uint64_t a = d[0], end = d[k];
+		if (a > end || end > ix->sec[SEC_DELTAS].len) {
 			st = CORRUPT(ix, "event delta range");
 			break;
 		}
@@ -664,15 +635,13 @@ enum trawl_status trawl_index_reg_writes(const struct trawl_index *ix, uint64_t 
 		}
 		if ((st = idx_sec_read(ix, SEC_DELTAS, a, buf, (size_t)(end - a), err)))
 			break;
-		for (uint64_t j = 0; j < k && !st && !stop; j++) {
-			const uint8_t *r = recs + j * EV_REC;
-			uint64_t ea = ld48(r + EV_DELTA), eb = j + 1 < k || !tail ? ld48(r + EV_REC + EV_DELTA) : dlen;
-			if (ea < a || eb < ea || eb > end) {
+		for (uint32_t j = 0; j < k && !st && !stop; j++) {
+			if (d[j] < a || d[j + 1] < d[j] || d[j + 1] > end) {
 				st = CORRUPT(ix, "event delta range");
 				break;
 			}
-			st = event_reg_writes(ix, buf, ea - a, eb - a, ev + j, ld16(r + EV_CPU), want, fn,
-					      ctx, &stop, err);
+			st = event_reg_writes(ix, buf, d[j] - a, d[j + 1] - a, ev + j, cpu[j], want,
+					      fn, ctx, &stop, err);
 		}
 		done += k;
 	}
@@ -820,9 +789,9 @@ static int search_writes(const struct idx_sec *s, uint64_t key, uint64_t ev, int
 		}
 		if (ld64(r) != key)
 			return 0;
-		uint64_t m;
+		uint64_t m, ev2 = ld64(r + 8);
 		if (is_reg) {
-			uint16_t lo = ld16(r + 16), hi = ld16(r + 18);
+			uint64_t lo = ev2 >> REGW_EV_BITS & 0xfff, hi = ev2 >> (REGW_EV_BITS + 12);
 			/* register ranges can be 256 bytes: compare as ranges */
 			uint64_t wlo = want & 0xffff, whi = want >> 16;
 			m = lo < whi && wlo < hi;
@@ -831,7 +800,7 @@ static int search_writes(const struct idx_sec *s, uint64_t key, uint64_t ev, int
 			m = range_mask(off, off + cnt) & want; /* empty when damaged */
 		}
 		if (m) {
-			*out = ld64(r + 8);
+			*out = ev2 & s->key2;
 			return 1;
 		}
 	}

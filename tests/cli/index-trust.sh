@@ -90,10 +90,25 @@ gen >"$T" && "$TRAWL" index "$T" >/dev/null 2>&1
 want=$("$TRAWL" regs "$T" --at 4500)
 I="$T.trawlidx"
 size=$(wc -c <"$I")
-# the event record the query reads (events are 56-byte records at 1024)
+# the event record the query reads: EVENTS (section 1) holds blocks of 256
+# packed records after a 128-byte header; EVBLK (section 3) has a u64 per
+# block, its offset (low 48 bits) and record size (high 16)
 ev=$(echo "$want" | sed -n 's/.*(event \([0-9]*\)).*/\1/p' | head -1)
 [ -n "$ev" ] || fail "no event number in: $want"
-printf 'ZZZZ' | dd of="$I" bs=1 seek=$((1024 + ev * 56 + 20)) conv=notrunc 2>/dev/null
+evoff=$(python3 - "$I" "$ev" <<'PY'
+import struct, sys
+h = open(sys.argv[1], 'rb').read()
+ev = int(sys.argv[2])
+sec = {}
+for i in range(struct.unpack_from('<I', h, 100)[0]):
+    sid, rec, off, ln, _ = struct.unpack_from('<IIQQQ', h, 128 + 32 * i)
+    sec[sid] = off
+e = struct.unpack_from('<Q', h, sec[3] + 8 * (ev // 256))[0]
+print(sec[1] + (e & (2**48 - 1)) + 128 + (ev % 256) * (e >> 48))
+PY
+)
+[ -n "$evoff" ] || fail "no offset for event $ev"
+printf 'ZZZZ' | dd of="$I" bs=1 seek="$evoff" conv=notrunc 2>/dev/null
 "$TRAWL" regs "$T" --at 4500 >"$_tmp/out" 2>"$_tmp/err"; rc=$?
 [ $rc = 0 ] || fail "damaged index: exit $rc; $(cat "$_tmp/err")"
 [ "$(cat "$_tmp/out")" = "$want" ] || fail "damaged index: wrong answer"
@@ -102,7 +117,7 @@ expect_stdout_has "checksums:           ok" "$TRAWL" info "$T" --verify
 # ... also for a command with two arguments and an option before them (the
 # second run got the command line as the first run's parse left it)
 wantlw=$("$TRAWL" last-write --at 4500 "$T" x3)
-printf 'ZZZZ' | dd of="$I" bs=1 seek=$((1024 + ev * 56 + 20)) conv=notrunc 2>/dev/null
+printf 'ZZZZ' | dd of="$I" bs=1 seek="$evoff" conv=notrunc 2>/dev/null
 "$TRAWL" last-write --at 4500 "$T" x3 >"$_tmp/out" 2>"$_tmp/err"; rc=$?
 [ $rc = 0 ] || fail "damaged index, last-write: exit $rc; $(cat "$_tmp/err")"
 [ "$(cat "$_tmp/out")" = "$wantlw" ] || fail "damaged index, last-write: $(cat "$_tmp/out")"

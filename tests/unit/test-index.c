@@ -357,6 +357,122 @@ static void source_without_text(void **state)
 	synth_free(&s);
 }
 
+/* Event fields at the edges of what a packed block holds (format 6):
+ * in one block PCs 0 and 2^64-4 and encodings 0 and 2^32-1, times, lines
+ * and offsets that jump by up to 2^62 between blocks and inside one, a
+ * length past 2^32 (saturated), an event of 100000 lines, a call depth
+ * that goes below zero, and register writes whose byte range ends at 256
+ * (a 2048-bit z register). Truth: the stream itself, the depth counted by
+ * hand from the encodings, and the writes placed by hand. */
+static void extreme_fields(void **state)
+{
+	(void)state;
+	struct synth s;
+	make_stream(&s, 13, 2, 900);
+	uint64_t add_line = 0, add_off = 0, add_time = 0;
+	for (size_t i = 0; i < s.nev; i++) {
+		struct trawl_event *x = &s.ev[i];
+		add_line += i == 400 ? (uint64_t)1 << 40 : i == 401 ? 5 : 0;
+		add_off += i == 450 ? (uint64_t)1 << 44 : 0;
+		add_time += i == 300 ? (uint64_t)1 << 40 : i == 600 ? (uint64_t)1 << 62 : 0;
+		x->line += add_line;
+		x->offset += add_off;
+		x->time += add_time;
+		if (x->kind == TRAWL_EV_INSN && i >= 256 && i < 512) {
+			x->u.insn.pc = i % 2 ? 0 : UINT64_MAX - 3;
+			x->u.insn.encoding = i % 3 == 0 ? 0 : i % 3 == 1 ? UINT32_MAX : x->u.insn.encoding;
+		}
+		if (x->kind == TRAWL_EV_INSN && i < 200)
+			x->u.insn.encoding = 0xd65f03c0u; /* RET: the depth goes below 0 */
+	}
+	s.ev[520].length = 5000000000ull;
+	s.ev[400].nlines = 100000;
+	/* z3 bytes [224, 256) at event 700, [240, 256) at 701 (cpu 0) */
+	for (size_t i = 700; i < 702; i++) {
+		struct trawl_event *x = &s.ev[i];
+		x->cpu = 0;
+		SYNTH_GROW(s.regs, s.nregs, s.cap_regs);
+		struct trawl_reg_write *w = &s.regs[s.nregs];
+		memset(w, 0, sizeof *w);
+		w->reg = TRAWL_REG_V0 + 3;
+		w->offset = i == 700 ? 224 : 240;
+		w->size = i == 700 ? 32 : 16;
+		w->value = synth_pool(&s, w->size);
+		memset(s.pool + w->value, (int)i, w->size);
+		w->known = TRAWL_ALL_KNOWN;
+		x->first_reg = (uint32_t)s.nregs++;
+		x->nregs = 1;
+		x->nmems = 0;
+	}
+	char *path = tmp_index();
+	struct trawl_index *ix = oracle_build(&s, path, 64, 0);
+	struct trawl_error err;
+	int32_t depth[2] = { 0, 0 }, lowest = 0; /* per core */
+	for (size_t i = 0; i < s.nev; i++) {
+		struct trawl_index_event e;
+		const struct trawl_event *x = &s.ev[i];
+		int insn = x->kind == TRAWL_EV_INSN;
+		uint64_t ev;
+		assert_int_equal(trawl_index_event(ix, i, &e, &err), TRAWL_OK);
+		assert_int_equal(e.line, x->line);
+		assert_int_equal(e.nlines, x->nlines);
+		assert_int_equal(e.offset, x->offset);
+		assert_int_equal(e.length, x->length > UINT32_MAX ? UINT32_MAX : x->length);
+		assert_int_equal(e.time, x->time);
+		assert_int_equal(e.cpu, x->cpu);
+		assert_int_equal(e.pc, insn ? x->u.insn.pc : 0);
+		assert_int_equal(e.encoding, insn ? x->u.insn.encoding : 0);
+		assert_int_equal(e.depth, depth[x->cpu]);
+		if (insn && !(x->flags & TRAWL_EVF_CCFAIL)) {
+			uint32_t enc = x->u.insn.encoding;
+			depth[x->cpu] += enc == 0x94000010u || enc == 0xd63f0020u;
+			depth[x->cpu] -= enc == 0xd65f03c0u;
+			lowest = depth[x->cpu] < lowest ? depth[x->cpu] : lowest;
+		}
+		/* the searches land on i for its own values (times can repeat:
+		 * then on the last event with that time) */
+		assert_int_equal(trawl_index_event_at_line(ix, x->line, &ev, &err), TRAWL_OK);
+		assert_int_equal(ev, i);
+		assert_int_equal(trawl_index_event_at_offset(ix, x->offset, &ev, &err), TRAWL_OK);
+		assert_int_equal(ev, i);
+		size_t last = i;
+		while (last + 1 < s.nev && s.ev[last + 1].time == x->time)
+			last++;
+		assert_int_equal(trawl_index_event_at_time(ix, x->time, &ev, &err), TRAWL_OK);
+		assert_int_equal(ev, last);
+		if (i && x->time > s.ev[i - 1].time) {
+			assert_int_equal(trawl_index_event_at_time(ix, x->time - 1, &ev, &err), TRAWL_OK);
+			assert_int_equal(ev, i - 1);
+		}
+	}
+	assert_true(lowest < -50);
+	uint64_t got;
+	/* byte 255 of z3: last written at 701; bytes [224, 240) at 700 */
+	assert_int_equal(trawl_index_last_write_reg(ix, 800, 0, TRAWL_REG_V0 + 3, 255, 1, &got, &err),
+			 TRAWL_OK);
+	assert_int_equal(got, 701);
+	assert_int_equal(trawl_index_last_write_reg(ix, 800, 0, TRAWL_REG_V0 + 3, 224, 16, &got, &err),
+			 TRAWL_OK);
+	assert_int_equal(got, 700);
+	assert_int_equal(trawl_index_next_write_reg(ix, 650, 0, TRAWL_REG_V0 + 3, 250, 6, &got, &err),
+			 TRAWL_OK);
+	assert_int_equal(got, 700);
+	struct trawl_index_regs r;
+	trawl_index_regs_init(&r);
+	assert_int_equal(trawl_index_regs_at(ix, 701, 0, &r, &err), TRAWL_OK);
+	const uint8_t *v, *k;
+	assert_true(trawl_index_regs_view(&r, TRAWL_REG_V0 + 3, &v, &k) == 256);
+	assert_int_equal(v[230], 700 & 0xff);
+	assert_int_equal(v[255], 701 & 0xff);
+	assert_true(k[224] && k[255]);
+	trawl_index_regs_release(&r);
+	oracle_check(&s, ix, 300, 3);
+	trawl_index_close(ix);
+	unlink(path);
+	free(path);
+	synth_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +483,7 @@ int main(void)
 		cmocka_unit_test(windowed_scan),
 		cmocka_unit_test(identity_rules),
 		cmocka_unit_test(source_without_text),
+		cmocka_unit_test(extreme_fields),
 	};
 	return oracle_run_kinds(tests, sizeof tests / sizeof tests[0]);
 }
