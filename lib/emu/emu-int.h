@@ -6,6 +6,7 @@
  *   sys-root.c changes to files: refused, or confined to --root
  *   signal.c   signal frames, delivery and rt_sigreturn
  *   thread.c   threads: clone, futex, the schedule
+ *   regs-direct.c  where Unicorn keeps X0-X30 and SP, for cheap reads
  *   trace.c    the Tarmac writer
  */
 #ifndef TRAWL_EMU_INT_H
@@ -84,6 +85,7 @@ struct trawl_emu {
 	size_t file_len;
 	struct trawl_elf_image img;
 	uc_engine *uc;
+	const uint64_t *xregs;  /* X0-X30, SP in Unicorn's CPU state, or NULL */
 	struct emu_decoder *dec;
 	uc_hook hooks[6];
 	int nhooks;
@@ -187,6 +189,10 @@ void emu_write_reg(struct trawl_emu *e, unsigned code, const uint64_t v[2]);
 void emu_snapshot(struct trawl_emu *e);
 /* write the kernel's memory writes and the registers changed since e->snap */
 void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all);
+
+/* regs-direct.c: set e->xregs when Unicorn's registers can be read
+ * directly (else NULL: uc_reg_read) */
+void emu_regs_locate(struct trawl_emu *e);
 
 /* signal.c */
 /* make a signal pending (ignored ones are dropped); sets e->resched */

@@ -577,6 +577,7 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 				     uc_strerror(ue));
 		goto fail;
 	}
+	emu_regs_locate(e);
 	st = emu_decoder_create(&e->dec, err);
 	if (st)
 		goto fail;

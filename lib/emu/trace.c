@@ -76,7 +76,9 @@ static char *put_bytes_hex(char *p, const uint8_t *b, unsigned n)
 void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2])
 {
 	v[0] = v[1] = 0;
-	if (code <= 28)
+	if (code <= EMU_REG_SP && e->xregs)
+		v[0] = e->xregs[code];
+	else if (code <= 28)
 		uc_reg_read(e->uc, UC_ARM64_REG_X0 + (int)code, v);
 	else if (code == 29)
 		uc_reg_read(e->uc, UC_ARM64_REG_X29, v);

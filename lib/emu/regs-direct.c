@@ -1,0 +1,130 @@
+/* Reading X0-X30 and SP straight from Unicorn's CPU state.
+ *
+ * The trace writer reads about one register per instruction; through
+ * uc_reg_read that is five calls deep (our switch, the lazy stub,
+ * uc_reg_read, uc_reg_read_batch, the architecture's reg_read) and cost
+ * about 7 ns, a sixth of the whole per-instruction budget. Unicorn keeps
+ * the general-purpose registers as 32 consecutive 64-bit words (QEMU's
+ * CPUARMState.xregs, SP as xregs[31]) inside its CPU object, which it
+ * does not expose, so they are found once per run: distinct values are
+ * written with uc_reg_write and looked for in the memory the engine's
+ * own pointers lead to, then a second set of values confirms the place.
+ * When anything does not match (another Unicorn, another layout) the
+ * emulator keeps using uc_reg_read; the result is the same either way,
+ * uc_reg_read reads the very same words.
+ *
+ * Only readable anonymous mappings (and the heap) named by
+ * /proc/self/maps are read, so the search cannot fault.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "emu/emu-int.h"
+
+#if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
+
+#define MAX_MAPS 256
+#define WINDOW ((uintptr_t)256 << 10)   /* how far past a pointer to look */
+#define UC_WORDS 2048                  /* words of the engine struct to follow */
+
+struct span {
+	uintptr_t lo, hi;
+};
+
+/* The readable private anonymous mappings (and [heap]) below 1 GiB each. */
+static unsigned read_maps(struct span *s, unsigned cap)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 0;
+	char line[512];
+	unsigned n = 0;
+	while (n < cap && fgets(line, sizeof line, f)) {
+		unsigned long lo, hi, inode;
+		char perms[8], path[256] = "";
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %255s", &lo, &hi, perms, &inode, path) < 4)
+			continue;
+		if (perms[0] != 'r' || perms[3] != 'p' || hi - lo > (1ul << 30))
+			continue;
+		if (inode != 0 || (path[0] && strcmp(path, "[heap]") != 0))
+			continue;
+		s[n++] = (struct span){ lo, hi };
+	}
+	fclose(f);
+	return n;
+}
+
+static const struct span *span_of(const struct span *s, unsigned n, uintptr_t a)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (a >= s[i].lo && a < s[i].hi)
+			return &s[i];
+	return NULL;
+}
+
+static int uc_id(unsigned i)
+{
+	return i < 29 ? UC_ARM64_REG_X0 + (int)i : i == 29 ? UC_ARM64_REG_X29
+	       : i == 30 ? UC_ARM64_REG_X30 : UC_ARM64_REG_SP;
+}
+
+static void put_all(uc_engine *uc, const uint64_t *v)
+{
+	for (unsigned i = 0; i < 32; i++)
+		uc_reg_write(uc, uc_id(i), &v[i]);
+}
+
+/* Where the 32 words `pat` are, at a pointer's distance from the engine. */
+static const uint64_t *search(uc_engine *uc, const struct span *s, unsigned n,
+			      const uint64_t *pat)
+{
+	const struct span *home = span_of(s, n, (uintptr_t)uc);
+	if (!home)
+		return NULL;
+	const uintptr_t *w = (const uintptr_t *)(void *)uc;
+	size_t words = (home->hi - (uintptr_t)uc) / sizeof *w;
+	if (words > UC_WORDS)
+		words = UC_WORDS;
+	for (size_t k = 0; k < words; k++) {
+		const struct span *t = span_of(s, n, w[k]);
+		if (!t || w[k] % 8)
+			continue;
+		uintptr_t end = t->hi - w[k] > WINDOW ? w[k] + WINDOW : t->hi;
+		for (uintptr_t a = w[k]; a + 32 * 8 <= end; a += 8) {
+			const uint64_t *x = (const uint64_t *)a;
+			if (x[0] == pat[0] && memcmp(x, pat, 32 * 8) == 0)
+				return x;
+		}
+	}
+	return NULL;
+}
+
+/* Find the registers; e->xregs stays NULL when they cannot be found. */
+void emu_regs_locate(struct trawl_emu *e)
+{
+	uint64_t save[32], pat[32], pat2[32];
+	struct span s[MAX_MAPS];
+	e->xregs = NULL;
+	/* the first register access makes Unicorn build its CPU: read the
+	 * mappings after it */
+	for (unsigned i = 0; i < 32; i++) {
+		uc_reg_read(e->uc, uc_id(i), &save[i]);
+		pat[i] = UINT64_C(0x6b1d3e5f7a9c2e40) ^ (i * UINT64_C(0x9e3779b97f4a7c15));
+		pat2[i] = ~pat[i] * UINT64_C(0xff51afd7ed558ccd);
+	}
+	pat[31] &= ~(uint64_t)15;   /* SP: keep it plausible */
+	pat2[31] &= ~(uint64_t)15;
+	unsigned n = read_maps(s, MAX_MAPS);
+	if (!n)
+		return;
+	put_all(e->uc, pat);
+	const uint64_t *x = search(e->uc, s, n, pat);
+	if (x) {
+		put_all(e->uc, pat2);
+		if (memcmp(x, pat2, sizeof pat2) == 0)
+			e->xregs = x;
+	}
+	put_all(e->uc, save);
+}
+
+#endif
