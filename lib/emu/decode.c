@@ -149,7 +149,7 @@ struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t en
 	size_t n = 40 + 6 + tlen;
 	struct emu_insn *e = arena_alloc(d, sizeof *e);
 	/* padded: the writer copies the tail in whole 16-byte blocks */
-	char *t = arena_alloc(d, (n + 15) / 16 * 16);
+	char *t = arena_alloc(d, n < EMU_TAIL_MIN ? EMU_TAIL_MIN : (n + 15) / 16 * 16);
 	if (!e || !t)
 		return NULL;
 	*e = tmp;

@@ -19,6 +19,7 @@
 #define EMU_REG_NONE 0xff
 
 #define EMU_INSN_MAX_WRITES 8
+#define EMU_TAIL_MIN 80
 
 enum emu_insn_kind {
 	EMU_INSN_PLAIN = 0,
@@ -38,7 +39,8 @@ struct emu_insn {
 	                            cumulative flags (reported when they change) */
 	uint8_t writes[EMU_INSN_MAX_WRITES];
 	uint16_t tail_len;
-	/* The IT line after "IT (<index>)": " <pc> <enc> O EL0t_n : <disasm>\n" */
+	/* The IT line after "IT (<index>)": " <pc> <enc> O EL0t_n : <disasm>\n",
+	 * stored in at least EMU_TAIL_MIN bytes (a multiple of 16) */
 	const char *tail;
 	/* successors seen so far (the emulator's lookup shortcut): the
 	 * instruction at pc + 4 and the last other one that followed */
