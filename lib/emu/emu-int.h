@@ -86,6 +86,8 @@ struct trawl_emu {
 	struct trawl_elf_image img;
 	uc_engine *uc;
 	const uint64_t *xregs;  /* X0-X30, SP in Unicorn's CPU state, or NULL */
+	const uint32_t *flagw;  /* NZCV's words there (emu_nzcv_direct), or NULL */
+	int flagk[4];           /* N, Z, C, V: which word of flagw */
 	struct emu_decoder *dec;
 	uc_hook hooks[6];
 	int nhooks;
@@ -193,6 +195,13 @@ void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all);
 /* regs-direct.c: set e->xregs when Unicorn's registers can be read
  * directly (else NULL: uc_reg_read) */
 void emu_regs_locate(struct trawl_emu *e);
+/* NZCV (in bits 31-28) from QEMU's flag words; only when e->flagw */
+static inline uint32_t emu_nzcv_direct(const struct trawl_emu *e)
+{
+	const uint32_t *f = e->flagw;
+	return (f[e->flagk[0]] & UINT32_C(0x80000000)) | (uint32_t)(f[e->flagk[1]] == 0) << 30 |
+	       (uint32_t)(f[e->flagk[2]] != 0) << 29 | (f[e->flagk[3]] >> 31) << 28;
+}
 
 /* signal.c */
 /* make a signal pending (ignored ones are dropped); sets e->resched */

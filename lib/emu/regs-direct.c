@@ -1,4 +1,4 @@
-/* Reading X0-X30 and SP straight from Unicorn's CPU state.
+/* Reading X0-X30, SP and NZCV straight from Unicorn's CPU state.
  *
  * The trace writer reads about one register per instruction; through
  * uc_reg_read that is five calls deep (our switch, the lazy stub,
@@ -26,6 +26,7 @@
 #define MAX_MAPS 256
 #define WINDOW ((uintptr_t)256 << 10)   /* how far past a pointer to look */
 #define UC_WORDS 2048                  /* words of the engine struct to follow */
+#define FLAG_WORDS 256                 /* 32-bit words after X0-SP holding NZCV */
 
 struct span {
 	uintptr_t lo, hi;
@@ -99,6 +100,59 @@ static const uint64_t *search(uc_engine *uc, const struct span *s, unsigned n,
 	return NULL;
 }
 
+/* Which 32-bit word after the registers changes, alone but for word
+ * `ignore`, when NZCV goes from 0 to `bit`; -1 when none or several do. */
+static int flag_word(struct trawl_emu *e, const uint32_t *w, uint32_t bit, int ignore)
+{
+	uint32_t zero = 0, before[FLAG_WORDS];
+	uc_reg_write(e->uc, UC_ARM64_REG_NZCV, &zero);
+	memcpy(before, w, sizeof before);
+	uc_reg_write(e->uc, UC_ARM64_REG_NZCV, &bit);
+	int found = -1;
+	for (int i = 0; i < FLAG_WORDS; i++) {
+		if (w[i] == before[i] || i == ignore)
+			continue;
+		if (found >= 0)
+			return -1;
+		found = i;
+	}
+	return found;
+}
+
+/* QEMU keeps NZCV as four words (N and V in bit 31 of theirs, Z as a
+ * word that is 0 when Z is set, C as 0 or 1: QEMU's target/arm/cpu.h). The words are found by
+ * setting one flag at a time, and the reading is checked against
+ * uc_reg_read for all 16 values before it is used. */
+static void locate_flags(struct trawl_emu *e, const struct span *home)
+{
+	const uint32_t *w = (const uint32_t *)(const void *)(e->xregs + 32);
+	uint32_t save = 0;
+	e->flagw = NULL;
+	if ((uintptr_t)(w + FLAG_WORDS) > home->hi)
+		return;
+	uc_reg_read(e->uc, UC_ARM64_REG_NZCV, &save);
+	/* N's word is the whole value written (only its bit 31 counts), so it
+	 * changes with every flag */
+	int k[4];
+	k[0] = flag_word(e, w, UINT32_C(0x80000000), -1);
+	for (int f = 1; f < 4; f++)
+		k[f] = flag_word(e, w, UINT32_C(0x80000000) >> f, k[0]);
+	int ok = k[0] >= 0 && k[1] >= 0 && k[2] >= 0 && k[3] >= 0;
+	if (ok) {
+		e->flagw = w;
+		memcpy(e->flagk, k, sizeof k);
+	}
+	for (uint32_t v = 0; ok && v < 16; v++) {
+		uint32_t want = v << 28, got = 0;
+		uc_reg_write(e->uc, UC_ARM64_REG_NZCV, &want);
+		uc_reg_read(e->uc, UC_ARM64_REG_NZCV, &got);
+		ok = (got & 0xf0000000u) == want && emu_nzcv_direct(e) == want;
+	}
+	if (!ok)
+		e->flagw = NULL;
+	uc_reg_write(e->uc, UC_ARM64_REG_NZCV, &save);
+}
+
 /* Find the registers; e->xregs stays NULL when they cannot be found. */
 void emu_regs_locate(struct trawl_emu *e)
 {
@@ -125,6 +179,8 @@ void emu_regs_locate(struct trawl_emu *e)
 			e->xregs = x;
 	}
 	put_all(e->uc, save);
+	if (e->xregs)
+		locate_flags(e, span_of(s, n, (uintptr_t)e->xregs));
 }
 
 #endif

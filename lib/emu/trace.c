@@ -124,6 +124,8 @@ void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2])
 		uc_reg_read(e->uc, UC_ARM64_REG_X30, v);
 	else if (code == EMU_REG_SP)
 		uc_reg_read(e->uc, UC_ARM64_REG_SP, v);
+	else if (code == EMU_REG_CPSR && e->flagw)
+		v[0] = emu_nzcv_direct(e);
 	else if (code == EMU_REG_CPSR) {
 		uint32_t x = 0;
 		uc_reg_read(e->uc, UC_ARM64_REG_NZCV, &x);
