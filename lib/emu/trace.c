@@ -417,11 +417,16 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	memcpy(p, failed ? "IS (" : "IT (", 4);
 	p = put32(p + 4, prefix, e->ndigits);
 	*p++ = ')';
-	/* most tails fit the first 80 bytes: fixed copies, no loop to mispredict */
-	for (unsigned i = 0; i < EMU_TAIL_MIN; i += 16)
-		memcpy(p + i, in->tail + i, 16);
+	/* most tails fit the first 80 bytes: five fixed copies, written out
+	 * (-O2 does not unroll), no loop to mispredict */
+	const char *t = in->tail;
+	memcpy(p, t, 16);
+	memcpy(p + 16, t + 16, 16);
+	memcpy(p + 32, t + 32, 16);
+	memcpy(p + 48, t + 48, 16);
+	memcpy(p + 64, t + 64, 16);
 	for (unsigned i = EMU_TAIL_MIN; i < in->tail_len; i += 16)
-		memcpy(p + i, in->tail + i, 16);
+		memcpy(p + i, t + i, 16);
 	p += in->tail_len;
 	if (e->nmem)
 		p = put_memory(e, p, prefix, plen);
