@@ -196,18 +196,18 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	/* most instructions follow the previous one or its usual branch
 	 * target: try those before the hash table */
 	struct emu_insn *prev = e->prev, *in;
-	if (prev && prev->next_seq && prev->next_seq->pc == addr)
+	if (prev && prev->next_seq && prev->next_seq->pc == addr) {
 		in = prev->next_seq;
-	else if (prev && prev->next_jump && prev->next_jump->pc == addr)
+	} else if (prev && prev->next_jump && prev->next_jump->pc == addr) {
 		in = prev->next_jump;
-	else
+	} else {
+		/* remember it as the successor only when the shortcut missed */
 		in = lookup(e, addr);
-	if (!in)
-		return;
-	if (prev) {
-		if (addr == prev->pc + 4)
+		if (!in)
+			return;
+		if (prev && addr == prev->pc + 4)
 			prev->next_seq = in;
-		else
+		else if (prev)
 			prev->next_jump = in;
 	}
 	e->prev = in;
