@@ -63,6 +63,14 @@ struct emu_insn *emu_decoder_find(const struct emu_decoder *d, uint64_t pc);
 /* Decode and remember; NULL when out of memory. */
 struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc);
 
+/* Decode `in` again from `enc` (its code was rewritten), in place, so
+ * that pointers to it stay valid. 0 when out of memory. */
+int emu_decoder_refresh(struct emu_decoder *d, struct emu_insn *in, uint32_t enc);
+/* Call fn on every cached instruction at a PC in [lo, hi) (lo rounded
+ * down to a word). */
+void emu_decoder_visit(struct emu_decoder *d, uint64_t lo, uint64_t hi,
+		       void (*fn)(struct emu_insn *, void *), void *arg);
+
 /* Tarmac name of a register code ("X3", "SP_EL0", "cpsr", "q7"...). */
 const char *emu_reg_name(unsigned code);
 

@@ -136,6 +136,13 @@ struct trawl_emu {
 	int slice_over;                 /* the quantum ran out */
 	int code_hooked;                /* the code hook is installed */
 
+	/* self-modifying code: the PCs the decode cache holds lie in
+	 * [code_lo, code_hi); writes there are noted in codew and the cached
+	 * decodes refreshed at the next instruction (emu_code_refresh) */
+	uint64_t code_lo, code_hi;
+	struct emu_range codew[4];
+	unsigned ncodew;
+
 	/* run state */
 	struct trawl_outfile *out;
 	const struct emu_insn *cur;     /* instruction executing now, or NULL */
@@ -218,6 +225,15 @@ int emu_current_tid(const struct trawl_emu *e);
 int emu_tid_live(const struct trawl_emu *e, int64_t tid);
 /* sigaltstack's ss_flags for this SP */
 int32_t emu_altstack_flags(const struct trawl_emu *e, uint64_t sp);
+
+/* emu.c: guest memory [addr, addr+len) was written or remapped; a cached
+ * decode there is refreshed before the next instruction */
+void emu_code_note(struct trawl_emu *e, uint64_t addr, uint64_t len);
+static inline void emu_code_written(struct trawl_emu *e, uint64_t addr, uint64_t len)
+{
+	if (addr < e->code_hi && addr + len > e->code_lo)
+		emu_code_note(e, addr, len);
+}
 
 /* emu.c: record a fault that ends the run. */
 void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt, ...)

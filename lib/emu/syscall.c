@@ -70,6 +70,8 @@ static uint64_t reg(struct trawl_emu *e, int n)
 uc_err emu_guest_write(struct trawl_emu *e, uint64_t addr, const void *data, size_t len)
 {
 	uc_err ue = uc_mem_write(e->uc, addr, data, len);
+	if (ue == UC_ERR_OK)
+		emu_code_written(e, addr, len);
 	if (ue == UC_ERR_OK && len && e->nsysw < EMU_MAX_SYSW) {
 		struct emu_range *last = e->nsysw ? &e->sysw[e->nsysw - 1] : NULL;
 		if (last && last->addr + last->len == addr)
@@ -320,6 +322,7 @@ static int64_t sys_mmap(struct trawl_emu *e, uint64_t addr, uint64_t len, uint64
 		uc_mem_unmap(e->uc, at, len);
 		return -ENOMEM;
 	}
+	emu_code_written(e, at, len);   /* new contents where code may have been */
 	return (int64_t)at;
 }
 
@@ -733,6 +736,7 @@ static int64_t sys_mremap(struct trawl_emu *e, uint64_t old, uint64_t olen, uint
 	    uc_mem_map(e->uc, old + olen, nlen - olen, (uint32_t)prot) == UC_ERR_OK) {
 		if (old + nlen > e->mmap_next)
 			e->mmap_next = old + nlen + EMU_PAGE;
+		emu_code_written(e, old + olen, nlen - olen);
 		return (int64_t)old;
 	}
 	if (!(flags & MAYMOVE))
