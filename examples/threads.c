@@ -12,6 +12,8 @@
  *                      a worker waits with no timeout
  *   threads mask       the main thread blocks SIGUSR1, a worker sends it to
  *                      the process: the worker (mask per thread) takes it
+ *   threads many N     N threads alive at once (all wait at a barrier),
+ *                      then each adds its number under a mutex
  */
 #include <signal.h>
 #include <sys/syscall.h>
@@ -122,9 +124,49 @@ static void timeout(void)
 	printf("timedwait %s\n", r == ETIMEDOUT ? "ETIMEDOUT" : strerror(r));
 }
 
+static pthread_barrier_t all_started;
+
+static void *count_in(void *arg)
+{
+	pthread_barrier_wait(&all_started);
+	pthread_mutex_lock(&lock);
+	counter += (long)arg;
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+/* n threads that all exist at the same moment: none can pass the
+ * barrier before the last one was made */
+static int many(int n)
+{
+	pthread_t *t = calloc((size_t)n, sizeof *t);
+	if (!t || pthread_barrier_init(&all_started, NULL, (unsigned)n + 1) != 0)
+		return 1;
+	int made = 0;
+	for (int i = 0; i < n; i++) {
+		int r = pthread_create(&t[i], NULL, count_in, (void *)(long)(i + 1));
+		if (r != 0) {
+			printf("pthread_create %d: %s\n", i + 1, strerror(r));
+			break;
+		}
+		made++;
+	}
+	printf("made %d threads\n", made);
+	if (made < n)
+		return 1;
+	pthread_barrier_wait(&all_started);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("counter %ld expected %ld\n", counter, (long)n * (n + 1) / 2);
+	free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 2 && strcmp(argv[1], "many") == 0)
+		return many(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
 		printf("fork %d\n", fork() >= 0);
 		return 0;

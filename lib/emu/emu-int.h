@@ -57,7 +57,8 @@ struct emu_siginfo {
 
 /* One thread of the program (thread.c); the running one's registers are
  * in Unicorn, the others' here. */
-#define EMU_MAX_THREADS 64
+#define EMU_THREADS_FIRST 64  /* slots at the first clone; the table grows */
+#define EMU_MAX_THREADS 4096
 struct emu_thread {
 	int live, exited;
 	int tid, core;
@@ -129,6 +130,7 @@ struct trawl_emu {
 
 	/* threads (thread.c): NULL until the first clone */
 	struct emu_thread *thr;
+	int nthr;                       /* slots in thr */
 	int cur_thr, nlive, next_tid;
 	uint64_t clear_tid0;            /* set_tid_address before any clone */
 	uint64_t quantum;               /* instructions a thread runs before the next one */

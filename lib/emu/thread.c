@@ -74,9 +74,10 @@ static void set_core(struct trawl_emu *e, int core)
 /* The first clone: the table, thread 0 = the program so far on core 0. */
 static int start_threads(struct trawl_emu *e)
 {
-	e->thr = calloc(EMU_MAX_THREADS, sizeof *e->thr);
+	e->thr = calloc(EMU_THREADS_FIRST, sizeof *e->thr);
 	if (!e->thr)
 		return -ENOMEM;
+	e->nthr = EMU_THREADS_FIRST;
 	e->thr[0].live = 1;
 	e->thr[0].tid = GUEST_PID;
 	e->thr[0].core = 0;
@@ -88,11 +89,30 @@ static int start_threads(struct trawl_emu *e)
 	return 0;
 }
 
+/* A full table doubles (up to EMU_MAX_THREADS, then clone fails with
+ * EAGAIN as Linux's does at its limit); new slots go at the end, so the
+ * round-robin order of the threads there stays what it was. Returns the
+ * first new slot, or -1. */
+static int grow_threads(struct trawl_emu *e)
+{
+	if (e->nthr >= EMU_MAX_THREADS)
+		return -1;
+	int n = e->nthr * 2 > EMU_MAX_THREADS ? EMU_MAX_THREADS : e->nthr * 2;
+	struct emu_thread *t = realloc(e->thr, (size_t)n * sizeof *t);
+	if (!t)
+		return -1;
+	memset(t + e->nthr, 0, (size_t)(n - e->nthr) * sizeof *t);
+	e->thr = t;
+	int first = e->nthr;
+	e->nthr = n;
+	return first;
+}
+
 static int free_core(const struct trawl_emu *e)
 {
 	for (int core = 0;; core++) {
 		int used = 0;
-		for (int i = 0; i < EMU_MAX_THREADS && !used; i++)
+		for (int i = 0; i < e->nthr && !used; i++)
 			used = e->thr[i].live && e->thr[i].core == core;
 		if (!used)
 			return core;
@@ -108,7 +128,7 @@ int emu_tid_live(const struct trawl_emu *e, int64_t tid)
 {
 	if (!e->thr)
 		return tid == GUEST_PID;
-	for (int i = 0; i < EMU_MAX_THREADS; i++)
+	for (int i = 0; i < e->nthr; i++)
 		if (e->thr[i].live && e->thr[i].tid == tid)
 			return 1;
 	return 0;
@@ -131,10 +151,10 @@ int64_t emu_sys_clone(struct trawl_emu *e, struct sys_call *c)
 	if (!e->thr && start_threads(e) != 0)
 		return -ENOMEM;
 	int slot = -1;
-	for (int i = 0; i < EMU_MAX_THREADS && slot < 0; i++)
+	for (int i = 0; i < e->nthr && slot < 0; i++)
 		if (!e->thr[i].live)
 			slot = i;
-	if (slot < 0)
+	if (slot < 0 && (slot = grow_threads(e)) < 0)
 		return -EAGAIN;
 	struct emu_thread *t = &e->thr[slot];
 	memset(t, 0, sizeof *t);
@@ -166,7 +186,7 @@ int64_t emu_sys_clone(struct trawl_emu *e, struct sys_call *c)
 static int wake(struct trawl_emu *e, uint64_t addr, uint32_t bitset, int64_t n)
 {
 	int woken = 0;
-	for (int i = 0; i < EMU_MAX_THREADS && woken < n; i++) {
+	for (int i = 0; i < e->nthr && woken < n; i++) {
 		struct emu_thread *t = &e->thr[i];
 		if (t->live && t->waiting && t->futex == addr && (t->bitset & bitset)) {
 			t->waiting = 0;
@@ -220,7 +240,7 @@ int64_t emu_sys_futex_threads(struct trawl_emu *e, struct sys_call *c)
 		if (op == CMP_REQUEUE && v != (uint32_t)c->a[5])
 			return -EAGAIN;
 		int n = wake(e, addr, 0xffffffffu, (int64_t)(uint32_t)c->a[2]);
-		for (int i = 0, moved = 0; i < EMU_MAX_THREADS && (uint64_t)moved < (uint32_t)c->a[3]; i++)
+		for (int i = 0, moved = 0; i < e->nthr && (uint64_t)moved < (uint32_t)c->a[3]; i++)
 			if (e->thr[i].live && e->thr[i].waiting && e->thr[i].futex == addr) {
 				e->thr[i].futex = c->a[4];
 				moved++;
@@ -286,8 +306,8 @@ int64_t emu_sys_gettid(struct trawl_emu *e, struct sys_call *c)
 /* The next thread to run after `from`, round-robin; -1 when none can. */
 static int pick(struct trawl_emu *e, int from)
 {
-	for (int k = 1; k <= EMU_MAX_THREADS; k++) {
-		int i = (from + k) % EMU_MAX_THREADS;
+	for (int k = 1; k <= e->nthr; k++) {
+		int i = (from + k) % e->nthr;
 		if (e->thr[i].live && !e->thr[i].waiting)
 			return i;
 	}
@@ -299,7 +319,7 @@ static int pick(struct trawl_emu *e, int from)
 static int expire(struct trawl_emu *e, int idle)
 {
 	int best = -1, n = 0;
-	for (int i = 0; i < EMU_MAX_THREADS; i++) {
+	for (int i = 0; i < e->nthr; i++) {
 		struct emu_thread *t = &e->thr[i];
 		if (!t->live || !t->waiting || !t->has_deadline)
 			continue;
@@ -325,7 +345,7 @@ static void deadlock(struct trawl_emu *e)
 {
 	char list[400] = "";
 	size_t len = 0;
-	for (int i = 0; i < EMU_MAX_THREADS && len < sizeof list - 40; i++)
+	for (int i = 0; i < e->nthr && len < sizeof list - 40; i++)
 		if (e->thr[i].live)
 			len += (size_t)snprintf(list + len, sizeof list - len, "%s%d on 0x%llx",
 						len ? ", " : "", e->thr[i].tid,
