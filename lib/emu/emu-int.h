@@ -69,6 +69,7 @@ struct emu_thread {
 	uint32_t bitset;
 	uint64_t futex, deadline;
 	uint64_t clear_tid;     /* CLONE_CHILD_CLEARTID / set_tid_address */
+	uint64_t robust;        /* set_robust_list's head, walked at exit */
 	uint64_t sigmask;       /* its signal mask and alternate stack, */
 	uint8_t altstack[24];   /* in e->sigmask/e->altstack while it runs */
 	uint64_t regs[EMU_REG_COUNT][2];
@@ -133,6 +134,7 @@ struct trawl_emu {
 	int nthr;                       /* slots in thr */
 	int cur_thr, nlive, next_tid;
 	uint64_t clear_tid0;            /* set_tid_address before any clone */
+	uint64_t robust0;               /* set_robust_list before any clone */
 	uint64_t quantum;               /* instructions a thread runs before the next one */
 	uint64_t stop_at;               /* the code hook stops here: the limit or the quantum */
 	int slice_over;                 /* the quantum ran out */

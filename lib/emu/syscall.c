@@ -778,7 +778,7 @@ static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_getcwd] = emu_sys_getcwd, [SYS_readlinkat] = h_readlinkat, [SYS_ioctl] = h_ioctl,
 	[SYS_brk] = h_brk, [SYS_mmap] = h_mmap, [SYS_munmap] = h_munmap,
 	[SYS_mremap] = h_mremap, [SYS_mprotect] = h_mprotect, [SYS_madvise] = h_zero,
-	[SYS_set_tid_address] = emu_sys_set_tid_address, [SYS_set_robust_list] = h_zero, [SYS_rseq] = h_rseq,
+	[SYS_set_tid_address] = emu_sys_set_tid_address, [SYS_set_robust_list] = emu_sys_set_robust_list, [SYS_rseq] = h_rseq,
 	[SYS_uname] = h_uname, [SYS_getrandom] = h_getrandom, [SYS_prlimit64] = h_prlimit64,
 	[SYS_clock_gettime] = h_clock_gettime, [SYS_nanosleep] = emu_sys_nanosleep,
 	[SYS_clock_nanosleep] = emu_sys_clock_nanosleep,

@@ -36,6 +36,10 @@
 #define CLONE_PARENT_SETTID_ 0x100000u
 #define CLONE_CHILD_CLEARTID_ 0x200000u
 #define CLONE_CHILD_SETTID_ 0x01000000u
+#define FUTEX_WAITERS_ 0x80000000u
+#define FUTEX_OWNER_DIED_ 0x40000000u
+#define FUTEX_TID_MASK_ 0x3fffffffu
+#define ROBUST_LIST_LIMIT 2048
 
 static struct emu_thread *cur(struct trawl_emu *e)
 {
@@ -82,6 +86,7 @@ static int start_threads(struct trawl_emu *e)
 	e->thr[0].tid = GUEST_PID;
 	e->thr[0].core = 0;
 	e->thr[0].clear_tid = e->clear_tid0;
+	e->thr[0].robust = e->robust0;
 	e->cur_thr = 0;
 	e->next_tid = GUEST_PID + 1;
 	e->nlive = 1;
@@ -266,8 +271,65 @@ int64_t emu_sys_futex_threads(struct trawl_emu *e, struct sys_call *c)
 	return (int64_t)addr; /* X0 until a wake or the timeout sets the result */
 }
 
-/* exit of one thread: CLONE_CHILD_CLEARTID's word is cleared and one
- * waiter woken (pthread_join); the last thread's exit ends the program */
+/* set_robust_list: the head of the thread's list of robust mutexes it
+ * holds (glibc's struct robust_list_head, 24 bytes), walked when it exits */
+int64_t emu_sys_set_robust_list(struct trawl_emu *e, struct sys_call *c)
+{
+	if (c->a[1] != 24)
+		return -EINVAL;
+	if (e->thr)
+		cur(e)->robust = c->a[0];
+	else
+		e->robust0 = c->a[0];
+	return 0;
+}
+
+/* Linux's handle_futex_death: a lock word the dead thread still owns
+ * gets FUTEX_OWNER_DIED (keeping FUTEX_WAITERS) and one waiter is woken,
+ * who then sees EOWNERDEAD; a pending lock with the word 0 just wakes. */
+static void futex_death(struct trawl_emu *e, uint64_t uaddr, int tid, int pi, int pending)
+{
+	uint32_t v, nv;
+	if ((uaddr & 3) || uc_mem_read(e->uc, uaddr, &v, 4) != UC_ERR_OK)
+		return;
+	if (pending && !pi && v == 0) {
+		wake(e, uaddr, 0xffffffffu, 1);
+		return;
+	}
+	if ((v & FUTEX_TID_MASK_) != (uint32_t)tid)
+		return;
+	nv = (v & FUTEX_WAITERS_) | FUTEX_OWNER_DIED_;
+	if (emu_guest_write(e, uaddr, &nv, 4) == UC_ERR_OK && (nv & FUTEX_WAITERS_) && !pi)
+		wake(e, uaddr, 0xffffffffu, 1);
+}
+
+/* Linux's exit_robust_list: the entries (bit 0 = a PI futex) from the
+ * head's `next` round to the head, each lock word at entry +
+ * futex_offset, at most 2048 of them, then the one being locked or
+ * unlocked (list_op_pending). The kernel's writes are the SVC's. */
+static void exit_robust_list(struct trawl_emu *e, const struct emu_thread *t)
+{
+	uint64_t head = t->robust, h[3];
+	if (!head || uc_mem_read(e->uc, head, h, sizeof h) != UC_ERR_OK)
+		return;
+	uint64_t entry = h[0], pending = h[2], off = h[1];
+	for (int n = 0; (entry & ~UINT64_C(1)) != head && n < ROBUST_LIST_LIMIT; n++) {
+		uint64_t next;
+		int ok = uc_mem_read(e->uc, entry & ~UINT64_C(1), &next, 8) == UC_ERR_OK;
+		if (entry != pending)
+			futex_death(e, (entry & ~UINT64_C(1)) + off, t->tid, (int)(entry & 1), 0);
+		if (!ok)
+			return;
+		entry = next;
+	}
+	if (pending)
+		futex_death(e, (pending & ~UINT64_C(1)) + off, t->tid, (int)(pending & 1), 1);
+}
+
+/* exit of one thread: its robust mutexes are marked as their owner's
+ * death, then CLONE_CHILD_CLEARTID's word is cleared and one waiter woken
+ * (pthread_join), in Linux's order; the last thread's exit ends the
+ * program */
 int64_t emu_sys_exit_thread(struct trawl_emu *e, struct sys_call *c)
 {
 	if (!e->thr || e->nlive == 1) {
@@ -276,6 +338,7 @@ int64_t emu_sys_exit_thread(struct trawl_emu *e, struct sys_call *c)
 		return 0;
 	}
 	struct emu_thread *t = cur(e);
+	exit_robust_list(e, t);
 	if (t->clear_tid) {
 		uint32_t zero = 0;
 		if (emu_guest_write(e, t->clear_tid, &zero, 4) == UC_ERR_OK)
