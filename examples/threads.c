@@ -12,6 +12,11 @@
  *                      a worker waits with no timeout
  *   threads mask       the main thread blocks SIGUSR1, a worker sends it to
  *                      the process: the worker (mask per thread) takes it
+ *   threads many N     N threads alive at once (all wait at a barrier),
+ *                      then each adds its number under a mutex
+ *   threads robust     a thread exits holding a robust mutex: the next
+ *                      locker gets EOWNERDEAD, also one already waiting
+ *                      (the kernel walks the dead thread's robust list)
  */
 #include <signal.h>
 #include <sys/syscall.h>
@@ -122,9 +127,111 @@ static void timeout(void)
 	printf("timedwait %s\n", r == ETIMEDOUT ? "ETIMEDOUT" : strerror(r));
 }
 
+static pthread_mutex_t rm, rm2;
+static int holding, main_waits;
+
+/* locks a robust mutex and exits holding it; rm2 only once the main
+ * thread is about to lock it, and after yielding long enough for it to
+ * block there */
+static void *die_holding(void *arg)
+{
+	pthread_mutex_t *m = arg ? &rm2 : &rm;
+	pthread_mutex_lock(m);
+	if (arg) {
+		__atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&main_waits, __ATOMIC_ACQUIRE))
+			sched_yield();
+		for (int i = 0; i < 100; i++)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static const char *lock_result(int r)
+{
+	return r == EOWNERDEAD ? "EOWNERDEAD" : r == 0 ? "ok" : strerror(r);
+}
+
+static int robust(void)
+{
+	pthread_mutexattr_t at;
+	pthread_t t;
+	pthread_mutexattr_init(&at);
+	int r = pthread_mutexattr_setrobust(&at, PTHREAD_MUTEX_ROBUST);
+	if (r == 0)
+		r = pthread_mutex_init(&rm, &at);
+	if (r == 0)
+		r = pthread_mutex_init(&rm2, &at);
+	if (r) {
+		printf("robust mutex: %s\n", strerror(r));
+		return 1;
+	}
+	pthread_create(&t, NULL, die_holding, NULL);
+	pthread_join(t, NULL);
+	r = pthread_mutex_lock(&rm);
+	printf("lock after its owner died: %s\n", lock_result(r));
+	printf("consistent: %s\n", lock_result(pthread_mutex_consistent(&rm)));
+	pthread_mutex_unlock(&rm);
+	/* the owner dies while this thread waits in pthread_mutex_lock */
+	pthread_create(&t, NULL, die_holding, (void *)1);
+	while (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE))
+		sched_yield();
+	__atomic_store_n(&main_waits, 1, __ATOMIC_RELEASE);
+	r = pthread_mutex_lock(&rm2);
+	printf("waiter when the owner died: %s\n", lock_result(r));
+	pthread_mutex_consistent(&rm2);
+	pthread_mutex_unlock(&rm2);
+	pthread_join(t, NULL);
+	printf("lock again: %s %s\n", lock_result(pthread_mutex_lock(&rm)),
+	       lock_result(pthread_mutex_lock(&rm2)));
+	return 0;
+}
+
+static pthread_barrier_t all_started;
+
+static void *count_in(void *arg)
+{
+	pthread_barrier_wait(&all_started);
+	pthread_mutex_lock(&lock);
+	counter += (long)arg;
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+/* n threads that all exist at the same moment: none can pass the
+ * barrier before the last one was made */
+static int many(int n)
+{
+	pthread_t *t = calloc((size_t)n, sizeof *t);
+	if (!t || pthread_barrier_init(&all_started, NULL, (unsigned)n + 1) != 0)
+		return 1;
+	int made = 0;
+	for (int i = 0; i < n; i++) {
+		int r = pthread_create(&t[i], NULL, count_in, (void *)(long)(i + 1));
+		if (r != 0) {
+			printf("pthread_create %d: %s\n", i + 1, strerror(r));
+			break;
+		}
+		made++;
+	}
+	printf("made %d threads\n", made);
+	if (made < n)
+		return 1;
+	pthread_barrier_wait(&all_started);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("counter %ld expected %ld\n", counter, (long)n * (n + 1) / 2);
+	free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && strcmp(argv[1], "robust") == 0)
+		return robust();
+	if (argc > 2 && strcmp(argv[1], "many") == 0)
+		return many(atoi(argv[2]));
 	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
 		printf("fork %d\n", fork() >= 0);
 		return 0;

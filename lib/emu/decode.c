@@ -137,31 +137,70 @@ static int grow(struct emu_decoder *d)
 	return 1;
 }
 
-struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc)
+/* Decode enc at pc into *e with its IT line's tail in the arena; the
+ * successor shortcuts are left as they are (they are checked by PC). */
+static int decode_into(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct emu_insn *e)
 {
-	if ((d->count + 1) * 2 > d->nslots && !grow(d))
-		return NULL;
 	char text[160];
 	struct emu_insn tmp;
 	emu_decode(d, pc, enc, &tmp, text, sizeof text);
 	size_t tlen = strlen(text);
 	/* " " pc " " enc(8) " O EL0t_n : " text "\n" */
 	size_t n = 40 + 6 + tlen;
-	struct emu_insn *e = arena_alloc(d, sizeof *e);
 	/* padded: the writer copies the tail in whole 16-byte blocks */
-	char *t = arena_alloc(d, (n + 15) / 16 * 16);
-	if (!e || !t)
-		return NULL;
+	char *t = arena_alloc(d, n < EMU_TAIL_MIN ? EMU_TAIL_MIN : (n + 15) / 16 * 16);
+	if (!t)
+		return 0;
+	tmp.next_seq = e->next_seq;
+	tmp.next_jump = e->next_jump;
 	*e = tmp;
 	char *p = trawl_tarmac_put_insn_tail(t, pc, enc, 4, TRAWL_ISET_A64, "EL0t_n", text, tlen);
 	e->tail = t;
 	e->tail_len = (uint16_t)(p - t);
+	return 1;
+}
+
+struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc)
+{
+	if ((d->count + 1) * 2 > d->nslots && !grow(d))
+		return NULL;
+	struct emu_insn *e = arena_alloc(d, sizeof *e);
+	if (!e)
+		return NULL;
+	e->next_seq = e->next_jump = NULL;
+	if (!decode_into(d, pc, enc, e))
+		return NULL;
 	size_t i = slot_of(pc, d->nslots);
 	while (d->slots[i])
 		i = (i + 1) & (d->nslots - 1);
 	d->slots[i] = e;
 	d->count++;
 	return e;
+}
+
+int emu_decoder_refresh(struct emu_decoder *d, struct emu_insn *in, uint32_t enc)
+{
+	return decode_into(d, in->pc, enc, in);
+}
+
+void emu_decoder_visit(struct emu_decoder *d, uint64_t lo, uint64_t hi,
+		       void (*fn)(struct emu_insn *, void *), void *arg)
+{
+	lo &= ~(uint64_t)3;
+	if (hi <= lo)
+		return;
+	if ((hi - lo) / 4 <= d->count) {
+		/* a few words: look each up */
+		for (uint64_t a = lo; a < hi; a += 4) {
+			struct emu_insn *in = emu_decoder_find(d, a);
+			if (in)
+				fn(in, arg);
+		}
+		return;
+	}
+	for (size_t i = 0; i < d->nslots; i++)
+		if (d->slots[i] && d->slots[i]->pc >= lo && d->slots[i]->pc < hi)
+			fn(d->slots[i], arg);
 }
 
 static void add_write(struct emu_insn *out, unsigned code)

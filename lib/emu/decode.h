@@ -19,6 +19,7 @@
 #define EMU_REG_NONE 0xff
 
 #define EMU_INSN_MAX_WRITES 8
+#define EMU_TAIL_MIN 80
 
 enum emu_insn_kind {
 	EMU_INSN_PLAIN = 0,
@@ -38,7 +39,8 @@ struct emu_insn {
 	                            cumulative flags (reported when they change) */
 	uint8_t writes[EMU_INSN_MAX_WRITES];
 	uint16_t tail_len;
-	/* The IT line after "IT (<index>)": " <pc> <enc> O EL0t_n : <disasm>\n" */
+	/* The IT line after "IT (<index>)": " <pc> <enc> O EL0t_n : <disasm>\n",
+	 * stored in at least EMU_TAIL_MIN bytes (a multiple of 16) */
 	const char *tail;
 	/* successors seen so far (the emulator's lookup shortcut): the
 	 * instruction at pc + 4 and the last other one that followed */
@@ -60,6 +62,14 @@ void emu_decode(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct emu_ins
 struct emu_insn *emu_decoder_find(const struct emu_decoder *d, uint64_t pc);
 /* Decode and remember; NULL when out of memory. */
 struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc);
+
+/* Decode `in` again from `enc` (its code was rewritten), in place, so
+ * that pointers to it stay valid. 0 when out of memory. */
+int emu_decoder_refresh(struct emu_decoder *d, struct emu_insn *in, uint32_t enc);
+/* Call fn on every cached instruction at a PC in [lo, hi) (lo rounded
+ * down to a word). */
+void emu_decoder_visit(struct emu_decoder *d, uint64_t lo, uint64_t hi,
+		       void (*fn)(struct emu_insn *, void *), void *arg);
 
 /* Tarmac name of a register code ("X3", "SP_EL0", "cpsr", "q7"...). */
 const char *emu_reg_name(unsigned code);

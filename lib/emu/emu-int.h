@@ -6,6 +6,7 @@
  *   sys-root.c changes to files: refused, or confined to --root
  *   signal.c   signal frames, delivery and rt_sigreturn
  *   thread.c   threads: clone, futex, the schedule
+ *   regs-direct.c  where Unicorn keeps X0-X30 and SP, for cheap reads
  *   trace.c    the Tarmac writer
  */
 #ifndef TRAWL_EMU_INT_H
@@ -56,7 +57,8 @@ struct emu_siginfo {
 
 /* One thread of the program (thread.c); the running one's registers are
  * in Unicorn, the others' here. */
-#define EMU_MAX_THREADS 64
+#define EMU_THREADS_FIRST 64  /* slots at the first clone; the table grows */
+#define EMU_MAX_THREADS 4096
 struct emu_thread {
 	int live, exited;
 	int tid, core;
@@ -67,6 +69,7 @@ struct emu_thread {
 	uint32_t bitset;
 	uint64_t futex, deadline;
 	uint64_t clear_tid;     /* CLONE_CHILD_CLEARTID / set_tid_address */
+	uint64_t robust;        /* set_robust_list's head, walked at exit */
 	uint64_t sigmask;       /* its signal mask and alternate stack, */
 	uint8_t altstack[24];   /* in e->sigmask/e->altstack while it runs */
 	uint64_t regs[EMU_REG_COUNT][2];
@@ -84,6 +87,9 @@ struct trawl_emu {
 	size_t file_len;
 	struct trawl_elf_image img;
 	uc_engine *uc;
+	const uint64_t *xregs;  /* X0-X30, SP in Unicorn's CPU state, or NULL */
+	const uint32_t *flagw;  /* NZCV's words there (emu_nzcv_direct), or NULL */
+	int flagk[4];           /* N, Z, C, V: which word of flagw */
 	struct emu_decoder *dec;
 	uc_hook hooks[6];
 	int nhooks;
@@ -125,12 +131,21 @@ struct trawl_emu {
 
 	/* threads (thread.c): NULL until the first clone */
 	struct emu_thread *thr;
+	int nthr;                       /* slots in thr */
 	int cur_thr, nlive, next_tid;
 	uint64_t clear_tid0;            /* set_tid_address before any clone */
+	uint64_t robust0;               /* set_robust_list before any clone */
 	uint64_t quantum;               /* instructions a thread runs before the next one */
 	uint64_t stop_at;               /* the code hook stops here: the limit or the quantum */
 	int slice_over;                 /* the quantum ran out */
 	int code_hooked;                /* the code hook is installed */
+
+	/* self-modifying code: the PCs the decode cache holds lie in
+	 * [code_lo, code_hi); writes there are noted in codew and the cached
+	 * decodes refreshed at the next instruction (emu_code_refresh) */
+	uint64_t code_lo, code_hi;
+	struct emu_range codew[4];
+	unsigned ncodew;
 
 	/* run state */
 	struct trawl_outfile *out;
@@ -188,6 +203,17 @@ void emu_snapshot(struct trawl_emu *e);
 /* write the kernel's memory writes and the registers changed since e->snap */
 void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all);
 
+/* regs-direct.c: set e->xregs when Unicorn's registers can be read
+ * directly (else NULL: uc_reg_read) */
+void emu_regs_locate(struct trawl_emu *e);
+/* NZCV (in bits 31-28) from QEMU's flag words; only when e->flagw */
+static inline uint32_t emu_nzcv_direct(const struct trawl_emu *e)
+{
+	const uint32_t *f = e->flagw;
+	return (f[e->flagk[0]] & UINT32_C(0x80000000)) | (uint32_t)(f[e->flagk[1]] == 0) << 30 |
+	       (uint32_t)(f[e->flagk[2]] != 0) << 29 | (f[e->flagk[3]] >> 31) << 28;
+}
+
 /* signal.c */
 /* make a signal pending (ignored ones are dropped); sets e->resched */
 void emu_signal_send(struct trawl_emu *e, const struct emu_siginfo *si);
@@ -203,6 +229,15 @@ int emu_current_tid(const struct trawl_emu *e);
 int emu_tid_live(const struct trawl_emu *e, int64_t tid);
 /* sigaltstack's ss_flags for this SP */
 int32_t emu_altstack_flags(const struct trawl_emu *e, uint64_t sp);
+
+/* emu.c: guest memory [addr, addr+len) was written or remapped; a cached
+ * decode there is refreshed before the next instruction */
+void emu_code_note(struct trawl_emu *e, uint64_t addr, uint64_t len);
+static inline void emu_code_written(struct trawl_emu *e, uint64_t addr, uint64_t len)
+{
+	if (addr < e->code_hi && addr + len > e->code_lo)
+		emu_code_note(e, addr, len);
+}
 
 /* emu.c: record a fault that ends the run. */
 void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt, ...)

@@ -140,9 +140,52 @@ static struct emu_insn *lookup(struct trawl_emu *e, uint64_t addr)
 		return NULL;
 	}
 	in = emu_decoder_add(e->dec, addr, enc);
-	if (!in)
+	if (!in) {
 		emu_fault(e, addr, 0, "out of memory decoding");
+		return NULL;
+	}
+	if (addr < e->code_lo)
+		e->code_lo = addr;
+	if (addr + 4 > e->code_hi)
+		e->code_hi = addr + 4;
 	return in;
+}
+
+void emu_code_note(struct trawl_emu *e, uint64_t addr, uint64_t len)
+{
+	struct emu_range *r = e->codew;
+	if (e->ncodew < sizeof e->codew / sizeof e->codew[0]) {
+		e->codew[e->ncodew++] = (struct emu_range){ addr, len };
+		return;
+	}
+	/* full: widen the last range to cover this one too */
+	r = &e->codew[e->ncodew - 1];
+	uint64_t lo = addr < r->addr ? addr : r->addr;
+	uint64_t hi = addr + len > r->addr + r->len ? addr + len : r->addr + r->len;
+	*r = (struct emu_range){ lo, hi - lo };
+}
+
+static void refresh_one(struct emu_insn *in, void *arg)
+{
+	struct trawl_emu *e = arg;
+	uint32_t enc = 0;
+	/* unreadable now (unmapped): kept until code is written there again */
+	if (uc_mem_read(e->uc, in->pc, &enc, 4) != UC_ERR_OK || enc == in->enc)
+		return;
+	if (!emu_decoder_refresh(e->dec, in, enc))
+		emu_fault(e, in->pc, 0, "out of memory decoding");
+}
+
+/* The program rewrote (or remapped) memory the decode cache has
+ * instructions for: decode those again, so the trace shows the code that
+ * runs. Done at an instruction boundary, after the writing instruction
+ * was written with its own (old) text. */
+static void code_refresh(struct trawl_emu *e)
+{
+	for (unsigned i = 0; i < e->ncodew; i++)
+		emu_decoder_visit(e->dec, e->codew[i].addr, e->codew[i].addr + e->codew[i].len,
+				  refresh_one, e);
+	e->ncodew = 0;
 }
 
 /* DC ZVA Xt zeroes the aligned block around Xt (64 bytes: DCZID_EL0.BS =
@@ -162,6 +205,7 @@ static void dc_zva_stores(struct trawl_emu *e, const struct emu_insn *in)
 	uint64_t base = xt & ~(uint64_t)(EMU_ZVA_BYTES - 1);
 	for (unsigned k = 0; k < EMU_ZVA_BYTES / 8; k++)
 		e->mem[e->nmem++] = (struct emu_access){ base + 8 * k, 0, 8, 1 };
+	emu_code_written(e, base, EMU_ZVA_BYTES);
 }
 
 /* Called before every instruction: writes the previous one (whose effects
@@ -180,6 +224,8 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		emu_trace_finish(e, addr);
 		e->cur = NULL;
 	}
+	if (e->ncodew)
+		code_refresh(e);
 	if (e->n >= e->stop_at) {
 		if (e->opt.max_insns && e->n >= e->opt.max_insns) {
 			e->res.stop = TRAWL_EMU_LIMIT;
@@ -196,18 +242,18 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	/* most instructions follow the previous one or its usual branch
 	 * target: try those before the hash table */
 	struct emu_insn *prev = e->prev, *in;
-	if (prev && prev->next_seq && prev->next_seq->pc == addr)
+	if (prev && prev->next_seq && prev->next_seq->pc == addr) {
 		in = prev->next_seq;
-	else if (prev && prev->next_jump && prev->next_jump->pc == addr)
+	} else if (prev && prev->next_jump && prev->next_jump->pc == addr) {
 		in = prev->next_jump;
-	else
+	} else {
+		/* remember it as the successor only when the shortcut missed */
 		in = lookup(e, addr);
-	if (!in)
-		return;
-	if (prev) {
-		if (addr == prev->pc + 4)
+		if (!in)
+			return;
+		if (prev && addr == prev->pc + 4)
 			prev->next_seq = in;
-		else
+		else if (prev)
 			prev->next_jump = in;
 	}
 	e->prev = in;
@@ -238,6 +284,8 @@ static void mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, i
 	a->size = (uint32_t)size;
 	a->value = (uint64_t)value;
 	a->write = type == UC_MEM_WRITE;
+	if (a->write)
+		emu_code_written(e, addr, (uint64_t)size);
 }
 
 /* A bad access: SIGSEGV to the program's handler when it has one (the run
@@ -546,6 +594,7 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 		e->shadow_fl[i] = fl < 0 ? 0 : fl & (O_NONBLOCK | O_APPEND);
 	}
 	e->rng = UINT64_C(0x9e3779b97f4a7c15);
+	e->code_lo = UINT64_MAX;
 	e->cwd_fd = -1;
 	e->root_fd = -1;
 	e->umask = 022;
@@ -577,6 +626,7 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 				     uc_strerror(ue));
 		goto fail;
 	}
+	emu_regs_locate(e);
 	st = emu_decoder_create(&e->dec, err);
 	if (st)
 		goto fail;

@@ -40,6 +40,7 @@ int64_t emu_sys_clone(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_futex_threads(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_exit_thread(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_set_tid_address(struct trawl_emu *e, struct sys_call *c);
+int64_t emu_sys_set_robust_list(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_gettid(struct trawl_emu *e, struct sys_call *c);
 
 /* sys-file.c */

@@ -70,6 +70,8 @@ static uint64_t reg(struct trawl_emu *e, int n)
 uc_err emu_guest_write(struct trawl_emu *e, uint64_t addr, const void *data, size_t len)
 {
 	uc_err ue = uc_mem_write(e->uc, addr, data, len);
+	if (ue == UC_ERR_OK)
+		emu_code_written(e, addr, len);
 	if (ue == UC_ERR_OK && len && e->nsysw < EMU_MAX_SYSW) {
 		struct emu_range *last = e->nsysw ? &e->sysw[e->nsysw - 1] : NULL;
 		if (last && last->addr + last->len == addr)
@@ -320,6 +322,7 @@ static int64_t sys_mmap(struct trawl_emu *e, uint64_t addr, uint64_t len, uint64
 		uc_mem_unmap(e->uc, at, len);
 		return -ENOMEM;
 	}
+	emu_code_written(e, at, len);   /* new contents where code may have been */
 	return (int64_t)at;
 }
 
@@ -733,6 +736,7 @@ static int64_t sys_mremap(struct trawl_emu *e, uint64_t old, uint64_t olen, uint
 	    uc_mem_map(e->uc, old + olen, nlen - olen, (uint32_t)prot) == UC_ERR_OK) {
 		if (old + nlen > e->mmap_next)
 			e->mmap_next = old + nlen + EMU_PAGE;
+		emu_code_written(e, old + olen, nlen - olen);
 		return (int64_t)old;
 	}
 	if (!(flags & MAYMOVE))
@@ -774,7 +778,7 @@ static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_getcwd] = emu_sys_getcwd, [SYS_readlinkat] = h_readlinkat, [SYS_ioctl] = h_ioctl,
 	[SYS_brk] = h_brk, [SYS_mmap] = h_mmap, [SYS_munmap] = h_munmap,
 	[SYS_mremap] = h_mremap, [SYS_mprotect] = h_mprotect, [SYS_madvise] = h_zero,
-	[SYS_set_tid_address] = emu_sys_set_tid_address, [SYS_set_robust_list] = h_zero, [SYS_rseq] = h_rseq,
+	[SYS_set_tid_address] = emu_sys_set_tid_address, [SYS_set_robust_list] = emu_sys_set_robust_list, [SYS_rseq] = h_rseq,
 	[SYS_uname] = h_uname, [SYS_getrandom] = h_getrandom, [SYS_prlimit64] = h_prlimit64,
 	[SYS_clock_gettime] = h_clock_gettime, [SYS_nanosleep] = emu_sys_nanosleep,
 	[SYS_clock_nanosleep] = emu_sys_clock_nanosleep,

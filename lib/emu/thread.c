@@ -36,6 +36,10 @@
 #define CLONE_PARENT_SETTID_ 0x100000u
 #define CLONE_CHILD_CLEARTID_ 0x200000u
 #define CLONE_CHILD_SETTID_ 0x01000000u
+#define FUTEX_WAITERS_ 0x80000000u
+#define FUTEX_OWNER_DIED_ 0x40000000u
+#define FUTEX_TID_MASK_ 0x3fffffffu
+#define ROBUST_LIST_LIMIT 2048
 
 static struct emu_thread *cur(struct trawl_emu *e)
 {
@@ -74,13 +78,15 @@ static void set_core(struct trawl_emu *e, int core)
 /* The first clone: the table, thread 0 = the program so far on core 0. */
 static int start_threads(struct trawl_emu *e)
 {
-	e->thr = calloc(EMU_MAX_THREADS, sizeof *e->thr);
+	e->thr = calloc(EMU_THREADS_FIRST, sizeof *e->thr);
 	if (!e->thr)
 		return -ENOMEM;
+	e->nthr = EMU_THREADS_FIRST;
 	e->thr[0].live = 1;
 	e->thr[0].tid = GUEST_PID;
 	e->thr[0].core = 0;
 	e->thr[0].clear_tid = e->clear_tid0;
+	e->thr[0].robust = e->robust0;
 	e->cur_thr = 0;
 	e->next_tid = GUEST_PID + 1;
 	e->nlive = 1;
@@ -88,11 +94,30 @@ static int start_threads(struct trawl_emu *e)
 	return 0;
 }
 
+/* A full table doubles (up to EMU_MAX_THREADS, then clone fails with
+ * EAGAIN as Linux's does at its limit); new slots go at the end, so the
+ * round-robin order of the threads there stays what it was. Returns the
+ * first new slot, or -1. */
+static int grow_threads(struct trawl_emu *e)
+{
+	if (e->nthr >= EMU_MAX_THREADS)
+		return -1;
+	int n = e->nthr * 2 > EMU_MAX_THREADS ? EMU_MAX_THREADS : e->nthr * 2;
+	struct emu_thread *t = realloc(e->thr, (size_t)n * sizeof *t);
+	if (!t)
+		return -1;
+	memset(t + e->nthr, 0, (size_t)(n - e->nthr) * sizeof *t);
+	e->thr = t;
+	int first = e->nthr;
+	e->nthr = n;
+	return first;
+}
+
 static int free_core(const struct trawl_emu *e)
 {
 	for (int core = 0;; core++) {
 		int used = 0;
-		for (int i = 0; i < EMU_MAX_THREADS && !used; i++)
+		for (int i = 0; i < e->nthr && !used; i++)
 			used = e->thr[i].live && e->thr[i].core == core;
 		if (!used)
 			return core;
@@ -108,7 +133,7 @@ int emu_tid_live(const struct trawl_emu *e, int64_t tid)
 {
 	if (!e->thr)
 		return tid == GUEST_PID;
-	for (int i = 0; i < EMU_MAX_THREADS; i++)
+	for (int i = 0; i < e->nthr; i++)
 		if (e->thr[i].live && e->thr[i].tid == tid)
 			return 1;
 	return 0;
@@ -131,10 +156,10 @@ int64_t emu_sys_clone(struct trawl_emu *e, struct sys_call *c)
 	if (!e->thr && start_threads(e) != 0)
 		return -ENOMEM;
 	int slot = -1;
-	for (int i = 0; i < EMU_MAX_THREADS && slot < 0; i++)
+	for (int i = 0; i < e->nthr && slot < 0; i++)
 		if (!e->thr[i].live)
 			slot = i;
-	if (slot < 0)
+	if (slot < 0 && (slot = grow_threads(e)) < 0)
 		return -EAGAIN;
 	struct emu_thread *t = &e->thr[slot];
 	memset(t, 0, sizeof *t);
@@ -166,7 +191,7 @@ int64_t emu_sys_clone(struct trawl_emu *e, struct sys_call *c)
 static int wake(struct trawl_emu *e, uint64_t addr, uint32_t bitset, int64_t n)
 {
 	int woken = 0;
-	for (int i = 0; i < EMU_MAX_THREADS && woken < n; i++) {
+	for (int i = 0; i < e->nthr && woken < n; i++) {
 		struct emu_thread *t = &e->thr[i];
 		if (t->live && t->waiting && t->futex == addr && (t->bitset & bitset)) {
 			t->waiting = 0;
@@ -220,7 +245,7 @@ int64_t emu_sys_futex_threads(struct trawl_emu *e, struct sys_call *c)
 		if (op == CMP_REQUEUE && v != (uint32_t)c->a[5])
 			return -EAGAIN;
 		int n = wake(e, addr, 0xffffffffu, (int64_t)(uint32_t)c->a[2]);
-		for (int i = 0, moved = 0; i < EMU_MAX_THREADS && (uint64_t)moved < (uint32_t)c->a[3]; i++)
+		for (int i = 0, moved = 0; i < e->nthr && (uint64_t)moved < (uint32_t)c->a[3]; i++)
 			if (e->thr[i].live && e->thr[i].waiting && e->thr[i].futex == addr) {
 				e->thr[i].futex = c->a[4];
 				moved++;
@@ -246,8 +271,65 @@ int64_t emu_sys_futex_threads(struct trawl_emu *e, struct sys_call *c)
 	return (int64_t)addr; /* X0 until a wake or the timeout sets the result */
 }
 
-/* exit of one thread: CLONE_CHILD_CLEARTID's word is cleared and one
- * waiter woken (pthread_join); the last thread's exit ends the program */
+/* set_robust_list: the head of the thread's list of robust mutexes it
+ * holds (glibc's struct robust_list_head, 24 bytes), walked when it exits */
+int64_t emu_sys_set_robust_list(struct trawl_emu *e, struct sys_call *c)
+{
+	if (c->a[1] != 24)
+		return -EINVAL;
+	if (e->thr)
+		cur(e)->robust = c->a[0];
+	else
+		e->robust0 = c->a[0];
+	return 0;
+}
+
+/* Linux's handle_futex_death: a lock word the dead thread still owns
+ * gets FUTEX_OWNER_DIED (keeping FUTEX_WAITERS) and one waiter is woken,
+ * who then sees EOWNERDEAD; a pending lock with the word 0 just wakes. */
+static void futex_death(struct trawl_emu *e, uint64_t uaddr, int tid, int pi, int pending)
+{
+	uint32_t v, nv;
+	if ((uaddr & 3) || uc_mem_read(e->uc, uaddr, &v, 4) != UC_ERR_OK)
+		return;
+	if (pending && !pi && v == 0) {
+		wake(e, uaddr, 0xffffffffu, 1);
+		return;
+	}
+	if ((v & FUTEX_TID_MASK_) != (uint32_t)tid)
+		return;
+	nv = (v & FUTEX_WAITERS_) | FUTEX_OWNER_DIED_;
+	if (emu_guest_write(e, uaddr, &nv, 4) == UC_ERR_OK && (nv & FUTEX_WAITERS_) && !pi)
+		wake(e, uaddr, 0xffffffffu, 1);
+}
+
+/* Linux's exit_robust_list: the entries (bit 0 = a PI futex) from the
+ * head's `next` round to the head, each lock word at entry +
+ * futex_offset, at most 2048 of them, then the one being locked or
+ * unlocked (list_op_pending). The kernel's writes are the SVC's. */
+static void exit_robust_list(struct trawl_emu *e, const struct emu_thread *t)
+{
+	uint64_t head = t->robust, h[3];
+	if (!head || uc_mem_read(e->uc, head, h, sizeof h) != UC_ERR_OK)
+		return;
+	uint64_t entry = h[0], pending = h[2], off = h[1];
+	for (int n = 0; (entry & ~UINT64_C(1)) != head && n < ROBUST_LIST_LIMIT; n++) {
+		uint64_t next;
+		int ok = uc_mem_read(e->uc, entry & ~UINT64_C(1), &next, 8) == UC_ERR_OK;
+		if (entry != pending)
+			futex_death(e, (entry & ~UINT64_C(1)) + off, t->tid, (int)(entry & 1), 0);
+		if (!ok)
+			return;
+		entry = next;
+	}
+	if (pending)
+		futex_death(e, (pending & ~UINT64_C(1)) + off, t->tid, (int)(pending & 1), 1);
+}
+
+/* exit of one thread: its robust mutexes are marked as their owner's
+ * death, then CLONE_CHILD_CLEARTID's word is cleared and one waiter woken
+ * (pthread_join), in Linux's order; the last thread's exit ends the
+ * program */
 int64_t emu_sys_exit_thread(struct trawl_emu *e, struct sys_call *c)
 {
 	if (!e->thr || e->nlive == 1) {
@@ -256,6 +338,7 @@ int64_t emu_sys_exit_thread(struct trawl_emu *e, struct sys_call *c)
 		return 0;
 	}
 	struct emu_thread *t = cur(e);
+	exit_robust_list(e, t);
 	if (t->clear_tid) {
 		uint32_t zero = 0;
 		if (emu_guest_write(e, t->clear_tid, &zero, 4) == UC_ERR_OK)
@@ -286,8 +369,8 @@ int64_t emu_sys_gettid(struct trawl_emu *e, struct sys_call *c)
 /* The next thread to run after `from`, round-robin; -1 when none can. */
 static int pick(struct trawl_emu *e, int from)
 {
-	for (int k = 1; k <= EMU_MAX_THREADS; k++) {
-		int i = (from + k) % EMU_MAX_THREADS;
+	for (int k = 1; k <= e->nthr; k++) {
+		int i = (from + k) % e->nthr;
 		if (e->thr[i].live && !e->thr[i].waiting)
 			return i;
 	}
@@ -299,7 +382,7 @@ static int pick(struct trawl_emu *e, int from)
 static int expire(struct trawl_emu *e, int idle)
 {
 	int best = -1, n = 0;
-	for (int i = 0; i < EMU_MAX_THREADS; i++) {
+	for (int i = 0; i < e->nthr; i++) {
 		struct emu_thread *t = &e->thr[i];
 		if (!t->live || !t->waiting || !t->has_deadline)
 			continue;
@@ -325,7 +408,7 @@ static void deadlock(struct trawl_emu *e)
 {
 	char list[400] = "";
 	size_t len = 0;
-	for (int i = 0; i < EMU_MAX_THREADS && len < sizeof list - 40; i++)
+	for (int i = 0; i < e->nthr && len < sizeof list - 40; i++)
 		if (e->thr[i].live)
 			len += (size_t)snprintf(list + len, sizeof list - len, "%s%d on 0x%llx",
 						len ? ", " : "", e->thr[i].tid,

@@ -26,6 +26,43 @@
 
 #if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
 
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+
+/* Hex digits of the bytes of b (most significant first, as bswap left
+ * them), two per byte, in the low 2n bytes: a nibble per byte, then '0'
+ * plus 0x27 more where the nibble is over 9, 16 digits at once (SSE2 is
+ * part of x86-64); the scalar version took ~40 instructions per value,
+ * the largest share of the writer's work. */
+static inline __m128i hex_vec(__m128i b)
+{
+	const __m128i m = _mm_set1_epi8(0x0f);
+	__m128i nib = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(b, 4), m), _mm_and_si128(b, m));
+	__m128i over9 = _mm_and_si128(_mm_cmpgt_epi8(nib, _mm_set1_epi8(9)), _mm_set1_epi8(0x27));
+	return _mm_add_epi8(nib, _mm_add_epi8(over9, _mm_set1_epi8('0')));
+}
+
+/* Eight lower-case hex digits of the low 32 bits of v, as the bytes of a
+ * word in memory order. */
+static inline uint64_t hex8(uint64_t v)
+{
+	__m128i b = _mm_cvtsi32_si128((int)__builtin_bswap32((uint32_t)v));
+	return (uint64_t)_mm_cvtsi128_si64(hex_vec(b));
+}
+
+/* 8 or 16 digits (every caller) */
+static inline char *put_hex(char *p, uint64_t v, int digits)
+{
+	if (digits == 16) {
+		__m128i b = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
+		_mm_storeu_si128((__m128i *)(void *)p, hex_vec(b));
+		return p + 16;
+	}
+	uint64_t lo = hex8(v);
+	memcpy(p, &lo, 8);
+	return p + 8;
+}
+#else
 /* Eight lower-case hex digits of the low 32 bits of v, most significant
  * first, computed in one 64-bit register (a nibble per byte, then '0'-'9'
  * or 'a'-'f' by adding 0x30, plus 0x27 where the nibble is over 9)
@@ -55,6 +92,7 @@ static inline char *put_hex(char *p, uint64_t v, int digits)
 	memcpy(p, &lo, 8);
 	return p + 8;
 }
+#endif
 
 static char *put_bytes_hex(char *p, const uint8_t *b, unsigned n)
 {
@@ -76,7 +114,9 @@ static char *put_bytes_hex(char *p, const uint8_t *b, unsigned n)
 void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2])
 {
 	v[0] = v[1] = 0;
-	if (code <= 28)
+	if (code <= EMU_REG_SP && e->xregs)
+		v[0] = e->xregs[code];
+	else if (code <= 28)
 		uc_reg_read(e->uc, UC_ARM64_REG_X0 + (int)code, v);
 	else if (code == 29)
 		uc_reg_read(e->uc, UC_ARM64_REG_X29, v);
@@ -84,6 +124,8 @@ void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2])
 		uc_reg_read(e->uc, UC_ARM64_REG_X30, v);
 	else if (code == EMU_REG_SP)
 		uc_reg_read(e->uc, UC_ARM64_REG_SP, v);
+	else if (code == EMU_REG_CPSR && e->flagw)
+		v[0] = emu_nzcv_direct(e);
 	else if (code == EMU_REG_CPSR) {
 		uint32_t x = 0;
 		uc_reg_read(e->uc, UC_ARM64_REG_NZCV, &x);
@@ -282,7 +324,8 @@ static char *put_mem_value(char *p, const char *prefix, size_t plen, int write, 
 	return p;
 }
 
-static char *put_memory(struct trawl_emu *e, char *p, const char *prefix, size_t plen)
+/* out of line: its buffers would otherwise weigh on every instruction's frame */
+__attribute__((noinline)) static char *put_memory(struct trawl_emu *e, char *p, const char *prefix, size_t plen)
 {
 	const struct emu_insn *in = e->cur;
 	uint8_t chunk[64 + 16];
@@ -374,15 +417,33 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	memcpy(p, failed ? "IS (" : "IT (", 4);
 	p = put32(p + 4, prefix, e->ndigits);
 	*p++ = ')';
-	for (unsigned i = 0; i < in->tail_len; i += 16)
-		memcpy(p + i, in->tail + i, 16);
+	/* most tails fit the first 80 bytes: five fixed copies, written out
+	 * (-O2 does not unroll), no loop to mispredict */
+	const char *t = in->tail;
+	memcpy(p, t, 16);
+	memcpy(p + 16, t + 16, 16);
+	memcpy(p + 32, t + 32, 16);
+	memcpy(p + 48, t + 48, 16);
+	memcpy(p + 64, t + 64, 16);
+	for (unsigned i = EMU_TAIL_MIN; i < in->tail_len; i += 16)
+		memcpy(p + i, t + i, 16);
 	p += in->tail_len;
 	if (e->nmem)
 		p = put_memory(e, p, prefix, plen);
 	if (e->nsysw && !(p = put_sysw(e, p, prefix, plen)))
 		return;
-	for (unsigned i = 0; i < in->nwrites; i++)
-		p = put_reg(e, put32(p, prefix, plen), in->writes[i]);
+	for (unsigned i = 0; i < in->nwrites; i++) {
+		unsigned c = in->writes[i];
+		p = put32(p, prefix, plen);
+		if (c <= EMU_REG_SP && e->xregs) {
+			/* X0-X30 and SP, most of the register lines, inline */
+			memcpy(p, reg_head[c].text, 16);
+			p = put_hex(p + reg_head[c].len, e->xregs[c], 16);
+			*p++ = '\n';
+		} else {
+			p = put_reg(e, p, c);
+		}
+	}
 	if (in->fp) {
 		/* the flags are sticky and rarely change: report FPSR only then */
 		uint64_t v[2];
