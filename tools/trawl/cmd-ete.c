@@ -886,9 +886,13 @@ static int run_ete(struct opts *o)
 
 /* The option table and the verb check; every option lands in struct opts
  * and run_ete does the work. Long only because the table is. */
+int cmd_ete_encode(int argc, char **argv);
+
 int cmd_ete(int argc, char **argv)
 {
 	struct opts o;
+	if (argc > 1 && !strcmp(argv[1], "encode"))
+		return cmd_ete_encode(argc - 1, argv + 1);
 	uint64_t id = 0, chunk = 0;
 	int id_seen = 0, rc;
 	memset(&o, 0, sizeof o);
@@ -925,7 +929,8 @@ int cmd_ete(int argc, char **argv)
 	};
 	const struct cli_command spec = {
 		.name = "ete",
-		.usage = "packets|decode|stats|tarmac [options] SRC",
+		.usage = "packets|decode|stats|tarmac [options] SRC\n"
+			 "       trawl ete encode [options] TRACE --image ELF -o DIR",
 		.description =
 			"SRC is an Arm snapshot directory (snapshot.ini, trace.ini, device .ini\n"
 			"files, memory dumps), a Linux perf.data with cs_etm trace (perf record\n"
@@ -934,7 +939,8 @@ int cmd_ete(int argc, char **argv)
 			"  packets            one packet per line: offset, trace ID, type, fields\n"
 			"  decode             instruction ranges, exceptions, contexts, timestamps\n"
 			"  stats              packet and element counts\n"
-			"  tarmac             instruction-only Tarmac (IT lines with disassembly)\n",
+			"  tarmac             instruction-only Tarmac (IT lines with disassembly)\n"
+			"  encode             a Tarmac trace to an ETE snapshot (trawl ete encode --help)\n",
 		.options = opts,
 		.min_args = 1, .max_args = 2,
 		.missing = "missing subcommand (packets, decode, stats, tarmac)",

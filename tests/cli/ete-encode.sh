@@ -1,0 +1,86 @@
+#!/bin/sh
+# trawl ete encode: every example program (and Debian's busybox when
+# build-arm64/ has it) runs under trawl emulate; the encoder turns the
+# Tarmac into an ETE snapshot, and
+#  - `trawl ete tarmac` of the snapshot must give exactly the emulated PC
+#    sequence (the emulator's trace is the truth: it is checked against
+#    QEMU in emulate-qemu.sh), with and without timestamps and cycle counts;
+#  - Debian's reference decoder (trc_pkt_lister, OpenCSD) must decode the
+#    same snapshot to the same instruction ranges, exceptions and contexts
+#    as trawl (the comparison of ete-corpus.sh, through ete-norm.awk).
+. "$TRAWL_SRC/tests/cli-lib.sh"
+t=$_tmp
+norm="$TRAWL_SRC/tests/cli/ete-norm.awk"
+ex="$TRAWL_BUILD/examples"
+[ -x "$ex/sort" ] || skip "examples not built (aarch64-linux-gnu-gcc missing)"
+"$TRAWL" emulate --help >/dev/null 2>&1 || skip "trawl built without the emulator"
+lister=$(command -v trc_pkt_lister || true)
+[ -n "$lister" ] || echo "note: no trc_pkt_lister (libopencsd-bin): reference side skipped"
+limit=150000
+
+# the PC of each instruction line (multi-threaded runs write "cpuN" first)
+pcs() { awk '$2 == "clk" { i = ($3 ~ /^cpu/) ? 4 : 3; if ($i == "IT" || $i == "IS") print $(i + 2) }' "$1"; }
+
+# reference NAME SNAP: OpenCSD's elements equal trawl's
+reference() {
+	[ -n "$lister" ] || return 0
+	"$lister" -ss_dir "$2" -decode -no_time_print 2>&1 | sed 's/\(.\)Idx:/\1\nIdx:/g' |
+		awk -v mode=refel -v ignore_id=1 -f "$norm" | grep -v SYNC_LOST >"$t/ref"
+	"$TRAWL" ete decode "$2" 2>"$t/err" | awk -v mode=ourel -v ignore_id=1 -f "$norm" |
+		grep -v SYNC_LOST >"$t/ours"
+	[ -s "$t/ref" ] || fail "$1: OpenCSD decoded nothing: $(head -5 "$t/ref")"
+	diff "$t/ref" "$t/ours" >"$t/d" || fail "$1: OpenCSD and trawl differ: $(head -10 "$t/d")"
+}
+
+# roundtrip NAME TARMAC PROGRAM [encode options]: the PCs survive the trip
+roundtrip() {
+	name=$1 tarmac=$2 prog=$3
+	shift 3
+	snap="$t/$name.snap"
+	rm -rf "$snap"
+	"$TRAWL" ete encode -q "$@" "$tarmac" --image "$prog" -o "$snap" 2>"$t/err" ||
+		{ fail "$name: encode exited $?: $(head -c 300 "$t/err")"; return; }
+	"$TRAWL" ete tarmac "$snap" -o "$t/back" 2>"$t/err" ||
+		{ fail "$name: ete tarmac exited $?: $(head -c 300 "$t/err")"; return; }
+	pcs "$tarmac" >"$t/want"
+	pcs "$t/back" >"$t/got"
+	[ -s "$t/want" ] || fail "$name: the emulated trace has no instructions"
+	cmp -s "$t/want" "$t/got" || fail "$name $*: PCs differ from the emulated run ($(wc -l <"$t/want") vs $(wc -l <"$t/got")): $(diff "$t/want" "$t/got" | head -5)"
+	reference "$name $*" "$snap"
+}
+
+n=0
+for p in "$ex"/*; do
+	[ -f "$p" ] && [ -x "$p" ] || continue
+	name=$(basename "$p")
+	"$TRAWL" emulate -n $limit "$p" -o "$t/$name.tarmac" >/dev/null 2>&1 </dev/null
+	[ -s "$t/$name.tarmac" ] || { fail "$name: emulate wrote no trace"; continue; }
+	roundtrip "$name" "$t/$name.tarmac" "$p"
+	n=$((n + 1))
+done
+[ $n -ge 5 ] || fail "only $n example programs found in $ex"
+
+# timestamps and cycle counts, a short sync period (many A-Sync + Trace
+# Info mid-stream): the same PCs, and OpenCSD still agrees
+roundtrip sort-ts "$t/sort.tarmac" "$ex/sort" --timestamps --cycle-counts --sync-period 256
+roundtrip sort-sync "$t/sort.tarmac" "$ex/sort" --sync-period 64
+# the timestamps are the trace's: the first instruction's time comes back
+"$TRAWL" ete encode -q --timestamps "$t/sort.tarmac" --image "$ex/sort" -o "$t/ts.snap"
+"$TRAWL" ete decode "$t/ts.snap" | awk -F'\t' '$3 == "TIMESTAMP" { print $4; exit }' >"$t/ts"
+first=$(grep -m1 -E '^[0-9]+ clk IT ' "$t/sort.tarmac" | awk '{ print $1 }')
+[ "$(printf %d "$(cat "$t/ts")")" = "$first" ] || fail "first timestamp $(cat "$t/ts"), expected $first"
+
+# a real program: Debian's static busybox (fetched by make deps)
+bb=${TRAWL_ARM64_ROOT:-$TRAWL_SRC/build-arm64/root}/bin/busybox
+if [ -x "$bb" ]; then
+	printf 'b 2\na 1\nc 3\n' >"$t/in.txt"
+	"$TRAWL" emulate -n 400000 "$bb" -o "$t/bb.tarmac" -- sort "$t/in.txt" >/dev/null 2>&1 </dev/null
+	roundtrip busybox-sort "$t/bb.tarmac" "$bb"
+else
+	echo "note: $bb missing (make deps fetches Debian's busybox-static:arm64): busybox skipped"
+fi
+
+# usage errors: no -o, no trace
+expect_exit 2 "$TRAWL" ete encode "$t/sort.tarmac" --image "$ex/sort"
+expect_exit 2 "$TRAWL" ete encode -o "$t/x"
+finish
