@@ -342,6 +342,11 @@ struct trawl_ete_buffer {
 	char format[32];         /* source_data, coresight, dstream_coresight */
 	uint8_t *data;           /* whole file */
 	size_t len;
+	/* TRBE state written by trawl's encoder (trace.ini trbe_* keys):
+	 * with trbe_wrapped the file is the memory [trbe_base, trbe_limit)
+	 * and the oldest byte is at trbe_ptr */
+	uint8_t trbe, trbe_wrapped;
+	uint64_t trbe_base, trbe_limit, trbe_ptr, trbe_sr;
 };
 
 struct trawl_ete_snapshot {

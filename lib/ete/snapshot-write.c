@@ -12,7 +12,8 @@
  *   ETE_0.ini     class=trace_source type=ETE, [regs] TRCIDR0.. TRCCONFIGR,
  *                 TRCTRACEIDR, TRCDEVARCH
  *   cpu_0.ini     class=core type=ARM-AA64, [dumpN] file, address, length
- *   trace.bin     the buffer (TRBE memory [base, limit) when trbe is set)
+ *   trace.bin     the buffer: for a TRBE that wrapped its memory [base,
+ *                 limit), oldest byte at trbe_ptr; else the bytes written
  *   mem_N.bin     one file per memory dump
  */
 #include <errno.h>
@@ -67,8 +68,8 @@ static enum trawl_status write_trace_ini(const char *dir, const struct trawl_ete
 	if (r) {
 		uint64_t base = r->baser & ~0xfffull, limit = r->limitr & ~0xfffull;
 		n += snprintf(t + n, sizeof t - (size_t)n,
-			      "; TRBE state: the file is the buffer memory [trbe_base, trbe_limit);\n"
-			      "; when trbe_wrapped=1 the oldest byte is at trbe_ptr\n"
+			      "; TRBE state: with trbe_wrapped=1 the file is the buffer memory\n"
+			      "; [trbe_base, trbe_limit), oldest byte at trbe_ptr; else [trbe_base, trbe_ptr)\n"
 			      "trbe_base=0x%" PRIx64 "\ntrbe_limit=0x%" PRIx64 "\ntrbe_ptr=0x%" PRIx64
 			      "\ntrbe_wrapped=%d\ntrbe_mode=%s\ntrbe_external=%d\ntrbe_nvm=%d\n"
 			      "TRBBASER_EL1=0x%" PRIx64 "\nTRBLIMITR_EL1=0x%" PRIx64 "\nTRBPTR_EL1=0x%" PRIx64
@@ -135,8 +136,13 @@ enum trawl_status trawl_ete_snapshot_write(const char *dir, const struct trawl_e
 	enum trawl_status st = write_text(dir, "snapshot.ini",
 					  "[snapshot]\nversion=1.0\n\n[device_list]\ndevice0=cpu_0.ini\n"
 					  "device1=ETE_0.ini\n\n[trace]\nmetadata=trace.ini\n", err);
+	/* a TRBE buffer that never wrapped holds [base, ptr): only that is
+	 * trace (OpenCSD would read the rest as packets) */
+	size_t len = s->len;
+	if (s->trbe && !s->wrapped && s->trbe->ptr - (s->trbe->baser & ~0xfffull) < len)
+		len = (size_t)(s->trbe->ptr - (s->trbe->baser & ~0xfffull));
 	if (st == TRAWL_OK)
-		st = write_file(dir, "trace.bin", s->buffer, s->len, 0, err);
+		st = write_file(dir, "trace.bin", s->buffer, len, 0, err);
 	if (st == TRAWL_OK)
 		st = write_trace_ini(dir, s, err);
 	if (st == TRAWL_OK)

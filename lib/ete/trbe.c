@@ -82,8 +82,8 @@ enum trawl_status trawl_ete_trbe_sink_create(struct trawl_ete_trbe_sink **out,
 static void stop(struct trawl_ete_trbe_sink *t, uint32_t bsc)
 {
 	t->stopped = 1;
+	/* TRBLIMITR.E stays as software set it: S says collection stopped */
 	t->r.sr |= TRAWL_TRBSR_S | TRAWL_TRBSR_IRQ | bsc;
-	t->r.limitr &= ~1ull; /* collection disabled */
 }
 
 /* The trigger's countdown over the next n bytes: how many may still be

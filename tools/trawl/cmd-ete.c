@@ -483,6 +483,15 @@ static int open_snapshot(struct run *r, struct source *src, struct trawl_error *
 	src->data = b->data;
 	src->len = b->len;
 	src->format = b->format;
+	/* a wrapped TRBE buffer: its pointers unless the command line gives them */
+	if (b->trbe && b->trbe_wrapped && !(o->have_base || o->have_limit || o->have_write ||
+					    o->trbe_file)) {
+		o->base = b->trbe_base;
+		o->limit = b->trbe_limit;
+		o->write = b->trbe_ptr;
+		o->have_base = o->have_limit = o->have_write = 1;
+		o->wrapped = o->wrapped_set = 1;
+	}
 	if (!strcmp(src->format, "source_data") && o->id < 0 && snap->nsources)
 		r->raw_cfg = &snap->sources[0].cfg;
 	return EXIT_OK;
