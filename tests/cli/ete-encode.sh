@@ -70,6 +70,24 @@ roundtrip sort-sync "$t/sort.tarmac" "$ex/sort" --sync-period 64
 first=$(grep -m1 -E '^[0-9]+ clk IT ' "$t/sort.tarmac" | awk '{ print $1 }')
 [ "$(printf %d "$(cat "$t/ts")")" = "$first" ] || fail "first timestamp $(cat "$t/ts"), expected $first"
 
+# trawl emulate --ete writes what ete encode makes of its Tarmac, byte for
+# byte (with timestamps: the instruction indexes), for a program with
+# signals (its trampoline is code outside the ELF file) and one with threads
+for p in signals threads; do
+	[ -x "$ex/$p" ] || continue
+	rm -rf "$t/e1" "$t/e2"
+	"$TRAWL" emulate -n $limit --ete "$t/e1" --timestamps -o "$t/$p.t2" "$ex/$p" >/dev/null 2>"$t/err" </dev/null ||
+		fail "emulate --ete $p exited $?: $(head -c 300 "$t/err")"
+	grep -q 'bytes per instruction' "$t/err" || fail "emulate --ete: no summary: $(cat "$t/err")"
+	"$TRAWL" ete encode -q --timestamps "$t/$p.t2" --image "$ex/$p" -o "$t/e2"
+	diff -r "$t/e1" "$t/e2" >"$t/d" || fail "emulate --ete $p differs from ete encode: $(head -5 "$t/d")"
+done
+# without -o no Tarmac at all: the program's output is on standard output
+rm -rf "$t/e3"
+"$TRAWL" emulate --ete "$t/e3" "$ex/sort" -- 5 >"$t/out" 2>/dev/null </dev/null
+grep -q ' clk ' "$t/out" && fail "emulate --ete without -o wrote Tarmac to standard output"
+[ -s "$t/e3/trace.bin" ] || fail "emulate --ete wrote no trace.bin"
+
 # a real program: Debian's static busybox (fetched by make deps)
 bb=${TRAWL_ARM64_ROOT:-$TRAWL_SRC/build-arm64/root}/bin/busybox
 if [ -x "$bb" ]; then

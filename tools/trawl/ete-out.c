@@ -186,6 +186,17 @@ static int code_dumps(struct ete_out *eo, struct trawl_ete_dump **dumps, size_t 
 	return 1;
 }
 
+void ete_out_emu_insn(void *ctx, uint64_t pc, uint32_t enc, uint64_t index)
+{
+	struct ete_emu *x = ctx;
+	struct trawl_ete_enc_insn in = { .pc = pc, .enc = enc, .size = 4, .isa = TRAWL_ISET_A64,
+					 .el = 0, .security = 1 };
+	in.time = in.cycles = index;
+	ete_out_code(x->eo, x->img, pc, enc, 4);
+	if (!x->failed && trawl_ete_encoder_insn(x->eo->enc, &in, &x->err) != TRAWL_OK)
+		x->failed = 1;
+}
+
 /* The image's loaded bytes as dumps: each module's [lo, hi) in the runs
  * trawl_image_read finds contiguous (gaps between segments skipped a page
  * at a time). The dumps point into *bufs, which the caller frees. */

@@ -58,6 +58,17 @@ struct trawl_ete_encoder *ete_out_encoder(struct ete_out *eo);
  * but no ELF file has, such as a signal trampoline). */
 void ete_out_code(struct ete_out *eo, const struct trawl_image *img, uint64_t pc, uint32_t enc,
 		  unsigned size);
+/* trawl_emu_options.insn_fn of `trawl emulate --ete`: ctx is a struct
+ * ete_emu; each A64 instruction at EL0 (non-secure), its index as time
+ * and cycle count, as the emulator's Tarmac gives them. */
+struct ete_emu {
+	struct ete_out *eo;
+	const struct trawl_image *img;
+	const char *dir;            /* the snapshot to write */
+	int failed;
+	struct trawl_error err;
+};
+void ete_out_emu_insn(void *ctx, uint64_t pc, uint32_t enc, uint64_t index);
 /* Finish the encoder and write the snapshot DIR with the image's segments
  * as memory dumps; prints a summary line to stderr when verbose. Returns 0
  * or an exit code (after saying why); marks the run lossy when the TRBE
