@@ -138,6 +138,17 @@ static void exception(struct trawl_ete_encoder *e, uint32_t type, uint64_t ret)
 	e->need_addr = 1;
 }
 
+/* The exception trawl_ete_encoder_exception announced: a P0 instruction
+ * before it gets its atom towards the return address first. */
+static void named_exception(struct trawl_ete_encoder *e, uint64_t succ)
+{
+	uint64_t ret = e->exc_ret ? e->exc_ret : succ, went;
+	e->exc_pending = 0;
+	if (e->pinfo.cls != TRAWL_ETE_INSN_OTHER)
+		settle_p0(e, ret, &went);
+	exception(e, e->exc_type, ret);
+}
+
 /* Settle the previous instruction now that the next one (at next, at
  * exception level el) is known. */
 static void settle(struct trawl_ete_encoder *e, const struct trawl_ete_enc_insn *in)
@@ -146,11 +157,7 @@ static void settle(struct trawl_ete_encoder *e, const struct trawl_ete_enc_insn 
 	if (e->closed)
 		return;
 	if (e->exc_pending) {
-		e->exc_pending = 0;
-		uint64_t ret = e->exc_ret ? e->exc_ret : succ;
-		if (e->pinfo.cls != TRAWL_ETE_INSN_OTHER)
-			settle_p0(e, ret, &went);
-		exception(e, e->exc_type, ret);
+		named_exception(e, succ);
 		return;
 	}
 	if (e->pinfo.cls != TRAWL_ETE_INSN_OTHER) {
@@ -226,15 +233,11 @@ enum trawl_status trawl_ete_encoder_exception(struct trawl_ete_encoder *e, uint3
  * exception that reports the run after the last P0 element. */
 static void close_run(struct trawl_ete_encoder *e)
 {
-	uint64_t succ = prev_successor(e), went;
+	uint64_t succ = prev_successor(e);
 	if (!e->have_prev || e->closed)
 		return;
 	if (e->exc_pending) {
-		e->exc_pending = 0;
-		uint64_t ret = e->exc_ret ? e->exc_ret : succ;
-		if (e->pinfo.cls != TRAWL_ETE_INSN_OTHER)
-			settle_p0(e, ret, &went);
-		exception(e, e->exc_type, ret);
+		named_exception(e, succ);
 	} else if (e->pinfo.cls != TRAWL_ETE_INSN_OTHER) {
 		int cond = (e->pinfo.flags & TRAWL_ETE_INSN_COND) != 0;
 		enc_atom(e, !cond, e->prev.cycles);

@@ -34,6 +34,9 @@ struct trawl_ete_trbe_sink {
 
 #define TRB_ALIGN 0xfffull
 
+/* The architecture's checks on the buffer (alignment, order, a reserved
+ * fill mode) come first, each naming its register; then the memory and
+ * the registers as software would have programmed them. */
 enum trawl_status trawl_ete_trbe_sink_create(struct trawl_ete_trbe_sink **out,
 					     const struct trawl_ete_trbe_setup *s,
 					     struct trawl_error *err)

@@ -11,26 +11,13 @@
 . "$TRAWL_SRC/tests/cli-lib.sh"
 t=$_tmp
 norm="$TRAWL_SRC/tests/cli/ete-norm.awk"
+. "$TRAWL_SRC/tests/cli/ete-ref.inc"
 ex="$TRAWL_BUILD/examples"
 [ -x "$ex/sort" ] || skip "examples not built (aarch64-linux-gnu-gcc missing)"
 "$TRAWL" emulate --help >/dev/null 2>&1 || skip "trawl built without the emulator"
-lister=$(command -v trc_pkt_lister || true)
-[ -n "$lister" ] || echo "note: no trc_pkt_lister (libopencsd-bin): reference side skipped"
 limit=150000
 
-# the PC of each instruction line (multi-threaded runs write "cpuN" first)
-pcs() { awk '$2 == "clk" { i = ($3 ~ /^cpu/) ? 4 : 3; if ($i == "IT" || $i == "IS") print $(i + 2) }' "$1"; }
 
-# reference NAME SNAP: OpenCSD's elements equal trawl's
-reference() {
-	[ -n "$lister" ] || return 0
-	"$lister" -ss_dir "$2" -decode -no_time_print 2>&1 | sed 's/\(.\)Idx:/\1\nIdx:/g' |
-		awk -v mode=refel -v ignore_id=1 -f "$norm" | grep -v SYNC_LOST >"$t/ref"
-	"$TRAWL" ete decode "$2" 2>"$t/err" | awk -v mode=ourel -v ignore_id=1 -f "$norm" |
-		grep -v SYNC_LOST >"$t/ours"
-	[ -s "$t/ref" ] || fail "$1: OpenCSD decoded nothing: $(head -5 "$t/ref")"
-	diff "$t/ref" "$t/ours" >"$t/d" || fail "$1: OpenCSD and trawl differ: $(head -10 "$t/d")"
-}
 
 # roundtrip NAME TARMAC PROGRAM [encode options]: the PCs survive the trip
 roundtrip() {

@@ -21,28 +21,16 @@
 . "$TRAWL_SRC/tests/cli-lib.sh"
 t=$_tmp
 norm="$TRAWL_SRC/tests/cli/ete-norm.awk"
+. "$TRAWL_SRC/tests/cli/ete-ref.inc"
 prog="$TRAWL_BUILD/examples/recurse"
 [ -x "$prog" ] || skip "examples not built (aarch64-linux-gnu-gcc missing)"
 "$TRAWL" emulate --help >/dev/null 2>&1 || skip "trawl built without the emulator"
-lister=$(command -v trc_pkt_lister || true)
-[ -n "$lister" ] || echo "note: no trc_pkt_lister (libopencsd-bin): reference side skipped"
 "$TRAWL" emulate -n 600000 "$prog" -o "$t/run.tarmac" >/dev/null 2>&1 </dev/null
 base=2147483648 # 0x80000000, the default TRBBASER_EL1
 
-pcs() { awk '$2 == "clk" { i = ($3 ~ /^cpu/) ? 4 : 3; if ($i == "IT" || $i == "IS") print $(i + 2) }' "$1"; }
 key() { sed -n "s/^$1=//p" "$2/trace.ini"; }
 hex() { printf '0x%x' "$1"; }
 
-# reference NAME SNAP: OpenCSD's ranges equal trawl's
-reference() {
-	[ -n "$lister" ] || return 0
-	"$lister" -ss_dir "$2" -decode -no_time_print 2>&1 | sed 's/\(.\)Idx:/\1\nIdx:/g' |
-		awk -v mode=refel -v ignore_id=1 -f "$norm" | grep -v SYNC_LOST >"$t/ref"
-	"$TRAWL" ete decode "${3:-$2}" 2>"$t/err" | awk -v mode=ourel -v ignore_id=1 -f "$norm" |
-		grep -v SYNC_LOST >"$t/ours"
-	[ -s "$t/ours" ] || fail "$1: trawl decoded nothing"
-	diff "$t/ref" "$t/ours" >"$t/d" || fail "$1: OpenCSD and trawl differ: $(head -10 "$t/d")"
-}
 
 for opts in "" "--timestamps --cycle-counts"; do
 	tag=${opts:+-ts}

@@ -116,6 +116,8 @@ static int encode_trace(struct trace_open *to, struct ete_out *eo, const struct 
 	return rc;
 }
 
+/* The option table (the ETE output options are shared with emulate
+ * --ete), then open, encode, write: long only because the table is. */
 int cmd_ete_encode(int argc, char **argv)
 {
 	struct trace_open to;

@@ -54,6 +54,10 @@ void ete_out_abandon(struct ete_out *eo)
 	free(eo);
 }
 
+/* The encoder writes to a growing stream, or with --trbe-size through the
+ * TRBE model, whose setup (modes from the choice indices, the default
+ * base) is made here; the model checks alignment and says which register
+ * is wrong, a usage error. */
 int ete_out_open(const char *cmd, const struct ete_out_opts *o, struct ete_out **out)
 {
 	struct trawl_error err;
