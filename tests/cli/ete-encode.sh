@@ -74,7 +74,7 @@ rm -rf "$t/e3"
 "$TRAWL" emulate --ete "$t/e3" "$ex/sort" -- 5 >"$t/out" 2>/dev/null </dev/null
 grep -q ' clk ' "$t/out" && fail "emulate --ete without -o wrote Tarmac to standard output"
 [ -s "$t/e3/trace.bin" ] || fail "emulate --ete wrote no trace.bin"
-"$TRAWL" emulate -o "$t/s5.tarmac" "$ex/sort" -- 5 >/dev/null 2>&1 </dev/null
+"$TRAWL" emulate -o "$t/s5.tarmac" "$ex/sort" -- 5 >"$t/out2" 2>/dev/null </dev/null
 "$TRAWL" ete encode -q "$t/s5.tarmac" --image "$ex/sort" -o "$t/e4"
 cmp -s "$t/e3/trace.bin" "$t/e4/trace.bin" || fail "emulate --ete without -o: not the stream of its Tarmac"
 
