@@ -6,8 +6,9 @@
  *   trawl_ete_snapshot_write  registers, buffer and memory dumps -> a
  *                       snapshot directory that `trawl ete` and OpenCSD read
  *
- * The encoder never speculates (TRCIDR8.MaxSpec 0: every P0 element is
- * committed at once) and traces returns with addresses (TRCCONFIGR.RS 0).
+ * Without `speculate` the encoder never speculates (TRCIDR8.MaxSpec 0:
+ * every P0 element is committed at once); it traces returns with
+ * addresses (TRCCONFIGR.RS 0).
  * Ownership: each object is made by _create and released by _destroy.
  */
 #ifndef TRAWL_ETE_ENCODE_H
@@ -28,10 +29,15 @@ struct trawl_ete_enc_options {
 	uint32_t sync_period;   /* bytes between A-Sync + Trace Info (0: 4096) */
 	int timestamps;         /* Timestamp packets at each sync and trace on */
 	int cycle_counts;       /* a cycle count after each atom packet */
+	uint32_t speculate;     /* TRCIDR8.MaxSpec: inject commits, cancels and
+	                           mispredicts up to this depth (0: none) */
+	int no_commopt;         /* TRCIDR0.COMMOPT 0: cycle counts carry a
+	                           commit section */
 };
 
-/* The registers an encoder with these options writes (ETE 1.3, 4-byte
- * context IDs, no return stack, MaxSpec 0; TRCCONFIGR.TS / .CCI as asked). */
+/* The registers an encoder with these options writes (ETE, 4-byte
+ * context IDs, no return stack; MaxSpec, COMMOPT, TRCCONFIGR.TS / .CCI as
+ * asked). */
 void trawl_ete_enc_config(const struct trawl_ete_enc_options *o, struct trawl_ete_config *cfg);
 
 /* One executed instruction. `enc` as trawl_ete_insn_fetch gives it (T32:
@@ -52,6 +58,7 @@ struct trawl_ete_enc_insn {
 struct trawl_ete_enc_stats {
 	uint64_t bytes, insns, atoms, atom_packets, addresses, exceptions, syncs, trace_ons;
 	uint64_t timestamps, cycle_counts;
+	uint64_t commits, implicit_commits, cancels, mispredicts;
 };
 
 struct trawl_ete_encoder;

@@ -49,12 +49,18 @@ struct trawl_ete_encoder {
 	int exc_pending;            /* trawl_ete_encoder_exception before the next insn */
 	uint32_t exc_type;
 	uint64_t exc_ret;
+	/* --speculate (encode-spec.c) */
+	uint32_t spec;              /* P0 elements not yet committed */
+	uint32_t spec_run;          /* P0 elements since the last Commit */
+	uint32_t spec_depth;        /* commit when spec_run reaches it */
+	uint64_t spec_seed;
 };
 
 /* encode-pkt.c */
 void enc_put(struct trawl_ete_encoder *e, const uint8_t *b, size_t n);
 void enc_flush_out(struct trawl_ete_encoder *e);
 void enc_atom(struct trawl_ete_encoder *e, int taken, uint64_t cycles);
+void enc_atom_raw(struct trawl_ete_encoder *e, int taken);
 void enc_atoms_flush(struct trawl_ete_encoder *e);
 void enc_sync(struct trawl_ete_encoder *e, uint64_t time);
 void enc_trace_on(struct trawl_ete_encoder *e, uint64_t time);
@@ -63,5 +69,11 @@ void enc_timestamp(struct trawl_ete_encoder *e, uint64_t time);
 void enc_address(struct trawl_ete_encoder *e, uint64_t addr, uint8_t is,
 		 const struct trawl_ete_enc_insn *ctx);
 void enc_exception(struct trawl_ete_encoder *e, uint32_t type, uint64_t ret, uint8_t is);
+
+/* encode-spec.c */
+int enc_spec_atom(struct trawl_ete_encoder *e, int taken, int *mispredict);
+void enc_spec_mispredict(struct trawl_ete_encoder *e);
+void enc_spec_p0(struct trawl_ete_encoder *e);
+void enc_spec_commit(struct trawl_ete_encoder *e);
 
 #endif

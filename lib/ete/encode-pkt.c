@@ -87,16 +87,19 @@ static unsigned atom_packet(uint32_t a, unsigned n, uint8_t *h)
 	return 1;
 }
 
-/* Cycle count format 1 (no commit section: TRCIDR0.COMMOPT with cycle
- * counting) for the cycles up to the newest atom written. */
+/* Cycle count format 1 for the cycles up to the newest atom written
+ * (with TRCIDR0.COMMOPT 1 and cycle counting it has no commit section). */
 static void cycle_count(struct trawl_ete_encoder *e)
 {
-	uint8_t b[8] = { 0x0E };
+	uint8_t b[16] = { 0x0E };
 	uint64_t c = e->cc_valid ? e->atom_cycles - e->cc_cycles : 0;
 	uint64_t max = (1ull << e->cfg.cc_bits) - 1;
 	if (c > max)
 		c = max;
-	size_t n = 1 + cont_field(b + 1, c);
+	size_t n = 1;
+	if (!e->cfg.commopt1) /* commit option 0: a commit section (nothing) first */
+		n += cont_field(b + n, 0);
+	n += cont_field(b + n, c);
 	enc_put(e, b, n);
 	e->cc_cycles = e->atom_cycles;
 	e->cc_valid = 1;
@@ -120,15 +123,26 @@ void enc_atoms_flush(struct trawl_ete_encoder *e)
 		cycle_count(e);
 }
 
-void enc_atom(struct trawl_ete_encoder *e, int taken, uint64_t cycles)
+void enc_atom_raw(struct trawl_ete_encoder *e, int taken)
 {
 	if (taken)
 		e->atoms |= 1u << e->natoms;
 	e->natoms++;
-	e->atom_cycles = cycles;
-	e->stats.atoms++;
 	if (e->natoms == ENC_ATOMS_MAX)
 		enc_atoms_flush(e);
+}
+
+/* One P0 instruction's atom, with the speculation --speculate makes up
+ * around it (encode-spec.c). */
+void enc_atom(struct trawl_ete_encoder *e, int taken, uint64_t cycles)
+{
+	int mispredict;
+	e->atom_cycles = cycles;
+	enc_atom_raw(e, enc_spec_atom(e, taken, &mispredict));
+	if (mispredict)
+		enc_spec_mispredict(e);
+	e->stats.atoms++;
+	enc_spec_p0(e);
 }
 
 /* Timestamp: after a Trace Info every significant bit, else only the low
@@ -164,6 +178,7 @@ void enc_timestamp(struct trawl_ete_encoder *e, uint64_t t)
 void enc_sync(struct trawl_ete_encoder *e, uint64_t time)
 {
 	static const uint8_t async[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80 };
+	enc_spec_commit(e); /* nothing speculative across a sync point */
 	enc_atoms_flush(e);
 	e->since_sync = 0;
 	enc_put(e, async, sizeof async);
@@ -289,4 +304,5 @@ void enc_exception(struct trawl_ete_encoder *e, uint32_t type, uint64_t ret, uin
 	enc_put(e, b, n);
 	enc_address(e, ret, is, NULL);
 	e->stats.exceptions++;
+	enc_spec_p0(e); /* with its address: decoders hold it from there */
 }

@@ -35,7 +35,9 @@ void trawl_ete_enc_config(const struct trawl_ete_enc_options *o, struct trawl_et
 {
 	trawl_ete_config_default(cfg);
 	cfg->idr2 = 0x10000488;   /* + CCSIZE 8: a 20-bit cycle counter */
-	cfg->idr8 = 0;            /* MaxSpec 0: no speculation */
+	cfg->idr8 = o ? o->speculate : 0; /* MaxSpec (0: no speculation) */
+	if (o && o->no_commopt)
+		cfg->idr0 &= ~(1u << 29);
 	cfg->configr = 0x1 | (o && o->timestamps ? 0x800u : 0) | (o && o->cycle_counts ? 0x10u : 0);
 	cfg->trace_id = 0x10;
 	trawl_ete_config_derive(cfg, NULL);
@@ -54,6 +56,8 @@ enum trawl_status trawl_ete_encoder_create(struct trawl_ete_encoder **out,
 		e->o = *o;
 	if (!e->o.sync_period)
 		e->o.sync_period = 4096;
+	e->spec_seed = 0x2545f4914f6cdd1dull;
+	e->spec_depth = 1;
 	trawl_ete_enc_config(&e->o, &e->cfg);
 	e->fn = fn;
 	e->fn_ctx = fn_ctx;
@@ -264,6 +268,7 @@ enum trawl_status trawl_ete_encoder_finish(struct trawl_ete_encoder *e, struct t
 	if (e->st != TRAWL_OK)
 		return status(e, err);
 	close_run(e);
+	enc_spec_commit(e);
 	enc_atoms_flush(e);
 	enc_flush_out(e);
 	return status(e, err);

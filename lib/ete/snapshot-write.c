@@ -34,7 +34,7 @@ static enum trawl_status write_file(const char *dir, const char *name, const voi
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		return trawl_error_errno(err, errno, "cannot create '%s'", path);
-	int ok = fwrite(data, 1, len, f) == len && fwrite(zeros, 1, pad, f) == pad;
+	int ok = (!len || fwrite(data, 1, len, f) == len) && (!pad || fwrite(zeros, 1, pad, f) == pad);
 	ok &= fclose(f) == 0;
 	if (!ok)
 		return trawl_error_errno(err, errno, "cannot write '%s'", path);

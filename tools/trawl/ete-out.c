@@ -70,6 +70,8 @@ int ete_out_open(const char *cmd, const struct ete_out_opts *o, struct ete_out *
 	eo->eo.sync_period = (uint32_t)o->sync_period;
 	eo->eo.timestamps = o->timestamps;
 	eo->eo.cycle_counts = o->cycle_counts;
+	eo->eo.speculate = (uint32_t)o->speculate;
+	eo->eo.no_commopt = o->no_commopt;
 	trawl_ete_write_fn fn = stream_write;
 	void *ctx = eo;
 	if (o->have_trbe_size) {
@@ -168,7 +170,8 @@ static int code_dumps(struct ete_out *eo, struct trawl_ete_dump **dumps, size_t 
 	for (size_t i = 0; i < eo->capcode; i++)
 		if (eo->code[i].size)
 			eo->code[k++] = eo->code[i];
-	qsort(eo->code, k, sizeof *eo->code, code_cmp);
+	if (k)
+		qsort(eo->code, k, sizeof *eo->code, code_cmp);
 	if (k && !(*bytes = malloc(4 * k)))
 		return 0;
 	size_t used = 0;

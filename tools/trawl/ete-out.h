@@ -15,6 +15,8 @@ struct ete_out_opts {
 	int have_trbe_size, have_trigger;
 	int mode, trig;             /* indices into the choice names */
 	int external, nvm;
+	uint64_t speculate;
+	int no_commopt;
 };
 
 extern const char *const ete_out_modes[];
@@ -28,6 +30,11 @@ extern const char *const ete_out_trigs[];
 		 "and trace on"),                                                            \
 	CLI_FLAG("cycle-counts", 0, &(o)->cycle_counts,                                      \
 		 "a cycle count after each atom packet"),                                    \
+	CLI_U64("speculate", "N", &(o)->speculate, 1024, NULL,                               \
+		"TRCIDR8.MaxSpec N: add speculation (commits, cancels,\n"                  \
+		"mispredicts) up to N elements deep"),                                      \
+	CLI_FLAG("no-commit-option", 0, &(o)->no_commopt,                                    \
+		 "TRCIDR0.COMMOPT 0: cycle counts carry a commit section"),                  \
 	CLI_U64("trbe-size", "N", &(o)->trbe_size, 1ull << 32, &(o)->have_trbe_size,         \
 		"write through a TRBE buffer of N bytes (a multiple of\n"                   \
 		"4096; default: no TRBE, the whole stream)"),                               \
