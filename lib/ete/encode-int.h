@@ -57,6 +57,7 @@ struct trawl_ete_encoder {
 };
 
 /* encode-pkt.c */
+size_t enc_cont_field(uint8_t *out, uint64_t v); /* bytes written (at most 10) */
 void enc_put(struct trawl_ete_encoder *e, const uint8_t *b, size_t n);
 void enc_flush_out(struct trawl_ete_encoder *e);
 void enc_atom(struct trawl_ete_encoder *e, int taken, uint64_t cycles);

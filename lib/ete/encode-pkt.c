@@ -26,7 +26,7 @@ void enc_put(struct trawl_ete_encoder *e, const uint8_t *b, size_t n)
 }
 
 /* 7 value bits per byte, bit 7 = another byte follows */
-static size_t cont_field(uint8_t *out, uint64_t v)
+size_t enc_cont_field(uint8_t *out, uint64_t v)
 {
 	size_t n = 0;
 	do {
@@ -98,8 +98,8 @@ static void cycle_count(struct trawl_ete_encoder *e)
 		c = max;
 	size_t n = 1;
 	if (!e->cfg.commopt1) /* commit option 0: a commit section (nothing) first */
-		n += cont_field(b + n, 0);
-	n += cont_field(b + n, c);
+		n += enc_cont_field(b + n, 0);
+	n += enc_cont_field(b + n, c);
 	enc_put(e, b, n);
 	e->cc_cycles = e->atom_cycles;
 	e->cc_valid = 1;

@@ -26,18 +26,11 @@ static uint32_t spec_rand(struct trawl_ete_encoder *e)
 	return (uint32_t)(x >> 32);
 }
 
+/* a header and a count in a continuation field (Commit, Cancel F1) */
 static void put_count(struct trawl_ete_encoder *e, uint8_t header, uint64_t n)
 {
-	uint8_t b[8] = { header };
-	size_t k = 1;
-	do {
-		b[k] = (uint8_t)(n & 0x7f);
-		n >>= 7;
-		if (n)
-			b[k] |= 0x80;
-		k++;
-	} while (n);
-	enc_put(e, b, k);
+	uint8_t b[16] = { header };
+	enc_put(e, b, 1 + enc_cont_field(b + 1, n));
 }
 
 void enc_spec_commit(struct trawl_ete_encoder *e)

@@ -83,19 +83,6 @@ static void decode(const struct bytes *b, struct trawl_ete_image *img, struct ra
 	trawl_ete_flow_destroy(f);
 }
 
-static struct trawl_ete_image *image_of(uint64_t addr, uint32_t word, size_t words)
-{
-	struct trawl_ete_image *img;
-	assert_int_equal(trawl_ete_image_create(&img, NULL), TRAWL_OK);
-	uint8_t *m = malloc(words * 4);
-	assert_non_null(m);
-	for (size_t i = 0; i < words; i++)
-		memcpy(m + 4 * i, &word, 4);
-	assert_int_equal(trawl_ete_image_add(img, addr, m, words * 4, "code", NULL), TRAWL_OK);
-	free(m);
-	return img;
-}
-
 static void add_words(struct trawl_ete_image *img, uint64_t addr, uint32_t word, size_t words)
 {
 	uint8_t *m = malloc(words * 4);
@@ -104,6 +91,14 @@ static void add_words(struct trawl_ete_image *img, uint64_t addr, uint32_t word,
 		memcpy(m + 4 * i, &word, 4);
 	assert_int_equal(trawl_ete_image_add(img, addr, m, words * 4, "code", NULL), TRAWL_OK);
 	free(m);
+}
+
+static struct trawl_ete_image *image_of(uint64_t addr, uint32_t word, size_t words)
+{
+	struct trawl_ete_image *img;
+	assert_int_equal(trawl_ete_image_create(&img, NULL), TRAWL_OK);
+	add_words(img, addr, word, words);
+	return img;
 }
 
 #define BNE8 0x54000041u /* b.ne .+8 */
