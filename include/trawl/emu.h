@@ -67,6 +67,11 @@ struct trawl_emu_options {
 	                              under this directory; NULL = refused (EROFS) */
 	uint64_t quantum;          /* instructions a thread runs before the next
 	                              one does; 0 = TRAWL_EMU_QUANTUM */
+	/* Called with each instruction as its trace line is written (PC and
+	 * encoding and the index its line shows, in trace order; needs a style other than NONE; with no
+	 * output file the text is dropped). NULL: none (`emulate --ete`). */
+	void (*insn_fn)(void *ctx, uint64_t pc, uint32_t enc, uint64_t index);
+	void *insn_ctx;
 };
 
 #define TRAWL_EMU_QUANTUM 10000

@@ -344,6 +344,11 @@ struct trawl_ete_buffer {
 	size_t len;
 	int source;              /* index in sources[] of the source that wrote
 	                            it ([source_buffers]), -1 if not named */
+	/* TRBE state written by trawl's encoder (trace.ini trbe_* keys):
+	 * with trbe_wrapped the file is the memory [trbe_base, trbe_limit)
+	 * and the oldest byte is at trbe_ptr */
+	uint8_t trbe, trbe_wrapped;
+	uint64_t trbe_base, trbe_limit, trbe_ptr, trbe_sr;
 };
 
 struct trawl_ete_snapshot {

@@ -25,6 +25,7 @@
 #include "trawl/index.h"
 #include "trawl/tarmac.h"
 #include "trawl/ete.h"
+#include "trawl/ete-encode.h"
 #include "trawl/emu.h"
 #include "trawl/expr.h"
 #include "trawl/callhop.h"

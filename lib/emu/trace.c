@@ -409,6 +409,14 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	const struct emu_insn *in = e->cur;
 	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
 		return;
+	if (e->opt.insn_fn) {
+		e->opt.insn_fn(e->opt.insn_ctx, in->pc, in->enc, e->n);
+		if (!e->out) { /* only the callback wanted it: no text */
+			e->nmem = 0;
+			e->nsysw = 0;
+			return;
+		}
+	}
 	const char *prefix = e->prefix;
 	size_t plen = e->ndigits + 5 + e->cpulen;
 

@@ -193,6 +193,41 @@ static void map_source_buffer(struct trawl_ete_snapshot *s, const char *src, con
 /* trace.ini: the buffers= list of [trace_buffers], each [bufferN] read
  * whole (name, file, format; source_data when no format is given), then
  * [core_trace_sources] to name the core each source traces. */
+/* A TRBE buffer's state as trawl's snapshot writer records it in the
+ * buffer's section (trbe_base, trbe_limit, trbe_ptr, trbe_wrapped,
+ * TRBSR_EL1): a wrapped buffer's file is the whole memory [base, limit)
+ * with the oldest byte at trbe_ptr. Absent keys: an ordinary buffer. */
+static enum trawl_status load_trbe(const struct trawl_ini *ini, const char *sect,
+				   struct trawl_ete_buffer *b, const char *path,
+				   struct trawl_error *err)
+{
+	static const char *const keys[] = { "trbe_base", "trbe_limit", "trbe_ptr", "trbe_wrapped",
+					    "TRBSR_EL1" };
+	uint64_t v[5] = { 0 };
+	int any = 0;
+	for (int i = 0; i < 5; i++) {
+		const char *s = trawl_ini_get(ini, sect, keys[i]);
+		if (!s)
+			continue;
+		if (!parse_u64(s, &v[i])) {
+			trawl_error_set(err, TRAWL_ERR_FORMAT, "[%s] %s: not a number: '%s'", sect,
+					keys[i], s);
+			trawl_error_at(err, path, 0, 0, 0);
+			return TRAWL_ERR_FORMAT;
+		}
+		any = 1;
+	}
+	if (!any)
+		return TRAWL_OK;
+	b->trbe = 1;
+	b->trbe_base = v[0];
+	b->trbe_limit = v[1];
+	b->trbe_ptr = v[2];
+	b->trbe_wrapped = v[3] != 0;
+	b->trbe_sr = v[4];
+	return TRAWL_OK;
+}
+
 static enum trawl_status load_trace(struct trawl_ete_snapshot *s, const char *file,
 				    struct trawl_error *err)
 {
@@ -235,6 +270,9 @@ static enum trawl_status load_trace(struct trawl_ete_snapshot *s, const char *fi
 		if (st != TRAWL_OK)
 			goto out;
 		s->nbuffers++;
+		st = load_trbe(ini, tok, b, path, err);
+		if (st != TRAWL_OK)
+			goto out;
 	}
 	/* which core each source traces (for naming only), and which source
 	 * wrote each buffer ([source_buffers] source = buffer name) */

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ete-out.h"
 #include "trawl/emu.h"
 
 static const char emulate_description[] =
@@ -32,7 +33,7 @@ static const char emulate_footer[] =
 /* Run the program (argv after -- are its arguments) and write its trace;
  * the exit status is the program's own when it exits. */
 static int run_program(const char *program, const char *output, struct trawl_emu_options *o,
-		       int stats, uint64_t zthreads, int nargs, char **args)
+		       int stats, uint64_t zthreads, int nargs, char **args, struct ete_emu *ete)
 {
 	struct trawl_emu_options opt = *o;
 	int rc;
@@ -48,7 +49,8 @@ static int run_program(const char *program, const char *output, struct trawl_emu
 		gargv[k] = args[k - 1];
 	opt.argc = gargc;
 	opt.argv = gargv;
-	int to_stdout = opt.style != TRAWL_EMU_STYLE_NONE && (!output || strcmp(output, "-") == 0);
+	int to_stdout = opt.style != TRAWL_EMU_STYLE_NONE && (!output || strcmp(output, "-") == 0) &&
+			!(ete && !output);
 	opt.guest_stdout = to_stdout ? 2 : 1;
 
 	struct trawl_error err;
@@ -61,7 +63,7 @@ static int run_program(const char *program, const char *output, struct trawl_emu
 		rc = cli_report("emulate", &err);
 		goto done;
 	}
-	if (opt.style != TRAWL_EMU_STYLE_NONE) {
+	if (opt.style != TRAWL_EMU_STYLE_NONE && !(ete && !output)) {
 		st = trawl_outfile_open(&out, output ? output : "-", &err);
 		if (!st)
 			st = trawl_outfile_set_threads(out, (int)zthreads, &err);
@@ -110,10 +112,45 @@ static int run_program(const char *program, const char *output, struct trawl_emu
 	}
 	rc = res.stop == TRAWL_EMU_EXITED ? res.exit_code : EXIT_OK;
 done:
+	if (ete) {
+		int erc = ete->failed ? cli_report("emulate", &ete->err)
+				      : ete_out_close("emulate", ete->eo, ete->dir, ete->img, 1);
+		if (ete->failed)
+			ete_out_abandon(ete->eo);
+		if (erc && !rc)
+			rc = erc;
+	}
 	if (out)
 		trawl_outfile_close(out, NULL);
 	trawl_emu_close(emu);
 	free(gargv);
+	return rc;
+}
+
+/* --ete DIR: the encoder sees each instruction as its line is written, and
+ * the program's segments (and any code outside them the run executed)
+ * become the snapshot's memory dumps. */
+static int run_with_ete(const char *program, const char *output, struct trawl_emu_options *o,
+			int stats, uint64_t zthreads, int nargs, char **args, const char *dir,
+			const struct ete_out_opts *eo)
+{
+	struct ete_emu ete;
+	struct trawl_image *img = NULL;
+	memset(&ete, 0, sizeof ete);
+	if (trawl_image_create(&img, &ete.err) != TRAWL_OK ||
+	    trawl_image_add_elf(img, program, 0, &ete.err) != TRAWL_OK) {
+		trawl_image_destroy(img);
+		return cli_report("emulate", &ete.err);
+	}
+	int rc = ete_out_open("emulate", eo, &ete.eo);
+	if (rc == 0) {
+		ete.img = img;
+		ete.dir = dir;
+		o->insn_fn = ete_out_emu_insn;
+		o->insn_ctx = &ete;
+		rc = run_program(program, output, o, stats, zthreads, nargs, args, &ete);
+	}
+	trawl_image_destroy(img);
 	return rc;
 }
 
@@ -127,6 +164,9 @@ int cmd_emulate(int argc, char **argv)
 	struct trawl_emu_options opt = { 0 };
 	int stats = 0, style = 0, n_seen = 0, q_seen = 0, i, rc;
 	uint64_t zthreads = TRAWL_OUTFILE_THREADS;
+	const char *ete_dir = NULL;
+	struct ete_out_opts eo;
+	memset(&eo, 0, sizeof eo);
 	/* in the order of enum trawl_emu_style */
 	static const char *const styles[] = { "fm", "ldst", "none", NULL };
 	const struct cli_option opts[] = {
@@ -158,6 +198,10 @@ int cmd_emulate(int argc, char **argv)
 		CLI_FLAG("check-writes", 0, &opt.verify_writes,
 			 "slow self-check: compare the whole register file after each\n"
 			 "instruction with the registers the trace reports as written"),
+		CLI_STRING("ete", 0, "DIR", &ete_dir,
+			   "also write the ETE snapshot a trace unit would have made\n"
+			   "(trawl ete reads it); without -o, no Tarmac trace"),
+		ETE_OUT_OPTIONS(&eo),
 		CLI_TEXT("Arguments after -- are PROGRAM's own (its argv[1...])."),
 		CLI_END,
 	};
@@ -189,9 +233,12 @@ int cmd_emulate(int argc, char **argv)
 		return cli_usage("emulate", "--quantum needs a positive number");
 	if (opt.style == TRAWL_EMU_STYLE_NONE && output)
 		return cli_usage("emulate", "--style none writes no trace; drop -o");
-	if (!output && opt.style != TRAWL_EMU_STYLE_NONE && isatty(1))
+	if (ete_dir && opt.style == TRAWL_EMU_STYLE_NONE)
+		return cli_usage("emulate", "--ete needs a traced run; drop --style none");
+	if (!output && !ete_dir && opt.style != TRAWL_EMU_STYLE_NONE && isatty(1))
 		return cli_usage("emulate", "the trace would go to the terminal; give -o FILE");
-
-	return run_program(program, output, &opt, stats, zthreads, argc - i, argv + i);
+	if (!ete_dir)
+		return run_program(program, output, &opt, stats, zthreads, argc - i, argv + i, NULL);
+	return run_with_ete(program, output, &opt, stats, zthreads, argc - i, argv + i, ete_dir, &eo);
 
 }

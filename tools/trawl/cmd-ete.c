@@ -22,6 +22,7 @@ struct opts {
 	const char *vmlinux, *kallsyms;
 	int id, formatted, tpiu, dstream, wrapped_set, wrapped;
 	int have_base, have_limit, have_write;
+	int trbe_from_snap;  /* the pointers came from a snapshot buffer's TRBE state */
 	uint64_t base, limit, write;
 	size_t chunk;
 	struct { char name[32]; uint32_t value; } regs[16];
@@ -586,15 +587,31 @@ static void use_buffer(struct run *r, struct source *src, size_t k, int several)
 	src->data = b->data;
 	src->len = b->len;
 	src->format = b->format;
+	struct opts *o = r->o;
+	/* a wrapped TRBE buffer: its own pointers, unless the command line
+	 * gives them; a buffer without TRBE state gets none from the one before */
+	if (b->trbe && b->trbe_wrapped &&
+	    (o->trbe_from_snap || !(o->have_base || o->have_limit || o->have_write || o->trbe_file))) {
+		o->base = b->trbe_base;
+		o->limit = b->trbe_limit;
+		o->write = b->trbe_ptr;
+		o->have_base = o->have_limit = o->have_write = 1;
+		o->wrapped = o->wrapped_set = 1;
+		o->trbe_from_snap = 1;
+	} else if (o->trbe_from_snap) {
+		o->have_base = o->have_limit = o->have_write = 0;
+		o->wrapped = o->wrapped_set = 0;
+		o->trbe_from_snap = 0;
+	}
 	r->raw_cfg = NULL;
-	if (!strcmp(src->format, "source_data") && r->o->id < 0 && snap->nsources)
+	if (!strcmp(src->format, "source_data") && o->id < 0 && snap->nsources)
 		r->raw_cfg = &snap->sources[b->source >= 0 ? b->source : 0].cfg;
-	snprintf(r->label, sizeof r->label, several ? "%s [buffer %s]" : "%s", r->o->src, b->name);
+	snprintf(r->label, sizeof r->label, several ? "%s [buffer %s]" : "%s", o->src, b->name);
 	if (!several)
 		return;
-	if (!strcmp(r->o->verb, "stats"))
+	if (!strcmp(o->verb, "stats"))
 		fprintf(r->out, "buffer %s\n", b->name);
-	else if (strcmp(r->o->verb, "tarmac") != 0)
+	else if (strcmp(o->verb, "tarmac") != 0)
 		fprintf(r->out, "# buffer %s\n", b->name);
 }
 
@@ -1154,9 +1171,13 @@ static int run_ete(struct opts *o)
 
 /* The option table and the verb check; every option lands in struct opts
  * and run_ete does the work. Long only because the table is. */
+int cmd_ete_encode(int argc, char **argv);
+
 int cmd_ete(int argc, char **argv)
 {
 	struct opts o;
+	if (argc > 1 && !strcmp(argv[1], "encode"))
+		return cmd_ete_encode(argc - 1, argv + 1);
 	uint64_t id = 0, chunk = 0;
 	int id_seen = 0, rc;
 	memset(&o, 0, sizeof o);
@@ -1199,7 +1220,8 @@ int cmd_ete(int argc, char **argv)
 	};
 	const struct cli_command spec = {
 		.name = "ete",
-		.usage = "packets|decode|stats|tarmac|transactions [options] SRC",
+		.usage = "packets|decode|stats|tarmac|transactions [options] SRC\n"
+			 "       trawl ete encode [options] TRACE --image ELF -o DIR",
 		.description =
 			"SRC is an Arm snapshot directory (snapshot.ini, trace.ini, device .ini\n"
 			"files, memory dumps), a Linux perf.data with cs_etm trace (perf record\n"
@@ -1210,7 +1232,8 @@ int cmd_ete(int argc, char **argv)
 			"  stats              packet and element counts\n"
 			"  tarmac             instruction-only Tarmac (IT lines with disassembly)\n"
 			"  transactions       TME transactions: start and end PC, instructions,\n"
-			"                     nesting depth, commit or failure and its reason\n",
+			"                     nesting depth, commit or failure and its reason\n"
+			"  encode             a Tarmac trace to an ETE snapshot (trawl ete encode --help)\n",
 		.options = opts,
 		.min_args = 1, .max_args = 2,
 		.missing = "missing subcommand (packets, decode, stats, tarmac, transactions)",

@@ -1,0 +1,83 @@
+#!/bin/sh
+# ETE decoding speed on a large, realistic input that is not a repeated
+# sample: trawl emulate --ete (timestamps and cycle counts on, as a perf
+# session would configure them) makes one snapshot per program from long
+# runs of several example programs, about ETE_BENCH_ENC_MB megabytes in
+# all (default 105, so that the densities' spread still gives 100). Each snapshot is decoded by trawl (bench/ete-speed.c)
+# and by OpenCSD's C API (bench/ocsd/ocsd-speed.c, when libopencsd-dev is
+# installed), in process CPU time, with counting consumers and no text
+# output; the figures are totals over all snapshots (bytes / CPU seconds),
+# so every program weighs by its size. One pass of each (SECONDS 0.1:
+# the buffers are large). Targets (issue 16): packet counting >= 1 GB/s
+# and >= 15x the library; decode to ranges >= 20x the library.
+set -u
+ex=$TRAWL_BUILD/examples
+if [ ! -x "$ex/exceptions" ] || ! "$TRAWL" emulate --help >/dev/null 2>&1; then
+	echo "bench-ete-encoded: skipped: examples or the emulator not built"
+	exit 0
+fi
+mb=${ETE_BENCH_ENC_MB:-105}
+out=${TRAWL_BENCH_OUT:-$TRAWL_SRC/bench/out}/ete-enc
+rm -rf "$out"
+mkdir -p "$out"
+# program, its arguments, its share of the bytes (percent) and its density
+# in bytes per instruction with these options (measured; -n comes from it)
+runs="exceptions 100000 52 0.19
+recurse 24 40 0.149
+sort 5000000 8 0.06"
+
+speed=$TRAWL_BUILD/bench-ete-speed
+ocsd=""
+if [ -f /usr/include/opencsd/c_api/opencsd_c_api.h ] &&
+   cc -O2 -o "$out/ocsd-speed" "$TRAWL_SRC/bench/ocsd/ocsd-speed.c" -lopencsd_c_api -lopencsd 2>"$out/cc.log"; then
+	ocsd="$out/ocsd-speed"
+else
+	echo "bench-ete-encoded: OpenCSD headers (libopencsd-dev) missing: no library baseline"
+fi
+
+# secs MBS BYTES: the CPU seconds a figure in MB/s stands for
+secs() { awk -v r="$1" -v b="$2" 'BEGIN { s = 0; if (r > 0) s = b / r / 1e6; printf "%.6f", s }'; }
+tot_b=0 tot_i=0 tc=0 td=0 oc=0 od=0 t_gen=0
+echo "$runs" | {
+while read -r prog arg share dens; do
+	d="$out/$prog"
+	n=$(awk -v m="$mb" -v s="$share" -v x="$dens" 'BEGIN { printf "%d", m * 1e6 * s / 100 / x }')
+	/usr/bin/time -f "%e" -o "$out/gen.time" "$TRAWL" emulate -n "$n" --ete "$d" --timestamps \
+		--cycle-counts "$ex/$prog" -- "$arg" >/dev/null 2>"$out/gen.log" </dev/null
+	bytes=$(stat -c %s "$d/trace.bin")
+	insns=$(sed -n 's/.*: \([0-9]*\) instructions, .*/\1/p' "$out/gen.log")
+	echo "input: $prog $arg: $insns instructions, $bytes bytes of ETE (made in $(cat "$out/gen.time") s)"
+	set -- $("$speed" "$d" count 0.1)
+	tc=$(awk -v a="$tc" -v s="$(secs "$1" "$bytes")" 'BEGIN { print a + s }')
+	set -- $("$speed" "$d" decode 0.1)
+	td=$(awk -v a="$td" -v s="$(secs "$1" "$bytes")" 'BEGIN { print a + s }')
+	if [ -n "$ocsd" ]; then
+		regs=$(awk -F= '/^TRCIDR0/{i0=$2} /^TRCIDR1/{i1=$2} /^TRCIDR2/{i2=$2} /^TRCIDR8/{i8=$2}
+			/^TRCDEVARCH/{da=$2} /^TRCCONFIGR/{cr=$2} /^TRCTRACEIDR/{ti=$2}
+			END {print i0, i1, i2, i8, da, cr, ti}' "$d/ETE_0.ini")
+		dumps=$(awk -F= -v d="$d" '/^file=/{f=$2} /^address=/{print $2 "=" d "/" f}' "$d/cpu_0.ini")
+		set -- $("$ocsd" "$d/trace.bin" packets 0.1 $regs 2>/dev/null)
+		oc=$(awk -v a="$oc" -v s="$(secs "${1:-0}" "$bytes")" 'BEGIN { print a + s }')
+		set -- $("$ocsd" "$d/trace.bin" decode 0.1 $regs $dumps 2>/dev/null)
+		od=$(awk -v a="$od" -v s="$(secs "${1:-0}" "$bytes")" 'BEGIN { print a + s }')
+	fi
+	tot_b=$((tot_b + bytes))
+	tot_i=$((tot_i + insns))
+done
+awk -v b="$tot_b" -v i="$tot_i" -v tc="$tc" -v td="$td" -v oc="$oc" -v od="$od" 'BEGIN {
+	tcm = 0; tdm = 0; ocm = 0; odm = 0; rc = 0; rd = 0; tdi = 0; odi = 0
+	if (tc > 0) tcm = b / tc / 1e6
+	if (td > 0) { tdm = b / td / 1e6; tdi = i / td / 1e6 }
+	if (oc > 0) ocm = b / oc / 1e6
+	if (od > 0) { odm = b / od / 1e6; odi = i / od / 1e6 }
+	if (tc > 0 && oc > 0) rc = oc / tc
+	if (td > 0 && od > 0) rd = od / td
+	printf "encoded input: %d bytes, %d instructions (%.3f bytes per instruction); CPU time, one pass each:\n", b, i, b / i
+	printf "packets, counted   trawl %7.1f MB/s   OpenCSD %6.1f MB/s   ratio %5.1fx   (target >= 1000 MB/s, >= 15x)\n", tcm, ocm, rc
+	printf "decode to ranges   trawl %7.1f MB/s (%.0f Minsn/s)   OpenCSD %6.2f MB/s (%.1f Minsn/s)   ratio %5.1fx   (target >= 20x)\n", tdm, tdi, odm, odi, rd
+}'
+}
+# peak RSS of the CLI on the largest snapshot
+/usr/bin/time -f "%e %M" -o "$out/ttime" "$TRAWL" ete stats "$out/exceptions" >/dev/null 2>&1
+set -- $(cat "$out/ttime")
+echo "trawl ete stats on $out/exceptions (CLI, load + decode): $1 s, peak RSS $2 KiB"
