@@ -178,6 +178,10 @@ struct trawl_ete_packet {
 const char *trawl_ete_pkt_name(enum trawl_ete_pkt_type t);
 /* Exception type name ("IRQ", "Call", ...); never NULL. */
 const char *trawl_ete_exception_name(uint32_t type, int is_ete);
+/* An exception as `trawl ete tarmac` names it and the ETE reader's events
+ * do: "CoreEvent_EXCEPTION Call (return address 1b37f4)"; snprintf's
+ * result. */
+int trawl_ete_exception_text(uint32_t type, int is_ete, uint64_t ret, char *buf, size_t size);
 /* Security state of a context: "S", "NS", and with RME's NSE bit set
  * "Root" (NS = 0) or "Realm" (NS = 1). */
 const char *trawl_ete_security_name(const struct trawl_ete_ctx *c);
@@ -290,6 +294,15 @@ enum trawl_status trawl_ete_image_add_file(struct trawl_ete_image *img, const ch
 /* Add the loadable segments of an ELF file, shifted by `bias`. */
 enum trawl_status trawl_ete_image_add_elf(struct trawl_ete_image *img, const char *path,
 					  uint64_t bias, struct trawl_error *err);
+/* Add from a command-line spec: "ADDR=FILE" (the file's bytes at ADDR)
+ * or "ELF[@OFFSET]" (its loadable segments, OFFSET above their link
+ * addresses, as trawl_image_spec_parse splits it). */
+enum trawl_status trawl_ete_image_add_spec(struct trawl_ete_image *img, const char *spec,
+					   struct trawl_error *err);
+/* Split such a spec: the file into path (size bytes), the address (raw
+ * bytes) or load offset (ELF) into *addr, *is_elf which form it is. */
+enum trawl_status trawl_ete_image_spec_parse(const char *spec, char *path, size_t size,
+					     uint64_t *addr, int *is_elf, struct trawl_error *err);
 /* Copy up to n bytes at addr; returns how many were available contiguously. */
 size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, uint8_t *out,
 			    size_t n);

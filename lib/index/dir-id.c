@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "index/dir-id.h"
+#include "trawl/ete.h"
 
 struct names {
 	char **v;
@@ -140,7 +141,12 @@ enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct t
 	id->ctime_ns = ns(&dsb->st_ctim);
 	id->ino = (uint64_t)dsb->st_ino;
 	id->dev = (uint64_t)dsb->st_dev;
-	id->source = TRAWL_INDEX_SOURCE_SWEVENTS;
+	char p[4096];
+	struct stat sb;
+	/* an ETE snapshot directory (what the ETE reader takes) */
+	snprintf(p, sizeof p, "%s/snapshot.ini", dir);
+	id->source = stat(p, &sb) == 0 && S_ISREG(sb.st_mode) ? TRAWL_INDEX_SOURCE_ETE
+							   : TRAWL_INDEX_SOURCE_SWEVENTS;
 	return each_entry(dir, stat_entry, id, err);
 }
 
@@ -217,4 +223,42 @@ void idx_defs_hash(const char *path, struct trawl_trace_id *id)
 	}
 	XXH3_freeState(hs);
 	free(buf);
+}
+
+/* A string with its NUL, then (when it names a readable file) the file's
+ * size and bytes: a changed register file or image changes the hash. */
+static void hash_named(XXH3_state_t *hs, const char *s, const char *path, uint8_t *buf, size_t cap)
+{
+	XXH3_64bits_update(hs, s, strlen(s) + 1);
+	struct stat sb;
+	if (path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		uint64_t size = (uint64_t)sb.st_size;
+		XXH3_64bits_update(hs, &size, sizeof size);
+		hash_file(hs, path, buf, cap, NULL);
+	}
+}
+
+uint64_t idx_ete_options_hash(const struct trawl_reader_options *o)
+{
+	XXH3_state_t *hs = XXH3_createState();
+	uint8_t *buf = malloc(1u << 16);
+	uint64_t h = 1;
+	if (hs && buf) {
+		XXH3_64bits_reset(hs);
+		hash_named(hs, "config", o->ete_config, buf, 1u << 16);
+		hash_named(hs, o->ete_config ? o->ete_config : "", NULL, buf, 0);
+		hash_named(hs, o->ete_buffer ? o->ete_buffer : "", NULL, buf, 0);
+		for (size_t i = 0; i < o->ete_nimages; i++) {
+			char path[4096];
+			uint64_t addr;
+			int elf;
+			int ok = trawl_ete_image_spec_parse(o->ete_images[i], path, sizeof path, &addr, &elf,
+							    NULL) == TRAWL_OK;
+			hash_named(hs, o->ete_images[i], ok ? path : NULL, buf, 1u << 16);
+		}
+		h = XXH3_64bits_digest(hs);
+	}
+	XXH3_freeState(hs);
+	free(buf);
+	return h ? h : 1;
 }

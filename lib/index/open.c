@@ -61,10 +61,15 @@ void trawl_trace_id_set_options(struct trawl_trace_id *id, const struct trawl_re
 	id->format = 0;
 	id->has_defs = 0;
 	id->defs_hash = 0;
+	id->reader_hash = 0;
 	if (!o)
 		return;
 	if (o->defs)
 		idx_defs_hash(o->defs, id);
+	if (o->format == TRAWL_FORMAT_ETE)
+		id->source = TRAWL_INDEX_SOURCE_ETE;
+	if (o->ete_config || o->ete_nimages || o->ete_buffer)
+		id->reader_hash = idx_ete_options_hash(o);
 	id->reader = (o->big_endian ? TRAWL_ID_BIG_ENDIAN : 0) |
 		     (o->implicit_thumb ? TRAWL_ID_IMPLICIT_THUMB : 0) |
 		     (o->lenient ? TRAWL_ID_LENIENT : 0);
@@ -245,6 +250,8 @@ static enum trawl_status read_identity(struct trawl_index *ix, struct trawl_erro
 			ix->id.skipped = ld64(v);
 		else if (key == ID_KEY_CUT && n == 8)
 			ix->id.cut = ld64(v);
+		else if (key == ID_KEY_DAMAGED && n == 8)
+			ix->id.damaged = ld64(v);
 		else if (key < 0x8000)
 			ix->unknown_key = 1;
 		pos += 4 + n;
@@ -528,6 +535,11 @@ uint64_t trawl_index_cut_lines(const struct trawl_index *ix)
 	return ix->id.cut;
 }
 
+uint64_t trawl_index_damaged(const struct trawl_index *ix)
+{
+	return ix->id.damaged;
+}
+
 const char *trawl_index_path(const struct trawl_index *ix)
 {
 	return ix->path;
@@ -616,6 +628,7 @@ static enum trawl_status build_into(const char *trace_path, const char *index_pa
 		goto out;
 	id.skipped = trawl_reader_stats(r)->bad_lines;
 	id.cut = trawl_reader_stats(r)->cut_lines;
+	id.damaged = trawl_reader_stats(r)->damaged;
 	st = trawl_index_builder_finish(b, &id, err);
 	if (!st && memfd)
 		*memfd = idx_builder_take_memfd(b);

@@ -241,9 +241,9 @@ static void tarmac_elem(struct stream *s, const struct trawl_ete_elem *e)
 	if (s->exc_pending && (e->type == TRAWL_ETE_EL_RANGE || e->type == TRAWL_ETE_EL_END ||
 			       e->type == TRAWL_ETE_EL_EXCEPTION)) {
 		uint64_t to = e->type == TRAWL_ETE_EL_RANGE ? e->start : s->exc_ret;
-		fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " %08x CoreEvent_EXCEPTION %s (return address %" PRIx64 ")\n",
-			r->ts, to, s->exc_type, trawl_ete_exception_name(s->exc_type, s->cfg.is_ete),
-			s->exc_ret);
+		char name[128];
+		trawl_ete_exception_text(s->exc_type, s->cfg.is_ete, s->exc_ret, name, sizeof name);
+		fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " %08x %s\n", r->ts, to, s->exc_type, name);
 		s->exc_pending = 0;
 	}
 	if (e->type == TRAWL_ETE_EL_RANGE)
@@ -510,30 +510,19 @@ static int raw_images(struct run *r, struct trawl_error *err)
 	struct opts *o = r->o;
 	if (trawl_ete_image_create(&r->img, err) != TRAWL_OK)
 		return cli_report(cmd, err);
-	for (int i = 0; i < o->images.n; i++) {
-		const char *eq = strchr(o->images.v[i], '=');
-		char abuf[64];
-		uint64_t addr;
-		if (!eq || (size_t)(eq - o->images.v[i]) >= sizeof abuf)
+	/* --image ADDR=FILE and --elf FILE[@BIAS] are the two forms of one spec */
+	for (int i = 0; i < o->images.n; i++)
+		if (!strchr(o->images.v[i], '='))
 			return cli_usage(cmd, "--image wants ADDR=FILE");
-		snprintf(abuf, sizeof abuf, "%.*s", (int)(eq - o->images.v[i]), o->images.v[i]);
-		if (!cli_parse_u64(abuf, &addr))
-			return cli_usage(cmd, "--image: bad address '%s'", abuf);
-		if (trawl_ete_image_add_file(r->img, eq + 1, addr, 0, 0, err) != TRAWL_OK)
-			return cli_report(cmd, err);
-	}
-	for (int i = 0; i < o->elfs.n; i++) {
-		char path[4096];
-		uint64_t bias = 0;
-		snprintf(path, sizeof path, "%s", o->elfs.v[i]);
-		char *at = strrchr(path, '@');
-		if (at) {
-			*at = 0;
-			if (!cli_parse_u64(at + 1, &bias))
-				return cli_usage(cmd, "--elf: bad bias '%s'", at + 1);
+	for (int k = 0; k < 2; k++) {
+		const struct cli_list *l = k ? &o->elfs : &o->images;
+		for (int i = 0; i < l->n; i++) {
+			enum trawl_status st = trawl_ete_image_add_spec(r->img, l->v[i], err);
+			if (st == TRAWL_ERR_USAGE)
+				return cli_usage(cmd, "%s", err->message);
+			if (st != TRAWL_OK)
+				return cli_report(cmd, err);
 		}
-		if (trawl_ete_image_add_elf(r->img, path, bias, err) != TRAWL_OK)
-			return cli_report(cmd, err);
 	}
 	return EXIT_OK;
 }
