@@ -189,9 +189,11 @@ static void on_packets(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
 		if (p->type == TRAWL_ETE_PKT_BAD && p->count == TRAWL_ETE_BAD_CONFIG)
 			put_warning(r, off, "unsupported packet (header 0x%02x, length %u) skipped; "
 				    "instructions from the next Trace Info", p->header, p->len);
+		else if (p->type == TRAWL_ETE_PKT_BAD)
+			put_warning(r, off, "bad packet (header 0x%02x); resyncing at the next A-Sync",
+				    p->header);
 		else
-			put_warning(r, off, "%s packet (header 0x%02x); resyncing at the next A-Sync",
-				    p->type == TRAWL_ETE_PKT_BAD ? "bad" : "truncated",
+			put_warning(r, off, "truncated packet (header 0x%02x): the buffer ends inside it",
 				    p->header);
 	}
 	trawl_ete_flow_packets(s->flow, pkts, n);

@@ -761,6 +761,7 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 	if (m == TRAWL_INDEX_SAME)
 		return 1;
 	uint32_t had = (*out)->id.reader, hadf = (*out)->id.format;
+	int other_decode = (*out)->id.reader_hash != id->reader_hash;
 	trawl_index_close(*out);
 	*out = NULL;
 	if (m == TRAWL_INDEX_OPTIONS && explicit_path) {
@@ -768,8 +769,10 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 		options_text(had, hadf, a, sizeof a);
 		options_text(id->reader, id->format, b, sizeof b);
 		trawl_error_set(err, TRAWL_ERR_FORMAT,
-				"'%s' was built with reader options: %s; asked for: %s. Give the "
-				"same ones, or rebuild it with trawl index --force", path, a, b);
+				"'%s' was built with reader options: %s; asked for: %s%s. Give the "
+				"same ones, or rebuild it with trawl index --force", path, a, b,
+				other_decode ? " (and other ETE options or files: --ete-config, "
+					       "--ete-image, --ete-buffer)" : "");
 		return -1;
 	}
 	*why = m == TRAWL_INDEX_OPTIONS ? "was built with other reader options"
