@@ -370,6 +370,12 @@ struct trawl_ete_snapshot {
 
 enum trawl_status trawl_ete_snapshot_open(struct trawl_ete_snapshot **out, const char *dir,
 					  struct trawl_error *err);
+/* Call fn with the path of every file the snapshot at dir is made of:
+ * snapshot.ini, its device files and their [dumpN] files, the trace
+ * metadata file and the buffer files it names (only the ini files are
+ * read). What an index of the snapshot is identified by. */
+typedef void (*trawl_ete_file_fn)(void *ctx, const char *path);
+void trawl_ete_snapshot_files(const char *dir, trawl_ete_file_fn fn, void *ctx);
 /* The source whose trace ID is `id`, or (id < 0) the first one. */
 const struct trawl_ete_source *trawl_ete_snapshot_source(const struct trawl_ete_snapshot *s, int id);
 void trawl_ete_snapshot_close(struct trawl_ete_snapshot *s);

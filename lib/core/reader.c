@@ -68,8 +68,8 @@ enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct traw
 		st = trawl_error_set(err, TRAWL_ERR_FORMAT,
 				     "not a trace format trawl recognises: no Tarmac line in its "
 				     "first 64 KiB (like '10 clk IT (1) 80000 d2a00028 O EL1h_s : "
-				     "MOV x8,#0x10000'), no Barrelfish dump line, no CTF metadata "
-				     "(a raw ETE buffer needs --ete-config)");
+				     "MOV x8,#0x10000'), no Barrelfish dump line ('0 1234 0x1000200000003'), "
+				     "no CTF metadata (raw ETE: --ete-config)");
 		if (err)
 			snprintf(err->file, sizeof err->file, "%s", trawl_input_name(in));
 		goto out;

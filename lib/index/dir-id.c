@@ -5,7 +5,10 @@
  * identity is taken over the regular files in it and in its
  * subdirectories: sizes summed, the latest modification and change times
  * (the directories' included: a file added or removed), and a hash of
- * every file's name, size and bytes in name order. */
+ * every file's name, size and bytes in name order. An ETE snapshot is
+ * the files its ini files name instead, wherever they are (docs/ete.md,
+ * "As a trace"): its buffers, device files and memory dumps, and nothing
+ * else the folder holds. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -87,8 +90,37 @@ static enum trawl_status list_level(const char *dir, const char *pre, int depth,
 	return st;
 }
 
+static int is_snapshot(const char *dir)
+{
+	char p[4096];
+	struct stat sb;
+	snprintf(p, sizeof p, "%s/snapshot.ini", dir);
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+struct named {
+	struct names *l;
+	const char *dir;
+	int nomem;
+};
+
+/* A file the snapshot names, relative to the directory when inside it
+ * (so a copied snapshot keeps its hash), else as named (absolute). */
+static void add_named(void *ctx, const char *path)
+{
+	struct named *n = ctx;
+	size_t dl = strlen(n->dir);
+	const char *rel = !strncmp(path, n->dir, dl) && path[dl] == '/' ? path + dl + 1 : path;
+	n->nomem |= names_add(n->l, rel, "") != 0;
+}
+
 static enum trawl_status list_files(const char *dir, struct names *l, struct trawl_error *err)
 {
+	if (is_snapshot(dir)) {
+		struct named n = { l, dir, 0 };
+		trawl_ete_snapshot_files(dir, add_named, &n);
+		return n.nomem ? trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory") : TRAWL_OK;
+	}
 	enum trawl_status st = list_level(dir, "", 0, l, err);
 	if (!st && l->n > 1)
 		qsort(l->v, l->n, sizeof *l->v, name_cmp);
@@ -112,7 +144,10 @@ static enum trawl_status each_entry(const char *dir, entry_fn fn, void *ctx, str
 	char path[4096];
 	for (size_t i = 0; i < l.n && !st; i++) {
 		struct stat sb;
-		snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
+		if (l.v[i][0] == '/')
+			snprintf(path, sizeof path, "%s", l.v[i]);
+		else
+			snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
 		if (stat(path, &sb) == 0)
 			st = fn(ctx, l.v[i], path, &sb, err);
 	}
@@ -141,12 +176,7 @@ enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct t
 	id->ctime_ns = ns(&dsb->st_ctim);
 	id->ino = (uint64_t)dsb->st_ino;
 	id->dev = (uint64_t)dsb->st_dev;
-	char p[4096];
-	struct stat sb;
-	/* an ETE snapshot directory (what the ETE reader takes) */
-	snprintf(p, sizeof p, "%s/snapshot.ini", dir);
-	id->source = stat(p, &sb) == 0 && S_ISREG(sb.st_mode) ? TRAWL_INDEX_SOURCE_ETE
-							   : TRAWL_INDEX_SOURCE_SWEVENTS;
+	id->source = is_snapshot(dir) ? TRAWL_INDEX_SOURCE_ETE : TRAWL_INDEX_SOURCE_SWEVENTS;
 	return each_entry(dir, stat_entry, id, err);
 }
 

@@ -65,7 +65,7 @@ expect_exit 1 "$TRAWL" pc --ete-config "$t/regs.ini" --index "$t/r.idx" "$t/trac
 expect_stderr_has "other ETE options or files" "$TRAWL" pc --ete-config "$t/regs.ini" --index "$t/r.idx" "$t/trace.bin" 0x1004
 # a raw buffer has no magic: never guessed
 expect_exit 1 "$TRAWL" cat "$t/trace.bin"
-expect_stderr_has "needs --ete-config" "$TRAWL" cat "$t/trace.bin"
+expect_stderr_has "(raw ETE: --ete-config)" "$TRAWL" cat "$t/trace.bin"
 # the same trace as a wrapped TRBE buffer (ete-basic.sh's), its pointers
 # in the --ete-config file: the same events
 head -c 16 "$t/trace.bin" >"$t/head"; tail -c +17 "$t/trace.bin" >"$t/tail"
@@ -163,7 +163,15 @@ mksnap "$d" "$loop" "$prog" 0x0
 [ -f "$d.trawlidx" ] || fail "no index beside the snapshot"
 expect_exit 0 "$TRAWL" pc "$d" 0x1000
 grep -q "building it again" "$t/err" && fail "an unchanged snapshot was re-indexed"
-printf '%s' 1f2003d51f2003d51f2003d5c0035fd6 | xxd -r -p >"$d/code.bin" # b.ne -> nop
+# a file the snapshot does not name is no part of it
+echo notes >"$d/README"
+expect_exit 0 "$TRAWL" pc "$d" 0x1000
+grep -q "building it again" "$t/err" && fail "a file the snapshot does not name re-indexed it"
+# the image, two folders down (beyond what a directory's identity sees)
+mkdir -p "$d/a/b" && mv "$d/code.bin" "$d/a/b/code.bin"
+sed -i 's|^file=code.bin|file=a/b/code.bin|' "$d/cpu_0.ini"
+expect_stderr_has "belongs to another version of the trace" "$TRAWL" pc "$d" 0x1000
+printf '%s' 1f2003d51f2003d51f2003d5c0035fd6 | xxd -r -p >"$d/a/b/code.bin" # b.ne -> nop
 expect_stderr_has "belongs to another version of the trace" "$TRAWL" pc "$d" 0x1000
 printf '\000' >>"$d/trace.bin"
 expect_stderr_has "belongs to another version of the trace" "$TRAWL" pc "$d" 0x1000
