@@ -375,6 +375,8 @@ enum trawl_status trawl_ete_snapshot_open(struct trawl_ete_snapshot **out, const
  * metadata file and the buffer files it names (only the ini files are
  * read). What an index of the snapshot is identified by. */
 typedef void (*trawl_ete_file_fn)(void *ctx, const char *path);
+/* 1 when dir is a snapshot directory (it has a snapshot.ini), else 0. */
+int trawl_ete_snapshot_probe(const char *dir);
 void trawl_ete_snapshot_files(const char *dir, trawl_ete_file_fn fn, void *ctx);
 /* The source whose trace ID is `id`, or (id < 0) the first one. */
 const struct trawl_ete_source *trawl_ete_snapshot_source(const struct trawl_ete_snapshot *s, int id);

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "core/grow.h"
 #include "core/reader-backend.h"
@@ -342,10 +341,7 @@ static int ete_probe(const char *data, size_t len)
 
 static int ete_probe_dir(const char *path)
 {
-	char p[4096];
-	struct stat sb;
-	snprintf(p, sizeof p, "%s/snapshot.ini", path);
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode) ? 3 : 0;
+	return trawl_ete_snapshot_probe(path) ? 3 : 0;
 }
 
 static enum trawl_status ete_open_dir(void **state, const char *path,

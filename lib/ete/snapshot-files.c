@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "trawl/ete.h"
 
@@ -38,6 +39,14 @@ static struct trawl_ini *named_ini(const char *dir, const char *name, trawl_ete_
 		return NULL;
 	fn(ctx, path);
 	return trawl_ini_load(&ini, path, NULL) == TRAWL_OK ? ini : NULL;
+}
+
+int trawl_ete_snapshot_probe(const char *dir)
+{
+	char p[4096];
+	struct stat sb;
+	snprintf(p, sizeof p, "%s/snapshot.ini", dir);
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 void trawl_ete_snapshot_files(const char *dir, trawl_ete_file_fn fn, void *ctx)

@@ -90,14 +90,6 @@ static enum trawl_status list_level(const char *dir, const char *pre, int depth,
 	return st;
 }
 
-static int is_snapshot(const char *dir)
-{
-	char p[4096];
-	struct stat sb;
-	snprintf(p, sizeof p, "%s/snapshot.ini", dir);
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
 struct named {
 	struct names *l;
 	const char *dir;
@@ -116,7 +108,7 @@ static void add_named(void *ctx, const char *path)
 
 static enum trawl_status list_files(const char *dir, struct names *l, struct trawl_error *err)
 {
-	if (is_snapshot(dir)) {
+	if (trawl_ete_snapshot_probe(dir)) {
 		struct named n = { l, dir, 0 };
 		trawl_ete_snapshot_files(dir, add_named, &n);
 		return n.nomem ? trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory") : TRAWL_OK;
@@ -176,7 +168,7 @@ enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct t
 	id->ctime_ns = ns(&dsb->st_ctim);
 	id->ino = (uint64_t)dsb->st_ino;
 	id->dev = (uint64_t)dsb->st_dev;
-	id->source = is_snapshot(dir) ? TRAWL_INDEX_SOURCE_ETE : TRAWL_INDEX_SOURCE_SWEVENTS;
+	id->source = trawl_ete_snapshot_probe(dir) ? TRAWL_INDEX_SOURCE_ETE : TRAWL_INDEX_SOURCE_SWEVENTS;
 	return each_entry(dir, stat_entry, id, err);
 }
 
