@@ -425,6 +425,14 @@ struct trawl_ete_elem {
 
 typedef void (*trawl_ete_elem_fn)(void *ctx, const struct trawl_ete_elem *e);
 
+/* Walk a RANGE element's instructions: start with *pc = e->start and done
+ * = 0, count done up by one per call. Gives the encoding of the one at *pc
+ * as Tarmac shows it (a 32-bit T32 instruction with its first halfword
+ * high) and its size, moving *pc past it; 0 at the end of the range or
+ * where the image holds no bytes. */
+unsigned trawl_ete_range_next(const struct trawl_ete_image *img, const struct trawl_ete_elem *e,
+			      uint32_t done, uint64_t *pc, uint32_t *enc);
+
 struct trawl_ete_flow;
 /* The image is borrowed and must outlive the flow decoder. */
 enum trawl_status trawl_ete_flow_create(struct trawl_ete_flow **out,

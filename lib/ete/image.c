@@ -244,6 +244,18 @@ unsigned trawl_ete_insn_fetch(const struct trawl_ete_image *img, uint64_t pc, in
 	return 4;
 }
 
+unsigned trawl_ete_range_next(const struct trawl_ete_image *img, const struct trawl_ete_elem *e,
+			      uint32_t done, uint64_t *pc, uint32_t *enc)
+{
+	if (done >= e->count || *pc >= e->end)
+		return 0;
+	unsigned size = trawl_ete_insn_fetch(img, *pc, e->isa, enc);
+	if (e->isa == TRAWL_ISET_T32 && size == 4)
+		*enc = *enc >> 16 | *enc << 16;
+	*pc += size;
+	return size;
+}
+
 static inline int64_t sext(uint64_t v, int bits)
 {
 	uint64_t m = 1ull << (bits - 1);

@@ -74,33 +74,27 @@ static const char *mode_name(unsigned el, int ns)
 	return names[el & 3][ns != 0];
 }
 
-/* One instruction event per instruction of the range, fetched from the
- * image as `trawl ete tarmac` does (a 32-bit T32 encoding with its first
- * halfword high, as Tarmac shows it). */
+/* One instruction event per instruction of the range, as `trawl ete
+ * tarmac` writes them. */
 static void put_range(struct ete_stream *s, const struct trawl_ete_elem *e, uint64_t off)
 {
 	struct ete_reader *r = s->r;
 	const char *mode = mode_name(s->el, s->ns);
-	uint64_t a = e->start;
-	for (uint32_t i = 0; i < e->count && a < e->end; i++) {
-		uint32_t enc = 0;
-		unsigned size = trawl_ete_insn_fetch(r->img, a, e->isa, &enc);
-		if (!size)
-			break;
-		if (e->isa == TRAWL_ISET_T32 && size == 4)
-			enc = enc >> 16 | enc << 16;
+	uint64_t a = e->start, pc = a;
+	uint32_t enc;
+	unsigned size;
+	for (uint32_t i = 0; (size = trawl_ete_range_next(r->img, e, i, &a, &enc)); i++, pc = a) {
 		struct trawl_event *ev = push(r, TRAWL_EV_INSN, s->cpu, off);
 		if (!ev)
 			return;
 		ev->flags |= TRAWL_EVF_HAS_ENCODING;
-		ev->u.insn.pc = a;
+		ev->u.insn.pc = pc;
 		ev->u.insn.encoding = enc;
 		ev->u.insn.width = (uint8_t)size;
 		ev->u.insn.iset = e->isa;
 		ev->u.insn.el = s->el;
 		ev->u.insn.mode.ptr = mode;
 		ev->u.insn.mode.len = (uint32_t)strlen(mode);
-		a += size;
 	}
 }
 

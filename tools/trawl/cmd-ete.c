@@ -208,25 +208,18 @@ static const char *cls_name(const struct trawl_ete_elem *e)
 static void write_tarmac_range(struct stream *s, const struct trawl_ete_elem *e)
 {
 	struct run *r = s->run;
-	uint64_t a = e->start;
+	uint64_t a = e->start, pc = a;
+	uint32_t enc;
+	unsigned size;
 	char dis[160], mode[16], line[320];
 	snprintf(mode, sizeof mode, "EL%u%s_%s", s->el, s->el ? "h" : "t", s->ns ? "n" : "s");
-	for (uint32_t i = 0; i < e->count && a < e->end; i++) {
-		uint32_t enc = 0;
-		unsigned size = trawl_ete_insn_fetch(r->img, a, e->isa, &enc);
-		if (!size)
-			break;
-		/* fetched in memory order; Tarmac shows a 32-bit T32
-		 * instruction with its first halfword high */
-		if (e->isa == TRAWL_ISET_T32 && size == 4)
-			enc = enc >> 16 | enc << 16;
-		trawl_disasm_text(r->dis, (enum trawl_iset)e->isa, a, enc, size, dis, sizeof dis);
+	for (uint32_t i = 0; (size = trawl_ete_range_next(r->img, e, i, &a, &enc)); i++, pc = a) {
+		trawl_disasm_text(r->dis, (enum trawl_iset)e->isa, pc, enc, size, dis, sizeof dis);
 		int n = snprintf(line, sizeof line, "%" PRIu64 " clk IT (%" PRIu64 ")", r->ts, r->seq);
-		char *end = trawl_tarmac_put_insn_tail(line + n, a, enc, size,
+		char *end = trawl_tarmac_put_insn_tail(line + n, pc, enc, size,
 						       (enum trawl_iset)e->isa, mode, dis, strlen(dis));
 		fwrite(line, 1, (size_t)(end - line), r->out);
 		r->seq++;
-		a += size;
 	}
 }
 
