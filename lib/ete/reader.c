@@ -110,7 +110,7 @@ static void put_exception(struct ete_stream *s, uint64_t to)
 		return;
 	char *name = r->names[r->nev - 1];
 	int n = trawl_ete_exception_text(s->exc_type, s->cfg.is_ete, s->exc_ret, name, ETE_NAME_MAX);
-	ev->u.exc.name.len = n < 0 ? 0 : (uint32_t)n;
+	ev->u.exc.name.len = n < 0 ? 0 : n >= ETE_NAME_MAX ? ETE_NAME_MAX - 1 : (uint32_t)n;
 	ev->u.exc.target = to;
 	ev->u.exc.ret_addr = s->exc_ret;
 	ev->u.exc.number = s->exc_type;

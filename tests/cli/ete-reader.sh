@@ -26,6 +26,9 @@ same() {
 	events "$2" >"$t/d.cat"; events "$3" >"$t/t.cat"
 	[ -s "$t/t.cat" ] || [ ! -s "$t/d.cat" ] || fail "$1: events where the Tarmac has none"
 	cmp -s "$t/d.cat" "$t/t.cat" || fail "$1: events differ: $(diff "$t/t.cat" "$t/d.cat" | head -4)"
+	# the sanitizer build checks the reader on every input, and the
+	# commands after it on the small ones (it runs ~8x slower)
+	[ -n "${TRAWL_ASAN:-}" ] && [ "$(wc -l <"$t/t.cat")" -gt 2000 ] && return 0
 	for c in calltree profile; do
 		"$TRAWL" $c "$2" >"$t/d.$c" 2>/dev/null; "$TRAWL" $c "$3" >"$t/t.$c" 2>/dev/null
 		cmp -s "$t/d.$c" "$t/t.$c" || fail "$1: $c differs: $(diff "$t/t.$c" "$t/d.$c" | head -4)"
@@ -60,6 +63,11 @@ raw="--ete-config $t/regs.ini --ete-image 0x1000=$t/prog.bin"
 "$TRAWL" pc $raw --index "$t/r.idx" "$t/trace.bin" 0x1004 >"$t/pc" 2>"$t/err" || fail "pc: $(cat "$t/err")"
 grep -q '2 visits' "$t/pc" && grep -q 'line 2 ' "$t/pc" && grep -q 'line 5 ' "$t/pc" ||
 	fail "pc 0x1004 (want lines 2 and 5): $(cat "$t/pc")"
+# the call tree from the index (--use-index builds it with the same options)
+"$TRAWL" calltree $raw "$t/trace.bin" >"$t/ct1" 2>"$t/err" || fail "calltree: $(cat "$t/err")"
+"$TRAWL" calltree --use-index $raw "$t/trace.bin" >"$t/ct2" 2>"$t/err" || fail "calltree --use-index: $(cat "$t/err")"
+[ -s "$t/ct1" ] && cmp -s "$t/ct1" "$t/ct2" || fail "calltree --use-index differs: $(diff "$t/ct1" "$t/ct2" | head -4)"
+rm -f "$t/trace.bin.trawlidx"
 # the index remembers the options and their files: other ones are refused
 expect_exit 1 "$TRAWL" pc --ete-config "$t/regs.ini" --index "$t/r.idx" "$t/trace.bin" 0x1004
 expect_stderr_has "other ETE options or files" "$TRAWL" pc --ete-config "$t/regs.ini" --index "$t/r.idx" "$t/trace.bin" 0x1004
