@@ -124,6 +124,9 @@ static void put_gap(struct ete_stream *s, uint64_t off, uint32_t reason)
 		ev->u.gap.reason = reason;
 }
 
+/* Every element, in one switch so the order of the events (the Tarmac
+ * path's: a held exception first, then what the element gives) is in one
+ * place; the state events need (EL, security, time) is kept here too. */
 static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 {
 	struct ete_stream *s = ctx;
