@@ -83,6 +83,31 @@ awk -v tp="$tp_mbs" -v tpp="$tp_pps" -v tc="$tn_mbs" -v td="$td_mbs" -v ti="$td_
 	printf "trawl ete stats (CLI, load + decode): %.2f s, peak RSS %d KiB\n", tcs, trss
 }'
 
+# trawl index of the snapshot itself (the ETE reader, no text) beside the
+# old way in the same run (trawl ete tarmac, then trawl index of the
+# Tarmac). Instructions per second of process CPU time (user + sys) and
+# of wall time, median of three runs each, peak RSS. Target: >= 5 M
+# instructions/s. The input is the repeated src_addr sample above (an
+# encoder-made 1 MB snapshot is not available yet).
+ix_time() { # label command...: median "cpu wall rss" of three runs
+	for r in 1 2 3; do
+		/usr/bin/time -f "%U %S %e %M" -o "$out/itime" "$@" >/dev/null 2>&1
+		awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }' "$out/itime"
+	done | sort -n | sed -n 2p
+}
+insns=$("$TRAWL" info --memory-index "$out" 2>/dev/null | sed -n 's/^events: *//p')
+set -- $(ix_time direct "$TRAWL" index --force --index "$out/direct.trawlidx" "$out")
+ixd_cpu=$1 ixd_wall=$2 ixd_rss=$3
+set -- $(ix_time tarmac sh -c "\"$TRAWL\" ete tarmac \"$out\" -o \"$out/t.tarmac\" &&
+	\"$TRAWL\" index --force --index \"$out/t.trawlidx\" \"$out/t.tarmac\"")
+ixt_cpu=$1 ixt_wall=$2 ixt_rss=$3
+rm -f "$out/direct.trawlidx" "$out/t.trawlidx" "$out/t.tarmac"
+awk -v n="${insns:-0}" -v dc="$ixd_cpu" -v dw="$ixd_wall" -v dr="$ixd_rss" \
+    -v tc="$ixt_cpu" -v tw="$ixt_wall" -v tr="$ixt_rss" 'BEGIN {
+	printf "trawl index of the snapshot (%d instructions): %.2f M insn/s CPU, %.2f M insn/s wall, peak RSS %d KiB   (target >= 5 M insn/s)\n", n, n / dc / 1e6, n / dw / 1e6, dr
+	printf "  via trawl ete tarmac + trawl index:          %.2f M insn/s CPU, %.2f M insn/s wall, peak RSS %d KiB   direct/old CPU time %.2fx\n", n / tc / 1e6, n / tw / 1e6, tr, dc / tc
+}'
+
 # Second input: the figures above repeat one 3 KB sample, whose period the
 # branch predictor learns, so they flatter both decoders. Real trace has
 # local patterns (atoms then an address, an exception then a context) but

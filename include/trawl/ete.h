@@ -178,6 +178,10 @@ struct trawl_ete_packet {
 const char *trawl_ete_pkt_name(enum trawl_ete_pkt_type t);
 /* Exception type name ("IRQ", "Call", ...); never NULL. */
 const char *trawl_ete_exception_name(uint32_t type, int is_ete);
+/* An exception as `trawl ete tarmac` names it and the ETE reader's events
+ * do: "CoreEvent_EXCEPTION Call (return address 1b37f4)"; snprintf's
+ * result. */
+int trawl_ete_exception_text(uint32_t type, int is_ete, uint64_t ret, char *buf, size_t size);
 /* Security state of a context: "S", "NS", and with RME's NSE bit set
  * "Root" (NS = 0) or "Realm" (NS = 1). */
 const char *trawl_ete_security_name(const struct trawl_ete_ctx *c);
@@ -290,6 +294,15 @@ enum trawl_status trawl_ete_image_add_file(struct trawl_ete_image *img, const ch
 /* Add the loadable segments of an ELF file, shifted by `bias`. */
 enum trawl_status trawl_ete_image_add_elf(struct trawl_ete_image *img, const char *path,
 					  uint64_t bias, struct trawl_error *err);
+/* Add from a command-line spec: "ADDR=FILE" (the file's bytes at ADDR)
+ * or "ELF[@OFFSET]" (its loadable segments, OFFSET above their link
+ * addresses, as trawl_image_spec_parse splits it). */
+enum trawl_status trawl_ete_image_add_spec(struct trawl_ete_image *img, const char *spec,
+					   struct trawl_error *err);
+/* Split such a spec: the file into path (size bytes), the address (raw
+ * bytes) or load offset (ELF) into *addr, *is_elf which form it is. */
+enum trawl_status trawl_ete_image_spec_parse(const char *spec, char *path, size_t size,
+					     uint64_t *addr, int *is_elf, struct trawl_error *err);
 /* Copy up to n bytes at addr; returns how many were available contiguously. */
 size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, uint8_t *out,
 			    size_t n);
@@ -364,6 +377,14 @@ struct trawl_ete_snapshot {
 
 enum trawl_status trawl_ete_snapshot_open(struct trawl_ete_snapshot **out, const char *dir,
 					  struct trawl_error *err);
+/* Call fn with the path of every file the snapshot at dir is made of:
+ * snapshot.ini, its device files and their [dumpN] files, the trace
+ * metadata file and the buffer files it names (only the ini files are
+ * read). What an index of the snapshot is identified by. */
+typedef void (*trawl_ete_file_fn)(void *ctx, const char *path);
+/* 1 when dir is a snapshot directory (it has a snapshot.ini), else 0. */
+int trawl_ete_snapshot_probe(const char *dir);
+void trawl_ete_snapshot_files(const char *dir, trawl_ete_file_fn fn, void *ctx);
 /* The source whose trace ID is `id`, or (id < 0) the first one. */
 const struct trawl_ete_source *trawl_ete_snapshot_source(const struct trawl_ete_snapshot *s, int id);
 void trawl_ete_snapshot_close(struct trawl_ete_snapshot *s);
@@ -423,6 +444,14 @@ struct trawl_ete_elem {
 };
 
 typedef void (*trawl_ete_elem_fn)(void *ctx, const struct trawl_ete_elem *e);
+
+/* Walk a RANGE element's instructions: start with *pc = e->start and done
+ * = 0, count done up by one per call. Gives the encoding of the one at *pc
+ * as Tarmac shows it (a 32-bit T32 instruction with its first halfword
+ * high) and its size, moving *pc past it; 0 at the end of the range or
+ * where the image holds no bytes. */
+unsigned trawl_ete_range_next(const struct trawl_ete_image *img, const struct trawl_ete_elem *e,
+			      uint32_t done, uint64_t *pc, uint32_t *enc);
 
 struct trawl_ete_flow;
 /* The image is borrowed and must outlive the flow decoder. */

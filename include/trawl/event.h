@@ -67,6 +67,9 @@ enum trawl_time_unit {
  * but no names) and the text agree. */
 #define TRAWL_EVF_RESET       0x0040u /* a reset: every open frame ends */
 #define TRAWL_EVF_DEBUG_ENTRY 0x0080u /* halting debug entry: not a transfer */
+/* The source has no text (decoded trace): `line` numbers the events
+ * (1-based), as an index of such a source numbers them. */
+#define TRAWL_EVF_NO_TEXT     0x0100u
 
 #define TRAWL_ALL_KNOWN UINT32_MAX
 

@@ -36,8 +36,12 @@ void trawl_image_destroy(struct trawl_image *img);
 enum trawl_status trawl_image_add_elf(struct trawl_image *img, const char *path,
 				      uint64_t offset, struct trawl_error *err);
 
-/* Add from a command-line spec "PATH" or "PATH@OFFSET" (offset in C syntax:
- * decimal or 0x hex). */
+/* Split a command-line spec "PATH" or "PATH@OFFSET" (offset in C syntax:
+ * decimal or 0x hex; a file whose name holds '@' is taken whole when it
+ * exists) into path (size bytes) and offset. */
+enum trawl_status trawl_image_spec_parse(const char *spec, char *path, size_t size,
+					 uint64_t *offset, struct trawl_error *err);
+/* Add from such a spec. */
 enum trawl_status trawl_image_add_spec(struct trawl_image *img, const char *spec,
 				       struct trawl_error *err);
 

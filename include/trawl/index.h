@@ -83,6 +83,8 @@ struct trawl_trace_id {
 	uint64_t skipped;       /* informational: lines skipped by --lenient */
 	uint64_t cut;           /* informational: a last line cut off by the end
 	                           of the trace, dropped (0 or 1) */
+	uint64_t damaged;       /* informational: places of a decoded trace that
+	                           could not be decoded */
 	uint64_t defs_hash;     /* XXH3-64 of the reader's definitions file (--defs) */
 	int has_defs;
 	uint64_t taken_ns;      /* wall clock when the stat was taken */
@@ -204,6 +206,9 @@ uint32_t trawl_index_reader_options(const struct trawl_index *ix);
 uint64_t trawl_index_skipped_lines(const struct trawl_index *ix);
 /* 1 when the trace ended inside its last line and the build dropped it. */
 uint64_t trawl_index_cut_lines(const struct trawl_index *ix);
+/* Places of a decoded trace (ETE) that could not be decoded when the index
+ * was built (trawl_reader_stats.damaged); 0 for text traces. */
+uint64_t trawl_index_damaged(const struct trawl_index *ix);
 /* Path of the file an open index was read from. */
 const char *trawl_index_path(const struct trawl_index *ix);
 /* TRAWL_ERR_CORRUPT (with err filled) when a query on this handle met a

@@ -23,6 +23,9 @@ enum trawl_format {
 	                                  trawl's recorder or `trawl listen` (or its
 	                                  metadata file) */
 	TRAWL_FORMAT_BFDUMP,           /* software events: a Barrelfish trace dump */
+	TRAWL_FORMAT_ETE,              /* ETE / ETMv4 trace: an Arm snapshot directory,
+	                                  or a raw TRBE buffer (only when asked for:
+	                                  a raw buffer has no magic; docs/ete.md) */
 };
 
 /* Called for each warning (bad line skipped in lenient mode, first line of
@@ -61,6 +64,14 @@ struct trawl_reader_options {
 	const char *defs;              /* Barrelfish dumps: event definitions (.json
 	                                  of `trawl defs`, or .tdef) naming events;
 	                                  NULL: names made up from the ids */
+	/* ETE (docs/ete.md, "As a trace"): */
+	const char *ete_config;        /* raw buffer: ini with the trace unit's
+	                                  registers and the TRBE pointers */
+	const char *const *ete_images; /* program images, "ELF[@OFFSET]" or
+	                                  "ADDR=FILE", added after a snapshot's dumps */
+	size_t ete_nimages;
+	const char *ete_buffer;        /* snapshot: the buffer to read (NULL: the
+	                                  first trace.ini lists) */
 };
 
 /* Counters a reader keeps; valid at any time. */
@@ -77,9 +88,12 @@ struct trawl_reader_stats {
 	uint64_t lost_events;          /* software events the recorder counted as
 	                                  lost (its buffers were full); not a
 	                                  reading error */
+	uint64_t damaged;              /* decoded trace (ETE): places that could not
+	                                  be decoded (bad packets, no program image,
+	                                  overflows), each warned about */
 };
 
-/* Open `path` ("-" = stdin; a directory is a CTF trace). opt may be NULL
+/* Open `path` ("-" = stdin; a directory is a CTF trace or an ETE snapshot). opt may be NULL
  * for defaults. */
 enum trawl_status trawl_reader_open(struct trawl_reader **out, const char *path,
 				    const struct trawl_reader_options *opt,

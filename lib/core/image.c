@@ -324,33 +324,40 @@ out:
 	return st;
 }
 
-enum trawl_status trawl_image_add_spec(struct trawl_image *img, const char *spec,
-				       struct trawl_error *err)
+enum trawl_status trawl_image_spec_parse(const char *spec, char *path, size_t size,
+					 uint64_t *offset, struct trawl_error *err)
 {
 	const char *at = strrchr(spec, '@');
-	uint64_t offset = 0;
-	char path[4096];
+	*offset = 0;
 	/* a file whose name holds '@' is taken whole when it exists */
 	if (at && access(spec, F_OK) == 0)
 		at = NULL;
+	size_t n = at ? (size_t)(at - spec) : strlen(spec);
+	if (n >= size)
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "image path too long");
 	if (at) {
 		if (at[1] == '-')
 			return trawl_error_set(err, TRAWL_ERR_USAGE,
 					       "image '%s': the load offset is added to the ELF's link "
 					       "addresses and cannot be negative (an image loaded below "
 					       "its link address cannot be described)", spec);
-		if (!trawl_u64_parse(at + 1, &offset))
+		if (!trawl_u64_parse(at + 1, offset))
 			return trawl_error_set(err, TRAWL_ERR_USAGE,
 					       "bad load offset '%s' in image '%s' (expected "
 					       "PATH@OFFSET, OFFSET decimal or 0x hex)", at + 1, spec);
-		if ((size_t)(at - spec) >= sizeof path)
-			return trawl_error_set(err, TRAWL_ERR_USAGE, "image path too long");
-		memcpy(path, spec, (size_t)(at - spec));
-		path[at - spec] = 0;
-	} else {
-		snprintf(path, sizeof path, "%s", spec);
 	}
-	return trawl_image_add_elf(img, path, offset, err);
+	memcpy(path, spec, n);
+	path[n] = 0;
+	return TRAWL_OK;
+}
+
+enum trawl_status trawl_image_add_spec(struct trawl_image *img, const char *spec,
+				       struct trawl_error *err)
+{
+	char path[4096];
+	uint64_t offset;
+	enum trawl_status st = trawl_image_spec_parse(spec, path, sizeof path, &offset, err);
+	return st ? st : trawl_image_add_elf(img, path, offset, err);
 }
 
 static void ensure_sorted(const struct trawl_image *cimg)

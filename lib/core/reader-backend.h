@@ -28,10 +28,15 @@ struct trawl_reader_backend {
 	 * named after the directory. */
 	enum trawl_status (*open_dir)(void **state, const char *path,
 				      const struct trawl_reader_options *opt, struct trawl_error *err);
+	/* Directory formats: how sure the backend is that the directory at
+	 * path is its format (as probe); NULL: the backend takes any
+	 * directory it is asked to open. */
+	int (*probe_dir)(const char *path);
 };
 
 extern const struct trawl_reader_backend trawl_tarmac_backend;
 extern const struct trawl_reader_backend trawl_ctf_backend;
 extern const struct trawl_reader_backend trawl_bfdump_backend;
+extern const struct trawl_reader_backend trawl_ete_backend;
 
 #endif

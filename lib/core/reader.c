@@ -14,6 +14,7 @@ static const struct trawl_reader_backend *const backends[] = {
 	&trawl_tarmac_backend,
 	&trawl_ctf_backend,
 	&trawl_bfdump_backend,
+	&trawl_ete_backend,
 };
 
 #define NBACKENDS (sizeof backends / sizeof backends[0])
@@ -72,7 +73,7 @@ enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct traw
 				     "not a trace format trawl recognises: no Tarmac line in its "
 				     "first 64 KiB (like '10 clk IT (1) 80000 d2a00028 O EL1h_s : "
 				     "MOV x8,#0x10000'), no Barrelfish dump line ('0 1234 0x1000200000003'), "
-				     "no CTF metadata (ETE: 'trawl ete'; a CTF trace is a directory)");
+				     "no CTF metadata (raw ETE: --ete-config)");
 		if (err)
 			snprintf(err->file, sizeof err->file, "%s", trawl_input_name(in));
 		goto out;
@@ -106,10 +107,22 @@ static enum trawl_status open_dir(struct trawl_reader **out, const char *path,
 				  const struct trawl_reader_options *opt, struct trawl_error *err)
 {
 	enum trawl_format want = opt ? opt->format : TRAWL_FORMAT_AUTO;
-	const struct trawl_reader_backend *be = NULL;
-	for (size_t i = 0; i < NBACKENDS && !be; i++)
-		if (backends[i]->open_dir && (want == TRAWL_FORMAT_AUTO || backends[i]->format == want))
-			be = backends[i];
+	const struct trawl_reader_backend *be = NULL, *any = NULL;
+	int best = 0;
+	/* the backend most sure of the directory; else the one that takes any
+	 * directory (CTF: its own errors say what is missing) */
+	for (size_t i = 0; i < NBACKENDS; i++) {
+		const struct trawl_reader_backend *b = backends[i];
+		if (!b->open_dir || (want != TRAWL_FORMAT_AUTO && b->format != want))
+			continue;
+		int s = want != TRAWL_FORMAT_AUTO ? 1 : b->probe_dir ? b->probe_dir(path) : 0;
+		if (!b->probe_dir && !any)
+			any = b;
+		if (s > best)
+			be = b, best = s;
+	}
+	if (!be)
+		be = any;
 	if (!be) {
 		enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT,
 						       "is a directory, and the format asked for is not one");

@@ -21,6 +21,8 @@
 
 #include "trawl/ete.h"
 #include "trawl/event.h"
+#include "trawl/image.h"
+#include "trawl/number.h"
 
 struct region {
 	uint64_t addr;
@@ -240,6 +242,18 @@ unsigned trawl_ete_insn_fetch(const struct trawl_ete_image *img, uint64_t pc, in
 		return 0;
 	*enc = (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
 	return 4;
+}
+
+unsigned trawl_ete_range_next(const struct trawl_ete_image *img, const struct trawl_ete_elem *e,
+			      uint32_t done, uint64_t *pc, uint32_t *enc)
+{
+	if (done >= e->count || *pc >= e->end)
+		return 0;
+	unsigned size = trawl_ete_insn_fetch(img, *pc, e->isa, enc);
+	if (e->isa == TRAWL_ISET_T32 && size == 4)
+		*enc = *enc >> 16 | *enc << 16;
+	*pc += size;
+	return size;
 }
 
 static inline int64_t sext(uint64_t v, int bits)
@@ -483,4 +497,37 @@ void trawl_ete_insn_classify(uint32_t enc, int iset, uint64_t pc, int is_ete,
 		classify_a32(enc, pc, is_ete, info);
 	else
 		classify_a64(enc, pc, is_ete, info);
+}
+
+enum trawl_status trawl_ete_image_spec_parse(const char *spec, char *path, size_t size,
+					     uint64_t *addr, int *is_elf, struct trawl_error *err)
+{
+	const char *eq = strchr(spec, '=');
+	*is_elf = 1;
+	if (eq && (size_t)(eq - spec) < 32) {
+		char num[32];
+		memcpy(num, spec, (size_t)(eq - spec));
+		num[eq - spec] = 0;
+		if (trawl_u64_parse(num, addr)) {
+			*is_elf = 0;
+			if (strlen(eq + 1) >= size)
+				return trawl_error_set(err, TRAWL_ERR_USAGE, "image path too long");
+			memcpy(path, eq + 1, strlen(eq + 1) + 1);
+			return TRAWL_OK;
+		}
+	}
+	return trawl_image_spec_parse(spec, path, size, addr, err);
+}
+
+enum trawl_status trawl_ete_image_add_spec(struct trawl_ete_image *img, const char *spec,
+					   struct trawl_error *err)
+{
+	char path[4096];
+	uint64_t addr;
+	int elf;
+	enum trawl_status st = trawl_ete_image_spec_parse(spec, path, sizeof path, &addr, &elf, err);
+	if (st)
+		return st;
+	return elf ? trawl_ete_image_add_elf(img, path, addr, err)
+		   : trawl_ete_image_add_file(img, path, addr, 0, 0, err);
 }

@@ -143,3 +143,17 @@ void trawl_ini_destroy(struct trawl_ini *ini)
 	free(ini->text);
 	free(ini);
 }
+
+void trawl_ini_join(char *out, size_t size, const char *dir, const char *name)
+{
+	size_t dl = name[0] == '/' ? 0 : strlen(dir), nl = strlen(name);
+	if (dl + 1 + nl + 1 > size) {
+		out[0] = 0;
+		return;
+	}
+	if (dl) {
+		memcpy(out, dir, dl);
+		out[dl++] = '/';
+	}
+	memcpy(out + dl, name, nl + 1);
+}

@@ -27,5 +27,8 @@ const char *trawl_ini_get(const struct trawl_ini *ini, const char *section, cons
 size_t trawl_ini_count(const struct trawl_ini *ini);
 const struct trawl_ini_entry *trawl_ini_at(const struct trawl_ini *ini, size_t i);
 void trawl_ini_destroy(struct trawl_ini *ini);
+/* A file an ini names, relative to dir unless absolute ("" when too long:
+ * the open then fails with a clear name-less error). */
+void trawl_ini_join(char *out, size_t size, const char *dir, const char *name);
 
 #endif

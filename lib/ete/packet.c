@@ -51,6 +51,7 @@
  * for A-Sync byte by byte. Bad packets are reported with their offset and
  * the decoder resynchronises at the next A-Sync.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,12 @@ const char *trawl_ete_exception_name(uint32_t type, int is_ete)
 	if (is_ete && type == 0x18)
 		return "Transaction Failure";
 	return type < 32 ? names[type] : "Unknown";
+}
+
+int trawl_ete_exception_text(uint32_t type, int is_ete, uint64_t ret, char *buf, size_t size)
+{
+	return snprintf(buf, size, "CoreEvent_EXCEPTION %s (return address %llx)",
+			trawl_ete_exception_name(type, is_ete), (unsigned long long)ret);
 }
 
 void trawl_ete_config_default(struct trawl_ete_config *cfg)

@@ -41,19 +41,7 @@ static int parse_u64(const char *s, uint64_t *out)
 }
 
 
-static void join(char *out, size_t size, const char *dir, const char *name)
-{
-	size_t dl = name[0] == '/' ? 0 : strlen(dir), nl = strlen(name);
-	if (dl + 1 + nl + 1 > size) {
-		out[0] = 0; /* too long: the open fails with a clear name-less error */
-		return;
-	}
-	if (dl) {
-		memcpy(out, dir, dl);
-		out[dl++] = '/';
-	}
-	memcpy(out + dl, name, nl + 1);
-}
+#define join trawl_ini_join
 
 /* Register value by name, ignoring "(id:..)" style annotations. */
 static int reg_value(const struct trawl_ini *ini, const char *name, uint32_t *out)

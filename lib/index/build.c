@@ -885,7 +885,7 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 	/* a source without text (decoded trace) numbers its events as lines */
 	uint64_t line = e->line ? e->line : b->nev + 1;
 	uint32_t nlines = e->line ? e->nlines : 1;
-	b->textless |= !e->line;
+	b->textless |= !e->line || (e->flags & TRAWL_EVF_NO_TEXT);
 	if (line > EV_MAX48 || e->offset > EV_MAX48 || dloff > EV_MAX48)
 		return trawl_error_set(err, TRAWL_ERR_FORMAT,
 				       "trace too large for an index (line %llu, offset %llu)",
@@ -1164,7 +1164,7 @@ static enum trawl_status write_backdate(struct trawl_index_builder *b, struct id
 static enum trawl_status write_identity(struct idx_file *f, const struct trawl_trace_id *id,
 					struct trawl_error *err)
 {
-	uint8_t r[96], *p = r;
+	uint8_t r[128], *p = r;
 	if (!id)
 		return TRAWL_OK;
 #define KV(key, n, store, v)                                                               \
@@ -1186,6 +1186,8 @@ static enum trawl_status write_identity(struct idx_file *f, const struct trawl_t
 	KV(ID_KEY_SKIPPED, 8, st64, id->skipped);
 	if (id->cut)
 		KV(ID_KEY_CUT, 8, st64, id->cut);
+	if (id->damaged)
+		KV(ID_KEY_DAMAGED, 8, st64, id->damaged);
 #undef KV
 	return idx_file_write(f, r, (size_t)(p - r), err);
 }

@@ -5,7 +5,10 @@
  * identity is taken over the regular files in it and in its
  * subdirectories: sizes summed, the latest modification and change times
  * (the directories' included: a file added or removed), and a hash of
- * every file's name, size and bytes in name order. */
+ * every file's name, size and bytes in name order. An ETE snapshot is
+ * the files its ini files name instead, wherever they are (docs/ete.md,
+ * "As a trace"): its buffers, device files and memory dumps, and nothing
+ * else the folder holds. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +21,7 @@
 #include <xxhash.h>
 
 #include "index/dir-id.h"
+#include "trawl/ete.h"
 
 struct names {
 	char **v;
@@ -86,8 +90,29 @@ static enum trawl_status list_level(const char *dir, const char *pre, int depth,
 	return st;
 }
 
+struct named {
+	struct names *l;
+	const char *dir;
+	int nomem;
+};
+
+/* A file the snapshot names, relative to the directory when inside it
+ * (so a copied snapshot keeps its hash), else as named (absolute). */
+static void add_named(void *ctx, const char *path)
+{
+	struct named *n = ctx;
+	size_t dl = strlen(n->dir);
+	const char *rel = !strncmp(path, n->dir, dl) && path[dl] == '/' ? path + dl + 1 : path;
+	n->nomem |= names_add(n->l, rel, "") != 0;
+}
+
 static enum trawl_status list_files(const char *dir, struct names *l, struct trawl_error *err)
 {
+	if (trawl_ete_snapshot_probe(dir)) {
+		struct named n = { l, dir, 0 };
+		trawl_ete_snapshot_files(dir, add_named, &n);
+		return n.nomem ? trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory") : TRAWL_OK;
+	}
 	enum trawl_status st = list_level(dir, "", 0, l, err);
 	if (!st && l->n > 1)
 		qsort(l->v, l->n, sizeof *l->v, name_cmp);
@@ -111,7 +136,10 @@ static enum trawl_status each_entry(const char *dir, entry_fn fn, void *ctx, str
 	char path[4096];
 	for (size_t i = 0; i < l.n && !st; i++) {
 		struct stat sb;
-		snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
+		if (l.v[i][0] == '/')
+			snprintf(path, sizeof path, "%s", l.v[i]);
+		else
+			snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
 		if (stat(path, &sb) == 0)
 			st = fn(ctx, l.v[i], path, &sb, err);
 	}
@@ -140,7 +168,7 @@ enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct t
 	id->ctime_ns = ns(&dsb->st_ctim);
 	id->ino = (uint64_t)dsb->st_ino;
 	id->dev = (uint64_t)dsb->st_dev;
-	id->source = TRAWL_INDEX_SOURCE_SWEVENTS;
+	id->source = trawl_ete_snapshot_probe(dir) ? TRAWL_INDEX_SOURCE_ETE : TRAWL_INDEX_SOURCE_SWEVENTS;
 	return each_entry(dir, stat_entry, id, err);
 }
 
@@ -217,4 +245,42 @@ void idx_defs_hash(const char *path, struct trawl_trace_id *id)
 	}
 	XXH3_freeState(hs);
 	free(buf);
+}
+
+/* A string with its NUL, then (when it names a readable file) the file's
+ * size and bytes: a changed register file or image changes the hash. */
+static void hash_named(XXH3_state_t *hs, const char *s, const char *path, uint8_t *buf, size_t cap)
+{
+	XXH3_64bits_update(hs, s, strlen(s) + 1);
+	struct stat sb;
+	if (path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		uint64_t size = (uint64_t)sb.st_size;
+		XXH3_64bits_update(hs, &size, sizeof size);
+		hash_file(hs, path, buf, cap, NULL);
+	}
+}
+
+uint64_t idx_ete_options_hash(const struct trawl_reader_options *o)
+{
+	XXH3_state_t *hs = XXH3_createState();
+	uint8_t *buf = malloc(1u << 16);
+	uint64_t h = 1;
+	if (hs && buf) {
+		XXH3_64bits_reset(hs);
+		hash_named(hs, "config", o->ete_config, buf, 1u << 16);
+		hash_named(hs, o->ete_config ? o->ete_config : "", NULL, buf, 0);
+		hash_named(hs, o->ete_buffer ? o->ete_buffer : "", NULL, buf, 0);
+		for (size_t i = 0; i < o->ete_nimages; i++) {
+			char path[4096];
+			uint64_t addr;
+			int elf;
+			int ok = trawl_ete_image_spec_parse(o->ete_images[i], path, sizeof path, &addr, &elf,
+							    NULL) == TRAWL_OK;
+			hash_named(hs, o->ete_images[i], ok ? path : NULL, buf, 1u << 16);
+		}
+		h = XXH3_64bits_digest(hs);
+	}
+	XXH3_freeState(hs);
+	free(buf);
+	return h ? h : 1;
 }

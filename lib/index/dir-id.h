@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "trawl/index.h"
+#include "trawl/reader.h"
 
 /* Its regular files' sizes summed, their latest times, the directory's
  * inode and device. */
@@ -14,5 +15,8 @@ enum trawl_status idx_dir_stat(const char *dir, const struct stat *dsb, struct t
 enum trawl_status idx_dir_hash(const char *dir, struct trawl_trace_id *id, struct trawl_error *err);
 /* id->defs_hash: XXH3-64 of the definitions file at path (has_defs set). */
 void idx_defs_hash(const char *path, struct trawl_trace_id *id);
+/* The ETE reader's options and the files they name (registers, TRBE
+ * pointers, images), hashed for id->reader_hash (never 0). */
+uint64_t idx_ete_options_hash(const struct trawl_reader_options *o);
 
 #endif

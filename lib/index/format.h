@@ -228,6 +228,7 @@ enum ev_field {
 #define ID_KEY_READER_HASH 6u   /* u64: another reader's options and inputs */
 #define ID_KEY_SKIPPED 0x8001u  /* u64: malformed lines skipped (--lenient) */
 #define ID_KEY_CUT 0x8002u      /* u64: a last line cut off by the end of the trace, dropped */
+#define ID_KEY_DAMAGED 0x8003u  /* u64: places of a decoded trace not decoded */
 
 /* Largest range a semihosting call may make unknown (larger ones are not
  * believed, and a CLOB record claiming more is damage). */

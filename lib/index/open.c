@@ -62,10 +62,15 @@ void trawl_trace_id_set_options(struct trawl_trace_id *id, const struct trawl_re
 	id->format = 0;
 	id->has_defs = 0;
 	id->defs_hash = 0;
+	id->reader_hash = 0;
 	if (!o)
 		return;
 	if (o->defs)
 		idx_defs_hash(o->defs, id);
+	if (o->format == TRAWL_FORMAT_ETE)
+		id->source = TRAWL_INDEX_SOURCE_ETE;
+	if (o->ete_config || o->ete_nimages || o->ete_buffer)
+		id->reader_hash = idx_ete_options_hash(o);
 	id->reader = (o->big_endian ? TRAWL_ID_BIG_ENDIAN : 0) |
 		     (o->implicit_thumb ? TRAWL_ID_IMPLICIT_THUMB : 0) |
 		     (o->lenient ? TRAWL_ID_LENIENT : 0);
@@ -246,6 +251,8 @@ static enum trawl_status read_identity(struct trawl_index *ix, struct trawl_erro
 			ix->id.skipped = ld64(v);
 		else if (key == ID_KEY_CUT && n == 8)
 			ix->id.cut = ld64(v);
+		else if (key == ID_KEY_DAMAGED && n == 8)
+			ix->id.damaged = ld64(v);
 		else if (key < 0x8000)
 			ix->unknown_key = 1;
 		pos += 4 + n;
@@ -523,6 +530,11 @@ uint64_t trawl_index_cut_lines(const struct trawl_index *ix)
 	return ix->id.cut;
 }
 
+uint64_t trawl_index_damaged(const struct trawl_index *ix)
+{
+	return ix->id.damaged;
+}
+
 const char *trawl_index_path(const struct trawl_index *ix)
 {
 	return ix->path;
@@ -611,6 +623,7 @@ static enum trawl_status build_into(const char *trace_path, const char *index_pa
 		goto out;
 	id.skipped = trawl_reader_stats(r)->bad_lines;
 	id.cut = trawl_reader_stats(r)->cut_lines | trawl_reader_stats(r)->cut_input;
+	id.damaged = trawl_reader_stats(r)->damaged;
 	st = trawl_index_builder_finish(b, &id, err);
 	if (!st && memfd)
 		*memfd = idx_builder_take_memfd(b);
@@ -743,6 +756,7 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 	if (m == TRAWL_INDEX_SAME)
 		return 1;
 	uint32_t had = (*out)->id.reader, hadf = (*out)->id.format;
+	int other_decode = (*out)->id.reader_hash != id->reader_hash;
 	trawl_index_close(*out);
 	*out = NULL;
 	if (m == TRAWL_INDEX_OPTIONS && explicit_path) {
@@ -750,8 +764,10 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 		options_text(had, hadf, a, sizeof a);
 		options_text(id->reader, id->format, b, sizeof b);
 		trawl_error_set(err, TRAWL_ERR_FORMAT,
-				"'%s' was built with reader options: %s; asked for: %s. Give the "
-				"same ones, or rebuild it with trawl index --force", path, a, b);
+				"'%s' was built with reader options: %s; asked for: %s%s. Give the "
+				"same ones, or rebuild it with trawl index --force", path, a, b,
+				other_decode ? " (and other ETE options or files: --ete-config, "
+					       "--ete-image, --ete-buffer)" : "");
 		return -1;
 	}
 	*why = m == TRAWL_INDEX_OPTIONS ? "was built with other reader options"

@@ -41,7 +41,7 @@ expect_exit 0 "$TRAWL" cat "$_tmp/u.tarmac"
 [ $? = 1 ] || fail "stats README.md should exit 1"
 grep -q "README.md: not a trace format trawl recognises: no Tarmac line" "$_tmp/err" || fail "README.md: $(head -c 300 "$_tmp/err")"
 # the whole advice, not cut by the error record's size
-grep -q "(ETE: 'trawl ete'; a CTF trace is a directory)\$" "$_tmp/err" || fail "README.md: message cut: $(cat "$_tmp/err")"
+grep -q "no CTF metadata (raw ETE: --ete-config)\$" "$_tmp/err" || fail "README.md: message cut: $(cat "$_tmp/err")"
 [ "$(wc -l <"$_tmp/err")" = 1 ] || fail "README.md: want one message, got $(wc -l <"$_tmp/err") lines"
 [ -s "$_tmp/out" ] && fail "README.md: stats printed figures for a non-trace"
 printf 'make[1]: Entering directory\ncc -O2 -c x.c\nwarning: unused variable\n' >"$_tmp/log.txt"

@@ -119,8 +119,21 @@ int calls_read_index(struct calls_run *r)
 	xn.tried = 0;
 	const uint64_t want = TRAWL_WANT_REG(TRAWL_REG_SP) | TRAWL_WANT_REG(TRAWL_REG_X0 + 14) |
 			      TRAWL_WANT_REG(TRAWL_REG_X0 + 30);
-	if (trawl_index_open_trace(&ix, r->to.path, NULL, NULL, &built, &err) != TRAWL_OK)
+	/* the index of what the reader options read (an ETE buffer's
+	 * registers and images), with every effect: not the filter above */
+	struct trawl_index_build_options bo;
+	memset(&bo, 0, sizeof bo);
+	trace_open_options(&r->to);
+	bo.reader = r->to.opt;
+	bo.reader.want = 0;
+	bo.reader.want_regs = 0;
+	if (trawl_index_open_trace(&ix, r->to.path, NULL, &bo, &built, &err) != TRAWL_OK)
 		return cli_report(r->to.cmd, &err);
+	if (trawl_index_damaged(ix)) {
+		cli_warn(r->to.cmd, "%llu places of the trace could not be decoded when its index was "
+			 "built", (unsigned long long)trawl_index_damaged(ix));
+		cli_mark_lossy();
+	}
 	uint64_t n = trawl_index_event_count(ix);
 	struct trawl_index_info info;
 	trawl_index_get_info(ix, &info);

@@ -53,7 +53,8 @@ static int browse_parse(struct browse_args *a, int argc, char **argv, int *rc)
  * checked before curses takes the terminal, so errors are printed on a
  * normal screen and the exit status follows the usual rule. A trace whose
  * text cannot be read still browses, with the text pane empty and a message
- * saying why. */
+ * saying why; a source without text (an ETE snapshot) shows each event as
+ * the index has it (pane-trace.c). */
 int cmd_browse(int argc, char **argv)
 {
 	double t_start = term_now_ms();
@@ -105,7 +106,9 @@ int cmd_browse(int argc, char **argv)
 		b.mem_set = 1;
 		b.target = FOCUS_MEM;
 	}
-	if (!b.text)
+	struct trawl_index_info info;
+	trawl_index_get_info(a.c.ix, &info);
+	if (!b.text && !info.no_text)
 		nav_msg(&b, 1, "the trace text cannot be read: text pane empty");
 	o.start_ms = t_start;
 	rc = browser_run(&b, &o);

@@ -219,25 +219,18 @@ static const char *cls_name(const struct trawl_ete_elem *e)
 static void write_tarmac_range(struct stream *s, const struct trawl_ete_elem *e)
 {
 	struct run *r = s->run;
-	uint64_t a = e->start;
+	uint64_t a = e->start, pc = a;
+	uint32_t enc;
+	unsigned size;
 	char dis[160], mode[16], line[320];
 	snprintf(mode, sizeof mode, "EL%u%s_%s", s->el, s->el ? "h" : "t", s->ns ? "n" : "s");
-	for (uint32_t i = 0; i < e->count && a < e->end; i++) {
-		uint32_t enc = 0;
-		unsigned size = trawl_ete_insn_fetch(r->img, a, e->isa, &enc);
-		if (!size)
-			break;
-		/* fetched in memory order; Tarmac shows a 32-bit T32
-		 * instruction with its first halfword high */
-		if (e->isa == TRAWL_ISET_T32 && size == 4)
-			enc = enc >> 16 | enc << 16;
-		trawl_disasm_text(r->dis, (enum trawl_iset)e->isa, a, enc, size, dis, sizeof dis);
+	for (uint32_t i = 0; (size = trawl_ete_range_next(r->img, e, i, &a, &enc)); i++, pc = a) {
+		trawl_disasm_text(r->dis, (enum trawl_iset)e->isa, pc, enc, size, dis, sizeof dis);
 		int n = snprintf(line, sizeof line, "%" PRIu64 " clk IT (%" PRIu64 ")", r->ts, r->seq);
-		char *end = trawl_tarmac_put_insn_tail(line + n, a, enc, size,
+		char *end = trawl_tarmac_put_insn_tail(line + n, pc, enc, size,
 						       (enum trawl_iset)e->isa, mode, dis, strlen(dis));
 		fwrite(line, 1, (size_t)(end - line), r->out);
 		r->seq++;
-		a += size;
 	}
 }
 
@@ -252,9 +245,9 @@ static void tarmac_elem(struct stream *s, const struct trawl_ete_elem *e)
 	if (s->exc_pending && (e->type == TRAWL_ETE_EL_RANGE || e->type == TRAWL_ETE_EL_END ||
 			       e->type == TRAWL_ETE_EL_EXCEPTION)) {
 		uint64_t to = e->type == TRAWL_ETE_EL_RANGE ? e->start : s->exc_ret;
-		fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " %08x CoreEvent_EXCEPTION %s (return address %" PRIx64 ")\n",
-			r->ts, to, s->exc_type, trawl_ete_exception_name(s->exc_type, s->cfg.is_ete),
-			s->exc_ret);
+		char name[128];
+		trawl_ete_exception_text(s->exc_type, s->cfg.is_ete, s->exc_ret, name, sizeof name);
+		fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " %08x %s\n", r->ts, to, s->exc_type, name);
 		s->exc_pending = 0;
 	}
 	if (e->type == TRAWL_ETE_EL_RANGE)
@@ -637,30 +630,19 @@ static int raw_images(struct run *r, struct trawl_error *err)
 	struct opts *o = r->o;
 	if (trawl_ete_image_create(&r->img, err) != TRAWL_OK)
 		return cli_report(cmd, err);
-	for (int i = 0; i < o->images.n; i++) {
-		const char *eq = strchr(o->images.v[i], '=');
-		char abuf[64];
-		uint64_t addr;
-		if (!eq || (size_t)(eq - o->images.v[i]) >= sizeof abuf)
+	/* --image ADDR=FILE and --elf FILE[@BIAS] are the two forms of one spec */
+	for (int i = 0; i < o->images.n; i++)
+		if (!strchr(o->images.v[i], '='))
 			return cli_usage(cmd, "--image wants ADDR=FILE");
-		snprintf(abuf, sizeof abuf, "%.*s", (int)(eq - o->images.v[i]), o->images.v[i]);
-		if (!cli_parse_u64(abuf, &addr))
-			return cli_usage(cmd, "--image: bad address '%s'", abuf);
-		if (trawl_ete_image_add_file(r->img, eq + 1, addr, 0, 0, err) != TRAWL_OK)
-			return cli_report(cmd, err);
-	}
-	for (int i = 0; i < o->elfs.n; i++) {
-		char path[4096];
-		uint64_t bias = 0;
-		snprintf(path, sizeof path, "%s", o->elfs.v[i]);
-		char *at = strrchr(path, '@');
-		if (at) {
-			*at = 0;
-			if (!cli_parse_u64(at + 1, &bias))
-				return cli_usage(cmd, "--elf: bad bias '%s'", at + 1);
+	for (int k = 0; k < 2; k++) {
+		const struct cli_list *l = k ? &o->elfs : &o->images;
+		for (int i = 0; i < l->n; i++) {
+			enum trawl_status st = trawl_ete_image_add_spec(r->img, l->v[i], err);
+			if (st == TRAWL_ERR_USAGE)
+				return cli_usage(cmd, "%s", err->message);
+			if (st != TRAWL_OK)
+				return cli_report(cmd, err);
 		}
-		if (trawl_ete_image_add_elf(r->img, path, bias, err) != TRAWL_OK)
-			return cli_report(cmd, err);
 	}
 	return EXIT_OK;
 }

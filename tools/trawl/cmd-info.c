@@ -94,6 +94,9 @@ static void info_text(struct index_cli *c, const struct info_view *v)
 	       ro & TRAWL_ID_BIG_ENDIAN ? "--big-endian " : "",
 	       ro & TRAWL_ID_IMPLICIT_THUMB ? "--implicit-thumb " : "",
 	       ro & TRAWL_ID_LENIENT ? "--lenient" : "");
+	if (trawl_index_damaged(c->ix))
+		printf("not decoded:         %llu places (decoded trace)\n",
+		       (unsigned long long)trawl_index_damaged(c->ix));
 	if (trawl_index_skipped_lines(c->ix))
 		printf("skipped lines:       %llu (--lenient)\n",
 		       (unsigned long long)trawl_index_skipped_lines(c->ix));

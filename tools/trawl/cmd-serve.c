@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "events-act.h"
+#include "trawl/ete.h"
 #include "serve/serve.h"
 
 #if defined(TRAWL_HAVE_MHD)
@@ -135,8 +136,8 @@ static int check_args(struct serve *s, struct serve_cli *o, int n, char **argv)
 		return cli_usage("serve", "--bind %s: give an IPv4 address", o->bind);
 	for (int i = 0; i < n; i++) {
 		struct stat st;
-		if (events_is_trace(argv[i]))
-			continue;
+		if (events_is_trace(argv[i]) || trawl_ete_snapshot_probe(argv[i]))
+			continue; /* directories: software events, an ETE snapshot */
 		if (stat(argv[i], &st) || !S_ISREG(st.st_mode)) {
 			cli_error("serve", "cannot open '%s': %s", argv[i],
 				  stat(argv[i], &st) ? strerror(errno) : "not a file");

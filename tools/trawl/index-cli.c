@@ -18,6 +18,7 @@ int index_cli_parse(struct index_cli *c, const struct cli_command *cmd, int argc
 void index_cli_build_options(struct index_cli *c, struct trawl_index_build_options *opt)
 {
 	memset(opt, 0, sizeof *opt);
+	trace_open_options(&c->to);
 	opt->reader = c->to.opt;
 	opt->kind = c->kind >= 0 ? trawl_index_kind_parse(index_cli_kinds[c->kind]) : 0;
 }
@@ -126,6 +127,14 @@ int index_cli_open(struct index_cli *c)
 		cli_warn(c->to.cmd, "%llu malformed line%s of the trace %s skipped (--lenient) "
 			 "when this index was built", (unsigned long long)skipped,
 			 skipped == 1 ? "" : "s", skipped == 1 ? "was" : "were");
+		cli_mark_lossy();
+	}
+	uint64_t damaged = trawl_index_damaged(c->ix);
+	if (damaged) {
+		/* decoded trace: the build warned where; the answers lack it */
+		cli_warn(c->to.cmd, "%llu place%s of the trace could not be decoded when this index "
+			 "was built ('trawl ete decode' shows where)", (unsigned long long)damaged,
+			 damaged == 1 ? "" : "s");
 		cli_mark_lossy();
 	}
 	if (trawl_index_cut_lines(c->ix)) {

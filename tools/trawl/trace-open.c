@@ -13,10 +13,20 @@ static void print_warning(void *ctx, const struct trawl_error *w)
 		fprintf(stderr, "  | %s\n", w->excerpt);
 }
 
+void trace_open_options(struct trace_open *to)
+{
+	to->opt.ete_config = to->ete_config;
+	if (to->ete_config)
+		to->opt.format = TRAWL_FORMAT_ETE;
+	to->opt.ete_images = to->ete_images.v;
+	to->opt.ete_nimages = (size_t)to->ete_images.n;
+}
+
 int trace_reader_open(struct trace_open *to, struct trawl_reader **out)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
+	trace_open_options(to);
 	to->opt.warn = print_warning;
 	to->opt.warn_ctx = to;
 	if (trawl_reader_open(out, to->path, &to->opt, &err) != TRAWL_OK)
@@ -34,6 +44,8 @@ void trace_report_skipped(const struct trace_open *to, const struct trawl_reader
 	}
 	if ((s->cut_lines && !to->tail_dropped) || s->cut_input) /* warned as read */
 		cli_mark_lossy();
+	if (s->damaged) /* each place warned about as it was read */
+		cli_mark_lossy();
 }
 
 int trace_reader_open_input(struct trace_open *to, struct trawl_input *in,
@@ -41,6 +53,7 @@ int trace_reader_open_input(struct trace_open *to, struct trawl_input *in,
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
+	trace_open_options(to);
 	to->opt.warn = print_warning;
 	to->opt.warn_ctx = to;
 	if (trawl_reader_open_input(out, in, &to->opt, &err) != TRAWL_OK)

@@ -19,7 +19,16 @@
 		 "of stopping at the first one"),                                     \
 	CLI_STRING("defs", 0, "DEFS", &(to)->opt.defs,                               \
 		   "Barrelfish dumps: event names from DEFS (.json of\n"            \
-		   "'trawl defs', or a .tdef file)")
+		   "'trawl defs', or a .tdef file)"),                                \
+	CLI_STRING("ete-config", 0, "FILE", &(to)->ete_config,                       \
+		   "the trace is a raw ETE/ETMv4 buffer (TRBE): FILE gives\n"      \
+		   "the trace unit's registers, TRBE pointers, format"),            \
+	CLI_LIST("ete-image", 0, "ELF[@OFFSET]|ADDR=FILE", &(to)->ete_images,        \
+		 "ETE: program image to decode with (repeatable; added\n"          \
+		 "to a snapshot's memory dumps)"),                                   \
+	CLI_STRING("ete-buffer", 0, "NAME", &(to)->opt.ete_buffer,                   \
+		   "ETE snapshot: the trace buffer to read (default: the\n"       \
+		   "first trace.ini lists)")
 
 struct trace_open {
 	const char *cmd;
@@ -27,7 +36,13 @@ struct trace_open {
 	struct trawl_reader_options opt;
 	int tail_dropped; /* the command drops the end of the input on purpose
 			   * (truncate): a cut last line there is no loss */
+	const char *ete_config;      /* --ete-config: also asks for format ETE */
+	struct cli_list ete_images;
 };
+
+/* Put the options parsed into to->opt (the ETE ones need it); done by
+ * trace_reader_open and index_cli_build_options. */
+void trace_open_options(struct trace_open *to);
 
 /* Open to->path; prints the error and returns the exit code on failure
  * (0 on success). */
@@ -43,9 +58,10 @@ int trace_reader_open_input(struct trace_open *to, struct trawl_input *in,
  * mapped chunk), compressed bytes consumed otherwise. */
 uint64_t trace_progress(struct trawl_reader *r);
 
-/* After reading: report skipped bad lines (lenient mode); they and a last
- * line cut off by the end of the input make the command exit 1 once it has
- * written its output (cli_mark_lossy). */
+/* After reading: report skipped bad lines (lenient mode); they, a last
+ * line cut off by the end of the input and decoded trace that could not be
+ * decoded everywhere (warned about as it was read) make the command exit 1
+ * once it has written its output (cli_mark_lossy). */
 void trace_report_skipped(const struct trace_open *to, const struct trawl_reader *r);
 
 #endif

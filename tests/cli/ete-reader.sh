@@ -1,0 +1,190 @@
+#!/bin/sh
+# ETE as a first-class trace (docs/ete.md, "As a trace"): a snapshot
+# directory, or a raw TRBE buffer with --ete-config, read by trawl_reader.
+# Truths: PCs worked out by hand for a hand-made stream; and for every
+# hand-built rule stream and every corpus snapshot, the answers of the
+# existing path (`trawl ete tarmac` -> Tarmac -> index, itself checked
+# against OpenCSD by ete-corpus.sh and ete-rules.sh) must be the direct
+# path's. Damaged snapshots: exit 1, a message naming where, and what is
+# decoded a prefix of the undamaged decode (never a wrong answer).
+. "$TRAWL_SRC/tests/cli-lib.sh"
+. "$TRAWL_SRC/tests/ete-snap.sh"
+t=$_tmp
+# the corpus is read-only for us: every index goes to $t
+export XDG_CACHE_HOME="$t/cache"
+
+# events without the Tarmac's disassembly text (the direct path has none);
+# the Tarmac path's NO_IMAGE lines are the direct path's gaps
+events() {
+	"$TRAWL" cat "$@" 2>/dev/null |
+		sed -e 's/ text E "[0-9a-f]* 00000000 NO_IMAGE"$/ gap/' -e 's/ "[^"]*"$//'
+}
+
+# same NAME DIR TARMAC [ADDR]: the direct path's events, call tree,
+# profile, event count and (for ADDR) visits equal the Tarmac path's
+same() {
+	events "$2" >"$t/d.cat"; events "$3" >"$t/t.cat"
+	[ -s "$t/t.cat" ] || [ ! -s "$t/d.cat" ] || fail "$1: events where the Tarmac has none"
+	cmp -s "$t/d.cat" "$t/t.cat" || fail "$1: events differ: $(diff "$t/t.cat" "$t/d.cat" | head -4)"
+	# the sanitizer build checks the reader on every input, and the
+	# commands after it on the small ones (it runs ~8x slower)
+	[ -n "${TRAWL_ASAN:-}" ] && [ "$(wc -l <"$t/t.cat")" -gt 2000 ] && return 0
+	for c in calltree profile; do
+		"$TRAWL" $c "$2" >"$t/d.$c" 2>/dev/null; "$TRAWL" $c "$3" >"$t/t.$c" 2>/dev/null
+		cmp -s "$t/d.$c" "$t/t.$c" || fail "$1: $c differs: $(diff "$t/t.$c" "$t/d.$c" | head -4)"
+	done
+	"$TRAWL" info --index "$t/d.idx" "$2" 2>/dev/null | grep '^events:' >"$t/d.n"
+	"$TRAWL" info --index "$t/t.idx" "$3" 2>/dev/null | grep '^events:' >"$t/t.n"
+	[ -s "$t/t.n" ] && cmp -s "$t/d.n" "$t/t.n" || fail "$1: $(cat "$t/d.n") vs Tarmac $(cat "$t/t.n")"
+	if [ -n "${4:-}" ]; then
+		# the same visits; only the Tarmac path has text to show beside them
+		"$TRAWL" pc --index "$t/d.idx" "$2" "$4" 2>/dev/null >"$t/d.pc"
+		"$TRAWL" pc --index "$t/t.idx" "$3" "$4" 2>/dev/null | sed 's/): .*/)/' >"$t/t.pc"
+		[ -s "$t/t.pc" ] || fail "$1: no visits of $4"
+		cmp -s "$t/d.pc" "$t/t.pc" || fail "$1: pc $4 differs: $(diff "$t/t.pc" "$t/d.pc" | head -4)"
+	fi
+	rm -f "$t/d.idx" "$t/t.idx"
+}
+
+# --- a raw buffer, PCs by hand (the stream of ete-basic.sh) ------------
+# program at 0x1000: nop; b.ne 0x100c; nop; ret. Trace: A-Sync, Trace Info,
+# Trace On, address + context 0x1000, N, E, address 0x1004, E, E:
+# 1000 1004 (N on b.ne) 1008 100c (E on ret to 0x1004) 1004 (E) 100c (E)
+printf '\037\040\003\325\101\000\000\124\037\040\003\325\300\003\137\326' >"$t/prog.bin"
+{
+	printf '\000\000\000\000\000\000\000\000\000\000\000\200\001\000\004'
+	printf '\205\000\010\000\000\000\000\000\000\021\366\367\232\001\010\000\000\367\367'
+} >"$t/trace.bin"
+printf '[regs]\nTRCIDR0=0x28000ea1\nTRCDEVARCH=0x47705a13\n' >"$t/regs.ini"
+raw="--ete-config $t/regs.ini --ete-image 0x1000=$t/prog.bin"
+"$TRAWL" cat $raw "$t/trace.bin" 2>"$t/err" | awk '{print $6}' | tr '\n' ' ' >"$t/pcs" ||
+	fail "raw buffer: $(cat "$t/err")"
+[ "$(cat "$t/pcs")" = "pc=1000 pc=1004 pc=1008 pc=100c pc=1004 pc=100c " ] || fail "raw PCs: $(cat "$t/pcs")"
+"$TRAWL" pc $raw --index "$t/r.idx" "$t/trace.bin" 0x1004 >"$t/pc" 2>"$t/err" || fail "pc: $(cat "$t/err")"
+grep -q '2 visits' "$t/pc" && grep -q 'line 2 ' "$t/pc" && grep -q 'line 5 ' "$t/pc" ||
+	fail "pc 0x1004 (want lines 2 and 5): $(cat "$t/pc")"
+# the call tree from the index (--use-index builds it with the same options)
+"$TRAWL" calltree $raw "$t/trace.bin" >"$t/ct1" 2>"$t/err" || fail "calltree: $(cat "$t/err")"
+"$TRAWL" calltree --use-index $raw "$t/trace.bin" >"$t/ct2" 2>"$t/err" || fail "calltree --use-index: $(cat "$t/err")"
+[ -s "$t/ct1" ] && cmp -s "$t/ct1" "$t/ct2" || fail "calltree --use-index differs: $(diff "$t/ct1" "$t/ct2" | head -4)"
+rm -f "$t/trace.bin.trawlidx"
+# the index remembers the options and their files: other ones are refused
+expect_exit 1 "$TRAWL" pc --ete-config "$t/regs.ini" --index "$t/r.idx" "$t/trace.bin" 0x1004
+expect_stderr_has "other ETE options or files" "$TRAWL" pc --ete-config "$t/regs.ini" --index "$t/r.idx" "$t/trace.bin" 0x1004
+# a raw buffer has no magic: never guessed
+expect_exit 1 "$TRAWL" cat "$t/trace.bin"
+expect_stderr_has "(raw ETE: --ete-config)" "$TRAWL" cat "$t/trace.bin"
+# the same trace as a wrapped TRBE buffer (ete-basic.sh's), its pointers
+# in the --ete-config file: the same events
+head -c 16 "$t/trace.bin" >"$t/head"; tail -c +17 "$t/trace.bin" >"$t/tail"
+{ cat "$t/tail"; i=$(wc -c <"$t/tail"); while [ $i -lt 48 ]; do printf '\160'; i=$((i + 1)); done; cat "$t/head"; } >"$t/trbe.bin"
+{ cat "$t/regs.ini"; printf '[trbe]\nbase=0x80000000\nlimit=0x80000040\nwrite=0x80000030\n'; } >"$t/trbe.ini"
+events $raw "$t/trace.bin" >"$t/e1"
+events --ete-config "$t/trbe.ini" --ete-image "0x1000=$t/prog.bin" "$t/trbe.bin" >"$t/e2"
+[ -s "$t/e1" ] && cmp -s "$t/e1" "$t/e2" || fail "wrapped TRBE buffer: $(diff "$t/e1" "$t/e2" | head -4)"
+printf '[trbe]\nbase=0x80000000\nwrite=0x80000030\n' >"$t/half.ini"
+expect_exit 2 "$TRAWL" cat --ete-config "$t/half.ini" "$t/trbe.bin"
+expect_stderr_has "need base, limit and write" "$TRAWL" cat --ete-config "$t/half.ini" "$t/trbe.bin"
+# no image: a gap, exit 1, named; the instructions after it still come
+expect_exit 1 "$TRAWL" cat --ete-config "$t/regs.ini" "$t/trace.bin"
+expect_stderr_has "with no program image (first: trace ID 0x00, offset 25, address 0x1000)" \
+	"$TRAWL" cat --ete-config "$t/regs.ini" "$t/trace.bin"
+
+# --- hand-built snapshots (streams of ete-rules.sh) against the Tarmac path
+asy=000000000000000000000080
+tinfo=0100
+start=04850008000000000000""11
+prog=61000054""1f2003d5""1f2003d5""c0035fd6
+n=0
+for s in "${asy}${tinfo}${start}f6f7342d01" "${asy}${tinfo}${start}f6f7352d02" \
+	"${asy}${tinfo}${start}f6f6f6382d01" "${asy}${tinfo}${start}f6${asy}${tinfo}f7" \
+	"${asy}${tinfo}04850008000000000000""39""f6811bf6" "${asy}${tinfo}${start}f7f7f7f6f7"; do
+	n=$((n + 1)); d="$t/rule$n"
+	mksnap "$d" "$s" "$prog" 0x4
+	"$TRAWL" ete tarmac "$d" -o "$t/rule$n.tarmac" 2>/dev/null
+	same "rule $n" "$d" "$t/rule$n.tarmac" 0x1000
+done
+
+# --- every snapshot of the corpus ------------------------------------------
+corpus=${TRAWL_CORPUS:-}
+if [ -n "$corpus" ] && [ -d "$corpus/ete" ]; then
+	for d in "$corpus"/ete/*/*/; do
+		name=$(basename "$d")
+		# the reader decodes one buffer (the first listed, as --ete-buffer
+		# does not say); `ete` decodes each: compare with the first alone
+		first=$("$TRAWL" ete stats "$d" 2>/dev/null | sed -n 's/^buffer //p' | head -1)
+		set -- ${first:+--buffer "$first"}
+		"$TRAWL" ete tarmac "$@" "$d" -o "$t/$name.tarmac" 2>/dev/null
+		ids=$("$TRAWL" ete stats "$@" "$d" 2>/dev/null | sed -n 's/^trace ID 0x\(..\).*/\1/p')
+		if [ "$(echo "$ids" | wc -w)" -le 1 ]; then
+			pc=$(awk '/ IT /{print "0x" $5; exit}' "$t/$name.tarmac")
+			same "$name" "$d" "$t/$name.tarmac" $pc
+			continue
+		fi
+		# several trace sources: the Tarmac path puts them all on one
+		# core; the direct path gives each its own. Per source, the same
+		# instruction sequence.
+		for id in $ids; do
+			"$TRAWL" ete tarmac "$@" --id "0x$id" "$d" 2>/dev/null |
+				awk '/ IT / { pc = $5; sub(/^0+/, "", pc); print pc }' | md5sum
+		done | sort >"$t/want.sums"
+		"$TRAWL" cat "$d" 2>/dev/null | awk '$4 == "insn" { pc = $6; sub("pc=", "", pc); print $2, pc }' >"$t/mc"
+		for c in $(cut -d' ' -f1 "$t/mc" | sort -u); do
+			awk -v c="$c" '$1 == c { print $2 }' "$t/mc" | md5sum
+		done >"$t/got.sums"
+		# sources that decoded no instruction have no core in the direct path
+		grep -v "$(printf '' | md5sum | cut -d' ' -f1)" "$t/want.sums" | sort >"$t/w"
+		sort "$t/got.sums" >"$t/g"
+		cmp -s "$t/w" "$t/g" || fail "$name: per-source instructions differ ($(wc -l <"$t/w") sources with instructions, $(wc -l <"$t/g") cores)"
+	done
+else
+	echo "note: no ETE corpus at '${corpus}/ete': corpus snapshots skipped"
+	d=; name=
+fi
+
+# --- damaged snapshots -----------------------------------------------------
+d="$t/dmg"
+# four rounds of: N on the b.ne, E on the ret, address 0x1000
+loop="${asy}${tinfo}${start}f6f79a00080000f6f79a00080000f6f79a00080000f6f79a00080000"
+mksnap "$d" "$loop" "$prog" 0x0
+events "$d" >"$t/full"
+[ "$(wc -l <"$t/full")" -gt 5 ] || fail "damage fixture decodes too little: $(cat "$t/full")"
+# a buffer cut inside a packet: exit 1, the offset named, the rest a prefix
+printf '%s' "${asy}${tinfo}04850008000000" | xxd -r -p >"$d/trace.bin"
+expect_exit 1 "$TRAWL" calltree "$d"
+expect_stderr_has "offset 15: truncated packet (header 0x85)" "$TRAWL" profile "$d"
+for len in 30 31 32 33 34 40 41 42 47; do
+	mksnap "$d" "$loop" "$prog" 0x0
+	head -c $len "$d/trace.bin" >"$t/cut" && mv "$t/cut" "$d/trace.bin"
+	events "$d" >"$t/part"
+	head -n "$(wc -l <"$t/part")" "$t/full" | cmp -s - "$t/part" ||
+		fail "cut at $len: not a prefix of the whole decode: $(diff "$t/full" "$t/part" | head -3)"
+done
+# a missing image: exit 1 from every command, also from a reused index
+mksnap "$d" "$loop" "$prog" 0x0
+rm "$d/code.bin"
+expect_stderr_has "no program image (first: trace ID 0x10, offset 25, address 0x1000)" \
+	"$TRAWL" index --index "$t/dmg.idx" "$d"
+[ -f "$t/dmg.idx" ] || fail "no index of the snapshot without its image"
+expect_exit 1 "$TRAWL" pc --index "$t/dmg.idx" "$d" 0x1000
+expect_stderr_has "could not be decoded when this index was built" "$TRAWL" pc --index "$t/dmg.idx" "$d" 0x1000
+
+# --- identity: a changed image or buffer rebuilds the index ------------------
+mksnap "$d" "$loop" "$prog" 0x0
+"$TRAWL" index "$d" >/dev/null 2>&1 || fail "index of the snapshot failed"
+[ -f "$d.trawlidx" ] || fail "no index beside the snapshot"
+expect_exit 0 "$TRAWL" pc "$d" 0x1000
+grep -q "building it again" "$t/err" && fail "an unchanged snapshot was re-indexed"
+# a file the snapshot does not name is no part of it
+echo notes >"$d/README"
+expect_exit 0 "$TRAWL" pc "$d" 0x1000
+grep -q "building it again" "$t/err" && fail "a file the snapshot does not name re-indexed it"
+# the image, two folders down (beyond what a directory's identity sees)
+mkdir -p "$d/a/b" && mv "$d/code.bin" "$d/a/b/code.bin"
+sed -i 's|^file=code.bin|file=a/b/code.bin|' "$d/cpu_0.ini"
+expect_stderr_has "belongs to another version of the trace" "$TRAWL" pc "$d" 0x1000
+printf '%s' 1f2003d51f2003d51f2003d5c0035fd6 | xxd -r -p >"$d/a/b/code.bin" # b.ne -> nop
+expect_stderr_has "belongs to another version of the trace" "$TRAWL" pc "$d" 0x1000
+printf '\000' >>"$d/trace.bin"
+expect_stderr_has "belongs to another version of the trace" "$TRAWL" pc "$d" 0x1000
+finish
