@@ -121,6 +121,15 @@ out:
 	return st;
 }
 
+/* access() says yes to root for any folder, so a folder whose mode gives
+ * nobody write permission (made read-only on purpose: a shared trace
+ * collection) is taken at its word: the index goes to the cache. */
+static int folder_writable(const char *d)
+{
+	struct stat sb;
+	return access(d, W_OK) == 0 && stat(d, &sb) == 0 && (sb.st_mode & 0222);
+}
+
 static int dir_writable(const char *path)
 {
 	char *d = strdup(path);
@@ -129,13 +138,13 @@ static int dir_writable(const char *path)
 	char *slash = strrchr(d, '/');
 	int ok;
 	if (!slash)
-		ok = access(".", W_OK) == 0;
+		ok = folder_writable(".");
 	else {
 		if (slash == d)
 			slash[1] = 0;
 		else
 			*slash = 0;
-		ok = access(d, W_OK) == 0;
+		ok = folder_writable(d);
 	}
 	free(d);
 	return ok;
