@@ -1218,7 +1218,7 @@ int cmd_ete(int argc, char **argv)
 			"  encode             a Tarmac trace to an ETE snapshot (trawl ete encode --help)\n",
 		.options = opts,
 		.min_args = 1, .max_args = 2,
-		.missing = "missing subcommand (packets, decode, stats, tarmac, transactions)",
+		.missing = "missing subcommand (packets, decode, stats, tarmac, transactions, encode)",
 	};
 	int n = cli_parse(&spec, argc, argv, &rc);
 	if (n < 0)
