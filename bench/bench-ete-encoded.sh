@@ -11,20 +11,14 @@
 # the buffers are large). Targets (issue 16): packet counting >= 1 GB/s
 # and >= 15x the library; decode to ranges >= 20x the library.
 set -u
-ex=$TRAWL_BUILD/examples
-if [ ! -x "$ex/exceptions" ] || ! "$TRAWL" emulate --help >/dev/null 2>&1; then
+. "$TRAWL_SRC/bench/ete-encoded-lib.sh"
+if ! ete_enc_usable; then
 	echo "bench-ete-encoded: skipped: examples or the emulator not built"
 	exit 0
 fi
-mb=${ETE_BENCH_ENC_MB:-105}
 out=${TRAWL_BENCH_OUT:-$TRAWL_SRC/bench/out}/ete-enc
 rm -rf "$out"
 mkdir -p "$out"
-# program, its arguments, its share of the bytes (percent) and its density
-# in bytes per instruction with these options (measured; -n comes from it)
-runs="exceptions 100000 52 0.19
-recurse 24 40 0.149
-sort 5000000 8 0.06"
 
 speed=$TRAWL_BUILD/bench-ete-speed
 ocsd=""
@@ -38,15 +32,11 @@ fi
 # secs MBS BYTES: the CPU seconds a figure in MB/s stands for
 secs() { awk -v r="$1" -v b="$2" 'BEGIN { s = 0; if (r > 0) s = b / r / 1e6; printf "%.6f", s }'; }
 tot_b=0 tot_i=0 tc=0 td=0 oc=0 od=0 t_gen=0
-echo "$runs" | {
+echo "$ete_enc_runs" | {
 while read -r prog arg share dens; do
 	d="$out/$prog"
-	n=$(awk -v m="$mb" -v s="$share" -v x="$dens" 'BEGIN { printf "%d", m * 1e6 * s / 100 / x }')
-	/usr/bin/time -f "%e" -o "$out/gen.time" "$TRAWL" emulate -n "$n" --ete "$d" --timestamps \
-		--cycle-counts "$ex/$prog" -- "$arg" >/dev/null 2>"$out/gen.log" </dev/null
-	bytes=$(stat -c %s "$d/trace.bin")
-	insns=$(sed -n 's/.*: \([0-9]*\) instructions, .*/\1/p' "$out/gen.log")
-	echo "input: $prog $arg: $insns instructions, $bytes bytes of ETE (made in $(cat "$out/gen.time") s)"
+	ete_enc_make "$out" "$prog" "$arg" "$share" "$dens"
+	bytes=$ete_enc_bytes insns=$ete_enc_insns
 	set -- $("$speed" "$d" count 0.1)
 	tc=$(awk -v a="$tc" -v s="$(secs "$1" "$bytes")" 'BEGIN { print a + s }')
 	set -- $("$speed" "$d" decode 0.1)

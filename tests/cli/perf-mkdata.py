@@ -36,10 +36,15 @@ options:
                     ETE blocks of 8 parameters (no TS_SOURCE), the COMM and
                     MMAP2 in its init_map feature (134) instead of the data
                     section, its meta_info (129) and file2 (132) features
+  --regs INI        the ETE registers of a snapshot's ETE_n.ini (TRCCONFIGR,
+                    TRCIDR0/1/2/8, TRCDEVARCH) instead of the defaults
+  --map ADDR=FILE   an MMAP2 of FILE (all of it) at ADDR instead of PROG_PATH
+                    at 0x1000; repeatable (a snapshot's dumps, for bench/)
   --compress        perf record -z: every record but AUXTRACE in COMPRESSED
                     records (the records cut every 50 bytes, so they straddle
                     pieces; a zstd frame each), with the HEADER_COMPRESSED feature
 """
+import os
 import struct
 import subprocess
 import sys
@@ -119,11 +124,23 @@ def pieces(payload, opt, cpu):
     return [(0, payload, [(0, n, 0)])]
 
 
-def etm_info(version, cpus, unit, snapshot=0, simpleperf=False):
+def ini_regs(path):
+    """ETE_DEFAULT's registers as a snapshot's ETE_n.ini gives them."""
+    names = dict(TRCCONFIGR='configr', TRCIDR0='idr0', TRCIDR1='idr1', TRCIDR2='idr2',
+                 TRCIDR8='idr8', TRCDEVARCH='devarch')
+    v = dict(ETE_DEFAULT)
+    for line in open(path):
+        k, _, x = line.strip().partition('=')
+        if k in names:
+            v[names[k]] = int(x, 0)
+    return v
+
+
+def etm_info(version, cpus, unit, snapshot=0, simpleperf=False, regs=None):
     priv = [version, (8 << 32) | cpus, 1 if snapshot else 0]
     for c in range(cpus):
         tid = 0x10 + 2 * c
-        v = ETE_DEFAULT
+        v = regs or ETE_DEFAULT
         if unit == 'ete':
             params = [v['configr'], tid, v['idr0'], v['idr1'], v['idr2'], v['idr8'], 0x8c,
                       v['devarch'], 1]
@@ -177,21 +194,30 @@ def main():
     opt = {'cpus': 1, 'unit': 'ete', 'version': 2, 'aux-flags': 0}
     i = 3
     flags = set()
+    maps = []
     while i < len(a):
         k = a[i][2:]
-        if k in ('formatted', 'unknown', 'bad-size', 'compress', 'pipe', 'simpleperf'):
+        if k == 'map':
+            addr, _, path = a[i + 1].partition('=')
+            maps.append((int(addr, 0), path))
+            i += 2
+        elif k in ('formatted', 'unknown', 'bad-size', 'compress', 'pipe', 'simpleperf'):
             flags.add(k)
             i += 1
         else:
-            opt[k] = a[i + 1] if k == 'unit' else int(a[i + 1], 0)
+            opt[k] = a[i + 1] if k in ('unit', 'regs') else int(a[i + 1], 0)
             i += 2
     cpus, version = opt['cpus'], opt['version']
     pid = 100
     data = Records()
-    data += etm_info(version, cpus, opt['unit'], opt.get('snapshot'), 'simpleperf' in flags)
+    regs = ini_regs(opt['regs']) if opt.get('regs') else None
+    data += etm_info(version, cpus, opt['unit'], opt.get('snapshot'), 'simpleperf' in flags, regs)
     comm = rec(3, struct.pack('<II', pid, pid) + cstr('prog') + trailer(pid, 0), misc=0)
-    mm = struct.pack('<IIQQQIIQQII', pid, pid, 0x1000, 0x1000, 0, 8, 1, 1234, 0, 5, 2)
-    mm = rec(10, mm + cstr(prog) + trailer(pid, 0), misc=2)
+    mm = b''
+    sized = [(x, p, os.path.getsize(p)) for x, p in maps] or [(0x1000, prog, 0x1000)]
+    for addr, path, size in sized:
+        m = struct.pack('<IIQQQIIQQII', pid, pid, addr, size, 0, 8, 1, 1234, 0, 5, 2)
+        mm += rec(10, m + cstr(path) + trailer(pid, 0), misc=2)
     init_map = b''
     if 'simpleperf' in flags:
         init_map = comm + mm  # the mappings of processes already running
