@@ -124,4 +124,20 @@ grep -q 'TRBLIMITR_EL1.*4 KiB aligned' "$_tmp/err" || fail "unaligned limit: $(c
 expect_exit 2 "$TRAWL" ete encode --trbe-size 8192 --trbe-base 0x80000800 "$t/run.tarmac" --image "$prog" -o "$t/bad"
 grep -q 'TRBBASER_EL1.*4 KiB aligned' "$_tmp/err" || fail "unaligned base: $(cat "$_tmp/err")"
 expect_exit 2 "$TRAWL" ete encode --trbe-size 0 "$t/run.tarmac" --image "$prog" -o "$t/bad"
+# TRBE options without a TRBE, ETE options without --ete would change
+# nothing: a usage error, and no snapshot (they were silently ignored)
+for o in "--trbe-mode wrap" "--trbe-trigger-at 100" "--trbe-trg 5" "--trbe-base 0x90000000" \
+	"--trbe-external" "--trbe-nvm" "--trbe-trigger-mode irq"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$TRAWL" ete encode $o "$t/run.tarmac" --image "$prog" -o "$t/nobuf"
+	grep -q 'need --trbe-size' "$_tmp/err" || fail "ete encode $o without --trbe-size: $(cat "$_tmp/err")"
+	# shellcheck disable=SC2086
+	expect_exit 2 "$TRAWL" emulate -n 1000 --ete "$t/nobuf" $o "$prog"
+	[ -e "$t/nobuf" ] && fail "$o without --trbe-size wrote a snapshot"
+done
+for o in "--trbe-size 4096" "--timestamps" "--sync-period 64" "--speculate 2" "--cycle-counts"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$TRAWL" emulate -n 1000 --style none $o "$prog"
+	grep -q 'need --ete' "$_tmp/err" || fail "emulate $o without --ete: $(cat "$_tmp/err")"
+done
 finish

@@ -54,12 +54,31 @@ void ete_out_abandon(struct ete_out *eo)
 	free(eo);
 }
 
+/* Options that would change nothing are refused, not ignored: the TRBE
+ * ones without --trbe-size, and (emulate) all of them without --ete. */
+int ete_out_check(const char *cmd, const struct ete_out_opts *o, int have_ete)
+{
+	int trbe = o->have_trbe_size || o->mode || o->trbe_base || o->have_trigger || o->trg ||
+		   o->trig || o->external || o->nvm;
+	int any = trbe || o->sync_period || o->timestamps || o->cycle_counts || o->speculate ||
+		  o->no_commopt;
+	if (!have_ete && any)
+		return cli_usage(cmd, "the ETE options (--sync-period, --timestamps, --trbe-*...) "
+				      "need --ete DIR");
+	if (trbe && !o->have_trbe_size)
+		return cli_usage(cmd, "the --trbe-* options need --trbe-size (the TRBE buffer)");
+	return 0;
+}
+
 /* The encoder writes to a growing stream, or with --trbe-size through the
  * TRBE model, whose setup (modes from the choice indices, the default
  * base) is made here; the model checks alignment and says which register
  * is wrong, a usage error. */
 int ete_out_open(const char *cmd, const struct ete_out_opts *o, struct ete_out **out)
 {
+	int urc = ete_out_check(cmd, o, 1);
+	if (urc)
+		return urc;
 	struct trawl_error err;
 	trawl_error_clear(&err);
 	struct ete_out *eo = calloc(1, sizeof *eo);
