@@ -100,7 +100,24 @@ for opts in "" "--timestamps --cycle-counts"; do
 	rm -rf "$t/lin"
 done
 
-# a trigger 3000 bytes in, TRBTRG 1000: stop mode stops 4000 bytes in
+# the wrapped memory as a raw buffer, with one ini file (registers and
+# [trbe] pointers) given to ete --config as to the reader's --ete-config:
+# both decode the tail of the run (ete --config read no pointers, so it
+# decoded the memory from its first byte, across the write pointer)
+d="$t/wrap-12288"
+{ echo '[regs]'; grep '^TRC' "$d/ETE_0.ini"; echo '[trbe]'
+  echo "base=$(key trbe_base "$d")"; echo "limit=$(key trbe_limit "$d")"
+  echo "write=$(key trbe_ptr "$d")"; } >"$t/raw.ini"
+"$TRAWL" ete tarmac --config "$t/raw.ini" --elf "$prog" "$d/trace.bin" -o "$t/back" ||
+	fail "ete tarmac --config of the raw wrapped buffer exited $?"
+pcs "$t/back" >"$t/got"
+k=$(wc -l <"$t/got")
+[ "$k" -gt 0 ] && tail -n "$k" "$t/P" | cmp -s - "$t/got" ||
+	fail "ete --config with [trbe]: $k decoded PCs are not the tail of the run"
+"$TRAWL" cat --ete-config "$t/raw.ini" --ete-image "$prog" "$d/trace.bin" 2>/dev/null |
+	sed -n 's/.* pc=\([0-9a-f]*\) .*/\1/p' >"$t/got2"
+sed 's/^0*//' "$t/got" | cmp -s - "$t/got2" || fail "cat --ete-config and ete --config decode the raw buffer differently"
+
 d="$t/trig"
 etrun --ete "$d" --sync-period 1024 --trbe-size 131072 --trbe-trigger-at 3000 --trbe-trg 1000
 [ "$(key TRBSR_EL1 "$d")" = 0x620002 ] || fail "trigger stop: TRBSR $(key TRBSR_EL1 "$d"), expected 0x620002"
