@@ -117,6 +117,15 @@ k=$(wc -l <"$t/got")
 "$TRAWL" cat --ete-config "$t/raw.ini" --ete-image "$prog" "$d/trace.bin" 2>/dev/null |
 	sed -n 's/.* pc=\([0-9a-f]*\) .*/\1/p' >"$t/got2"
 sed 's/^0*//' "$t/got" | cmp -s - "$t/got2" || fail "cat --ete-config and ete --config decode the raw buffer differently"
+# a register value that is no number is refused where it is (it kept the
+# default and decoded with the wrong configuration, exit 0)
+sed 's/^TRCCONFIGR=.*/TRCCONFIGR=0x1z/' "$t/raw.ini" >"$t/bad.ini"
+ln=$(grep -n '^TRCCONFIGR' "$t/bad.ini" | cut -d: -f1)
+expect_exit 2 "$TRAWL" ete tarmac --config "$t/bad.ini" --elf "$prog" "$d/trace.bin"
+grep -q "bad.ini:$ln: bad TRCCONFIGR value '0x1z'" "$_tmp/err" || fail "ete --config bad value: $(cat "$_tmp/err")"
+expect_exit 2 "$TRAWL" cat --ete-config "$t/bad.ini" --ete-image "$prog" "$d/trace.bin"
+grep -q "bad.ini:$ln: bad TRCCONFIGR value" "$_tmp/err" || fail "cat --ete-config bad value: $(cat "$_tmp/err")"
+[ -s "$_tmp/out" ] && fail "cat --ete-config bad value: wrote events"
 
 d="$t/trig"
 etrun --ete "$d" --sync-period 1024 --trbe-size 131072 --trbe-trigger-at 3000 --trbe-trg 1000
