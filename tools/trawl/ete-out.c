@@ -224,8 +224,8 @@ void ete_out_emu_insn(void *ctx, uint64_t pc, uint32_t enc, uint64_t index)
 }
 
 /* The image's loaded bytes as dumps: each module's [lo, hi) in the runs
- * trawl_image_read finds contiguous (gaps between segments skipped a page
- * at a time). The dumps point into *bufs, which the caller frees. */
+ * trawl_image_read finds contiguous (gaps between segments skipped to the
+ * next segment). The dumps point into *bufs, which the caller frees. */
 static int collect_dumps(const struct trawl_image *img, struct trawl_ete_dump **dumps, size_t *n,
 			 size_t *capp, uint8_t **bufs)
 {
@@ -247,7 +247,8 @@ static int collect_dumps(const struct trawl_image *img, struct trawl_ete_dump **
 			size_t want = (size_t)(m[i].hi - a);
 			size_t got = trawl_image_read(img, a, *bufs + used, want);
 			if (!got) {
-				a = (a | 0xfff) + 1;
+				/* a segment may start anywhere, not only at a page */
+				a = trawl_image_next_loaded(img, a);
 				continue;
 			}
 			if (!trawl_grow((void **)dumps, &cap, *n + 1, sizeof **dumps))
