@@ -63,6 +63,9 @@ char *trawl_image_describe(const struct trawl_image *img, uint64_t addr, char *b
  * number of bytes available contiguously from addr (0 when addr is not in a
  * loaded segment; zero-filled .bss counts as available). */
 size_t trawl_image_read(const struct trawl_image *img, uint64_t addr, void *buf, size_t len);
+/* The lowest loaded address at or above addr (UINT64_MAX: none): where
+ * the next trawl_image_read succeeds after a gap between segments. */
+uint64_t trawl_image_next_loaded(const struct trawl_image *img, uint64_t addr);
 
 /* Every symbol, sorted by address. */
 const struct trawl_symbol *trawl_image_symbols(const struct trawl_image *img, size_t *count);

@@ -426,6 +426,19 @@ char *trawl_image_describe(const struct trawl_image *img, uint64_t addr, char *b
 	return buf;
 }
 
+uint64_t trawl_image_next_loaded(const struct trawl_image *img, uint64_t addr)
+{
+	uint64_t best = UINT64_MAX;
+	for (size_t i = 0; i < img->nsegs; i++) {
+		const struct segment *s = &img->segs[i];
+		if (addr >= s->addr && addr - s->addr < s->memsz)
+			return addr;
+		if (s->addr > addr && s->addr < best)
+			best = s->addr;
+	}
+	return best;
+}
+
 size_t trawl_image_read(const struct trawl_image *img, uint64_t addr, void *buf, size_t len)
 {
 	for (size_t i = 0; i < img->nsegs; i++) {

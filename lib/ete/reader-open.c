@@ -53,6 +53,11 @@ static enum trawl_status open_snapshot(struct ete_reader *r, const char *path,
 				       const struct trawl_reader_options *opt, const char **format,
 				       struct trawl_error *err)
 {
+	/* a snapshot brings its own registers: a raw buffer's file would be
+	 * ignored without a word */
+	if (opt && opt->ete_config)
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "'%s' is a snapshot directory, which "
+				       "holds its registers: --ete-config is for a raw buffer", path);
 	enum trawl_status st = trawl_ete_snapshot_open(&r->snap, path, err);
 	if (st)
 		return st;

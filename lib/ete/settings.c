@@ -39,14 +39,24 @@ enum trawl_status trawl_ete_config_load(struct trawl_ete_config *cfg, const char
 	enum trawl_status st = trawl_ini_load(&ini, path, err);
 	if (st != TRAWL_OK)
 		return st;
-	for (size_t i = 0; i < trawl_ini_count(ini); i++) {
+	for (size_t i = 0; i < trawl_ini_count(ini) && st == TRAWL_OK; i++) {
 		const struct trawl_ini_entry *e = trawl_ini_at(ini, i);
 		uint64_t v;
-		if (trawl_u64_parse(e->value, &v))
+		if (trawl_u64_parse(e->value, &v) && v <= UINT32_MAX) {
 			trawl_ete_config_set_reg(cfg, e->key, (uint32_t)v);
+			continue;
+		}
+		/* other keys (a snapshot device file's) may hold anything, but a
+		 * register the decoder uses must not silently keep its default */
+		struct trawl_ete_config probe;
+		if (!trawl_ete_config_set_reg(&probe, e->key, 0))
+			continue;
+		st = trawl_error_set(err, TRAWL_ERR_USAGE, "bad %s value '%s' (a 32-bit number)",
+				     e->key, e->value);
+		trawl_error_at(err, path, e->line, 0, 0);
 	}
 	trawl_ini_destroy(ini);
-	return TRAWL_OK;
+	return st;
 }
 
 enum trawl_status trawl_ete_trbe_load(const char *path, struct trawl_ete_trbe *out,

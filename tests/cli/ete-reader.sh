@@ -169,6 +169,15 @@ expect_stderr_has "no program image (first: trace ID 0x10, offset 25, address 0x
 expect_exit 1 "$TRAWL" pc --index "$t/dmg.idx" "$d" 0x1000
 expect_stderr_has "could not be decoded when this index was built" "$TRAWL" pc --index "$t/dmg.idx" "$d" 0x1000
 
+# --ete-config (a raw buffer's registers) with a snapshot: a usage error,
+# not silently ignored (it decoded the snapshot's registers, exit 0)
+mksnap "$d" "$loop" "$prog" 0x0
+for c in cat calltree; do
+	expect_exit 2 "$TRAWL" $c --ete-config "$t/regs.ini" "$d"
+	grep -q "snapshot directory.*--ete-config is for a raw buffer" "$_tmp/err" ||
+		fail "$c --ete-config SNAPSHOT: $(cat "$_tmp/err")"
+done
+
 # --- identity: a changed image or buffer rebuilds the index ------------------
 mksnap "$d" "$loop" "$prog" 0x0
 "$TRAWL" index "$d" >/dev/null 2>&1 || fail "index of the snapshot failed"

@@ -100,7 +100,33 @@ for opts in "" "--timestamps --cycle-counts"; do
 	rm -rf "$t/lin"
 done
 
-# a trigger 3000 bytes in, TRBTRG 1000: stop mode stops 4000 bytes in
+# the wrapped memory as a raw buffer, with one ini file (registers and
+# [trbe] pointers) given to ete --config as to the reader's --ete-config:
+# both decode the tail of the run (ete --config read no pointers, so it
+# decoded the memory from its first byte, across the write pointer)
+d="$t/wrap-12288"
+{ echo '[regs]'; grep '^TRC' "$d/ETE_0.ini"; echo '[trbe]'
+  echo "base=$(key trbe_base "$d")"; echo "limit=$(key trbe_limit "$d")"
+  echo "write=$(key trbe_ptr "$d")"; } >"$t/raw.ini"
+"$TRAWL" ete tarmac --config "$t/raw.ini" --elf "$prog" "$d/trace.bin" -o "$t/back" ||
+	fail "ete tarmac --config of the raw wrapped buffer exited $?"
+pcs "$t/back" >"$t/got"
+k=$(wc -l <"$t/got")
+[ "$k" -gt 0 ] && tail -n "$k" "$t/P" | cmp -s - "$t/got" ||
+	fail "ete --config with [trbe]: $k decoded PCs are not the tail of the run"
+"$TRAWL" cat --ete-config "$t/raw.ini" --ete-image "$prog" "$d/trace.bin" 2>/dev/null |
+	sed -n 's/.* pc=\([0-9a-f]*\) .*/\1/p' >"$t/got2"
+sed 's/^0*//' "$t/got" | cmp -s - "$t/got2" || fail "cat --ete-config and ete --config decode the raw buffer differently"
+# a register value that is no number is refused where it is (it kept the
+# default and decoded with the wrong configuration, exit 0)
+sed 's/^TRCCONFIGR=.*/TRCCONFIGR=0x1z/' "$t/raw.ini" >"$t/bad.ini"
+ln=$(grep -n '^TRCCONFIGR' "$t/bad.ini" | cut -d: -f1)
+expect_exit 2 "$TRAWL" ete tarmac --config "$t/bad.ini" --elf "$prog" "$d/trace.bin"
+grep -q "bad.ini:$ln: bad TRCCONFIGR value '0x1z'" "$_tmp/err" || fail "ete --config bad value: $(cat "$_tmp/err")"
+expect_exit 2 "$TRAWL" cat --ete-config "$t/bad.ini" --ete-image "$prog" "$d/trace.bin"
+grep -q "bad.ini:$ln: bad TRCCONFIGR value" "$_tmp/err" || fail "cat --ete-config bad value: $(cat "$_tmp/err")"
+[ -s "$_tmp/out" ] && fail "cat --ete-config bad value: wrote events"
+
 d="$t/trig"
 etrun --ete "$d" --sync-period 1024 --trbe-size 131072 --trbe-trigger-at 3000 --trbe-trg 1000
 [ "$(key TRBSR_EL1 "$d")" = 0x620002 ] || fail "trigger stop: TRBSR $(key TRBSR_EL1 "$d"), expected 0x620002"
@@ -124,4 +150,20 @@ grep -q 'TRBLIMITR_EL1.*4 KiB aligned' "$_tmp/err" || fail "unaligned limit: $(c
 expect_exit 2 "$TRAWL" ete encode --trbe-size 8192 --trbe-base 0x80000800 "$t/run.tarmac" --image "$prog" -o "$t/bad"
 grep -q 'TRBBASER_EL1.*4 KiB aligned' "$_tmp/err" || fail "unaligned base: $(cat "$_tmp/err")"
 expect_exit 2 "$TRAWL" ete encode --trbe-size 0 "$t/run.tarmac" --image "$prog" -o "$t/bad"
+# TRBE options without a TRBE, ETE options without --ete would change
+# nothing: a usage error, and no snapshot (they were silently ignored)
+for o in "--trbe-mode wrap" "--trbe-trigger-at 100" "--trbe-trg 5" "--trbe-base 0x90000000" \
+	"--trbe-external" "--trbe-nvm" "--trbe-trigger-mode irq"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$TRAWL" ete encode $o "$t/run.tarmac" --image "$prog" -o "$t/nobuf"
+	grep -q 'need --trbe-size' "$_tmp/err" || fail "ete encode $o without --trbe-size: $(cat "$_tmp/err")"
+	# shellcheck disable=SC2086
+	expect_exit 2 "$TRAWL" emulate -n 1000 --ete "$t/nobuf" $o "$prog"
+	[ -e "$t/nobuf" ] && fail "$o without --trbe-size wrote a snapshot"
+done
+for o in "--trbe-size 4096" "--timestamps" "--sync-period 64" "--speculate 2" "--cycle-counts"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$TRAWL" emulate -n 1000 --style none $o "$prog"
+	grep -q 'need --ete' "$_tmp/err" || fail "emulate $o without --ete: $(cat "$_tmp/err")"
+done
 finish

@@ -164,14 +164,22 @@ static void test_settings_files(void **state)
 	char path[64];
 	struct trawl_error err;
 	snprintf(path, sizeof path, "/tmp/trawl-test-ete-settings-%d.ini", (int)getpid());
-	write_file(path, "[regs]\nTRCIDR0(id:0x78)=0x28000ea1\ntrcidr8 = 16\nTRCFOO=1\nTRCIDR2=x\n");
+	write_file(path, "[regs]\nTRCIDR0(id:0x78)=0x28000ea1\ntrcidr8 = 16\nTRCFOO=1\nname=x\n");
 	struct trawl_ete_config c;
 	memset(&c, 0, sizeof c);
 	c.idr2 = 7;
 	assert_int_equal(trawl_ete_config_load(&c, path, &err), TRAWL_OK);
 	assert_int_equal(c.idr0, 0x28000ea1);
 	assert_int_equal(c.idr8, 16);
-	assert_int_equal(c.idr2, 7); /* not a number: left alone */
+	assert_int_equal(c.idr2, 7); /* missing: left alone */
+	/* a register that is no 32-bit number is refused at its line (it was
+	 * skipped, and the decoder ran with the default) */
+	write_file(path, "[regs]\nTRCIDR0=0x1\nTRCIDR2=x\n");
+	assert_int_equal(trawl_ete_config_load(&c, path, &err), TRAWL_ERR_USAGE);
+	assert_int_equal(err.line, 3);
+	assert_string_equal(err.message, "bad TRCIDR2 value 'x' (a 32-bit number)");
+	write_file(path, "TRCIDR8=0x100000000\n");
+	assert_int_equal(trawl_ete_config_load(&c, path, &err), TRAWL_ERR_USAGE);
 	assert_int_equal(trawl_ete_config_set_reg(&c, "TRCTRACEIDR", 0x1ff), 1);
 	assert_int_equal(c.trace_id, 0x7f);
 	assert_int_equal(trawl_ete_config_set_reg(&c, "TRCIDR9", 1), 0);

@@ -237,6 +237,9 @@ int cmd_emulate(int argc, char **argv)
 		return cli_usage("emulate", "--ete needs a traced run; drop --style none");
 	if (!output && !ete_dir && opt.style != TRAWL_EMU_STYLE_NONE && isatty(1))
 		return cli_usage("emulate", "the trace would go to the terminal; give -o FILE");
+	int urc = ete_out_check("emulate", &eo, ete_dir != NULL);
+	if (urc)
+		return urc;
 	if (!ete_dir)
 		return run_program(program, output, &opt, stats, zthreads, argc - i, argv + i, NULL);
 	return run_with_ete(program, output, &opt, stats, zthreads, argc - i, argv + i, ete_dir, &eo);

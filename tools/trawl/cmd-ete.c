@@ -670,9 +670,15 @@ static int open_raw(struct run *r, struct source *src, struct trawl_error *err)
  * buffer into two parts in time order; without pointers it is one part. */
 static int trbe_parts(struct opts *o, struct source *src, struct trawl_error *err)
 {
-	if (o->trbe_file) {
+	/* a raw buffer's --config file may hold the pointers too ([trbe], as
+	 * --ete-config of the other commands reads it): used unless the
+	 * command line or --trbe-file gives them */
+	const char *tf = o->trbe_file;
+	if (!tf && !src->snap && o->config && !(o->have_base || o->have_limit || o->have_write))
+		tf = o->config;
+	if (tf) {
 		struct trawl_ete_trbe t = { o->base, o->limit, o->write, o->wrapped, 0 };
-		enum trawl_status st = trawl_ete_trbe_load(o->trbe_file, &t, err);
+		enum trawl_status st = trawl_ete_trbe_load(tf, &t, err);
 		if (st == TRAWL_ERR_USAGE) {
 			char buf[1024];
 			trawl_error_format(err, buf, sizeof buf);

@@ -54,12 +54,31 @@ void ete_out_abandon(struct ete_out *eo)
 	free(eo);
 }
 
+/* Options that would change nothing are refused, not ignored: the TRBE
+ * ones without --trbe-size, and (emulate) all of them without --ete. */
+int ete_out_check(const char *cmd, const struct ete_out_opts *o, int have_ete)
+{
+	int trbe = o->have_trbe_size || o->mode || o->trbe_base || o->have_trigger || o->trg ||
+		   o->trig || o->external || o->nvm;
+	int any = trbe || o->sync_period || o->timestamps || o->cycle_counts || o->speculate ||
+		  o->no_commopt;
+	if (!have_ete && any)
+		return cli_usage(cmd, "the ETE options (--sync-period, --timestamps, --trbe-*...) "
+				      "need --ete DIR");
+	if (trbe && !o->have_trbe_size)
+		return cli_usage(cmd, "the --trbe-* options need --trbe-size (the TRBE buffer)");
+	return 0;
+}
+
 /* The encoder writes to a growing stream, or with --trbe-size through the
  * TRBE model, whose setup (modes from the choice indices, the default
  * base) is made here; the model checks alignment and says which register
  * is wrong, a usage error. */
 int ete_out_open(const char *cmd, const struct ete_out_opts *o, struct ete_out **out)
 {
+	int urc = ete_out_check(cmd, o, 1);
+	if (urc)
+		return urc;
 	struct trawl_error err;
 	trawl_error_clear(&err);
 	struct ete_out *eo = calloc(1, sizeof *eo);
@@ -205,8 +224,8 @@ void ete_out_emu_insn(void *ctx, uint64_t pc, uint32_t enc, uint64_t index)
 }
 
 /* The image's loaded bytes as dumps: each module's [lo, hi) in the runs
- * trawl_image_read finds contiguous (gaps between segments skipped a page
- * at a time). The dumps point into *bufs, which the caller frees. */
+ * trawl_image_read finds contiguous (gaps between segments skipped to the
+ * next segment). The dumps point into *bufs, which the caller frees. */
 static int collect_dumps(const struct trawl_image *img, struct trawl_ete_dump **dumps, size_t *n,
 			 size_t *capp, uint8_t **bufs)
 {
@@ -228,7 +247,8 @@ static int collect_dumps(const struct trawl_image *img, struct trawl_ete_dump **
 			size_t want = (size_t)(m[i].hi - a);
 			size_t got = trawl_image_read(img, a, *bufs + used, want);
 			if (!got) {
-				a = (a | 0xfff) + 1;
+				/* a segment may start anywhere, not only at a page */
+				a = trawl_image_next_loaded(img, a);
 				continue;
 			}
 			if (!trawl_grow((void **)dumps, &cap, *n + 1, sizeof **dumps))

@@ -56,6 +56,10 @@ extern const char *const ete_out_trigs[];
 
 struct ete_out;
 
+/* A usage error (printed, exit code returned) for options that would
+ * change nothing; have_ete: the command writes ETE at all. Else 0. */
+int ete_out_check(const char *cmd, const struct ete_out_opts *o, int have_ete);
+
 /* Make the encoder (and TRBE) for o; prints why and returns an exit code
  * on failure, else 0. */
 int ete_out_open(const char *cmd, const struct ete_out_opts *o, struct ete_out **out);
