@@ -70,8 +70,8 @@ struct trawl_reader_options {
 	const char *const *ete_images; /* program images, "ELF[@OFFSET]" or
 	                                  "ADDR=FILE", added after a snapshot's dumps */
 	size_t ete_nimages;
-	const char *ete_buffer;        /* snapshot: the buffer to read (NULL: the
-	                                  first trace.ini lists) */
+	const char *ete_buffer;        /* snapshot: the one buffer to read (NULL:
+	                                  every buffer, in trace.ini order) */
 };
 
 /* Counters a reader keeps; valid at any time. */

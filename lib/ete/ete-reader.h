@@ -28,13 +28,17 @@ struct ete_stream {
 };
 
 struct ete_reader {
-	char name[4096];           /* the snapshot or buffer, for messages */
+	char name[4096 + 80];      /* the source, or "DIR [buffer NAME]", for messages */
+	char path[4096];           /* the snapshot directory or buffer file */
 	trawl_warn_fn warn;
 	void *warn_ctx;
 	struct trawl_ete_snapshot *snap;
 	struct trawl_ete_image *img;       /* the snapshot's, or our own */
 	struct trawl_ete_config raw;       /* raw buffer: its registers */
 	const struct trawl_ete_config *one;/* an unformatted buffer's registers */
+	uint16_t one_cpu;                  /* and the core of its source */
+	/* snapshot buffers still to decode, in trace.ini's order: [next, end) */
+	size_t buf_next, buf_end;
 	uint8_t *rawdata;
 	/* the buffer in time order (a wrapped TRBE buffer is two parts) */
 	const uint8_t *pdata[2];
@@ -61,6 +65,13 @@ struct ete_reader {
 enum trawl_status ete_reader_open(void **state, const char *path, int is_dir,
 				  const struct trawl_reader_options *opt, struct trawl_error *err);
 void ete_reader_free(struct ete_reader *r);
+/* Start decoding the next snapshot buffer (buf_next) with streams of its
+ * own; the previous buffer's are released first (ete_streams_release). */
+enum trawl_status ete_reader_next_buffer(struct ete_reader *r, struct trawl_error *err);
+void ete_streams_release(struct ete_reader *r);
+/* The core events of a trace source go to: sources that trace one core
+ * ([core_trace_sources]) share the number of the first of them. */
+uint16_t ete_source_cpu(const struct trawl_ete_snapshot *snap, size_t k);
 /* The stream of trace ID id, made at its first use (NULL: no ETE source
  * has that ID, or err says why). */
 struct ete_stream *ete_stream_get(struct ete_reader *r, uint8_t id, struct trawl_error *err);

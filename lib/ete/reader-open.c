@@ -29,29 +29,39 @@ static void on_id_bytes(void *ctx, uint8_t id, const uint8_t *data, size_t n, ui
 	trawl_ete_pkt_decoder_feed(s->pd, data, n);
 }
 
-/* The buffer named by --ete-buffer, or the first trace.ini lists. */
-static enum trawl_status pick_buffer(struct ete_reader *r, const char *want, const char **format,
-				     struct trawl_error *err)
+uint16_t ete_source_cpu(const struct trawl_ete_snapshot *snap, size_t k)
+{
+	const char *core = snap->sources[k].core;
+	for (size_t i = 0; *core && i < k; i++)
+		if (!strcmp(snap->sources[i].core, core))
+			return (uint16_t)i;
+	return (uint16_t)k;
+}
+
+/* The buffers to decode: the one --ete-buffer names, else every buffer in
+ * trace.ini's order. */
+static enum trawl_status pick_buffers(struct ete_reader *r, const char *want,
+				      struct trawl_error *err)
 {
 	const struct trawl_ete_snapshot *snap = r->snap;
-	for (size_t i = 0; i < snap->nbuffers; i++) {
-		const struct trawl_ete_buffer *b = &snap->buffers[i];
-		if (want && strcmp(b->name, want) != 0)
-			continue;
-		r->pdata[0] = b->data;
-		r->plen[0] = b->len;
-		*format = b->format;
+	r->buf_next = 0;
+	r->buf_end = snap->nbuffers;
+	for (size_t i = 0; want && i < snap->nbuffers; i++)
+		if (!strcmp(snap->buffers[i].name, want)) {
+			r->buf_next = i;
+			r->buf_end = i + 1;
+			return TRAWL_OK;
+		}
+	if (!want && snap->nbuffers)
 		return TRAWL_OK;
-	}
 	enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT, "no trace buffer%s%s",
 					       want ? " named " : "", want ? want : "");
-	trawl_error_at(err, r->name, 0, 0, 0);
+	trawl_error_at(err, r->path, 0, 0, 0);
 	return st;
 }
 
 static enum trawl_status open_snapshot(struct ete_reader *r, const char *path,
-				       const struct trawl_reader_options *opt, const char **format,
-				       struct trawl_error *err)
+				       const struct trawl_reader_options *opt, struct trawl_error *err)
 {
 	/* a snapshot brings its own registers: a raw buffer's file would be
 	 * ignored without a word */
@@ -72,10 +82,50 @@ static enum trawl_status open_snapshot(struct ete_reader *r, const char *path,
 	if (!r->snap->nsources)
 		return trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s': no ETE or ETMv4 trace source in the "
 				       "snapshot", path);
-	st = pick_buffer(r, opt ? opt->ete_buffer : NULL, format, err);
-	if (!st && !strcmp(*format, "source_data"))
-		r->one = &r->snap->sources[0].cfg;
-	return st;
+	return pick_buffers(r, opt ? opt->ete_buffer : NULL, err);
+}
+
+/* Snapshot buffer k in time order: a wrapped TRBE buffer (the state the
+ * encoder records) is the memory [base, limit) with its oldest byte at
+ * the write pointer; any other is read as it is. */
+static enum trawl_status buffer_parts(struct ete_reader *r, const struct trawl_ete_buffer *b,
+				      struct trawl_error *err)
+{
+	r->pdata[0] = b->data, r->plen[0] = b->len, r->pstart[0] = 0;
+	r->pdata[1] = NULL, r->plen[1] = 0, r->pstart[1] = 0;
+	r->part = 0, r->pos = 0;
+	if (!b->trbe || !b->trbe_wrapped)
+		return TRAWL_OK;
+	const uint8_t *p1, *p2;
+	size_t n1, n2;
+	enum trawl_status st = trawl_ete_trbe_unwrap(b->data, b->len, b->trbe_base, b->trbe_limit,
+						     b->trbe_ptr, 1, &p1, &n1, &p2, &n2, err);
+	if (st) {
+		trawl_error_at(err, r->name, 0, 0, 0);
+		return st;
+	}
+	r->pdata[0] = p1, r->plen[0] = n1, r->pstart[0] = (uint64_t)(p1 - b->data);
+	r->pdata[1] = p2, r->plen[1] = n2, r->pstart[1] = p2 ? (uint64_t)(p2 - b->data) : 0;
+	return TRAWL_OK;
+}
+
+static enum trawl_status start_decoding(struct ete_reader *r, const char *format,
+					struct trawl_error *err);
+
+enum trawl_status ete_reader_next_buffer(struct ete_reader *r, struct trawl_error *err)
+{
+	const struct trawl_ete_snapshot *snap = r->snap;
+	const struct trawl_ete_buffer *b = &snap->buffers[r->buf_next++];
+	ete_streams_release(r);
+	if (snap->nbuffers > 1)
+		snprintf(r->name, sizeof r->name, "%s [buffer %s]", r->path, b->name);
+	/* an unformatted buffer is the trace of the source [source_buffers]
+	 * names for it, else the first */
+	size_t k = b->source >= 0 ? (size_t)b->source : 0;
+	r->one = &snap->sources[k].cfg;
+	r->one_cpu = ete_source_cpu(snap, k);
+	enum trawl_status st = buffer_parts(r, b, err);
+	return st ? st : start_decoding(r, b->format, err);
 }
 
 /* A raw buffer's TRBE pointers (base, limit, write, wrapped in the
@@ -182,14 +232,14 @@ enum trawl_status ete_reader_open(void **state, const char *path, int is_dir,
 	r->warn = opt ? opt->warn : NULL;
 	r->warn_ctx = opt ? opt->warn_ctx : NULL;
 	r->limit = opt && opt->batch_events ? opt->batch_events : 4096;
+	snprintf(r->path, sizeof r->path, "%s", path);
 	char fmt[32];
-	const char *format = fmt;
-	enum trawl_status st = is_dir ? open_snapshot(r, path, opt, &format, err)
+	enum trawl_status st = is_dir ? open_snapshot(r, path, opt, err)
 			       : open_raw(r, path, opt, fmt, sizeof fmt, err);
 	for (size_t i = 0; !st && opt && i < opt->ete_nimages; i++)
 		st = trawl_ete_image_add_spec(r->img, opt->ete_images[i], err);
 	if (!st)
-		st = start_decoding(r, format, err);
+		st = is_dir ? ete_reader_next_buffer(r, err) : start_decoding(r, fmt, err);
 	if (st) {
 		ete_reader_free(r);
 		return st;

@@ -202,10 +202,12 @@ struct ete_stream *ete_stream_get(struct ete_reader *r, uint8_t id, struct trawl
 	if (r->streams[id])
 		return r->streams[id];
 	const struct trawl_ete_config *c = r->one;
-	size_t k = 0;
-	for (; !c && r->snap && k < r->snap->nsources; k++)
-		if (r->snap->sources[k].cfg.trace_id == id)
+	uint16_t cpu = r->one_cpu;
+	for (size_t k = 0; !c && r->snap && k < r->snap->nsources; k++)
+		if (r->snap->sources[k].cfg.trace_id == id) {
 			c = &r->snap->sources[k].cfg;
+			cpu = ete_source_cpu(r->snap, k);
+		}
 	if (!c)
 		return NULL; /* an ID with no ETE source (STM, ...) */
 	struct ete_stream *s = calloc(1, sizeof *s);
@@ -215,7 +217,7 @@ struct ete_stream *ete_stream_get(struct ete_reader *r, uint8_t id, struct trawl
 	}
 	s->r = r;
 	s->id = id;
-	s->cpu = (uint16_t)(k ? k - 1 : 0);
+	s->cpu = cpu;
 	s->cfg = *c;
 	if (trawl_ete_pkt_decoder_create(&s->pd, &s->cfg, on_packets, s, err) != TRAWL_OK ||
 	    trawl_ete_flow_create(&s->flow, &s->cfg, r->img, on_elem, s, err) != TRAWL_OK) {
@@ -227,9 +229,9 @@ struct ete_stream *ete_stream_get(struct ete_reader *r, uint8_t id, struct trawl
 	return s;
 }
 
-/* End of the buffer: flush every decoder, then name what could not be
+/* End of a buffer: flush every decoder, then name what could not be
  * decoded: streams that never found an A-Sync, places with no image. */
-static void finish(struct ete_reader *r)
+static void finish_buffer(struct ete_reader *r)
 {
 	if (r->df)
 		trawl_ete_deformatter_finish(r->df);
@@ -254,8 +256,43 @@ static void finish(struct ete_reader *r)
 			    "0x%02x, offset %" PRIu64 ", address 0x%" PRIx64 "): the instructions there "
 			    "are not decoded", r->nacc, r->nacc == 1 ? "" : "s", r->nacc_id, r->nacc_off,
 			    r->nacc_addr);
+		r->nacc = 0;
+	}
+}
+
+/* After a buffer, the next one of the snapshot with fresh streams (one
+ * that cannot be read is named and skipped), or the end. */
+static void finish(struct ete_reader *r)
+{
+	finish_buffer(r);
+	while (r->snap && r->buf_next < r->buf_end) {
+		struct trawl_error e;
+		trawl_error_clear(&e);
+		if (ete_reader_next_buffer(r, &e) == TRAWL_OK)
+			return;
+		if (e.status == TRAWL_ERR_NOMEM) {
+			r->nomem = 1;
+			return;
+		}
+		r->stats.damaged++;
+		if (r->warn)
+			r->warn(r->warn_ctx, &e);
 	}
 	r->done = 1;
+}
+
+void ete_streams_release(struct ete_reader *r)
+{
+	for (int i = 0; i < ETE_READER_IDS; i++)
+		if (r->streams[i]) {
+			trawl_ete_flow_destroy(r->streams[i]->flow);
+			trawl_ete_pkt_decoder_destroy(r->streams[i]->pd);
+			free(r->streams[i]);
+			r->streams[i] = NULL;
+		}
+	trawl_ete_deformatter_destroy(r->df);
+	r->df = NULL;
+	r->single = NULL;
 }
 
 /* Feed the next step of the buffer (its parts in time order) to the
@@ -312,13 +349,7 @@ static void ete_close(void *state)
 	struct ete_reader *r = state;
 	if (!r)
 		return;
-	for (int i = 0; i < ETE_READER_IDS; i++)
-		if (r->streams[i]) {
-			trawl_ete_flow_destroy(r->streams[i]->flow);
-			trawl_ete_pkt_decoder_destroy(r->streams[i]->pd);
-			free(r->streams[i]);
-		}
-	trawl_ete_deformatter_destroy(r->df);
+	ete_streams_release(r);
 	if (!r->snap)
 		trawl_ete_image_destroy(r->img);
 	trawl_ete_snapshot_close(r->snap);

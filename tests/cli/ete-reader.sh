@@ -110,12 +110,10 @@ corpus=${TRAWL_CORPUS:-}
 if [ -n "$corpus" ] && [ -d "$corpus/ete" ]; then
 	for d in "$corpus"/ete/*/*/; do
 		name=$(basename "$d")
-		# the reader decodes one buffer (the first listed, as --ete-buffer
-		# does not say); `ete` decodes each: compare with the first alone
-		first=$("$TRAWL" ete stats "$d" 2>/dev/null | sed -n 's/^buffer //p' | head -1)
-		set -- ${first:+--buffer "$first"}
-		"$TRAWL" ete tarmac "$@" "$d" -o "$t/$name.tarmac" 2>/dev/null
-		ids=$("$TRAWL" ete stats "$@" "$d" 2>/dev/null | sed -n 's/^trace ID 0x\(..\).*/\1/p')
+		# every buffer, in trace.ini's order, on both paths; a trace ID
+		# that several buffers hold is one source (one core)
+		"$TRAWL" ete tarmac "$d" -o "$t/$name.tarmac" 2>/dev/null
+		ids=$("$TRAWL" ete stats "$d" 2>/dev/null | sed -n 's/^trace ID 0x\(..\).*/\1/p' | sort -u)
 		if [ "$(echo "$ids" | wc -w)" -le 1 ]; then
 			pc=$(awk '/ IT /{print "0x" $5; exit}' "$t/$name.tarmac")
 			same "$name" "$d" "$t/$name.tarmac" $pc
@@ -125,7 +123,7 @@ if [ -n "$corpus" ] && [ -d "$corpus/ete" ]; then
 		# core; the direct path gives each its own. Per source, the same
 		# instruction sequence.
 		for id in $ids; do
-			"$TRAWL" ete tarmac "$@" --id "0x$id" "$d" 2>/dev/null |
+			"$TRAWL" ete tarmac --id "0x$id" "$d" 2>/dev/null |
 				awk '/ IT / { pc = $5; sub(/^0+/, "", pc); print pc }' | md5sum
 		done | sort >"$t/want.sums"
 		"$TRAWL" cat "$d" 2>/dev/null | awk '$4 == "insn" { pc = $6; sub("pc=", "", pc); print $2, pc }' >"$t/mc"
@@ -140,6 +138,59 @@ if [ -n "$corpus" ] && [ -d "$corpus/ete" ]; then
 else
 	echo "note: no ETE corpus at '${corpus}/ete': corpus snapshots skipped"
 	d=; name=
+fi
+
+# --- several buffers, PCs by hand ---------------------------------------
+# ETB_0 (source ETE_0, trace ID 0x10): E on the b.ne: 1000. ETB_1 (ETE_1,
+# 0x11): N on the b.ne, E on the ret: 1000 1004 1008 100c. Every buffer is
+# read, in trace.ini's order, each with decoders of its own; a source's
+# events go to the core [core_trace_sources] names for it.
+pcs() { "$TRAWL" cat "$@" 2>"$t/err" | awk '$4 == "insn" { printf "%s:%s ", $2, substr($6, 4) }'; }
+d="$t/two"
+mksnap "$d" "${asy}${tinfo}${start}f7" "$prog" 0x0
+mksnap_second "$d" "${asy}${tinfo}${start}f6f7" cpu_1
+got=$(pcs "$d") || fail "two buffers: $(cat "$t/err")"
+[ "$got" = "cpu0:1000 cpu1:1000 cpu1:1004 cpu1:1008 cpu1:100c " ] || fail "two buffers, two cores: $got"
+got=$(pcs --ete-buffer ETB_1 "$d")
+[ "$got" = "cpu1:1000 cpu1:1004 cpu1:1008 cpu1:100c " ] || fail "--ete-buffer ETB_1: $got"
+expect_exit 1 "$TRAWL" cat --ete-buffer ETB_9 "$d"
+expect_stderr_has "no trace buffer named ETB_9" "$TRAWL" cat --ete-buffer ETB_9 "$d"
+# both sources trace cpu_0 and trace.ini lists ETB_1 first: one core, the
+# buffers one after the other; the second starts afresh (no state carried
+# over), so it decodes as it does alone
+d="$t/two-one-core"
+mksnap "$d" "${asy}${tinfo}${start}f7" "$prog" 0x0
+mksnap_second "$d" "${asy}${tinfo}${start}f6f7" cpu_0 buffer1,buffer0
+got=$(pcs "$d") || fail "two buffers, one core: $(cat "$t/err")"
+[ "$got" = "cpu0:1000 cpu0:1004 cpu0:1008 cpu0:100c cpu0:1000 " ] || fail "two buffers, one core: $got"
+# damage in one buffer is named with the buffer, and the other still comes
+printf '%s' "${asy}${tinfo}04850008000000" | xxd -r -p >"$d/trace1.bin"
+expect_exit 1 "$TRAWL" cat "$d"
+got=$(pcs "$d")
+[ "$got" = "cpu0:1000 " ] || fail "a cut ETB_1: $got"
+grep -q "two-one-core \[buffer ETB_1\]:offset 15: truncated packet" "$t/err" ||
+	fail "a cut ETB_1 is not named: $(cat "$t/err")"
+
+# --- an encoder-made wrapped TRBE buffer -------------------------------------
+# the snapshot records the TRBE pointers; the direct path reads the buffer
+# from its oldest byte as `trawl ete tarmac` does, and both are the tail of
+# the emulated run's PCs (the emulator's own Tarmac, its IS lines the
+# condition-failed instructions ETE also counts: the independent truth)
+if [ -x "$TRAWL_BUILD/examples/recurse" ]; then
+	d="$t/wrap"
+	"$TRAWL" emulate -o "$t/emu.tarmac" --ete "$d" --trbe-size 4096 --trbe-mode wrap \
+		"$TRAWL_BUILD/examples/recurse" -- 6 >/dev/null 2>"$t/err" || fail "emulate --ete: $(cat "$t/err")"
+	grep -q '^trbe_wrapped=1' "$d/trace.ini" || fail "recurse with a 4 KiB TRBE did not wrap"
+	"$TRAWL" ete tarmac "$d" 2>/dev/null | awk '/ IT / { pc = $5; sub(/^0+/, "", pc); print pc }' >"$t/w.ete"
+	"$TRAWL" cat "$d" 2>"$t/err" | awk '$4 == "insn" { print substr($6, 4) }' >"$t/w.direct" ||
+		fail "wrapped snapshot: $(cat "$t/err")"
+	n=$(wc -l <"$t/w.direct")
+	[ "$n" -gt 1000 ] && cmp -s "$t/w.ete" "$t/w.direct" ||
+		fail "wrapped snapshot: $n PCs, not \`ete tarmac\`'s $(wc -l <"$t/w.ete")"
+	awk '/ I[TS] / { pc = $5; sub(/^0+/, "", pc); print pc }' "$t/emu.tarmac" | tail -n "$n" |
+		cmp -s - "$t/w.direct" || fail "wrapped snapshot: not the tail of the emulated PCs"
+else
+	echo "note: examples not built (needs aarch64-linux-gnu-gcc): wrapped TRBE snapshot skipped"
 fi
 
 # --- damaged snapshots -----------------------------------------------------

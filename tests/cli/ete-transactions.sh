@@ -140,31 +140,7 @@ grep -q ': 1 place with no program image' "$t/err" || fail "nacc-once: warning: 
 # each must agree with OpenCSD listing that buffer alone (-src_name).
 d="$t/two-buffers"
 mksnap "$d" "${asy}${tinfo}${start}f7" "$prog" 0x0
-printf '%s' "${asy}${tinfo}${start}f6f7" | xxd -r -p >"$d/trace1.bin"
-sed 's/ETE_0/ETE_1/; s/TRCTRACEIDR=0x10/TRCTRACEIDR=0x11/' "$d/ETE_0.ini" >"$d/ETE_1.ini"
-sed -i 's/^device1=ETE_0.ini$/&\ndevice2=ETE_1.ini/' "$d/snapshot.ini"
-cat >"$d/trace.ini" <<'EOF'
-[trace_buffers]
-buffers=buffer0,buffer1
-
-[buffer0]
-name=ETB_0
-file=trace.bin
-format=source_data
-
-[buffer1]
-name=ETB_1
-file=trace1.bin
-format=source_data
-
-[source_buffers]
-ETE_0=ETB_0
-ETE_1=ETB_1
-
-[core_trace_sources]
-cpu_0=ETE_0
-cpu_0=ETE_1
-EOF
+mksnap_second "$d" "${asy}${tinfo}${start}f6f7" cpu_0
 "$TRAWL" ete decode "$d" >"$t/dec" 2>"$t/err" || fail "two-buffers: exit status $?: $(cat "$t/err")"
 grep -c '^# buffer ETB_[01]$' "$t/dec" | grep -qx 2 || fail "two-buffers: buffer lines: $(grep '^#' "$t/dec")"
 want0="$ctx

@@ -27,8 +27,8 @@
 		 "ETE: program image to decode with (repeatable; added\n"          \
 		 "to a snapshot's memory dumps)"),                                   \
 	CLI_STRING("ete-buffer", 0, "NAME", &(to)->opt.ete_buffer,                   \
-		   "ETE snapshot: the trace buffer to read (default: the\n"       \
-		   "first trace.ini lists)")
+		   "ETE snapshot: read only this trace buffer (default:\n"        \
+		   "every buffer, in trace.ini's order)")
 
 struct trace_open {
 	const char *cmd;
