@@ -159,7 +159,10 @@ const trawlEvents = (() => {
   function paint() {
     const { g, w, h } = clearedCanvas(), tl = v.timeline;
     if (!tl) return;
-    const n = tl.cores.length || 1, each = Math.floor(h / n), top = {}, scale = w / tl.cols;
+    // the answer's range can be the overview's grid, a little wider than
+    // the one asked (docs/serve.md, "Overview"): columns are placed by it
+    const n = tl.cores.length || 1, each = Math.floor(h / n), top = {}, span = v.to - v.from;
+    const x0 = ((tl.from - v.from) / span) * w, scale = ((tl.to - tl.from) / tl.cols / span) * w;
     tl.cores.forEach((cpu, i) => { top[cpu] = i * each; });
     g.font = '10px sans-serif';
     g.textBaseline = 'middle';
@@ -170,9 +173,9 @@ const trawlEvents = (() => {
       g.fillText('cpu ' + cpu, 2, top[cpu] + 6);
     }
     for (const [cpu, act, c0, c1, count, name, , , cpuEnd] of tl.bars) {
-      const x = c0 * scale, bw = Math.max(1, (c1 - c0 + 1) * scale);
+      const x = x0 + c0 * scale, bw = Math.max(1, (c1 - c0 + 1) * scale);
       if (cpuEnd !== null) {         // a message: an arrow to the receiving core
-        const y0 = top[cpu] + 12, y1 = top[cpuEnd] + 12, x1 = (c1 + 0.5) * scale;
+        const y0 = top[cpu] + 12, y1 = top[cpuEnd] + 12, x1 = x0 + (c1 + 0.5) * scale;
         g.strokeStyle = count === 1 ? '#2a6' : '#8a9';
         g.beginPath();
         g.moveTo(x, y0);
@@ -199,7 +202,7 @@ const trawlEvents = (() => {
     g.fillStyle = '#345';
     for (const [cpu, col, count] of tl.dots) {
       g.beginPath();
-      g.arc((col + 0.5) * scale, top[cpu] + each - 4, count > 1 ? 2.5 : 1.5, 0, 2 * Math.PI);
+      g.arc(x0 + (col + 0.5) * scale, top[cpu] + each - 4, count > 1 ? 2.5 : 1.5, 0, 2 * Math.PI);
       g.fill();
     }
     if (v.cursor !== null && v.cursor !== undefined) {

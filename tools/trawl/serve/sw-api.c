@@ -32,6 +32,11 @@ void serve_sw_info(const struct serve_sw *sw, struct trawl_json *j)
 	kv(j, "first", sw->first);
 	kv(j, "last", sw->last);
 	kv(j, "lost", sw->run.info.lost);
+	trawl_json_key(j, "overview_ms");     /* the unfiltered view's overview build */
+	if (sw->view.ov_on)
+		trawl_json_u64(j, (sw->view.ov_ns + 500000) / 1000000);
+	else
+		trawl_json_null(j);
 	trawl_json_key(j, "cpus");
 	trawl_json_array_begin(j);
 	for (unsigned r = 0; r < sw->ncpus; r++)
@@ -124,9 +129,6 @@ static int api_timeline(struct serve_sw *sw, const struct serve_req *r, struct t
 	if (r->to <= r->from)
 		return bad(j, 400, "'to' must be above 'from'");
 	trawl_json_object_begin(j);
-	kv(j, "from", r->from);
-	kv(j, "to", r->to);
-	kv(j, "cols", r->cols);
 	serve_sw_timeline(sw, r->from, r->to, r->cols, r->have & SP_MAX ? r->max : 4000, j);
 	trawl_json_object_end(j);
 	return 200;

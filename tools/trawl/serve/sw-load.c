@@ -92,8 +92,13 @@ void serve_sw_view_release(struct serve_sw *s, struct sw_view *v)
 	for (unsigned i = 0; v->rows && i < s->ncpus; i++)
 		spill_close(&v->rows[i]);
 	free(v->rows);
-	for (size_t i = 0; i < v->nlanes; i++)
+	for (size_t i = 0; i < v->nlanes; i++) {
 		spill_close(&v->lanes[i].r);
+		spill_close(&v->lanes[i].ov);
+	}
+	for (unsigned i = 0; v->ov_rows && i < s->ncpus; i++)
+		spill_close(&v->ov_rows[i]);
+	free(v->ov_rows);
 	free(v->lanes);
 	free(v->act_on);
 	trawl_swstats_release(&v->stats);

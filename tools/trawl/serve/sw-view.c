@@ -101,7 +101,8 @@ static int finish(struct serve_sw *s, struct sw_view *v)
 	for (unsigned r = 0; r < s->ncpus; r++)
 		if (spill_seal(&v->rows[r]) || spill_index(&v->rows[r], SW_KEY_TIME, 0))
 			return -1;
-	return spill_seal(&v->kept) || spill_index(&v->kept, SW_KEY_TIME, 0);
+	return spill_seal(&v->kept) || spill_index(&v->kept, SW_KEY_TIME, 0) ||
+	       serve_sw_overview_build(s, v);
 }
 
 /* The events in order, read from the spills a chunk at a time (so the

@@ -39,6 +39,38 @@ struct sw_lane {
 	uint32_t cpu, act;
 	struct spill r;              /* struct sw_rec, sorted by begin then end */
 	uint64_t maxend;             /* the last record's runmax */
+	struct spill ov;             /* struct sw_ov_lane: its overview (sw_grid) */
+};
+
+/* The overview (docs/serve.md, "Overview"): what a timeline needs at a
+ * time boundary, kept for every boundary of a grid, so a request whose
+ * columns are the grid's reads cols + 1 consecutive entries per lane and
+ * core instead of one block per column. Level-0 boundary j is at time
+ * origin + j * w0 (j = 0..n0, the last after the trace's last event);
+ * level lv keeps every stride[lv]-th of them, strides m * 2^e with m in
+ * [8, 16), so a column width is within 1/8 of some level's. */
+#define SW_GRID_MAX 512
+
+struct sw_grid {
+	uint64_t origin, w0, n0;
+	unsigned nlev;
+	uint64_t stride[SW_GRID_MAX];
+	uint64_t off[SW_GRID_MAX];   /* first entry of each level in the files */
+	uint64_t len[SW_GRID_MAX];   /* entries of each level: boundaries 0, stride, .. >= n0 */
+};
+
+/* A lane at a boundary b: at, the records beginning before b; runmax,
+ * the latest end among them (0: none); begin, key, cpu_end: record at's
+ * (the next group's first), zeros when there is none. */
+struct sw_ov_lane {
+	uint64_t at, runmax, begin, key;
+	uint32_t cpu_end, pad;
+};
+
+/* A core at a boundary b: at, its kept events before b; pos, the list
+ * position of event at. */
+struct sw_ov_row {
+	uint64_t at, pos;
 };
 
 /* A kept event: its time and, in the list (sw_view.kept), its place in
@@ -62,6 +94,10 @@ struct sw_view {
 	unsigned char *act_on;       /* per activity: shown (acts=) */
 	struct trawl_swstats stats;
 	uint64_t acts_lost;          /* records not kept: out of memory */
+	int ov_on;                   /* the overview below was built */
+	struct sw_grid grid;
+	struct spill *ov_rows;       /* per row: struct sw_ov_row */
+	uint64_t ov_ns;              /* time its build took (CPU of the pass, wall) */
 };
 
 struct serve_sw {
@@ -104,8 +140,30 @@ void serve_sw_view_release(struct serve_sw *s, struct sw_view *v);
  * with why[] (a bad filter: the CLI's message, naming the option). */
 int serve_sw_view(struct serve_sw *s, const struct sw_filter_args *f, char *why, size_t n);
 
+/* Build the overview of view v (after its lanes and rows are sealed),
+ * when it holds at least TRAWL_SERVE_OVERVIEW_MIN (default 2^20) events
+ * and activities. 0, or -1 (a temporary file failed). */
+int serve_sw_overview_build(const struct serve_sw *s, struct sw_view *v);
+
+/* Where the overview answers [from, to) in cols columns: its level and
+ * first entry, and the grid's range [from, to), which holds the asked one
+ * (from moved down by less than a column, the columns widened by less
+ * than 1/8). */
+struct sw_ovspan {
+	unsigned lv;
+	uint64_t j0, from, to;
+};
+/* 1 when the overview answers it (then *o), else 0. */
+int serve_sw_overview_span(const struct serve_sw *s, uint64_t from, uint64_t to, uint64_t cols,
+			   struct sw_ovspan *o);
+/* Entries j0..j0 + n - 1 of level lv of an overview file into out (those
+ * past the level's end repeat its last). 0, or -1 (a read error). */
+int serve_sw_overview_read(const struct sw_grid *g, const struct spill *f, unsigned lv, uint64_t j0,
+			   uint64_t n, void *out);
+
 /* The timeline of times [from, to) in cols columns, as members of the open
- * JSON object j (docs/serve.md). */
+ * JSON object j (docs/serve.md): "from", "to", "cols" (the overview's grid
+ * range when it answers) and the items. */
 void serve_sw_timeline(const struct serve_sw *s, uint64_t from, uint64_t to, uint64_t cols,
 		       uint64_t max, struct trawl_json *j);
 /* The first kept event at or after time t: its list position (nkept when
