@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "serve/mhd.h"
+#include "serve/spill.h"
 
 /* The page may load only its own files and talk only to its own server;
  * nothing is cached and no Referer carries the token elsewhere. */
@@ -103,11 +104,21 @@ static enum MHD_Result api(struct serve *s, struct MHD_Connection *conn, const c
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return refuse(conn, 500, "out of memory");
+	uint64_t read_errors = spill_read_errors();
 	int status = serve_api(s, url, &r, f);
 	fputc('\n', f);
 	if (fclose(f) || !buf) {
 		free(buf);
 		return refuse(conn, 500, "out of memory");
+	}
+	/* a failed read of the server's temporary files gave zeros somewhere
+	 * in that answer: refuse it rather than show them */
+	if (spill_read_errors() != read_errors) {
+		char why[200];
+		snprintf(why, sizeof why, "reading the server's temporary files (TMPDIR) failed: %s",
+			 spill_read_error());
+		free(buf);
+		return refuse(conn, 500, why);
 	}
 	return respond(conn, (unsigned)status, "application/json", buf, len, 0, NULL);
 }

@@ -10,6 +10,29 @@
 
 #define SPILL_BUF ((size_t)64 << 10)
 
+/* Reads that failed in this thread (the request thread's are checked
+ * around each answer, http.c), and why the last one did. */
+static _Thread_local uint64_t read_errors;
+static _Thread_local char read_why[96];
+
+uint64_t spill_read_errors(void)
+{
+	return read_errors;
+}
+
+const char *spill_read_error(void)
+{
+	return read_why;
+}
+
+/* Fault injection for the tests: while the file TRAWL_SERVE_READ_FAULT
+ * names exists, every read fails with EIO. */
+static int read_fault(void)
+{
+	const char *p = getenv("TRAWL_SERVE_READ_FAULT");
+	return p && *p && access(p, F_OK) == 0;
+}
+
 static int temp_fd(void)
 {
 	const char *dir = getenv("TMPDIR");
@@ -45,6 +68,10 @@ int spill_open(struct spill *s, uint32_t rec)
  * transfers retried). */
 static int xfer(int fd, void *p, size_t n, uint64_t off, int write)
 {
+	if (!write && read_fault()) {
+		errno = EIO;
+		goto failed;
+	}
 	for (char *c = p; n;) {
 		ssize_t r = write ? pwrite(fd, c, n, (off_t)off) : pread(fd, c, n, (off_t)off);
 		if (r < 0 && errno == EINTR)
@@ -52,13 +79,19 @@ static int xfer(int fd, void *p, size_t n, uint64_t off, int write)
 		if (r <= 0) {
 			if (!r)
 				errno = write ? ENOSPC : EIO;
-			return -1;
+			if (write)
+				return -1;
+			goto failed;
 		}
 		c += r;
 		n -= (size_t)r;
 		off += (uint64_t)r;
 	}
 	return 0;
+failed:
+	read_errors++;
+	snprintf(read_why, sizeof read_why, "%s", strerror(errno));
+	return -1;
 }
 
 static int flush(struct spill *s)

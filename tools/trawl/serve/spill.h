@@ -56,6 +56,12 @@ int spill_seal(struct spill *s);
 int spill_index(struct spill *s, unsigned slot, uint32_t off);
 void spill_close(struct spill *s);
 
+/* Reads that failed in the calling thread so far, and the last one's
+ * reason (strerror): a lookup that fails gives zeros, so whoever answers
+ * from the spills compares the count before and after. */
+uint64_t spill_read_errors(void);
+const char *spill_read_error(void);
+
 /* Record i into out (zeros and -1 when it cannot be read). */
 int spill_get(const struct spill *s, uint64_t i, void *out);
 /* The first record whose key (slot) is >= t: n when none. */
