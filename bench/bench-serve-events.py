@@ -2,7 +2,8 @@
 
 usage: bench-serve-events.py TRAWL DEFS SMALL_TRACE BIG_TRACE
 For each trace: the time from the first /api/trace to "ready" (the trace
-read into the server's arrays, the unfiltered view made), the server's RSS
+read into the server's arrays, the unfiltered view and its overview made;
+the overview's build time also on its own), the server's RSS
 then, timeline request latencies (p50/p99) at five zoom levels, list and
 stats requests, the first timeline drawn after a page load in Chromium
 (median of 3 loads) and the first request under a new filter (one pass
@@ -32,6 +33,7 @@ def measure(path):
         info = srv.wait_ready(0, timeout=1800)
         fig["load_s"] = time.perf_counter() - t0
         fig["events"] = info["events"]
+        fig["overview_ms"] = info.get("overview_ms") or 0   # in load_s; 0: none built
         fig.update(rss(srv.proc.pid))
         first, last = info["first"], info["last"] + 1
         rnd = random.Random(1)

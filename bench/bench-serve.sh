@@ -25,7 +25,10 @@ if [ -x "$demo" ]; then
 	for n in "$evs" "$evb"; do
 		[ -d "$out/serve-ev-$n" ] && continue
 		echo "recording rec-demo for about $n events..."
-		TRAWL_REC_BUFFER=256M "$demo" --threads 4 --packets $((n * 11 / 160)) --out "$out/serve-ev-$n" \
+		# rings big enough that nothing is dropped at 10^8 events
+		buf=256M
+		[ "$n" -gt 20000000 ] && buf=1024M
+		TRAWL_REC_BUFFER=$buf "$demo" --threads 4 --packets $((n * 11 / 160)) --out "$out/serve-ev-$n" \
 			>/dev/null 2>&1 || { echo "bench-serve: rec-demo failed"; exit 1; }
 	done
 	python3 "$TRAWL_SRC/bench/bench-serve-events.py" "$TRAWL" "$TRAWL_SRC/examples/rec-demo/analysis.tdef" \

@@ -33,34 +33,81 @@ static void grid_init(struct sw_grid *g, uint64_t first, uint64_t last)
 	}
 }
 
-/* Level-0 entries (n0 + 1 of size rec, in memory: a few MiB) written
- * level by level into a new file f. */
-static int write_levels(const struct sw_grid *g, const unsigned char *l0, uint32_t rec, struct spill *f)
+/* Level-0 entries are made in order, OV_SPAN at a time, and each level's
+ * share of them written at its place in the file f: so a build holds
+ * about 1 MiB whatever the grid. */
+#define OV_SPAN 16384
+
+struct ov_build {
+	const struct sw_grid *g;
+	struct spill *f;
+	uint32_t rec;
+	unsigned char *l0;           /* entries of boundaries a .. a + used - 1 */
+	unsigned char *out;          /* one level's of them */
+	uint64_t a;
+	size_t used;
+};
+
+static int ov_open(struct ov_build *b, const struct sw_grid *g, struct spill *f, uint32_t rec)
 {
-	if (spill_open(f, rec))
+	*b = (struct ov_build){ g, f, rec, malloc((size_t)OV_SPAN * rec), malloc((size_t)(OV_SPAN / 8 + 2) * rec), 0, 0 };
+	if (!b->l0 || !b->out || spill_open(f, rec) || spill_seal(f))
 		return -1;
-	for (unsigned lv = 0; lv < g->nlev; lv++)
-		for (uint64_t j = 0; j < g->len[lv]; j++) {
-			uint64_t at = j * g->stride[lv] < g->n0 ? j * g->stride[lv] : g->n0;
-			if (spill_add(f, l0 + at * rec))
-				return -1;
-		}
-	return spill_seal(f);
+	return 0;
 }
 
-/* The time of level-0 boundary j. */
+static void ov_close(struct ov_build *b)
+{
+	free(b->l0);
+	free(b->out);
+}
+
+/* Level lv's entries among boundaries a .. a + used - 1: j * stride in
+ * that range, and after the last chunk the one past n0 (boundary n0's). */
+static int ov_flush(struct ov_build *b)
+{
+	const struct sw_grid *g = b->g;
+	uint64_t end = b->a + b->used;
+	for (unsigned lv = 0; lv < g->nlev; lv++) {
+		uint64_t s = g->stride[lv], j0 = b->a / s + (b->a % s != 0), j = j0;
+		size_t k = 0;
+		for (; j * s < end; j++)
+			memcpy(b->out + k++ * b->rec, b->l0 + (j * s - b->a) * b->rec, b->rec);
+		if (end == g->n0 + 1 && j < g->len[lv])
+			memcpy(b->out + k++ * b->rec, b->l0 + (g->n0 - b->a) * b->rec, b->rec);
+		if (k && spill_write(b->f, g->off[lv] + j0, k, b->out))
+			return -1;
+	}
+	b->a = end;
+	b->used = 0;
+	if (end == g->n0 + 1)
+		b->f->n = g->off[g->nlev - 1] + g->len[g->nlev - 1];
+	return 0;
+}
+
+/* The entry of the next boundary (0, 1, .. n0 in order). */
+static int ov_put(struct ov_build *b, const void *e)
+{
+	memcpy(b->l0 + b->used++ * b->rec, e, b->rec);
+	return b->used == OV_SPAN || b->a + b->used == b->g->n0 + 1 ? ov_flush(b) : 0;
+}
+
+/* The time of level-0 boundary j (the last one can lie past 2^64 - 1:
+ * saturated, every record is before it but one at that very time, which
+ * no trace clock reaches). */
 static uint64_t bound(const struct sw_grid *g, uint64_t j)
 {
-	return g->origin + j * g->w0;
+	uint64_t d = j * g->w0;
+	return d > UINT64_MAX - g->origin ? UINT64_MAX : g->origin + d;
 }
 
 static int lane_overview(const struct sw_grid *g, struct sw_lane *l)
 {
-	struct sw_ov_lane *e = calloc(g->n0 + 1, sizeof *e);
 	struct sw_rec *buf = malloc(OV_CHUNK * sizeof *buf);
+	struct ov_build b = { 0 };
 	uint64_t j = 0, runmax = 0;
 	int rc = -1;
-	if (!e || !buf)
+	if (!buf || ov_open(&b, g, &l->ov, sizeof(struct sw_ov_lane)))
 		goto done;
 	for (uint64_t at = 0; at < l->r.n; at += OV_CHUNK) {
 		size_t n = l->r.n - at < OV_CHUNK ? (size_t)(l->r.n - at) : OV_CHUNK;
@@ -69,42 +116,53 @@ static int lane_overview(const struct sw_grid *g, struct sw_lane *l)
 		for (size_t i = 0; i < n; i++) {
 			/* the boundaries up to this record's begin: it is the
 			 * first record beginning at or after them */
-			for (; j <= g->n0 && bound(g, j) <= buf[i].begin; j++)
-				e[j] = (struct sw_ov_lane){ at + i, runmax, buf[i].begin, buf[i].key,
-							    buf[i].cpu_end, 0 };
+			for (; j <= g->n0 && bound(g, j) <= buf[i].begin; j++) {
+				struct sw_ov_lane e = { at + i, runmax, buf[i].begin, buf[i].key, buf[i].cpu_end, 0 };
+				if (ov_put(&b, &e))
+					goto done;
+			}
 			runmax = buf[i].runmax;
 		}
 	}
-	for (; j <= g->n0; j++)
-		e[j] = (struct sw_ov_lane){ l->r.n, runmax, 0, 0, 0, 0 };
-	rc = write_levels(g, (const unsigned char *)e, sizeof *e, &l->ov);
+	for (; j <= g->n0; j++) {
+		struct sw_ov_lane e = { l->r.n, runmax, 0, 0, 0, 0 };
+		if (ov_put(&b, &e))
+			goto done;
+	}
+	rc = 0;
 done:
-	free(e);
+	ov_close(&b);
 	free(buf);
 	return rc;
 }
 
 static int row_overview(const struct sw_grid *g, const struct spill *r, struct spill *f)
 {
-	struct sw_ov_row *e = calloc(g->n0 + 1, sizeof *e);
 	struct sw_pos *buf = malloc(OV_CHUNK * sizeof *buf);
+	struct ov_build b = { 0 };
 	uint64_t j = 0;
 	int rc = -1;
-	if (!e || !buf)
+	if (!buf || ov_open(&b, g, f, sizeof(struct sw_ov_row)))
 		goto done;
 	for (uint64_t at = 0; at < r->n; at += OV_CHUNK) {
 		size_t n = r->n - at < OV_CHUNK ? (size_t)(r->n - at) : OV_CHUNK;
 		if (spill_read(r, at, n, buf))
 			goto done;
 		for (size_t i = 0; i < n; i++)
-			for (; j <= g->n0 && bound(g, j) <= buf[i].time; j++)
-				e[j] = (struct sw_ov_row){ at + i, buf[i].at };
+			for (; j <= g->n0 && bound(g, j) <= buf[i].time; j++) {
+				struct sw_ov_row e = { at + i, buf[i].at };
+				if (ov_put(&b, &e))
+					goto done;
+			}
 	}
-	for (; j <= g->n0; j++)
-		e[j] = (struct sw_ov_row){ r->n, 0 };
-	rc = write_levels(g, (const unsigned char *)e, sizeof *e, f);
+	for (; j <= g->n0; j++) {
+		struct sw_ov_row e = { r->n, 0 };
+		if (ov_put(&b, &e))
+			goto done;
+	}
+	rc = 0;
 done:
-	free(e);
+	ov_close(&b);
 	free(buf);
 	return rc;
 }
@@ -127,7 +185,8 @@ int serve_sw_overview_build(const struct serve_sw *s, struct sw_view *v)
 	uint64_t recs = v->nkept;
 	for (size_t i = 0; i < v->nlanes; i++)
 		recs += v->lanes[i].r.n;
-	if (!s->nev || recs < overview_min())
+	/* a trace over the whole u64 clock has no span to divide */
+	if (!s->nev || recs < overview_min() || s->last - s->first == UINT64_MAX)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	grid_init(&v->grid, s->first, s->last);

@@ -97,7 +97,7 @@ struct sw_view {
 	int ov_on;                   /* the overview below was built */
 	struct sw_grid grid;
 	struct spill *ov_rows;       /* per row: struct sw_ov_row */
-	uint64_t ov_ns;              /* time its build took (CPU of the pass, wall) */
+	uint64_t ov_ns;              /* its build's wall time */
 };
 
 struct serve_sw {
