@@ -7,17 +7,23 @@
 #include <string.h>
 #include <time.h>
 
-#define OV_BUCKETS ((uint64_t)1 << 18) /* level-0 buckets over the trace */
+/* Level-0 buckets over the trace: one per 64 records of the view, at
+ * least 2^18 and at most 2^21, so the overview takes 1/100 of a 10^8-event
+ * trace at 1400 columns (columns of >= 8 buckets) and stays a few percent
+ * of the view's disk. */
+#define OV_BUCKETS_MIN ((uint64_t)1 << 18)
+#define OV_BUCKETS_MAX ((uint64_t)1 << 21)
 #define OV_CHUNK 4096                  /* records read at once */
 
 /* Levels: strides m * 2^e, m in [8, 16), up to the first >= n0 (one
  * column holding the whole trace). */
-static void grid_init(struct sw_grid *g, uint64_t first, uint64_t last)
+static void grid_init(struct sw_grid *g, uint64_t first, uint64_t last, uint64_t recs)
 {
 	memset(g, 0, sizeof *g);
-	uint64_t span = last - first + 1;
+	uint64_t span = last - first + 1, nb = recs / 64;
+	nb = nb < OV_BUCKETS_MIN ? OV_BUCKETS_MIN : nb > OV_BUCKETS_MAX ? OV_BUCKETS_MAX : nb;
 	g->origin = first;
-	g->w0 = span / OV_BUCKETS + (span % OV_BUCKETS != 0);
+	g->w0 = span / nb + (span % nb != 0);
 	g->n0 = span / g->w0 + (span % g->w0 != 0);
 	uint64_t off = 0;
 	for (uint64_t e = 1; g->nlev < SW_GRID_MAX; e <<= 1) {
@@ -189,7 +195,7 @@ int serve_sw_overview_build(const struct serve_sw *s, struct sw_view *v)
 	if (!s->nev || recs < overview_min() || s->last - s->first == UINT64_MAX)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	grid_init(&v->grid, s->first, s->last);
+	grid_init(&v->grid, s->first, s->last, recs);
 	v->ov_rows = calloc(s->ncpus ? s->ncpus : 1, sizeof *v->ov_rows);
 	if (!v->ov_rows)
 		return -1;
