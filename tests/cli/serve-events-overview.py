@@ -79,7 +79,11 @@ try:
     good = ov.get("/api/timeline?trace=0&from=%d&to=%d&cols=900" % (first, last))
     check(good[0] == 200, "timeline before the fault: HTTP %d" % good[0])
     open(fault, "w").close()
+    # the overview's entries, the detailed path's blocks (a fine zoom at a
+    # place not asked before) and the list's
+    fine = first + width // 3 + 12345
     for path in ("/api/timeline?trace=0&from=%d&to=%d&cols=900" % (first, last),
+                 "/api/timeline?trace=0&from=%d&to=%d&cols=300" % (fine, fine + width // 5000 + 1),
                  "/api/events?trace=0&from=%d&count=20" % (len(evs) // 2 + 777)):
         st, body = ov.get(path)
         check(st == 500 and b"temporary files" in body and b"Input/output error" in body,
