@@ -11,7 +11,8 @@ widest zoom and other wide ones, under no filter and a --where filter:
   - at a fine zoom the detailed path answers the asked range itself.
 Then, with TRAWL_SERVE_READ_FAULT naming a file that exists, every read of
 the temporary files fails: timeline and list requests are 500 with the
-reason, not zeros; with the file removed the answers are whole again.
+reason, not zeros, and the terminal says so; with the file removed the
+answers are whole again; the server exits 1 (answers were lost).
 Usage: serve-events-overview.py TRAWL TMPDIR TRACE DEFS
 """
 import json
@@ -94,6 +95,10 @@ try:
 finally:
     if os.path.exists(fault):
         os.unlink(fault)
-    check(ov.stop() == 0, "serve exit status")
+    # answers were lost to the fault: said, and exit status 1
+    check(ov.stop() == 1, "serve exit status after failed reads")
+    err = ov.proc.stderr.read().decode()
+    check("/api/timeline: reading the server's temporary files (TMPDIR) failed: Input/output error" in err,
+          "the terminal does not say the failed reads: %r" % err[-300:])
     det.stop()
 sys.exit(1 if fails else 0)

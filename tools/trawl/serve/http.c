@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "serve/mhd.h"
 #include "serve/spill.h"
 
@@ -118,6 +119,9 @@ static enum MHD_Result api(struct serve *s, struct MHD_Connection *conn, const c
 		snprintf(why, sizeof why, "reading the server's temporary files (TMPDIR) failed: %s",
 			 spill_read_error());
 		free(buf);
+		/* an answer lost: said on the terminal, and the exit status 1 */
+		cli_error("serve", "%s: %s", url, why);
+		cli_mark_lossy();
 		return refuse(conn, 500, why);
 	}
 	return respond(conn, (unsigned)status, "application/json", buf, len, 0, NULL);
