@@ -44,9 +44,16 @@ enum trawl_status idx_evpack_flush(struct idx_evpack *p, struct idx_file *ev,
 		st64(h + 8 * f, lo);
 		h[EVB_WIDTH + f] = w[f];
 	}
+	/* only the fields that vary in the block take bytes: a decoded trace
+	 * has half of them constant */
+	unsigned act[EVF_N], na = 0;
+	for (unsigned f = 0; f < EVF_N; f++)
+		if (w[f])
+			act[na++] = f;
 	uint8_t *o = h + EVB_HDR;
 	for (unsigned j = 0; j < p->n; j++)
-		for (unsigned f = 0; f < EVF_N; f++) {
+		for (unsigned a = 0; a < na; a++) {
+			unsigned f = act[a];
 			st64(o, p->col[f][j] - base[f]);
 			o += w[f];
 		}
