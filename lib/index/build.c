@@ -1234,6 +1234,9 @@ static enum trawl_status write_sums(struct idx_file *o, uint64_t covered, struct
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 		goto out;
 	}
+	/* the header's block is never summed (it is written last, checked on
+	 * its own): zero, so the same trace always gives the same file */
+	st32(sums, 0);
 	for (uint64_t at = 0; at < covered; at += chunk) {
 		uint64_t lo = at < IDX_HEADER_SIZE ? IDX_HEADER_SIZE : at;
 		uint64_t hi = at + chunk < covered ? at + chunk : covered;
