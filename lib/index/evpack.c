@@ -33,10 +33,23 @@ enum trawl_status idx_evpack_flush(struct idx_evpack *p, struct idx_file *ev,
 	unsigned rs = 0;
 	for (unsigned f = 0; f < EVF_N; f++) {
 		const uint64_t *c = p->col[f];
-		uint64_t lo = c[0], hi = c[0];
-		for (unsigned j = 1; j < p->n; j++) {
-			lo = c[j] < lo ? c[j] : lo;
-			hi = c[j] > hi ? c[j] : hi;
+		/* four independent chains: one compare-and-select after
+		 * another was most of the packing time */
+		uint64_t l4[4] = { c[0], c[0], c[0], c[0] }, h4[4] = { c[0], c[0], c[0], c[0] };
+		unsigned j = 0;
+		for (; j + 4 <= p->n; j += 4)
+			for (unsigned q = 0; q < 4; q++) {
+				l4[q] = c[j + q] < l4[q] ? c[j + q] : l4[q];
+				h4[q] = c[j + q] > h4[q] ? c[j + q] : h4[q];
+			}
+		for (; j < p->n; j++) {
+			l4[0] = c[j] < l4[0] ? c[j] : l4[0];
+			h4[0] = c[j] > h4[0] ? c[j] : h4[0];
+		}
+		uint64_t lo = l4[0], hi = h4[0];
+		for (unsigned q = 1; q < 4; q++) {
+			lo = l4[q] < lo ? l4[q] : lo;
+			hi = h4[q] > hi ? h4[q] : hi;
 		}
 		base[f] = lo;
 		w[f] = (uint8_t)width_of(hi - lo);
