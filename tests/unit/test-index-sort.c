@@ -199,10 +199,20 @@ static long resident_pages(void)
 	return res;
 }
 
+static char a[64], b[64];
+
+/* a failed assertion leaves the test early: the files go here too */
+static int remove_indexes(void **state)
+{
+	(void)state;
+	unlink(a);
+	unlink(b);
+	return 0;
+}
+
 static void textless_build_is_repeatable_and_verify_is_flat(void **state)
 {
 	(void)state;
-	char a[64], b[64];
 	snprintf(a, sizeof a, "/tmp/trawl-test-isort-%d-a.trawlidx", (int)getpid());
 	snprintf(b, sizeof b, "/tmp/trawl-test-isort-%d-b.trawlidx", (int)getpid());
 	size_t nev = 2000000;
@@ -243,7 +253,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sorter_matches_stable_sort),
-		cmocka_unit_test(textless_build_is_repeatable_and_verify_is_flat),
+		cmocka_unit_test_teardown(textless_build_is_repeatable_and_verify_is_flat,
+					  remove_indexes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
