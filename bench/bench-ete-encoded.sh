@@ -71,3 +71,71 @@ awk -v b="$tot_b" -v i="$tot_i" -v tc="$tc" -v td="$td" -v oc="$oc" -v od="$od" 
 /usr/bin/time -f "%e %M" -o "$out/ttime" "$TRAWL" ete stats "$out/exceptions" >/dev/null 2>&1
 set -- $(cat "$out/ttime")
 echo "trawl ete stats on $out/exceptions (CLI, load + decode): $1 s, peak RSS $2 KiB"
+
+# trawl index of a ~1 MB encoder-made snapshot (issue 16: >= 5 M
+# instructions/s): emulate --ete of sort 100000 (18 M instructions, 0.054
+# bytes each), indexed by this binary and by the baseline (base-lib.sh:
+# $TRAWL_BENCH_BASE, default where this branch left main) in turns, each
+# into a fresh index as a user's first `trawl index` makes it (build, then
+# the verify read); medians of ETE_BENCH_INDEX_ROUNDS rounds (default 3),
+# CPU = user + sys, peak RSS the largest. Then both binaries' answers on
+# their own index, byte for byte: calltree, profile, pc, regs, mem.
+src=$TRAWL_SRC
+. "$TRAWL_SRC/bench/base-lib.sh"
+bench_base "${TRAWL_BENCH_OUT:-$TRAWL_SRC/bench/out}" trawl-bin bench-index-warm
+[ -n "$base" ] || echo "trawl index: no baseline binary (TRAWL_BENCH_BASE)"
+snap="$out/index-snap"
+"$TRAWL" emulate --ete "$snap" "$ex/sort" -- 100000 >/dev/null 2>"$out/isnap.log" </dev/null
+insns=$(sed -n 's/.*: \([0-9]*\) instructions, .*/\1/p' "$out/isnap.log")
+bytes=$(stat -c %s "$snap/trace.bin")
+: >"$out/itimes"
+r=0
+while [ $r -lt "${ETE_BENCH_INDEX_ROUNDS:-3}" ]; do
+	for who in base this; do
+		bin=$TRAWL
+		[ $who = base ] && bin=$base
+		[ -n "$bin" ] || continue
+		rm -f "$out/i-$who.idx"
+		/usr/bin/time -f "$who %e %U %S %M" -a -o "$out/itimes" "$bin" index \
+			--index "$out/i-$who.idx" "$snap" >/dev/null 2>"$out/ierr" ||
+			{ echo "trawl index ($who) failed:"; cat "$out/ierr"; }
+	done
+	r=$((r + 1))
+done
+for who in base this; do
+	grep -q "^$who " "$out/itimes" || continue
+	awk -v w=$who -v n="$insns" -v b="$bytes" '$1 == w { wall[++k] = $2; cpu[k] = $3 + $4; if ($5 > m) m = $5 }
+	function med(a, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return a[int((k + 1) / 2)] }
+	END { c = med(cpu, k); x = med(wall, k)
+		printf "trawl index, %d KB snapshot, %d instructions (%s): %5.2f M insn/s CPU (%.2f s), %5.2f M insn/s wall (%.2f s), peak RSS %d MB  (target >= 5 M/s)\n",
+			b / 1000, n, w == "base" ? "baseline" : "this build", n / c / 1e6, c, n / x / 1e6, x, m / 1024 }' "$out/itimes"
+done
+if [ -n "$base" ]; then
+	q=0 same=0
+	E="$ex/sort"
+	for args in "calltree --image $E" "profile --image $E" "pc @ 0x400820 --limit 50" \
+		"pc @ 0x400820 --from 9000000 --limit 50" "regs @ --at 1" "regs @ --at 9000000" \
+		"regs @ --at $insns" "mem @ --at 5000000 0x400820 64" "mem @ --at $insns 0x400500 256"; do
+		for who in base this; do
+			bin=$TRAWL
+			[ $who = base ] && bin=$base
+			# pc, regs and mem read the index just built; calltree and profile the trace
+			set -- $args
+			cmd=$1
+			shift
+			a=$(echo "$*" | sed "s|^@|--index $out/i-$who.idx $snap|")
+			[ "$a" = "$*" ] && a="$* $snap"
+			"$bin" $cmd $a >"$out/ans-$who" 2>&1
+			echo "exit $?" >>"$out/ans-$who"
+		done
+		q=$((q + 1))
+		if cmp -s "$out/ans-base" "$out/ans-this"; then
+			same=$((same + 1))
+		else
+			echo "trawl index: answers differ: $args"
+		fi
+	done
+	echo "trawl index: $same of $q queries answer byte for byte as the baseline's (calltree, profile, pc, regs, mem)"
+fi
+rm -rf "$snap" "$out"/i-*.idx

@@ -19,24 +19,14 @@ out=${TRAWL_BENCH_OUT:-bench/out}
 trawl=${TRAWL:-$build/trawl}
 src=${TRAWL_SRC:-.}
 n=${TRAWL_BENCH_INDEX_INSNS:-10000000}
-base_ref=${TRAWL_BENCH_BASE:-$(git -C "$src" merge-base HEAD main 2>/dev/null || echo main)}
 nq=${TRAWL_BENCH_KINDS_QUERIES:-2000}
 mkdir -p "$out"
 sort_ex="$build/examples/sort"
 [ -x "$sort_ex" ] || { echo "no examples built (AArch64 cross compiler): skipped"; exit 0; }
 
 # the baseline binary, built once per commit of $base_ref
-base_commit=$(git -C "$src" rev-parse "$base_ref" 2>/dev/null) || base_commit=
-base="$out/base-build/trawl"
-if [ -n "$base_commit" ] && [ "$(cat "$out/base-build/commit" 2>/dev/null)" != "$base_commit" ]; then
-	rm -rf "$out/base-src" "$out/base-build"
-	mkdir -p "$out/base-src" "$out/base-build"
-	git -C "$src" archive "$base_commit" | tar -x -C "$out/base-src" &&
-		cmake -S "$out/base-src" -B "$out/base-build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null &&
-		cmake --build "$out/base-build" --target trawl-bin bench-index-warm -j2 >/dev/null 2>&1 && [ -x "$base" ] &&
-		echo "$base_commit" >"$out/base-build/commit" || echo "baseline $base_ref did not build"
-fi
-[ -x "$base" ] || base=
+. "$src/bench/base-lib.sh"
+bench_base "$out" trawl-bin bench-index-warm
 base_warm="$out/base-build/bench-index-warm"
 [ -x "$base_warm" ] || base_warm=
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -215,8 +216,28 @@ enum trawl_status idx_checks_all(const struct trawl_index *ix, struct trawl_erro
 	enum trawl_status st = check_sums_table(ix, err);
 	if (st)
 		return st;
-	idx_touch(ix, ix->map + IDX_HEADER_SIZE, c->covered - IDX_HEADER_SIZE);
+	for (uint64_t at = IDX_HEADER_SIZE; at < c->covered; at += IDX_VERIFY_WINDOW) {
+		uint64_t n = c->covered - at;
+		if (n > IDX_VERIFY_WINDOW)
+			n = IDX_VERIFY_WINDOW;
+		if (!idx_touch(ix, ix->map + at, n))
+			break;
+		idx_map_release(ix, ix->map + at, n);
+	}
 	return idx_result(ix, TRAWL_OK, err);
+}
+
+/* Reading a whole index once (verify) must not leave the process holding
+ * all of it: the pages of the mapping it is done with are dropped from
+ * the process (they stay in the page cache; a later read maps them again). */
+void idx_map_release(const struct trawl_index *ix, const uint8_t *p, uint64_t len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t mask = pg > 0 ? (uintptr_t)pg - 1 : 4095;
+	uintptr_t lo = ((uintptr_t)p + mask) & ~mask, hi = ((uintptr_t)p + len) & ~mask;
+	(void)ix;
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 enum trawl_status idx_checks_open(struct trawl_index *ix, struct trawl_error *err)

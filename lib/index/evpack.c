@@ -33,20 +33,47 @@ enum trawl_status idx_evpack_flush(struct idx_evpack *p, struct idx_file *ev,
 	unsigned rs = 0;
 	for (unsigned f = 0; f < EVF_N; f++) {
 		const uint64_t *c = p->col[f];
-		uint64_t lo = c[0], hi = c[0];
-		for (unsigned j = 1; j < p->n; j++) {
-			lo = c[j] < lo ? c[j] : lo;
-			hi = c[j] > hi ? c[j] : hi;
+		/* four independent chains, in registers: one compare-and-select
+		 * after another was most of the packing time */
+		uint64_t l0 = c[0], l1 = c[0], l2 = c[0], l3 = c[0];
+		uint64_t h0 = c[0], h1 = c[0], h2 = c[0], h3 = c[0];
+		unsigned j = 0;
+		for (; j + 4 <= p->n; j += 4) {
+			uint64_t a0 = c[j], a1 = c[j + 1], a2 = c[j + 2], a3 = c[j + 3];
+			l0 = a0 < l0 ? a0 : l0;
+			l1 = a1 < l1 ? a1 : l1;
+			l2 = a2 < l2 ? a2 : l2;
+			l3 = a3 < l3 ? a3 : l3;
+			h0 = a0 > h0 ? a0 : h0;
+			h1 = a1 > h1 ? a1 : h1;
+			h2 = a2 > h2 ? a2 : h2;
+			h3 = a3 > h3 ? a3 : h3;
 		}
+		for (; j < p->n; j++) {
+			l0 = c[j] < l0 ? c[j] : l0;
+			h0 = c[j] > h0 ? c[j] : h0;
+		}
+		l0 = l1 < l0 ? l1 : l0;
+		l2 = l3 < l2 ? l3 : l2;
+		h0 = h1 > h0 ? h1 : h0;
+		h2 = h3 > h2 ? h3 : h2;
+		uint64_t lo = l2 < l0 ? l2 : l0, hi = h2 > h0 ? h2 : h0;
 		base[f] = lo;
 		w[f] = (uint8_t)width_of(hi - lo);
 		rs += w[f];
 		st64(h + 8 * f, lo);
 		h[EVB_WIDTH + f] = w[f];
 	}
+	/* only the fields that vary in the block take bytes: a decoded trace
+	 * has half of them constant */
+	unsigned act[EVF_N], na = 0;
+	for (unsigned f = 0; f < EVF_N; f++)
+		if (w[f])
+			act[na++] = f;
 	uint8_t *o = h + EVB_HDR;
 	for (unsigned j = 0; j < p->n; j++)
-		for (unsigned f = 0; f < EVF_N; f++) {
+		for (unsigned a = 0; a < na; a++) {
+			unsigned f = act[a];
 			st64(o, p->col[f][j] - base[f]);
 			o += w[f];
 		}

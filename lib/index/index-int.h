@@ -72,8 +72,11 @@ enum trawl_status idx_pread(const struct trawl_index *ix, uint64_t off, void *bu
 /* st, or TRAWL_ERR_CORRUPT when the handle met damage. */
 enum trawl_status idx_result(const struct trawl_index *ix, enum trawl_status st,
 			     struct trawl_error *err);
-/* Check every block (trawl_index_verify). */
+/* Check every block (trawl_index_verify), a window at a time. */
 enum trawl_status idx_checks_all(const struct trawl_index *ix, struct trawl_error *err);
+#define IDX_VERIFY_WINDOW ((uint64_t)16 << 20)
+/* Drop the whole pages of [p, p + len) of the mapping from the process. */
+void idx_map_release(const struct trawl_index *ix, const uint8_t *p, uint64_t len);
 
 
 /* A builder created without a path built in memory: after a successful

@@ -563,7 +563,14 @@ enum trawl_status trawl_index_verify(struct trawl_index *ix, struct trawl_error 
 		const struct idx_sec *s = &ix->sec[sid];
 		if (!s->p)
 			continue;
-		if (idx_hash(0, ix->map + s->zoff, (size_t)s->zlen) != s->sum)
+		struct idx_hasher hs;
+		idx_hasher_init(&hs, 0);
+		for (uint64_t at = 0; at < s->zlen; at += IDX_VERIFY_WINDOW) {
+			uint64_t n = s->zlen - at < IDX_VERIFY_WINDOW ? s->zlen - at : IDX_VERIFY_WINDOW;
+			idx_hasher_update(&hs, ix->map + s->zoff + at, (size_t)n);
+			idx_map_release(ix, ix->map + s->zoff + at, n);
+		}
+		if (idx_hasher_final(&hs) != s->sum)
 			return TRAWL_CORRUPT(err, "'%s': checksum mismatch in index section %u",
 					     ix->path, sid);
 	}

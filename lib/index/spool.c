@@ -176,7 +176,8 @@ enum trawl_status idx_file_write_raw(struct idx_file *f, const void *data, size_
 	const uint8_t *p = data;
 	if (!len)
 		return TRAWL_OK;
-	idx_hasher_update(&f->sum, p, len);
+	if (!f->nosum)
+		idx_hasher_update(&f->sum, p, len);
 	while (len) {
 		if (f->len == f->cap) {
 			enum trawl_status st = idx_file_flush(f, err);
@@ -275,36 +276,52 @@ void idx_file_close(struct idx_file *f)
 
 /* ---- sorting ---- */
 
+/* One LSD pass: records of size rec (a constant where this is inlined,
+ * so the copy is a few moves rather than a call) by the digit at shift. */
+static inline void radix_pass(const uint8_t *src, uint8_t *dst, size_t n, size_t rec,
+			      unsigned shift, size_t *count)
+{
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *r = src + i * rec;
+		memcpy(dst + count[(ld64(r) >> shift) & 0xff]++ * rec, r, rec);
+	}
+}
+
 enum trawl_status idx_sort_records(uint8_t *recs, size_t n, size_t rec)
 {
 	if (n < 2)
 		return TRAWL_OK;
-	/* which 8-bit digits vary at all? */
-	uint64_t first = ld64(recs), diff = 0;
-	for (size_t i = 1; i < n; i++)
-		diff |= ld64(recs + i * rec) ^ first;
-	if (!diff)
-		return TRAWL_OK;
-	uint8_t *tmp = malloc(n * rec);
-	if (!tmp)
+	/* every digit's counts in one pass; a digit that is the same in
+	 * every record needs no pass */
+	size_t (*count)[256] = calloc(8, sizeof *count);
+	if (!count)
 		return TRAWL_ERR_NOMEM;
-	uint8_t *src = recs, *dst = tmp;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = ld64(recs + i * rec);
+		for (unsigned d = 0; d < 8; d++)
+			count[d][(k >> (8 * d)) & 0xff]++;
+	}
+	uint8_t *tmp = NULL, *src = recs, *dst = NULL;
 	for (unsigned d = 0; d < 8; d++) {
-		unsigned shift = d * 8;
-		if (!((diff >> shift) & 0xff))
+		size_t *c = count[d], sum = 0;
+		if (c[(ld64(recs) >> (8 * d)) & 0xff] == n)
 			continue;
-		size_t count[256] = { 0 };
-		for (size_t i = 0; i < n; i++)
-			count[(ld64(src + i * rec) >> shift) & 0xff]++;
-		size_t sum = 0;
-		for (unsigned b = 0; b < 256; b++) {
-			size_t c = count[b];
-			count[b] = sum;
-			sum += c;
+		if (!tmp && !(tmp = malloc(n * rec))) {
+			free(count);
+			return TRAWL_ERR_NOMEM;
 		}
-		for (size_t i = 0; i < n; i++) {
-			const uint8_t *r = src + i * rec;
-			memcpy(dst + count[(ld64(r) >> shift) & 0xff]++ * rec, r, rec);
+		if (!dst)
+			dst = tmp;
+		for (unsigned b = 0; b < 256; b++) {
+			size_t x = c[b];
+			c[b] = sum;
+			sum += x;
+		}
+		switch (rec) {
+		case 16: radix_pass(src, dst, n, 16, 8 * d, c); break;
+		case 24: radix_pass(src, dst, n, 24, 8 * d, c); break;
+		case 32: radix_pass(src, dst, n, 32, 8 * d, c); break;
+		default: radix_pass(src, dst, n, rec, 8 * d, c); break;
 		}
 		uint8_t *t = src;
 		src = dst;
@@ -313,6 +330,7 @@ enum trawl_status idx_sort_records(uint8_t *recs, size_t n, size_t rec)
 	if (src != recs)
 		memcpy(recs, src, n * rec);
 	free(tmp);
+	free(count);
 	return TRAWL_OK;
 }
 
@@ -341,6 +359,7 @@ static enum trawl_status spill(struct idx_sorter *s, struct trawl_error *err)
 		st = idx_file_temp(&s->spool, s->dir, "index sort run", err);
 		if (st)
 			return st;
+		s->spool.nosum = 1; /* read back by the merge only */
 		s->has_spool = 1;
 	}
 	uint64_t *runs = realloc(s->runs, (s->nruns + 1) * sizeof *runs);
@@ -414,11 +433,9 @@ static enum trawl_status run_fill(struct idx_sorter *s, struct run_reader *r, si
 	return TRAWL_OK;
 }
 
-enum trawl_status idx_fence_add(struct idx_fence *f, const uint8_t *rec,
-				struct trawl_error *err)
+static enum trawl_status fence_put(struct idx_fence *f, const uint8_t *rec,
+				   struct trawl_error *err)
 {
-	if (f->count++ % IDX_FENCE)
-		return TRAWL_OK;
 	if (f->n + FENCE_REC > f->cap) {
 		size_t c = f->cap ? f->cap * 2 : 4096;
 		uint8_t *p = realloc(f->p, c);
@@ -429,6 +446,28 @@ enum trawl_status idx_fence_add(struct idx_fence *f, const uint8_t *rec,
 	}
 	memcpy(f->p + f->n, rec, FENCE_REC);
 	f->n += FENCE_REC;
+	return TRAWL_OK;
+}
+
+enum trawl_status idx_fence_add(struct idx_fence *f, const uint8_t *rec,
+				struct trawl_error *err)
+{
+	if (f->count++ % IDX_FENCE)
+		return TRAWL_OK;
+	return fence_put(f, rec, err);
+}
+
+/* n consecutive records of size rec: the same fences as n idx_fence_add. */
+static enum trawl_status fence_add_run(struct idx_fence *f, const uint8_t *recs, size_t n,
+				       size_t rec, struct trawl_error *err)
+{
+	uint64_t i = (IDX_FENCE - f->count % IDX_FENCE) % IDX_FENCE;
+	f->count += n;
+	for (; i < n; i += IDX_FENCE) {
+		enum trawl_status st = fence_put(f, recs + i * rec, err);
+		if (st)
+			return st;
+	}
 	return TRAWL_OK;
 }
 
@@ -444,9 +483,8 @@ enum trawl_status idx_sorter_output(struct idx_sorter *s, struct idx_file *out,
 		if (idx_sort_records(s->buf, s->n, s->rec))
 			return trawl_error_set(err, TRAWL_ERR_NOMEM,
 					       "out of memory sorting index records");
-		for (size_t i = 0; i < s->n; i++)
-			if ((st = idx_fence_add(fence, s->buf + i * s->rec, err)))
-				return st;
+		if ((st = fence_add_run(fence, s->buf, s->n, s->rec, err)))
+			return st;
 		return s->n ? idx_file_write(out, s->buf, s->n * s->rec, err) : TRAWL_OK;
 	}
 	st = spill(s, err);
@@ -474,25 +512,45 @@ enum trawl_status idx_sorter_output(struct idx_sorter *s, struct idx_file *out,
 		else
 			st = run_fill(s, &rr[i], per, err);
 	}
+	/* each step takes from the run with the smallest (key, run) as many
+	 * records as come before the head of the next smallest, so a key
+	 * repeated through a run (a PC in a loop) costs one write */
 	while (!st) {
-		size_t best = k;
-		uint64_t bk = 0;
+		size_t best = k, next = k;
+		uint64_t bk = 0, nk = 0;
 		for (size_t i = 0; i < k; i++) {
 			if (rr[i].i == rr[i].n)
 				continue;
 			uint64_t key = ld64(rr[i].buf + rr[i].i * s->rec);
 			if (best == k || key < bk) {
+				next = best;
+				nk = bk;
 				best = i;
 				bk = key;
+			} else if (next == k || key < nk) {
+				next = i;
+				nk = key;
 			}
 		}
 		if (best == k)
 			break;
 		struct run_reader *r = &rr[best];
-		st = idx_fence_add(fence, r->buf + r->i * s->rec, err);
+		size_t j = r->i + 1;
+		if (next == k) {
+			j = r->n;
+		} else {
+			for (; j < r->n; j++) {
+				uint64_t key = ld64(r->buf + j * s->rec);
+				if (key > nk || (key == nk && best > next))
+					break;
+			}
+		}
+		const uint8_t *from = r->buf + r->i * s->rec;
+		st = fence_add_run(fence, from, j - r->i, s->rec, err);
 		if (!st)
-			st = idx_file_write(out, r->buf + r->i * s->rec, s->rec, err);
-		if (!st && ++r->i == r->n && r->left)
+			st = idx_file_write(out, from, (j - r->i) * s->rec, err);
+		r->i = j;
+		if (!st && r->i == r->n && r->left)
 			st = run_fill(s, r, per, err);
 	}
 	for (size_t i = 0; i < k; i++)

@@ -28,6 +28,7 @@ struct idx_file {
 	size_t len, cap;
 	uint64_t pos;           /* bytes appended so far (file size after flush) */
 	struct idx_hasher sum;  /* checksum of what was appended since the mark */
+	int nosum;              /* set: no checksum kept (a spool nobody checks) */
 	const char *what;       /* for messages */
 	struct idx_zsink *z;    /* set: writes go through this compressing sink
 	                           (compact.c), which appends with _write_raw */
