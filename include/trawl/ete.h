@@ -387,6 +387,9 @@ int trawl_ete_snapshot_probe(const char *dir);
 void trawl_ete_snapshot_files(const char *dir, trawl_ete_file_fn fn, void *ctx);
 /* The source whose trace ID is `id`, or (id < 0) the first one. */
 const struct trawl_ete_source *trawl_ete_snapshot_source(const struct trawl_ete_snapshot *s, int id);
+/* "the buffers are A, B" (or "the snapshot has no buffer") into buf, cut
+ * with "..." to fit size: what an error about a wrong name lists. */
+void trawl_ete_snapshot_buffer_names(const struct trawl_ete_snapshot *s, char *buf, size_t size);
 void trawl_ete_snapshot_close(struct trawl_ete_snapshot *s);
 
 /* ------------------------------------------------------- instruction flow */

@@ -153,8 +153,15 @@ got=$(pcs "$d") || fail "two buffers: $(cat "$t/err")"
 [ "$got" = "cpu0:1000 cpu1:1000 cpu1:1004 cpu1:1008 cpu1:100c " ] || fail "two buffers, two cores: $got"
 got=$(pcs --ete-buffer ETB_1 "$d")
 [ "$got" = "cpu1:1000 cpu1:1004 cpu1:1008 cpu1:100c " ] || fail "--ete-buffer ETB_1: $got"
-expect_exit 1 "$TRAWL" cat --ete-buffer ETB_9 "$d"
-expect_stderr_has "no trace buffer named ETB_9" "$TRAWL" cat --ete-buffer ETB_9 "$d"
+# a name the snapshot lacks is the user's mistake: exit 2 with the names
+# (it exited 1, as for damaged input), in the reader and in `trawl ete`
+expect_exit 2 "$TRAWL" cat --ete-buffer ETB_9 "$d"
+grep -q "no trace buffer named 'ETB_9' (the buffers are ETB_0, ETB_1)" "$_tmp/err" ||
+	fail "cat --ete-buffer ETB_9: $(cat "$_tmp/err")"
+expect_exit 2 "$TRAWL" index --ete-buffer ETB_9 --index "$t/b9.idx" "$d"
+expect_exit 2 "$TRAWL" ete stats --buffer ETB_9 "$d"
+grep -q "no trace buffer named 'ETB_9' (the buffers are ETB_0, ETB_1)" "$_tmp/err" ||
+	fail "ete --buffer ETB_9: $(cat "$_tmp/err")"
 # both sources trace cpu_0 and trace.ini lists ETB_1 first: one core, the
 # buffers one after the other; the second starts afresh (no state carried
 # over), so it decodes as it does alone
