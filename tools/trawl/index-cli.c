@@ -164,6 +164,16 @@ int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev)
 	struct trawl_error err;
 	if (!cli_parse_u64(arg, &line))
 		return cli_usage(c->to.cmd, "bad line number '%s'", arg);
+	/* a line the trace does not have is a wrong question, for every
+	 * command taking a line (regs, mem, last-write, browse...): exit 2 */
+	struct trawl_index_info info;
+	trawl_index_get_info(c->ix, &info);
+	if (line == 0)
+		return cli_usage(c->to.cmd, "line 0: lines are counted from 1");
+	if (line > info.lines)
+		return cli_usage(c->to.cmd, "line %llu is past the end of the trace (its events "
+				 "end at line %llu)", (unsigned long long)line,
+				 (unsigned long long)info.lines);
 	if (trawl_index_event_at_line(c->ix, line, ev, &err))
 		return index_cli_report(c, &err);
 	return 0;
