@@ -341,6 +341,13 @@ struct trawl_ete_insn_info {
 void trawl_ete_insn_classify(uint32_t enc, int iset, uint64_t pc, int is_ete,
 			     struct trawl_ete_insn_info *info);
 
+/* The version of what the ETE reader (trawl_reader on a snapshot or a raw
+ * buffer) yields for given bytes and options. Raise it with any change to
+ * the events it makes of the same input (a decoder fix, a new field):
+ * indexes built by another version then no longer match and are rebuilt
+ * (identity key 7, docs/index-format.md). */
+#define TRAWL_ETE_READER_VERSION 1u
+
 /* -------------------------------------------------------- snapshot dirs */
 
 struct trawl_ete_source {

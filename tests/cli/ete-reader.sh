@@ -63,6 +63,14 @@ raw="--ete-config $t/regs.ini --ete-image 0x1000=$t/prog.bin"
 "$TRAWL" pc $raw --index "$t/r.idx" "$t/trace.bin" 0x1004 >"$t/pc" 2>"$t/err" || fail "pc: $(cat "$t/err")"
 grep -q '2 visits' "$t/pc" && grep -q 'line 2 ' "$t/pc" && grep -q 'line 5 ' "$t/pc" ||
 	fail "pc 0x1004 (want lines 2 and 5): $(cat "$t/pc")"
+# the index names the ETE reader's version (identity key 7), so a reader
+# that changed rebuilds it; a Tarmac index has none
+v=$(sed -n 's/^#define TRAWL_ETE_READER_VERSION \([0-9]*\)u.*/\1/p' "$TRAWL_SRC/include/trawl/ete.h")
+"$TRAWL" info $raw --index "$t/r.idx" "$t/trace.bin" >"$t/info" 2>&1
+grep -q "^reader version: *ETE $v\$" "$t/info" || fail "info of an ETE index (version $v): $(cat "$t/info")"
+printf '1 clk IT (1) 00001000 d503201f O EL1h_s : NOP\n' >"$t/one.tarmac"
+"$TRAWL" info --index "$t/one.idx" "$t/one.tarmac" 2>&1 | grep -q '^reader version' &&
+	fail "a Tarmac index names an ETE reader version"
 # the call tree from the index (--use-index builds it with the same options)
 "$TRAWL" calltree $raw "$t/trace.bin" >"$t/ct1" 2>"$t/err" || fail "calltree: $(cat "$t/err")"
 "$TRAWL" calltree --use-index $raw "$t/trace.bin" >"$t/ct2" 2>"$t/err" || fail "calltree --use-index: $(cat "$t/err")"
