@@ -170,6 +170,9 @@ int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev)
 	trawl_index_get_info(c->ix, &info);
 	if (line == 0)
 		return cli_usage(c->to.cmd, "line 0: lines are counted from 1");
+	if (line > info.lines && !info.events)
+		return cli_usage(c->to.cmd, "line %llu: the trace has no events",
+				 (unsigned long long)line);
 	if (line > info.lines)
 		return cli_usage(c->to.cmd, "line %llu is past the end of the trace (its events "
 				 "end at line %llu)", (unsigned long long)line,
