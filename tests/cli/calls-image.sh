@@ -12,7 +12,8 @@ E="${TRAWL_BUILD:-}/examples"
 [ -x "$E/recurse" ] && [ -x "$E/sort" ] && [ -x "$E/selfmod" ] ||
 	skip "examples not built (needs aarch64-linux-gnu-gcc)"
 "$TRAWL" emulate "$E/recurse" -o "$_tmp/rec.tarmac" -- 4 >/dev/null 2>&1 || fail "emulate recurse"
-for c in calltree profile "callinfo @ main" flamegraph "export --perfetto" "profile --use-index"; do
+for c in calltree profile "callinfo @ main" flamegraph "export --perfetto" "profile --use-index" \
+	coverage autofdo; do
 	set -- $c
 	cmd=$1; shift
 	args=$(echo "$*" | sed 's/@//')

@@ -62,7 +62,7 @@ int cmd_autofdo(int argc, char **argv)
 		rc = cli_usage("autofdo", "%s", err.message);
 		goto out;
 	}
-	if ((rc = ranges_read_traces(&to, argv, n, r)) || (rc = cli_output_to("autofdo", out_path)))
+	if ((rc = ranges_read_traces(&to, argv, n, r, im.given ? im.img : NULL)) || (rc = cli_output_to("autofdo", out_path)))
 		goto out;
 	if (trawl_autofdo_write(stdout, r, im.given ? im.img : NULL, &o, &st, &err) != TRAWL_OK) {
 		rc = cli_report("autofdo", &err);

@@ -93,7 +93,7 @@ int cmd_coverage(int argc, char **argv)
 		goto out;
 	}
 	if ((format != FMT_DRCOV && (rc = load_lines(im.img, lines))) ||
-	    (rc = ranges_read_traces(&to, argv, n, r)) || (rc = cli_output_to("coverage", out_path)))
+	    (rc = ranges_read_traces(&to, argv, n, r, im.img)) || (rc = cli_output_to("coverage", out_path)))
 		goto out;
 	rc = write_out(format, r, im.img, lines);
 	/* as autofdo says: a wrong image or offset is otherwise a silent 0% */
