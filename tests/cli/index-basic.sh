@@ -194,6 +194,14 @@ for q in "regs --at 34" "regs --at 999" "mem --at 34 0x10000 4" "last-write --at
 		fail "$q: $(cat "$_tmp/err")"
 done
 expect_exit 2 "$TRAWL" mem "$M" --at 0 0x10000 4
+# standard input cannot be indexed: a usage error that says so (it was
+# "cannot open '-': No such file or directory", exit 1)
+for q in "regs --at 3" "mem --at 3 0x10000 4" "info" "index" "regs --memory-index --at 3"; do
+	set -- $q
+	cmd=$1; shift
+	expect_exit 2 "$TRAWL" "$cmd" - "$@"
+	grep -q "'-': $cmd needs a trace file" "$_tmp/err" || fail "$q of -: $(cat "$_tmp/err")"
+done
 expect_exit 2 "$TRAWL" last-write "$M" --at 3 nosuchreg
 expect_exit 1 "$TRAWL" index "$_tmp/nonexistent"
 finish

@@ -97,6 +97,12 @@ int index_cli_open(struct index_cli *c)
 	struct trawl_error err;
 	struct cli_progress p;
 	struct trawl_index_build_options opt;
+	/* a pipe can be read once and has no name to keep an index by: say
+	 * so, rather than "cannot open '-'", which reads as a missing file */
+	if (!strcmp(c->to.path, "-"))
+		return cli_usage(c->to.cmd, "'-': %s needs a trace file (it indexes the trace and "
+				 "reads its text again); standard input works for the commands "
+				 "that read a trace once (stats, cat, calltree, profile...)", c->to.cmd);
 	index_cli_build_options(c, &opt);
 	trawl_error_clear(&err);
 	opt.reader.warn = print_warning;
