@@ -21,7 +21,10 @@ void image_check_batch(struct image_check *c, const struct trawl_image *img,
 		uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
 			     (uint32_t)b[3] << 24;
 		c->checked++;
-		if (w == in->encoding)
+		/* either byte order: BE-32 images (Armv5 big-endian) store
+		 * their A32 instructions big-endian */
+		uint32_t bs = (w >> 24) | (w >> 8 & 0xff00u) | (w << 8 & 0xff0000u) | (w << 24);
+		if (w == in->encoding || (in->iset == TRAWL_ISET_A32 && bs == in->encoding))
 			continue;
 		if (!c->differ++) {
 			c->first_line = ev[i].line;

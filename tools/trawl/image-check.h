@@ -22,7 +22,8 @@ struct image_check {
 };
 
 /* The A64 and A32 instructions of the batch whose encoding the trace gives
- * (4-byte words, little-endian in memory whatever the data endianness). */
+ * (4-byte words: little-endian in memory whatever the data endianness, or
+ * for A32 also big-endian, as BE-32 images hold them). */
 void image_check_batch(struct image_check *c, const struct trawl_image *img,
 		       const struct trawl_event *ev, size_t n);
 /* When most of those compared differ (a few do in self-modifying code): a
