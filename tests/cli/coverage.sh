@@ -70,10 +70,12 @@ for l in open(sys.argv[1]):
         start = pc
     prev = pc
 seen.add((start, prev)); print(len(seen))' plain.tarmac)
-expect_exit 0 "$TRAWL" coverage --image ./plain@0x10000000 --format text plain.tarmac
+# nothing of the trace in the image: the 0% is no answer, exit 1 (it was 0)
+expect_exit 1 "$TRAWL" coverage --image ./plain@0x10000000 --format text plain.tarmac
 grep -q "^total: lines 0/" "$_tmp/out" || fail "wrong offset: $(tail -1 "$_tmp/out")"
 grep -q "coverage: warning: $ranges executed ranges outside the images given" "$_tmp/err" ||
 	fail "wrong offset: want a note of $ranges ranges outside: $(cat "$_tmp/err")"
+grep -q "none of the trace is in them" "$_tmp/err" || fail "wrong offset: $(cat "$_tmp/err")"
 "$TRAWL" coverage --image ./plain --format text plain.tarmac 2>&1 >/dev/null | grep -q outside &&
 	fail "the right image is not outside"
 expect_exit 2 "$TRAWL" coverage plain.tarmac

@@ -68,9 +68,18 @@ int cmd_autofdo(int argc, char **argv)
 		rc = cli_report("autofdo", &err);
 		goto out;
 	}
-	if (st.ranges_outside)
+	size_t nr;
+	trawl_ranges_list(r, &nr);
+	if (st.ranges_outside && st.ranges_outside == nr) {
+		/* nothing of the trace is in the images: an empty profile */
+		cli_warn("autofdo", "%llu executed range%s outside the images given (not written): "
+			 "none of the trace is in them (a wrong image or offset?)",
+			 (unsigned long long)st.ranges_outside, st.ranges_outside == 1 ? "" : "s");
+		cli_mark_lossy();
+	} else if (st.ranges_outside) {
 		cli_warn("autofdo", "%llu executed range%s outside the images given (not written)",
 			 (unsigned long long)st.ranges_outside, st.ranges_outside == 1 ? "" : "s");
+	}
 out:
 	trawl_ranges_destroy(r);
 	trawl_image_destroy(im.img);
