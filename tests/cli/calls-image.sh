@@ -13,7 +13,7 @@ E="${TRAWL_BUILD:-}/examples"
 	skip "examples not built (needs aarch64-linux-gnu-gcc)"
 "$TRAWL" emulate "$E/recurse" -o "$_tmp/rec.tarmac" -- 4 >/dev/null 2>&1 || fail "emulate recurse"
 for c in calltree profile "callinfo @ main" flamegraph "export --perfetto" "profile --use-index" \
-	coverage autofdo; do
+	coverage autofdo "vcd -o /dev/null"; do
 	set -- $c
 	cmd=$1; shift
 	args=$(echo "$*" | sed 's/@//')
