@@ -149,7 +149,10 @@ const uint8_t *trawl_ete_trbe_sink_memory(const struct trawl_ete_trbe_sink *t, s
 const struct trawl_ete_trbe_regs *trawl_ete_trbe_sink_regs(const struct trawl_ete_trbe_sink *t);
 /* 1 once the write pointer has passed the limit (oldest data at TRBPTR). */
 int trawl_ete_trbe_sink_wrapped(const struct trawl_ete_trbe_sink *t);
+/* Bytes never written (collection stopped), and bytes written and then
+ * overwritten by the wrap (wrap and circular modes): both are trace lost. */
 uint64_t trawl_ete_trbe_sink_lost(const struct trawl_ete_trbe_sink *t);
+uint64_t trawl_ete_trbe_sink_overwritten(const struct trawl_ete_trbe_sink *t);
 void trawl_ete_trbe_sink_destroy(struct trawl_ete_trbe_sink *t);
 
 /* ------------------------------------------------------- snapshot writer */

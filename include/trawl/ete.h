@@ -341,6 +341,13 @@ struct trawl_ete_insn_info {
 void trawl_ete_insn_classify(uint32_t enc, int iset, uint64_t pc, int is_ete,
 			     struct trawl_ete_insn_info *info);
 
+/* The version of what the ETE reader (trawl_reader on a snapshot or a raw
+ * buffer) yields for given bytes and options. Raise it with any change to
+ * the events it makes of the same input (a decoder fix, a new field):
+ * indexes built by another version then no longer match and are rebuilt
+ * (identity key 7, docs/index-format.md). */
+#define TRAWL_ETE_READER_VERSION 1u
+
 /* -------------------------------------------------------- snapshot dirs */
 
 struct trawl_ete_source {
@@ -387,6 +394,9 @@ int trawl_ete_snapshot_probe(const char *dir);
 void trawl_ete_snapshot_files(const char *dir, trawl_ete_file_fn fn, void *ctx);
 /* The source whose trace ID is `id`, or (id < 0) the first one. */
 const struct trawl_ete_source *trawl_ete_snapshot_source(const struct trawl_ete_snapshot *s, int id);
+/* "the buffers are A, B" (or "the snapshot has no buffer") into buf, cut
+ * with "..." to fit size: what an error about a wrong name lists. */
+void trawl_ete_snapshot_buffer_names(const struct trawl_ete_snapshot *s, char *buf, size_t size);
 void trawl_ete_snapshot_close(struct trawl_ete_snapshot *s);
 
 /* ------------------------------------------------------- instruction flow */

@@ -80,6 +80,10 @@ struct trawl_trace_id {
 	 * the images it decoded with and their contents); 0 = none. An index
 	 * made with another one does not match. */
 	uint64_t reader_hash;
+	/* a decoding reader's output version (TRAWL_ETE_READER_VERSION for an
+	 * ETE source, 0 for the others): a reader that now yields other events
+	 * for the same bytes makes the indexes of the old ones not match */
+	uint32_t reader_version;
 	uint64_t skipped;       /* informational: lines skipped by --lenient */
 	uint64_t cut;           /* informational: a last line cut off by the end
 	                           of the trace, dropped (0 or 1) */
@@ -222,6 +226,8 @@ struct trawl_index_info {
 	uint64_t events;
 	uint64_t lines;             /* last line of the last event */
 	uint64_t trace_size;
+	uint32_t reader_version;    /* identity key 7: the ETE reader's output
+	                               version it was built by (0: not ETE) */
 	uint64_t build_ns;          /* how long the build took */
 	uint64_t created;           /* unix time */
 	uint32_t checkpoint_interval;

@@ -54,10 +54,17 @@ static enum trawl_status pick_buffers(struct ete_reader *r, const char *want,
 		}
 	if (!want && snap->nbuffers)
 		return TRAWL_OK;
-	enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT, "no trace buffer%s%s",
-					       want ? " named " : "", want ? want : "");
-	trawl_error_at(err, r->path, 0, 0, 0);
-	return st;
+	if (!want) {
+		enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT, "no trace buffer");
+		trawl_error_at(err, r->path, 0, 0, 0);
+		return st;
+	}
+	/* a name the snapshot does not have is the user's mistake (exit 2):
+	 * say which names it has */
+	char names[256];
+	trawl_ete_snapshot_buffer_names(snap, names, sizeof names);
+	return trawl_error_set(err, TRAWL_ERR_USAGE, "'%s': no trace buffer named '%s' (%s)",
+			       r->path, want, names);
 }
 
 static enum trawl_status open_snapshot(struct ete_reader *r, const char *path,

@@ -342,6 +342,24 @@ const struct trawl_ete_source *trawl_ete_snapshot_source(const struct trawl_ete_
 	return NULL;
 }
 
+void trawl_ete_snapshot_buffer_names(const struct trawl_ete_snapshot *s, char *buf, size_t size)
+{
+	if (!size)
+		return;
+	int n = snprintf(buf, size, "%s", s->nbuffers == 1 ? "the buffer is " :
+				   s->nbuffers ? "the buffers are " : "the snapshot has no buffer");
+	size_t used = n > 0 && (size_t)n < size ? (size_t)n : 0;
+	for (size_t i = 0; i < s->nbuffers && used < size; i++) {
+		n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", s->buffers[i].name);
+		if (n < 0 || (size_t)n >= size - used) {
+			if (size >= 4)
+				memcpy(buf + size - 4, "...", 4);
+			return;
+		}
+		used += (size_t)n;
+	}
+}
+
 void trawl_ete_snapshot_close(struct trawl_ete_snapshot *s)
 {
 	if (!s)

@@ -183,6 +183,14 @@ uint64_t trawl_ete_trbe_sink_lost(const struct trawl_ete_trbe_sink *t)
 	return t->lost;
 }
 
+/* Bytes that went into the memory and were later written over: all the
+ * stored ones beyond one buffer's worth, once the pointer has wrapped. */
+uint64_t trawl_ete_trbe_sink_overwritten(const struct trawl_ete_trbe_sink *t)
+{
+	uint64_t stored = t->written - t->lost;
+	return t->wrapped && stored > t->len ? stored - t->len : 0;
+}
+
 void trawl_ete_trbe_sink_destroy(struct trawl_ete_trbe_sink *t)
 {
 	if (!t)

@@ -1210,6 +1210,8 @@ static enum trawl_status write_identity(struct idx_file *f, const struct trawl_t
 		KV(ID_KEY_DEFS, 8, st64, id->defs_hash);
 	if (id->reader_hash)
 		KV(ID_KEY_READER_HASH, 8, st64, id->reader_hash);
+	if (id->reader_version)
+		KV(ID_KEY_READER_VERSION, 4, st32, id->reader_version);
 	KV(ID_KEY_SKIPPED, 8, st64, id->skipped);
 	if (id->cut)
 		KV(ID_KEY_CUT, 8, st64, id->cut);

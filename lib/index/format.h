@@ -226,6 +226,7 @@ enum ev_field {
 #define ID_KEY_DEFS 5u          /* u64: XXH3-64 of the event definitions file
 				 * the reader named events from (--defs) */
 #define ID_KEY_READER_HASH 6u   /* u64: another reader's options and inputs */
+#define ID_KEY_READER_VERSION 7u /* u32: version of a decoding reader's output (ETE) */
 #define ID_KEY_SKIPPED 0x8001u  /* u64: malformed lines skipped (--lenient) */
 #define ID_KEY_CUT 0x8002u      /* u64: a last line cut off by the end of the trace, dropped */
 #define ID_KEY_DAMAGED 0x8003u  /* u64: places of a decoded trace not decoded */

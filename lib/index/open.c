@@ -19,6 +19,7 @@
 #include "index/index-int.h"
 #include "index/spool.h"
 #include "index/zblock.h"
+#include "trawl/ete.h"
 #include "trawl/reader.h"
 
 static uint64_t ts_ns(const struct timespec *t)
@@ -63,12 +64,15 @@ void trawl_trace_id_set_options(struct trawl_trace_id *id, const struct trawl_re
 	id->has_defs = 0;
 	id->defs_hash = 0;
 	id->reader_hash = 0;
+	id->reader_version = 0;
+	if (o && o->format == TRAWL_FORMAT_ETE)
+		id->source = TRAWL_INDEX_SOURCE_ETE;
+	if (id->source == TRAWL_INDEX_SOURCE_ETE)
+		id->reader_version = TRAWL_ETE_READER_VERSION;
 	if (!o)
 		return;
 	if (o->defs)
 		idx_defs_hash(o->defs, id);
-	if (o->format == TRAWL_FORMAT_ETE)
-		id->source = TRAWL_INDEX_SOURCE_ETE;
 	if (o->ete_config || o->ete_nimages || o->ete_buffer)
 		id->reader_hash = idx_ete_options_hash(o);
 	id->reader = (o->big_endian ? TRAWL_ID_BIG_ENDIAN : 0) |
@@ -256,6 +260,8 @@ static enum trawl_status read_identity(struct trawl_index *ix, struct trawl_erro
 			ix->id.defs_hash = ld64(v), ix->id.has_defs = 1;
 		else if (key == ID_KEY_READER_HASH && n == 8)
 			ix->id.reader_hash = ld64(v);
+		else if (key == ID_KEY_READER_VERSION && n == 4)
+			ix->id.reader_version = ld32(v);
 		else if (key == ID_KEY_SKIPPED && n == 8)
 			ix->id.skipped = ld64(v);
 		else if (key == ID_KEY_CUT && n == 8)
@@ -507,7 +513,9 @@ enum trawl_index_match trawl_index_match(const struct trawl_index *ix,
 enum trawl_index_match trawl_trace_id_compare(const struct trawl_trace_id *x,
 					      const struct trawl_trace_id *id)
 {
-	if (x->source != id->source || x->size != id->size)
+	/* another reader version made other events of the same bytes: the
+	 * index is out of date as for a changed trace (rebuilt in place) */
+	if (x->source != id->source || x->size != id->size || x->reader_version != id->reader_version)
 		return TRAWL_INDEX_STALE;
 	if (x->reader != id->reader || x->format != id->format || x->has_defs != id->has_defs ||
 	    x->defs_hash != id->defs_hash || x->reader_hash != id->reader_hash)
@@ -587,6 +595,7 @@ void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info 
 	info->events = ix->nev;
 	info->lines = ix->last_line;
 	info->trace_size = ix->id.size;
+	info->reader_version = ix->id.reader_version;
 	info->build_ns = ix->build_ns;
 	info->created = ix->created;
 	info->checkpoint_interval = ix->K;
@@ -773,6 +782,7 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 		return 1;
 	uint32_t had = (*out)->id.reader, hadf = (*out)->id.format;
 	int other_decode = (*out)->id.reader_hash != id->reader_hash;
+	int other_reader = (*out)->id.reader_version != id->reader_version;
 	trawl_index_close(*out);
 	*out = NULL;
 	if (m == TRAWL_INDEX_OPTIONS && explicit_path) {
@@ -787,6 +797,7 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 		return -1;
 	}
 	*why = m == TRAWL_INDEX_OPTIONS ? "was built with other reader options"
+	       : other_reader           ? "was built by another version of trawl's ETE reader"
 					: "belongs to another version of the trace";
 	return 0;
 }

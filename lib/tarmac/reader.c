@@ -226,14 +226,24 @@ static int has_timestamp(const char *s, size_t n)
 }
 
 /* Binary data is not Tarmac; text is Tarmac if a line of its first 64 KiB
- * parses as a record type the parser knows or starts with a timestamp. */
+ * parses as a record type the parser knows or starts with a timestamp.
+ * Binary means a control byte in the first line (every binary format has
+ * one in its header); after that, only the whole lines before the first
+ * control byte are looked at, so a trace with stray NULs (a crashed
+ * writer's zero-filled tail) is Tarmac whose damaged lines the parser
+ * names, not "not a trace format". */
 int trawl_tarmac_probe(const char *data, size_t len)
 {
 	size_t n = len < 65536 ? len : 65536;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)data[i];
-		if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v'))
-			return 0;
+		if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v')) {
+			const char *nl = memrchr(data, '\n', i);
+			if (!nl)
+				return 0;
+			n = (size_t)(nl - data) + 1;
+			break;
+		}
 	}
 	int good = 0;
 	struct trawl_reader_options o;

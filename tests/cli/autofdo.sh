@@ -72,6 +72,10 @@ expect_exit 2 "$TRAWL" autofdo --image "$sort_elf" --image "$sort_elf@0x10000000
 	fail "autofdo with two images failed"
 [ "$(grep -c "^// build_id" "$_tmp/twoimg")" = 2 ] || fail "two images should give two blocks"
 expect_exit 1 "$TRAWL" autofdo "$_tmp/nonexistent.tarmac"
+# an image at the wrong offset holds none of the trace: an empty profile is
+# no answer, exit 1 (it was 0 with a warning)
+expect_exit 1 "$TRAWL" autofdo --image "$sort_elf@0x10000000" "$_tmp/sort.tarmac"
+grep -q "none of the trace is in them" "$_tmp/err" || fail "autofdo, wrong offset: $(cat "$_tmp/err")"
 
 # 4. usable: llvm-profgen (AArch64 support needs LLVM 17 or newer) makes a
 # sample profile whose hottest function is the one the trace spent the most

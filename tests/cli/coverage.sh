@@ -70,10 +70,12 @@ for l in open(sys.argv[1]):
         start = pc
     prev = pc
 seen.add((start, prev)); print(len(seen))' plain.tarmac)
-expect_exit 0 "$TRAWL" coverage --image ./plain@0x10000000 --format text plain.tarmac
+# nothing of the trace in the image: the 0% is no answer, exit 1 (it was 0)
+expect_exit 1 "$TRAWL" coverage --image ./plain@0x10000000 --format text plain.tarmac
 grep -q "^total: lines 0/" "$_tmp/out" || fail "wrong offset: $(tail -1 "$_tmp/out")"
 grep -q "coverage: warning: $ranges executed ranges outside the images given" "$_tmp/err" ||
 	fail "wrong offset: want a note of $ranges ranges outside: $(cat "$_tmp/err")"
+grep -q "none of the trace is in them" "$_tmp/err" || fail "wrong offset: $(cat "$_tmp/err")"
 "$TRAWL" coverage --image ./plain --format text plain.tarmac 2>&1 >/dev/null | grep -q outside &&
 	fail "the right image is not outside"
 expect_exit 2 "$TRAWL" coverage plain.tarmac
@@ -92,9 +94,13 @@ grep -q "libdw" ld.txt && fail "trawl regs loaded libdw"
 # is out of bounds" before
 tiny="$TRAWL_SRC/tests/fuzz/corpus/lines/tiny-aarch64"
 start=$(aarch64-linux-gnu-nm "$tiny" | awk '$3 == "_start" { print $1 }')
-for i in 0 1 2; do
-	printf '%d clk IT (%d) %x d503201f O EL0t_n : nop\n' $((i + 1)) $((i + 1)) $((0x$start + 4 * i))
-done >tiny.tarmac
+# the trace's encodings are the file's own (objdump's), as the image check
+# of the coverage command requires
+aarch64-linux-gnu-objdump -d "$tiny" | awk -v s="$start" '
+	$0 ~ "^0*" s " <_start>:" { on = 1; next }
+	on && n < 3 && $1 ~ /:$/ { a = $1; sub(/:$/, "", a); n++
+		printf "%d clk IT (%d) %s %s O EL0t_n : x\n", n, n, a, $2 }' >tiny.tarmac
+[ "$(wc -l <tiny.tarmac)" = 3 ] || fail "objdump of the small ELF: $(cat tiny.tarmac)"
 "$TRAWL" coverage --image "$tiny" tiny.tarmac -o tiny.info 2>err.txt || fail "coverage of a small ELF failed: $(cat err.txt)"
 grep -qx "FNDA:1,_start" tiny.info || fail "_start should be entered once: $(grep FNDA tiny.info)"
 grep -qx "FNDA:0,sq" tiny.info || fail "sq should not be entered"

@@ -8,7 +8,8 @@
 #    SIZE, TRBSR_EL1 has WRAP (and IRQ in wrap mode only), and `trawl ete
 #    tarmac` (which starts at the oldest byte and syncs at the first
 #    A-Sync) gives exactly a tail of P, at least what the buffer can hold
-#    after one sync period;
+#    after one sync period; the run exits 1 and says how many of the
+#    stream's bytes were overwritten (trace lost, though asked for);
 #  - fill mode: collection stops at the limit (TRBSR_EL1 IRQ, S, buffer
 #    full; TRBPTR_EL1 = limit; encode exits 1 and says how much was lost),
 #    the snapshot holds the first SIZE bytes of S and decodes to a prefix
@@ -54,8 +55,12 @@ for opts in "" "--timestamps --cycle-counts"; do
 		for mode in wrap circular; do
 			n="$mode-$size$tag"
 			d="$t/$n"
-			etrun --ete "$d" $opts --sync-period 1024 --trbe-size $size --trbe-mode $mode ||
-				fail "$n: emulate --ete exited $?"
+			# a wrapping buffer is what was asked for, but the start of
+			# the run is gone: exit 1, saying how much was overwritten
+			etrun --ete "$d" $opts --sync-period 1024 --trbe-size $size --trbe-mode $mode
+			[ $? = 1 ] || fail "$n: an overwritten buffer should make the run exit 1"
+			grep -q "the oldest $((L - size)) of the $L bytes of trace of the $(wc -l <"$t/P") instructions were overwritten" "$t/err" ||
+				fail "$n: message: $(cat "$t/err")"
 			w=$((L % size))
 			[ "$(key trbe_ptr "$d")" = "$(hex $((base + w)))" ] ||
 				fail "$n: TRBPTR $(key trbe_ptr "$d"), expected $(hex $((base + w)))"

@@ -181,7 +181,32 @@ fi
 expect_exit 2 "$TRAWL" regs "$M"
 expect_exit 2 "$TRAWL" mem "$M" 0x10
 expect_exit 2 "$TRAWL" mem "$M" --at 1 zz
-expect_exit 1 "$TRAWL" regs "$M" --at 999
+# a line past the end (the trace's last line is 33) is a wrong question,
+# the same usage error for every command that takes a line (regs exited 1,
+# as for lost data); the last line itself answers
+expect_exit 0 "$TRAWL" regs "$M" --at 33
+for q in "regs --at 34" "regs --at 999" "mem --at 34 0x10000 4" "last-write --at 34 x0" \
+	"next-write --at 34 0x10000" "changes --from 1 --to 34" "browse --at 34"; do
+	set -- $q
+	cmd=$1; shift
+	expect_exit 2 "$TRAWL" "$cmd" "$M" "$@"
+	grep -q "is past the end of the trace (its events end at line 33)" "$_tmp/err" ||
+		fail "$q: $(cat "$_tmp/err")"
+done
+expect_exit 2 "$TRAWL" mem "$M" --at 0 0x10000 4
+# a time before the first event too (it exited 1)
+printf '5 clk IT (1) 00001000 d503201f O EL1h_s : NOP\n6 clk IT (2) 00001004 d503201f O EL1h_s : NOP\n' >"$_tmp/t5.tarmac"
+expect_exit 2 "$TRAWL" regs "$_tmp/t5.tarmac" --time 4
+grep -q "time 4 is before the trace" "$_tmp/err" || fail "regs --time 4: $(cat "$_tmp/err")"
+expect_exit 0 "$TRAWL" regs "$_tmp/t5.tarmac" --time 5
+# standard input cannot be indexed: a usage error that says so (it was
+# "cannot open '-': No such file or directory", exit 1)
+for q in "regs --at 3" "mem --at 3 0x10000 4" "info" "index" "regs --memory-index --at 3"; do
+	set -- $q
+	cmd=$1; shift
+	expect_exit 2 "$TRAWL" "$cmd" - "$@"
+	grep -q "'-': $cmd needs a trace file" "$_tmp/err" || fail "$q of -: $(cat "$_tmp/err")"
+done
 expect_exit 2 "$TRAWL" last-write "$M" --at 3 nosuchreg
 expect_exit 1 "$TRAWL" index "$_tmp/nonexistent"
 finish

@@ -106,4 +106,24 @@ expect_exit 0 "$TRAWL" cat "$_tmp/wholem.tarmac"
 expect_stdout_has 'MR ffb18:4=00000f00' "$TRAWL" cat "$_tmp/wholem.tarmac"
 [ -s "$_tmp/err" ] && fail "whole last memory value warned: $(cat "$_tmp/err")"
 
+# a trace whose writer crashed leaves a zero-filled tail: it is still a
+# Tarmac trace with a damaged end, named where (it was "not a trace format
+# trawl recognises", as for a binary file), and the lines before it count
+{ head -n 40 "$TRAWL_SRC/tests/data/tarmac/mixed.tarmac"; head -c 2000 /dev/zero; } >"$_tmp/zeros.tarmac"
+n=$(head -n 40 "$TRAWL_SRC/tests/data/tarmac/mixed.tarmac" | grep -c .)
+expect_exit 1 "$TRAWL" stats "$_tmp/zeros.tarmac"
+grep -q "zeros.tarmac:$((n + 1)):1: the trace ends inside this line" "$_tmp/err" ||
+	fail "zero-filled tail: $(head -c 300 "$_tmp/err")"
+grep -q "not a trace format" "$_tmp/err" && fail "zero-filled tail taken for binary"
+ev=$("$TRAWL" stats "$TRAWL_SRC/tests/data/tarmac/mixed.tarmac" | grep '^events:')
+expect_stdout_has "$ev" "$TRAWL" stats "$_tmp/zeros.tarmac"
+# binary data is still refused as such
+printf '\177ELF\002\001\001\000' >"$_tmp/elf.tarmac"
+expect_stderr_has "not a trace format" "$TRAWL" stats "$_tmp/elf.tarmac"
+# a perf.data recording given to a trace command says where it is read
+{ printf 'PERFILE2'; head -c 200 /dev/zero; } >"$_tmp/perf.data"
+expect_exit 1 "$TRAWL" stats "$_tmp/perf.data"
+grep -q "perf.data: a perf.data recording: decode it with 'trawl ete" "$_tmp/err" ||
+	fail "perf.data to stats: $(cat "$_tmp/err")"
+
 finish

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "index-oracle.h"
+#include "trawl/ete.h"
 
 static char *tmp_index(void)
 {
@@ -316,6 +317,30 @@ static void identity_rules(void **state)
 	q.reader_hash = 77;
 	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_OPTIONS);
 	q.source = TRAWL_INDEX_SOURCE_ETE;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_STALE);
+	/* an index without a reader version (as every one before key 7)
+	 * against the ETE reader's: stale, rebuilt (it was used) */
+	q = id;
+	q.reader_version = TRAWL_ETE_READER_VERSION;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_STALE);
+	trawl_index_close(ix);
+	/* key 7 is written and read back: the same version matches, another
+	 * (a reader that changed) does not */
+	id.reader_version = 3;
+	assert_int_equal(trawl_index_builder_create(&b, path, NULL, &err), TRAWL_OK);
+	assert_int_equal(trawl_index_builder_add(b, &batch, &err), TRAWL_OK);
+	assert_int_equal(trawl_index_builder_finish(b, &id, &err), TRAWL_OK);
+	trawl_index_builder_destroy(b);
+	assert_int_equal(trawl_index_open(&ix, path, NULL, &err), TRAWL_OK);
+	struct trawl_index_info info;
+	trawl_index_get_info(ix, &info);
+	assert_int_equal(info.reader_version, 3);
+	q = id;
+	q.hashed = 1;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_SAME);
+	q.reader_version = 4;
+	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_STALE);
+	q.reader_version = 0;
 	assert_int_equal(trawl_index_match(ix, &q), TRAWL_INDEX_STALE);
 	trawl_index_close(ix);
 	unlink(path);

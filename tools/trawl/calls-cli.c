@@ -91,6 +91,7 @@ int calls_run_read(struct calls_run *r)
 			goto out;
 		}
 		r->events += b.count;
+		image_check_batch(&r->image_check, r->image, b.events, b.count);
 		if (trawl_calls_add(r->calls, &b, &err) != TRAWL_OK) {
 			rc = cli_report(r->to.cmd, &err);
 			goto out;
@@ -104,6 +105,8 @@ int calls_run_read(struct calls_run *r)
 	trawl_calls_finish(r->calls);
 	trace_report_skipped(&r->to, rd);
 out:
+	if (!rc)
+		image_check_report(r->to.cmd, &r->image_check);
 	trawl_reader_close(rd);
 	return rc;
 }

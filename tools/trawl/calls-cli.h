@@ -4,6 +4,7 @@
 #ifndef TRAWL_CALLS_CLI_H
 #define TRAWL_CALLS_CLI_H
 
+#include "image-check.h"
 #include "trace-open.h"
 
 /* The options every call-structure command takes: entries of its option
@@ -35,6 +36,7 @@ struct calls_run {
 	int use_index;
 	int parse_all;     /* --parse-all: no partial parsing (for comparison) */
 	uint64_t events;
+	struct image_check image_check; /* the image against the trace's encodings */
 	/* told of the reading's progress besides the terminal's bar; may be NULL */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

@@ -170,6 +170,7 @@ int calls_read_index(struct calls_run *r)
 				exc_name(&xn, &r->to.opt, r->to.path, e, ev);
 			}
 		}
+		image_check_batch(&r->image_check, r->image, evs, k);
 		rb.first = i;
 		rb.nregs = rb.used = 0;
 		if (trawl_index_reg_writes(ix, i, k, want, add_reg_write, &rb, &err) != TRAWL_OK) {

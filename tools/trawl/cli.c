@@ -48,12 +48,38 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Per thread too: the warnings trawl serve's page repeats for a trace
+ * that was built (a cut trace answers, but not all of it is there). */
+static _Thread_local char warnings[1024];
+
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vmessage("warning: ", cmd, fmt, ap);
 	va_end(ap);
+	size_t used = strlen(warnings);
+	if (used + 4 >= sizeof warnings)
+		return;
+	if (used) {
+		memcpy(warnings + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	int n = vsnprintf(warnings + used, sizeof warnings - used, fmt, ap);
+	va_end(ap);
+	if (n > 0 && (size_t)n >= sizeof warnings - used)
+		memcpy(warnings + sizeof warnings - 4, "...", 4);
+}
+
+const char *cli_warnings(void)
+{
+	return warnings;
+}
+
+void cli_warnings_clear(void)
+{
+	warnings[0] = 0;
 }
 
 int cli_debug;

@@ -44,6 +44,10 @@ int cli_report(const char *cmd, const struct trawl_error *err);
 /* The message of the last cli_report in this thread ("" if none), for a
  * view that shows errors elsewhere than on the terminal (trawl serve). */
 const char *cli_last_error(void);
+/* The warnings cli_warn printed in this thread since the last clear, "; "
+ * between them (cut with "..." past 1 KiB). */
+const char *cli_warnings(void);
+void cli_warnings_clear(void);
 /* Usage error: message plus "see 'trawl CMD --help'"; returns EXIT_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -62,15 +62,24 @@ int cmd_autofdo(int argc, char **argv)
 		rc = cli_usage("autofdo", "%s", err.message);
 		goto out;
 	}
-	if ((rc = ranges_read_traces(&to, argv, n, r)) || (rc = cli_output_to("autofdo", out_path)))
+	if ((rc = ranges_read_traces(&to, argv, n, r, im.given ? im.img : NULL)) || (rc = cli_output_to("autofdo", out_path)))
 		goto out;
 	if (trawl_autofdo_write(stdout, r, im.given ? im.img : NULL, &o, &st, &err) != TRAWL_OK) {
 		rc = cli_report("autofdo", &err);
 		goto out;
 	}
-	if (st.ranges_outside)
+	size_t nr;
+	trawl_ranges_list(r, &nr);
+	if (st.ranges_outside && st.ranges_outside == nr) {
+		/* nothing of the trace is in the images: an empty profile */
+		cli_warn("autofdo", "%llu executed range%s outside the images given (not written): "
+			 "none of the trace is in them (a wrong image or offset?)",
+			 (unsigned long long)st.ranges_outside, st.ranges_outside == 1 ? "" : "s");
+		cli_mark_lossy();
+	} else if (st.ranges_outside) {
 		cli_warn("autofdo", "%llu executed range%s outside the images given (not written)",
 			 (unsigned long long)st.ranges_outside, st.ranges_outside == 1 ? "" : "s");
+	}
 out:
 	trawl_ranges_destroy(r);
 	trawl_image_destroy(im.img);

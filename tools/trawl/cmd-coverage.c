@@ -93,16 +93,23 @@ int cmd_coverage(int argc, char **argv)
 		goto out;
 	}
 	if ((format != FMT_DRCOV && (rc = load_lines(im.img, lines))) ||
-	    (rc = ranges_read_traces(&to, argv, n, r)) || (rc = cli_output_to("coverage", out_path)))
+	    (rc = ranges_read_traces(&to, argv, n, r, im.img)) || (rc = cli_output_to("coverage", out_path)))
 		goto out;
 	rc = write_out(format, r, im.img, lines);
 	/* as autofdo says: a wrong image or offset is otherwise a silent 0% */
 	size_t nr;
 	const struct trawl_range_count *rg = trawl_ranges_list(r, &nr);
 	uint64_t outside = trawl_ranges_outside(rg, nr, im.img);
-	if (!rc && outside)
+	if (!rc && outside && outside == nr) {
+		/* nothing of the trace is in the images: the 0% is no answer */
+		cli_warn("coverage", "%llu executed range%s outside the images given (not counted): "
+			 "none of the trace is in them (a wrong image or offset?)",
+			 (unsigned long long)outside, outside == 1 ? "" : "s");
+		cli_mark_lossy();
+	} else if (!rc && outside) {
 		cli_warn("coverage", "%llu executed range%s outside the images given (not counted)",
 			 (unsigned long long)outside, outside == 1 ? "" : "s");
+	}
 out:
 	trawl_lines_destroy(lines);
 	trawl_ranges_destroy(r);

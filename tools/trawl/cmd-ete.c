@@ -562,9 +562,13 @@ static int snapshot_buffers(struct run *r, const struct source *src, size_t *fir
 			*n = 1;
 			return EXIT_OK;
 		}
-	if (want || !snap->nbuffers) {
-		cli_error(cmd, "%s: no trace buffer%s%s", r->o->src, want ? " named " : "",
-			  want ? want : "");
+	if (want) {
+		char names[256];
+		trawl_ete_snapshot_buffer_names(snap, names, sizeof names);
+		return cli_usage(cmd, "%s: no trace buffer named '%s' (%s)", r->o->src, want, names);
+	}
+	if (!snap->nbuffers) {
+		cli_error(cmd, "%s: no trace buffer", r->o->src);
 		return EXIT_BAD_INPUT;
 	}
 	return EXIT_OK;

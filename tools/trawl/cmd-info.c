@@ -39,7 +39,7 @@ static void info_json(struct index_cli *c, const struct info_view *v)
 	       "\"lines\":%llu,\"cpus\":%u,"
 	       "\"checkpoint_interval\":%u,\"time_unit\":\"%s\",\"mem_writes\":%llu,"
 	       "\"reg_writes\":%llu,\"snapshots\":%llu,\"backdated\":%llu,"
-	       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu",
+	       "\"clobbers\":%llu,\"build_seconds\":%.3f,\"created\":%llu,\"reader_version\":%u",
 	       v->kind, v->in.version, (unsigned long long)v->in.file_size,
 	       (unsigned long long)v->in.trace_size, v->ratio, v->per_line, v->per_event,
 	       (unsigned long long)v->in.events,
@@ -48,7 +48,7 @@ static void info_json(struct index_cli *c, const struct info_view *v)
 	       (unsigned long long)v->in.mem_writes, (unsigned long long)v->in.reg_writes,
 	       (unsigned long long)v->in.snapshots, (unsigned long long)v->in.backdated,
 	       (unsigned long long)v->in.clobbers, (double)v->in.build_ns / 1e9,
-	       (unsigned long long)v->in.created);
+	       (unsigned long long)v->in.created, v->in.reader_version);
 	if (v->sw)
 		printf(",\"sw_events\":%llu,\"sw_cpus\":%llu,\"sw_threads\":%llu",
 		       (unsigned long long)v->in.sw_events, (unsigned long long)v->swcpus,
@@ -94,6 +94,8 @@ static void info_text(struct index_cli *c, const struct info_view *v)
 	       ro & TRAWL_ID_BIG_ENDIAN ? "--big-endian " : "",
 	       ro & TRAWL_ID_IMPLICIT_THUMB ? "--implicit-thumb " : "",
 	       ro & TRAWL_ID_LENIENT ? "--lenient" : "");
+	if (v->in.reader_version)
+		printf("reader version:      ETE %u\n", v->in.reader_version);
 	if (trawl_index_damaged(c->ix))
 		printf("not decoded:         %llu places (decoded trace)\n",
 		       (unsigned long long)trawl_index_damaged(c->ix));

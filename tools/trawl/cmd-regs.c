@@ -77,9 +77,14 @@ int cmd_regs(int argc, char **argv)
 	struct trawl_error err;
 	struct trawl_index_regs regs;
 	trawl_index_regs_init(&regs);
+	enum trawl_status st;
 	if (at)
 		rc = index_cli_line(&c, at, &ev);
-	else if (trawl_index_event_at_time(c.ix, t, &ev, &err))
+	else if ((st = trawl_index_event_at_time(c.ix, t, &ev, &err)) == TRAWL_ERR_NOT_FOUND)
+		/* a time before the first event is a wrong question, as a line
+		 * past the end is (index_cli_line) */
+		rc = cli_usage("regs", "%s", err.message);
+	else if (st)
 		rc = index_cli_report(&c, &err);
 	if (rc)
 		goto out;

@@ -68,10 +68,12 @@ int cmd_vcd(int argc, char **argv)
 			rc = cli_report("vcd", &err);
 			goto out;
 		}
+		image_check_batch(&r.image_check, vo.image, b.events, b.count);
 		cli_progress_update(&prog, trace_progress(rd));
 	}
 	cli_progress_finish(&prog);
 	trace_report_skipped(&r.to, rd);
+	image_check_report("vcd", &r.image_check);
 	uint64_t first;
 	uint64_t back = trawl_vcd_backwards(v, &first);
 	if (back)

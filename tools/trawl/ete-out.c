@@ -326,6 +326,19 @@ int ete_out_close(const char *cmd, struct ete_out *eo, const char *dir,
 				 dir, trawl_ete_trbe_sink_regs(eo->trbe)->sr, lost);
 			cli_mark_lossy();
 		}
+		/* the user asked for a wrapping buffer, but the snapshot no
+		 * longer holds the start of the run: trace lost, exit 1 */
+		uint64_t over = eo->trbe ? trawl_ete_trbe_sink_overwritten(eo->trbe) : 0;
+		if (over) {
+			const struct trawl_ete_enc_stats *s = trawl_ete_encoder_stats(eo->enc);
+			size_t len;
+			trawl_ete_trbe_sink_memory(eo->trbe, &len);
+			cli_warn(cmd, "%s: the TRBE buffer wrapped (TRBSR_EL1 0x%" PRIx64 "): the oldest %"
+				 PRIu64 " of the %" PRIu64 " bytes of trace of the %" PRIu64 " instructions "
+				 "were overwritten; the snapshot holds the last %zu bytes", dir,
+				 trawl_ete_trbe_sink_regs(eo->trbe)->sr, over, s->bytes, s->insns, len);
+			cli_mark_lossy();
+		}
 	}
 	ete_out_abandon(eo);
 	return rc;

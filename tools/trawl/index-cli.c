@@ -97,6 +97,12 @@ int index_cli_open(struct index_cli *c)
 	struct trawl_error err;
 	struct cli_progress p;
 	struct trawl_index_build_options opt;
+	/* a pipe can be read once and has no name to keep an index by: say
+	 * so, rather than "cannot open '-'", which reads as a missing file */
+	if (!strcmp(c->to.path, "-"))
+		return cli_usage(c->to.cmd, "'-': %s needs a trace file (it indexes the trace and "
+				 "reads its text again); standard input works for the commands "
+				 "that read a trace once (stats, cat, calltree, profile...)", c->to.cmd);
 	index_cli_build_options(c, &opt);
 	trawl_error_clear(&err);
 	opt.reader.warn = print_warning;
@@ -164,6 +170,19 @@ int index_cli_line(struct index_cli *c, const char *arg, uint64_t *ev)
 	struct trawl_error err;
 	if (!cli_parse_u64(arg, &line))
 		return cli_usage(c->to.cmd, "bad line number '%s'", arg);
+	/* a line the trace does not have is a wrong question, for every
+	 * command taking a line (regs, mem, last-write, browse...): exit 2 */
+	struct trawl_index_info info;
+	trawl_index_get_info(c->ix, &info);
+	if (line == 0)
+		return cli_usage(c->to.cmd, "line 0: lines are counted from 1");
+	if (line > info.lines && !info.events)
+		return cli_usage(c->to.cmd, "line %llu: the trace has no events",
+				 (unsigned long long)line);
+	if (line > info.lines)
+		return cli_usage(c->to.cmd, "line %llu is past the end of the trace (its events "
+				 "end at line %llu)", (unsigned long long)line,
+				 (unsigned long long)info.lines);
 	if (trawl_index_event_at_line(c->ix, line, ev, &err))
 		return index_cli_report(c, &err);
 	return 0;

@@ -4,8 +4,9 @@
 /* Only instruction events are needed: with no registers and no memory
  * asked for, the Tarmac reader skips every effect line by its prefix. A
  * later source (perf.data) plugs in here, beside trawl_reader_open. */
-static int read_one(struct trace_open *to, struct trawl_ranges *r)
+static int read_one(struct trace_open *to, struct trawl_ranges *r, const struct trawl_image *img)
 {
+	struct image_check ic = { 0 };
 	struct trawl_reader *rd = NULL;
 	struct trawl_error err;
 	trawl_error_clear(&err);
@@ -25,22 +26,26 @@ static int read_one(struct trace_open *to, struct trawl_ranges *r)
 			rc = cli_report(to->cmd, &err);
 			goto out;
 		}
+		image_check_batch(&ic, img, b.events, b.count);
 		cli_progress_update(&prog, trawl_input_raw_pos(trawl_reader_input(rd)));
 	}
 	cli_progress_finish(&prog);
 	if (trawl_ranges_end_trace(r, &err) != TRAWL_OK)
 		rc = cli_report(to->cmd, &err);
 	trace_report_skipped(to, rd);
+	if (!rc)
+		image_check_report(to->cmd, &ic);
 out:
 	trawl_reader_close(rd);
 	return rc;
 }
 
-int ranges_read_traces(struct trace_open *to, char **paths, int n, struct trawl_ranges *r)
+int ranges_read_traces(struct trace_open *to, char **paths, int n, struct trawl_ranges *r,
+		       const struct trawl_image *img)
 {
 	for (int i = 0; i < n; i++) {
 		to->path = paths[i];
-		int rc = read_one(to, r);
+		int rc = read_one(to, r, img);
 		if (rc)
 			return rc;
 	}

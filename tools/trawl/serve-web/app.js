@@ -96,6 +96,10 @@ async function openTrace(id, f) {
     if (t.state === 'ready' || t.state === 'failed') break;
     await new Promise((ok) => setTimeout(ok, 200));
   }
+  // what the terminal warned of (a cut trace: the answers lack its end)
+  // stays on the page while this trace is open
+  $('warning').textContent = t.state === 'ready' && t.message ? 'warning: ' + t.message : '';
+  $('warning').hidden = !(t.state === 'ready' && t.message);
   if (t.state !== 'ready') return;
   view.info = t;
   view.kind = t.kind;

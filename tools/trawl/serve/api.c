@@ -127,6 +127,17 @@ static int api_lines(struct api *a)
 	if (!x)
 		return bad(a, 400, "the trace has no text to show (a decoded source, or its text could not be opened)");
 	uint64_t off, line = a->r->from ? a->r->from : 1, size = trawl_text_size(x);
+	/* the lines of the index only: a cut trace's text goes on with the
+	 * fragment the build dropped, which is no line of the trace */
+	struct trawl_index_info info;
+	trawl_index_get_info(a->t->ic.ix, &info);
+	if (line > info.lines) {
+		char msg[128];
+		snprintf(msg, sizeof msg, "line %llu is past the end of the trace (%llu lines)",
+			 (unsigned long long)line, (unsigned long long)info.lines);
+		return bad(a, 400, msg);
+	}
+	uint64_t count = a->r->count < info.lines - line + 1 ? a->r->count : info.lines - line + 1;
 	trawl_json_object_begin(&a->j);
 	key_u64(a, "from", line);
 	trawl_json_key(&a->j, "lines");
@@ -135,7 +146,7 @@ static int api_lines(struct api *a)
 	trawl_error_clear(&err);
 	enum trawl_status st = TRAWL_OK;
 	if (serve_text_line_offset(a->t->ic.ix, x, line, &off) == 0)
-		for (uint64_t k = 0; k < a->r->count && off < size && !st; k++) {
+		for (uint64_t k = 0; k < count && off < size && !st; k++) {
 			const char *p;
 			size_t shown;
 			if (!(st = serve_text_line(x, off, &p, &shown, &off, &err)))

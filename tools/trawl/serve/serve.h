@@ -43,7 +43,8 @@ struct serve_trace {
 	enum serve_kind kind;
 	enum serve_state state;
 	uint64_t done, total;       /* progress of the current phase, in bytes */
-	char message[512];          /* why it failed */
+	char message[512];          /* why it failed, or what a ready trace lacks
+	                               (the build's warnings) */
 	struct index_cli ic;        /* the index and the trace text */
 	/* the trace text, plain or compressed (serve/text.h; the index_cli's,
 	 * NULL when the source has none) */

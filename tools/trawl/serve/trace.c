@@ -70,6 +70,7 @@ static void build(struct serve *s, struct serve_trace *t)
 		return;
 	}
 	struct progress_ctx pc = { s, t };
+	cli_warnings_clear();
 	t->ic.to = s->opts.to;
 	t->ic.to.cmd = "serve";
 	t->ic.to.path = t->path;
@@ -104,7 +105,9 @@ static void build(struct serve *s, struct serve_trace *t)
 		fail(s, t, "the call tree could not be read");
 		return;
 	}
-	set_state(s, t, SERVE_READY, NULL);
+	/* what the terminal was told (a cut trace, skipped lines) the page
+	 * says too: the answers lack that part */
+	set_state(s, t, SERVE_READY, cli_warnings()[0] ? cli_warnings() : NULL);
 }
 
 void *serve_worker(void *arg)
