@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 #include "trawl/ete.h"
+#include "trawl/kallsyms.h"
+#include "trawl/reader.h"
 #include "trawl/status.h"
 
 /* record types used here (perf_event.h, perf's own user records >= 64) */
@@ -219,5 +221,35 @@ void trawl_perf_chunk_place(const struct trawl_perf_file *f, size_t i,
  * holds (perf stopped before copying them, or the file lost them): how
  * many, the index of the first, and the bytes missing in all. */
 size_t trawl_perf_aux_missing(const struct trawl_perf_file *f, size_t *first, uint64_t *bytes);
+
+/* ---- program images from the mappings (perf-images.c) ---- */
+
+/* The build id the recording gives for a mapping's file, as hex, or "". */
+void trawl_perf_build_id_hex(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+			     char *hex, size_t cap);
+/* 1 for a mapping of a file (not the kernel, [vdso], anonymous memory). */
+int trawl_perf_mmap_has_file(const struct trawl_perf_mmap *m);
+/* The mapping's file: by build id in bindir (DIR/<hex id>,
+ * DIR/.build-id/xx/rest), under symfs (DIR/recorded path, then DIR/base
+ * name), or at its recorded path. 1 with the path in out, 0 not found.
+ * symfs and bindir may be NULL. */
+int trawl_perf_find_file(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+			 const char *symfs, const char *bindir, char *out, size_t cap);
+/* Add every file-backed mapping's bytes to img at its mapped address
+ * (file offset pgoff at start, as the mapping says). Kernel and anonymous
+ * mappings are left out: their addresses decode as "no image". Returns
+ * how many mapped files were not found or could not be read; what went
+ * wrong is told to warn (may be NULL), which is a note, not a loss: the
+ * decoder reports trace that runs there as "no program image". */
+unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
+			       const char *symfs, const char *bindir, trawl_warn_fn warn, void *ctx);
+/* Add vmlinux's loadable segments to img where the recording's kernel ran:
+ * shifted by the run-time _text address (the kernel MMAP's pgoff, else
+ * _text in ks, which may be NULL) less vmlinux's own _text; placed at its
+ * link addresses, with a note to warn, when neither says. */
+enum trawl_status trawl_perf_kernel_image_add(const struct trawl_perf_file *pf,
+					      struct trawl_ete_image *img, const char *vmlinux,
+					      const struct trawl_kallsyms *ks, trawl_warn_fn warn,
+					      void *ctx, struct trawl_error *err);
 
 #endif
