@@ -243,6 +243,11 @@ int trawl_perf_find_file(const struct trawl_perf_file *pf, const struct trawl_pe
  * decoder reports trace that runs there as "no program image". */
 unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
 			       const char *symfs, const char *bindir, trawl_warn_fn warn, void *ctx);
+/* How far above its link addresses mapping m placed the ELF at path (the
+ * mapping's start less the link address of its file offset pgoff), for
+ * addresses relative to the binary. */
+enum trawl_status trawl_perf_mapping_bias(const struct trawl_perf_mmap *m, const char *path,
+					  uint64_t *bias, struct trawl_error *err);
 /* Add vmlinux's loadable segments to img where the recording's kernel ran:
  * shifted by the run-time _text address (the kernel MMAP's pgoff, else
  * _text in ks, which may be NULL) less vmlinux's own _text; placed at its

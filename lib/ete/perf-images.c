@@ -2,10 +2,15 @@
  * symfs or recorded path, at the addresses the MMAP records give; and the
  * kernel's vmlinux where it ran. Shared by `trawl ete` and the reader
  * backend; problems are handed to the caller's warn function. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <gelf.h>
+#include <libelf.h>
 
 #include "trawl/image.h"
 #include "trawl/perf.h"
@@ -173,4 +178,41 @@ enum trawl_status trawl_perf_kernel_image_add(const struct trawl_perf_file *pf,
 			  : "it has no _text symbol");
 	trawl_image_destroy(syms);
 	return trawl_ete_image_add_elf(img, vmlinux, bias, err);
+}
+
+/* How far above its link addresses a mapping put the ELF at path: the
+ * mapping's start less the link address of file offset pgoff (in the
+ * loadable segment holding it). */
+enum trawl_status trawl_perf_mapping_bias(const struct trawl_perf_mmap *m, const char *path,
+					  uint64_t *bias, struct trawl_error *err)
+{
+	enum trawl_status st = TRAWL_OK;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return trawl_error_errno(err, errno, "cannot open '%s'", path);
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	size_t n = 0;
+	int found = 0;
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n) != 0)
+		n = 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* the segment's page holds pgoff: mappings start on pages */
+		uint64_t lo = ph.p_offset & ~(uint64_t)0xfff, hi = ph.p_offset + ph.p_filesz;
+		if (m->pgoff >= lo && m->pgoff < hi) {
+			*bias = m->start - (m->pgoff - ph.p_offset + ph.p_vaddr);
+			found = 1;
+		}
+	}
+	if (!found)
+		st = trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s': no loadable segment at file offset "
+				     "0x%llx, where the mapping at offset %llu starts", path,
+				     (unsigned long long)m->pgoff, (unsigned long long)m->offset);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return st;
 }

@@ -1091,16 +1091,6 @@ static void release(struct run *r, struct source *src)
 		fclose(r->out);
 }
 
-static int is_perf_file(const char *path)
-{
-	uint8_t magic[8];
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
-	if (f)
-		fclose(f);
-	return trawl_perf_is_perf(magic, n);
-}
-
 /* open the source, unwrap TRBE, decode, report: each step returns an exit
  * status and the first that is not EXIT_OK ends the run (release cleans up
  * after any of them). Output is written as decoding goes (the callbacks);
@@ -1127,7 +1117,7 @@ static int run_ete(struct opts *o)
 		rc = EXIT_BAD_INPUT;
 	} else {
 		rc = S_ISDIR(sb.st_mode) ? open_snapshot(&r, &src, &err)
-		     : is_perf_file(o->src) ? open_perf(&r, &src, &err) : open_raw(&r, &src, &err);
+		     : perf_cli_is_perf(o->src) ? open_perf(&r, &src, &err) : open_raw(&r, &src, &err);
 	}
 	snprintf(r.label, sizeof r.label, "%s", o->src);
 	if (rc == EXIT_OK && src.snap)
