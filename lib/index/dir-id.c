@@ -20,8 +20,10 @@
 
 #include <xxhash.h>
 
+#include "core/grow.h"
 #include "index/dir-id.h"
 #include "trawl/ete.h"
+#include "trawl/input.h"
 #include "trawl/perf.h"
 
 struct names {
@@ -293,23 +295,35 @@ uint64_t idx_ete_options_hash(const struct trawl_reader_options *o)
 enum trawl_status idx_perf_hash(const char *trace_path, const struct trawl_reader_options *o,
 				struct trawl_trace_id *id, struct trawl_error *err)
 {
-	uint8_t magic[8];
-	int fd = open(trace_path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, magic, sizeof magic);
-	if (fd >= 0)
-		close(fd);
-	if (n != (ssize_t)sizeof magic || !trawl_perf_is_perf(magic, sizeof magic))
+	/* through the input layer, as the reader sees it (.gz, .zst); one
+	 * that cannot be read is the reader's error to tell, not ours */
+	struct trawl_input *in = NULL;
+	struct trawl_chunk c;
+	if (trawl_input_open(&in, trace_path, o ? &o->input : NULL, NULL) != TRAWL_OK)
 		return TRAWL_OK;
+	if (trawl_input_next(in, &c, NULL) != TRAWL_OK ||
+	    !trawl_perf_is_perf((const uint8_t *)c.data, c.len)) {
+		trawl_input_close(in);
+		return TRAWL_OK;
+	}
 	struct trawl_perf_file *pf = NULL;
 	XXH3_state_t *hs = XXH3_createState();
-	uint8_t *buf = malloc(1u << 16);
-	enum trawl_status st = TRAWL_OK;
+	uint8_t *buf = malloc(1u << 16), *all = NULL;
+	size_t len = 0, cap = 0;
+	enum trawl_status st = TRAWL_OK, rs;
 	if (!hs || !buf) {
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 		goto out;
 	}
-	/* one that cannot be read is the reader's error to tell, not ours */
-	if (trawl_perf_open(&pf, trace_path, NULL) != TRAWL_OK)
+	do {
+		if (!trawl_grow((void **)&all, &cap, len + c.len, 1)) {
+			st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		memcpy(all + len, c.data, c.len);
+		len += c.len;
+	} while ((rs = trawl_input_next(in, &c, NULL)) == TRAWL_OK);
+	if (rs != TRAWL_END || trawl_perf_open_mem(&pf, all, len, trace_path, NULL) != TRAWL_OK)
 		goto out;
 	const char *symfs = o ? o->perf_symfs : NULL, *bindir = o ? o->perf_binary_dir : NULL;
 	XXH3_64bits_reset(hs);
@@ -332,7 +346,9 @@ enum trawl_status idx_perf_hash(const char *trace_path, const struct trawl_reade
 	id->source = TRAWL_INDEX_SOURCE_ETE;
 out:
 	trawl_perf_close(pf);
+	trawl_input_close(in);
 	XXH3_freeState(hs);
 	free(buf);
+	free(all);
 	return st;
 }

@@ -87,6 +87,14 @@ cp "$t/prog.bin" "$t/sym/prog.bin"
 # nop at 0x1008 becomes b.ne: the trace decodes otherwise
 printf '\037\040\003\325\101\000\000\124\101\000\000\124\300\003\137\326' >"$t/sym/prog.bin"
 expect_stderr_has "building it again" "$TRAWL" pc --symfs "$t/sym" "$t/ete.data" 0x1008
+# also for a compressed perf.data (read through the input layer)
+if command -v gzip >/dev/null; then
+	gzip -c "$t/ete.data" >"$t/ete.data.gz"
+	"$TRAWL" pc --symfs "$t/sym" "$t/ete.data.gz" 0x1008 >/dev/null 2>&1 || fail "pc of ete.data.gz"
+	cp "$t/prog.bin" "$t/sym/prog.bin"
+	expect_stderr_has "building it again" "$TRAWL" pc --symfs "$t/sym" "$t/ete.data.gz" 0x1008
+	expect_stdout_has "  line 7 (event 6)" "$TRAWL" pc --symfs "$t/sym" "$t/ete.data.gz" 0x1008
+fi
 # and so are the perf options: --symfs elsewhere is another decode
 expect_stderr_has "building it again" "$TRAWL" pc --symfs "$t" "$t/ete.data" 0x1008
 # perf options on other ETE sources would change nothing: usage errors
