@@ -27,37 +27,34 @@
 static void put_warning(struct ete_reader *r, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void put_warning(struct ete_reader *r, uint64_t off, const char *fmt, ...)
+static void vwarn(struct ete_reader *r, uint64_t off, const char *fmt, va_list ap)
 {
 	if (!r->warn)
 		return;
 	struct trawl_error w;
-	va_list ap;
 	trawl_error_clear(&w);
 	w.status = TRAWL_ERR_CORRUPT;
-	va_start(ap, fmt);
 	vsnprintf(w.message, sizeof w.message, fmt, ap);
-	va_end(ap);
 	trawl_error_at(&w, r->name, 0, 0, off == NO_OFFSET ? 0 : off);
 	w.has_offset = off != NO_OFFSET;
 	r->warn(r->warn_ctx, &w);
 }
 
+static void put_warning(struct ete_reader *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vwarn(r, off, fmt, ap);
+	va_end(ap);
+}
+
 void ete_reader_damage(struct ete_reader *r, uint64_t off, const char *fmt, ...)
 {
-	r->stats.damaged++;
-	if (!r->warn)
-		return;
-	struct trawl_error w;
 	va_list ap;
-	trawl_error_clear(&w);
-	w.status = TRAWL_ERR_CORRUPT;
+	r->stats.damaged++;
 	va_start(ap, fmt);
-	vsnprintf(w.message, sizeof w.message, fmt, ap);
+	vwarn(r, off, fmt, ap);
 	va_end(ap);
-	trawl_error_at(&w, r->name, 0, 0, off == NO_OFFSET ? 0 : off);
-	w.has_offset = off != NO_OFFSET;
-	r->warn(r->warn_ctx, &w);
 }
 
 /* A new event at the end of the batch, zeroed but for its place. */
