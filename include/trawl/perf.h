@@ -222,6 +222,13 @@ void trawl_perf_chunk_place(const struct trawl_perf_file *f, size_t i,
  * many, the index of the first, and the bytes missing in all. */
 size_t trawl_perf_aux_missing(const struct trawl_perf_file *f, size_t *first, uint64_t *bytes);
 
+/* The recording's own word that trace was lost: each AUX record marked
+ * truncated, partial or collision, and the AUX data no AUXTRACE record
+ * holds (the first such record, with the count). Each is told to fn with
+ * the record's file offset and a message; returns how many were told. */
+typedef void (*trawl_perf_loss_fn)(void *ctx, uint64_t offset, const char *msg);
+unsigned trawl_perf_aux_losses(const struct trawl_perf_file *f, trawl_perf_loss_fn fn, void *ctx);
+
 /* ---- program images from the mappings (perf-images.c) ---- */
 
 /* The build id the recording gives for a mapping's file, as hex, or "". */

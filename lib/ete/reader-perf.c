@@ -82,32 +82,9 @@ static uint64_t unsynced(struct ete_reader *r, const struct ete_perf_cpu *pc)
 	return s ? trawl_ete_pkt_decoder_stats(s->pd)->unsynced_bytes : 0;
 }
 
-/* AUX records that say trace was lost (each named), and those whose bytes
- * no AUXTRACE record holds (the first named): the words of `trawl ete`. */
-static void check_aux(struct ete_reader *r)
+static void on_loss(void *ctx, uint64_t off, const char *msg)
 {
-	const struct trawl_perf_file *pf = r->perf;
-	for (size_t i = 0; i < pf->naux; i++) {
-		const struct trawl_perf_aux *a = &pf->aux[i];
-		uint64_t fl = a->flags;
-		if (!(fl & (TRAWL_PERF_AUX_TRUNCATED | TRAWL_PERF_AUX_PARTIAL | TRAWL_PERF_AUX_COLLISION)))
-			continue;
-		ete_reader_damage(r, a->offset, "AUX record (cpu %d, %" PRIu64 " bytes) marked%s%s%s: "
-				  "trace was lost there", a->cpu, a->aux_size,
-				  fl & TRAWL_PERF_AUX_TRUNCATED ? " truncated" : "",
-				  fl & TRAWL_PERF_AUX_PARTIAL ? " partial" : "",
-				  fl & TRAWL_PERF_AUX_COLLISION ? " collision" : "");
-	}
-	size_t first;
-	uint64_t bytes;
-	size_t n = trawl_perf_aux_missing(pf, &first, &bytes);
-	if (n) {
-		const struct trawl_perf_aux *a = &pf->aux[first];
-		ete_reader_damage(r, a->offset, "AUX record (cpu %d, AUX offset %" PRIu64 ", %" PRIu64
-				  " bytes): its trace is not in the file (no AUXTRACE record holds it; "
-				  "%zu AUX record%s, %" PRIu64 " bytes missing in all)", a->cpu,
-				  a->aux_offset, a->aux_size, n, n == 1 ? "" : "s", bytes);
-	}
+	ete_reader_damage(ctx, off, "%s", msg);
 }
 
 /* The trace units: one per ETM block, with the trace ID its CPU's trace
@@ -170,7 +147,7 @@ enum trawl_status ete_perf_open(struct ete_reader *r, const char *path, const ui
 	}
 	if ((st = make_units(r, err)) || (st = trawl_ete_image_create(&r->img, err)))
 		return st;
-	check_aux(r);
+	trawl_perf_aux_losses(pf, on_loss, r);
 	trawl_perf_images_add(pf, r->img, opt ? opt->perf_symfs : NULL,
 			      opt ? opt->perf_binary_dir : NULL, note_fn, r);
 	if (opt && opt->perf_kallsyms &&
