@@ -103,4 +103,48 @@ END {
 	row("perf.data", 1)
 	row("perf.data, 64K chunks", 2)
 }' || status=1
+
+# trawl index of a perf.data beside the same bytes as a snapshot (the ETE
+# reader's two sources), paired round by round: a smaller input of the
+# same kind (ETE_BENCH_PERF_INDEX_MB, default 2 MB of `exceptions`), as
+# the index builder runs at a few M instructions/s. Both indexes must
+# hold the same number of events. CPU seconds, medians of the rounds.
+ete_enc_mb=${ETE_BENCH_PERF_INDEX_MB:-2}
+mkdir -p "$out/ix"
+ete_enc_make "$out/ix" exceptions 100000 100 0.19
+d="$out/ix/exceptions"
+maps=$(awk -F= -v d="$d" '/^file=/{f=$2} /^address=/{printf " --map %s=%s/%s", $2, d, f}' "$d/cpu_0.ini")
+# shellcheck disable=SC2086 # $maps is a list of options
+python3 "$TRAWL_SRC/tests/cli/perf-mkdata.py" "$d.data" "$d/trace.bin" /none --regs "$d/ETE_0.ini" $maps ||
+	{ echo "bench-ete-perf: index input: perf.data not written"; exit 1; }
+ixone() { # FILE SRC: appends "CPU-seconds peak-KiB events"
+	/usr/bin/time -f "%U %S %M" -o "$out/t" "$TRAWL" index --force --index "$out/ix/i.trawlidx" "$2" \
+		>"$out/ix/log" 2>&1
+	ev=$(sed -n 's/.*: \([0-9]*\) events,.*/\1/p' "$out/ix/log")
+	awk -v e="${ev:-0}" '{ printf "%.2f %d %d\n", $1 + $2, $3, e }' "$out/t" >>"$1"
+	rm -f "$out/ix/i.trawlidx"
+}
+: >"$out/ix/snap" && : >"$out/ix/perf"
+r=0
+while [ "$r" -le "$runs" ]; do
+	ixone "$out/ix/snap.r" "$d"
+	ixone "$out/ix/perf.r" "$d.data"
+	[ "$r" -gt 0 ] && tail -n 1 "$out/ix/snap.r" >>"$out/ix/snap" && tail -n 1 "$out/ix/perf.r" >>"$out/ix/perf"
+	r=$((r + 1))
+done
+paste -d' ' "$out/ix/snap" "$out/ix/perf" | awk -v n="$runs" -v insns="$ete_enc_insns" '
+function med(a, k,   i, j, t) {
+	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+}
+{ s[NR] = $1; p[NR] = $4; q[NR] = ($1 > 0 ? $4 / $1 : 0); if ($2 > ms) ms = $2; if ($5 > mp) mp = $5
+  if ($3 != $6) bad = 1; ev = $3 }
+END {
+	if (bad) { print "bench-ete-perf: the perf.data index holds other events than the snapshot'"'"'s"; exit 1 }
+	lo = 1e9; hi = 0; for (i = 1; i <= NR; i++) { if (q[i] < lo) lo = q[i]; if (q[i] > hi) hi = q[i] }
+	a = med(s, NR); b = med(p, NR)
+	printf "trawl index, %d events (CPU s, medians of %d rounds):\n", ev, n
+	printf "%-22s %6.2f s  %6.2f M insn/s  peak RSS %6d KiB\n", "snapshot", a, (a > 0 ? insns / a / 1e6 : 0), ms
+	printf "%-22s %6.2f s  %6.2f M insn/s  peak RSS %6d KiB  ratio %.3fx (rounds %.3f-%.3f; target <= 1.1x)\n", "perf.data", b, (b > 0 ? insns / b / 1e6 : 0), mp, med(q, NR), lo, hi
+}' || status=1
 exit $status

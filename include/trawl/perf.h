@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 #include "trawl/ete.h"
+#include "trawl/kallsyms.h"
+#include "trawl/reader.h"
 #include "trawl/status.h"
 
 /* record types used here (perf_event.h, perf's own user records >= 64) */
@@ -219,5 +221,47 @@ void trawl_perf_chunk_place(const struct trawl_perf_file *f, size_t i,
  * holds (perf stopped before copying them, or the file lost them): how
  * many, the index of the first, and the bytes missing in all. */
 size_t trawl_perf_aux_missing(const struct trawl_perf_file *f, size_t *first, uint64_t *bytes);
+
+/* The recording's own word that trace was lost: each AUX record marked
+ * truncated, partial or collision, and the AUX data no AUXTRACE record
+ * holds (the first such record, with the count). Each is told to fn with
+ * the record's file offset and a message; returns how many were told. */
+typedef void (*trawl_perf_loss_fn)(void *ctx, uint64_t offset, const char *msg);
+unsigned trawl_perf_aux_losses(const struct trawl_perf_file *f, trawl_perf_loss_fn fn, void *ctx);
+
+/* ---- program images from the mappings (perf-images.c) ---- */
+
+/* The build id the recording gives for a mapping's file, as hex, or "". */
+void trawl_perf_build_id_hex(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+			     char *hex, size_t cap);
+/* 1 for a mapping of a file (not the kernel, [vdso], anonymous memory). */
+int trawl_perf_mmap_has_file(const struct trawl_perf_mmap *m);
+/* The mapping's file: by build id in bindir (DIR/<hex id>,
+ * DIR/.build-id/xx/rest), under symfs (DIR/recorded path, then DIR/base
+ * name), or at its recorded path. 1 with the path in out, 0 not found.
+ * symfs and bindir may be NULL. */
+int trawl_perf_find_file(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+			 const char *symfs, const char *bindir, char *out, size_t cap);
+/* Add every file-backed mapping's bytes to img at its mapped address
+ * (file offset pgoff at start, as the mapping says). Kernel and anonymous
+ * mappings are left out: their addresses decode as "no image". Returns
+ * how many mapped files were not found or could not be read; what went
+ * wrong is told to warn (may be NULL), which is a note, not a loss: the
+ * decoder reports trace that runs there as "no program image". */
+unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
+			       const char *symfs, const char *bindir, trawl_warn_fn warn, void *ctx);
+/* How far above its link addresses mapping m placed the ELF at path (the
+ * mapping's start less the link address of its file offset pgoff), for
+ * addresses relative to the binary. */
+enum trawl_status trawl_perf_mapping_bias(const struct trawl_perf_mmap *m, const char *path,
+					  uint64_t *bias, struct trawl_error *err);
+/* Add vmlinux's loadable segments to img where the recording's kernel ran:
+ * shifted by the run-time _text address (the kernel MMAP's pgoff, else
+ * _text in ks, which may be NULL) less vmlinux's own _text; placed at its
+ * link addresses, with a note to warn, when neither says. */
+enum trawl_status trawl_perf_kernel_image_add(const struct trawl_perf_file *pf,
+					      struct trawl_ete_image *img, const char *vmlinux,
+					      const struct trawl_kallsyms *ks, trawl_warn_fn warn,
+					      void *ctx, struct trawl_error *err);
 
 #endif

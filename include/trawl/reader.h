@@ -24,8 +24,9 @@ enum trawl_format {
 	                                  metadata file) */
 	TRAWL_FORMAT_BFDUMP,           /* software events: a Barrelfish trace dump */
 	TRAWL_FORMAT_ETE,              /* ETE / ETMv4 trace: an Arm snapshot directory,
-	                                  or a raw TRBE buffer (only when asked for:
-	                                  a raw buffer has no magic; docs/ete.md) */
+	                                  a Linux perf.data with cs_etm trace (by its
+	                                  PERFILE2 magic), or a raw TRBE buffer (only
+	                                  when asked for: it has no magic; docs/ete.md) */
 };
 
 /* Called for each warning (bad line skipped in lenient mode, first line of
@@ -72,6 +73,12 @@ struct trawl_reader_options {
 	size_t ete_nimages;
 	const char *ete_buffer;        /* snapshot: the one buffer to read (NULL:
 	                                  every buffer, in trace.ini order) */
+	/* perf.data (docs/perf.md): where the mapped files are (NULL: their
+	 * recorded paths only) and the kernel */
+	const char *perf_symfs;        /* DIR/recorded path, DIR/base name */
+	const char *perf_binary_dir;   /* DIR/<hex build id>, DIR/.build-id/xx/.. */
+	const char *perf_vmlinux;      /* the kernel's ELF, placed where it ran */
+	const char *perf_kallsyms;     /* a /proc/kallsyms copy: where _text ran */
 };
 
 /* Counters a reader keeps; valid at any time. */

@@ -1,16 +1,45 @@
-/* The ETE trawl_reader backend's state, shared by its two files: opening
- * (reader-open.c: snapshot or raw buffer, registers, images, TRBE) and
- * decoding into events (reader.c). Private to lib/ete. */
+/* The ETE trawl_reader backend's state, shared by its files: opening
+ * (reader-open.c: snapshot or raw buffer, registers, images, TRBE), a
+ * perf.data's AUX data (reader-perf.c) and decoding into events
+ * (reader.c). Private to lib/ete. */
 #ifndef TRAWL_ETE_READER_INT_H
 #define TRAWL_ETE_READER_INT_H
 
 #include "trawl/ete.h"
+#include "trawl/kallsyms.h"
+#include "trawl/perf.h"
 #include "trawl/reader.h"
 
 #define ETE_READER_IDS 128
 #define ETE_NAME_MAX 96
 
 struct ete_reader;
+
+/* perf.data: bytes fed to a decoder from `from` on came from file offset
+ * `file` on (one per AUXTRACE chunk). */
+struct ete_seg {
+	uint64_t from, file;
+};
+
+struct ete_segs {
+	struct ete_seg *v;
+	size_t n, cap;
+};
+
+/* perf.data: one trace unit (a CPU's ETM/ETE block) and its decoding: the
+ * deformatter of formatted data and the bytes fed to it, the segment being
+ * decoded (the chunk it began at, why, the stream's unsynced bytes then). */
+struct ete_perf_cpu {
+	struct trawl_ete_config cfg;   /* trace_id: the ID its trace carries */
+	uint32_t cpu;
+	int ok;                        /* ETMv4/ETE with consistent registers */
+	struct trawl_ete_deformatter *df;
+	uint64_t fed;
+	struct ete_segs segs;          /* deformatter input -> file offsets */
+	size_t chunk;
+	int why;                       /* 0 the start, 1 a snapshot, 2 after a gap */
+	uint64_t unsynced0;
+};
 
 /* One trace ID's decoders and the state its events need. */
 struct ete_stream {
@@ -25,6 +54,8 @@ struct ete_stream {
 	uint64_t exc_ret, exc_off;
 	uint32_t exc_type;
 	uint64_t frame_off;        /* formatted buffer: the frame being read */
+	int framed;                /* perf.data: fed by a deformatter (frame_off) */
+	struct ete_segs segs;      /* perf.data raw data: stream -> file offsets */
 };
 
 struct ete_reader {
@@ -59,16 +90,44 @@ struct ete_reader {
 	uint64_t nacc, nacc_off, nacc_addr;
 	uint8_t nacc_id;
 	int done, nomem;
+	/* perf.data (reader-perf.c) */
+	struct trawl_perf_file *perf;
+	struct ete_perf_cpu *pcpu;         /* one per ETM block */
+	size_t npcpu;
+	struct trawl_kallsyms *ksyms;
+	size_t chunk;                      /* the AUXTRACE chunk being fed */
+	int chunk_started;
+	struct ete_perf_cpu *cur;          /* its trace unit */
+	struct ete_stream *cur_raw;        /* raw data: its stream */
 };
 
 /* Open path (is_dir: a snapshot directory; else a raw buffer). */
 enum trawl_status ete_reader_open(void **state, const char *path, int is_dir,
 				  const struct trawl_reader_options *opt, struct trawl_error *err);
+/* Open a perf.data (data: its bytes, or NULL to read path). */
+enum trawl_status ete_reader_open_perf(void **state, const char *path, const uint8_t *data,
+				       size_t len, const struct trawl_reader_options *opt,
+				       struct trawl_error *err);
 void ete_reader_free(struct ete_reader *r);
 /* Start decoding the next snapshot buffer (buf_next) with streams of its
  * own; the previous buffer's are released first (ete_streams_release). */
 enum trawl_status ete_reader_next_buffer(struct ete_reader *r, struct trawl_error *err);
 void ete_streams_release(struct ete_reader *r);
+/* perf.data: open (data: the whole file, or NULL to read path), feed the
+ * next step of AUX data (0 when nothing is left), end every segment, and
+ * release what the perf source holds. */
+enum trawl_status ete_perf_open(struct ete_reader *r, const char *path, const uint8_t *data,
+				size_t len, const struct trawl_reader_options *opt,
+				struct trawl_error *err);
+int ete_perf_feed_step(struct ete_reader *r);
+void ete_perf_finish(struct ete_reader *r);
+void ete_perf_release(struct ete_reader *r);
+/* A perf.data stream's offset as a file offset. */
+uint64_t ete_perf_offset(const struct ete_stream *s, uint64_t off);
+/* Warn about damage at a file offset (UINT64_MAX: none), counted. */
+void ete_reader_damage(struct ete_reader *r, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* The core events of a trace source go to: sources that trace one core
  * ([core_trace_sources]) share the number of the first of them. */
 uint16_t ete_source_cpu(const struct trawl_ete_snapshot *snap, size_t k);

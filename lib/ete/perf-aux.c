@@ -5,6 +5,7 @@
  * say which bytes it produced; in snapshot mode (perf record -S) each
  * chunk is a capture of its own, in time order (perf's find_snapshot
  * unwraps the ring before writing it), usually starting mid-packet. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "trawl/perf.h"
@@ -118,5 +119,37 @@ size_t trawl_perf_aux_missing(const struct trawl_perf_file *f, size_t *first, ui
 		*bytes += lost;
 	}
 	free(sp);
+	return n;
+}
+
+unsigned trawl_perf_aux_losses(const struct trawl_perf_file *f, trawl_perf_loss_fn fn, void *ctx)
+{
+	char msg[256];
+	unsigned n = 0;
+	for (size_t i = 0; i < f->naux; i++) {
+		const struct trawl_perf_aux *a = &f->aux[i];
+		uint64_t fl = a->flags;
+		if (!(fl & (TRAWL_PERF_AUX_TRUNCATED | TRAWL_PERF_AUX_PARTIAL | TRAWL_PERF_AUX_COLLISION)))
+			continue;
+		snprintf(msg, sizeof msg, "AUX record (cpu %d, %llu bytes) marked%s%s%s: trace was lost "
+			 "there", a->cpu, (unsigned long long)a->aux_size,
+			 fl & TRAWL_PERF_AUX_TRUNCATED ? " truncated" : "",
+			 fl & TRAWL_PERF_AUX_PARTIAL ? " partial" : "",
+			 fl & TRAWL_PERF_AUX_COLLISION ? " collision" : "");
+		fn(ctx, a->offset, msg);
+		n++;
+	}
+	size_t first;
+	uint64_t bytes;
+	size_t k = trawl_perf_aux_missing(f, &first, &bytes);
+	if (k) {
+		const struct trawl_perf_aux *a = &f->aux[first];
+		snprintf(msg, sizeof msg, "AUX record (cpu %d, AUX offset %llu, %llu bytes): its trace is "
+			 "not in the file (no AUXTRACE record holds it; %zu AUX record%s, %llu bytes "
+			 "missing in all)", a->cpu, (unsigned long long)a->aux_offset,
+			 (unsigned long long)a->aux_size, k, k == 1 ? "" : "s", (unsigned long long)bytes);
+		fn(ctx, a->offset, msg);
+		n++;
+	}
 	return n;
 }

@@ -14,6 +14,8 @@
 uint64_t ete_stream_offset(const struct ete_stream *s, uint64_t off)
 {
 	const struct ete_reader *r = s->r;
+	if (r->perf)
+		return ete_perf_offset(s, off);
 	if (r->df)
 		return s->frame_off;
 	return off < r->plen[0] ? r->pstart[0] + off : r->pstart[1] + (off - r->plen[0]);
@@ -225,6 +227,42 @@ static enum trawl_status start_decoding(struct ete_reader *r, const char *format
 	return r->single ? TRAWL_OK : err->status;
 }
 
+/* The reader's common start: name, warnings, batch size. */
+static struct ete_reader *reader_new(const char *path, const struct trawl_reader_options *opt)
+{
+	struct ete_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	snprintf(r->name, sizeof r->name, "%s", path);
+	snprintf(r->path, sizeof r->path, "%s", path);
+	r->warn = opt ? opt->warn : NULL;
+	r->warn_ctx = opt ? opt->warn_ctx : NULL;
+	r->limit = opt && opt->batch_events ? opt->batch_events : 4096;
+	return r;
+}
+
+enum trawl_status ete_reader_open_perf(void **state, const char *path, const uint8_t *data,
+				       size_t len, const struct trawl_reader_options *opt,
+				       struct trawl_error *err)
+{
+	struct trawl_error local;
+	if (!err)
+		err = &local;
+	trawl_error_clear(err);
+	struct ete_reader *r = reader_new(path, opt);
+	if (!r)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	enum trawl_status st = ete_perf_open(r, path, data, len, opt, err);
+	for (size_t i = 0; !st && opt && i < opt->ete_nimages; i++)
+		st = trawl_ete_image_add_spec(r->img, opt->ete_images[i], err);
+	if (st) {
+		ete_reader_free(r);
+		return st;
+	}
+	*state = r;
+	return TRAWL_OK;
+}
+
 enum trawl_status ete_reader_open(void **state, const char *path, int is_dir,
 				  const struct trawl_reader_options *opt, struct trawl_error *err)
 {
@@ -232,14 +270,18 @@ enum trawl_status ete_reader_open(void **state, const char *path, int is_dir,
 	if (!err)
 		err = &local;
 	trawl_error_clear(err);
-	struct ete_reader *r = calloc(1, sizeof *r);
+	/* the mapped files and kernel are a perf.data's: elsewhere they would
+	 * change nothing without a word */
+	const char *perf_opt = !opt ? NULL : opt->perf_symfs ? "symfs" : opt->perf_binary_dir ?
+			       "binary-dir" : opt->perf_vmlinux ? "vmlinux" : opt->perf_kallsyms ?
+			       "kallsyms" : NULL;
+	if (perf_opt)
+		return trawl_error_set(err, TRAWL_ERR_USAGE, "--%s is for a perf.data; '%s' is %s",
+				       perf_opt, path, is_dir ? "a snapshot directory (images: its "
+				       "dumps, --ete-image)" : "a raw buffer (images: --ete-image)");
+	struct ete_reader *r = reader_new(path, opt);
 	if (!r)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	snprintf(r->name, sizeof r->name, "%s", path);
-	r->warn = opt ? opt->warn : NULL;
-	r->warn_ctx = opt ? opt->warn_ctx : NULL;
-	r->limit = opt && opt->batch_events ? opt->batch_events : 4096;
-	snprintf(r->path, sizeof r->path, "%s", path);
 	char fmt[32];
 	enum trawl_status st = is_dir ? open_snapshot(r, path, opt, err)
 			       : open_raw(r, path, opt, fmt, sizeof fmt, err);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "core/grow.h"
 #include "core/reader-backend.h"
@@ -29,20 +30,34 @@
 static void put_warning(struct ete_reader *r, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void put_warning(struct ete_reader *r, uint64_t off, const char *fmt, ...)
+static void vwarn(struct ete_reader *r, uint64_t off, const char *fmt, va_list ap)
 {
 	if (!r->warn)
 		return;
 	struct trawl_error w;
-	va_list ap;
 	trawl_error_clear(&w);
 	w.status = TRAWL_ERR_CORRUPT;
-	va_start(ap, fmt);
 	vsnprintf(w.message, sizeof w.message, fmt, ap);
-	va_end(ap);
 	trawl_error_at(&w, r->name, 0, 0, off == NO_OFFSET ? 0 : off);
 	w.has_offset = off != NO_OFFSET;
 	r->warn(r->warn_ctx, &w);
+}
+
+static void put_warning(struct ete_reader *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vwarn(r, off, fmt, ap);
+	va_end(ap);
+}
+
+void ete_reader_damage(struct ete_reader *r, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	r->stats.damaged++;
+	va_start(ap, fmt);
+	vwarn(r, off, fmt, ap);
+	va_end(ap);
 }
 
 /* A new event at the end of the batch, zeroed but for its place. */
@@ -211,6 +226,11 @@ struct ete_stream *ete_stream_get(struct ete_reader *r, uint8_t id, struct trawl
 			c = &r->snap->sources[k].cfg;
 			cpu = ete_source_cpu(r->snap, k);
 		}
+	for (size_t k = 0; !c && k < r->npcpu; k++)
+		if (r->pcpu[k].ok && r->pcpu[k].cfg.trace_id == id) {
+			c = &r->pcpu[k].cfg;
+			cpu = (uint16_t)r->pcpu[k].cpu; /* perf.data: the CPU it traced */
+		}
 	if (!c)
 		return NULL; /* an ID with no ETE source (STM, ...) */
 	struct ete_stream *s = calloc(1, sizeof *s);
@@ -267,6 +287,8 @@ static void finish_buffer(struct ete_reader *r)
  * that cannot be read is named and skipped), or the end. */
 static void finish(struct ete_reader *r)
 {
+	if (r->perf)
+		ete_perf_finish(r);
 	finish_buffer(r);
 	while (r->snap && r->buf_next < r->buf_end) {
 		struct trawl_error e;
@@ -290,6 +312,7 @@ void ete_streams_release(struct ete_reader *r)
 		if (r->streams[i]) {
 			trawl_ete_flow_destroy(r->streams[i]->flow);
 			trawl_ete_pkt_decoder_destroy(r->streams[i]->pd);
+			free(r->streams[i]->segs.v);
 			free(r->streams[i]);
 			r->streams[i] = NULL;
 		}
@@ -302,6 +325,8 @@ void ete_streams_release(struct ete_reader *r)
  * deformatter or the one stream; 0 when nothing is left. */
 static int feed_step(struct ete_reader *r)
 {
+	if (r->perf)
+		return ete_perf_feed_step(r);
 	while (r->part < 2 && r->pos >= r->plen[r->part]) {
 		r->part++;
 		r->pos = 0;
@@ -353,6 +378,7 @@ static void ete_close(void *state)
 	if (!r)
 		return;
 	ete_streams_release(r);
+	ete_perf_release(r);
 	if (!r->snap)
 		trawl_ete_image_destroy(r->img);
 	trawl_ete_snapshot_close(r->snap);
@@ -362,12 +388,12 @@ static void ete_close(void *state)
 	free(r);
 }
 
-/* A raw buffer has no magic: it is read only when asked for (--format ete
- * or --ete-config), never guessed from its bytes. */
+/* A perf.data is known by its PERFILE2 magic. A raw buffer has none: it
+ * is read only when asked for (--format ete or --ete-config), never
+ * guessed from its bytes. */
 static int ete_probe(const char *data, size_t len)
 {
-	(void)data, (void)len;
-	return 0;
+	return trawl_perf_is_perf((const uint8_t *)data, len) ? 10 : 0;
 }
 
 static int ete_probe_dir(const char *path)
@@ -381,11 +407,43 @@ static enum trawl_status ete_open_dir(void **state, const char *path,
 	return ete_reader_open(state, path, 1, opt, err);
 }
 
+/* A perf.data that is not a plain file (a pipe, compressed) is read
+ * whole first: its records point back and forth. */
+static enum trawl_status slurp(struct trawl_input *in, const struct trawl_chunk *first,
+			       uint8_t **data, size_t *len, struct trawl_error *err)
+{
+	size_t cap = 0;
+	struct trawl_chunk c = *first;
+	enum trawl_status st = TRAWL_OK;
+	*data = NULL;
+	*len = 0;
+	do {
+		if (!trawl_grow((void **)data, &cap, *len + c.len, 1))
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading '%s'",
+					       trawl_input_name(in));
+		memcpy(*data + *len, c.data, c.len);
+		*len += c.len;
+	} while ((st = trawl_input_next(in, &c, err)) == TRAWL_OK);
+	return st == TRAWL_END ? TRAWL_OK : st;
+}
+
 static enum trawl_status ete_open(void **state, struct trawl_input *in, const struct trawl_chunk *first,
 				  const struct trawl_reader_options *opt, struct trawl_error *err)
 {
-	(void)first;
-	return ete_reader_open(state, trawl_input_name(in), 0, opt, err);
+	if (!first || !trawl_perf_is_perf((const uint8_t *)first->data, first->len))
+		return ete_reader_open(state, trawl_input_name(in), 0, opt, err);
+	const char *name = trawl_input_name(in);
+	struct stat sb;
+	uint8_t *data = NULL;
+	size_t len = 0;
+	enum trawl_status st = TRAWL_OK;
+	if (trawl_input_compression(in) != TRAWL_COMPRESSION_NONE || strcmp(name, "-") == 0 ||
+	    stat(name, &sb) != 0 || !S_ISREG(sb.st_mode))
+		st = slurp(in, first, &data, &len, err);
+	if (!st)
+		st = ete_reader_open_perf(state, name, data, len, opt, err);
+	free(data);
+	return st;
 }
 
 const struct trawl_reader_backend trawl_ete_backend = {

@@ -20,8 +20,11 @@
 
 #include <xxhash.h>
 
+#include "core/grow.h"
 #include "index/dir-id.h"
 #include "trawl/ete.h"
+#include "trawl/input.h"
+#include "trawl/perf.h"
 
 struct names {
 	char **v;
@@ -283,4 +286,69 @@ uint64_t idx_ete_options_hash(const struct trawl_reader_options *o)
 	XXH3_freeState(hs);
 	free(buf);
 	return h ? h : 1;
+}
+
+/* A perf.data decodes over the files its mappings resolve to (recorded
+ * path, --symfs, --binary-dir) and the kernel options: their names and
+ * bytes go into id->reader_hash, so a changed or newly found image
+ * rebuilds the index. Other traces are left as they are. */
+enum trawl_status idx_perf_hash(const char *trace_path, const struct trawl_reader_options *o,
+				struct trawl_trace_id *id, struct trawl_error *err)
+{
+	/* through the input layer, as the reader sees it (.gz, .zst); one
+	 * that cannot be read is the reader's error to tell, not ours */
+	struct trawl_input *in = NULL;
+	struct trawl_chunk c;
+	if (trawl_input_open(&in, trace_path, o ? &o->input : NULL, NULL) != TRAWL_OK)
+		return TRAWL_OK;
+	if (trawl_input_next(in, &c, NULL) != TRAWL_OK ||
+	    !trawl_perf_is_perf((const uint8_t *)c.data, c.len)) {
+		trawl_input_close(in);
+		return TRAWL_OK;
+	}
+	struct trawl_perf_file *pf = NULL;
+	XXH3_state_t *hs = XXH3_createState();
+	uint8_t *buf = malloc(1u << 16), *all = NULL;
+	size_t len = 0, cap = 0;
+	enum trawl_status st = TRAWL_OK, rs;
+	if (!hs || !buf) {
+		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		goto out;
+	}
+	do {
+		if (!trawl_grow((void **)&all, &cap, len + c.len, 1)) {
+			st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+		memcpy(all + len, c.data, c.len);
+		len += c.len;
+	} while ((rs = trawl_input_next(in, &c, NULL)) == TRAWL_OK);
+	if (rs != TRAWL_END || trawl_perf_open_mem(&pf, all, len, trace_path, NULL) != TRAWL_OK)
+		goto out;
+	const char *symfs = o ? o->perf_symfs : NULL, *bindir = o ? o->perf_binary_dir : NULL;
+	XXH3_64bits_reset(hs);
+	XXH3_64bits_update(hs, &id->reader_hash, sizeof id->reader_hash);
+	hash_named(hs, symfs ? symfs : "", NULL, buf, 0);
+	hash_named(hs, bindir ? bindir : "", NULL, buf, 0);
+	hash_named(hs, o && o->perf_vmlinux ? o->perf_vmlinux : "", o ? o->perf_vmlinux : NULL, buf, 1u << 16);
+	hash_named(hs, o && o->perf_kallsyms ? o->perf_kallsyms : "", o ? o->perf_kallsyms : NULL, buf, 1u << 16);
+	for (size_t i = 0; i < pf->nmmaps; i++) {
+		char path[4096];
+		if (!trawl_perf_mmap_has_file(&pf->mmaps[i]))
+			continue;
+		if (trawl_perf_find_file(pf, &pf->mmaps[i], symfs, bindir, path, sizeof path))
+			hash_named(hs, path, path, buf, 1u << 16);
+		else
+			hash_named(hs, "", NULL, buf, 0);
+	}
+	uint64_t h = XXH3_64bits_digest(hs);
+	id->reader_hash = h ? h : 1;
+	id->source = TRAWL_INDEX_SOURCE_PERF;
+out:
+	trawl_perf_close(pf);
+	trawl_input_close(in);
+	XXH3_freeState(hs);
+	free(buf);
+	free(all);
+	return st;
 }

@@ -18,5 +18,10 @@ void idx_defs_hash(const char *path, struct trawl_trace_id *id);
 /* The ETE reader's options and the files they name (registers, TRBE
  * pointers, images), hashed for id->reader_hash (never 0). */
 uint64_t idx_ete_options_hash(const struct trawl_reader_options *o);
+/* A perf.data: the mapped files it resolves to and the perf options
+ * (--symfs, --binary-dir, --vmlinux, --kallsyms, with the files' bytes)
+ * mixed into id->reader_hash; other traces unchanged. */
+enum trawl_status idx_perf_hash(const char *trace_path, const struct trawl_reader_options *o,
+				struct trawl_trace_id *id, struct trawl_error *err);
 
 #endif

@@ -624,6 +624,8 @@ static enum trawl_status build_into(const char *trace_path, const char *index_pa
 	if (st || (st = trawl_trace_id_hash(trace_path, &id, err)))
 		return st;
 	trawl_trace_id_set_options(&id, opt ? &opt->reader : NULL);
+	if ((st = idx_perf_hash(trace_path, opt ? &opt->reader : NULL, &id, err)))
+		return st;
 	/* the input layer maps plain files in windows and releases pages
 	 * behind the reader, so the build's memory does not follow the trace */
 	if ((st = trawl_reader_open(&r, trace_path, opt ? &opt->reader : NULL, err)))
@@ -792,8 +794,8 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 		trawl_error_set(err, TRAWL_ERR_FORMAT,
 				"'%s' was built with reader options: %s; asked for: %s%s. Give the "
 				"same ones, or rebuild it with trawl index --force", path, a, b,
-				other_decode ? " (and other ETE options or files: --ete-config, "
-					       "--ete-image, --ete-buffer)" : "");
+				other_decode ? " (and other ETE options or files: --ete-*; "
+					       "perf.data: --symfs, --binary-dir, --vmlinux, --kallsyms)" : "");
 		return -1;
 	}
 	*why = m == TRAWL_INDEX_OPTIONS ? "was built with other reader options"
@@ -876,6 +878,8 @@ enum trawl_status trawl_index_open_trace(struct trawl_index **out, const char *t
 	if ((st = trawl_trace_id_get(trace_path, &id, err)))
 		return st;
 	trawl_trace_id_set_options(&id, opt ? &opt->reader : NULL);
+	if ((st = idx_perf_hash(trace_path, opt ? &opt->reader : NULL, &id, err)))
+		return st;
 	if (!index_path) {
 		st = trawl_index_default_path(trace_path, def, sizeof def, err);
 		if (st && st != TRAWL_ERR_IO)

@@ -8,6 +8,7 @@ usage: perf-mkdata.py OUT TRACE PROG_PATH [options]
   PROG_PATH  the file name the MMAP2 record gives for the program at 0x1000
 options:
   --cpus N          CPUs traced (default 1), each with the same trace
+  --trace1 FILE     CPU 1's trace bytes are FILE's instead of TRACE
   --unit ete|etmv4  trace unit (default ete)
   --version V       cs_etm header version 0-2 (default 2: trace IDs by
                     AUX_OUTPUT_HW_ID, 0x20 + 2*cpu; else TRCTRACEIDR 0x10 + 2*cpu)
@@ -205,7 +206,7 @@ def main():
             flags.add(k)
             i += 1
         else:
-            opt[k] = a[i + 1] if k in ('unit', 'regs') else int(a[i + 1], 0)
+            opt[k] = a[i + 1] if k in ('unit', 'regs', 'trace1') else int(a[i + 1], 0)
             i += 2
     cpus, version = opt['cpus'], opt['version']
     pid = 100
@@ -231,7 +232,8 @@ def main():
     raw = 0 if 'formatted' in flags else 0x100
     for c in range(cpus):
         tid = (0x20 if version == 2 else 0x10) + 2 * c
-        payload = frames([(tid, trace)]) if 'formatted' in flags else trace
+        mine = open(opt['trace1'], 'rb').read() if c == 1 and opt.get('trace1') else trace
+        payload = frames([(tid, mine)]) if 'formatted' in flags else mine
         payload += b'\x70' * (-len(payload) % 8)  # padded with IGNORE packets
         data += rec(12, struct.pack('<II', pid, pid) + trailer(pid, c))
         if version == 2:

@@ -1,6 +1,8 @@
 /* The ETE trawl_reader backend on a raw buffer: input = the --ete-config
  * ini text (registers, TRBE pointers, format), a NUL byte, then the buffer
- * bytes; the program image is a fixed 16-byte program at 0x1000 (nop,
+ * bytes. A buffer that starts with PERFILE2 is opened as a perf.data
+ * instead (format detected, no --ete-config: the perf.data source). The
+ * program image is a fixed 16-byte program at 0x1000 (nop,
  * b.ne, nop, ret) so ranges turn into instruction events. Checks what the
  * events promise: numbered lines, instruction widths, exception names. */
 #include <stdint.h>
@@ -46,6 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct trawl_reader_options o = { .format = TRAWL_FORMAT_ETE, .ete_config = cfg,
 						  .ete_images = images, .ete_nimages = 1,
 						  .batch_events = 7 };
+		if (blen >= 8 && !memcmp(buf, "PERFILE2", 8)) {
+			o.format = TRAWL_FORMAT_AUTO;
+			o.ete_config = NULL;
+		}
 		struct trawl_reader *r;
 		struct trawl_error err;
 		if (trawl_reader_open(&r, trace, &o, &err) == TRAWL_OK) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "perf-cli.h"
 #include "ranges-cli.h"
 
 /* The trace is read before the output file is created, so a failed run
@@ -14,7 +15,7 @@ int cmd_autofdo(int argc, char **argv)
 	struct trawl_ranges *r = NULL;
 	struct trawl_error err;
 	const char *out_path = NULL, *binary = NULL;
-	int format = 0, rc;
+	int format = 0, rc, mapped = 0;
 	trawl_error_clear(&err);
 	if (trawl_image_create(&im.img, &err) != TRAWL_OK || trawl_ranges_create(&r, &err) != TRAWL_OK) {
 		rc = cli_report("autofdo", &err);
@@ -55,6 +56,12 @@ int cmd_autofdo(int argc, char **argv)
 	int n = cli_parse(&cmd, argc, argv, &rc);
 	if (n < 0)
 		goto out;
+	/* a perf.data says where its binaries were: no --image needed */
+	for (int i = 0; !im.given && i < n; i++)
+		if (perf_cli_is_perf(argv[i]) &&
+		    (rc = perf_cli_symbol_images(argv[i], &to.opt, im.img, "autofdo", &mapped)))
+			goto out;
+	im.given |= mapped;
 	struct trawl_autofdo_options o = { .format = (enum trawl_autofdo_format)format,
 					   .binary = binary };
 	struct trawl_autofdo_stats st;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "perf-cli.h"
 #include "ranges-cli.h"
 
 enum { FMT_LCOV, FMT_DRCOV, FMT_TEXT };
@@ -63,7 +64,8 @@ int cmd_coverage(int argc, char **argv)
 	const struct cli_option opts[] = {
 		CLI_CALLBACK("image", "ELF[@OFFSET]", cli_image_option, &im,
 			     "the traced program (built with -g), loaded OFFSET\n"
-			     "bytes above its link addresses (repeatable; required)"),
+			     "bytes above its link addresses (repeatable; required\n"
+			     "but for a perf.data: the binaries its mappings name)"),
 		CLI_CHOICE("format", "FORMAT", &format, formats,
 			   "lcov (default: a tracefile for genhtml), drcov\n"
 			   "(basic blocks, for Lighthouse) or text (a summary)"),
@@ -88,6 +90,13 @@ int cmd_coverage(int argc, char **argv)
 	int n = cli_parse(&cmd, argc, argv, &rc);
 	if (n < 0)
 		goto out;
+	/* a perf.data says where its binaries were: no --image needed */
+	int mapped = 0;
+	for (int i = 0; !im.given && i < n; i++)
+		if (perf_cli_is_perf(argv[i]) &&
+		    (rc = perf_cli_symbol_images(argv[i], &to.opt, im.img, "coverage", &mapped)))
+			goto out;
+	im.given |= mapped;
 	if (!im.given) {
 		rc = cli_usage("coverage", "give the traced program with --image ELF");
 		goto out;

@@ -712,33 +712,12 @@ static int trbe_parts(struct opts *o, struct source *src, struct trawl_error *er
 	return EXIT_OK;
 }
 
-/* AUX records that say trace was lost (each named, all count), and those
- * whose bytes no AUXTRACE record holds (the first named). */
-static void check_aux_flags(struct run *r, const struct trawl_perf_file *pf)
+/* What the recording says was lost (lib/ete/perf-aux.c): each counts. */
+static void on_loss(void *ctx, uint64_t off, const char *msg)
 {
-	for (size_t i = 0; i < pf->naux; i++) {
-		const struct trawl_perf_aux *a = &pf->aux[i];
-		uint64_t fl = a->flags;
-		if (!(fl & (TRAWL_PERF_AUX_TRUNCATED | TRAWL_PERF_AUX_PARTIAL | TRAWL_PERF_AUX_COLLISION)))
-			continue;
-		cli_warn(cmd, "%s: offset %" PRIu64 ": AUX record (cpu %d, %" PRIu64 " bytes) marked%s%s%s: "
-			 "trace was lost there", r->o->src, a->offset, a->cpu, a->aux_size,
-			 fl & TRAWL_PERF_AUX_TRUNCATED ? " truncated" : "",
-			 fl & TRAWL_PERF_AUX_PARTIAL ? " partial" : "",
-			 fl & TRAWL_PERF_AUX_COLLISION ? " collision" : "");
-		r->bad++;
-	}
-	size_t first;
-	uint64_t bytes;
-	size_t n = trawl_perf_aux_missing(pf, &first, &bytes);
-	if (n) {
-		const struct trawl_perf_aux *a = &pf->aux[first];
-		cli_warn(cmd, "%s: offset %" PRIu64 ": AUX record (cpu %d, AUX offset %" PRIu64 ", %" PRIu64
-			 " bytes): its trace is not in the file (no AUXTRACE record holds it; %zu AUX "
-			 "record%s, %" PRIu64 " bytes missing in all)", r->o->src, a->offset, a->cpu,
-			 a->aux_offset, a->aux_size, n, n == 1 ? "" : "s", bytes);
-		r->bad++;
-	}
+	struct run *r = ctx;
+	cli_warn(cmd, "%s: offset %" PRIu64 ": %s", r->o->src, off, msg);
+	r->bad++;
 }
 
 /* A perf.data brings the trace units' registers (AUXTRACE_INFO), the
@@ -759,7 +738,7 @@ static int open_perf(struct run *r, struct source *src, struct trawl_error *err)
 			  o->src);
 		return EXIT_BAD_INPUT;
 	}
-	check_aux_flags(r, pf);
+	trawl_perf_aux_losses(pf, on_loss, r);
 	if (!(src->psources = calloc(pf->netm, sizeof *src->psources)))
 		return cli_report(cmd, err);
 	for (size_t i = 0; i < pf->netm; i++) {
@@ -1095,16 +1074,6 @@ static void release(struct run *r, struct source *src)
 		fclose(r->out);
 }
 
-static int is_perf_file(const char *path)
-{
-	uint8_t magic[8];
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
-	if (f)
-		fclose(f);
-	return trawl_perf_is_perf(magic, n);
-}
-
 /* open the source, unwrap TRBE, decode, report: each step returns an exit
  * status and the first that is not EXIT_OK ends the run (release cleans up
  * after any of them). Output is written as decoding goes (the callbacks);
@@ -1131,7 +1100,7 @@ static int run_ete(struct opts *o)
 		rc = EXIT_BAD_INPUT;
 	} else {
 		rc = S_ISDIR(sb.st_mode) ? open_snapshot(&r, &src, &err)
-		     : is_perf_file(o->src) ? open_perf(&r, &src, &err) : open_raw(&r, &src, &err);
+		     : perf_cli_is_perf(o->src) ? open_perf(&r, &src, &err) : open_raw(&r, &src, &err);
 	}
 	snprintf(r.label, sizeof r.label, "%s", o->src);
 	if (rc == EXIT_OK && src.snap)

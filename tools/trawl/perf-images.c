@@ -1,154 +1,85 @@
-/* Program images for a perf.data: the mapped files, found by build id,
- * --symfs or recorded path, at the addresses the MMAP records give. */
+/* A perf.data's program images (lib/ete/perf-images.c) for the CLI: the
+ * library's notes printed under the command's name. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "perf-cli.h"
 #include "trawl/image.h"
 
-static void hex_of(const uint8_t *id, unsigned n, char *hex, size_t cap)
+static void print_note(void *ctx, const struct trawl_error *w)
 {
-	size_t k = 0;
-	hex[0] = 0;
-	for (unsigned i = 0; i < n && k + 3 <= cap; i++)
-		k += (size_t)snprintf(hex + k, cap - k, "%02x", id[i]);
-}
-
-void perf_cli_build_id(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
-		       char *hex, size_t cap)
-{
-	if (m->build_id_size) {
-		hex_of(m->build_id, m->build_id_size, hex, cap);
-		return;
-	}
-	hex[0] = 0;
-	for (size_t i = 0; i < pf->nbids; i++)
-		if (!strcmp(pf->bids[i].filename, m->filename)) {
-			unsigned n = pf->bids[i].size;
-			/* ids padded with zeros to 20 bytes: drop the padding */
-			while (n > 0 && !pf->bids[i].id[n - 1])
-				n--;
-			hex_of(pf->bids[i].id, n, hex, cap);
-			return;
-		}
-}
-
-/* The first candidate path that exists, or 0. */
-static int find_file(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
-		     const char *symfs, const char *bindir, char *out, size_t cap)
-{
-	char hex[48];
-	perf_cli_build_id(pf, m, hex, sizeof hex);
-	const char *base = strrchr(m->filename, '/');
-	base = base ? base + 1 : m->filename;
-	if (bindir && hex[0]) {
-		snprintf(out, cap, "%s/%s", bindir, hex);
-		if (!access(out, R_OK))
-			return 1;
-		snprintf(out, cap, "%s/.build-id/%.2s/%s", bindir, hex, hex + 2);
-		if (!access(out, R_OK))
-			return 1;
-	}
-	if (symfs) {
-		snprintf(out, cap, "%s/%s", symfs, m->filename);
-		if (!access(out, R_OK))
-			return 1;
-		snprintf(out, cap, "%s/%s", symfs, base);
-		if (!access(out, R_OK))
-			return 1;
-	}
-	snprintf(out, cap, "%s", m->filename);
-	return !access(out, R_OK);
+	cli_warn(ctx, "%s", w->message);
 }
 
 unsigned perf_cli_images(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
 			 const char *symfs, const char *bindir, const char *cmd)
 {
-	unsigned missing = 0;
-	const char *first = NULL;
-	for (size_t i = 0; i < pf->nmmaps; i++) {
-		const struct trawl_perf_mmap *m = &pf->mmaps[i];
-		char path[4096];
-		/* kernel, [vdso], [anon:...], //anon: no file to read */
-		if (m->cpumode == 1 || m->filename[0] != '/' || !m->len)
-			continue;
-		if (!find_file(pf, m, symfs, bindir, path, sizeof path)) {
-			/* counted once per file, however often it was mapped */
-			int seen = 0;
-			for (size_t j = 0; j < i; j++)
-				seen |= !strcmp(pf->mmaps[j].filename, m->filename);
-			missing += !seen;
-			first = first ? first : m->filename;
-			continue;
-		}
-		struct trawl_error err;
-		trawl_error_clear(&err);
-		if (trawl_ete_image_add_file(img, path, m->start, m->pgoff, m->len, &err) != TRAWL_OK) {
-			char buf[512];
-			trawl_error_format(&err, buf, sizeof buf);
-			cli_warn(cmd, "%s: mapping at offset %llu: %s", pf->path,
-				 (unsigned long long)m->offset, buf);
-			missing++;
-		}
-	}
-	/* a note, not a loss: only trace that runs there is lost, and the
-	 * decoder reports that as "no program image" */
-	if (first)
-		cli_warn(cmd, "%s: %u mapped file%s not found (first: %s); give --symfs DIR or "
-			 "--binary-dir DIR; trace in them is reported as no image", pf->path, missing,
-			 missing == 1 ? "" : "s", first);
-	return missing;
-}
-
-/* The recording's kernel mapping ([kernel.kallsyms]_text, cpumode kernel),
- * or NULL. */
-static const struct trawl_perf_mmap *kernel_mmap(const struct trawl_perf_file *pf)
-{
-	for (size_t i = 0; i < pf->nmmaps; i++)
-		if (pf->mmaps[i].cpumode == 1 &&
-		    !strncmp(pf->mmaps[i].filename, "[kernel.kallsyms]", 17))
-			return &pf->mmaps[i];
-	return NULL;
-}
-
-/* Where the kernel's _text was at run time: the kernel MMAP's pgoff (perf
- * writes the run-time address of its reference symbol, _text, there), else
- * kallsyms' _text; 0 when neither says. */
-static uint64_t runtime_text(const struct trawl_perf_file *pf, const struct trawl_kallsyms *ks)
-{
-	const struct trawl_perf_mmap *m = kernel_mmap(pf);
-	uint64_t a = 0;
-	if (m && m->pgoff && !strcmp(m->filename, "[kernel.kallsyms]_text"))
-		return m->pgoff;
-	if (ks && trawl_kallsyms_named(ks, "_text", &a))
-		return a;
-	return 0;
+	return trawl_perf_images_add(pf, img, symfs, bindir, print_note, (void *)cmd);
 }
 
 int perf_cli_kernel_image(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
 			  const char *vmlinux, const struct trawl_kallsyms *ks, const char *cmd)
 {
-	struct trawl_image *syms = NULL;
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	/* the link-time _text, from vmlinux's own symbols */
-	if (trawl_image_create(&syms, &err) != TRAWL_OK ||
-	    trawl_image_add_elf(syms, vmlinux, 0, &err) != TRAWL_OK) {
-		trawl_image_destroy(syms);
-		return cli_report(cmd, &err);
-	}
-	const struct trawl_symbol *text = trawl_image_symbol_named(syms, "_text");
-	uint64_t run = runtime_text(pf, ks), bias = 0;
-	if (text && run)
-		bias = run - text->addr; /* KASLR: the same shift for the whole image */
-	else
-		cli_warn(cmd, "%s: %s: placed at its link addresses (%s)", pf->path, vmlinux,
-			 text ? "the recording does not say where _text ran; --kallsyms FILE does"
-			      : "it has no _text symbol");
-	trawl_image_destroy(syms);
-	if (trawl_ete_image_add_elf(img, vmlinux, bias, &err) != TRAWL_OK)
+	if (trawl_perf_kernel_image_add(pf, img, vmlinux, ks, print_note, (void *)cmd, &err))
 		return cli_report(cmd, &err);
 	return EXIT_OK;
+}
+
+int perf_cli_symbol_images(const char *path, const struct trawl_reader_options *opt,
+			   struct trawl_image *img, const char *cmd, int *added)
+{
+	struct trawl_perf_file *pf = NULL;
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	if (trawl_perf_open(&pf, path, &err) != TRAWL_OK)
+		return cli_report(cmd, &err);
+	const char *symfs = opt->perf_symfs, *bindir = opt->perf_binary_dir;
+	struct { char path[4096]; uint64_t bias; } *seen = calloc(pf->nmmaps + 1, sizeof *seen);
+	size_t nseen = 0;
+	int rc = seen ? EXIT_OK : EXIT_BAD_INPUT;
+	for (size_t i = 0; seen && i < pf->nmmaps; i++) {
+		const struct trawl_perf_mmap *m = &pf->mmaps[i];
+		char file[4096];
+		uint64_t bias;
+		/* code only (MMAP2 says; MMAP records do not) */
+		if (!trawl_perf_mmap_has_file(m) || (m->prot && !(m->prot & 4)) ||
+		    !trawl_perf_find_file(pf, m, symfs, bindir, file, sizeof file))
+			continue;
+		if (trawl_perf_mapping_bias(m, file, &bias, &err) != TRAWL_OK) {
+			char buf[512];
+			trawl_error_format(&err, buf, sizeof buf);
+			cli_warn(cmd, "%s: %s: its ranges are not written", path, buf);
+			trawl_error_clear(&err);
+			continue;
+		}
+		size_t k = 0;
+		while (k < nseen && (strcmp(seen[k].path, file) || seen[k].bias != bias))
+			k++;
+		if (k < nseen)
+			continue;
+		snprintf(seen[nseen].path, sizeof seen[nseen].path, "%s", file);
+		seen[nseen++].bias = bias;
+		if (trawl_image_add_elf(img, file, bias, &err) != TRAWL_OK) {
+			rc = cli_report(cmd, &err);
+			break;
+		}
+		*added = 1;
+	}
+	free(seen);
+	trawl_perf_close(pf);
+	return rc;
+}
+
+int perf_cli_is_perf(const char *path)
+{
+	uint8_t magic[8];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+	if (f)
+		fclose(f);
+	return trawl_perf_is_perf(magic, n);
 }

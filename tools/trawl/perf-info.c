@@ -59,7 +59,7 @@ static void text_info(const struct trawl_perf_file *pf)
 	for (size_t i = 0; i < pf->nmmaps; i++) {
 		const struct trawl_perf_mmap *m = &pf->mmaps[i];
 		char hex[48];
-		perf_cli_build_id(pf, m, hex, sizeof hex);
+		trawl_perf_build_id_hex(pf, m, hex, sizeof hex);
 		printf("mmap    pid %u: 0x%" PRIx64 "-0x%" PRIx64 " pgoff 0x%" PRIx64 " %s%s%s\n", m->pid,
 		       m->start, m->start + m->len, m->pgoff, m->filename, hex[0] ? " build id " : "",
 		       hex);
@@ -109,7 +109,7 @@ static void json_info(const struct trawl_perf_file *pf)
 	for (size_t i = 0; i < pf->nmmaps; i++) {
 		const struct trawl_perf_mmap *m = &pf->mmaps[i];
 		char hex[48];
-		perf_cli_build_id(pf, m, hex, sizeof hex);
+		trawl_perf_build_id_hex(pf, m, hex, sizeof hex);
 		printf("%s{\"pid\":%u,\"start\":%" PRIu64 ",\"len\":%" PRIu64 ",\"pgoff\":%" PRIu64
 		       ",\"file\":", i ? "," : "", m->pid, m->start, m->len, m->pgoff);
 		json_str(m->filename);

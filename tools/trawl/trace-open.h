@@ -28,7 +28,17 @@
 		 "to a snapshot's memory dumps)"),                                   \
 	CLI_STRING("ete-buffer", 0, "NAME", &(to)->opt.ete_buffer,                   \
 		   "ETE snapshot: read only this trace buffer (default:\n"        \
-		   "every buffer, in trace.ini's order)")
+		   "every buffer, in trace.ini's order)"),                        \
+	CLI_STRING("symfs", 0, "DIR", &(to)->opt.perf_symfs,                         \
+		   "perf.data: look for mapped files under DIR (recorded\n"        \
+		   "path, base name)"),                                             \
+	CLI_STRING("binary-dir", 0, "DIR", &(to)->opt.perf_binary_dir,               \
+		   "perf.data: mapped files by build id (DIR/<hex id>,\n"          \
+		   "DIR/.build-id/..)"),                                            \
+	CLI_STRING("vmlinux", 0, "FILE", &(to)->opt.perf_vmlinux,                    \
+		   "perf.data: the kernel's ELF image, placed where it ran"),      \
+	CLI_STRING("kallsyms", 0, "FILE", &(to)->opt.perf_kallsyms,                  \
+		   "perf.data: a copy of /proc/kallsyms (where _text ran)")
 
 struct trace_open {
 	const char *cmd;

@@ -1,0 +1,218 @@
+/* Program images for a perf.data: the mapped files, found by build id,
+ * symfs or recorded path, at the addresses the MMAP records give; and the
+ * kernel's vmlinux where it ran. Shared by `trawl ete` and the reader
+ * backend; problems are handed to the caller's warn function. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include "trawl/image.h"
+#include "trawl/perf.h"
+
+static void hex_of(const uint8_t *id, unsigned n, char *hex, size_t cap)
+{
+	size_t k = 0;
+	hex[0] = 0;
+	for (unsigned i = 0; i < n && k + 3 <= cap; i++)
+		k += (size_t)snprintf(hex + k, cap - k, "%02x", id[i]);
+}
+
+static void note(trawl_warn_fn warn, void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void note(trawl_warn_fn warn, void *ctx, const char *fmt, ...)
+{
+	if (!warn)
+		return;
+	struct trawl_error w;
+	va_list ap;
+	trawl_error_clear(&w);
+	va_start(ap, fmt);
+	vsnprintf(w.message, sizeof w.message, fmt, ap);
+	va_end(ap);
+	warn(ctx, &w);
+}
+
+void trawl_perf_build_id_hex(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+			     char *hex, size_t cap)
+{
+	if (m->build_id_size) {
+		hex_of(m->build_id, m->build_id_size, hex, cap);
+		return;
+	}
+	hex[0] = 0;
+	for (size_t i = 0; i < pf->nbids; i++)
+		if (!strcmp(pf->bids[i].filename, m->filename)) {
+			unsigned n = pf->bids[i].size;
+			/* ids padded with zeros to 20 bytes: drop the padding */
+			while (n > 0 && !pf->bids[i].id[n - 1])
+				n--;
+			hex_of(pf->bids[i].id, n, hex, cap);
+			return;
+		}
+}
+
+int trawl_perf_mmap_has_file(const struct trawl_perf_mmap *m)
+{
+	/* kernel, [vdso], [anon:...], //anon: no file to read */
+	return m->cpumode != 1 && m->filename[0] == '/' && m->len;
+}
+
+int trawl_perf_find_file(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+			 const char *symfs, const char *bindir, char *out, size_t cap)
+{
+	char hex[48];
+	trawl_perf_build_id_hex(pf, m, hex, sizeof hex);
+	const char *base = strrchr(m->filename, '/');
+	base = base ? base + 1 : m->filename;
+	if (bindir && hex[0]) {
+		snprintf(out, cap, "%s/%s", bindir, hex);
+		if (!access(out, R_OK))
+			return 1;
+		snprintf(out, cap, "%s/.build-id/%.2s/%s", bindir, hex, hex + 2);
+		if (!access(out, R_OK))
+			return 1;
+	}
+	if (symfs) {
+		snprintf(out, cap, "%s/%s", symfs, m->filename);
+		if (!access(out, R_OK))
+			return 1;
+		snprintf(out, cap, "%s/%s", symfs, base);
+		if (!access(out, R_OK))
+			return 1;
+	}
+	snprintf(out, cap, "%s", m->filename);
+	return !access(out, R_OK);
+}
+
+unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
+			       const char *symfs, const char *bindir, trawl_warn_fn warn, void *ctx)
+{
+	unsigned missing = 0;
+	const char *first = NULL;
+	for (size_t i = 0; i < pf->nmmaps; i++) {
+		const struct trawl_perf_mmap *m = &pf->mmaps[i];
+		char path[4096];
+		if (!trawl_perf_mmap_has_file(m))
+			continue;
+		if (!trawl_perf_find_file(pf, m, symfs, bindir, path, sizeof path)) {
+			/* counted once per file, however often it was mapped */
+			int seen = 0;
+			for (size_t j = 0; j < i; j++)
+				seen |= !strcmp(pf->mmaps[j].filename, m->filename);
+			missing += !seen;
+			first = first ? first : m->filename;
+			continue;
+		}
+		struct trawl_error err;
+		trawl_error_clear(&err);
+		if (trawl_ete_image_add_file(img, path, m->start, m->pgoff, m->len, &err) != TRAWL_OK) {
+			char buf[512];
+			trawl_error_format(&err, buf, sizeof buf);
+			note(warn, ctx, "%s: mapping at offset %llu: %s", pf->path,
+			     (unsigned long long)m->offset, buf);
+			missing++;
+		}
+	}
+	/* a note, not a loss: only trace that runs there is lost, and the
+	 * decoder reports that as "no program image" */
+	if (first)
+		note(warn, ctx, "%s: %u mapped file%s not found (first: %s); give --symfs DIR or "
+		     "--binary-dir DIR; trace in them is reported as no image", pf->path, missing,
+		     missing == 1 ? "" : "s", first);
+	return missing;
+}
+
+/* The recording's kernel mapping ([kernel.kallsyms]_text, cpumode kernel),
+ * or NULL. */
+static const struct trawl_perf_mmap *kernel_mmap(const struct trawl_perf_file *pf)
+{
+	for (size_t i = 0; i < pf->nmmaps; i++)
+		if (pf->mmaps[i].cpumode == 1 &&
+		    !strncmp(pf->mmaps[i].filename, "[kernel.kallsyms]", 17))
+			return &pf->mmaps[i];
+	return NULL;
+}
+
+/* Where the kernel's _text was at run time: the kernel MMAP's pgoff (perf
+ * writes the run-time address of its reference symbol, _text, there), else
+ * kallsyms' _text; 0 when neither says. */
+static uint64_t runtime_text(const struct trawl_perf_file *pf, const struct trawl_kallsyms *ks)
+{
+	const struct trawl_perf_mmap *m = kernel_mmap(pf);
+	uint64_t a = 0;
+	if (m && m->pgoff && !strcmp(m->filename, "[kernel.kallsyms]_text"))
+		return m->pgoff;
+	if (ks && trawl_kallsyms_named(ks, "_text", &a))
+		return a;
+	return 0;
+}
+
+enum trawl_status trawl_perf_kernel_image_add(const struct trawl_perf_file *pf,
+					      struct trawl_ete_image *img, const char *vmlinux,
+					      const struct trawl_kallsyms *ks, trawl_warn_fn warn,
+					      void *ctx, struct trawl_error *err)
+{
+	struct trawl_image *syms = NULL;
+	/* the link-time _text, from vmlinux's own symbols */
+	enum trawl_status st = trawl_image_create(&syms, err);
+	if (!st)
+		st = trawl_image_add_elf(syms, vmlinux, 0, err);
+	if (st) {
+		trawl_image_destroy(syms);
+		return st;
+	}
+	const struct trawl_symbol *text = trawl_image_symbol_named(syms, "_text");
+	uint64_t run = runtime_text(pf, ks), bias = 0;
+	if (text && run)
+		bias = run - text->addr; /* KASLR: the same shift for the whole image */
+	else
+		note(warn, ctx, "%s: %s: placed at its link addresses (%s)", pf->path, vmlinux,
+		     text ? "the recording does not say where _text ran; --kallsyms FILE does"
+			  : "it has no _text symbol");
+	trawl_image_destroy(syms);
+	return trawl_ete_image_add_elf(img, vmlinux, bias, err);
+}
+
+/* How far above its link addresses a mapping put the ELF at path: the
+ * mapping's start less the link address of file offset pgoff (in the
+ * loadable segment holding it). */
+enum trawl_status trawl_perf_mapping_bias(const struct trawl_perf_mmap *m, const char *path,
+					  uint64_t *bias, struct trawl_error *err)
+{
+	enum trawl_status st = TRAWL_OK;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return trawl_error_errno(err, errno, "cannot open '%s'", path);
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	size_t n = 0;
+	int found = 0;
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n) != 0)
+		n = 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* the segment's page holds pgoff: mappings start on pages */
+		uint64_t lo = ph.p_offset & ~(uint64_t)0xfff, hi = ph.p_offset + ph.p_filesz;
+		if (m->pgoff >= lo && m->pgoff < hi) {
+			*bias = m->start - (m->pgoff - ph.p_offset + ph.p_vaddr);
+			found = 1;
+		}
+	}
+	if (!found)
+		st = trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s': no loadable segment at file offset "
+				     "0x%llx, where the mapping at offset %llu starts", path,
+				     (unsigned long long)m->pgoff, (unsigned long long)m->offset);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return st;
+}

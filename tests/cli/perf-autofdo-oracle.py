@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Compare `trawl autofdo` on a perf.data with the recording tool's own
+AutoFDO text profile (simpleperf inject output).
+
+usage: perf-autofdo-oracle.py TRAWL.txt INJECT.txt SHIFT
+
+SHIFT is added to trawl's addresses (trawl writes them relative to the
+page of the binary's first executable segment, simpleperf as the ELF's
+link addresses; docs/perf.md). simpleperf splits a run at every
+not-taken branch (its ranges are ETM's waypoint ranges) and trawl only at
+taken ones, so ranges are compared as the count of every instruction
+they cover. Branches with a known target must agree exactly; a branch
+simpleperf wrote with target 0 (it did not say where it went) must have
+the same source in trawl or none (the trace ended there)."""
+import sys
+
+
+def load(path, shift=0):
+    lines = [l.strip() for l in open(path) if l.strip() and not l.startswith('//')]
+    i = 0
+    nr = int(lines[i]); i += 1
+    insns = {}
+    for _ in range(nr):
+        rng, cnt = lines[i].rsplit(':', 1); i += 1
+        a, b = (int(x, 16) + shift for x in rng.split('-'))
+        for pc in range(a, b + 4, 4):  # A64: 4-byte instructions
+            insns[pc] = insns.get(pc, 0) + int(cnt)
+    i += 1 + int(lines[i])  # address count section
+    nb = int(lines[i]); i += 1
+    branches = {}
+    for _ in range(nb):
+        br, cnt = lines[i].rsplit(':', 1); i += 1
+        a, b = (int(x, 16) for x in br.split('->'))
+        branches[(a + shift, b + shift if b else 0)] = int(cnt)
+    return insns, branches
+
+
+def main():
+    shift = int(sys.argv[3], 0)
+    got_i, got_b = load(sys.argv[1], shift)
+    want_i, want_b = load(sys.argv[2])
+    bad = 0
+    for pc in sorted(set(got_i) | set(want_i)):
+        if got_i.get(pc) != want_i.get(pc):
+            bad += 1
+            print('FAIL: insn %x: trawl %s, profile %s' % (pc, got_i.get(pc), want_i.get(pc)))
+    unknown = {a for a, b in want_b if b == 0}
+    for k, v in want_b.items():
+        if k[1] and got_b.get(k) != v:
+            bad += 1
+            print('FAIL: branch %x->%x: trawl %s, profile %d' % (k[0], k[1], got_b.get(k), v))
+    for k, v in got_b.items():
+        if k not in want_b and k[0] not in unknown:
+            bad += 1
+            print('FAIL: branch %x->%x: trawl %d, not in the profile' % (k[0], k[1], v))
+    print('%d instructions (%d executions), %d branches compared' % (
+        len(want_i), sum(want_i.values()), len(want_b)))
+    return 1 if bad else 0
+
+
+sys.exit(main())

@@ -1,0 +1,132 @@
+#!/bin/sh
+# A perf.data as a trace of its own (the ETE reader backend): trawl index,
+# cat, pc on hand-made recordings of two CPUs (perf-mkdata.py, the trace
+# of ete-basic.sh on CPU 0, a second hand-worked one on CPU 1), raw ETE
+# and frame-formatted ETMv4 data, pipe mode; lost AUX data exits 1 when
+# built and when the index is reused; a changed image rebuilds. With the
+# corpus: the direct path answers as `trawl ete tarmac` -> trawl index,
+# and trawl autofdo equals the recording tool's own profile.
+. "$TRAWL_SRC/tests/cli-lib.sh"
+. "$TRAWL_SRC/tests/perf-lib.sh"
+export XDG_CACHE_HOME="$t/cache"
+
+# CPU 1: A-Sync, Trace Info, Trace On, Address+Context 0x1008 (EL1, S,
+# AArch64), E (nop; ret taken), Address 0x1004, E (b.ne taken), E (ret):
+# PCs 1008 100c 1004 100c
+{
+	printf '\000\000\000\000\000\000\000\000\000\000\000\200'
+	printf '\001\000\004'
+	printf '\205\002\010\000\000\000\000\000\000\021'
+	printf '\367'
+	printf '\232\001\010\000\000'
+	printf '\367\367'
+} >"$t/trace1.bin"
+# the hand-worked PCs, CPU 0 then CPU 1 (the chunks' file order)
+printf '%s\n' "0 1000" "0 1004" "0 1008" "0 100c" "0 1004" "0 100c" \
+	"1 1008" "1 100c" "1 1004" "1 100c" >"$t/want.pcs"
+
+check_pcs() { # name file
+	"$TRAWL" index --symfs "$t" "$2" >/dev/null 2>"$t/err" || fail "$1: index: $(cat "$t/err")"
+	"$TRAWL" cat --symfs "$t" "$2" >"$t/cat" 2>"$t/err" || fail "$1: cat: $(cat "$t/err")"
+	sed -n 's/^L[0-9]* cpu\([0-9]*\) .* pc=\([0-9a-f]*\) .*/\1 \2/p' "$t/cat" >"$t/got.pcs"
+	diff -u "$t/want.pcs" "$t/got.pcs" >"$t/diff" || fail "$1: PCs per core: $(cat "$t/diff")"
+	# pc through the index: 0x1008 ran at line 3 (CPU 0) and line 7 (CPU 1)
+	"$TRAWL" pc --symfs "$t" "$2" 0x1008 >"$t/pc" 2>"$t/err" || fail "$1: pc: $(cat "$t/err")"
+	printf '%s\n' "0x1008: 2 visits" "  line 3 (event 2)" "  line 7 (event 6)" >"$t/want.pc"
+	diff -u "$t/want.pc" "$t/pc" >"$t/diff" || fail "$1: pc 0x1008: $(cat "$t/diff")"
+}
+
+$mk "$t/ete.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --trace1 "$t/trace1.bin"
+check_pcs "ete raw" "$t/ete.data"
+$mk "$t/etm.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --trace1 "$t/trace1.bin" \
+	--unit etmv4 --version 1 --formatted
+check_pcs "etmv4 formatted" "$t/etm.data"
+$mk "$t/z.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --trace1 "$t/trace1.bin" --compress
+check_pcs "compressed records" "$t/z.data"
+# pipe mode, from a pipe
+$mk "$t/pipe.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --trace1 "$t/trace1.bin" --pipe
+cat "$t/pipe.data" | "$TRAWL" cat --symfs "$t" - >"$t/cat" 2>"$t/err" || fail "pipe: cat -: $(cat "$t/err")"
+sed -n 's/^L[0-9]* cpu\([0-9]*\) .* pc=\([0-9a-f]*\) .*/\1 \2/p' "$t/cat" >"$t/got.pcs"
+diff -u "$t/want.pcs" "$t/got.pcs" >"$t/diff" || fail "pipe: PCs per core: $(cat "$t/diff")"
+# the same by build id (DIR/<hex id>) instead of --symfs
+mkdir -p "$t/ids"
+cp "$t/prog.bin" "$t/ids/0102030405060708090a0b0c0d0e0f10"
+"$TRAWL" cat --binary-dir "$t/ids" "$t/ete.data" >"$t/cat2" 2>/dev/null
+cmp -s "$t/cat" "$t/cat2" || fail "--binary-dir: other events than --symfs"
+
+# without the program: no image, said, exit 1
+expect_exit 1 "$TRAWL" index --index "$t/noimg.idx" "$t/ete.data"
+expect_stderr_has "place" "$TRAWL" index --index "$t/noimg.idx" "$t/ete.data"
+
+# lost trace: AUX marked truncated and collided (offset by hand in
+# perf-handmade.sh): named when built, exit 1, and again from the index
+$mk "$t/trunc.data" "$t/trace.bin" /no/such/dir/prog.bin --aux-flags 9
+expect_exit 1 "$TRAWL" index --symfs "$t" --index "$t/trunc.idx" "$t/trunc.data"
+rm -f "$t/trunc.idx"
+expect_stderr_has "offset 768: AUX record (cpu 0, 40 bytes) marked truncated collision: trace was lost there" \
+	"$TRAWL" index --symfs "$t" --index "$t/trunc.idx" "$t/trunc.data"
+expect_exit 1 "$TRAWL" pc --symfs "$t" --index "$t/trunc.idx" "$t/trunc.data" 0x1004
+expect_stderr_has "1 place of the trace could not be decoded when this index was built" \
+	"$TRAWL" pc --symfs "$t" --index "$t/trunc.idx" "$t/trunc.data" 0x1004
+expect_stdout_has "0x1004: 2 visits" "$TRAWL" pc --symfs "$t" --index "$t/trunc.idx" "$t/trunc.data" 0x1004
+# a CPU's AUX data not in the file (no AUXTRACE record for it)
+$mk "$t/drop.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --drop-auxtrace 2
+expect_exit 1 "$TRAWL" index --symfs "$t" --index "$t/drop.idx" "$t/drop.data"
+expect_exit 1 "$TRAWL" index --symfs "$t" --index "$t/drop.idx" "$t/drop.data"
+expect_stderr_has "AUX record (cpu 1, AUX offset 0, 40 bytes): its trace is not in the file" \
+	"$TRAWL" cat --symfs "$t" "$t/drop.data"
+# cut inside the AUXTRACE data: the record walk names where
+$mk "$t/cut.data" "$t/trace.bin" /no/such/dir/prog.bin --cut 20
+expect_exit 1 "$TRAWL" index --symfs "$t" --index "$t/cut.idx" "$t/cut.data"
+expect_exit 1 "$TRAWL" index --symfs "$t" --index "$t/cut.idx" "$t/cut.data"
+
+# the image is part of the index identity: a changed program rebuilds
+mkdir -p "$t/sym"
+cp "$t/prog.bin" "$t/sym/prog.bin"
+"$TRAWL" pc --symfs "$t/sym" "$t/ete.data" 0x1008 >/dev/null 2>&1 || fail "pc with --symfs sym"
+# nop at 0x1008 becomes b.ne: the trace decodes otherwise
+printf '\037\040\003\325\101\000\000\124\101\000\000\124\300\003\137\326' >"$t/sym/prog.bin"
+expect_stderr_has "building it again" "$TRAWL" pc --symfs "$t/sym" "$t/ete.data" 0x1008
+# also for a compressed perf.data (read through the input layer)
+if command -v gzip >/dev/null; then
+	gzip -c "$t/ete.data" >"$t/ete.data.gz"
+	"$TRAWL" pc --symfs "$t/sym" "$t/ete.data.gz" 0x1008 >/dev/null 2>&1 || fail "pc of ete.data.gz"
+	cp "$t/prog.bin" "$t/sym/prog.bin"
+	expect_stderr_has "building it again" "$TRAWL" pc --symfs "$t/sym" "$t/ete.data.gz" 0x1008
+	expect_stdout_has "  line 7 (event 6)" "$TRAWL" pc --symfs "$t/sym" "$t/ete.data.gz" 0x1008
+fi
+# and so are the perf options: --symfs elsewhere is another decode
+expect_stderr_has "building it again" "$TRAWL" pc --symfs "$t" "$t/ete.data" 0x1008
+# perf options on other ETE sources would change nothing: usage errors
+expect_exit 2 "$TRAWL" cat --symfs "$t" --ete-config /dev/null "$t/trace.bin"
+
+corpus=${TRAWL_CORPUS:-}
+p="$corpus/perf"
+if [ -z "$corpus" ] || [ ! -f "$p/perf_etm.data" ]; then
+	echo "note: no perf corpus at '${corpus}/perf': corpus checks skipped"
+	finish
+fi
+# direct path = `trawl ete tarmac` -> trawl index, on the same recording
+"$TRAWL" ete tarmac --symfs "$p" "$p/perf_etm.data" >"$t/c.tarmac" 2>/dev/null || fail "ete tarmac"
+for q in calltree profile; do
+	"$TRAWL" $q --symfs "$p" "$p/perf_etm.data" >"$t/direct" 2>"$t/err" || fail "$q direct: $(cat "$t/err")"
+	"$TRAWL" $q "$t/c.tarmac" >"$t/via" 2>"$t/err" || fail "$q via Tarmac: $(cat "$t/err")"
+	diff -u "$t/via" "$t/direct" >"$t/diff" || fail "$q: direct differs from the Tarmac path: $(cat "$t/diff")"
+	[ -s "$t/direct" ] || fail "$q: no output"
+done
+# pc: the same visits; the Tarmac path also shows each line's text
+for a in 0x582b2b105c 0x582b2b10e0 0x582b2b1088; do
+	"$TRAWL" pc --symfs "$p" "$p/perf_etm.data" $a >"$t/direct" 2>"$t/err" || fail "pc $a direct: $(cat "$t/err")"
+	"$TRAWL" pc "$t/c.tarmac" $a 2>"$t/err" | sed 's/): .*/)/' >"$t/via" || fail "pc $a via Tarmac"
+	diff -u "$t/via" "$t/direct" >"$t/diff" || fail "pc $a: direct differs from the Tarmac path: $(cat "$t/diff")"
+	grep -q visit "$t/direct" || fail "pc $a: no visits"
+done
+# autofdo without --image: the binary from the mapping; the first
+# executable segment of etm_test_loop is at link address 0x1000 (readelf -l)
+"$TRAWL" autofdo --symfs "$p" --binary etm_test_loop "$p/perf_etm.data" >"$t/afdo" 2>"$t/err" ||
+	fail "autofdo: $(cat "$t/err")"
+expect_stdout_has "// build_id: 0x0c9a20bf9c009d0e4e8bbf9fad0300ae00000000" \
+	"$TRAWL" autofdo --symfs "$p" --binary etm_test_loop "$p/perf_etm.data"
+python3 "$TRAWL_SRC/tests/cli/perf-autofdo-oracle.py" "$t/afdo" "$p/perf_inject.data" 0x1000 >"$t/o" ||
+	fail "autofdo differs from perf_inject.data: $(cat "$t/o")"
+finish
