@@ -66,17 +66,6 @@ enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct traw
 		goto out;
 	const struct trawl_chunk *first = st == TRAWL_END ? NULL : &chunk;
 	const struct trawl_reader_backend *be = pick(opt, first);
-	if (!be && first && first->len >= 8 && !memcmp(first->data, "PERFILE2", 8)) {
-		/* a perf.data recording is read by trawl ete and trawl info, not
-		 * by this reader: say so rather than "not a trace format" */
-		st = trawl_error_set(err, TRAWL_ERR_FORMAT,
-				     "a perf.data recording: decode it with 'trawl ete decode|tarmac', "
-				     "describe it with 'trawl info' (docs/perf.md); 'trawl ete tarmac "
-				     "-o run.tarmac' makes a trace every command reads");
-		if (err)
-			snprintf(err->file, sizeof err->file, "%s", trawl_input_name(in));
-		goto out;
-	}
 	if (!be) {
 		/* the name goes in err->file: in the message (256 bytes) it cut
 		 * the advice short; the message alone fits */

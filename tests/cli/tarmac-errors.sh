@@ -120,10 +120,11 @@ expect_stdout_has "$ev" "$TRAWL" stats "$_tmp/zeros.tarmac"
 # binary data is still refused as such
 printf '\177ELF\002\001\001\000' >"$_tmp/elf.tarmac"
 expect_stderr_has "not a trace format" "$TRAWL" stats "$_tmp/elf.tarmac"
-# a perf.data recording given to a trace command says where it is read
+# a damaged perf.data recording given to a trace command is read as one
+# (the perf.data reader backend) and its header named as the damage
 { printf 'PERFILE2'; head -c 200 /dev/zero; } >"$_tmp/perf.data"
 expect_exit 1 "$TRAWL" stats "$_tmp/perf.data"
-grep -q "perf.data: a perf.data recording: decode it with 'trawl ete" "$_tmp/err" ||
+grep -q "perf.data header: bad header size" "$_tmp/err" ||
 	fail "perf.data to stats: $(cat "$_tmp/err")"
 
 finish
