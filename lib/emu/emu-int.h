@@ -49,6 +49,7 @@ struct emu_range {
 struct emu_siginfo {
 	int32_t signo, code;
 	int32_t pid, uid;       /* kill, tgkill */
+	int tid;                /* tgkill: the one thread that takes it; 0 = any */
 	int fault;              /* from an instruction: si_addr = addr */
 	int mem;                /* a memory fault: sigcontext.fault_address = addr */
 	uint64_t addr;
@@ -237,6 +238,10 @@ static inline uint32_t emu_nzcv_direct(const struct trawl_emu *e)
 void emu_signal_send(struct trawl_emu *e, const struct emu_siginfo *si);
 /* a fault's signal: 1 when a handler takes it, 0 when the program would die */
 int emu_signal_catch_fault(struct trawl_emu *e, const struct emu_siginfo *si);
+/* A pending signal with a handler that a thread with this mask and tid
+ * may take (0 when none); *restart says whether its handler has
+ * SA_RESTART */
+int emu_signal_for_thread(const struct trawl_emu *e, uint64_t mask, int tid, int *restart);
 /* deliver pending signals at the boundary before `pc` */
 void emu_signal_boundary(struct trawl_emu *e, uint64_t pc);
 /* thread.c: switch threads at a boundary if the running one blocked,
