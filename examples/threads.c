@@ -18,6 +18,9 @@
  *                      pthread_kill()s it: EINTR without SA_RESTART, EINTR
  *                      with a timeout even with SA_RESTART, the wait made
  *                      again with SA_RESTART and no timeout (then woken)
+ *   threads term       a worker pthread_kill()s the main thread, asleep in
+ *                      pthread_join, with SIGTERM (no handler): the
+ *                      program dies of it, exit status 143
  *   threads robust     a thread exits holding a robust mutex: the next
  *                      locker gets EOWNERDEAD, also one already waiting
  *                      (the kernel walks the dead thread's robust list)
@@ -132,6 +135,15 @@ static void *interrupt_main(void *arg)
 	nanosleep(&pause, NULL);
 	__atomic_store_n(&word, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	return NULL;
+}
+
+static void *terminate_main(void *arg)
+{
+	(void)arg;
+	pthread_kill(main_thread, SIGTERM);
+	struct timespec pause = { 1, 0 };
+	nanosleep(&pause, NULL);
 	return NULL;
 }
 
@@ -318,6 +330,14 @@ int main(int argc, char **argv)
 		eintr_case("no SA_RESTART", 0, 0);
 		eintr_case("SA_RESTART, timeout", SA_RESTART, 1);
 		eintr_case("SA_RESTART", SA_RESTART, 0);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "term") == 0) {
+		pthread_t k;
+		main_thread = pthread_self();
+		pthread_create(&k, NULL, terminate_main, NULL);
+		pthread_join(k, NULL);
+		printf("not reached\n");
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "kill") == 0) {

@@ -238,8 +238,11 @@ static int next_signal(struct trawl_emu *e)
 		return e->sync_signal;
 	uint64_t ready = e->sigpending & ~e->sigmask;
 	int tid = emu_current_tid(e);
+	/* a tgkill's signal is its thread's; one with the default action
+	 * ends the whole program, whichever thread takes it */
 	for (int s = 1; s <= 64; s++)
-		if ((ready & bit(s)) && (!e->siginfo[s].tid || e->siginfo[s].tid == tid))
+		if ((ready & bit(s)) && (!e->siginfo[s].tid || e->siginfo[s].tid == tid ||
+					 action(e, s).handler == 0))
 			return s;
 	return 0;
 }
