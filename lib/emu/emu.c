@@ -727,11 +727,27 @@ static void hooks_on(struct trawl_emu *e)
 	if (!bad && c.n)
 		qsort(c.page, c.n, sizeof *c.page, cmp_u64);
 	/* page by page: Unicorn turns the start address into a RAM offset
-	 * and takes the range from there, which is only right within a page */
-	for (size_t i = 0; !bad && i < c.n; i++)
-		if (i == 0 || c.page[i] != c.page[i - 1])
-			bad = emu_uc_drop_tb(e->uc, c.page[i] * EMU_PAGE, (c.page[i] + 1) * EMU_PAGE) !=
-			      UC_ERR_OK;
+	 * and takes the range from there, which is only right within a page;
+	 * only pages still mapped executable (Unicorn looks the page up as a
+	 * code fetch, and a failing one would raise a guest exception outside
+	 * the run); the others' blocks cannot run again anyway */
+	uc_mem_region *reg = NULL;
+	uint32_t nreg = 0;
+	if (!bad && uc_mem_regions(e->uc, &reg, &nreg) != UC_ERR_OK)
+		bad = 1;
+	for (size_t i = 0; !bad && i < c.n; i++) {
+		if (i && c.page[i] == c.page[i - 1])
+			continue;
+		uint64_t a = c.page[i] * EMU_PAGE;
+		uint32_t k = 0;
+		while (k < nreg && !(reg[k].begin <= a && a < reg[k].end))
+			k++;
+		if (k == nreg || !(reg[k].perms & UC_PROT_EXEC))
+			continue;
+		bad = emu_uc_drop_tb(e->uc, a, a + EMU_PAGE) != UC_ERR_OK;
+	}
+	if (reg)
+		uc_free(reg);
 	free(c.page);
 	if (bad || uc_hook_add(e->uc, &h, UC_HOOK_MEM_READ_AFTER, (void *)mem_hook, e, 1, 0) != UC_ERR_OK ||
 	    uc_hook_add(e->uc, &h, UC_HOOK_MEM_WRITE, (void *)mem_hook, e, 1, 0) != UC_ERR_OK) {
