@@ -3,7 +3,9 @@
 # Tarmac trace, beside two baselines measured in the same run: the same
 # program under qemu-aarch64 (no tracing at all) and under trawl's own
 # emulator with tracing off (Unicorn with no per-instruction hooks).
-# Targets (issue 3): >= 15 M instructions/s as a Fast-Models-style trace to
+# Also fm to /dev/null through --memory-hooks (the old path) beside the
+# default (accesses computed from the decoded instructions), for sort and
+# busybox. Targets (issue 3): >= 15 M instructions/s as a Fast-Models-style trace to
 # /dev/null, >= 10 M/s to a .zst file, a 10-million-instruction trace in
 # under 1 s of CPU. Each figure is the best of several runs (shared
 # machine); compressed runs are repeated less, compression dominates them.
@@ -26,7 +28,7 @@ run() {
 	for i in $(seq "$reps"); do
 		"$TRAWL" emulate "$ex" --stats "$@" -- $N >/dev/null 2>"$out/emulate-stats" </dev/null ||
 			{ echo "bench-emulate: $label failed: $(tail -2 "$out/emulate-stats")"; return 1; }
-		line=$(grep '^emulate:' "$out/emulate-stats")
+		line=$(grep '^emulate: [0-9]* instructions' "$out/emulate-stats")
 		cpu=$(echo "$line" | sed 's/.* \([0-9.]*\) s cpu.*/\1/')
 		if [ -z "$best" ] || awk "BEGIN { exit !($cpu < $best) }"; then best=$cpu; bestline=$line; fi
 	done
@@ -114,35 +116,52 @@ rm -f "$out/sort.tarmac" "$out/sort.tarmac.gz" "$out/sort.tarmac.zst"
 # 13 M instructions; best CPU time of 3, traced to /dev/null and untraced
 bb=${TRAWL_ARM64_ROOT:-bench/../build-arm64/root}/bin/busybox
 bbprog='BEGIN { for (i = 0; i < 2500; i++) s += i * i; print s }'
-bb_fm="" bb_none="" bb_insns=0 bb_bytes=0
+bb_fm="" bb_none="" bb_hooks="" bb_insns=0 bb_bytes=0
+# style: none (untraced), fm (accesses computed from the decoded
+# instructions, the default) or hooks (fm through Unicorn's memory hooks,
+# --memory-hooks, the old path), in turns, best CPU time of 3
+bbrun() {
+	case $1 in
+	none) "$TRAWL" emulate "$bb" --stats --style none -- awk "$bbprog" ;;
+	fm) "$TRAWL" emulate "$bb" --stats -o /dev/null -- awk "$bbprog" ;;
+	hooks) "$TRAWL" emulate "$bb" --stats --memory-hooks -o /dev/null -- awk "$bbprog" ;;
+	esac >/dev/null 2>"$out/emulate-stats" </dev/null
+	line=$(grep '^emulate: [0-9]* instructions' "$out/emulate-stats" | head -1)
+	echo "$line" | sed 's/.* \([0-9.]*\) s cpu.*/\1/'
+}
 if [ -x "$bb" ]; then
 	for i in 1 2 3; do
-		for style in none fm; do
-			if [ $style = none ]; then
-				"$TRAWL" emulate "$bb" --stats --style none -- awk "$bbprog" >/dev/null 2>"$out/emulate-stats" </dev/null
-			else
-				"$TRAWL" emulate "$bb" --stats -o /dev/null -- awk "$bbprog" >/dev/null 2>"$out/emulate-stats" </dev/null
-			fi
-			line=$(grep '^emulate:' "$out/emulate-stats")
-			cpu=$(echo "$line" | sed 's/.* \([0-9.]*\) s cpu.*/\1/')
-			if [ $style = fm ]; then
+		for style in none fm hooks; do
+			cpu=$(bbrun $style)
+			case $style in
+			none) if [ -z "$bb_none" ] || awk "BEGIN { exit !($cpu < $bb_none) }"; then bb_none=$cpu; fi ;;
+			hooks) if [ -z "$bb_hooks" ] || awk "BEGIN { exit !($cpu < $bb_hooks) }"; then bb_hooks=$cpu; fi ;;
+			fm)
+				line=$(grep '^emulate: [0-9]* instructions' "$out/emulate-stats" | head -1)
 				bb_insns=$(echo "$line" | sed 's/emulate: \([0-9]*\) instructions.*/\1/')
 				bb_bytes=$(echo "$line" | sed 's/.*instructions, \([0-9]*\) trace bytes.*/\1/')
-				if [ -z "$bb_fm" ] || awk "BEGIN { exit !($cpu < $bb_fm) }"; then bb_fm=$cpu; fi
-			elif [ -z "$bb_none" ] || awk "BEGIN { exit !($cpu < $bb_none) }"; then bb_none=$cpu; fi
+				if [ -z "$bb_fm" ] || awk "BEGIN { exit !($cpu < $bb_fm) }"; then bb_fm=$cpu; fi ;;
+			esac
 		done
 	done
 	printf '  %-34s %7.3f s cpu\n' "busybox awk: trawl, no trace" "$bb_none"
 	printf '  %-34s %7.3f s cpu  %7.2f M insn/s  %6.1f B/insn\n' "busybox awk: fm trace -> /dev/null" "$bb_fm" \
 		"$(awk "BEGIN { print $bb_insns / $bb_fm / 1e6 }")" "$(awk "BEGIN { print $bb_bytes / $bb_insns }")"
+	printf '  %-34s %7.3f s cpu  %7.2f M insn/s\n' "busybox awk: same, --memory-hooks" "$bb_hooks" \
+		"$(awk "BEGIN { print $bb_insns / $bb_hooks / 1e6 }")"
 else
 	echo "  busybox: $bb missing (make deps): skipped"
 fi
+# sort through the memory hooks (the old path), beside the fm figure above
+run 5 "fm trace -> /dev/null, --memory-hooks" --memory-hooks -o /dev/null || exit 1
+hooks_cpu=$LAST_CPU
 
 awk -v n="$fm_insns" -v none="$none_cpu" -v fm="$fm_cpu" -v file="$file_cpu" -v zst="$zst_cpu" \
-    -v bbfm="${bb_fm:-0}" -v bbnone="${bb_none:-0}" -v bbn="$bb_insns" -v zw1="$zw1" -v zwt="$zwt" -v zts="$ztsize" -v gz="$gz_cpu" -v q="${qbest:-0}" -v t="$tsize" -v z="$zsize" -v g="$gsize" -v zc="$zceil" 'BEGIN {
+    -v bbfm="${bb_fm:-0}" -v bbnone="${bb_none:-0}" -v bbhooks="${bb_hooks:-0}" -v hooks="$hooks_cpu" -v bbn="$bb_insns" -v zw1="$zw1" -v zwt="$zwt" -v zts="$ztsize" -v gz="$gz_cpu" -v q="${qbest:-0}" -v t="$tsize" -v z="$zsize" -v g="$gsize" -v zc="$zceil" 'BEGIN {
 	printf "ratios:\n"
 	printf "  fm trace to /dev/null vs trawl without trace: %.1fx the CPU time\n", fm / none
+	printf "  sort, fm trace to /dev/null: computed accesses vs memory hooks: %.2fx faster\n", hooks / fm
+	if (bbfm > 0) printf "  busybox awk, fm trace to /dev/null: computed accesses vs memory hooks: %.2fx faster\n", bbhooks / bbfm
 	if (q > 0) printf "  fm trace to /dev/null vs qemu-aarch64 without trace: %.1fx the CPU time\n", fm / q
 	printf "  .zst vs /dev/null: %.1fx the CPU time (compressed %.1f:1, %.1f B/insn on disk)\n", zst / fm, t / z, z / n
 	printf "  .zst wall time, worker threads vs one thread: %.2fx faster (%.1f vs %.1f M insn/s; compressed %.1f:1)\n", zw1 / zwt, n / zwt / 1e6, n / zw1 / 1e6, t / zts

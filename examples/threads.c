@@ -14,6 +14,13 @@
  *                      the process: the worker (mask per thread) takes it
  *   threads many N     N threads alive at once (all wait at a barrier),
  *                      then each adds its number under a mutex
+ *   threads eintr      the main thread sleeps in futex waits, a worker
+ *                      pthread_kill()s it: EINTR without SA_RESTART, EINTR
+ *                      with a timeout even with SA_RESTART, the wait made
+ *                      again with SA_RESTART and no timeout (then woken)
+ *   threads term       a worker pthread_kill()s the main thread, asleep in
+ *                      pthread_join, with SIGTERM (no handler): the
+ *                      program dies of it, exit status 143
  *   threads robust     a thread exits holding a robust mutex: the next
  *                      locker gets EOWNERDEAD, also one already waiting
  *                      (the kernel walks the dead thread's robust list)
@@ -25,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,6 +105,65 @@ static void *send(void *arg)
 	(void)arg;
 	syscall(SYS_tgkill, getpid(), main_tid, SIGUSR1);
 	return NULL;
+}
+
+/* eintr: the worker signals the main thread once it sleeps (it sleeps
+ * 100 ms first, for the real kernel), waits for the handler, then wakes
+ * the word the main thread may still wait on */
+static volatile int handled, word;
+static pthread_t main_thread;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	handled++;
+}
+
+static void *interrupt_main(void *arg)
+{
+	(void)arg;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);   /* only the main thread takes it */
+	struct timespec pause = { 0, 100000000 };
+	nanosleep(&pause, NULL);
+	int before = handled;
+	pthread_kill(main_thread, SIGUSR2);
+	while (handled == before)
+		sched_yield();
+	nanosleep(&pause, NULL);
+	__atomic_store_n(&word, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	return NULL;
+}
+
+static void *terminate_main(void *arg)
+{
+	(void)arg;
+	pthread_kill(main_thread, SIGTERM);
+	struct timespec pause = { 1, 0 };
+	nanosleep(&pause, NULL);
+	return NULL;
+}
+
+static void eintr_case(const char *name, int flags, int timed)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_usr2;
+	sa.sa_flags = flags;
+	sigaction(SIGUSR2, &sa, NULL);
+	word = 0;
+	pthread_t k;
+	pthread_create(&k, NULL, interrupt_main, NULL);
+	struct timespec ten = { 10, 0 };
+	long r = syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, timed ? &ten : NULL, NULL, 0);
+	int err = r < 0 ? errno : 0;
+	pthread_join(k, NULL);
+	printf("%s: futex %ld %s, handler ran %d\n", name, r,
+	       err == EINTR ? "EINTR" : err ? strerror(err) : "woken", handled);
+	handled = 0;
 }
 
 static pthread_cond_t never = PTHREAD_COND_INITIALIZER, go = PTHREAD_COND_INITIALIZER;
@@ -255,6 +323,21 @@ int main(int argc, char **argv)
 		pthread_barrier_wait(&ready);
 		pthread_join(k, &worker);
 		printf("got %d by worker %d\n", got, handled_by == (pid_t)(long)worker);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "eintr") == 0) {
+		main_thread = pthread_self();
+		eintr_case("no SA_RESTART", 0, 0);
+		eintr_case("SA_RESTART, timeout", SA_RESTART, 1);
+		eintr_case("SA_RESTART", SA_RESTART, 0);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "term") == 0) {
+		pthread_t k;
+		main_thread = pthread_self();
+		pthread_create(&k, NULL, terminate_main, NULL);
+		pthread_join(k, NULL);
+		printf("not reached\n");
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "kill") == 0) {

@@ -65,6 +65,10 @@ struct trawl_emu_options {
 	                              does, for comparing register values) */
 	const char *root;          /* --root: the guest's changes to files go
 	                              under this directory; NULL = refused (EROFS) */
+	int mem_hooks;             /* take memory accesses from Unicorn's memory
+	                              hooks (slower: the old path, to compare)
+	                              instead of computing them from the decoded
+	                              instructions */
 	uint64_t quantum;          /* instructions a thread runs before the next
 	                              one does; 0 = TRAWL_EMU_QUANTUM */
 	/* Called with each instruction as its trace line is written (PC and
@@ -94,6 +98,11 @@ struct trawl_emu_result {
 	                              (SIGSEGV, SIGILL, SIGTRAP with no handler),
 	                              exit_code = 128 + it; 0 for trawl's own stop */
 	uint64_t trace_bytes;      /* uncompressed trace bytes written */
+	uint64_t mem_hooks_from;   /* memory hooks reported the accesses from the
+	                              instruction with this index on (1: all,
+	                              0: none, every access was computed) */
+	uint64_t mem_unmodelled;   /* instructions the decoder does not model
+	                              that ran with the hooks on */
 	uint64_t refused_writes;   /* changes to files refused (no root) */
 	char refused_first[320];   /* the first: "unlinkat 'a.txt'" */
 };

@@ -400,6 +400,7 @@ void emu_decode(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct emu_ins
 	memset(out, 0, sizeof *out);
 	out->pc = pc;
 	out->enc = enc;
+	emu_memop_decode(enc, &out->mem);
 #if defined(TRAWL_HAVE_CAPSTONE)
 	uint8_t bytes[4] = { (uint8_t)enc, (uint8_t)(enc >> 8), (uint8_t)(enc >> 16),
 			     (uint8_t)(enc >> 24) };

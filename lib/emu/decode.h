@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emu/memop.h"
 #include "trawl/status.h"
 
 /* Register codes used in write sets. */
@@ -39,6 +40,7 @@ struct emu_insn {
 	                            cumulative flags (reported when they change) */
 	uint8_t writes[EMU_INSN_MAX_WRITES];
 	uint16_t tail_len;
+	struct emu_memop mem;    /* its memory accesses, from the encoding */
 	/* The IT line after "IT (<index>)": " <pc> <enc> O EL0t_n : <disasm>\n",
 	 * stored in at least EMU_TAIL_MIN bytes (a multiple of 16) */
 	const char *tail;

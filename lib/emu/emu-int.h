@@ -8,6 +8,7 @@
  *   thread.c   threads: clone, futex, the schedule
  *   regs-direct.c  where Unicorn keeps X0-X30 and SP, for cheap reads
  *   trace.c    the Tarmac writer
+ *   memcalc.c  memory accesses computed from the decoded instruction
  */
 #ifndef TRAWL_EMU_INT_H
 #define TRAWL_EMU_INT_H
@@ -48,6 +49,7 @@ struct emu_range {
 struct emu_siginfo {
 	int32_t signo, code;
 	int32_t pid, uid;       /* kill, tgkill */
+	int tid;                /* tgkill: the one thread that takes it; 0 = any */
 	int fault;              /* from an instruction: si_addr = addr */
 	int mem;                /* a memory fault: sigcontext.fault_address = addr */
 	uint64_t addr;
@@ -160,6 +162,14 @@ struct trawl_emu {
 	unsigned cpulen;                /* "cpuN " after " clk " once a thread was made, else 0 */
 	struct emu_access mem[EMU_MAX_MEM];
 	unsigned nmem;
+	/* memory accesses: computed from the decoded instruction (memcalc.c),
+	 * or, with mem_hooks, collected by Unicorn's memory hooks (forced by
+	 * the options, or switched on for good at the first instruction the
+	 * decoder does not model: want_hooks asks the run loop to) */
+	int memcalc;                    /* tracing and not mem_hooks */
+	int mem_hooks, want_hooks;
+	const struct emu_insn *mem_after;   /* e->mem needs values after it ran */
+	uint64_t mem_addr;              /* its first address */
 	struct emu_range sysw[EMU_MAX_SYSW];
 	unsigned nsysw;
 	int stopped;
@@ -192,6 +202,15 @@ int emu_dir_fd(struct trawl_emu *e, uint64_t g);
 /* Copy a NUL-terminated guest string (at most cap-1 bytes). 0 on success. */
 int emu_read_string(struct trawl_emu *e, uint64_t addr, char *buf, size_t cap);
 
+/* memcalc.c: before the instruction runs, record its accesses (addresses,
+ * stored general-purpose values); after, fill in what it loaded */
+void emu_mem_before(struct trawl_emu *e, const struct emu_insn *in);
+void emu_mem_after(struct trawl_emu *e);
+
+/* unicorn-lazy.c: drop the translated blocks of the code in [lo, hi)
+ * (hooks added later then apply to it) */
+uc_err emu_uc_drop_tb(uc_engine *uc, uint64_t lo, uint64_t hi);
+
 /* trace.c */
 void emu_trace_header(struct trawl_emu *e);
 void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc);
@@ -219,6 +238,10 @@ static inline uint32_t emu_nzcv_direct(const struct trawl_emu *e)
 void emu_signal_send(struct trawl_emu *e, const struct emu_siginfo *si);
 /* a fault's signal: 1 when a handler takes it, 0 when the program would die */
 int emu_signal_catch_fault(struct trawl_emu *e, const struct emu_siginfo *si);
+/* A pending signal with a handler that a thread with this mask and tid
+ * may take (0 when none); *restart says whether its handler has
+ * SA_RESTART */
+int emu_signal_for_thread(const struct trawl_emu *e, uint64_t mask, int tid, int *restart);
 /* deliver pending signals at the boundary before `pc` */
 void emu_signal_boundary(struct trawl_emu *e, uint64_t pc);
 /* thread.c: switch threads at a boundary if the running one blocked,

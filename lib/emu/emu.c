@@ -226,19 +226,6 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	}
 	if (e->ncodew)
 		code_refresh(e);
-	if (e->n >= e->stop_at) {
-		if (e->opt.max_insns && e->n >= e->opt.max_insns) {
-			e->res.stop = TRAWL_EMU_LIMIT;
-			e->stopped = 1;
-		} else {
-			/* the thread's quantum: switch before this instruction */
-			e->slice_over = 1;
-			e->stopped = EMU_PAUSED;
-		}
-		uc_emu_stop(uc);
-		return;
-	}
-	count_up(e);
 	/* most instructions follow the previous one or its usual branch
 	 * target: try those before the hash table */
 	struct emu_insn *prev = e->prev, *in;
@@ -256,9 +243,35 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 		else if (prev)
 			prev->next_jump = in;
 	}
+	if (e->n >= e->stop_at) {
+		if (e->opt.max_insns && e->n >= e->opt.max_insns) {
+			e->res.stop = TRAWL_EMU_LIMIT;
+			e->stopped = 1;
+		} else {
+			/* the thread's quantum: switch before this instruction */
+			e->slice_over = 1;
+			e->stopped = EMU_PAUSED;
+		}
+		uc_emu_stop(uc);
+		return;
+	}
+	if (in->mem.cls == EMU_MEM_UNKNOWN && (e->memcalc || e->mem_hooks)) {
+		if (!e->mem_hooks) {
+			/* not modelled: stop before it, the run loop installs the
+			 * memory hooks (see boundary) and it runs again with them */
+			e->want_hooks = 1;
+			e->stopped = EMU_PAUSED;
+			uc_emu_stop(uc);
+			return;
+		}
+		e->res.mem_unmodelled++;
+	}
+	count_up(e);
 	e->prev = in;
 	e->cur = in;
-	if (EMU_IS_DC_ZVA(in->enc))
+	if (in->mem.cls >= EMU_MEM_GPR && e->memcalc)
+		emu_mem_before(e, in);
+	else if (EMU_IS_DC_ZVA(in->enc))
 		dc_zva_stores(e, in);
 	(void)size;
 }
@@ -664,6 +677,88 @@ fail:
 	return st;
 }
 
+/* The pages of the code run so far: every instruction Unicorn executed
+ * went through the decode cache. */
+struct code_pages {
+	uint64_t *page;
+	size_t n, cap;
+	int failed;
+};
+
+static void note_page(struct emu_insn *in, void *arg)
+{
+	struct code_pages *c = arg;
+	uint64_t pg = in->pc / EMU_PAGE;
+	if (c->n && c->page[c->n - 1] == pg)
+		return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 256;
+		uint64_t *p = realloc(c->page, cap * sizeof *p);
+		if (!p) {
+			c->failed = 1;
+			return;
+		}
+		c->page = p;
+		c->cap = cap;
+	}
+	c->page[c->n++] = pg;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The first instruction the decoder does not model (memop.c) is about to
+ * run: from here on the memory hooks report every access. Unicorn decides
+ * when it translates a block whether its loads and stores call hooks, so
+ * the blocks of every page code ran from are dropped (a block that
+ * crosses into the next page is dropped with its first); a whole flush of
+ * the translation cache (UC_CTL_TB_FLUSH) cost seconds and a gigabyte of
+ * memory. */
+static void hooks_on(struct trawl_emu *e)
+{
+	uc_hook h;
+	struct code_pages c = { 0 };
+	e->want_hooks = 0;
+	emu_decoder_visit(e->dec, 0, UINT64_MAX, note_page, &c);
+	int bad = c.failed;
+	if (!bad && c.n)
+		qsort(c.page, c.n, sizeof *c.page, cmp_u64);
+	/* page by page: Unicorn turns the start address into a RAM offset
+	 * and takes the range from there, which is only right within a page;
+	 * only pages still mapped executable (Unicorn looks the page up as a
+	 * code fetch, and a failing one would raise a guest exception outside
+	 * the run); the others' blocks cannot run again anyway */
+	uc_mem_region *reg = NULL;
+	uint32_t nreg = 0;
+	if (!bad && uc_mem_regions(e->uc, &reg, &nreg) != UC_ERR_OK)
+		bad = 1;
+	for (size_t i = 0; !bad && i < c.n; i++) {
+		if (i && c.page[i] == c.page[i - 1])
+			continue;
+		uint64_t a = c.page[i] * EMU_PAGE;
+		uint32_t k = 0;
+		while (k < nreg && !(reg[k].begin <= a && a < reg[k].end))
+			k++;
+		if (k == nreg || !(reg[k].perms & UC_PROT_EXEC))
+			continue;
+		bad = emu_uc_drop_tb(e->uc, a, a + EMU_PAGE) != UC_ERR_OK;
+	}
+	if (reg)
+		uc_free(reg);
+	free(c.page);
+	if (bad || uc_hook_add(e->uc, &h, UC_HOOK_MEM_READ_AFTER, (void *)mem_hook, e, 1, 0) != UC_ERR_OK ||
+	    uc_hook_add(e->uc, &h, UC_HOOK_MEM_WRITE, (void *)mem_hook, e, 1, 0) != UC_ERR_OK) {
+		emu_fault(e, 0, 0, "cannot hook Unicorn's memory accesses");
+		return;
+	}
+	e->mem_hooks = 1;
+	e->memcalc = 0;
+	e->res.mem_hooks_from = e->n + 1;
+}
+
 /* Unicorn stopped at an instruction boundary for the emulator to act
  * (e->stopped == EMU_PAUSED): finish the instruction before it (an SVC),
  * or drop it when it faulted into a handler (it did not complete; the
@@ -678,6 +773,7 @@ static uint64_t boundary(struct trawl_emu *e, int tracing)
 	if (e->sync_signal) {
 		pc = e->siginfo[e->sync_signal].pc;
 		e->nmem = 0;
+		e->mem_after = NULL;
 		e->nsysw = 0;
 	} else if (e->cur && tracing) {
 		emu_trace_finish(e, pc);
@@ -707,6 +803,8 @@ static uint64_t boundary(struct trawl_emu *e, int tracing)
 			emu_trace_state(e, NULL, 0);
 		e->regs_changed = 0;
 	}
+	if (e->want_hooks)
+		hooks_on(e);
 	if (e->thr && !e->code_hooked) {
 		/* threads need the code hook for their quanta, traced or not */
 		uc_hook h;
@@ -766,14 +864,19 @@ enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 
 	uc_hook h;
+	int mem_hooks = tracing && e->opt.mem_hooks;
 	struct { int type; void *cb; } hooks[] = {
 		{ UC_HOOK_INTR, (void *)intr_hook },
 		{ UC_HOOK_MEM_INVALID, (void *)invalid_hook },
 		{ tracing || e->opt.max_insns || e->opt.verify_writes ? UC_HOOK_CODE : 0,
 		  (void *)code_hook },
-		{ tracing ? UC_HOOK_MEM_READ_AFTER : 0, (void *)mem_hook },
-		{ tracing ? UC_HOOK_MEM_WRITE : 0, (void *)mem_hook },
+		{ mem_hooks ? UC_HOOK_MEM_READ_AFTER : 0, (void *)mem_hook },
+		{ mem_hooks ? UC_HOOK_MEM_WRITE : 0, (void *)mem_hook },
 	};
+	e->mem_hooks = mem_hooks;
+	e->memcalc = tracing && !mem_hooks;
+	if (mem_hooks)
+		e->res.mem_hooks_from = 1;
 	e->stop_at = e->opt.max_insns ? e->opt.max_insns : UINT64_MAX;
 	e->quantum = e->opt.quantum ? e->opt.quantum : TRAWL_EMU_QUANTUM;
 	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++) {

@@ -35,6 +35,7 @@
 #define SA_RESTORER_ 0x04000000u
 #define SA_NODEFER_ 0x40000000u
 #define SA_RESETHAND_ 0x80000000u
+#define SA_RESTART_ 0x10000000u
 #define SS_ONSTACK_ 1
 #define SS_DISABLE_ 2
 #define FRAME_SIZE 4688u
@@ -236,9 +237,28 @@ static int next_signal(struct trawl_emu *e)
 	if (e->sync_signal)
 		return e->sync_signal;
 	uint64_t ready = e->sigpending & ~e->sigmask;
+	int tid = emu_current_tid(e);
+	/* a tgkill's signal is its thread's; one with the default action
+	 * ends the whole program, whichever thread takes it */
 	for (int s = 1; s <= 64; s++)
-		if (ready & bit(s))
+		if ((ready & bit(s)) && (!e->siginfo[s].tid || e->siginfo[s].tid == tid ||
+					 action(e, s).handler == 0))
 			return s;
+	return 0;
+}
+
+int emu_signal_for_thread(const struct trawl_emu *e, uint64_t mask, int tid, int *restart)
+{
+	uint64_t ready = e->sigpending & ~mask;
+	for (int s = 1; s <= 64; s++) {
+		if (!(ready & bit(s)) || (e->siginfo[s].tid && e->siginfo[s].tid != tid))
+			continue;
+		struct emu_sigaction a = action(e, s);
+		if (a.handler <= 1)
+			continue;
+		*restart = (a.flags & SA_RESTART_) != 0;
+		return s;
+	}
 	return 0;
 }
 

@@ -226,14 +226,14 @@ int64_t emu_sys_kill(struct trawl_emu *e, struct sys_call *c)
 	if (pid != GUEST_PID && !(!tg && (pid == 0 || pid == -1)))
 		return -ESRCH;
 	if (tg && !emu_tid_live(e, (int64_t)c->a[1]))
-		return -ESRCH; /* a live thread: the signal is the process's (one mask) */
+		return -ESRCH; /* a live thread: it takes the signal (thread.c) */
 	if (sig > 64)
 		return -EINVAL;
 	if (sig == 0)
 		return 0;
 	/* SI_USER (0) for kill, SI_TKILL (-6) for tgkill */
 	struct emu_siginfo si = { .signo = (int32_t)sig, .code = tg ? -6 : 0,
-				  .pid = GUEST_PID, .uid = 1000 };
+				  .pid = GUEST_PID, .uid = 1000, .tid = tg ? (int)c->a[1] : 0 };
 	emu_signal_send(e, &si);
 	return 0;
 }

@@ -432,21 +432,55 @@ static void show_start(struct trawl_emu *e, struct emu_thread *t, int tracing)
 	}
 }
 
+/* A signal with a handler, pending for a thread asleep in a futex wait
+ * (sent to it by tgkill, or to the process while the running thread
+ * blocks it) interrupts the wait as on Linux: the call returns EINTR, or,
+ * when the handler has SA_RESTART and the wait no timeout, is made again
+ * after the handler (the thread resumes at its SVC, X0 still the
+ * address). The thread's index, to run next, or -1. */
+static int interrupt_wait(struct trawl_emu *e)
+{
+	const struct emu_thread *c = cur(e);
+	for (int i = 0; i < e->nthr; i++) {
+		struct emu_thread *t = &e->thr[i];
+		if (i == e->cur_thr || !t->live || !t->waiting)
+			continue;
+		int restart = 0, sig = emu_signal_for_thread(e, t->sigmask, t->tid, &restart);
+		if (!sig)
+			continue;
+		/* the process's, and the running thread may take it: it does */
+		if (!e->siginfo[sig].tid && c->live && !c->waiting &&
+		    !(e->sigmask & (UINT64_C(1) << (sig - 1))))
+			continue;
+		t->waiting = 0;
+		if (restart && !t->has_deadline) {
+			t->pc -= 4;
+		} else {
+			t->regs[0][0] = (uint64_t)(int64_t)-EINTR;
+			t->result_set = 1;
+		}
+		return i;
+	}
+	return -1;
+}
+
 /* At a boundary: switch threads when the running one blocked, exited or
- * used its quantum. The new one's registers are loaded into Unicorn. */
+ * used its quantum, or a signal interrupts another one's wait. The new
+ * one's registers are loaded into Unicorn. */
 void emu_thread_schedule(struct trawl_emu *e, int tracing)
 {
 	if (!e->thr)
 		return;
 	struct emu_thread *t = cur(e);
-	int must = !t->live || t->waiting;
+	int woken = e->sigpending ? interrupt_wait(e) : -1;
+	int must = !t->live || t->waiting || woken >= 0;
 	if (!must && !e->slice_over)
 		return;
 	e->slice_over = 0;
 	if (t->live)
 		save(e, t);
 	expire(e, 0);
-	int next = pick(e, e->cur_thr);
+	int next = woken >= 0 ? woken : pick(e, e->cur_thr);
 	if (next < 0 && t->live && !t->waiting)
 		next = e->cur_thr;
 	if (next < 0 && expire(e, 1))

@@ -407,6 +407,8 @@ static inline char *put32(char *p, const char *src, size_t n)
 void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 {
 	const struct emu_insn *in = e->cur;
+	if (e->mem_after)
+		emu_mem_after(e);
 	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
 		return;
 	if (e->opt.insn_fn) {

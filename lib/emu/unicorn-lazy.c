@@ -17,7 +17,7 @@
 static const char *const names[] = {
 	"uc_open", "uc_close", "uc_strerror", "uc_reg_write", "uc_reg_read", "uc_mem_write",
 	"uc_mem_read", "uc_emu_start", "uc_emu_stop", "uc_hook_add", "uc_mem_map", "uc_mem_unmap",
-	"uc_mem_protect", "uc_mem_regions", "uc_free", NULL,
+	"uc_mem_protect", "uc_mem_regions", "uc_free", "uc_ctl", NULL,
 };
 
 static struct {
@@ -36,6 +36,7 @@ static struct {
 	__typeof__(uc_mem_protect) *mem_protect;
 	__typeof__(uc_mem_regions) *mem_regions;
 	__typeof__(uc_free) *free;
+	__typeof__(uc_ctl) *ctl;
 } fn;
 
 static struct lazy_lib unicorn = {
@@ -100,6 +101,11 @@ uc_err uc_mem_regions(uc_engine *uc, uc_mem_region **regions, uint32_t *count)
 	return fn.mem_regions(uc, regions, count);
 }
 uc_err uc_free(void *mem) { return fn.free(mem); }
+
+uc_err emu_uc_drop_tb(uc_engine *uc, uint64_t lo, uint64_t hi)
+{
+	return fn.ctl(uc, UC_CTL_WRITE(UC_CTL_TB_REMOVE_CACHE, 2), lo, hi);
+}
 
 /* Only UC_HOOK_INSN and UC_HOOK_TCG_OPCODE take arguments after `end`
  * (an instruction id; an opcode and flags); the emulator uses neither,

@@ -23,6 +23,8 @@ check sort "sorted 300 numbers" 300
 check checksum "bytes 4096 crc32 d9f6ab0b fnv1a f7d12a219f450325 adler32 c516f86a"
 check recurse "fib(8) = 21" 8
 check simd "n 1024 dot 1.00 after saxpy 5611.88 thirds 81.000 rgba hash e32fafc0 gray[5] 205"
+# every load/store form once (the hash qemu-aarch64 and the host's AArch64 print)
+check ldst "registers 095741e08694fa03 memory 3f4cf037f0a07cd8"
 
 # a real host file through openat/fstat/read: CRC-32 of a known text
 printf 'The quick brown fox jumps over the lazy dog' >"$_tmp/fox"

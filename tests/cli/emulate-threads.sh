@@ -77,4 +77,24 @@ grep -qxF "timedwait ETIMEDOUT" "$_tmp/to.out" || fail "timed wait: $(cat "$_tmp
 "$TRAWL" emulate "$ex" -o "$_tmp/m.tarmac" -- mask >"$_tmp/m.out" 2>&1 </dev/null
 grep -qxF "got 10 by worker 1" "$_tmp/m.out" || fail "per-thread mask: $(cat "$_tmp/m.out")"
 same_as_qemu "$_tmp/m.out" 0 "$ex" mask
+
+# a signal interrupts a futex wait, as on Linux: pthread_kill of the main
+# thread asleep in FUTEX_WAIT (the worker blocks the signal itself) gives
+# EINTR without SA_RESTART, EINTR with a timeout even with SA_RESTART, and
+# with SA_RESTART and no timeout the wait is made again after the handler
+# (then woken: 0). Before, the wait slept on and the worker spun for ever:
+# the instruction limit stops that
+"$TRAWL" emulate "$ex" -o "$_tmp/e.tarmac" -n 20000000 -- eintr >"$_tmp/e.out" 2>&1 </dev/null
+printf '%s\n' "no SA_RESTART: futex -1 EINTR, handler ran 1" \
+	"SA_RESTART, timeout: futex -1 EINTR, handler ran 1" "SA_RESTART: futex 0 woken, handler ran 1" >"$_tmp/e.want"
+cmp -s "$_tmp/e.want" "$_tmp/e.out" || fail "futex wait interrupted by a signal: $(cat "$_tmp/e.out")"
+same_as_qemu "$_tmp/e.out" 0 "$ex" eintr
+# a tgkill's signal with no handler ends the program whichever thread
+# takes it (SIGTERM to the main thread, asleep in pthread_join): 143
+"$TRAWL" emulate "$ex" -o "$_tmp/t.tarmac" -n 20000000 -- term >"$_tmp/t.out" 2>&1 </dev/null
+trc=$?
+[ $trc = 143 ] || fail "SIGTERM by pthread_kill: exit $trc, expected 143: $(head -c 300 "$_tmp/t.out")"
+same_as_qemu "$_tmp/t.out" 143 "$ex" term
+# the interrupted wait's result is the X0 line on the main thread's core
+grep -q ' cpu0 R X0 fffffffffffffffc$' "$_tmp/e.tarmac" || fail "no X0 = -EINTR line on cpu0 in the trace"
 finish

@@ -98,6 +98,12 @@ static int run_program(const char *program, const char *output, struct trawl_emu
 			(unsigned long long)res.insns, (unsigned long long)res.trace_bytes,
 			res.insns ? (double)res.trace_bytes / (double)res.insns : 0.0, wall, cpu,
 			cpu > 0 ? (double)res.insns / cpu / 1e6 : 0.0, ru1.ru_maxrss);
+	if (stats && res.mem_hooks_from)
+		fprintf(stderr,
+			"emulate: memory accesses from Unicorn's memory hooks from instruction %llu on%s; "
+			"%llu instructions the decoder does not model\n",
+			(unsigned long long)res.mem_hooks_from,
+			opt.mem_hooks ? " (--memory-hooks)" : "", (unsigned long long)res.mem_unmodelled);
 	if (res.refused_writes)
 		cli_warn("emulate",
 			 "the program's changes to files were refused (EROFS), %llu time%s; the first: "
@@ -195,6 +201,10 @@ int cmd_emulate(int argc, char **argv)
 		CLI_U64("stack-top", "ADDR", &opt.stack_top, 0, NULL,
 			"put the end of the 8 MiB stack at ADDR (page aligned; default just\n"
 			"below 2^48), e.g. where qemu-aarch64 puts it, to compare registers"),
+		CLI_FLAG("memory-hooks", 0, &opt.mem_hooks,
+			 "take memory accesses from Unicorn's memory hooks (slower; the\n"
+			 "same trace: to compare with the accesses computed from the\n"
+			 "decoded instructions)"),
 		CLI_FLAG("check-writes", 0, &opt.verify_writes,
 			 "slow self-check: compare the whole register file after each\n"
 			 "instruction with the registers the trace reports as written"),
@@ -208,7 +218,8 @@ int cmd_emulate(int argc, char **argv)
 	const struct cli_command cmd = {
 		.name = "emulate",
 		.usage = "PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst|none] [--stats]\n"
-			 "                     [--root DIR] [--quantum N] [--check-writes] [-- ARGS...]",
+			 "                     [--root DIR] [--quantum N] [--check-writes] [--memory-hooks]\n"
+			 "                     [-- ARGS...]",
 		.description = emulate_description,
 		.options = opts,
 		.footer = emulate_footer,

@@ -1,0 +1,124 @@
+/* Memory accesses without Unicorn's memory hooks: any memory hook makes
+ * QEMU send every guest load and store through its slow path, which cost
+ * more than the whole trace writer. Instead the access an instruction makes
+ * is computed from its decode (memop.c) and the registers: the address
+ * before it runs, the values after (a load's from its destination
+ * register, a store's from its source register read before, FP/SIMD data
+ * from guest memory after the instruction). The list is what the hooks
+ * reported, in their order and sizes, so the trace is the same text:
+ *   - a general-purpose load or store: one access per register (a pair:
+ *     Rt at the address, then Rt2 after it);
+ *   - FP/SIMD (LDR/STR/LDP/STP of B-Q registers, LD1-LD4, ST1-ST4,
+ *     single structures, LDnR): one contiguous range; the writer joins a
+ *     vector instruction's neighbouring accesses into pieces of up to 16
+ *     bytes, so 8-byte pieces give the same lines as QEMU's elements;
+ *   - a store-exclusive: its store only when the status register says it
+ *     happened (QEMU's compare-and-swap reads too; that read was never
+ *     shown).
+ */
+#include <string.h>
+
+#include "emu/emu-int.h"
+
+#if defined(TRAWL_HAVE_UNICORN) && defined(TRAWL_HAVE_CAPSTONE)
+
+static inline uint64_t xreg(struct trawl_emu *e, unsigned r)
+{
+	if (e->xregs)
+		return e->xregs[r];
+	uint64_t v[2];
+	emu_read_reg(e, r, v);
+	return v[0];
+}
+
+static inline uint64_t mask_of(unsigned size)
+{
+	return size >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * size)) - 1;
+}
+
+void emu_mem_before(struct trawl_emu *e, const struct emu_insn *in)
+{
+	const struct emu_memop *m = &in->mem;
+	uint64_t addr;
+	switch (m->mode) {
+	case EMU_ADDR_IMM: addr = xreg(e, m->base) + (uint64_t)(int64_t)m->imm; break;
+	case EMU_ADDR_POST: addr = xreg(e, m->base); break;
+	case EMU_ADDR_LIT: addr = in->pc + (uint64_t)(int64_t)m->imm; break;
+	default: {
+		uint64_t x = m->rm == EMU_MEM_XZR ? 0 : xreg(e, m->rm);
+		switch (m->ext) {
+		case 2: x = (uint32_t)x; break;                    /* UXTW */
+		case 6: x = (uint64_t)(int64_t)(int32_t)x; break;  /* SXTW */
+		default: break;                                    /* LSL, SXTX */
+		}
+		addr = xreg(e, m->base) + (x << m->shift);
+		break;
+	}
+	}
+	struct emu_access *a = &e->mem[e->nmem];
+	if (m->cls == EMU_MEM_GPR) {
+		uint64_t mask = mask_of(m->size);
+		a[0] = (struct emu_access){ addr, 0, m->size, m->store };
+		if (m->store)
+			a[0].value = m->rt == EMU_MEM_XZR ? 0 : xreg(e, m->rt) & mask;
+		if (m->nregs == 2) {
+			a[1] = (struct emu_access){ addr + m->size, 0, m->size, m->store };
+			if (m->store)
+				a[1].value = m->rt2 == EMU_MEM_XZR ? 0 : xreg(e, m->rt2) & mask;
+		}
+		e->nmem += m->nregs;
+		if (!m->store || m->status)
+			e->mem_after = in;
+	} else {
+		/* 8-byte pieces (the last one shorter), values read after */
+		unsigned n = 0;
+		for (unsigned off = 0; off < m->size; off += 8, n++)
+			a[n] = (struct emu_access){ addr + off, 0,
+						    m->size - off >= 8 ? 8 : m->size - off, m->store };
+		e->nmem += n;
+		e->mem_after = in;
+	}
+	e->mem_addr = addr;
+	if (m->store)
+		emu_code_written(e, addr, m->cls == EMU_MEM_GPR ? (uint64_t)m->size * m->nregs : m->size);
+}
+
+void emu_mem_after(struct trawl_emu *e)
+{
+	const struct emu_memop *m = &e->mem_after->mem;
+	e->mem_after = NULL;
+	if (m->cls == EMU_MEM_GPR) {
+		struct emu_access *a = &e->mem[e->nmem - m->nregs];
+		if (m->status) {
+			/* Ws = 0: the store happened */
+			if ((uint32_t)xreg(e, m->status - 1u) != 0)
+				e->nmem -= m->nregs;
+			return;
+		}
+		uint64_t mask = mask_of(m->size);
+		unsigned rt[2] = { m->rt, m->rt2 };
+		for (unsigned k = 0; k < m->nregs; k++) {
+			if (rt[k] != EMU_MEM_XZR) {
+				a[k].value = xreg(e, rt[k]) & mask;
+			} else {
+				/* a load into XZR keeps nothing: read what it read */
+				uint64_t v = 0;
+				uc_mem_read(e->uc, a[k].addr, &v, a[k].size);
+				a[k].value = v;
+			}
+		}
+		return;
+	}
+	unsigned n = (m->size + 7u) / 8u;
+	struct emu_access *a = &e->mem[e->nmem - n];
+	uint8_t b[64 + 8];
+	memset(b, 0, sizeof b);
+	uc_mem_read(e->uc, e->mem_addr, b, m->size);
+	for (unsigned k = 0; k < n; k++) {
+		uint64_t v;
+		memcpy(&v, b + 8 * k, 8);
+		a[k].value = v & mask_of(a[k].size);
+	}
+}
+
+#endif
