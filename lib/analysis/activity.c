@@ -49,6 +49,7 @@ struct act_info {
 	struct trawl_act_counts counts;
 	struct cpu_state *cpus;      /* state: indexed by cpu */
 	uint32_t ncpus;
+	size_t memo;                 /* the slot of its last (activity, key) */
 };
 
 struct trawl_act {
@@ -202,6 +203,32 @@ enum trawl_status trawl_act_create(struct trawl_act **out, const struct trawl_de
 	return TRAWL_OK;
 }
 
+/* The slot of (act, key) when the activity's last one still holds it (a
+ * span mostly ends on the key it began with; an entry moves only when the
+ * table grows or another is deleted, and then the test fails, as a pair
+ * is in one slot at most), else a probe. */
+static inline struct act_slot *slot_memo(struct trawl_act *a, struct act_info *ai, uint32_t tag, uint64_t key)
+{
+	struct act_slot *s = a->map.slots ? &a->map.slots[ai->memo & a->map.mask] : NULL;
+	return s && s->tag == tag && s->key == key ? s : NULL;
+}
+
+static inline struct act_slot *slot_get(struct trawl_act *a, struct act_info *ai, uint32_t tag, uint64_t key)
+{
+	struct act_slot *s = slot_memo(a, ai, tag, key);
+	if (!s && (s = act_map_get(&a->map, tag, key)))
+		ai->memo = (size_t)(s - a->map.slots);
+	return s;
+}
+
+static inline struct act_slot *slot_put(struct trawl_act *a, struct act_info *ai, uint32_t tag, uint64_t key)
+{
+	struct act_slot *s = slot_memo(a, ai, tag, key);
+	if (!s && (s = act_map_put(&a->map, tag, key)))
+		ai->memo = (size_t)(s - a->map.slots);
+	return s;
+}
+
 static uint32_t node_alloc(struct trawl_act *a)
 {
 	if (a->free_list != NIL) {
@@ -291,7 +318,7 @@ static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const str
 	struct act_info *ai = &a->acts[act];
 	const struct trawl_defs_activity *d = ai->def;
 	uint32_t i = a->open < a->max_open ? node_alloc(a) : NIL;
-	struct act_slot *s = i != NIL ? act_map_put(&a->map, act + 1, key) : NULL;
+	struct act_slot *s = i != NIL ? slot_put(a, ai, act + 1, key) : NULL;
 	if (!s) {
 		if (i != NIL)
 			node_free(a, (a->open++, i));
@@ -339,7 +366,7 @@ static void emit(struct trawl_act *a, uint32_t act, const struct node *n, uint64
 static void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
 {
 	struct act_info *ai = &a->acts[act];
-	struct act_slot *s = act_map_get(&a->map, act + 1, key);
+	struct act_slot *s = slot_get(a, ai, act + 1, key);
 	if (!s) {
 		if (!ai->counts.unmatched_end++)
 			ai->counts.first_unmatched = ev->time;
@@ -413,7 +440,7 @@ static void set_state(struct trawl_act *a, const struct role *r, const struct tr
 	c->tid = ev->tid;
 }
 
-void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
+static inline void feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
 {
 	size_t ci = (size_t)(ev->cls - a->classes);
 	if (ci >= a->nclasses)
@@ -427,6 +454,17 @@ void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int ke
 		else
 			close_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev);
 	}
+}
+
+void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
+{
+	feed(a, ev, keep);
+}
+
+void trawl_act_feed_batch(struct trawl_act *a, const struct trawl_sw_event *evs, size_t n, const uint8_t *keep)
+{
+	for (size_t i = 0; i < n; i++)
+		feed(a, &evs[i], keep[i]);
 }
 
 void trawl_act_finish(struct trawl_act *a, uint64_t end)

@@ -284,7 +284,7 @@ static int in_ranges(const struct range *r, int n, uint64_t v)
 }
 
 /* Everything but the time window, which activities apply by overlap. */
-static int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *ev)
+static inline int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *ev)
 {
 	size_t c = (size_t)(ev->cls - f->classes);
 	if (f->class_ok && (c >= f->nclasses || !f->class_ok[c]))
@@ -316,6 +316,30 @@ int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event
 		return *but_time;
 	uint64_t t = ev->time - f->t0;
 	return t >= f->t_lo && t <= f->t_hi;
+}
+
+/* One call for a batch; no filter given (the common case) costs two
+ * memsets, a condition runs in the loop with no call per event. */
+void trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
+			       uint8_t *but_time)
+{
+	if (!n)
+		return;
+	if (!f->started) {
+		f->started = 1;
+		f->t0 = evs[0].time;
+	}
+	if (!f->active) {
+		memset(keep, 1, n);
+		memset(but_time, 1, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int bt = keep_but_time(f, &evs[i]);
+		uint64_t t = evs[i].time - f->t0;
+		but_time[i] = (uint8_t)bt;
+		keep[i] = (uint8_t)(bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi)));
+	}
 }
 
 int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *ev)

@@ -965,23 +965,22 @@ static void decode_fields(const struct class_dec *d, unsigned n, const uint8_t *
 	}
 }
 
-enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_event *ev)
+/* The decoders follow the classes (buffer files may add some while the
+ * trace opens); -1 when they could not be rebuilt, said as damage. */
+static int decoders_check(struct trawl_swtrace *t)
 {
-	if ((t->dec_of != t->classes || t->dec_n != t->nclasses) && decoders_build(t)) {
-		struct trawl_error e;
-		trawl_error_clear(&e);
-		trawl_error_set(&e, TRAWL_ERR_NOMEM, "out of memory decoding the trace's events");
-		swtrace_note_damage(t, &e); /* reported as damage: the rest is not read */
-		return TRAWL_ERR_NOMEM;
-	}
-	struct stream *best = NULL;
-	if (t->in_run) {
-		struct stream *s = &t->streams[t->run];
-		if (s->have && s->ev.time < t->run_lo && s->ev.time <= t->run_hi)
-			best = s;
-	}
-	if (!best && !(best = merge_pick(t)))
-		return TRAWL_END;
+	if ((t->dec_of == t->classes && t->dec_n == t->nclasses) || !decoders_build(t))
+		return 0;
+	struct trawl_error e;
+	trawl_error_clear(&e);
+	trawl_error_set(&e, TRAWL_ERR_NOMEM, "out of memory decoding the trace's events");
+	swtrace_note_damage(t, &e); /* reported as damage: the rest is not read */
+	return -1;
+}
+
+/* Hand out the event `best` (t->run's stream) holds and load its next. */
+static inline void take(struct trawl_swtrace *t, struct stream *best, struct trawl_sw_event *ev)
+{
 	/* straight from the stream into the caller's event: one copy */
 	const struct trawl_sw_event *h = &best->ev;
 	memcpy(ev, h, offsetof(struct trawl_sw_event, vals));
@@ -990,7 +989,47 @@ enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_ev
 		stream_advance(t, best, t->run);
 	if (best->off >= best->release_at)
 		stream_release(best);
+}
+
+/* Does the current run's stream still hold the earliest event? */
+static inline struct stream *run_stream(struct trawl_swtrace *t)
+{
+	if (!t->in_run)
+		return NULL;
+	struct stream *s = &t->streams[t->run];
+	return s->have && s->ev.time < t->run_lo && s->ev.time <= t->run_hi ? s : NULL;
+}
+
+enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_event *ev)
+{
+	if (decoders_check(t))
+		return TRAWL_ERR_NOMEM;
+	struct stream *best = run_stream(t);
+	if (!best && !(best = merge_pick(t)))
+		return TRAWL_END;
+	take(t, best, ev);
 	return TRAWL_OK;
+}
+
+/* The same events as trawl_swtrace_next, many a call: while one stream's
+ * events come before every other stream's (a run, the common case: a
+ * thread records many events between two of another's), they are taken
+ * in a tight loop with no merge step between them. */
+size_t trawl_swtrace_next_batch(struct trawl_swtrace *t, struct trawl_sw_event *evs, size_t max)
+{
+	size_t n = 0;
+	if (!max || decoders_check(t))
+		return 0;
+	while (n < max) {
+		struct stream *best = run_stream(t);
+		if (!best && !(best = merge_pick(t)))
+			break;
+		uint64_t lo = t->run_lo, hi = t->run_hi;
+		do
+			take(t, best, &evs[n++]);
+		while (n < max && best->have && best->ev.time < lo && best->ev.time <= hi);
+	}
+	return n;
 }
 
 const struct trawl_error *trawl_swtrace_damage(const struct trawl_swtrace *t)
