@@ -229,7 +229,7 @@ static inline struct act_slot *slot_put(struct trawl_act *a, struct act_info *ai
 	return s;
 }
 
-static uint32_t node_alloc(struct trawl_act *a)
+static inline uint32_t node_alloc(struct trawl_act *a)
 {
 	if (a->free_list != NIL) {
 		uint32_t i = a->free_list;
@@ -259,7 +259,7 @@ static void node_free(struct trawl_act *a, uint32_t i)
 /* The index of a lane's count of open spans (made at 0), NIL when out of
  * memory. There are only as many lanes as threads and cpus: kept for the
  * whole trace. */
-static uint32_t lane_of(struct trawl_act *a, int cpu_lane, uint64_t lane)
+static inline uint32_t lane_of(struct trawl_act *a, int cpu_lane, uint64_t lane)
 {
 	uint32_t tag = cpu_lane ? TAG_CPU_LANE : TAG_THREAD_LANE;
 	if (a->memo_tag == tag && a->memo_lane == lane)
@@ -300,7 +300,7 @@ static void open_link(struct trawl_act *a, uint32_t i)
 	a->otail = i;
 }
 
-static void open_unlink(struct trawl_act *a, uint32_t i)
+static inline void open_unlink(struct trawl_act *a, uint32_t i)
 {
 	const struct node *n = &a->nodes[i];
 	if (n->oprev != NIL)
@@ -313,7 +313,7 @@ static void open_unlink(struct trawl_act *a, uint32_t i)
 		a->otail = n->oprev;
 }
 
-static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
+__attribute__((always_inline)) static inline void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
 {
 	struct act_info *ai = &a->acts[act];
 	const struct trawl_defs_activity *d = ai->def;
@@ -363,7 +363,7 @@ static void emit(struct trawl_act *a, uint32_t act, const struct node *n, uint64
 		a->sink(a->ctx, &rec);
 }
 
-static void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
+__attribute__((always_inline)) static inline void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
 {
 	struct act_info *ai = &a->acts[act];
 	struct act_slot *s = slot_get(a, ai, act + 1, key);
@@ -440,7 +440,7 @@ static void set_state(struct trawl_act *a, const struct role *r, const struct tr
 	c->tid = ev->tid;
 }
 
-static inline void feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
+__attribute__((always_inline)) static inline void feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
 {
 	size_t ci = (size_t)(ev->cls - a->classes);
 	if (ci >= a->nclasses)

@@ -284,7 +284,7 @@ static int in_ranges(const struct range *r, int n, uint64_t v)
 }
 
 /* Everything but the time window, which activities apply by overlap. */
-static inline int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *ev)
+__attribute__((always_inline)) static inline int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *ev)
 {
 	size_t c = (size_t)(ev->cls - f->classes);
 	if (f->class_ok && (c >= f->nclasses || !f->class_ok[c]))

@@ -559,6 +559,7 @@ static size_t find_class(struct trawl_swtrace *t, uint32_t id)
 	if (i != SIZE_MAX && i < UINT32_MAX) {
 		t->cache[h].id = id;
 		t->cache[h].idx = (uint32_t)i + 1;
+		t->cache[h].need = t->dec[i].need;
 	}
 	return i;
 }
@@ -925,7 +926,7 @@ static struct stream *merge_pick(struct trawl_swtrace *t)
  * same packet and its class in the cache. cpu, tid and stream stay as the
  * previous event of the stream left them (they change only with the
  * packet, which takes the slow path). 0: take the slow path. */
-static inline int stream_advance_fast(struct trawl_swtrace *t, struct stream *s)
+__attribute__((always_inline)) static inline int stream_advance_fast(struct trawl_swtrace *t, struct stream *s)
 {
 	if (s->off >= s->content_end || s->content_end - s->off < EV_HEADER)
 		return 0;
@@ -935,7 +936,7 @@ static inline int stream_advance_fast(struct trawl_swtrace *t, struct stream *s)
 	if (!t->cache[h].idx || t->cache[h].id != id)
 		return 0;
 	size_t ci = t->cache[h].idx - 1;
-	uint32_t need = t->dec[ci].need;
+	uint32_t need = t->cache[h].need;
 	if (s->content_end - s->off < need)
 		return 0;
 	s->ev.time = bytes_rd64(p + 4);
@@ -949,7 +950,7 @@ static inline int stream_advance_fast(struct trawl_swtrace *t, struct stream *s)
 /* The fields of the event at q, by its class's compiled layout; classes
  * whose fields are all 32-bit unsigned (most of a recorder's) skip the
  * per-field size switch. */
-static void decode_fields(const struct class_dec *d, unsigned n, const uint8_t *q, uint64_t *vals)
+__attribute__((always_inline)) static inline void decode_fields(const struct class_dec *d, unsigned n, const uint8_t *q, uint64_t *vals)
 {
 	if (d->all_u32) {
 		for (unsigned i = 0; i < n; i++)
@@ -979,11 +980,19 @@ static int decoders_check(struct trawl_swtrace *t)
 }
 
 /* Hand out the event `best` (t->run's stream) holds and load its next. */
-static inline void take(struct trawl_swtrace *t, struct stream *best, struct trawl_sw_event *ev)
+__attribute__((always_inline)) static inline void take(struct trawl_swtrace *t, struct stream *best, struct trawl_sw_event *ev)
 {
-	/* straight from the stream into the caller's event: one copy */
+	/* straight from the stream into the caller's event, field by field:
+	 * a wide copy (memcpy) of what stream_advance_fast has just stored
+	 * field by field cannot be forwarded from the stores and stalls
+	 * (half the reader's time) */
 	const struct trawl_sw_event *h = &best->ev;
-	memcpy(ev, h, offsetof(struct trawl_sw_event, vals));
+	ev->time = h->time;
+	ev->cpu = h->cpu;
+	ev->tid = h->tid;
+	ev->stream = h->stream;
+	ev->offset = h->offset;
+	ev->cls = h->cls;
 	decode_fields(&t->dec[best->cls_idx], h->cls->nfields, best->data + h->offset + EV_HEADER, ev->vals);
 	if (!stream_advance_fast(t, best))
 		stream_advance(t, best, t->run);

@@ -225,6 +225,38 @@ static void conditions(void **state)
 	assert_int_equal(cond("len / (port - 80) > 0 || 1"), 1);
 }
 
+/* A field compared with a number (one fused term, run as an interval
+ * test) against C's own comparison, at the ends of the signed range too:
+ * alone (the chain runner) and inside !!(...) (the stack machine). */
+static void comparison_edges(void **state)
+{
+	(void)state;
+	static const int64_t vals[] = { INT64_MIN, INT64_MIN + 1, -5, -1, 0, 1, 120, INT64_MAX - 1, INT64_MAX };
+	static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=" };
+	static const int16_t map[] = { 0 };
+	size_t nv = sizeof vals / sizeof vals[0];
+	for (size_t o = 0; o < 6; o++)
+		for (size_t ki = 0; ki < nv; ki++)
+			for (int wrap = 0; wrap < 2; wrap++) {
+				char text[96];
+				snprintf(text, sizeof text, wrap ? "!!(len %s 0x%llx)" : "len %s 0x%llx", ops[o],
+					 (unsigned long long)vals[ki]);
+				struct trawl_expr *e;
+				struct trawl_error err;
+				if (trawl_expr_compile(text, cresolve, NULL, &e, &err) != TRAWL_OK)
+					fail_msg("'%s' does not compile: %s", text, err.message);
+				for (size_t xi = 0; xi < nv; xi++) {
+					int64_t x = vals[xi], k = vals[ki], v = -1;
+					int want = o == 0 ? x == k : o == 1 ? x != k : o == 2 ? x < k
+						 : o == 3 ? x <= k : o == 4 ? x > k : x >= k;
+					assert_int_equal(trawl_expr_run(e, map, &x, NULL, &v), 0);
+					if ((v != 0) != want)
+						fail_msg("'%s' with len = %lld gave %lld", text, (long long)x, (long long)v);
+				}
+				trawl_expr_free(e);
+			}
+}
+
 static void check_cerror(const char *s, uint32_t col, const char *msg)
 {
 	struct trawl_expr *e = (void *)1;
@@ -295,6 +327,7 @@ int main(void)
 		cmocka_unit_test(errors),
 		cmocka_unit_test(hostile),
 		cmocka_unit_test(conditions),
+		cmocka_unit_test(comparison_edges),
 		cmocka_unit_test(condition_errors),
 		cmocka_unit_test(chains),
 	};

@@ -63,7 +63,7 @@ enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *e
 	return TRAWL_OK;
 }
 
-#define BATCH 256
+#define BATCH 64
 
 /* Read, filter and feed a batch at a time, each step a loop of its own
  * (no call per event between them). A script sees the events one by one
