@@ -1020,6 +1020,67 @@ enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_ev
 	return TRAWL_OK;
 }
 
+/* Up to max events of stream s (t->run's) while they come before every
+ * other stream's: take() and stream_advance_fast with the stream's
+ * position, the lookahead event's header and the packet's cpu and thread
+ * in locals, so the loop keeps them in registers rather than storing and
+ * reloading the stream at every event; they go back to the stream when
+ * the run ends or an event needs the slow path (a new packet, a class
+ * not cached, damage), which reads and writes the stream itself. */
+static size_t take_run(struct trawl_swtrace *t, struct stream *s, struct trawl_sw_event *evs, size_t max)
+{
+	const uint64_t lo = t->run_lo, hi = t->run_hi;
+	size_t n = 0;
+	for (;;) {
+		const uint8_t *data = s->data;
+		size_t off = s->off, end = s->content_end, rel = s->release_at, ci = s->cls_idx;
+		uint64_t time = s->ev.time, at = s->ev.offset;
+		const struct trawl_sw_class *cls = s->ev.cls;
+		const uint32_t cpu = s->ev.cpu, tid = s->ev.tid, sid = s->ev.stream;
+		for (;;) {
+			struct trawl_sw_event *ev = &evs[n++];
+			ev->time = time;
+			ev->cpu = cpu;
+			ev->tid = tid;
+			ev->stream = sid;
+			ev->offset = at;
+			ev->cls = cls;
+			decode_fields(&t->dec[ci], cls->nfields, data + at + EV_HEADER, ev->vals);
+			if (off >= end || end - off < EV_HEADER)
+				break;
+			const uint8_t *p = data + off;
+			uint32_t id = bytes_rd32(p);
+			unsigned h = (unsigned)((id * 0x9e3779b1u) >> 24) & (CLASS_CACHE - 1);
+			if (!t->cache[h].idx || t->cache[h].id != id || end - off < t->cache[h].need)
+				break;
+			time = bytes_rd64(p + 4);
+			at = off;
+			ci = t->cache[h].idx - 1;
+			cls = &t->classes[ci];
+			off += t->cache[h].need;
+			if (off >= rel || n >= max || !(time < lo && time <= hi)) {
+				s->off = off;
+				s->ev.time = time;
+				s->ev.offset = at;
+				s->ev.cls = cls;
+				s->cls_idx = ci;
+				if (off >= rel)
+					stream_release(s);
+				if (n >= max || !(time < lo && time <= hi))
+					return n;
+				rel = s->release_at;
+			}
+		}
+		/* the slow path, as take() has it */
+		s->off = off;
+		stream_advance(t, s, t->run);
+		if (s->off >= s->release_at)
+			stream_release(s);
+		if (n >= max || !s->have || !(s->ev.time < lo && s->ev.time <= hi))
+			return n;
+	}
+}
+
 /* The same events as trawl_swtrace_next, many a call: while one stream's
  * events come before every other stream's (a run, the common case: a
  * thread records many events between two of another's), they are taken
@@ -1033,10 +1094,7 @@ size_t trawl_swtrace_next_batch(struct trawl_swtrace *t, struct trawl_sw_event *
 		struct stream *best = run_stream(t);
 		if (!best && !(best = merge_pick(t)))
 			break;
-		uint64_t lo = t->run_lo, hi = t->run_hi;
-		do
-			take(t, best, &evs[n++]);
-		while (n < max && best->have && best->ev.time < lo && best->ev.time <= hi);
+		n += take_run(t, best, evs + n, max - n);
 	}
 	return n;
 }
