@@ -61,6 +61,7 @@ struct trawl_act {
 	struct act_info *acts;
 	size_t nacts;
 	struct act_map map;
+	size_t nempty;               /* entries of field keys kept empty (sweep_empty) */
 	struct node *nodes;
 	uint32_t nnodes, cap, free_list, open;
 	uint32_t ohead, otail;       /* oldest and newest open node */
@@ -313,12 +314,44 @@ static inline void open_unlink(struct trawl_act *a, uint32_t i)
 		a->otail = n->oprev;
 }
 
+/* A field's keys are without bound (a lock's address, a request's id),
+ * but a trace mostly comes back to the same ones: an entry that empties
+ * stays, so the next span on its key finds it (in the memo) instead of
+ * deleting and inserting again. When the table would grow and at least
+ * half its entries are such empty ones, it is made again without them, so
+ * it stays within a few times the open activities, as when each went at
+ * once. Out of memory: the table stays as it was (and grows on the put). */
+static void sweep_empty(struct trawl_act *a)
+{
+	struct act_map m = { 0 };
+	for (size_t i = 0; i <= a->map.mask; i++) {
+		const struct act_slot *o = &a->map.slots[i];
+		if (!o->tag || (!o->a && a->acts[o->tag - 1].def->key == TRAWL_DEFS_KEY_FIELD))
+			continue;
+		struct act_slot *n = act_map_put(&m, o->tag, o->key);
+		if (!n) {
+			act_map_free(&m);
+			return;
+		}
+		n->a = o->a;
+		n->b = o->b;
+	}
+	act_map_free(&a->map);
+	a->map = m;
+	a->nempty = 0;
+}
+
 __attribute__((always_inline)) static inline void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
 {
 	struct act_info *ai = &a->acts[act];
 	const struct trawl_defs_activity *d = ai->def;
+	if (a->nempty && 2 * (a->map.n + 1) > a->map.mask + 1 && 2 * a->nempty >= a->map.n)
+		sweep_empty(a);
+	size_t had = a->map.n;
 	uint32_t i = a->open < a->max_open ? node_alloc(a) : NIL;
 	struct act_slot *s = i != NIL ? slot_put(a, ai, act + 1, key) : NULL;
+	if (s && !s->a && a->map.n == had && d->key == TRAWL_DEFS_KEY_FIELD)
+		a->nempty--; /* an entry kept empty is in use again */
 	if (!s) {
 		if (i != NIL)
 			node_free(a, (a->open++, i));
@@ -379,14 +412,14 @@ __attribute__((always_inline)) static inline void close_node(struct trawl_act *a
 	}
 	uint32_t i = s->a - 1;
 	struct node *n = &a->nodes[i];
-	/* a field's keys are without bound: their entries go when empty; a
-	 * thread's or cpu's stay (as many as threads and cpus) */
+	/* an entry that empties stays: a thread's or cpu's for good (as many
+	 * as threads and cpus), a field's until sweep_empty */
 	if (n->next != NIL)
 		s->a = n->next + 1;
-	else if (ai->def->key == TRAWL_DEFS_KEY_FIELD)
-		act_map_del(&a->map, s);
-	else
+	else {
 		s->a = 0;
+		a->nempty += ai->def->key == TRAWL_DEFS_KEY_FIELD;
+	}
 	if (ai->def->kind == TRAWL_DEFS_SPAN && n->lane != NIL)
 		a->lane_open[n->lane]--;
 	ai->counts.closed++;
@@ -488,6 +521,7 @@ void trawl_act_finish(struct trawl_act *a, uint64_t end)
 			c->has = 0;
 		}
 	act_map_free(&a->map);
+	a->nempty = 0;
 	if (a->nlanes)
 		memset(a->lane_open, 0, a->nlanes * sizeof *a->lane_open);
 	a->nnodes = a->open = 0;
