@@ -63,6 +63,19 @@ enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolv
  * drops an event whose condition is unknown). */
 int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
 		   int64_t *out);
+/* A condition made only of NAME cmp NUMBER terms all joined by || or all
+ * by && (the usual filter) can be run by a caller per case of its own
+ * (sw-filter.c, per event class): the terms, up to max of them into t,
+ * *is_or saying which join; the count, 0 for any other shape or more than
+ * max terms. A term is true when the value of sym, less lo, is at most
+ * span as unsigned numbers, xor neg (an interval of signed values, so no
+ * branch on the kind of comparison). */
+struct trawl_expr_term {
+	int sym;
+	uint64_t lo, span;
+	int neg;
+};
+size_t trawl_expr_chain(const struct trawl_expr *e, int *is_or, struct trawl_expr_term *t, size_t max);
 void trawl_expr_free(struct trawl_expr *e);
 
 #endif

@@ -53,6 +53,8 @@ enum trawl_status trawl_act_create(struct trawl_act **out, const struct trawl_de
 /* One event, in time order; keep says whether it passed the filter (an
  * activity carries its begin event's verdict as TRAWL_ACT_KEEP). */
 void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep);
+/* trawl_act_feed of n events in time order, evs[i] with keep[i]. */
+void trawl_act_feed_batch(struct trawl_act *a, const struct trawl_sw_event *evs, size_t n, const uint8_t *keep);
 /* End of the trace at time `end`: every open activity and every core's
  * current state go to the sink, flagged TRAWL_ACT_OPEN. */
 void trawl_act_finish(struct trawl_act *a, uint64_t end);

@@ -55,6 +55,8 @@ struct trawl_swstats {
 enum trawl_status trawl_swstats_init(struct trawl_swstats *s, size_t nacts, struct trawl_error *err);
 /* A kept event (times in order). */
 void trawl_swstats_event(struct trawl_swstats *s, uint64_t time);
+/* trawl_swstats_event for each evs[i] whose keep[i] is set. */
+void trawl_swstats_events(struct trawl_swstats *s, const struct trawl_sw_event *evs, const uint8_t *keep, size_t n);
 /* A finished activity; state records also count towards their core's
  * time. An activity past nacts (a script's) grows the table. */
 void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state);

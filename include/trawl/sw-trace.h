@@ -27,6 +27,11 @@ enum trawl_status trawl_swtrace_open_mem(struct trawl_swtrace **out, const char 
  * exhausted. Damage in a stream (truncated or corrupt packet) stops that
  * stream only; the first damage is kept for trawl_swtrace_damage(). */
 enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_event *ev);
+/* The next events, up to max of them, into evs: the same events, in the
+ * same order, as that many calls of trawl_swtrace_next, for less per
+ * event. The count given; 0 at the end (or when out of memory, which is
+ * then the trace's damage). */
+size_t trawl_swtrace_next_batch(struct trawl_swtrace *t, struct trawl_sw_event *evs, size_t max);
 
 /* The first damage met so far (file and byte offset filled), or NULL. */
 const struct trawl_error *trawl_swtrace_damage(const struct trawl_swtrace *t);

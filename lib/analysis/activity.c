@@ -49,6 +49,7 @@ struct act_info {
 	struct trawl_act_counts counts;
 	struct cpu_state *cpus;      /* state: indexed by cpu */
 	uint32_t ncpus;
+	size_t memo;                 /* the slot of its last (activity, key) */
 };
 
 struct trawl_act {
@@ -60,6 +61,7 @@ struct trawl_act {
 	struct act_info *acts;
 	size_t nacts;
 	struct act_map map;
+	size_t nempty;               /* entries of field keys kept empty (sweep_empty) */
 	struct node *nodes;
 	uint32_t nnodes, cap, free_list, open;
 	uint32_t ohead, otail;       /* oldest and newest open node */
@@ -202,7 +204,33 @@ enum trawl_status trawl_act_create(struct trawl_act **out, const struct trawl_de
 	return TRAWL_OK;
 }
 
-static uint32_t node_alloc(struct trawl_act *a)
+/* The slot of (act, key) when the activity's last one still holds it (a
+ * span mostly ends on the key it began with; an entry moves only when the
+ * table grows or another is deleted, and then the test fails, as a pair
+ * is in one slot at most), else a probe. */
+static inline struct act_slot *slot_memo(struct trawl_act *a, struct act_info *ai, uint32_t tag, uint64_t key)
+{
+	struct act_slot *s = a->map.slots ? &a->map.slots[ai->memo & a->map.mask] : NULL;
+	return s && s->tag == tag && s->key == key ? s : NULL;
+}
+
+static inline struct act_slot *slot_get(struct trawl_act *a, struct act_info *ai, uint32_t tag, uint64_t key)
+{
+	struct act_slot *s = slot_memo(a, ai, tag, key);
+	if (!s && (s = act_map_get(&a->map, tag, key)))
+		ai->memo = (size_t)(s - a->map.slots);
+	return s;
+}
+
+static inline struct act_slot *slot_put(struct trawl_act *a, struct act_info *ai, uint32_t tag, uint64_t key)
+{
+	struct act_slot *s = slot_memo(a, ai, tag, key);
+	if (!s && (s = act_map_put(&a->map, tag, key)))
+		ai->memo = (size_t)(s - a->map.slots);
+	return s;
+}
+
+static inline uint32_t node_alloc(struct trawl_act *a)
 {
 	if (a->free_list != NIL) {
 		uint32_t i = a->free_list;
@@ -232,7 +260,7 @@ static void node_free(struct trawl_act *a, uint32_t i)
 /* The index of a lane's count of open spans (made at 0), NIL when out of
  * memory. There are only as many lanes as threads and cpus: kept for the
  * whole trace. */
-static uint32_t lane_of(struct trawl_act *a, int cpu_lane, uint64_t lane)
+static inline uint32_t lane_of(struct trawl_act *a, int cpu_lane, uint64_t lane)
 {
 	uint32_t tag = cpu_lane ? TAG_CPU_LANE : TAG_THREAD_LANE;
 	if (a->memo_tag == tag && a->memo_lane == lane)
@@ -273,7 +301,7 @@ static void open_link(struct trawl_act *a, uint32_t i)
 	a->otail = i;
 }
 
-static void open_unlink(struct trawl_act *a, uint32_t i)
+static inline void open_unlink(struct trawl_act *a, uint32_t i)
 {
 	const struct node *n = &a->nodes[i];
 	if (n->oprev != NIL)
@@ -286,12 +314,44 @@ static void open_unlink(struct trawl_act *a, uint32_t i)
 		a->otail = n->oprev;
 }
 
-static void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
+/* A field's keys are without bound (a lock's address, a request's id),
+ * but a trace mostly comes back to the same ones: an entry that empties
+ * stays, so the next span on its key finds it (in the memo) instead of
+ * deleting and inserting again. When the table would grow and at least
+ * half its entries are such empty ones, it is made again without them, so
+ * it stays within a few times the open activities, as when each went at
+ * once. Out of memory: the table stays as it was (and grows on the put). */
+static void sweep_empty(struct trawl_act *a)
+{
+	struct act_map m = { 0 };
+	for (size_t i = 0; i <= a->map.mask; i++) {
+		const struct act_slot *o = &a->map.slots[i];
+		if (!o->tag || (!o->a && a->acts[o->tag - 1].def->key == TRAWL_DEFS_KEY_FIELD))
+			continue;
+		struct act_slot *n = act_map_put(&m, o->tag, o->key);
+		if (!n) {
+			act_map_free(&m);
+			return;
+		}
+		n->a = o->a;
+		n->b = o->b;
+	}
+	act_map_free(&a->map);
+	a->map = m;
+	a->nempty = 0;
+}
+
+__attribute__((always_inline)) static inline void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
 {
 	struct act_info *ai = &a->acts[act];
 	const struct trawl_defs_activity *d = ai->def;
+	if (a->nempty && 2 * (a->map.n + 1) > a->map.mask + 1 && 2 * a->nempty >= a->map.n)
+		sweep_empty(a);
+	size_t had = a->map.n;
 	uint32_t i = a->open < a->max_open ? node_alloc(a) : NIL;
-	struct act_slot *s = i != NIL ? act_map_put(&a->map, act + 1, key) : NULL;
+	struct act_slot *s = i != NIL ? slot_put(a, ai, act + 1, key) : NULL;
+	if (s && !s->a && a->map.n == had && d->key == TRAWL_DEFS_KEY_FIELD)
+		a->nempty--; /* an entry kept empty is in use again */
 	if (!s) {
 		if (i != NIL)
 			node_free(a, (a->open++, i));
@@ -336,10 +396,10 @@ static void emit(struct trawl_act *a, uint32_t act, const struct node *n, uint64
 		a->sink(a->ctx, &rec);
 }
 
-static void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
+__attribute__((always_inline)) static inline void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
 {
 	struct act_info *ai = &a->acts[act];
-	struct act_slot *s = act_map_get(&a->map, act + 1, key);
+	struct act_slot *s = slot_get(a, ai, act + 1, key);
 	if (!s) {
 		if (!ai->counts.unmatched_end++)
 			ai->counts.first_unmatched = ev->time;
@@ -352,14 +412,14 @@ static void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const st
 	}
 	uint32_t i = s->a - 1;
 	struct node *n = &a->nodes[i];
-	/* a field's keys are without bound: their entries go when empty; a
-	 * thread's or cpu's stay (as many as threads and cpus) */
+	/* an entry that empties stays: a thread's or cpu's for good (as many
+	 * as threads and cpus), a field's until sweep_empty */
 	if (n->next != NIL)
 		s->a = n->next + 1;
-	else if (ai->def->key == TRAWL_DEFS_KEY_FIELD)
-		act_map_del(&a->map, s);
-	else
+	else {
 		s->a = 0;
+		a->nempty += ai->def->key == TRAWL_DEFS_KEY_FIELD;
+	}
 	if (ai->def->kind == TRAWL_DEFS_SPAN && n->lane != NIL)
 		a->lane_open[n->lane]--;
 	ai->counts.closed++;
@@ -413,7 +473,7 @@ static void set_state(struct trawl_act *a, const struct role *r, const struct tr
 	c->tid = ev->tid;
 }
 
-void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
+__attribute__((always_inline)) static inline void feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
 {
 	size_t ci = (size_t)(ev->cls - a->classes);
 	if (ci >= a->nclasses)
@@ -427,6 +487,17 @@ void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int ke
 		else
 			close_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev);
 	}
+}
+
+void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
+{
+	feed(a, ev, keep);
+}
+
+void trawl_act_feed_batch(struct trawl_act *a, const struct trawl_sw_event *evs, size_t n, const uint8_t *keep)
+{
+	for (size_t i = 0; i < n; i++)
+		feed(a, &evs[i], keep[i]);
 }
 
 void trawl_act_finish(struct trawl_act *a, uint64_t end)
@@ -450,6 +521,7 @@ void trawl_act_finish(struct trawl_act *a, uint64_t end)
 			c->has = 0;
 		}
 	act_map_free(&a->map);
+	a->nempty = 0;
 	if (a->nlanes)
 		memset(a->lane_open, 0, a->nlanes * sizeof *a->lane_open);
 	a->nnodes = a->open = 0;

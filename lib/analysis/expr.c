@@ -614,6 +614,43 @@ int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t
 	return e->chain ? run_chain(e, map, a, b, out) : run_stack(e, map, a, b, out);
 }
 
+/* x cmp k as an interval [lo, lo + span] of x, or the complement of one
+ * (neg): == [k, k], != not that, < [MIN, k - 1] (empty when k is MIN: not
+ * [MIN, MAX]), <= [MIN, k], > [k + 1, MAX] (empty when k is MAX), >= [k,
+ * MAX]. Worked on x + 2^63, where signed order is unsigned order; lo is
+ * then shifted back so the caller subtracts it from x itself. */
+static void interval(int cmp, int64_t kk, struct trawl_expr_term *t)
+{
+	const uint64_t bias = (uint64_t)1 << 63;
+	uint64_t k = (uint64_t)kk + bias, lo = 0, hi = UINT64_MAX;
+	t->neg = 0;
+	switch (cmp) {
+	case OP_EQ: lo = hi = k; break;
+	case OP_NE: lo = hi = k; t->neg = 1; break;
+	case OP_LT: if (k) hi = k - 1; else t->neg = 1; break;
+	case OP_LE: hi = k; break;
+	case OP_GT: if (k != UINT64_MAX) lo = k + 1; else t->neg = 1; break;
+	default: lo = k; break;
+	}
+	t->lo = lo - bias;
+	t->span = hi - lo;
+}
+
+size_t trawl_expr_chain(const struct trawl_expr *e, int *is_or, struct trawl_expr_term *t, size_t max)
+{
+	size_t n = 0;
+	if (!e->chain)
+		return 0;
+	for (size_t i = 0; i < e->n; i += i ? 2 : 1, n++) { /* the terms: 0, 1, 3, 5... */
+		if (n == max)
+			return 0;
+		t[n].sym = (int)e->code[i].v;
+		interval(e->code[i].cmp, e->code[i].k, &t[n]);
+	}
+	*is_or = e->chain == OP_OR;
+	return n;
+}
+
 void trawl_expr_free(struct trawl_expr *e)
 {
 	if (!e)

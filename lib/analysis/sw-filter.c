@@ -19,6 +19,22 @@ struct range {
 	uint64_t lo, hi;
 };
 
+/* A chain condition (terms joined by all || or all &&) as it falls out
+ * for one class: the terms on the class's fields and cpu/tid/time, those
+ * on a field it lacks left out (unknown: under || they cannot keep the
+ * event, under && they drop it, `never`). */
+#define PLAN_TERMS 8
+
+struct plan {
+	unsigned n;
+	int never;
+	struct {
+		int src;             /* >= 0: the field; -2 cpu, -3 tid, -4 time */
+		uint64_t lo, span;
+		int neg;
+	} t[PLAN_TERMS];
+};
+
 struct trawl_swfilter {
 	const struct trawl_sw_class *classes;
 	size_t nclasses;
@@ -32,6 +48,8 @@ struct trawl_swfilter {
 	int nnames;
 	int16_t *map;                /* [class * nsyms + sym]: where a name's value is (trawl_expr_run) */
 	size_t nsyms;
+	struct plan *plans;          /* per class, for the batches; NULL: run the condition */
+	int plan_or;
 	trawl_swfilter_fn fn;
 	void *fn_ctx;
 	int active;
@@ -237,6 +255,35 @@ static enum trawl_status compile_where(struct trawl_swfilter *f, const char *tex
 	return TRAWL_OK;
 }
 
+/* Plans per class for a chain condition of at most PLAN_TERMS terms; none
+ * (the condition runs as it is) for any other, or without memory. */
+static void plans_build(struct trawl_swfilter *f)
+{
+	struct trawl_expr_term t[PLAN_TERMS];
+	int is_or;
+	size_t n = trawl_expr_chain(f->where, &is_or, t, PLAN_TERMS);
+	if (!n || !(f->plans = calloc(f->nclasses ? f->nclasses : 1, sizeof *f->plans)))
+		return;
+	f->plan_or = is_or;
+	for (size_t c = 0; c < f->nclasses; c++) {
+		struct plan *p = &f->plans[c];
+		const int16_t *m = f->map + c * f->nsyms;
+		for (size_t i = 0; i < n; i++) {
+			int src = m[t[i].sym];
+			if (src == -1) {
+				p->never |= !is_or;
+				continue;
+			}
+			p->t[p->n].src = src;
+			p->t[p->n].lo = t[i].lo;
+			p->t[p->n].span = t[i].span;
+			p->t[p->n].neg = t[i].neg;
+			p->n++;
+		}
+		p->never |= is_or && !p->n;
+	}
+}
+
 enum trawl_status trawl_swfilter_create(struct trawl_swfilter **out, const struct trawl_swfilter_spec *spec,
 					const struct trawl_sw_class *classes, size_t nclasses,
 					struct trawl_error *err)
@@ -257,8 +304,8 @@ enum trawl_status trawl_swfilter_create(struct trawl_swfilter **out, const struc
 		st = parse_time(f, spec->time, err);
 	if (!st && (spec->subsys || spec->events))
 		st = class_filter(f, spec, err);
-	if (!st && spec->where)
-		st = compile_where(f, spec->where, err);
+	if (!st && spec->where && !(st = compile_where(f, spec->where, err)))
+		plans_build(f);
 	if (st) {
 		trawl_swfilter_destroy(f);
 		return st;
@@ -283,8 +330,28 @@ static int in_ranges(const struct range *r, int n, uint64_t v)
 	return 0;
 }
 
-/* Everything but the time window, which activities apply by overlap. */
-static int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *ev)
+/* The class's plan for the event: what trawl_expr_run would say, kept
+ * or not (unknown is not kept), a known term equal to the join's deciding
+ * value (1 for ||, 0 for &&) deciding. */
+static inline int plan_keep(const struct trawl_swfilter *f, const struct plan *p, const struct trawl_sw_event *ev)
+{
+	if (p->never)
+		return 0;
+	int64_t b[3] = { ev->cpu, ev->tid, (int64_t)(ev->time - f->t0) };
+	for (unsigned i = 0; i < p->n; i++) {
+		int src = p->t[i].src;
+		int64_t x = src >= 0 ? (int64_t)ev->vals[src] : b[-2 - src];
+		int r = ((uint64_t)x - p->t[i].lo <= p->t[i].span) ^ p->t[i].neg;
+		if (r == f->plan_or)
+			return r;
+	}
+	return !f->plan_or;
+}
+
+/* Everything but the time window, which activities apply by overlap;
+ * with use_plan (the batches) a chain condition runs as its class's plan. */
+__attribute__((always_inline)) static inline int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *ev,
+							       int use_plan)
 {
 	size_t c = (size_t)(ev->cls - f->classes);
 	if (f->class_ok && (c >= f->nclasses || !f->class_ok[c]))
@@ -296,6 +363,11 @@ static int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *
 	if (f->where) {
 		if (c >= f->nclasses)
 			return 0;
+		if (use_plan && f->plans) {
+			if (!plan_keep(f, &f->plans[c], ev))
+				return 0;
+			return !f->fn || f->fn(f->fn_ctx, ev);
+		}
 		int64_t b[3] = { ev->cpu, ev->tid, (int64_t)(ev->time - f->t0) }, v;
 		if (trawl_expr_run(f->where, f->map + c * f->nsyms, (const int64_t *)ev->vals, b, &v) || !v)
 			return 0;
@@ -311,11 +383,35 @@ int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event
 	}
 	if (!f->active)
 		return *but_time = 1;
-	*but_time = keep_but_time(f, ev);
+	*but_time = keep_but_time(f, ev, 0);
 	if (!*but_time || !f->has_time)
 		return *but_time;
 	uint64_t t = ev->time - f->t0;
 	return t >= f->t_lo && t <= f->t_hi;
+}
+
+/* One call for a batch; no filter given (the common case) costs two
+ * memsets, a condition runs in the loop with no call per event. */
+void trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
+			       uint8_t *but_time)
+{
+	if (!n)
+		return;
+	if (!f->started) {
+		f->started = 1;
+		f->t0 = evs[0].time;
+	}
+	if (!f->active) {
+		memset(keep, 1, n);
+		memset(but_time, 1, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int bt = keep_but_time(f, &evs[i], 1);
+		uint64_t t = evs[i].time - f->t0;
+		but_time[i] = (uint8_t)bt;
+		keep[i] = (uint8_t)(bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi)));
+	}
 }
 
 int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *ev)
@@ -343,6 +439,7 @@ void trawl_swfilter_destroy(struct trawl_swfilter *f)
 	trawl_expr_free(f->where);
 	free(f->names);
 	free(f->map);
+	free(f->plans);
 	free(f->class_ok);
 	free(f);
 }

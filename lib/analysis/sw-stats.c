@@ -11,6 +11,18 @@
 #define SUB 64
 #define MAX_STATES 65536
 
+/* The (activity, cpu, state) triples seen, by their index into states;
+ * the memo, direct-mapped, answers the few triples a trace keeps coming
+ * back to (a core's states take turns) without probing the table. The
+ * triples are never removed, so a memo entry stays true. */
+struct state_index {
+	struct act_map map;
+	struct {
+		uint64_t key;
+		uint32_t tag, idx;   /* tag 0: empty */
+	} memo[64];
+};
+
 /* static, so hist_add (once per finished activity) inlines it */
 static size_t bucket_of(uint64_t v)
 {
@@ -85,7 +97,7 @@ enum trawl_status trawl_swstats_init(struct trawl_swstats *s, size_t nacts, stru
 	memset(s, 0, sizeof *s);
 	s->nacts = nacts;
 	s->hist = calloc(nacts + 1, sizeof *s->hist);
-	s->state_index = calloc(1, sizeof(struct act_map));
+	s->state_index = calloc(1, sizeof(struct state_index));
 	s->rate_width = 1000; /* 1 us, doubled as the trace goes on */
 	if (!s->hist || !s->state_index) {
 		trawl_swstats_release(s);
@@ -97,7 +109,7 @@ enum trawl_status trawl_swstats_init(struct trawl_swstats *s, size_t nacts, stru
 /* The rate buckets cover a fixed count of widths from the first event;
  * when time runs past them the width doubles and pairs merge, so memory
  * stays flat whatever the trace's length. */
-void trawl_swstats_event(struct trawl_swstats *s, uint64_t time)
+static inline void count_event(struct trawl_swstats *s, uint64_t time)
 {
 	if (!s->events)
 		s->first = time;
@@ -121,10 +133,28 @@ void trawl_swstats_event(struct trawl_swstats *s, uint64_t time)
 	s->rate[s->rate_cur]++;
 }
 
+void trawl_swstats_event(struct trawl_swstats *s, uint64_t time)
+{
+	count_event(s, time);
+}
+
+void trawl_swstats_events(struct trawl_swstats *s, const struct trawl_sw_event *evs, const uint8_t *keep, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (keep[i])
+			count_event(s, evs[i].time);
+}
+
 static void state_time(struct trawl_swstats *s, const struct trawl_act_record *r)
 {
 	uint32_t tag = (r->cpu << 13) | (r->act + 1);
-	struct act_map *m = s->state_index;
+	struct state_index *x = s->state_index;
+	unsigned h = ((tag * 0x9e3779b1u) ^ ((uint32_t)r->key * 0x85ebca6bu)) >> 26;
+	if (x->memo[h].tag == tag && x->memo[h].key == r->key) {
+		s->states[x->memo[h].idx].ns += r->end - r->begin;
+		return;
+	}
+	struct act_map *m = &x->map;
 	struct act_slot *sl = act_map_get(m, tag, r->key);
 	if (!sl) {
 		if (s->nstates >= MAX_STATES) {
@@ -148,6 +178,9 @@ static void state_time(struct trawl_swstats *s, const struct trawl_act_record *r
 		sl->a = (uint32_t)s->nstates;
 		s->states[s->nstates++] = (struct trawl_stats_state){ r->act, r->cpu, r->key, 0 };
 	}
+	x->memo[h].tag = tag;
+	x->memo[h].key = r->key;
+	x->memo[h].idx = sl->a;
 	s->states[sl->a].ns += r->end - r->begin;
 }
 
@@ -177,7 +210,7 @@ void trawl_swstats_release(struct trawl_swstats *s)
 		trawl_hist_release(&s->hist[i]);
 	free(s->hist);
 	if (s->state_index)
-		act_map_free(s->state_index);
+		act_map_free(&((struct state_index *)s->state_index)->map);
 	free(s->state_index);
 	free(s->states);
 	memset(s, 0, sizeof *s);

@@ -57,7 +57,9 @@ struct trawl_swtrace {
 	struct class_dec *dec;       /* per class; rebuilt when classes change */
 	const struct trawl_sw_class *dec_of;
 	size_t dec_n;
-	struct { uint32_t id, idx; } cache[CLASS_CACHE]; /* id -> class index + 1 */
+	/* id -> class index + 1 and the event's size: the size is what the
+	 * next event's offset waits for, so it comes with the one load */
+	struct { uint32_t id, idx, need, pad; } cache[CLASS_CACHE];
 	/* the merge keeps taking from stream `run` while its next event is
 	 * before every other stream's (run_lo: those before it, run_hi: after) */
 	size_t run;

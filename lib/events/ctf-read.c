@@ -559,6 +559,7 @@ static size_t find_class(struct trawl_swtrace *t, uint32_t id)
 	if (i != SIZE_MAX && i < UINT32_MAX) {
 		t->cache[h].id = id;
 		t->cache[h].idx = (uint32_t)i + 1;
+		t->cache[h].need = t->dec[i].need;
 	}
 	return i;
 }
@@ -925,7 +926,7 @@ static struct stream *merge_pick(struct trawl_swtrace *t)
  * same packet and its class in the cache. cpu, tid and stream stay as the
  * previous event of the stream left them (they change only with the
  * packet, which takes the slow path). 0: take the slow path. */
-static inline int stream_advance_fast(struct trawl_swtrace *t, struct stream *s)
+__attribute__((always_inline)) static inline int stream_advance_fast(struct trawl_swtrace *t, struct stream *s)
 {
 	if (s->off >= s->content_end || s->content_end - s->off < EV_HEADER)
 		return 0;
@@ -935,7 +936,7 @@ static inline int stream_advance_fast(struct trawl_swtrace *t, struct stream *s)
 	if (!t->cache[h].idx || t->cache[h].id != id)
 		return 0;
 	size_t ci = t->cache[h].idx - 1;
-	uint32_t need = t->dec[ci].need;
+	uint32_t need = t->cache[h].need;
 	if (s->content_end - s->off < need)
 		return 0;
 	s->ev.time = bytes_rd64(p + 4);
@@ -949,7 +950,7 @@ static inline int stream_advance_fast(struct trawl_swtrace *t, struct stream *s)
 /* The fields of the event at q, by its class's compiled layout; classes
  * whose fields are all 32-bit unsigned (most of a recorder's) skip the
  * per-field size switch. */
-static void decode_fields(const struct class_dec *d, unsigned n, const uint8_t *q, uint64_t *vals)
+__attribute__((always_inline)) static inline void decode_fields(const struct class_dec *d, unsigned n, const uint8_t *q, uint64_t *vals)
 {
 	if (d->all_u32) {
 		for (unsigned i = 0; i < n; i++)
@@ -965,32 +966,137 @@ static void decode_fields(const struct class_dec *d, unsigned n, const uint8_t *
 	}
 }
 
-enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_event *ev)
+/* The decoders follow the classes (buffer files may add some while the
+ * trace opens); -1 when they could not be rebuilt, said as damage. */
+static int decoders_check(struct trawl_swtrace *t)
 {
-	if ((t->dec_of != t->classes || t->dec_n != t->nclasses) && decoders_build(t)) {
-		struct trawl_error e;
-		trawl_error_clear(&e);
-		trawl_error_set(&e, TRAWL_ERR_NOMEM, "out of memory decoding the trace's events");
-		swtrace_note_damage(t, &e); /* reported as damage: the rest is not read */
-		return TRAWL_ERR_NOMEM;
-	}
-	struct stream *best = NULL;
-	if (t->in_run) {
-		struct stream *s = &t->streams[t->run];
-		if (s->have && s->ev.time < t->run_lo && s->ev.time <= t->run_hi)
-			best = s;
-	}
-	if (!best && !(best = merge_pick(t)))
-		return TRAWL_END;
-	/* straight from the stream into the caller's event: one copy */
+	if ((t->dec_of == t->classes && t->dec_n == t->nclasses) || !decoders_build(t))
+		return 0;
+	struct trawl_error e;
+	trawl_error_clear(&e);
+	trawl_error_set(&e, TRAWL_ERR_NOMEM, "out of memory decoding the trace's events");
+	swtrace_note_damage(t, &e); /* reported as damage: the rest is not read */
+	return -1;
+}
+
+/* Hand out the event `best` (t->run's stream) holds and load its next. */
+__attribute__((always_inline)) static inline void take(struct trawl_swtrace *t, struct stream *best, struct trawl_sw_event *ev)
+{
+	/* straight from the stream into the caller's event, field by field:
+	 * a wide copy (memcpy) of what stream_advance_fast has just stored
+	 * field by field cannot be forwarded from the stores and stalls
+	 * (half the reader's time) */
 	const struct trawl_sw_event *h = &best->ev;
-	memcpy(ev, h, offsetof(struct trawl_sw_event, vals));
+	ev->time = h->time;
+	ev->cpu = h->cpu;
+	ev->tid = h->tid;
+	ev->stream = h->stream;
+	ev->offset = h->offset;
+	ev->cls = h->cls;
 	decode_fields(&t->dec[best->cls_idx], h->cls->nfields, best->data + h->offset + EV_HEADER, ev->vals);
 	if (!stream_advance_fast(t, best))
 		stream_advance(t, best, t->run);
 	if (best->off >= best->release_at)
 		stream_release(best);
+}
+
+/* Does the current run's stream still hold the earliest event? */
+static inline struct stream *run_stream(struct trawl_swtrace *t)
+{
+	if (!t->in_run)
+		return NULL;
+	struct stream *s = &t->streams[t->run];
+	return s->have && s->ev.time < t->run_lo && s->ev.time <= t->run_hi ? s : NULL;
+}
+
+enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_event *ev)
+{
+	if (decoders_check(t))
+		return TRAWL_ERR_NOMEM;
+	struct stream *best = run_stream(t);
+	if (!best && !(best = merge_pick(t)))
+		return TRAWL_END;
+	take(t, best, ev);
 	return TRAWL_OK;
+}
+
+/* Up to max events of stream s (t->run's) while they come before every
+ * other stream's: take() and stream_advance_fast with the stream's
+ * position, the lookahead event's header and the packet's cpu and thread
+ * in locals, so the loop keeps them in registers rather than storing and
+ * reloading the stream at every event; they go back to the stream when
+ * the run ends or an event needs the slow path (a new packet, a class
+ * not cached, damage), which reads and writes the stream itself. */
+static size_t take_run(struct trawl_swtrace *t, struct stream *s, struct trawl_sw_event *evs, size_t max)
+{
+	const uint64_t lo = t->run_lo, hi = t->run_hi;
+	size_t n = 0;
+	for (;;) {
+		const uint8_t *data = s->data;
+		size_t off = s->off, end = s->content_end, rel = s->release_at, ci = s->cls_idx;
+		uint64_t time = s->ev.time, at = s->ev.offset;
+		const struct trawl_sw_class *cls = s->ev.cls;
+		const uint32_t cpu = s->ev.cpu, tid = s->ev.tid, sid = s->ev.stream;
+		for (;;) {
+			struct trawl_sw_event *ev = &evs[n++];
+			ev->time = time;
+			ev->cpu = cpu;
+			ev->tid = tid;
+			ev->stream = sid;
+			ev->offset = at;
+			ev->cls = cls;
+			decode_fields(&t->dec[ci], cls->nfields, data + at + EV_HEADER, ev->vals);
+			if (off >= end || end - off < EV_HEADER)
+				break;
+			const uint8_t *p = data + off;
+			uint32_t id = bytes_rd32(p);
+			unsigned h = (unsigned)((id * 0x9e3779b1u) >> 24) & (CLASS_CACHE - 1);
+			if (!t->cache[h].idx || t->cache[h].id != id || end - off < t->cache[h].need)
+				break;
+			time = bytes_rd64(p + 4);
+			at = off;
+			ci = t->cache[h].idx - 1;
+			cls = &t->classes[ci];
+			off += t->cache[h].need;
+			if (off >= rel || n >= max || !(time < lo && time <= hi)) {
+				s->off = off;
+				s->ev.time = time;
+				s->ev.offset = at;
+				s->ev.cls = cls;
+				s->cls_idx = ci;
+				if (off >= rel)
+					stream_release(s);
+				if (n >= max || !(time < lo && time <= hi))
+					return n;
+				rel = s->release_at;
+			}
+		}
+		/* the slow path, as take() has it */
+		s->off = off;
+		stream_advance(t, s, t->run);
+		if (s->off >= s->release_at)
+			stream_release(s);
+		if (n >= max || !s->have || !(s->ev.time < lo && s->ev.time <= hi))
+			return n;
+	}
+}
+
+/* The same events as trawl_swtrace_next, many a call: while one stream's
+ * events come before every other stream's (a run, the common case: a
+ * thread records many events between two of another's), they are taken
+ * in a tight loop with no merge step between them. */
+size_t trawl_swtrace_next_batch(struct trawl_swtrace *t, struct trawl_sw_event *evs, size_t max)
+{
+	size_t n = 0;
+	if (!max || decoders_check(t))
+		return 0;
+	while (n < max) {
+		struct stream *best = run_stream(t);
+		if (!best && !(best = merge_pick(t)))
+			break;
+		n += take_run(t, best, evs + n, max - n);
+	}
+	return n;
 }
 
 const struct trawl_error *trawl_swtrace_damage(const struct trawl_swtrace *t)

@@ -6,7 +6,9 @@ by a waiter field that crosses threads), nesting, ends with no begin and
 begins never ended, so the activity engine's paths all run and
 events-replay.py can check them.
 
-usage: events-random.py OUTDIR SEED EVENTS"""
+usage: events-random.py OUTDIR SEED EVENTS [WAITERS]
+(WAITERS: how many distinct waiter values, 4 unless given; many make the
+engine's table of field keys fill with emptied entries and sweep them)"""
 import os
 import random
 import struct
@@ -59,6 +61,7 @@ def packet(cpu, tid, seq, evs):
 
 def main():
     out, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    waiters = int(sys.argv[4]) if len(sys.argv) > 4 else 4
     rnd = random.Random(seed)
     os.makedirs(out, exist_ok=True)
     open(os.path.join(out, "metadata"), "w").write(metadata())
@@ -66,6 +69,7 @@ def main():
     # per thread: its cpu, the events of its open packet
     threads = [{"tid": 100 + i, "cpu": rnd.randrange(ncpus), "evs": [], "packets": []} for i in range(nthreads)]
     weights = [6, 4, 1, 5, 5, 1, 1]
+    held = []
     t = 1000
     for _ in range(n):
         th = rnd.choice(threads)
@@ -77,7 +81,13 @@ def main():
         name, cid, fields = rnd.choices(CLASSES, weights)[0]
         vals = []
         for f, ty in fields:
-            vals.append(rnd.randrange(4) if f == "waiter" else rnd.randint(-5000, 5000) if ty == "q" else rnd.randrange(2000))
+            v = rnd.randrange(waiters) if f == "waiter" else rnd.randint(-5000, 5000) if ty == "q" else rnd.randrange(2000)
+            if f == "waiter" and waiters > 4:  # mostly a held waiter is released: many keys open and close
+                if name == "lock:ACQUIRE":
+                    held.append(v)
+                elif held and rnd.random() < 0.8:
+                    v = held.pop(rnd.randrange(len(held)))
+            vals.append(v)
         th["evs"].append(struct.pack("<IQ", cid, t) + b"".join(struct.pack("<" + ty, v) for (f, ty), v in zip(fields, vals)))
     for i, th in enumerate(threads):
         if th["evs"]:

@@ -225,6 +225,80 @@ static void conditions(void **state)
 	assert_int_equal(cond("len / (port - 80) > 0 || 1"), 1);
 }
 
+/* A field compared with a number (one fused term, run as an interval
+ * test) against C's own comparison, at the ends of the signed range too:
+ * alone (the chain runner) and inside !!(...) (the stack machine). */
+static void comparison_edges(void **state)
+{
+	(void)state;
+	static const int64_t vals[] = { INT64_MIN, INT64_MIN + 1, -5, -1, 0, 1, 120, INT64_MAX - 1, INT64_MAX };
+	static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=" };
+	static const int16_t map[] = { 0 };
+	size_t nv = sizeof vals / sizeof vals[0];
+	for (size_t o = 0; o < 6; o++)
+		for (size_t ki = 0; ki < nv; ki++)
+			for (int wrap = 0; wrap < 2; wrap++) {
+				char text[96];
+				snprintf(text, sizeof text, wrap ? "!!(len %s 0x%llx)" : "len %s 0x%llx", ops[o],
+					 (unsigned long long)vals[ki]);
+				struct trawl_expr *e;
+				struct trawl_error err;
+				if (trawl_expr_compile(text, cresolve, NULL, &e, &err) != TRAWL_OK)
+					fail_msg("'%s' does not compile: %s", text, err.message);
+				struct trawl_expr_term t[2];
+				int is_or = -1;
+				/* a single term is an || chain; inside !!(...) not a chain */
+				assert_int_equal(trawl_expr_chain(e, &is_or, t, 2), wrap ? 0 : 1);
+				for (size_t xi = 0; xi < nv; xi++) {
+					int64_t x = vals[xi], k = vals[ki], v = -1;
+					int want = o == 0 ? x == k : o == 1 ? x != k : o == 2 ? x < k
+						 : o == 3 ? x <= k : o == 4 ? x > k : x >= k;
+					assert_int_equal(trawl_expr_run(e, map, &x, NULL, &v), 0);
+					if ((v != 0) != want)
+						fail_msg("'%s' with len = %lld gave %lld", text, (long long)x, (long long)v);
+					if (!wrap && ((((uint64_t)x - t[0].lo <= t[0].span) ^ t[0].neg) != want))
+						fail_msg("'%s' as an interval with len = %lld is wrong", text, (long long)x);
+				}
+				if (!wrap) {
+					assert_int_equal(is_or, 1);
+					assert_int_equal(t[0].sym, 0);
+				}
+				trawl_expr_free(e);
+			}
+}
+
+/* The shapes trawl_expr_chain takes: terms joined all by || or all by &&,
+ * at most max of them; anything else is 0. */
+static void chain_shapes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		size_t n;
+		int is_or;
+	} cases[] = {
+		{ "len > 1 || port == 2 || neg < 0", 3, 1 }, { "len > 1 && port == 2", 2, 0 },
+		{ "len > 1 || port == 2 && neg < 0", 0, 0 }, { "len + 1 > 2", 0, 0 },
+		{ "!(len > 1)", 0, 0 },                      { "len > 1 || port == 2 || neg < 0 || len < 9", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct trawl_expr *e;
+		struct trawl_error err;
+		struct trawl_expr_term t[3];
+		int is_or = -1;
+		assert_int_equal(trawl_expr_compile(cases[i].text, cresolve, NULL, &e, &err), TRAWL_OK);
+		size_t n = trawl_expr_chain(e, &is_or, t, 3);
+		if (n != cases[i].n)
+			fail_msg("'%s': %zu terms, want %zu", cases[i].text, n, cases[i].n);
+		if (n) {
+			assert_int_equal(is_or, cases[i].is_or);
+			assert_int_equal(t[0].sym, 0); /* len */
+			assert_int_equal(t[1].sym, 1); /* port */
+		}
+		trawl_expr_free(e);
+	}
+}
+
 static void check_cerror(const char *s, uint32_t col, const char *msg)
 {
 	struct trawl_expr *e = (void *)1;
@@ -295,6 +369,8 @@ int main(void)
 		cmocka_unit_test(errors),
 		cmocka_unit_test(hostile),
 		cmocka_unit_test(conditions),
+		cmocka_unit_test(comparison_edges),
+		cmocka_unit_test(chain_shapes),
 		cmocka_unit_test(condition_errors),
 		cmocka_unit_test(chains),
 	};

@@ -17,6 +17,8 @@
 #include "trawl/sw-defs.h"
 #include "trawl/bf-dump.h"
 #include "trawl/sw-stream.h"
+#include "trawl/sw-filter.h"
+#include "trawl/sw-activity.h"
 
 #include <zlib.h>
 
@@ -559,6 +561,178 @@ static void test_ctf_damage(void **state)
 }
 
 /* Classes added in any order are found by id and written sorted. */
+/* The batch calls against the one-at-a-time ones they stand for, over
+ * three streams of several packets whose times tie and interleave (runs of
+ * one stream, single events, equal times across streams), four classes of
+ * mixed field types, and the third stream cut inside its last packet: the
+ * reader's events and damage, the filter's verdicts and the engine's
+ * records must be the same, for batches of 1, 2, 5 and 64. The count of
+ * events and their order by time are checked against what was written. */
+struct rec_log {
+	struct trawl_act_record r[4096];
+	size_t n;
+};
+
+static void rec_sink(void *ctx, const struct trawl_act_record *r)
+{
+	struct rec_log *l = ctx;
+	assert_true(l->n < 4096);
+	l->r[l->n++] = *r;
+}
+
+static void test_ctf_batch(void **state)
+{
+	(void)state;
+	struct trawl_ctf_class cls[4] = {
+		{ .id = 0, .name = "net:RX", .nfields = 1 },
+		{ .id = 1, .name = "net:TX", .nfields = 3 },
+		{ .id = 0x10000, .name = "lock:ACQUIRE", .nfields = 0 },
+		{ .id = 0x10001, .name = "lock:RELEASE", .nfields = 2 },
+	};
+	strcpy(cls[0].fields[0].name, "len");
+	cls[0].fields[0].type = TRAWL_REC_U32;
+	strcpy(cls[1].fields[0].name, "port");
+	cls[1].fields[0].type = TRAWL_REC_U16;
+	strcpy(cls[1].fields[1].name, "len");
+	cls[1].fields[1].type = TRAWL_REC_U32;
+	strcpy(cls[1].fields[2].name, "d");
+	cls[1].fields[2].type = TRAWL_REC_S8;
+	strcpy(cls[3].fields[0].name, "v");
+	cls[3].fields[0].type = TRAWL_REC_U64;
+	strcpy(cls[3].fields[1].name, "w");
+	cls[3].fields[1].type = TRAWL_REC_S32;
+	struct trawl_ctf_meta m;
+	trawl_ctf_meta_init(&m);
+	for (int i = 0; i < 4; i++)
+		trawl_ctf_meta_add(&m, &cls[i]);
+	char *meta = trawl_ctf_meta_text(&m);
+	static uint8_t buf[3][65536];
+	size_t lens[3] = { 0 }, written = 0, cut_events = 0;
+	uint64_t rng = 88172645463325252ull;
+	for (int sidx = 0; sidx < 3; sidx++) {
+		uint64_t time = 1000;
+		for (int pk = 0; pk < 40; pk++) {
+			struct trawl_ctf_packet p = { 0 };
+			trawl_ctf_packet_begin(&p);
+			int nev = 1 + (int)(pk * 7 + sidx) % 7;
+			for (int e = 0; e < nev; e++) {
+				rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+				/* mostly short steps (runs of one stream), sometimes a jump past the others */
+				time += rng % 4 == 0 ? rng % 97 : rng % 3;
+				const struct trawl_ctf_class *c = &cls[(rng >> 8) % 4];
+				uint64_t v[3] = { (rng >> 16) % 9, (rng >> 24) % 300, (uint64_t)(int64_t)-(int64_t)((rng >> 32) % 5) };
+				assert_int_equal(trawl_ctf_packet_event(&p, c, time, v), 0);
+			}
+			trawl_ctf_packet_finish(&p, (uint64_t)pk, 0, (uint32_t)(pk % 2 + sidx), (uint32_t)(100 + sidx));
+			assert_true(lens[sidx] + p.len <= sizeof buf[0]);
+			memcpy(buf[sidx] + lens[sidx], p.buf, p.len);
+			lens[sidx] += p.len;
+			written += (size_t)nev;
+			if (sidx == 2 && pk == 39)
+				cut_events = (size_t)nev;
+			trawl_ctf_packet_release(&p);
+		}
+	}
+	lens[2] -= 5; /* the last packet of the third stream is cut: its events are lost */
+	const uint8_t *streams[3] = { buf[0], buf[1], buf[2] };
+	static const char tdef[] =
+		"activity pk span { begin net:RX; end net:TX; key thread; };\n"
+		"activity lk span { begin lock:ACQUIRE; end lock:RELEASE; key cpu; };\n"
+		"activity ph state { set lock:ACQUIRE, lock:RELEASE; idle lock:RELEASE; };\n";
+	struct trawl_defs *defs;
+	struct trawl_error err;
+	assert_int_equal(trawl_defs_parse(&defs, tdef, strlen(tdef), "b.tdef", &err), TRAWL_OK);
+	/* || and && chains (run per class in the batches: a field a class lacks
+	 * leaves a term out or drops the event) and one that is not a chain */
+	const struct trawl_swfilter_spec specs[] = {
+		{ .where = "len > 3 || cpu == 1", .time = "20ns..400ns" },
+		{ .where = "len <= 200 && d < 0 && tid != 101" },
+		{ .where = "port % 2 == 0 || time > 300" },
+	};
+	static struct rec_log want, got;
+	static const size_t sizes[] = { 1, 2, 5, 64 };
+	for (size_t si = 0; si < 12; si++) {
+		const struct trawl_swfilter_spec spec = specs[si / 4];
+		struct trawl_swtrace *a, *b;
+		assert_int_equal(trawl_swtrace_open_mem(&a, meta, strlen(meta), streams, lens, 3, &err), TRAWL_OK);
+		assert_int_equal(trawl_swtrace_open_mem(&b, meta, strlen(meta), streams, lens, 3, &err), TRAWL_OK);
+		struct trawl_swtrace_info ia, ib;
+		trawl_swtrace_info(a, &ia);
+		trawl_swtrace_info(b, &ib);
+		struct trawl_swfilter *fa, *fb;
+		assert_int_equal(trawl_swfilter_create(&fa, &spec, ia.classes, ia.nclasses, &err), TRAWL_OK);
+		assert_int_equal(trawl_swfilter_create(&fb, &spec, ib.classes, ib.nclasses, &err), TRAWL_OK);
+		struct trawl_act *ea, *eb;
+		want.n = got.n = 0;
+		assert_int_equal(trawl_act_create(&ea, defs, ia.classes, ia.nclasses, 0, rec_sink, &want, &err), TRAWL_OK);
+		assert_int_equal(trawl_act_create(&eb, defs, ib.classes, ib.nclasses, 0, rec_sink, &got, &err), TRAWL_OK);
+		struct trawl_sw_event one, many[64];
+		uint8_t keep[64], bt[64];
+		size_t total = 0, kept = 0, nb;
+		uint64_t last = 0;
+		while ((nb = trawl_swtrace_next_batch(b, many, sizes[si % 4])) > 0) {
+			assert_true(nb <= sizes[si % 4]);
+			trawl_swfilter_keep_batch(fb, many, nb, keep, bt);
+			trawl_act_feed_batch(eb, many, nb, bt);
+			for (size_t i = 0; i < nb; i++, total++) {
+				assert_int_equal(trawl_swtrace_next(a, &one), TRAWL_OK);
+				int k_bt, k = trawl_swfilter_keep_ex(fa, &one, &k_bt);
+				trawl_act_feed(ea, &one, k_bt);
+				assert_int_equal(keep[i], k);
+				assert_int_equal(bt[i], k_bt);
+				kept += (size_t)k;
+				const struct trawl_sw_event *e = &many[i];
+				assert_int_equal(e->time, one.time);
+				assert_true(e->time >= last);
+				last = e->time;
+				assert_int_equal(e->cpu, one.cpu);
+				assert_int_equal(e->tid, one.tid);
+				assert_int_equal(e->stream, one.stream);
+				assert_int_equal(e->offset, one.offset);
+				assert_int_equal(e->cls->id, one.cls->id);
+				for (unsigned f = 0; f < e->cls->nfields; f++)
+					assert_int_equal(e->vals[f], one.vals[f]);
+			}
+		}
+		assert_int_equal(trawl_swtrace_next(a, &one), TRAWL_END);
+		assert_int_equal(total, written - cut_events);
+		assert_true(kept > 0 && kept < total); /* the filter decides both ways */
+		trawl_act_finish(ea, last);
+		trawl_act_finish(eb, last);
+		assert_true(want.n > 10);
+		assert_int_equal(got.n, want.n);
+		for (size_t k = 0; k < want.n; k++) {
+			const struct trawl_act_record *x = &got.r[k], *y = &want.r[k];
+			assert_int_equal(x->act, y->act);
+			assert_int_equal(x->depth, y->depth);
+			assert_int_equal(x->key, y->key);
+			assert_int_equal(x->begin, y->begin);
+			assert_int_equal(x->end, y->end);
+			assert_int_equal(x->cpu, y->cpu);
+			assert_int_equal(x->cpu_end, y->cpu_end);
+			assert_int_equal(x->tid, y->tid);
+			assert_int_equal(x->tid_end, y->tid_end);
+			assert_int_equal(x->flags, y->flags);
+		}
+		for (size_t k = 0; k < 3; k++)
+			assert_memory_equal(trawl_act_counts(eb, k), trawl_act_counts(ea, k), sizeof(struct trawl_act_counts));
+		const struct trawl_error *da = trawl_swtrace_damage(a), *db = trawl_swtrace_damage(b);
+		assert_non_null(da);
+		assert_non_null(db);
+		assert_int_equal(db->offset, da->offset);
+		assert_string_equal(db->message, da->message);
+		trawl_act_destroy(ea);
+		trawl_act_destroy(eb);
+		trawl_swfilter_destroy(fa);
+		trawl_swfilter_destroy(fb);
+		trawl_swtrace_close(a);
+		trawl_swtrace_close(b);
+	}
+	trawl_defs_destroy(defs);
+	free(meta);
+	trawl_ctf_meta_release(&m);
+}
+
 static void test_ctf_meta_order(void **state)
 {
 	(void)state;
@@ -594,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_stream_packet_shift),
 		cmocka_unit_test(test_ctf_damage),
 		cmocka_unit_test(test_ctf_meta_order),
+		cmocka_unit_test(test_ctf_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

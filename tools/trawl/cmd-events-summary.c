@@ -27,7 +27,8 @@ struct sum {
 static void on_record(void *ctx, const struct trawl_act_record *rec)
 {
 	struct sum *s = ctx;
-	if (!events_run_act_kept(s->r, rec))
+	/* the begin event's verdict first: the overlap test only with --time */
+	if (!(rec->flags & TRAWL_ACT_KEEP) || (s->r->spec.time && !events_run_act_kept(s->r, rec)))
 		return;
 	int st = rec->act < s->nis ? s->is_state[rec->act]
 				   : trawl_act_def(s->r->act, rec->act)->kind == TRAWL_DEFS_STATE;
@@ -337,11 +338,10 @@ int events_summary(int argc, char **argv)
 		return rc;
 	}
 	kinds_init(&s);
-	struct trawl_sw_event ev;
-	int keep;
-	while (events_run_next(&r, &ev, &keep) == TRAWL_OK)
-		if (keep)
-			trawl_swstats_event(&s.st, ev.time);
+	const struct trawl_sw_event *ev;
+	const uint8_t *keep;
+	for (size_t n; (n = events_run_batch(&r, &ev, &keep));)
+		trawl_swstats_events(&s.st, ev, keep, n);
 	trawl_swtrace_info(r.t, &r.info);
 	if (r.act && trawl_act_count(r.act) > s.st.nacts) { /* a script's activity that never finished */
 		struct trawl_act_record none = { .act = (uint32_t)trawl_act_count(r.act) - 1, .flags = TRAWL_ACT_OPEN };

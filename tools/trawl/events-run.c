@@ -63,6 +63,53 @@ enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *e
 	return TRAWL_OK;
 }
 
+#define BATCH 64
+
+/* Read, filter and feed a batch at a time, each step a loop of its own
+ * (no call per event between them). A script sees the events one by one
+ * (it may stop halfway through a batch), so with one they go through
+ * events_run_next. */
+size_t events_run_batch(struct events_run *r, const struct trawl_sw_event **evs, const uint8_t **keep)
+{
+	if (!r->batch && !r->scr && (r->batch = malloc(BATCH * sizeof *r->batch))) {
+		r->batch_keep = malloc(2 * BATCH);
+		r->batch_act = r->batch_keep + BATCH;
+		if (!r->batch_keep) {
+			free(r->batch);
+			r->batch = NULL;
+		}
+	}
+	if (r->scr || !r->batch) {
+		int k;
+		if (events_run_next(r, &r->one, &k) != TRAWL_OK)
+			return 0;
+		r->one_keep = (uint8_t)k;
+		*evs = &r->one;
+		*keep = &r->one_keep;
+		return 1;
+	}
+	size_t n = trawl_swtrace_next_batch(r->t, r->batch, BATCH);
+	if (!n) {
+		if (r->act && r->read)
+			trawl_act_finish(r->act, r->last);
+		return 0;
+	}
+	if (!r->read)
+		r->first = r->batch[0].time;
+	r->read += n;
+	r->last = r->batch[n - 1].time;
+	trawl_swfilter_keep_batch(r->filter, r->batch, n, r->batch_keep, r->batch_act);
+	uint64_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		kept += r->batch_keep[i];
+	r->kept += kept;
+	if (r->act)
+		trawl_act_feed_batch(r->act, r->batch, n, r->batch_act);
+	*evs = r->batch;
+	*keep = r->batch_keep;
+	return n;
+}
+
 int events_run_act_kept(const struct events_run *r, const struct trawl_act_record *rec)
 {
 	return (rec->flags & TRAWL_ACT_KEEP) && trawl_swfilter_time_overlaps(r->filter, rec->begin, rec->end);
@@ -103,6 +150,10 @@ int events_run_close(struct events_run *r)
 	trawl_swfilter_destroy(r->filter);
 	trawl_defs_destroy(r->defs);
 	trawl_swtrace_close(r->t);
+	free(r->batch);
+	free(r->batch_keep);
+	r->batch = NULL;
+	r->batch_keep = r->batch_act = NULL;
 	r->act = NULL;
 	r->filter = NULL;
 	r->defs = NULL;

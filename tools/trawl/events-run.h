@@ -35,6 +35,11 @@ struct events_run {
 	struct trawl_swfilter *filter;
 	struct trawl_act *act;       /* NULL without --defs (or no activities) */
 	uint64_t read, kept, first, last;
+	/* events_run_batch's buffers (malloc'd at its first call) */
+	struct trawl_sw_event *batch;
+	uint8_t *batch_keep, *batch_act;
+	struct trawl_sw_event one;   /* with a script, or no memory: one at a time */
+	uint8_t one_keep;
 };
 
 #define EVENTS_FILTER_OPTIONS(r)                                                                     \
@@ -74,6 +79,11 @@ int events_run_open(struct events_run *r, trawl_act_sink sink, void *ctx);
 /* The next event, passed through the engine; *keep says whether it passes
  * the filter. TRAWL_END at the end, after finishing the engine. */
 enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *ev, int *keep);
+/* The same as events_run_next, many events a call: *evs points at the
+ * events and *keep at their verdicts (0 or 1), valid until the next call;
+ * the count, 0 at the end (after finishing the engine). The engine has
+ * seen them all when this returns. */
+size_t events_run_batch(struct events_run *r, const struct trawl_sw_event **evs, const uint8_t **keep);
 /* Does an activity pass the filter (its begin event did, and its time
  * meets --time)? */
 int events_run_act_kept(const struct events_run *r, const struct trawl_act_record *rec);
