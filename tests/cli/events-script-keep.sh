@@ -1,0 +1,80 @@
+#!/bin/sh
+# keep(e) (tools/trawl/events-script.c) over 1000 generated net:RX events
+# (num = 0..999, cpu = num % 2, time = 1000 + 10 * num ns): what keep gives
+# is what awk computes from the same numbers, and the same as when the script
+# also defines computed fields (events list then calls it for those too); an
+# error names its event and the events before it were kept or dropped as
+# keep said; an event the other filters drop is never given to keep; --limit
+# stops before an error further on; keep's result counts as Lua truth (nil
+# and false drop, 0, "" and tables keep, no value drops); summary equals
+# --where.
+. "$TRAWL_SRC/tests/cli-lib.sh"
+d="$TRAWL_SRC/tests/data/rec"
+awk 'BEGIN { print "# generated: CORE TIME subsys<<48|event<<32|arg";
+	for (i = 0; i < 1000; i++) printf "%d %d 00000000%08x\n", i % 2, 1000 + 10 * i, i }' >"$_tmp/dump.txt"
+expect_exit 0 "$TRAWL" events import-bf "$_tmp/dump.txt" --defs "$d/act.tdef" -o "$_tmp/tr"
+T="$_tmp/tr"
+if "$TRAWL" events list "$T" --script /dev/null 2>&1 | grep -q "built without Lua"; then
+	skip "trawl built without Lua (liblua5.4-dev)"
+fi
+[ "$("$TRAWL" events list "$T" | wc -l)" = 1000 ] || fail "the generated trace does not hold 1000 events"
+
+# the same script with a computed field (nil: not shown), which makes
+# events list call the script for fields too
+with_field() { { cat "$1"; echo 'fields = { none = function(e) return nil end }'; } >"$1.u"; echo "$1.u"; }
+# the nums of the events a run listed (--abs: "TIME cpu C tid 0 net:RX num=N")
+nums() { sed -n 's/.*net:RX num=\([0-9]*\).*/\1/p' "$1" | tr '\n' ' '; }
+
+# an error at num N, keep(num % 3 == 0) before it: exit 1, the kept
+# events before N and nothing after, the error naming N's time and cpu
+for n in 600 255; do
+	printf 'function keep(e)\n  if e.num == %d then error("boom at " .. e.num) end\n  return e.num %% 3 == 0\nend\n' "$n" >"$_tmp/err$n.lua"
+	"$TRAWL" events list "$T" --abs --script "$_tmp/err$n.lua" >"$_tmp/b$n" 2>"$_tmp/be$n"
+	[ $? = 1 ] || fail "error at $n: exit status $?, expected 1"
+	want=$(awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) if (i % 3 == 0) printf "%d ", i }')
+	[ "$(nums "$_tmp/b$n")" = "$want" ] || fail "error at $n: kept $(nums "$_tmp/b$n" | head -c 200)"
+	grep -q "err$n.lua:2: boom at $n (while processing net:RX at $((1000 + 10 * n)) ns, cpu $((n % 2)), thread 0)" \
+		"$_tmp/be$n" || fail "error at $n: $(cat "$_tmp/be$n")"
+	"$TRAWL" events list "$T" --abs --script "$(with_field "$_tmp/err$n.lua")" >"$_tmp/u$n" 2>"$_tmp/ue$n"
+	cmp -s "$_tmp/b$n" "$_tmp/u$n" || fail "error at $n: with and without a field output differ"
+	sed "s/err$n.lua.u:/err$n.lua:/" "$_tmp/ue$n" | cmp -s - "$_tmp/be$n" ||
+		fail "error at $n: with and without a field messages differ: $(cat "$_tmp/ue$n")"
+done
+
+# keep is given only what the other filters pass: an error on any cpu 0
+# event is not raised with --cpu 1 (nor with --where), as one by one
+printf 'function keep(e)\n  if e.cpu == 0 then error("cpu 0 reached keep") end\n  return e.num %% 5 == 1\nend\n' >"$_tmp/cpu.lua"
+expect_exit 0 "$TRAWL" events list "$T" --abs --cpu 1 --script "$_tmp/cpu.lua"
+"$TRAWL" events list "$T" --abs --cpu 1 --script "$_tmp/cpu.lua" >"$_tmp/c1" 2>&1
+[ "$(nums "$_tmp/c1")" = "$(awk 'BEGIN { for (i = 1; i < 1000; i += 2) if (i % 5 == 1) printf "%d ", i }')" ] ||
+	fail "--cpu 1 with keep: $(head -3 "$_tmp/c1")"
+expect_exit 0 "$TRAWL" events list "$T" --where 'cpu == 1' --script "$_tmp/cpu.lua"
+expect_exit 1 "$TRAWL" events list "$T" --script "$_tmp/cpu.lua"
+
+# --limit 5 stops reading before the error at 600 
+"$TRAWL" events list "$T" --abs --limit 5 --script "$_tmp/err600.lua" >"$_tmp/lim" 2>"$_tmp/lime"
+[ $? = 0 ] || fail "--limit 5 before an error: exit status $?: $(cat "$_tmp/lime")"
+[ "$(nums "$_tmp/lim")" = "0 3 6 9 12 " ] || fail "--limit 5: $(nums "$_tmp/lim")"
+[ -s "$_tmp/lime" ] && fail "--limit 5 before an error said: $(cat "$_tmp/lime")"
+
+# keep's result as Lua truth: by num % 6, 0 nil, 1 false, 2 zero, 3 "",
+# 4 a table, 5 no value; kept: 2, 3, 4
+cat >"$_tmp/truth.lua" <<'EOL'
+local r = { [0] = function() return nil end, function() return false end, function() return 0 end,
+            function() return "" end, function() return {} end, function() end }
+function keep(e) return r[e.num % 6]() end
+EOL
+want=$(awk 'BEGIN { for (i = 0; i < 1000; i++) if (i % 6 >= 2 && i % 6 <= 4) printf "%d ", i }')
+"$TRAWL" events list "$T" --abs --script "$_tmp/truth.lua" >"$_tmp/t" || fail "keep returning values: exit $?"
+[ "$(nums "$_tmp/t")" = "$want" ] || fail "keep's result as truth: $(nums "$_tmp/t" | head -c 200)"
+"$TRAWL" events list "$T" --abs --script "$(with_field "$_tmp/truth.lua")" >"$_tmp/tu"
+cmp -s "$_tmp/t" "$_tmp/tu" || fail "keep's result as truth: with and without a field differ"
+
+# summary with keep = summary with the same --where
+printf 'function keep(e) return e.num %% 7 == 2 or (e.cpu == 1 and e.time >= 5000) end\n' >"$_tmp/w.lua"
+"$TRAWL" events summary "$T" --defs "$d/act.tdef" --script "$_tmp/w.lua" >"$_tmp/s1" 2>&1
+"$TRAWL" events summary "$T" --defs "$d/act.tdef" --where 'num % 7 == 2 || (cpu == 1 && time >= 5000)' >"$_tmp/s2" 2>&1
+cmp -s "$_tmp/s1" "$_tmp/s2" || fail "summary: keep and --where differ: $(diff "$_tmp/s1" "$_tmp/s2" | head -5)"
+grep -q "^events: $(awk 'BEGIN { for (i = 0; i < 1000; i++) n += (i % 7 == 2 || (i % 2 == 1 && 10 * i >= 5000)); print n }') kept of 1000 read" "$_tmp/s1" ||
+	fail "summary: $(head -1 "$_tmp/s1")"
+finish
