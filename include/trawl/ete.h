@@ -469,6 +469,10 @@ struct trawl_ete_flow_stats {
 };
 const struct trawl_ete_flow_stats *trawl_ete_flow_stats(const struct trawl_ete_flow *f);
 void trawl_ete_flow_destroy(struct trawl_ete_flow *f);
+/* Tests: every packet through the general path and every block walked
+ * afresh from the image (no block cache, no linked successors, no atom
+ * fast path). Elements are identical; the cache counters differ. */
+void trawl_ete_flow_set_generic(struct trawl_ete_flow *f, int on);
 
 const char *trawl_ete_elem_name(enum trawl_ete_elem_type t);
 
