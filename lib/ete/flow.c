@@ -73,6 +73,7 @@ struct trawl_ete_flow {
 	int32_t *ht;           /* open addressing: block index + 1, 0 = empty */
 	size_t hcap;
 	int32_t cur;           /* block starting at pc, -1 unknown */
+	uint64_t img_gen;      /* the image's generation the blocks were walked in */
 	struct trawl_ete_flow_stats stats;
 	int nomem;
 	int generic;         /* no fast paths, no block reuse (tests' reference) */
@@ -119,6 +120,7 @@ enum trawl_status trawl_ete_flow_create(struct trawl_ete_flow **out,
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
 	f->isa = TRAWL_ISET_A64;
+	f->img_gen = trawl_ete_image_generation(img);
 	*out = f;
 	return TRAWL_OK;
 }
@@ -1077,10 +1079,24 @@ static inline int plain_state(const struct trawl_ete_flow *f)
 	return f->synced && !f->exc_pending && !f->fail_pending && !f->qlen && !f->generic;
 }
 
+/* The image changed since the blocks were walked (a region was added
+ * between two batches): forget them all. */
+static void check_image(struct trawl_ete_flow *f)
+{
+	uint64_t g = trawl_ete_image_generation(f->img);
+	if (g == f->img_gen)
+		return;
+	f->img_gen = g;
+	f->nblocks = 0;
+	memset(f->ht, 0, f->hcap * sizeof *f->ht);
+	f->cur = -1;
+}
+
 void trawl_ete_flow_packets(void *flow, const struct trawl_ete_packet *pkts, size_t n)
 {
 	struct trawl_ete_flow *f = flow;
 	size_t i = 0;
+	check_image(f);
 	while (i < n) {
 		/* none of the packets taken here changes the plain state, so a
 		 * run of them is tested once */
@@ -1116,6 +1132,7 @@ void trawl_ete_flow_set_generic(struct trawl_ete_flow *f, int on)
 
 void trawl_ete_flow_finish(struct trawl_ete_flow *f)
 {
+	check_image(f);
 	settle_eot(f);
 	emit_simple(f, TRAWL_ETE_EL_END, 0, 0, 0);
 	reset_flow(f);
