@@ -475,7 +475,7 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
  * the block stay in registers across the callback. Anything else goes
  * through do_atom, which does its own lookup, so every counter moves
  * exactly as per-atom do_atom would move it. */
-static void do_atoms(struct trawl_ete_flow *f, uint32_t bits, unsigned n, uint64_t off)
+static void atom_run(struct trawl_ete_flow *f, uint32_t bits, unsigned n, uint64_t off)
 {
 	struct trawl_ete_elem e;
 	memset(&e, 0, sizeof e);
@@ -515,6 +515,15 @@ static void do_atoms(struct trawl_ete_flow *f, uint32_t bits, unsigned n, uint64
 			nk = link_succ(f, k, t);
 		f->cur = k = nk;
 	}
+}
+
+/* A packet holds at most 32 atoms' values; any count beyond (only a
+ * caller's own packets can have one) goes on as N. */
+static void do_atoms(struct trawl_ete_flow *f, uint32_t bits, unsigned n, uint64_t off)
+{
+	for (; n > 32; n -= 32, bits = 0)
+		atom_run(f, bits, 32, off);
+	atom_run(f, bits, n, off);
 }
 
 /* Walk straight from pc to `stop` (exclusive) for an exception: the
@@ -751,7 +760,7 @@ static void commit(struct trawl_ete_flow *f, uint64_t n)
 			if (e->pkt.natoms && e->pkt.type != TRAWL_ETE_PKT_EXCEPT &&
 			    e->pkt.type != TRAWL_ETE_PKT_Q) {
 				uint32_t m = e->p0 < n ? e->p0 : (uint32_t)n;
-				uint32_t bits = (uint32_t)((uint64_t)e->pkt.atoms >> e->first);
+				uint32_t bits = e->first < 32 ? e->pkt.atoms >> e->first : 0;
 				e->first += m;
 				e->p0 -= m;
 				n -= m;
@@ -1104,7 +1113,7 @@ void trawl_ete_flow_packets(void *flow, const struct trawl_ete_packet *pkts, siz
 			unsigned atoms = f->cfg.max_spec == 0 ? FP_ATOM : FP_NONE;
 			for (; i < n; i++) {
 				const struct trawl_ete_packet *p = &pkts[i];
-				unsigned c = fast_pkt[p->type];
+				unsigned c = p->type < TRAWL_ETE_PKT_COUNT_ ? fast_pkt[p->type] : FP_NONE;
 				if (c == atoms && c != FP_NONE) {
 					do_atoms(f, p->atoms, p->natoms, p->offset);
 				} else if (c == FP_ADDR) {
