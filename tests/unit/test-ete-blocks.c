@@ -26,6 +26,8 @@
 #include "trawl/ete.h"
 #include "trawl/event.h"
 
+#include "ete-rng.h"
+
 struct elems {
 	struct trawl_ete_elem *e;
 	size_t n, cap;
@@ -363,14 +365,6 @@ static void test_image_added(void **state)
 
 /* ---- random images and streams */
 
-static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
-}
 
 #define A64_BASE 0x10000u
 #define A32_BASE 0x20000u
