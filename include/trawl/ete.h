@@ -307,6 +307,9 @@ enum trawl_status trawl_ete_image_spec_parse(const char *spec, char *path, size_
 size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, uint8_t *out,
 			    size_t n);
 size_t trawl_ete_image_regions(const struct trawl_ete_image *img);
+/* A number that changes whenever the image's contents may have changed
+ * (a region added): what was decoded from it before is stale. */
+uint64_t trawl_ete_image_generation(const struct trawl_ete_image *img);
 /* The instruction at pc in instruction set iset (enum trawl_iset): its
  * encoding (T32: first halfword in bits 15:0, second in 31:16) and size in
  * bytes, 0 when the image does not hold it. This is how a consumer expands
@@ -479,6 +482,10 @@ struct trawl_ete_flow_stats {
 };
 const struct trawl_ete_flow_stats *trawl_ete_flow_stats(const struct trawl_ete_flow *f);
 void trawl_ete_flow_destroy(struct trawl_ete_flow *f);
+/* Tests: every packet through the general path and every block walked
+ * afresh from the image (no block cache, no linked successors, no atom
+ * fast path). Elements are identical; the cache counters differ. */
+void trawl_ete_flow_set_generic(struct trawl_ete_flow *f, int on);
 
 const char *trawl_ete_elem_name(enum trawl_ete_elem_type t);
 

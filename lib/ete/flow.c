@@ -23,16 +23,20 @@
 #define RSTACK 16
 #define WALK_MAX (1u << 20)
 
+/* next[t] and succ[t] are indexed by the atom (0 = N, 1 = E) so that the
+ * usual atom costs no branch on its value (atoms mispredict badly). */
 struct block {
 	uint64_t start;      /* key: address */
-	uint64_t end;        /* address after the last instruction */
-	uint64_t target;     /* direct branch target */
-	uint64_t nacc;       /* address with no image (when flags & NACC) */
+	uint64_t next[2];    /* pc after N: the address after the last instruction;
+	                      * after E: the direct target (BR), else the same */
+	uint64_t nacc;       /* address with no image (when nacc_hit) */
 	uint32_t ninsn;
 	int32_t succ[2];     /* block index after N / after E (direct), -1 unknown */
 	uint8_t isa;         /* key: instruction set */
 	uint8_t cls, iflags, size;
-	uint8_t nacc_hit, pad_[3];
+	uint8_t nacc_hit;
+	uint8_t fast;        /* an atom here just moves to next[t] (see do_atoms) */
+	uint8_t pad_[10];    /* 64 bytes: index to address is one shift */
 };
 
 struct qent {
@@ -69,8 +73,10 @@ struct trawl_ete_flow {
 	int32_t *ht;           /* open addressing: block index + 1, 0 = empty */
 	size_t hcap;
 	int32_t cur;           /* block starting at pc, -1 unknown */
+	uint64_t img_gen;      /* the image's generation the blocks were walked in */
 	struct trawl_ete_flow_stats stats;
 	int nomem;
+	int generic;         /* no fast paths, no block reuse (tests' reference) */
 	int synced;          /* a Trace Info has been seen since the last error */
 	/* a transaction failure waits for the address that follows it (where
 	 * the PE resumed) until any other packet is handled */
@@ -114,6 +120,7 @@ enum trawl_status trawl_ete_flow_create(struct trawl_ete_flow **out,
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
 	f->isa = TRAWL_ISET_A64;
+	f->img_gen = trawl_ete_image_generation(img);
 	*out = f;
 	return TRAWL_OK;
 }
@@ -223,10 +230,56 @@ static inline int fetch(struct trawl_ete_flow *f, uint64_t pc, int isa, uint32_t
 	return trawl_ete_insn_fetch(f->img, pc, isa, enc) != 0;
 }
 
-/* Index of the block starting at pc: walk until a P0 instruction, missing
- * memory or the length limit. Returns -1 only when out of memory. */
+/* Fill *b with the block starting at pc: walk until a P0 instruction,
+ * missing memory or the length limit. */
+static void walk_block(struct trawl_ete_flow *f, uint64_t pc, uint8_t isa, struct block *out)
+{
+	struct block b;
+	memset(&b, 0, sizeof b);
+	b.start = pc;
+	b.isa = isa;
+	b.succ[0] = b.succ[1] = -1;
+	uint64_t a = pc;
+	for (;;) {
+		uint32_t enc;
+		struct trawl_ete_insn_info ii;
+		if (!fetch(f, a, isa, &enc)) {
+			b.nacc_hit = 1;
+			b.nacc = a;
+			break;
+		}
+		trawl_ete_insn_classify(enc, isa, a, f->cfg.is_ete, &ii);
+		b.ninsn++;
+		b.size = ii.size;
+		a += ii.size;
+		if (ii.cls != TRAWL_ETE_INSN_OTHER) {
+			b.cls = ii.cls;
+			b.iflags = ii.flags;
+			b.next[1] = ii.target;
+			break;
+		}
+		if (b.ninsn >= BLOCK_MAX_INSNS)
+			break;
+	}
+	b.next[0] = a;
+	if (b.cls != TRAWL_ETE_INSN_BR)
+		b.next[1] = a;
+	b.fast = !b.nacc_hit && b.cls != TRAWL_ETE_INSN_OTHER && b.cls != TRAWL_ETE_INSN_IBR &&
+		 !(b.iflags & TRAWL_ETE_INSN_XISA) &&
+		 !((b.iflags & TRAWL_ETE_INSN_LINK) && f->cfg.return_stack);
+	*out = b;
+}
+
+/* Index of the block starting at pc, walked by walk_block when new.
+ * Returns -1 only when out of memory. */
 static int32_t get_block(struct trawl_ete_flow *f, uint64_t pc, uint8_t isa)
 {
+	if (f->generic) {
+		f->nblocks = 0; /* walked afresh every time, into block 0 */
+		f->stats.block_misses++;
+		walk_block(f, pc, isa, &f->blocks[f->nblocks++]);
+		return 0;
+	}
 	size_t h = bhash(pc, isa, f->hcap);
 	int32_t k;
 	while ((k = f->ht[h]) != 0) {
@@ -259,33 +312,7 @@ static int32_t get_block(struct trawl_ete_flow *f, uint64_t pc, uint8_t isa)
 			h = (h + 1) & (f->hcap - 1);
 	}
 	struct block b;
-	memset(&b, 0, sizeof b);
-	b.start = pc;
-	b.isa = isa;
-	b.succ[0] = b.succ[1] = -1;
-	uint64_t a = pc;
-	for (;;) {
-		uint32_t enc;
-		struct trawl_ete_insn_info ii;
-		if (!fetch(f, a, isa, &enc)) {
-			b.nacc_hit = 1;
-			b.nacc = a;
-			break;
-		}
-		trawl_ete_insn_classify(enc, isa, a, f->cfg.is_ete, &ii);
-		b.ninsn++;
-		b.size = ii.size;
-		a += ii.size;
-		if (ii.cls != TRAWL_ETE_INSN_OTHER) {
-			b.cls = ii.cls;
-			b.iflags = ii.flags;
-			b.target = ii.target;
-			break;
-		}
-		if (b.ninsn >= BLOCK_MAX_INSNS)
-			break;
-	}
-	b.end = a;
+	walk_block(f, pc, isa, &b);
 	int32_t idx = (int32_t)f->nblocks++;
 	f->blocks[idx] = b;
 	f->ht[h] = idx + 1;
@@ -373,6 +400,16 @@ static void nacc(struct trawl_ete_flow *f, uint64_t addr, uint64_t off)
 	f->pc_valid = 0;
 }
 
+/* The block after block k's atom t (pc already moved there), linked into
+ * k so the next time costs no lookup; -1 when out of memory. */
+static int32_t link_succ(struct trawl_ete_flow *f, int32_t k, unsigned t)
+{
+	int32_t n = get_block(f, f->pc, f->isa);
+	if (!f->generic)
+		f->blocks[k].succ[t] = n;
+	return n;
+}
+
 /* One atom resolves one P0 instruction: walk cached blocks from pc to one
  * ending in a P0 instruction (straight runs longer than a block are reported
  * on the way), then follow the atom. Successors are linked lazily, so a warm
@@ -386,7 +423,7 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 	int32_t k = f->cur;
 	const struct block *b;
 	for (;;) {
-		if (k < 0 || f->blocks[k].start != f->pc || f->blocks[k].isa != f->isa)
+		if (k < 0 || f->generic || f->blocks[k].start != f->pc || f->blocks[k].isa != f->isa)
 			k = get_block(f, f->pc, f->isa);
 		else
 			f->stats.block_hits++;
@@ -397,7 +434,7 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 		b = &f->blocks[k];
 		if (b->nacc_hit) {
 			if (b->ninsn) /* what ran before the image ends */
-				emit_range(f, off, b->start, b->end, b->ninsn, 1, 0, 0, b->size);
+				emit_range(f, off, b->start, b->next[0], b->ninsn, 1, 0, 0, b->size);
 			f->cur = -1;
 			nacc(f, b->nacc, off);
 			return;
@@ -405,45 +442,88 @@ static void do_atom(struct trawl_ete_flow *f, int taken, uint64_t off)
 		if (b->cls != TRAWL_ETE_INSN_OTHER)
 			break;
 		/* very long straight run: report it and keep walking */
-		emit_range(f, off, b->start, b->end, b->ninsn, 0, 0, 0, b->size);
-		f->pc = b->end;
+		emit_range(f, off, b->start, b->next[0], b->ninsn, 0, 0, 0, b->size);
+		f->pc = b->next[0];
 		k = b->succ[0];
 	}
-	emit_range(f, off, b->start, b->end, b->ninsn, taken, b->cls, b->iflags, b->size);
+	emit_range(f, off, b->start, b->next[0], b->ninsn, taken, b->cls, b->iflags, b->size);
 	b = &f->blocks[k]; /* the callback cannot move blocks, but be explicit */
-	if (!taken) {
-		f->pc = b->end;
-		f->cur = b->succ[0];
-		if (f->cur < 0) {
-			int32_t n = get_block(f, f->pc, f->isa);
-			f->blocks[k].succ[0] = n;
-			f->cur = n;
-		}
-		return;
-	}
 	uint8_t cls = b->cls, fl = b->iflags;
-	if ((fl & TRAWL_ETE_INSN_LINK) && f->cfg.return_stack)
-		rs_push(f, b->end);
-	if (cls == TRAWL_ETE_INSN_BR) {
-		f->pc = b->target;
-		if (fl & TRAWL_ETE_INSN_XISA)
-			f->isa = f->isa == TRAWL_ISET_T32 ? TRAWL_ISET_A32 : TRAWL_ISET_T32;
-		f->cur = b->succ[1];
-		if (f->cur < 0) {
-			int32_t n = get_block(f, f->pc, f->isa);
-			f->blocks[k].succ[1] = n;
-			f->cur = n;
-		}
-	} else if (cls == TRAWL_ETE_INSN_IBR) {
+	if (taken && (fl & TRAWL_ETE_INSN_LINK) && f->cfg.return_stack)
+		rs_push(f, b->next[0]);
+	if (taken && cls == TRAWL_ETE_INSN_IBR) {
 		f->pc_valid = 0;
 		f->cur = -1;
 		f->rs_pending = 1;
 		if ((fl & TRAWL_ETE_INSN_ERET) && f->cfg.is_ete)
 			emit_simple(f, TRAWL_ETE_EL_EXC_RET, off, 0, 0);
-	} else {
-		f->pc = b->end;
-		f->cur = b->succ[0];
+		return;
 	}
+	if (taken && (fl & TRAWL_ETE_INSN_XISA))
+		f->isa = f->isa == TRAWL_ISET_T32 ? TRAWL_ISET_A32 : TRAWL_ISET_T32;
+	f->pc = b->next[taken];
+	f->cur = b->succ[taken];
+	if (f->cur < 0)
+		f->cur = link_succ(f, k, taken);
+}
+
+/* A packet's n atoms (bit i = atom i, oldest first, 1 = E). An atom on the
+ * current block when that block is marked fast (a P0 branch whose atom
+ * only moves pc: no return stack push, no indirect branch, no change of
+ * instruction set) is followed here: the next pc and block are picked with
+ * the atom's value as an index, not a branch, and only pc, the atoms and
+ * the block stay in registers across the callback. Anything else goes
+ * through do_atom, which does its own lookup, so every counter moves
+ * exactly as per-atom do_atom would move it. */
+static void atom_run(struct trawl_ete_flow *f, uint32_t bits, unsigned n, uint64_t off)
+{
+	struct trawl_ete_elem e;
+	memset(&e, 0, sizeof e);
+	e.type = TRAWL_ETE_EL_RANGE;
+	e.offset = off;
+	e.el = f->ctx.el; /* no atom changes the context */
+	/* the atoms with a stop bit above the last: one register for the loop */
+	uint64_t rem = ((uint64_t)bits & ((1ull << n) - 1)) | (1ull << n);
+	/* the block index stays in a register: the chain from one atom to
+	 * the next is then two loads (successor, block) */
+	int32_t k = f->cur;
+	for (; rem > 1; rem >>= 1) {
+		unsigned t = rem & 1;
+		const struct block *b = &f->blocks[k < 0 ? 0 : k];
+		if (__builtin_expect(k < 0 || !b->fast || !f->pc_valid || f->rs_pending ||
+					     f->generic || b->start != f->pc || b->isa != f->isa,
+				     0)) {
+			do_atom(f, (int)t, off);
+			k = f->cur;
+			continue;
+		}
+		f->stats.block_hits++;
+		f->stats.ranges++;
+		f->stats.instructions += b->ninsn;
+		e.isa = f->isa;
+		e.start = b->start;
+		e.end = b->next[0];
+		e.count = b->ninsn;
+		e.taken = (uint8_t)t;
+		e.last_cls = b->cls;
+		e.last_flags = b->iflags;
+		e.last_size = b->size;
+		f->fn(f->fn_ctx, &e);
+		f->pc = b->next[t];
+		int32_t nk = b->succ[t];
+		if (__builtin_expect(nk < 0, 0))
+			nk = link_succ(f, k, t);
+		f->cur = k = nk;
+	}
+}
+
+/* A packet holds at most 32 atoms' values; any count beyond (only a
+ * caller's own packets can have one) goes on as N. */
+static void do_atoms(struct trawl_ete_flow *f, uint32_t bits, unsigned n, uint64_t off)
+{
+	for (; n > 32; n -= 32, bits = 0)
+		atom_run(f, bits, 32, off);
+	atom_run(f, bits, n, off);
 }
 
 /* Walk straight from pc to `stop` (exclusive) for an exception: the
@@ -679,14 +759,13 @@ static void commit(struct trawl_ete_flow *f, uint64_t n)
 				break;
 			if (e->pkt.natoms && e->pkt.type != TRAWL_ETE_PKT_EXCEPT &&
 			    e->pkt.type != TRAWL_ETE_PKT_Q) {
-				while (e->p0 && n) {
-					int taken = (e->pkt.atoms >> e->first) & 1;
-					e->first++;
-					e->p0--;
-					n--;
-					f->uncommitted--;
-					do_atom(f, taken, e->pkt.offset);
-				}
+				uint32_t m = e->p0 < n ? e->p0 : (uint32_t)n;
+				uint32_t bits = e->first < 32 ? e->pkt.atoms >> e->first : 0;
+				e->first += m;
+				e->p0 -= m;
+				n -= m;
+				f->uncommitted -= m;
+				do_atoms(f, bits, m, e->pkt.offset);
 				if (e->p0)
 					break;
 			} else {
@@ -742,8 +821,7 @@ static void process(struct trawl_ete_flow *f, const struct trawl_ete_packet *p)
 	case TRAWL_ETE_PKT_ATOM_F1: case TRAWL_ETE_PKT_ATOM_F2: case TRAWL_ETE_PKT_ATOM_F3:
 	case TRAWL_ETE_PKT_ATOM_F4: case TRAWL_ETE_PKT_ATOM_F5: case TRAWL_ETE_PKT_ATOM_F6:
 	case TRAWL_ETE_PKT_MISPREDICT: case TRAWL_ETE_PKT_CANCEL_F2: case TRAWL_ETE_PKT_CANCEL_F3:
-		for (unsigned i = 0; i < p->natoms; i++)
-			do_atom(f, (p->atoms >> i) & 1, p->offset);
+		do_atoms(f, p->atoms, p->natoms, p->offset);
 		break;
 	case TRAWL_ETE_PKT_EXCEPT: case TRAWL_ETE_PKT_PE_RESET: case TRAWL_ETE_PKT_TRANS_FAIL:
 		do_exception(f, p);
@@ -987,15 +1065,83 @@ settle:
 		commit(f, f->uncommitted - f->cfg.max_spec);
 }
 
+/* Packets on_packet would hand straight to process in the usual state (in
+ * sync, no exception, failure or speculation waiting): taken here without
+ * its tests. Indexed by packet type. */
+enum { FP_NONE, FP_ATOM, FP_ADDR, FP_CC };
+static const uint8_t fast_pkt[TRAWL_ETE_PKT_COUNT_] = {
+	[TRAWL_ETE_PKT_ATOM_F1] = FP_ATOM, [TRAWL_ETE_PKT_ATOM_F2] = FP_ATOM,
+	[TRAWL_ETE_PKT_ATOM_F3] = FP_ATOM, [TRAWL_ETE_PKT_ATOM_F4] = FP_ATOM,
+	[TRAWL_ETE_PKT_ATOM_F5] = FP_ATOM, [TRAWL_ETE_PKT_ATOM_F6] = FP_ATOM,
+	[TRAWL_ETE_PKT_ADDR_MATCH] = FP_ADDR, [TRAWL_ETE_PKT_ADDR_S_IS0] = FP_ADDR,
+	[TRAWL_ETE_PKT_ADDR_S_IS1] = FP_ADDR, [TRAWL_ETE_PKT_ADDR_L_32IS0] = FP_ADDR,
+	[TRAWL_ETE_PKT_ADDR_L_32IS1] = FP_ADDR, [TRAWL_ETE_PKT_ADDR_L_64IS0] = FP_ADDR,
+	[TRAWL_ETE_PKT_ADDR_L_64IS1] = FP_ADDR,
+	[TRAWL_ETE_PKT_CCNT_F1] = FP_CC, [TRAWL_ETE_PKT_CCNT_F2] = FP_CC,
+	[TRAWL_ETE_PKT_CCNT_F3] = FP_CC,
+};
+
+/* The usual state: what on_packet tests before it would reach process.
+ * Atoms also need no speculation (else they are queued). */
+static inline int plain_state(const struct trawl_ete_flow *f)
+{
+	return f->synced && !f->exc_pending && !f->fail_pending && !f->qlen && !f->generic;
+}
+
+/* The image changed since the blocks were walked (a region was added
+ * between two batches): forget them all. */
+static void check_image(struct trawl_ete_flow *f)
+{
+	uint64_t g = trawl_ete_image_generation(f->img);
+	if (g == f->img_gen)
+		return;
+	f->img_gen = g;
+	f->nblocks = 0;
+	memset(f->ht, 0, f->hcap * sizeof *f->ht);
+	f->cur = -1;
+}
+
 void trawl_ete_flow_packets(void *flow, const struct trawl_ete_packet *pkts, size_t n)
 {
 	struct trawl_ete_flow *f = flow;
-	for (size_t i = 0; i < n; i++)
-		on_packet(f, &pkts[i]);
+	size_t i = 0;
+	check_image(f);
+	while (i < n) {
+		/* none of the packets taken here changes the plain state, so a
+		 * run of them is tested once */
+		if (plain_state(f)) {
+			unsigned atoms = f->cfg.max_spec == 0 ? FP_ATOM : FP_NONE;
+			for (; i < n; i++) {
+				const struct trawl_ete_packet *p = &pkts[i];
+				unsigned c = p->type < TRAWL_ETE_PKT_COUNT_ ? fast_pkt[p->type] : FP_NONE;
+				if (c == atoms && c != FP_NONE) {
+					do_atoms(f, p->atoms, p->natoms, p->offset);
+				} else if (c == FP_ADDR) {
+					set_addr(f, p->addr, p->is);
+				} else if (c == FP_CC) { /* a commit count has nothing to release */
+					emit_simple(f, TRAWL_ETE_EL_CYCLE_COUNT, p->offset,
+						    (p->flags & TRAWL_ETE_PF_HAS_CC) ? 0 : 1,
+						    (p->flags & TRAWL_ETE_PF_HAS_CC) ? p->cc : 0);
+				} else {
+					break;
+				}
+			}
+			if (i == n)
+				break;
+		}
+		on_packet(f, &pkts[i++]);
+	}
+}
+
+void trawl_ete_flow_set_generic(struct trawl_ete_flow *f, int on)
+{
+	f->generic = on != 0;
+	f->cur = -1;
 }
 
 void trawl_ete_flow_finish(struct trawl_ete_flow *f)
 {
+	check_image(f);
 	settle_eot(f);
 	emit_simple(f, TRAWL_ETE_EL_END, 0, 0, 0);
 	reset_flow(f);

@@ -35,6 +35,7 @@ struct trawl_ete_image {
 	struct region *r;
 	size_t n, cap;
 	size_t last;    /* index of the last region hit */
+	uint64_t gen;   /* changes with every region added (caches check it) */
 };
 
 enum trawl_status trawl_ete_image_create(struct trawl_ete_image **out, struct trawl_error *err)
@@ -92,7 +93,13 @@ enum trawl_status trawl_ete_image_add(struct trawl_ete_image *img, uint64_t addr
 	snprintf(img->r[i].name, sizeof img->r[i].name, "%s", name ? name : "");
 	img->n++;
 	img->last = 0;
+	img->gen++;
 	return TRAWL_OK;
+}
+
+uint64_t trawl_ete_image_generation(const struct trawl_ete_image *img)
+{
+	return img ? img->gen : 0;
 }
 
 enum trawl_status trawl_ete_image_add_file(struct trawl_ete_image *img, const char *path,

@@ -4,7 +4,9 @@
  * configurations (ETMv4, Q support, speculation, context sizes) and every
  * chunk boundary are exercised; the rest is the trace. The packet decoder's
  * fast paths are also checked against its general parser (abort on any
- * difference in packets or counters). */
+ * difference in packets or counters), and the flow decoder's block cache
+ * and atom fast path against its uncached walk (abort on any difference in
+ * the elements). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +104,38 @@ static void differential(const struct trawl_ete_config *cfg, const uint8_t *data
 	}
 }
 
+/* Digest of every field of every element, cached flow against uncached. */
+static void on_elem_digest(void *ctx, const struct trawl_ete_elem *e)
+{
+	uint64_t *h = ctx;
+	uint64_t f[] = { e->offset, e->type, e->isa, e->taken, e->last_cls, e->last_flags,
+			 e->last_size, e->el, e->start, e->end, e->value, e->count, e->cc,
+			 e->ctx.el, e->ctx.sf, e->ctx.ns, e->ctx.nse, e->ctx.has_vmid,
+			 e->ctx.has_cid, e->ctx.vmid, e->ctx.cid };
+	for (size_t j = 0; j < sizeof f / sizeof f[0]; j++)
+		*h = (*h ^ f[j]) * 0x100000001b3ull;
+}
+
+static uint64_t flow_pass(const struct trawl_ete_config *cfg, struct trawl_ete_image *img,
+			  const uint8_t *data, size_t size, size_t chunk, int generic)
+{
+	struct trawl_ete_flow *flow;
+	struct trawl_ete_pkt_decoder *d;
+	uint64_t h = 0xcbf29ce484222325ull;
+	if (trawl_ete_flow_create(&flow, cfg, img, on_elem_digest, &h, NULL) != TRAWL_OK)
+		abort();
+	trawl_ete_flow_set_generic(flow, generic);
+	if (trawl_ete_pkt_decoder_create(&d, cfg, trawl_ete_flow_packets, flow, NULL) != TRAWL_OK)
+		abort();
+	for (size_t i = 0; i < size; i += chunk)
+		trawl_ete_pkt_decoder_feed(d, data + i, size - i < chunk ? size - i : chunk);
+	trawl_ete_pkt_decoder_finish(d);
+	trawl_ete_flow_finish(flow);
+	trawl_ete_pkt_decoder_destroy(d);
+	trawl_ete_flow_destroy(flow);
+	return h;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t prog[] = { 0x1f, 0x20, 0x03, 0xd5, 0x41, 0x00, 0x00, 0x54,
@@ -143,6 +177,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	trawl_ete_image_add(img, 0, prog, sizeof prog, "p", NULL);
 	trawl_ete_image_add(img, 0x1000, prog, sizeof prog, "p", NULL);
+	if (flow_pass(&cfg, img, data, size, chunk, 1) != flow_pass(&cfg, img, data, size, chunk, 0))
+		abort(); /* the block cache or atom fast path changed the elements */
 	if (trawl_ete_trans_create(&tr, img, on_trans, NULL, NULL) != TRAWL_OK)
 		goto out;
 	if (trawl_ete_flow_create(&flow, &cfg, img, on_elem, tr, NULL) != TRAWL_OK)

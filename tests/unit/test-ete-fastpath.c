@@ -22,6 +22,8 @@
 
 #include "trawl/ete.h"
 
+#include "ete-rng.h"
+
 struct pkts {
 	struct trawl_ete_packet *p;
 	size_t n, cap;
@@ -39,15 +41,6 @@ static void collect(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
 	g->n += n;
 }
 
-/* Deterministic generator (xorshift64*), so failures reproduce. */
-static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
-}
 
 /* Fold the decoder's address history into h: counting-only runs have no
  * packets to compare, so their decoded addresses are checked this way. */
