@@ -88,16 +88,19 @@ kill -9 $pid
 wait $pid 2>/dev/null
 check_all "$_tmp/live" "killed while paused"
 
-# three more threads, which ended before the death: one buffer file
-# each, every thread's events in order
-E="TRAWL_REC_BUFFER=4m CRASH_THREADS=3" run "$_tmp/mt" kill
+# three more threads, which ended before the death: every thread's
+# events in order (a thread's buffer file stays until the flusher has
+# drained it into stream-N, then goes: so 1 to 4 buffer files, as the
+# flusher happened to run; FLUSH_MS=0 makes it rare, not impossible)
+E="TRAWL_REC_BUFFER=4m TRAWL_REC_FLUSH_MS=0 CRASH_THREADS=3" run "$_tmp/mt" kill
 "$TRAWL" events list "$_tmp/mt" >"$_tmp/l" 2>/dev/null || fail "threads: list exit $?"
 names "$_tmp/l" | grep '^t:' | cmp -s - "$_tmp/want" || fail "threads: the main thread's events differ"
 names "$_tmp/l" | awk -v n=$N '
 	/^subsys3:event[0-2] / { k = substr($1, 14) + 0; split($2, a, "="); if (a[2] != c[k]++) { print "thread " k ": arg " a[2] " at " c[k] - 1; exit 1 } }
 	END { for (k = 0; k < 3; k++) if (c[k] != n) { print "thread " k ": " c[k] " events"; exit 1 } }' >"$_tmp/bad" ||
 	fail "threads: $(cat "$_tmp/bad")"
-[ "$(ls -a "$_tmp/mt" | grep -c '^\.ring-')" = 4 ] || fail "threads: expected 4 buffer files"
+rings=$(ls -a "$_tmp/mt" | grep -c '^\.ring-')
+[ "$rings" -ge 1 ] && [ "$rings" -le 4 ] || fail "threads: $rings buffer files, want 1 to 4"
 "$TRAWL" events recover "$_tmp/mt" >/dev/null 2>&1 || fail "threads: recover exit $?"
 "$TRAWL" events stats "$_tmp/mt" >"$_tmp/s" 2>/dev/null
 grep -qx "events: $((TOTAL + 3 * N))" "$_tmp/s" || fail "threads: after recover $(head -1 "$_tmp/s")"
