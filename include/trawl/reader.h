@@ -106,6 +106,11 @@ enum trawl_status trawl_reader_open(struct trawl_reader **out, const char *path,
 				    const struct trawl_reader_options *opt,
 				    struct trawl_error *err);
 
+/* The format a file's first chunk says it is (the backends' probes, as
+ * trawl_reader_open picks them), without reading further; AUTO when none
+ * recognises it or it cannot be read. */
+enum trawl_format trawl_reader_probe(const char *path);
+
 /* Read from an input already opened; the reader takes ownership of `in`. */
 enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct trawl_input *in,
 					  const struct trawl_reader_options *opt,

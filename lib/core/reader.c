@@ -51,6 +51,21 @@ static const struct trawl_reader_backend *pick(const struct trawl_reader_options
 	return best;
 }
 
+enum trawl_format trawl_reader_probe(const char *path)
+{
+	struct trawl_input *in = NULL;
+	struct trawl_chunk chunk;
+	memset(&chunk, 0, sizeof chunk);
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	if (trawl_input_open(&in, path, NULL, &err) != TRAWL_OK)
+		return TRAWL_FORMAT_AUTO;
+	enum trawl_status st = trawl_input_next(in, &chunk, &err);
+	const struct trawl_reader_backend *be = st == TRAWL_OK ? pick(NULL, &chunk) : NULL;
+	trawl_input_close(in);
+	return be ? be->format : TRAWL_FORMAT_AUTO;
+}
+
 enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct trawl_input *in,
 					  const struct trawl_reader_options *opt,
 					  struct trawl_error *err)

@@ -13,6 +13,7 @@
 
 #include "events-act.h"
 #include "trawl/ete.h"
+#include "trawl/reader.h"
 #include "serve/serve.h"
 
 #if defined(TRAWL_HAVE_MHD)
@@ -25,9 +26,12 @@ static const char serve_description[] =
 	"jumps to the last or next write of a register or byte, step over / out,\n"
 	"search and go to line, time, address or function. Each trace's index is\n"
 	"built (or checked) when the page first opens it, with progress shown.\n"
-	"A CTF trace directory of software events (the recorder's, trawl listen's)\n"
-	"shows activities (--defs) as bars per core, messages as arrows, events as\n"
-	"dots, the event list, a filter panel and statistics.\n"
+	"TRACE is anything trawl reads: Tarmac (plain, .gz, .zst), an ETE snapshot\n"
+	"directory, a perf.data recording, a CTF trace directory of software events\n"
+	"(the recorder's, trawl listen's) or a Barrelfish dump (--defs names its\n"
+	"events). Software events show activities (--defs) as bars per core,\n"
+	"messages as arrows, events as dots, the event list, a filter panel and\n"
+	"statistics.\n"
 	"\n"
 	"Prints one URL holding a random access token: requests without it, with\n"
 	"a Host header naming another site, or for anything but the page's files\n"
@@ -154,6 +158,10 @@ static int check_args(struct serve *s, struct serve_cli *o, int n, char **argv)
 		s->traces[i].id = (unsigned)i;
 		s->traces[i].path = argv[i];
 		s->traces[i].kind = events_is_trace(argv[i]) ? SERVE_KIND_SW : SERVE_KIND_INSN;
+		if (s->traces[i].kind == SERVE_KIND_INSN && trawl_reader_probe(argv[i]) == TRAWL_FORMAT_BFDUMP) {
+			s->traces[i].kind = SERVE_KIND_SW;
+			s->traces[i].bf_dump = 1;
+		}
 	}
 	return 0;
 }

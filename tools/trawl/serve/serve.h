@@ -52,6 +52,8 @@ struct serve_trace {
 	struct serve_timeline tl;
 	unsigned ncpus;
 	struct serve_sw *sw;        /* SERVE_KIND_SW: the events and the current view */
+	int bf_dump;                /* a Barrelfish dump: turned into a CTF trace first */
+	char bf_dir[4096];          /* ... in this temporary folder, removed at the end */
 };
 
 struct serve {

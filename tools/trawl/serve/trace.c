@@ -1,8 +1,14 @@
 /* Building a trace's index and timeline in the worker thread (serve.h). */
 #include "serve/serve.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "events-cli.h"
+#include "trawl/file.h"
 
 static const char *const state_names[] = {
 	"new", "queued", "indexing", "calls", "ready", "failed",
@@ -52,10 +58,61 @@ static void fail(struct serve *s, struct serve_trace *t, const char *what)
  * options), kept only as the timeline's compact arrays. Errors are printed
  * on the server's terminal by the CLI code and summed up for the page. */
 /* A software-event trace: read once into the arrays of sw.h. */
+/* A Barrelfish dump becomes a CTF trace in a temporary folder, as `trawl
+ * events import-bf` would write it (the same code, --defs naming the
+ * events), and is served from there: one path for every software trace. */
+static int import_bf(struct serve *s, struct serve_trace *t)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(t->bf_dir, sizeof t->bf_dir, "%s/trawl-serve-bf-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(t->bf_dir)) {
+		fail(s, t, "cannot make a temporary folder for the dump (TMPDIR)");
+		t->bf_dir[0] = 0;
+		return -1;
+	}
+	uint8_t *text = NULL;
+	size_t len;
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	if (trawl_file_read(t->path, &text, &len, &err)) {
+		cli_report("serve", &err);
+		fail(s, t, "the dump could not be read");
+		return -1;
+	}
+	int rc = events_bf_write((const char *)text, len, t->path, s->defs, t->bf_dir, 1000000000u);
+	free(text);
+	if (rc) {
+		fail(s, t, "the Barrelfish dump could not be read (the terminal says where)");
+		return -1;
+	}
+	return 0;
+}
+
+static void remove_bf_dir(struct serve_trace *t)
+{
+	if (!t->bf_dir[0])
+		return;
+	DIR *d = opendir(t->bf_dir);
+	struct dirent *e;
+	char p[4096 + 256];
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof p, "%s/%s", t->bf_dir, e->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(t->bf_dir);
+	t->bf_dir[0] = 0;
+}
+
 static void build_sw(struct serve *s, struct serve_trace *t)
 {
+	if (t->bf_dump && import_bf(s, t))
+		return;
 	t->sw = calloc(1, sizeof *t->sw);
-	if (!t->sw || serve_sw_load(t->sw, t->path, s->defs)) {
+	if (!t->sw || serve_sw_load(t->sw, t->bf_dump ? t->bf_dir : t->path, s->defs)) {
 		fail(s, t, "the events could not be read");
 		return;
 	}
@@ -146,6 +203,7 @@ enum serve_state serve_trace_request(struct serve *s, struct serve_trace *t)
 
 void serve_trace_release(struct serve_trace *t)
 {
+	remove_bf_dir(t);
 	if (t->sw) {
 		serve_sw_release(t->sw);
 		free(t->sw);
