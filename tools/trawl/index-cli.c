@@ -251,13 +251,51 @@ uint64_t index_cli_seek_size(struct index_cli *c, const char **path)
 /* Lines longer than this are shown cut (a view, not a copy). */
 #define EVENT_TEXT_MAX (1u << 20)
 
+size_t index_event_synth(const struct trawl_index *ix, const struct trawl_index_event *e, char *buf,
+			 size_t size)
+{
+	struct trawl_index_info info;
+	trawl_index_get_info(ix, &info);
+	int n = snprintf(buf, size, "L%llu cpu%u t=%llu%s %s", (unsigned long long)e->line, e->cpu,
+			 (unsigned long long)e->time,
+			 trawl_time_unit_name((enum trawl_time_unit)info.time_unit),
+			 trawl_event_kind_name((enum trawl_event_kind)e->kind));
+	if (n >= 0 && (size_t)n < size && e->kind == TRAWL_EV_INSN) {
+		int m = snprintf(buf + n, size - (size_t)n, " %s pc=%llx",
+				 trawl_iset_name((enum trawl_iset)e->iset), (unsigned long long)e->pc);
+		if (m > 0)
+			n += m;
+		if (n >= 0 && (size_t)n < size && (e->flags & TRAWL_EVF_HAS_ENCODING) &&
+		    (m = snprintf(buf + n, size - (size_t)n, " enc=%0*x", e->width * 2, e->encoding)) > 0)
+			n += m;
+		if (n >= 0 && (size_t)n < size && e->el != 0xff &&
+		    (m = snprintf(buf + n, size - (size_t)n, " el=%u", e->el)) > 0)
+			n += m;
+		static const struct {
+			uint16_t flag;
+			const char *word;
+		} words[] = { { TRAWL_EVF_CCFAIL, " ccfail" },
+			      { TRAWL_EVF_FETCH_FAIL, " fetchfail" },
+			      { TRAWL_EVF_TRUNCATED, " truncated" } };
+		for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+			if (n >= 0 && (size_t)n < size && (e->flags & words[i].flag) &&
+			    (m = snprintf(buf + n, size - (size_t)n, "%s", words[i].word)) > 0)
+				n += m;
+	}
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len)
 {
 	struct trawl_index_event e;
 	struct trawl_error err;
 	*s = "";
 	*len = 0;
-	if (trawl_index_event(c->ix, ev, &e, NULL) || !index_cli_text(c))
+	if (trawl_index_event(c->ix, ev, &e, NULL))
+		return;
+	if (!index_cli_text(c))
 		return;
 	trawl_error_clear(&err);
 	if (trawl_text_line(c->text, e.offset, EVENT_TEXT_MAX, s, len, &err)) {

@@ -102,8 +102,13 @@ struct trawl_text *index_cli_text(struct index_cli *c);
  * plain trace or one whose text cannot be read. */
 uint64_t index_cli_seek_size(struct index_cli *c, const char **path);
 
+/* A source without text (ETE, perf.data): event e as `trawl cat` writes
+ * it, from what the index keeps (no mode or disassembly); its length. */
+size_t index_event_synth(const struct trawl_index *ix, const struct trawl_index_event *e, char *buf,
+			 size_t size);
+
 /* The first line of an event's text in the trace ("" when it cannot be
- * read); *s stays valid until the next text call. */
+ * read, or the source has none); *s stays valid until the next text call. */
 void index_cli_event_text(struct index_cli *c, uint64_t ev, const char **s, size_t *len);
 
 /* Print the event as "line L (event N): TEXT" or as a JSON object. An

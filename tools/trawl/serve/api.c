@@ -118,19 +118,64 @@ static int api_trace(struct api *a)
 	return 200;
 }
 
+/* A source without text (ETE, perf.data): its events, one a line, as
+ * `trawl cat` writes them (index_event_synth), read from the index. */
+static int lines_synth(struct api *a, const struct trawl_index_info *info)
+{
+	uint64_t line = a->r->from ? a->r->from : 1;
+	if (line > info->lines) {
+		char msg[128];
+		snprintf(msg, sizeof msg, "line %llu is past the end of the trace (%llu lines)",
+			 (unsigned long long)line, (unsigned long long)info->lines);
+		return bad(a, 400, msg);
+	}
+	uint64_t count = a->r->count < info->lines - line + 1 ? a->r->count : info->lines - line + 1;
+	struct trawl_error err;
+	trawl_error_clear(&err);
+	uint64_t ev;
+	if (trawl_index_event_at_line(a->t->ic.ix, line, &ev, &err))
+		return bad(a, 500, err.message);
+	trawl_json_object_begin(&a->j);
+	key_u64(a, "from", line);
+	trawl_json_key(&a->j, "lines");
+	trawl_json_array_begin(&a->j);
+	struct trawl_index_event e[64];
+	enum trawl_status st = TRAWL_OK;
+	for (uint64_t done = 0; done < count && !st;) {
+		size_t n = count - done < 64 ? (size_t)(count - done) : 64;
+		if ((st = trawl_index_events(a->t->ic.ix, ev + done, n, e, &err)))
+			break;
+		for (size_t i = 0; i < n; i++) {
+			char buf[192];
+			size_t len = index_event_synth(a->t->ic.ix, &e[i], buf, sizeof buf);
+			trawl_json_string(&a->j, buf, len);
+		}
+		done += n;
+	}
+	trawl_json_array_end(&a->j);
+	if (st) {
+		trawl_json_key(&a->j, "error");
+		trawl_json_cstring(&a->j, err.message);
+	}
+	trawl_json_object_end(&a->j);
+	return 200;
+}
+
 static int api_lines(struct api *a)
 {
 	char why[128];
 	struct trawl_text *x = a->t->text;
 	if (serve_req_need(a->r, SP_FROM | SP_COUNT, why, sizeof why))
 		return bad(a, 400, why);
+	struct trawl_index_info info;
+	trawl_index_get_info(a->t->ic.ix, &info);
+	if (!x && info.no_text)
+		return lines_synth(a, &info);
 	if (!x)
-		return bad(a, 400, "the trace has no text to show (a decoded source, or its text could not be opened)");
+		return bad(a, 400, "the trace's text could not be opened (the terminal says why)");
 	uint64_t off, line = a->r->from ? a->r->from : 1, size = trawl_text_size(x);
 	/* the lines of the index only: a cut trace's text goes on with the
 	 * fragment the build dropped, which is no line of the trace */
-	struct trawl_index_info info;
-	trawl_index_get_info(a->t->ic.ix, &info);
 	if (line > info.lines) {
 		char msg[128];
 		snprintf(msg, sizeof msg, "line %llu is past the end of the trace (%llu lines)",

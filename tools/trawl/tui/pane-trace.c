@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "index-cli.h"
 #include "tui/draw.h"
 
 enum { ROW_TEXT, ROW_FOLD };
@@ -51,22 +52,14 @@ static void event_line(const struct browser *b, uint64_t off, uint32_t elen, uin
 	*n = len;
 }
 
-/* A source without text (a decoded ETE trace): the event as the index
- * has it, the way a Tarmac instruction line starts. */
+/* A source without text (ETE, perf.data): the event as `trawl cat` writes
+ * it, from the index (index_event_synth). */
 static size_t event_synth(const struct browser *b, uint64_t ev, char *buf, size_t size)
 {
 	struct trawl_index_event e;
 	if (b->text || trawl_index_event(b->ix, ev, &e, NULL) != TRAWL_OK)
 		return 0;
-	int n;
-	if (e.kind == TRAWL_EV_INSN)
-		n = snprintf(buf, size, "%llu IT %08llx %0*x %s EL%u", (unsigned long long)e.time,
-			     (unsigned long long)e.pc, e.width == 2 ? 4 : 8, e.encoding,
-			     trawl_iset_name((enum trawl_iset)e.iset), e.el);
-	else
-		n = snprintf(buf, size, "%llu %s", (unsigned long long)e.time,
-			     trawl_event_kind_name((enum trawl_event_kind)e.kind));
-	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+	return index_event_synth(b->ix, &e, buf, size);
 }
 
 static uint32_t event_rows(const struct trawl_index_event *e)
@@ -186,7 +179,7 @@ void pane_trace_draw(struct browser *b, const struct rect *r)
 		draw_str(y, r->x, r->w, num, strlen(num), cur ? attr : CP(COL_UNKNOWN));
 		const char *text;
 		size_t len;
-		char synth[128];
+		char synth[192];
 		event_line(b, row->offset, row->length, row->i, &text, &len);
 		if (!b->text && (len = event_synth(b, row->ev, synth, sizeof synth)))
 			text = synth;
