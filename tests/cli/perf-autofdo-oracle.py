@@ -4,9 +4,8 @@ AutoFDO text profile (simpleperf inject output).
 
 usage: perf-autofdo-oracle.py TRAWL.txt INJECT.txt SHIFT
 
-SHIFT is added to trawl's addresses (trawl writes them relative to the
-page of the binary's first executable segment, simpleperf as the ELF's
-link addresses; docs/perf.md). simpleperf splits a run at every
+SHIFT is added to trawl's addresses (0 when both are relative to the
+binary's first load segment, docs/autofdo.md). simpleperf splits a run at every
 not-taken branch (its ranges are ETM's waypoint ranges) and trawl only at
 taken ones, so ranges are compared as the count of every instruction
 they cover. Branches with a known target must agree exactly; a branch
