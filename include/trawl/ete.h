@@ -346,7 +346,7 @@ void trawl_ete_insn_classify(uint32_t enc, int iset, uint64_t pc, int is_ete,
  * the events it makes of the same input (a decoder fix, a new field):
  * indexes built by another version then no longer match and are rebuilt
  * (identity key 7, docs/index-format.md). */
-#define TRAWL_ETE_READER_VERSION 1u
+#define TRAWL_ETE_READER_VERSION 2u /* 2: gap events at Trace On, resyncs and new segments */
 
 /* -------------------------------------------------------- snapshot dirs */
 

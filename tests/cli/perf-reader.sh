@@ -128,6 +128,6 @@ done
 	fail "autofdo: $(cat "$t/err")"
 expect_stdout_has "// build_id: 0x0c9a20bf9c009d0e4e8bbf9fad0300ae00000000" \
 	"$TRAWL" autofdo --symfs "$p" --binary etm_test_loop "$p/perf_etm.data"
-python3 "$TRAWL_SRC/tests/cli/perf-autofdo-oracle.py" "$t/afdo" "$p/perf_inject.data" 0 >"$t/o" ||
+python3 "$TRAWL_SRC/tests/cli/perf-autofdo-oracle.py" "$t/afdo" "$p/perf_inject.data" 0 "$p/etm_test_loop" >"$t/o" ||
 	fail "autofdo differs from perf_inject.data: $(cat "$t/o")"
 finish
