@@ -220,6 +220,7 @@ struct trawl_ete_pkt_stats {
 	uint64_t atoms_e, atoms_n;
 	uint64_t bad;
 	uint64_t unsynced_bytes;
+	uint64_t lead_bytes;    /* of them, those before the first A-Sync */
 };
 const struct trawl_ete_pkt_stats *trawl_ete_pkt_decoder_stats(const struct trawl_ete_pkt_decoder *d);
 /* Entry i (0 = most recent) of the three-entry address history as it

@@ -318,6 +318,13 @@ static void finish_buffer(struct ete_reader *r)
 			put_warning(r, NO_OFFSET, "trace ID 0x%02x: no A-Sync in %" PRIu64 " bytes: nothing decoded "
 				    "(wrong format, or a wrapped TRBE buffer without its pointers?)", s->id,
 				    ps->bytes);
+		} else if (ps && ps->lead_bytes && !r->perf) {
+			/* perf.data segments name theirs (reader-perf.c) */
+			r->stats.damaged++;
+			put_warning(r, ete_stream_offset(s, 0), "trace ID 0x%02x: the first %" PRIu64
+				    " of %" PRIu64 " bytes, before the first A-Sync, are not decoded "
+				    "(a wrapped buffer: older trace was overwritten)", s->id,
+				    ps->lead_bytes, ps->bytes);
 		}
 	}
 	if (r->nacc) {

@@ -51,6 +51,7 @@ struct run {
 	uint64_t ts;
 	uint64_t seq;
 	int ran;               /* tarmac: instructions written since the last gap */
+	int perf;              /* the source is a perf.data */
 	char label[4096 + 80]; /* SRC, or SRC [buffer NAME] when a snapshot has several */
 	uint64_t fmt_base;   /* perf.data: formatted bytes of the CPU before its deformatter */
 };
@@ -767,6 +768,7 @@ static int open_perf(struct run *r, struct source *src, struct trawl_error *err)
 	if (trawl_perf_open(&src->perf, o->src, err) != TRAWL_OK)
 		return cli_report(cmd, err);
 	struct trawl_perf_file *pf = src->perf;
+	r->perf = 1;
 	if (pf->nwarnings) {
 		cli_warn(cmd, "%s (%u problem%s in the recording)", pf->warning, pf->nwarnings,
 			 pf->nwarnings == 1 ? "" : "s");
@@ -1015,6 +1017,13 @@ static void finish_streams(struct run *r)
 			cli_warn(cmd, "%s: trace ID 0x%02x: no A-Sync in %" PRIu64 " bytes: nothing decoded "
 				 "(wrong format, or a wrapped TRBE buffer without --trbe-* pointers?)",
 				 r->label, s->id, ps->bytes);
+			r->bad++;
+		} else if (ps->lead_bytes && !r->perf) {
+			/* perf.data segments name theirs (end_segment) */
+			cli_warn(cmd, "%s: offset %" PRIu64 ": trace ID 0x%02x: the first %" PRIu64 " of %"
+				 PRIu64 " bytes, before the first A-Sync, are not decoded (a wrapped "
+				 "buffer: older trace was overwritten)", r->label, map_off(s, 0), s->id,
+				 ps->lead_bytes, ps->bytes);
 			r->bad++;
 		}
 	}
