@@ -220,6 +220,7 @@ struct trawl_ete_pkt_stats {
 	uint64_t atoms_e, atoms_n;
 	uint64_t bad;
 	uint64_t unsynced_bytes;
+	uint64_t lead_bytes;    /* of them, those before the first A-Sync */
 };
 const struct trawl_ete_pkt_stats *trawl_ete_pkt_decoder_stats(const struct trawl_ete_pkt_decoder *d);
 /* Entry i (0 = most recent) of the three-entry address history as it
@@ -349,7 +350,7 @@ void trawl_ete_insn_classify(uint32_t enc, int iset, uint64_t pc, int is_ete,
  * the events it makes of the same input (a decoder fix, a new field):
  * indexes built by another version then no longer match and are rebuilt
  * (identity key 7, docs/index-format.md). */
-#define TRAWL_ETE_READER_VERSION 1u
+#define TRAWL_ETE_READER_VERSION 2u /* 2: gap events at Trace On, resyncs and new segments */
 
 /* -------------------------------------------------------- snapshot dirs */
 

@@ -162,8 +162,14 @@ struct trawl_event_text {
 	struct trawl_str text;  /* the rest of the line */
 };
 
+enum trawl_gap_reason {
+	TRAWL_GAP_TRACE_OFF = 0, /* trace was off (or not decodable: no image) */
+	TRAWL_GAP_OVERFLOW = 1,  /* the trace unit overflowed */
+	TRAWL_GAP_LOST = 2,      /* trace lost: bytes skipped, a new buffer or segment */
+};
+
 struct trawl_event_gap {
-	uint32_t reason;        /* 0 trace off, 1 overflow, 2 lost events */
+	uint32_t reason;        /* enum trawl_gap_reason */
 	uint64_t lost;          /* events lost, if known */
 };
 

@@ -78,8 +78,10 @@ struct trawl_image_module {
 	uint64_t lo, hi;        /* load addresses its PT_LOAD segments span */
 	uint64_t text_lo, text_hi; /* the same for its executable segments */
 	uint64_t text_base;     /* first executable segment's load address,
-	                           page-aligned (4 KiB): what addresses in a
-	                           profile are relative to */
+	                           page-aligned (4 KiB): what llvm-profgen's
+	                           offsets are relative to */
+	uint64_t load_base;     /* first PT_LOAD segment's load address, page-
+	                           aligned: what AutoFDO text profiles' are */
 	uint8_t build_id[64];   /* GNU build id note, build_id_len bytes */
 	size_t build_id_len;
 };

@@ -82,4 +82,12 @@ char *trawl_tarmac_put_insn_tail(char *p, uint64_t pc, uint32_t enc, unsigned by
 				 enum trawl_iset iset, const char *mode, const char *text,
 				 size_t text_len);
 
+/* Gaps in Tarmac (trawl's own lines; docs/tarmac.md): "TIME clk E ADDR
+ * 00000000 NAME" with NAME one of GAP_TRACE_OFF, GAP_OVERFLOW, GAP_LOST
+ * (enum trawl_gap_reason) or NO_IMAGE (trace not decodable at ADDR, read
+ * as a trace-off gap). The name of a reason's line: */
+const char *trawl_tarmac_gap_name(uint32_t reason);
+/* The reason of a gap name (n bytes at s), or -1 when it is none. */
+int trawl_tarmac_gap_reason(const char *s, size_t n);
+
 #endif

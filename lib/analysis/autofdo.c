@@ -112,7 +112,12 @@ enum trawl_status trawl_autofdo_write(FILE *f, struct trawl_ranges *r,
 	for (size_t i = 0; i < nmods; i++) {
 		if (opt->binary && !module_named(&mods[i], opt->binary))
 			continue;
-		struct block b = { mods[i].text_lo, mods[i].text_hi, mods[i].text_base, &mods[i] };
+		/* create_llvm_prof adds the ELF's first load segment's address to a
+		 * text profile's (simpleperf's to_offset subtracts it); llvm-profgen's
+		 * --use-offset adds its first text segment's page */
+		uint64_t base = opt->format == TRAWL_AUTOFDO_TEXT ? mods[i].load_base
+								   : mods[i].text_base;
+		struct block b = { mods[i].text_lo, mods[i].text_hi, base, &mods[i] };
 		write_block(f, &b, rg, nr, br, nb, opt->format);
 		stats->blocks++;
 	}

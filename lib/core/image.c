@@ -258,6 +258,7 @@ static enum trawl_status add_module(struct trawl_image *img, Elf *elf, uint64_t 
 		m.text_lo = m.text_hi = 0;
 	if (m.lo > m.hi)
 		m.lo = m.hi = 0;
+	m.load_base = m.lo & ~(uint64_t)0xfff;
 	read_build_id(elf, &m);
 	struct trawl_image_module *mods = realloc(img->mods, (img->nmods + 1) * sizeof *mods);
 	if (!mods || !(m.path = strdup(path))) {

@@ -56,7 +56,17 @@ struct ete_stream {
 	uint64_t frame_off;        /* formatted buffer: the frame being read */
 	int framed;                /* perf.data: fed by a deformatter (frame_off) */
 	struct ete_segs segs;      /* perf.data raw data: stream -> file offsets */
+	/* a break in the flow seen (Trace On, resync after a bad packet, the
+	 * end of a segment, a fresh stream): the gap event goes out before
+	 * the next instruction, if its core ran since its last gap */
+	int gap_pending;
+	uint32_t gap_reason;
+	uint64_t gap_off;
 };
+
+/* Cores with instructions since their last gap, one bit each; a core
+ * numbered past the map always counts as running. */
+#define ETE_READER_CPUS 4096
 
 struct ete_reader {
 	char name[4096 + 80];      /* the source, or "DIR [buffer NAME]", for messages */
@@ -89,6 +99,7 @@ struct ete_reader {
 	struct trawl_reader_stats stats;
 	uint64_t nacc, nacc_off, nacc_addr;
 	uint8_t nacc_id;
+	uint8_t ran[ETE_READER_CPUS / 8];
 	int done, nomem;
 	/* perf.data (reader-perf.c) */
 	struct trawl_perf_file *perf;

@@ -1016,6 +1016,8 @@ static void emit_notsync(struct trawl_ete_pkt_decoder *d)
 	p->count = d->skipped > UINT32_MAX ? UINT32_MAX : (uint32_t)d->skipped;
 	p->len = d->skipped > 0xffff ? 0xffff : (uint16_t)d->skipped;
 	d->stats.unsynced_bytes += d->skipped;
+	if (!d->stats.by_type[TRAWL_ETE_PKT_ASYNC])
+		d->stats.lead_bytes += d->skipped;
 	commit_pkt(d, p);
 	d->skipped = 0;
 }

@@ -135,11 +135,45 @@ static void put_exception(struct ete_stream *s, uint64_t to)
 	ev->flags |= trawl_exception_flags(name, ev->u.exc.name.len);
 }
 
+static int cpu_ran(const struct ete_reader *r, uint16_t cpu)
+{
+	return cpu >= ETE_READER_CPUS || (r->ran[cpu / 8] >> (cpu % 8) & 1);
+}
+
+static void set_ran(struct ete_reader *r, uint16_t cpu, int on)
+{
+	if (cpu >= ETE_READER_CPUS)
+		return;
+	r->ran[cpu / 8] = (uint8_t)((r->ran[cpu / 8] & ~(1u << (cpu % 8))) | (unsigned)!!on << (cpu % 8));
+}
+
 static void put_gap(struct ete_stream *s, uint64_t off, uint32_t reason)
 {
 	struct trawl_event *ev = push(s->r, TRAWL_EV_GAP, s->cpu, off);
+	s->gap_pending = 0;
+	set_ran(s->r, s->cpu, 0);
 	if (ev)
 		ev->u.gap.reason = reason;
+}
+
+/* A break the decoder knows of (trace was off, bytes lost, a new segment)
+ * is a gap only where the core ran before it: at the start of a trace
+ * there is nothing to break. `trawl ete tarmac` writes it by the same
+ * rule (cmd-ete.c), so both paths give the same events. */
+static void note_break(struct ete_stream *s, uint64_t off, uint32_t reason)
+{
+	if (s->gap_pending && s->gap_off != NO_OFFSET)
+		return; /* the first break names the place (a new stream's has none) */
+	s->gap_pending = 1;
+	s->gap_off = off;
+	s->gap_reason = reason;
+}
+
+static void flush_break(struct ete_stream *s, uint64_t off)
+{
+	if (s->gap_pending && cpu_ran(s->r, s->cpu))
+		put_gap(s, s->gap_off == NO_OFFSET ? off : s->gap_off, s->gap_reason);
+	s->gap_pending = 0;
 }
 
 /* Every element, in one switch so the order of the events (the Tarmac
@@ -155,9 +189,19 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 		put_exception(s, e->type == TRAWL_ETE_EL_RANGE ? e->start : s->exc_ret);
 	switch (e->type) {
 	case TRAWL_ETE_EL_RANGE:
+		flush_break(s, off);
 		put_range(s, e, off);
+		set_ran(r, s->cpu, 1);
+		break;
+	case TRAWL_ETE_EL_TRACE_ON:
+		note_break(s, off, TRAWL_GAP_TRACE_OFF);
+		break;
+	case TRAWL_ETE_EL_BAD:
+	case TRAWL_ETE_EL_END:
+		note_break(s, off, TRAWL_GAP_LOST);
 		break;
 	case TRAWL_ETE_EL_EXCEPTION:
+		flush_break(s, off);
 		s->exc_pending = 1;
 		s->exc_ret = e->value;
 		s->exc_type = e->count;
@@ -169,12 +213,12 @@ static void on_elem(void *ctx, const struct trawl_ete_elem *e)
 			r->nacc_addr = e->value;
 			r->nacc_id = s->id;
 		}
-		put_gap(s, off, 0);
+		put_gap(s, off, TRAWL_GAP_TRACE_OFF);
 		break;
 	case TRAWL_ETE_EL_OVERFLOW:
 		r->stats.damaged++;
 		put_warning(r, off, "trace ID 0x%02x: overflow: the trace unit lost trace here", s->id);
-		put_gap(s, off, 1);
+		put_gap(s, off, TRAWL_GAP_OVERFLOW);
 		break;
 	case TRAWL_ETE_EL_CONTEXT:
 		s->el = e->ctx.el;
@@ -242,6 +286,9 @@ struct ete_stream *ete_stream_get(struct ete_reader *r, uint8_t id, struct trawl
 	s->id = id;
 	s->cpu = cpu;
 	s->cfg = *c;
+	s->gap_pending = 1; /* a new stream of a core that ran: a new segment */
+	s->gap_reason = TRAWL_GAP_LOST;
+	s->gap_off = NO_OFFSET;
 	if (trawl_ete_pkt_decoder_create(&s->pd, &s->cfg, on_packets, s, err) != TRAWL_OK ||
 	    trawl_ete_flow_create(&s->flow, &s->cfg, r->img, on_elem, s, err) != TRAWL_OK) {
 		trawl_ete_pkt_decoder_destroy(s->pd);
@@ -271,6 +318,13 @@ static void finish_buffer(struct ete_reader *r)
 			put_warning(r, NO_OFFSET, "trace ID 0x%02x: no A-Sync in %" PRIu64 " bytes: nothing decoded "
 				    "(wrong format, or a wrapped TRBE buffer without its pointers?)", s->id,
 				    ps->bytes);
+		} else if (ps && ps->lead_bytes && !r->perf) {
+			/* perf.data segments name theirs (reader-perf.c) */
+			r->stats.damaged++;
+			put_warning(r, ete_stream_offset(s, 0), "trace ID 0x%02x: the first %" PRIu64
+				    " of %" PRIu64 " bytes, before the first A-Sync, are not decoded "
+				    "(a wrapped buffer: older trace was overwritten)", s->id,
+				    ps->lead_bytes, ps->bytes);
 		}
 	}
 	if (r->nacc) {

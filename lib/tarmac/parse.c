@@ -483,8 +483,10 @@ static int parse_exc(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	return 0;
 }
 
-/* "E 10001848 00000001 CoreEvent_RESET" is an exception; other E lines
- * (DebugEvent_*, signal changes) are text. */
+/* "E 10001848 00000001 CoreEvent_RESET" is an exception; "E 0 0
+ * GAP_TRACE_OFF" (and the other gap names, trawl_tarmac_gap_reason) a gap,
+ * as `trawl ete tarmac` writes them; other E lines (DebugEvent_*, signal
+ * changes) are text. */
 static int parse_e(struct trawl_tarmac *t, struct tl *l, const struct tarmac_line *ln,
 		   const char *type)
 {
@@ -506,6 +508,14 @@ static int parse_e(struct trawl_tarmac *t, struct tl *l, const struct tarmac_lin
 			e->flags |= trawl_exception_flags(e->u.exc.name.ptr, e->u.exc.name.len);
 			e->u.exc.target = hex[0];
 			e->u.exc.number = (uint32_t)hex[1];
+			return 0;
+		}
+		int gap = nhex ? trawl_tarmac_gap_reason(l->p, n) : -1;
+		if (gap >= 0) {
+			struct trawl_event *e = tarmac_begin_event(t, ln, TRAWL_EV_GAP);
+			if (!e)
+				return E_NOMEM;
+			e->u.gap.reason = (uint32_t)gap;
 			return 0;
 		}
 		if (!tl_allhex(l->p, n) || n > 16)

@@ -33,3 +33,20 @@ char *trawl_tarmac_put_insn_tail(char *p, uint64_t pc, uint32_t enc, unsigned by
 	*p++ = '\n';
 	return p;
 }
+
+static const char *const gap_names[] = { "GAP_TRACE_OFF", "GAP_OVERFLOW", "GAP_LOST" };
+
+const char *trawl_tarmac_gap_name(uint32_t reason)
+{
+	return reason < 3 ? gap_names[reason] : gap_names[TRAWL_GAP_LOST];
+}
+
+int trawl_tarmac_gap_reason(const char *s, size_t n)
+{
+	if (n == 8 && !memcmp(s, "NO_IMAGE", 8))
+		return TRAWL_GAP_TRACE_OFF;
+	for (int i = 0; i < 3; i++)
+		if (n == strlen(gap_names[i]) && !memcmp(s, gap_names[i], n))
+			return i;
+	return -1;
+}

@@ -42,10 +42,11 @@ awk -F: '/:/ { $NF = $NF * 2; print; next } { print }' OFS=: "$_tmp/one" >"$_tmp
 diff -u "$_tmp/doubled" "$_tmp/two" >"$_tmp/diff" || fail "merging two copies does not double every count:
 $(head -10 "$_tmp/diff")"
 
-# 3. --image: one block, addresses relative to the text segment's page, the
-# build id readelf reports, the path; branches leaving the binary go to 0
+# 3. --image: one block, addresses relative to the page of the first load
+# segment (simpleperf's and create_llvm_prof's base), the build id readelf
+# reports, the path; branches leaving the binary go to 0
 "$TRAWL" autofdo --image "$sort_elf" "$_tmp/sort.tarmac" -o "$_tmp/img" || fail "autofdo --image failed"
-base=$(readelf -lW "$sort_elf" | awk '$1 == "LOAD" && / R?W?E / { print $3; exit }')
+base=$(readelf -lW "$sort_elf" | awk '$1 == "LOAD" { print $3; exit }')
 bid=$(readelf -n "$sort_elf" | awk '/Build ID:/ { print $3 }')
 grep -qx "// build_id: 0x$bid" "$_tmp/img" || fail "build id line is not 0x$bid: $(grep build_id "$_tmp/img")"
 grep -qx "// $sort_elf" "$_tmp/img" || fail "path line missing"
@@ -107,4 +108,32 @@ for line in open(sys.argv[1]):
         count[syms[i][1]] = count.get(syms[i][1], 0) + 1
 print(max(count, key=count.get))' "$_tmp/sort.tarmac")
 [ -n "$hot" ] && [ "$hot" = "$want" ] || fail "llvm-profdata's hottest function is '$hot', the trace's is '$want'"
+
+# 5. the two formats' bases differ when the text is not in the first load
+# segment (-z separate-code: R at 0x400000, R E at 0x410000, readelf -l):
+# the text format is relative to the first load segment (as simpleperf's
+# perf_inject.data in the corpus, tests/cli/perf-reader.sh), llvm-profgen's
+# input to the text segment's page, which llvm-profgen must still turn into
+# a profile whose hottest function is the trace's
+command -v aarch64-linux-gnu-gcc >/dev/null || { echo "note: no aarch64-linux-gnu-gcc, separate-code binary not checked"; finish; }
+aarch64-linux-gnu-gcc -O2 -g -static -Wl,-z,separate-code -o "$_tmp/sep" "$TRAWL_SRC/examples/sort.c" ||
+	{ fail "cannot build the separate-code sort"; finish; }
+load=$(readelf -lW "$_tmp/sep" | awk '$1 == "LOAD" { print $3; exit }')
+text=$(readelf -lW "$_tmp/sep" | awk '$1 == "LOAD" && /E 0x[0-9a-f]+$/ { print $3; exit }')
+[ $((load)) != $((text)) ] || fail "the separate-code binary has its text in its first segment ($load)"
+"$TRAWL" emulate "$_tmp/sep" -o "$_tmp/sep.tarmac" -- 300 >/dev/null 2>&1 || fail "emulate sep failed"
+"$TRAWL" autofdo "$_tmp/sep.tarmac" -o "$_tmp/sep.abs" || fail "autofdo sep failed"
+"$TRAWL" autofdo --image "$_tmp/sep" "$_tmp/sep.tarmac" -o "$_tmp/sep.txt" || fail "autofdo --image sep failed"
+"$TRAWL" autofdo --image "$_tmp/sep" --format llvm-profgen "$_tmp/sep.tarmac" -o "$_tmp/sep.raw" ||
+	fail "autofdo --format llvm-profgen sep failed"
+# the first range of each, shifted back by its base, is the absolute one
+first_abs=$(sed -n 2p "$_tmp/sep.abs" | cut -d- -f1)
+[ $((0x$(sed -n 2p "$_tmp/sep.txt" | cut -d- -f1) + (load & ~0xfff))) = $((0x$first_abs)) ] ||
+	fail "text format: $(sed -n 2p "$_tmp/sep.txt") is not $first_abs less the first load segment $load"
+[ $((0x$(sed -n 2p "$_tmp/sep.raw" | cut -d- -f1) + (text & ~0xfff))) = $((0x$first_abs)) ] ||
+	fail "llvm-profgen format: $(sed -n 2p "$_tmp/sep.raw") is not $first_abs less the text page $text"
+"$profgen/llvm-profgen" --binary "$_tmp/sep" --unsymbolized-profile "$_tmp/sep.raw" \
+	--output "$_tmp/sep.afdo" --format=text >"$_tmp/pg.out" 2>&1 || fail "llvm-profgen sep failed: $(tail -3 "$_tmp/pg.out")"
+"$profgen/llvm-profdata" show --sample "$_tmp/sep.afdo" 2>&1 | grep -q "^Function: quick_sort: " ||
+	fail "llvm-profgen made no quick_sort profile from the separate-code binary's offsets"
 finish

@@ -63,6 +63,34 @@ raw="--ete-config $t/regs.ini --ete-image 0x1000=$t/prog.bin"
 "$TRAWL" pc $raw --index "$t/r.idx" "$t/trace.bin" 0x1004 >"$t/pc" 2>"$t/err" || fail "pc: $(cat "$t/err")"
 grep -q '2 visits' "$t/pc" && grep -q 'line 2 ' "$t/pc" && grep -q 'line 5 ' "$t/pc" ||
 	fail "pc 0x1004 (want lines 2 and 5): $(cat "$t/pc")"
+# a Trace On after trace was off is a gap (it was not: autofdo counted a
+# branch 100c->1004 that never ran). The same program; trace: A-Sync,
+# Trace Info, Trace On, address + context 0x1000, N, E (the ret at 0x100c
+# taken, its target not traced), Trace On, address 0x1004, E, E. By hand:
+# ranges 1000-100c, then after the gap 1004-1004 (b.ne taken) and 100c-100c
+# (the ret, trace ends), one branch 1004->100c
+{
+	printf '\000\000\000\000\000\000\000\000\000\000\000\200\001\000\004'
+	printf '\205\000\010\000\000\000\000\000\000\021\366\367\004\232\001\010\000\000\367\367'
+} >"$t/off.bin"
+"$TRAWL" autofdo $raw "$t/off.bin" >"$t/off.afdo" 2>"$t/err" || fail "autofdo across Trace On: $(cat "$t/err")"
+printf '3
+1000-100c:1
+1004-1004:1
+100c-100c:1
+0
+1
+1004->100c:1
+' | cmp -s - "$t/off.afdo" ||
+	fail "autofdo across Trace On: $(cat "$t/off.afdo")"
+"$TRAWL" cat $raw "$t/off.bin" 2>"$t/err" | awk '{print $4 == "insn" ? $6 : $4}' | tr '\n' ' ' >"$t/pcs"
+[ "$(cat "$t/pcs")" = "pc=1000 pc=1004 pc=1008 pc=100c gap pc=1004 pc=100c " ] || fail "Trace On: events $(cat "$t/pcs")"
+# the Tarmac path writes the gap as a line its reader reads back as one
+"$TRAWL" ete tarmac --config "$t/regs.ini" --image 0x1000="$t/prog.bin" "$t/off.bin" -o "$t/off.tarmac" ||
+	fail "ete tarmac across Trace On"
+grep -c . "$t/off.tarmac" | grep -qx 7 && sed -n 5p "$t/off.tarmac" | grep -q ' E 0000000000000000 00000000 GAP_TRACE_OFF$' ||
+	fail "ete tarmac across Trace On: $(cat "$t/off.tarmac")"
+"$TRAWL" autofdo "$t/off.tarmac" | cmp -s - "$t/off.afdo" || fail "autofdo of the Tarmac across Trace On differs"
 # the index names the ETE reader's version (identity key 7), so a reader
 # that changed rebuilds it; a Tarmac index has none
 v=$(sed -n 's/^#define TRAWL_ETE_READER_VERSION \([0-9]*\)u.*/\1/p' "$TRAWL_SRC/include/trawl/ete.h")

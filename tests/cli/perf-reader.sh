@@ -121,12 +121,20 @@ for a in 0x582b2b105c 0x582b2b10e0 0x582b2b1088; do
 	diff -u "$t/via" "$t/direct" >"$t/diff" || fail "pc $a: direct differs from the Tarmac path: $(cat "$t/diff")"
 	grep -q visit "$t/direct" || fail "pc $a: no visits"
 done
-# autofdo without --image: the binary from the mapping; the first
-# executable segment of etm_test_loop is at link address 0x1000 (readelf -l)
+# the br x17 at 0x10ec is the last instruction before trace was off (a
+# Trace On follows, then 0x108c): the call tree makes no tail call of it
+# (it did: "0x582b2b108c ... from 0x582b2b10ec [tail call]")
+"$TRAWL" calltree --symfs "$p" "$p/perf_etm.data" >"$t/ct" 2>/dev/null
+grep -q "from 0x582b2b10e" "$t/ct" || grep -q "0x582b2b1054 .* from 0x582b2b10a0" "$t/ct" ||
+	fail "calltree of perf_etm.data: the calls are missing: $(cat "$t/ct")"
+grep -q "from 0x582b2b10ec" "$t/ct" && fail "calltree joins across the Trace On: $(cat "$t/ct")"
+# autofdo without --image: the binary from the mapping; etm_test_loop's
+# first load segment is at link address 0 (readelf -l), so trawl's text
+# profile has simpleperf's addresses, unshifted
 "$TRAWL" autofdo --symfs "$p" --binary etm_test_loop "$p/perf_etm.data" >"$t/afdo" 2>"$t/err" ||
 	fail "autofdo: $(cat "$t/err")"
 expect_stdout_has "// build_id: 0x0c9a20bf9c009d0e4e8bbf9fad0300ae00000000" \
 	"$TRAWL" autofdo --symfs "$p" --binary etm_test_loop "$p/perf_etm.data"
-python3 "$TRAWL_SRC/tests/cli/perf-autofdo-oracle.py" "$t/afdo" "$p/perf_inject.data" 0x1000 >"$t/o" ||
+python3 "$TRAWL_SRC/tests/cli/perf-autofdo-oracle.py" "$t/afdo" "$p/perf_inject.data" 0 "$p/etm_test_loop" >"$t/o" ||
 	fail "autofdo differs from perf_inject.data: $(cat "$t/o")"
 finish

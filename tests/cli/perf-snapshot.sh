@@ -46,6 +46,17 @@ $mk "$t/g.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --gap 64
 want_rc=1 check_decode "gap" "$t/g.data" 20 20 22 22
 lost gap "offset 1160: AUXTRACE (cpu 0) at AUX offset 104: the 64 bytes of AUX data before it are not in the file"
 lost gap "offset 1024: AUX record (cpu 0, AUX offset 40, 64 bytes): its trace is not in the file (no AUXTRACE record holds it; 2 AUX records, 128 bytes missing in all)"
+# the two copies of each CPU are not one flow: a gap between them (the
+# Trace On that starts the second), so the last ret of the first (whose
+# target the trace does not give) is no branch to 0x1000. By hand, per copy:
+# 1000-100c, 1004-1004 (b.ne taken), 100c-100c, branches 1004->100c and
+# 100c->1004 (the ret's address packet); four copies. It counted
+# 100c->1000:2 as well.
+"$TRAWL" autofdo --symfs "$t" "$t/g.data" >"$t/g.afdo" 2>/dev/null
+printf '3\n1000-100c:4\n1004-1004:4\n100c-100c:4\n0\n2\n1004->100c:4\n100c->1004:4\n' | cmp -s - "$t/g.afdo" ||
+	fail "gap: autofdo joins the copies: $(cat "$t/g.afdo")"
+"$TRAWL" cat --symfs "$t" "$t/g.data" 2>/dev/null | awk '$4 == "gap" { print $2 }' | tr '\n' ' ' >"$t/g.gaps"
+[ "$(cat "$t/g.gaps")" = "cpu0 cpu1 " ] || fail "gap: want one gap event per CPU, got '$(cat "$t/g.gaps")'"
 # cpu 1's AUX record has no AUXTRACE record at all: cpu 0 decodes (cpu
 # 0's records end at 1024, cpu 1's ITRACE_START, HW_ID, AUX at 1120)
 $mk "$t/dr.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --drop-auxtrace 2

@@ -372,6 +372,46 @@ static void exceptions_and_text(void **state)
 	trawl_tarmac_destroy(t);
 }
 
+/* trawl's gap lines (written by `trawl ete tarmac`) are gap events with
+ * their reason and end the instruction before them; the same words as an
+ * E line's only field, or in another record type, are not. */
+static void gap_lines(void **state)
+{
+	(void)state;
+	struct trawl_tarmac *t = parser(0, 0, 0);
+	struct trawl_event_batch b;
+	feed(t, "1 clk IT (0) 00001000 d503201f O EL1h_s : NOP\n"
+		"1 clk E 0000000000000000 00000000 GAP_TRACE_OFF\n"
+		"2 clk cpu1 E 0000000000000000 00000000 GAP_OVERFLOW\n"
+		"3 clk E 0000000000000000 00000000 GAP_LOST\n"
+		"4 clk E 0000000000002000 00000000 NO_IMAGE\n"
+		"5 clk E GAP_LOST\n"
+		"6 clk E 0 0 GAP_LOSTX\n"
+		"7 clk CADI GAP_LOST\n");
+	peek_all(t, &b);
+	assert_int_equal(b.count, 8);
+	const struct trawl_event *e = b.events;
+	assert_int_equal(e[0].kind, TRAWL_EV_INSN);
+	assert_int_equal(e[0].nlines, 1);
+	for (int i = 1; i <= 4; i++)
+		assert_int_equal(e[i].kind, TRAWL_EV_GAP);
+	assert_int_equal(e[1].u.gap.reason, TRAWL_GAP_TRACE_OFF);
+	assert_int_equal(e[2].u.gap.reason, TRAWL_GAP_OVERFLOW);
+	assert_int_equal(e[2].cpu, 1);
+	assert_int_equal(e[3].u.gap.reason, TRAWL_GAP_LOST);
+	assert_int_equal(e[3].time, 3);
+	assert_int_equal(e[4].u.gap.reason, TRAWL_GAP_TRACE_OFF);
+	assert_int_equal(e[5].kind, TRAWL_EV_TEXT);
+	assert_int_equal(e[6].kind, TRAWL_EV_TEXT);
+	assert_int_equal(e[7].kind, TRAWL_EV_TEXT);
+	/* the writer's names are the reader's */
+	for (uint32_t r = 0; r < 3; r++) {
+		const char *n = trawl_tarmac_gap_name(r);
+		assert_int_equal(trawl_tarmac_gap_reason(n, strlen(n)), (int)r);
+	}
+	trawl_tarmac_destroy(t);
+}
+
 /* Register lines join the instruction before them only on the same CPU and
  * at the same time; otherwise they form a STATE event. */
 static void grouping(void **state)
@@ -953,6 +993,7 @@ int main(void)
 		cmocka_unit_test(memory_lines),
 		cmocka_unit_test(ld_st_diagrams),
 		cmocka_unit_test(exceptions_and_text),
+		cmocka_unit_test(gap_lines),
 		cmocka_unit_test(grouping),
 		cmocka_unit_test(bad_lines),
 		cmocka_unit_test(lenient_mode),

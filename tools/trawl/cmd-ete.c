@@ -50,6 +50,8 @@ struct run {
 	struct trawl_disasm *dis;
 	uint64_t ts;
 	uint64_t seq;
+	int ran;               /* tarmac: instructions written since the last gap */
+	int perf;              /* the source is a perf.data */
 	char label[4096 + 80]; /* SRC, or SRC [buffer NAME] when a snapshot has several */
 	uint64_t fmt_base;   /* perf.data: formatted bytes of the CPU before its deformatter */
 };
@@ -70,6 +72,8 @@ struct stream {
 	int exc_pending;     /* tarmac: exception waiting for its handler address */
 	uint64_t exc_ret;
 	uint32_t exc_type;
+	int gap_pending;     /* tarmac: a break waiting for the next instruction */
+	uint32_t gap_reason; /* enum trawl_gap_reason */
 };
 
 static const char *cmd = "ete";
@@ -234,10 +238,40 @@ static void write_tarmac_range(struct stream *s, const struct trawl_ete_elem *e)
 	}
 }
 
-/* `trawl ete tarmac`: IT lines for each range, E lines for exceptions and
- * missing image. Tarmac E lines give the address the exception goes to, so
- * an exception is held until the next range (the handler's start) or the
- * end says where it went. */
+/* A gap as the Tarmac reader reads it back (docs/tarmac.md) */
+static void tarmac_gap(struct stream *s, uint64_t addr, const char *name)
+{
+	struct run *r = s->run;
+	fprintf(r->out, "%" PRIu64 " clk E %016" PRIx64 " 00000000 %s\n", r->ts, addr, name);
+	s->gap_pending = 0;
+	r->ran = 0;
+}
+
+/* A break in the flow (Trace On after trace was off, a resync after a bad
+ * packet, the end of a segment, a new buffer) is written as a gap line
+ * before the next instruction, only where instructions came before it
+ * since the last gap: the ETE reader's rule (lib/ete/reader.c), so both
+ * paths give the same events. */
+static void tarmac_break(struct stream *s, const struct trawl_ete_elem *e)
+{
+	if (e->type == TRAWL_ETE_EL_TRACE_ON || e->type == TRAWL_ETE_EL_BAD ||
+	    e->type == TRAWL_ETE_EL_END) {
+		if (!s->gap_pending || s->gap_pending == 2)
+			s->gap_reason = e->type == TRAWL_ETE_EL_TRACE_ON ? TRAWL_GAP_TRACE_OFF
+									 : TRAWL_GAP_LOST;
+		s->gap_pending = 1;
+	} else if (s->gap_pending && (e->type == TRAWL_ETE_EL_RANGE ||
+				      e->type == TRAWL_ETE_EL_EXCEPTION)) {
+		if (s->run->ran)
+			tarmac_gap(s, 0, trawl_tarmac_gap_name(s->gap_reason));
+		s->gap_pending = 0;
+	}
+}
+
+/* `trawl ete tarmac`: IT lines for each range, E lines for exceptions,
+ * missing image and gaps. Tarmac E lines give the address the exception
+ * goes to, so an exception is held until the next range (the handler's
+ * start) or the end says where it went. */
 static void tarmac_elem(struct stream *s, const struct trawl_ete_elem *e)
 {
 	struct run *r = s->run;
@@ -250,14 +284,18 @@ static void tarmac_elem(struct stream *s, const struct trawl_ete_elem *e)
 		fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " %08x %s\n", r->ts, to, s->exc_type, name);
 		s->exc_pending = 0;
 	}
-	if (e->type == TRAWL_ETE_EL_RANGE)
+	tarmac_break(s, e);
+	if (e->type == TRAWL_ETE_EL_RANGE) {
 		write_tarmac_range(s, e);
-	else if (e->type == TRAWL_ETE_EL_EXCEPTION) {
+		r->ran = 1;
+	} else if (e->type == TRAWL_ETE_EL_EXCEPTION) {
 		s->exc_pending = 1;
 		s->exc_ret = e->value;
 		s->exc_type = e->count;
 	} else if (e->type == TRAWL_ETE_EL_NACC)
-		fprintf(f, "%" PRIu64 " clk E %016" PRIx64 " 00000000 NO_IMAGE\n", r->ts, e->value);
+		tarmac_gap(s, e->value, "NO_IMAGE");
+	else if (e->type == TRAWL_ETE_EL_OVERFLOW)
+		tarmac_gap(s, 0, trawl_tarmac_gap_name(TRAWL_GAP_OVERFLOW));
 }
 
 /* `trawl ete decode`: one line per element, offset, trace ID and name
@@ -438,6 +476,8 @@ static struct stream *get_stream(struct run *r, uint8_t id, int mapped, struct t
 	s->id = id;
 	s->cfg = *c;
 	s->el = 0;
+	s->gap_pending = 2; /* a new stream: a new segment, if the core ran before */
+	s->gap_reason = TRAWL_GAP_LOST;
 	if (trawl_ete_pkt_decoder_create(&s->pd, &s->cfg, on_packets, s, err) != TRAWL_OK) {
 		free(s);
 		return NULL;
@@ -728,6 +768,7 @@ static int open_perf(struct run *r, struct source *src, struct trawl_error *err)
 	if (trawl_perf_open(&src->perf, o->src, err) != TRAWL_OK)
 		return cli_report(cmd, err);
 	struct trawl_perf_file *pf = src->perf;
+	r->perf = 1;
 	if (pf->nwarnings) {
 		cli_warn(cmd, "%s (%u problem%s in the recording)", pf->warning, pf->nwarnings,
 			 pf->nwarnings == 1 ? "" : "s");
@@ -976,6 +1017,13 @@ static void finish_streams(struct run *r)
 			cli_warn(cmd, "%s: trace ID 0x%02x: no A-Sync in %" PRIu64 " bytes: nothing decoded "
 				 "(wrong format, or a wrapped TRBE buffer without --trbe-* pointers?)",
 				 r->label, s->id, ps->bytes);
+			r->bad++;
+		} else if (ps->lead_bytes && !r->perf) {
+			/* perf.data segments name theirs (end_segment) */
+			cli_warn(cmd, "%s: offset %" PRIu64 ": trace ID 0x%02x: the first %" PRIu64 " of %"
+				 PRIu64 " bytes, before the first A-Sync, are not decoded (a wrapped "
+				 "buffer: older trace was overwritten)", r->label, map_off(s, 0), s->id,
+				 ps->lead_bytes, ps->bytes);
 			r->bad++;
 		}
 	}
