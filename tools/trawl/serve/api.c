@@ -11,6 +11,7 @@
 
 #include "trawl/callhop.h"
 #include "trawl/image.h"
+#include "event-text.h"
 #include "serve/text.h"
 #include "write-query.h"
 
@@ -118,19 +119,38 @@ static int api_trace(struct api *a)
 	return 200;
 }
 
+/* A decoded source (ETE, perf.data) has no text: each line is its event,
+ * written as trawl browse shows it (event-text.h). */
+static enum trawl_status synth_lines(struct api *a, uint64_t line, uint64_t count,
+				     struct trawl_error *err)
+{
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t ev;
+		struct trawl_index_event e;
+		char buf[160];
+		enum trawl_status st = trawl_index_event_at_line(a->t->ic.ix, line + k, &ev, err);
+		if (!st)
+			st = trawl_index_event(a->t->ic.ix, ev, &e, err);
+		if (st)
+			return st;
+		trawl_json_string(&a->j, buf, event_text_synth(&e, buf, sizeof buf));
+	}
+	return TRAWL_OK;
+}
+
 static int api_lines(struct api *a)
 {
 	char why[128];
 	struct trawl_text *x = a->t->text;
 	if (serve_req_need(a->r, SP_FROM | SP_COUNT, why, sizeof why))
 		return bad(a, 400, why);
-	if (!x)
-		return bad(a, 400, "the trace has no text to show (a decoded source, or its text could not be opened)");
-	uint64_t off, line = a->r->from ? a->r->from : 1, size = trawl_text_size(x);
-	/* the lines of the index only: a cut trace's text goes on with the
-	 * fragment the build dropped, which is no line of the trace */
 	struct trawl_index_info info;
 	trawl_index_get_info(a->t->ic.ix, &info);
+	if (!x && !info.no_text)
+		return bad(a, 400, "the trace has no text to show (its text could not be opened)");
+	uint64_t off, line = a->r->from ? a->r->from : 1, size = x ? trawl_text_size(x) : 0;
+	/* the lines of the index only: a cut trace's text goes on with the
+	 * fragment the build dropped, which is no line of the trace */
 	if (line > info.lines) {
 		char msg[128];
 		snprintf(msg, sizeof msg, "line %llu is past the end of the trace (%llu lines)",
@@ -145,7 +165,9 @@ static int api_lines(struct api *a)
 	struct trawl_error err;
 	trawl_error_clear(&err);
 	enum trawl_status st = TRAWL_OK;
-	if (serve_text_line_offset(a->t->ic.ix, x, line, &off) == 0)
+	if (!x)
+		st = synth_lines(a, line, count, &err);
+	else if (serve_text_line_offset(a->t->ic.ix, x, line, &off) == 0)
 		for (uint64_t k = 0; k < count && off < size && !st; k++) {
 			const char *p;
 			size_t shown;

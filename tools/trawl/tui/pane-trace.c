@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "event-text.h"
 #include "tui/draw.h"
 
 enum { ROW_TEXT, ROW_FOLD };
@@ -52,21 +53,13 @@ static void event_line(const struct browser *b, uint64_t off, uint32_t elen, uin
 }
 
 /* A source without text (a decoded ETE trace): the event as the index
- * has it, the way a Tarmac instruction line starts. */
+ * has it (event-text.h, as trawl serve lists it). */
 static size_t event_synth(const struct browser *b, uint64_t ev, char *buf, size_t size)
 {
 	struct trawl_index_event e;
 	if (b->text || trawl_index_event(b->ix, ev, &e, NULL) != TRAWL_OK)
 		return 0;
-	int n;
-	if (e.kind == TRAWL_EV_INSN)
-		n = snprintf(buf, size, "%llu IT %08llx %0*x %s EL%u", (unsigned long long)e.time,
-			     (unsigned long long)e.pc, e.width == 2 ? 4 : 8, e.encoding,
-			     trawl_iset_name((enum trawl_iset)e.iset), e.el);
-	else
-		n = snprintf(buf, size, "%llu %s", (unsigned long long)e.time,
-			     trawl_event_kind_name((enum trawl_event_kind)e.kind));
-	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+	return event_text_synth(&e, buf, size);
 }
 
 static uint32_t event_rows(const struct trawl_index_event *e)
