@@ -46,6 +46,17 @@ expect_stderr_has "offset 768: AUX record (cpu 0, 40 bytes) marked truncated col
 	"$TRAWL" ete decode --symfs "$t" "$t/trunc.data"
 expect_stdout_has "INSTR_RANGE	0x100c" "$TRAWL" ete decode --symfs "$t" "$t/trunc.data"
 expect_stdout_has "40 bytes, raw,truncated,collision" "$TRAWL" info "$t/trunc.data"
+# info says the loss too, as trawl ete does (it exited 0 without a word)
+expect_exit 1 "$TRAWL" info "$t/trunc.data"
+expect_stderr_has "trunc.data: offset 768: AUX record (cpu 0, 40 bytes) marked truncated collision" \
+	"$TRAWL" info "$t/trunc.data"
+# and AUX data no AUXTRACE record holds (the CPU 0 AUX record at 768 of a
+# two-CPU file, same layout up to there)
+$mk "$t/drop.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --drop-auxtrace 1
+expect_exit 1 "$TRAWL" info "$t/drop.data"
+expect_stderr_has "AUX record (cpu 0, AUX offset 0, 40 bytes): its trace is not in the file" \
+	"$TRAWL" info "$t/drop.data"
+expect_exit 0 "$TRAWL" info "$t/ete.data"
 # an unknown record type is skipped by its size: named, exit 1
 $mk "$t/unk.data" "$t/trace.bin" /no/such/dir/prog.bin --unknown
 expect_exit 1 "$TRAWL" ete decode --symfs "$t" "$t/unk.data"
