@@ -1,6 +1,7 @@
-"""trawl serve of a perf.data (no text): /api/lines against the hand-worked
-PCs (CPU 0 then CPU 1, the chunks' order) and the encodings read here from
-the program's bytes (loaded at 0x1000), at several places and counts.
+"""trawl serve of a perf.data and an ETE snapshot (no text): /api/lines
+against the hand-worked PCs (perf.data: CPU 0 then CPU 1, the chunks'
+order) and the encodings read here from the programs' bytes (at 0x1000),
+at several places and counts; both ready with the perf.data's --symfs.
 Usage: serve-decoded.py TRAWL PROG.BIN SERVE-ARGS...
 """
 import os
@@ -17,18 +18,27 @@ pcs = [0x1000, 0x1004, 0x1008, 0x100c, 0x1004, 0x100c, 0x1008, 0x100c, 0x1004, 0
 # no timestamps in the trace (time 0); EL1 from its context packets
 want = ["0 IT %08x %08x A64 EL1" % (pc, struct.unpack_from("<I", prog, pc - 0x1000)[0])
         for pc in pcs]
+# the snapshot (trace 1): b.ne 0x100c (not taken), nop, nop, ret; EL1
+snap = bytes.fromhex("610000541f2003d51f2003d5c0035fd6")
+want1 = ["0 IT %08x %08x A64 EL1" % (pc, struct.unpack_from("<I", snap, pc - 0x1000)[0])
+         for pc in (0x1000, 0x1004, 0x1008, 0x100c, 0x1000)]
 srv = cdp.Server(trawl, args)
 try:
-    info = srv.wait_ready(0)
-    check(info["lines"] == len(want) and info["text"] is False,
-          "/api/trace: %d lines, text %r" % (info["lines"], info["text"]))
-    for first, count in ((1, 10), (1, 2000), (3, 4), (7, 1), (10, 5)):
-        got = srv.api("/api/lines?trace=0&from=%d&count=%d" % (first, count))
-        check(got.get("from") == first and got["lines"] == want[first - 1:first - 1 + count],
-              "lines from %d count %d: %s, expected %s"
-              % (first, count, got, want[first - 1:first - 1 + count]))
-    st, body = srv.get("/api/lines?trace=0&from=11&count=1")
-    check(st == 400 and b"past the end" in body, "line 11: HTTP %d %s" % (st, body[:200]))
+    for t, lines in ((0, want), (1, want1)):
+        info = srv.wait_ready(t)
+        check(info.get("state") == "ready" and info.get("lines") == len(lines)
+              and info.get("text") is False, "/api/trace %d: %s" % (t, info))
+        if info.get("state") != "ready":
+            continue
+        n = len(lines)
+        for first, count in ((1, n), (1, 2000), (3, 2), (n, 1), (n - 1, 5)):
+            got = srv.api("/api/lines?trace=%d&from=%d&count=%d" % (t, first, count))
+            check(got.get("from") == first and got["lines"] == lines[first - 1:first - 1 + count],
+                  "trace %d lines from %d count %d: %s, expected %s"
+                  % (t, first, count, got, lines[first - 1:first - 1 + count]))
+        st, body = srv.get("/api/lines?trace=%d&from=%d&count=1" % (t, n + 1))
+        check(st == 400 and b"past the end" in body,
+              "trace %d line %d: HTTP %d %s" % (t, n + 1, st, body[:200]))
 finally:
     code = srv.stop()
 check(code == 0, "the server exited %s (every input was used)" % code)
