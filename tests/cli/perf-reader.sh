@@ -87,6 +87,12 @@ cp "$t/prog.bin" "$t/sym/prog.bin"
 # nop at 0x1008 becomes b.ne: the trace decodes otherwise
 printf '\037\040\003\325\101\000\000\124\101\000\000\124\300\003\137\326' >"$t/sym/prog.bin"
 expect_stderr_has "building it again" "$TRAWL" pc --symfs "$t/sym" "$t/ete.data" 0x1008
+# said as a changed file, not only as options the user did not change
+cp "$t/prog.bin" "$t/sym/prog.bin"
+expect_stderr_has "was built with other reader options or from other files they name (--ete-*; perf.data: its mapped programs" \
+	"$TRAWL" pc --symfs "$t/sym" "$t/ete.data" 0x1008
+printf '\037\040\003\325\101\000\000\124\101\000\000\124\300\003\137\326' >"$t/sym/prog.bin"
+"$TRAWL" pc --symfs "$t/sym" "$t/ete.data" 0x1008 >/dev/null 2>&1
 # also for a compressed perf.data (read through the input layer)
 if command -v gzip >/dev/null; then
 	gzip -c "$t/ete.data" >"$t/ete.data.gz"
