@@ -127,6 +127,22 @@ for a in 0x582b2b105c 0x582b2b10e0 0x582b2b1088; do
 	diff -u "$t/via" "$t/direct" >"$t/diff" || fail "pc $a: direct differs from the Tarmac path: $(cat "$t/diff")"
 	grep -q visit "$t/direct" || fail "pc $a: no visits"
 done
+# a file of the program's name that is another build (its build id is not
+# the recording's): passed over and named, not decoded into wrong
+# instructions (any ELF with a build id will do: trawl itself)
+if readelf -n "$TRAWL" 2>/dev/null | grep -q "Build ID"; then
+	mkdir -p "$t/wrong"
+	cp "$TRAWL" "$t/wrong/etm_test_loop"
+	for c in stats "ete decode"; do
+		expect_exit 1 "$TRAWL" $c --symfs "$t/wrong" "$p/perf_etm.data"
+		expect_stderr_has "wrong/etm_test_loop is another build of /data/local/tmp/etm_test_loop (build id " \
+			"$TRAWL" $c --symfs "$t/wrong" "$p/perf_etm.data"
+		expect_stderr_has "the recording's 0c9a20bf9c009d0e4e8bbf9fad0300ae): not used" \
+			"$TRAWL" $c --symfs "$t/wrong" "$p/perf_etm.data"
+	done
+else
+	echo "note: no readelf or no build id in trawl: the other-build check skipped"
+fi
 # autofdo without --image: the binary from the mapping; the first
 # executable segment of etm_test_loop is at link address 0x1000 (readelf -l)
 "$TRAWL" autofdo --symfs "$p" --binary etm_test_loop "$p/perf_etm.data" >"$t/afdo" 2>"$t/err" ||
