@@ -64,31 +64,79 @@ int trawl_perf_mmap_has_file(const struct trawl_perf_mmap *m)
 	return m->cpumode != 1 && m->filename[0] == '/' && m->len;
 }
 
-int trawl_perf_find_file(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
-			 const char *symfs, const char *bindir, char *out, size_t cap)
+/* The GNU build id of the ELF file at path as hex, "" when it has none
+ * (or is no ELF file: a memory dump). */
+static void file_build_id(const char *path, char *hex, size_t cap)
+{
+	hex[0] = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	while (e && elf_kind(e) == ELF_K_ELF && !hex[0] && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+		while (!hex[0] && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4))
+				hex_of((const uint8_t *)d->d_buf + desc_off, nh.n_descsz, hex, cap);
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
+/* The recording's id (zero padding dropped) against the file's: another
+ * build only when both are known and differ. */
+static int other_build(const char *want, const char *path)
+{
+	char have[144];
+	if (!want[0])
+		return 0;
+	file_build_id(path, have, sizeof have);
+	size_t n = strlen(want);
+	return have[0] && (strncmp(have, want, n) || strspn(have + n, "0") != strlen(have + n));
+}
+
+/* check_id: a file whose build id is not the recording's is passed over
+ * (perf finds files by build id too: another build decodes to wrong
+ * instructions without a word). */
+static int find_file(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+		     const char *symfs, const char *bindir, char *out, size_t cap, int check_id)
 {
 	char hex[48];
 	trawl_perf_build_id_hex(pf, m, hex, sizeof hex);
 	const char *base = strrchr(m->filename, '/');
 	base = base ? base + 1 : m->filename;
+#define TAKE() if (!access(out, R_OK) && !(check_id && other_build(hex, out))) return 1
 	if (bindir && hex[0]) {
 		snprintf(out, cap, "%s/%s", bindir, hex);
-		if (!access(out, R_OK))
-			return 1;
+		TAKE();
 		snprintf(out, cap, "%s/.build-id/%.2s/%s", bindir, hex, hex + 2);
-		if (!access(out, R_OK))
-			return 1;
+		TAKE();
 	}
 	if (symfs) {
 		snprintf(out, cap, "%s/%s", symfs, m->filename);
-		if (!access(out, R_OK))
-			return 1;
+		TAKE();
 		snprintf(out, cap, "%s/%s", symfs, base);
-		if (!access(out, R_OK))
-			return 1;
+		TAKE();
 	}
 	snprintf(out, cap, "%s", m->filename);
-	return !access(out, R_OK);
+	TAKE();
+#undef TAKE
+	return 0;
+}
+
+int trawl_perf_find_file(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+			 const char *symfs, const char *bindir, char *out, size_t cap)
+{
+	return find_file(pf, m, symfs, bindir, out, cap, 1);
 }
 
 unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
@@ -108,6 +156,13 @@ unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_et
 				seen |= !strcmp(pf->mmaps[j].filename, m->filename);
 			missing += !seen;
 			first = first ? first : m->filename;
+			char hex[48], other[144];
+			if (!seen && find_file(pf, m, symfs, bindir, path, sizeof path, 0)) {
+				trawl_perf_build_id_hex(pf, m, hex, sizeof hex);
+				file_build_id(path, other, sizeof other);
+				note(warn, ctx, "%s: %s is another build of %s (build id %s, the "
+				     "recording's %s): not used", pf->path, path, m->filename, other, hex);
+			}
 			continue;
 		}
 		struct trawl_error err;

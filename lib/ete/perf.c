@@ -491,23 +491,38 @@ static enum trawl_status read_header(struct trawl_perf_file *f, struct trawl_err
 		f->data_size = f->len - PIPE_HEADER_SIZE;
 		return TRAWL_OK;
 	}
-	if (f->len < HEADER_SIZE || !trawl_perf_is_perf(h, f->len))
+	if (!trawl_perf_is_perf(h, f->len))
 		return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: not a perf.data file (no PERFILE2 "
 				       "header%s)", f->path, f->len >= 8 && !memcmp(h, "PERFILE", 7)
 				       ? "; old PERFFILE files are not supported" : "");
+	/* a cut recording is named as one, not as a file of another kind */
+	if (f->len < HEADER_SIZE) {
+		enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT, "perf.data file cut short: "
+						       "%zu bytes, less than its header",
+						       f->len);
+		trawl_error_at(err, f->path, 0, 0, f->len);
+		return st;
+	}
 	uint64_t hsize = bytes_rd64(h + 8), attr_size = bytes_rd64(h + 16);
 	uint64_t aoff = bytes_rd64(h + 24), asize = bytes_rd64(h + 32);
 	f->data_offset = bytes_rd64(h + 40);
 	f->data_size = bytes_rd64(h + 48);
 	for (int i = 0; i < 4; i++)
 		f->features[i] = bytes_rd64(h + 72 + 8 * i);
-	if (hsize < HEADER_SIZE || attr_size < 16 + 48 || aoff > f->len || asize > f->len - aoff) {
-		enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: perf.data header: bad "
-						       "header size %llu, attribute size %llu or "
-						       "section [%llu, +%llu)", f->path,
+	if (hsize < HEADER_SIZE || attr_size < 16 + 48) {
+		enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT, "perf.data header: bad "
+						       "header size %llu or attribute size %llu",
 						       (unsigned long long)hsize,
-						       (unsigned long long)attr_size,
-						       (unsigned long long)aoff, (unsigned long long)asize);
+						       (unsigned long long)attr_size);
+		trawl_error_at(err, f->path, 0, 0, 0);
+		return st;
+	}
+	if (aoff > f->len || asize > f->len - aoff) {
+		enum trawl_status st = trawl_error_set(err, TRAWL_ERR_FORMAT, "perf.data header: the "
+						       "attribute section [%llu, +%llu) goes past the "
+						       "end of the file (%zu bytes): file cut short",
+						       (unsigned long long)aoff,
+						       (unsigned long long)asize, f->len);
 		trawl_error_at(err, f->path, 0, 0, 0);
 		return st;
 	}

@@ -798,7 +798,12 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 					       "perf.data: --symfs, --binary-dir, --vmlinux, --kallsyms)" : "");
 		return -1;
 	}
-	*why = m == TRAWL_INDEX_OPTIONS ? "was built with other reader options"
+	/* key 6 hashes the ETE and perf.data options with the files they name:
+	 * a changed program is no other option the user gave */
+	*why = m == TRAWL_INDEX_OPTIONS && other_decode && had == id->reader && hadf == id->format
+	       ? "was built with other reader options or from other files they name (--ete-*; "
+		 "perf.data: its mapped programs, --vmlinux, --kallsyms)"
+	       : m == TRAWL_INDEX_OPTIONS ? "was built with other reader options"
 	       : other_reader           ? "was built by another version of trawl's ETE reader"
 					: "belongs to another version of the trace";
 	return 0;

@@ -28,4 +28,25 @@ cut -f1,3- "$t/out" | grep -v '	IGNORE$' >"$t/perf.el"
 diff -u "$t/snap.el" "$t/perf.el" >"$t/diff" || fail "perf.data and snapshot decode differently: $(head -c 2000 "$t/diff")"
 n=$(awk -F'\t' '$2 == "INSTR_RANGE" { n += $5 } END { print n + 0 }' "$t/perf.el")
 [ "$n" = 200000 ] || fail "perf.data decodes to $n instructions, the emulator ran 200000"
+
+# autofdo and coverage from the mapping of the program's ELF itself (static,
+# its code segment at file offset 0 and 0x400000, where it ran): the same
+# profile as of the Tarmac that trawl ete tarmac writes of the perf.data;
+# two recordings of it (here the same one twice) give one block with every
+# count doubled (each file added the ELF again: a second block, and drcov
+# listed the module twice)
+$mk "$t/elf.data" "$t/s/trace.bin" /none --regs "$t/s/ETE_0.ini" --map "0x400000=$ex/exceptions"
+"$TRAWL" autofdo --binary exceptions "$t/elf.data" >"$t/a1" 2>"$t/err" || fail "autofdo: $(cat "$t/err")"
+"$TRAWL" ete tarmac "$t/elf.data" -o "$t/elf.tarmac" 2>"$t/err" || fail "ete tarmac: $(cat "$t/err")"
+"$TRAWL" autofdo --image "$ex/exceptions" "$t/elf.tarmac" >"$t/at" 2>"$t/err" || fail "autofdo of the Tarmac: $(cat "$t/err")"
+grep -v '^//' "$t/a1" >"$t/a1.counts"
+grep -v '^//' "$t/at" | diff -u - "$t/a1.counts" >"$t/diff" || fail "autofdo: perf.data and its Tarmac differ: $(head -c 2000 "$t/diff")"
+"$TRAWL" autofdo --binary exceptions "$t/elf.data" "$t/elf.data" >"$t/a2" 2>"$t/err" || fail "autofdo twice: $(cat "$t/err")"
+awk -F: 'NR == FNR { if ($0 ~ /^[0-9a-f]+(-|->)[0-9a-f]+:[0-9]+$/) { c[$1] = $2; n++ }; next }
+	/^[0-9a-f]+(-|->)[0-9a-f]+:[0-9]+$/ { if (!($1 in c) || $2 != 2 * c[$1]) bad++; m++ }
+	/^\/\/ .*exceptions$/ { blocks++ }
+	END { if (n == 0 || m != n || bad || blocks != 1) { print n, m, bad, blocks; exit 1 } }' \
+	"$t/a1" "$t/a2" >"$t/o" || fail "autofdo of two copies: not one block of doubled counts (single, two, bad, blocks): $(cat "$t/o")"
+"$TRAWL" coverage --format drcov "$t/elf.data" "$t/elf.data" >"$t/cov" 2>"$t/err" || fail "coverage twice: $(cat "$t/err")"
+grep -aq "^Module Table: version 2, count 1$" "$t/cov" || fail "coverage of two copies: $(grep -a '^Module Table' "$t/cov")"
 finish

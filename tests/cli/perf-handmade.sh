@@ -46,6 +46,17 @@ expect_stderr_has "offset 768: AUX record (cpu 0, 40 bytes) marked truncated col
 	"$TRAWL" ete decode --symfs "$t" "$t/trunc.data"
 expect_stdout_has "INSTR_RANGE	0x100c" "$TRAWL" ete decode --symfs "$t" "$t/trunc.data"
 expect_stdout_has "40 bytes, raw,truncated,collision" "$TRAWL" info "$t/trunc.data"
+# info says the loss too, as trawl ete does (it exited 0 without a word)
+expect_exit 1 "$TRAWL" info "$t/trunc.data"
+expect_stderr_has "trunc.data: offset 768: AUX record (cpu 0, 40 bytes) marked truncated collision" \
+	"$TRAWL" info "$t/trunc.data"
+# and AUX data no AUXTRACE record holds (the CPU 0 AUX record at 768 of a
+# two-CPU file, same layout up to there)
+$mk "$t/drop.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --drop-auxtrace 1
+expect_exit 1 "$TRAWL" info "$t/drop.data"
+expect_stderr_has "AUX record (cpu 0, AUX offset 0, 40 bytes): its trace is not in the file" \
+	"$TRAWL" info "$t/drop.data"
+expect_exit 0 "$TRAWL" info "$t/ete.data"
 # an unknown record type is skipped by its size: named, exit 1
 $mk "$t/unk.data" "$t/trace.bin" /no/such/dir/prog.bin --unknown
 expect_exit 1 "$TRAWL" ete decode --symfs "$t" "$t/unk.data"
@@ -55,10 +66,21 @@ expect_exit 1 "$TRAWL" info "$t/unk.data"
 $mk "$t/bad.data" "$t/trace.bin" /no/such/dir/prog.bin --bad-size
 expect_stderr_has "offset 928: COMM record of size 4 is impossible" "$TRAWL" ete decode --symfs "$t" "$t/bad.data"
 expect_stdout_has "INSTR_RANGE	0x100c" "$TRAWL" ete decode --symfs "$t" "$t/bad.data"
-# not a perf.data at all / header cut short: clear error, exit 1
+# header cut short, attribute section cut short: named as a cut
+# recording (a file of 8 bytes was "not a perf.data file"), exit 1, by
+# trawl ete and by the reader backend alike
 printf 'PERFILE2' >"$t/short.data"
-expect_exit 1 "$TRAWL" ete decode "$t/short.data"
-expect_stderr_has "not a perf.data file" "$TRAWL" ete decode "$t/short.data"
+head -c 150 "$t/etm.data" >"$t/attrcut.data"
+for c in "ete decode" stats; do
+	expect_exit 1 "$TRAWL" $c "$t/short.data"
+	expect_stderr_has "short.data:offset 8: perf.data file cut short: 8 bytes, less than its header" \
+		"$TRAWL" $c "$t/short.data"
+	expect_exit 1 "$TRAWL" $c "$t/attrcut.data"
+	expect_stderr_has "attrcut.data:offset 0: perf.data header: the attribute section [104, +" \
+		"$TRAWL" $c "$t/attrcut.data"
+	expect_stderr_has ") goes past the end of the file (150 bytes): file cut short" \
+		"$TRAWL" $c "$t/attrcut.data"
+done
 
 # the same records as Linux perf reads them (perf 6.1 knows header <= 1)
 if command -v perf >/dev/null 2>&1; then

@@ -87,6 +87,12 @@ cp "$t/prog.bin" "$t/sym/prog.bin"
 # nop at 0x1008 becomes b.ne: the trace decodes otherwise
 printf '\037\040\003\325\101\000\000\124\101\000\000\124\300\003\137\326' >"$t/sym/prog.bin"
 expect_stderr_has "building it again" "$TRAWL" pc --symfs "$t/sym" "$t/ete.data" 0x1008
+# said as a changed file, not only as options the user did not change
+cp "$t/prog.bin" "$t/sym/prog.bin"
+expect_stderr_has "was built with other reader options or from other files they name (--ete-*; perf.data: its mapped programs" \
+	"$TRAWL" pc --symfs "$t/sym" "$t/ete.data" 0x1008
+printf '\037\040\003\325\101\000\000\124\101\000\000\124\300\003\137\326' >"$t/sym/prog.bin"
+"$TRAWL" pc --symfs "$t/sym" "$t/ete.data" 0x1008 >/dev/null 2>&1
 # also for a compressed perf.data (read through the input layer)
 if command -v gzip >/dev/null; then
 	gzip -c "$t/ete.data" >"$t/ete.data.gz"
@@ -128,6 +134,22 @@ done
 grep -q "from 0x582b2b10e" "$t/ct" || grep -q "0x582b2b1054 .* from 0x582b2b10a0" "$t/ct" ||
 	fail "calltree of perf_etm.data: the calls are missing: $(cat "$t/ct")"
 grep -q "from 0x582b2b10ec" "$t/ct" && fail "calltree joins across the Trace On: $(cat "$t/ct")"
+# a file of the program's name that is another build (its build id is not
+# the recording's): passed over and named, not decoded into wrong
+# instructions (any ELF with a build id will do: trawl itself)
+if readelf -n "$TRAWL" 2>/dev/null | grep -q "Build ID"; then
+	mkdir -p "$t/wrong"
+	cp "$TRAWL" "$t/wrong/etm_test_loop"
+	for c in stats "ete decode"; do
+		expect_exit 1 "$TRAWL" $c --symfs "$t/wrong" "$p/perf_etm.data"
+		expect_stderr_has "wrong/etm_test_loop is another build of /data/local/tmp/etm_test_loop (build id " \
+			"$TRAWL" $c --symfs "$t/wrong" "$p/perf_etm.data"
+		expect_stderr_has "the recording's 0c9a20bf9c009d0e4e8bbf9fad0300ae): not used" \
+			"$TRAWL" $c --symfs "$t/wrong" "$p/perf_etm.data"
+	done
+else
+	echo "note: no readelf or no build id in trawl: the other-build check skipped"
+fi
 # autofdo without --image: the binary from the mapping; etm_test_loop's
 # first load segment is at link address 0 (readelf -l), so trawl's text
 # profile has simpleperf's addresses, unshifted

@@ -131,7 +131,9 @@ int cmd_info(int argc, char **argv)
 			"events, lines, cores, checkpoint interval, record counts and build time.\n"
 			"A Linux perf.data (CoreSight trace) is described instead: trace units and\n"
 			"their registers, AUX buffers and flags, mapped files (--json; --records\n"
-			"lists every record: file offset, type, name, size).\n",
+			"lists every record: file offset, type, name, size). Damaged records and\n"
+			"trace the recording says it lost (AUX flags, AUX data not in the file)\n"
+			"are named, and the exit status is then 1.\n",
 		.options = opts,
 		.min_args = 1, .max_args = 1, .missing = "no trace given",
 	};

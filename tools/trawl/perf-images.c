@@ -1,7 +1,6 @@
 /* A perf.data's program images (lib/ete/perf-images.c) for the CLI: the
  * library's notes printed under the command's name. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -38,10 +37,8 @@ int perf_cli_symbol_images(const char *path, const struct trawl_reader_options *
 	if (trawl_perf_open(&pf, path, &err) != TRAWL_OK)
 		return cli_report(cmd, &err);
 	const char *symfs = opt->perf_symfs, *bindir = opt->perf_binary_dir;
-	struct { char path[4096]; uint64_t bias; } *seen = calloc(pf->nmmaps + 1, sizeof *seen);
-	size_t nseen = 0;
-	int rc = seen ? EXIT_OK : EXIT_BAD_INPUT;
-	for (size_t i = 0; seen && i < pf->nmmaps; i++) {
+	int rc = EXIT_OK;
+	for (size_t i = 0; i < pf->nmmaps; i++) {
 		const struct trawl_perf_mmap *m = &pf->mmaps[i];
 		char file[4096];
 		uint64_t bias;
@@ -56,20 +53,21 @@ int perf_cli_symbol_images(const char *path, const struct trawl_reader_options *
 			trawl_error_clear(&err);
 			continue;
 		}
-		size_t k = 0;
-		while (k < nseen && (strcmp(seen[k].path, file) || seen[k].bias != bias))
+		/* once per file and place, also across the perf.data files of one
+		 * command (the mappings of each segment, recordings of one
+		 * program): a second copy wrote a second block of the same counts */
+		size_t nmod, k = 0;
+		const struct trawl_image_module *mod = trawl_image_modules(img, &nmod);
+		while (k < nmod && (strcmp(mod[k].path, file) || mod[k].offset != bias))
 			k++;
-		if (k < nseen)
+		if (k < nmod)
 			continue;
-		snprintf(seen[nseen].path, sizeof seen[nseen].path, "%s", file);
-		seen[nseen++].bias = bias;
 		if (trawl_image_add_elf(img, file, bias, &err) != TRAWL_OK) {
 			rc = cli_report(cmd, &err);
 			break;
 		}
 		*added = 1;
 	}
-	free(seen);
 	trawl_perf_close(pf);
 	return rc;
 }

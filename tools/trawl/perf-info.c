@@ -134,6 +134,15 @@ static void records(const struct trawl_perf_file *pf)
 		       trawl_perf_record_name(pf->recs[i].type), pf->recs[i].size);
 }
 
+/* The recording's own word that trace was lost (AUX flags, AUX data no
+ * AUXTRACE record holds), as trawl ete says it: info lists those AUX
+ * records, so it says that they lost trace too. */
+static void on_loss(void *ctx, uint64_t off, const char *msg)
+{
+	cli_warn("info", "%s: offset %" PRIu64 ": %s", (const char *)ctx, off, msg);
+	cli_mark_lossy();
+}
+
 int perf_cli_info(const char *path, int json, int recs)
 {
 	struct trawl_perf_file *pf;
@@ -152,6 +161,7 @@ int perf_cli_info(const char *path, int json, int recs)
 			 pf->nwarnings == 1 ? "" : "s");
 		cli_mark_lossy();
 	}
+	trawl_perf_aux_losses(pf, on_loss, (void *)path);
 	trawl_perf_close(pf);
 	return EXIT_OK;
 }

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -120,6 +121,26 @@ static void build_sw(struct serve *s, struct serve_trace *t)
 	set_state(s, t, SERVE_READY, t->sw->damage[0] ? t->sw->damage : NULL);
 }
 
+/* The reader options for one trace. They are given once for every trace
+ * on the command line, so the perf.data ones (--symfs, --binary-dir,
+ * --vmlinux, --kallsyms) are left out for a directory (an ETE snapshot),
+ * which is never a perf.data: there the reader refuses them as a usage
+ * error, and one trace's options failed the other. */
+static struct trace_open trace_options(const struct serve *s, const struct serve_trace *t)
+{
+	struct trace_open to = s->opts.to;
+	struct stat sb;
+	to.cmd = "serve";
+	to.path = t->path;
+	if (stat(t->path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		to.opt.perf_symfs = NULL;
+		to.opt.perf_binary_dir = NULL;
+		to.opt.perf_vmlinux = NULL;
+		to.opt.perf_kallsyms = NULL;
+	}
+	return to;
+}
+
 static void build(struct serve *s, struct serve_trace *t)
 {
 	if (t->kind == SERVE_KIND_SW) {
@@ -128,9 +149,7 @@ static void build(struct serve *s, struct serve_trace *t)
 	}
 	struct progress_ctx pc = { s, t };
 	cli_warnings_clear();
-	t->ic.to = s->opts.to;
-	t->ic.to.cmd = "serve";
-	t->ic.to.path = t->path;
+	t->ic.to = trace_options(s, t);
 	t->ic.progress = progress;
 	t->ic.progress_ctx = &pc;
 	if (index_cli_open(&t->ic)) {
@@ -145,9 +164,7 @@ static void build(struct serve *s, struct serve_trace *t)
 	set_state(s, t, SERVE_CALLS, NULL);
 	struct calls_run r;
 	memset(&r, 0, sizeof r);
-	r.to = s->opts.to;
-	r.to.cmd = "serve";
-	r.to.path = t->path;
+	r.to = trace_options(s, t);
 	r.image = s->opts.image;        /* borrowed: the command owns it */
 	r.use_index = s->opts.use_index;
 	r.parse_all = s->opts.parse_all;
