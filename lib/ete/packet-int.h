@@ -47,6 +47,7 @@ struct trawl_ete_pkt_decoder {
 	void *fn_ctx;
 	uint64_t offset;          /* offset of the next byte fed */
 	int synced;
+	int ever_synced;          /* an A-Sync seen: later skipped bytes are not lead bytes */
 	uint32_t zeros;           /* unsynced: current run of zero bytes */
 	uint64_t skip_start;      /* unsynced: first skipped byte */
 	uint64_t skipped;         /* unsynced: bytes skipped so far */

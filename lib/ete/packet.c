@@ -1016,7 +1016,9 @@ static void emit_notsync(struct trawl_ete_pkt_decoder *d)
 	p->count = d->skipped > UINT32_MAX ? UINT32_MAX : (uint32_t)d->skipped;
 	p->len = d->skipped > 0xffff ? 0xffff : (uint16_t)d->skipped;
 	d->stats.unsynced_bytes += d->skipped;
-	if (!d->stats.by_type[TRAWL_ETE_PKT_ASYNC])
+	/* not by_type[ASYNC]: the counting path tallies packet types only at
+	 * the end of a run, so it would count bytes after an A-Sync too */
+	if (!d->ever_synced)
 		d->stats.lead_bytes += d->skipped;
 	commit_pkt(d, p);
 	d->skipped = 0;
@@ -1044,6 +1046,7 @@ static size_t scan_sync(struct trawl_ete_pkt_decoder *d, const uint8_t *b, size_
 			p->len = 12;
 			commit_pkt(d, p);
 			d->synced = 1;
+			d->ever_synced = 1;
 			d->zeros = 0;
 			memset(d->hist, 0, sizeof d->hist);
 			return i + 1;
