@@ -14,6 +14,9 @@ export TRAWL_NO_PROGRESS=1
 has() { "$T" help "$1" >/dev/null 2>&1; }
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*" | sed "s#$PWD/##g"; "$@"; }
+# the first N lines of a command's output; the "$" line is printed before
+# the pipe, so head does not count it (or print it after the command's warnings)
+runh() { n=$1; shift; printf '$ %s | head -n %s\n' "$*" "$n" | sed "s#$PWD/##g"; "$@" | head -n "$n"; }
 
 step "trawl $("$T" --version | cut -d' ' -f2): the commands"
 "$T" --help
@@ -26,7 +29,7 @@ fi
 step "1. Make a real trace: emulate a static AArch64 program (recursion + a tree walk)"
 run "$T" emulate "$EX/recurse" -o "$OUT/recurse.tarmac" --stats
 run head -n 3 "$OUT/recurse.tarmac"
-grep -m 4 ' IT ' "$OUT/recurse.tarmac"
+run grep -m 4 -w IT "$OUT/recurse.tarmac"
 
 step "2. What is in it"
 run "$T" stats "$OUT/recurse.tarmac"
@@ -38,7 +41,7 @@ if has index; then
 	line=$(grep -n ' IT ' "$OUT/recurse.tarmac" | sed -n '1000000p' | cut -d: -f1)
 	[ -n "$line" ] || line=$(grep -n ' IT ' "$OUT/recurse.tarmac" | tail -1 | cut -d: -f1)
 	step "4. Travel in time: the machine as it was at line $line"
-	run "$T" regs "$OUT/recurse.tarmac" --at "$line" | head -n 36
+	runh 36 "$T" regs "$OUT/recurse.tarmac" --at "$line"
 	sp=$("$T" regs "$OUT/recurse.tarmac" --at "$line" | awk '$1 == "sp" { print "0x" $2 }')
 	if [ -n "$sp" ]; then
 		run "$T" mem "$OUT/recurse.tarmac" --at "$line" "$sp" 64
@@ -49,8 +52,8 @@ fi
 
 if has calltree; then
 	step "5. Who called whom, and where the time went"
-	run "$T" profile "$OUT/recurse.tarmac" --image "$EX/recurse" | head -n 15
-	run "$T" calltree "$OUT/recurse.tarmac" --image "$EX/recurse" | head -n 25
+	runh 15 "$T" profile "$OUT/recurse.tarmac" --image "$EX/recurse"
+	runh 25 "$T" calltree "$OUT/recurse.tarmac" --image "$EX/recurse"
 	run "$T" flamegraph "$OUT/recurse.tarmac" --image "$EX/recurse" --svg "$OUT/recurse.svg" >/dev/null
 	echo "flame graph: $OUT/recurse.svg"
 fi
@@ -58,7 +61,19 @@ fi
 if has ete && [ -d "$CORPUS/ete/ete/q_elem" ]; then
 	step "6. Hardware trace: decode an ETE trace buffer (OpenCSD test snapshot)"
 	run "$T" ete stats "$CORPUS/ete/ete/q_elem"
-	run "$T" ete decode "$CORPUS/ete/ete/q_elem" | head -n 15
+	runh 15 "$T" ete decode "$CORPUS/ete/ete/q_elem"
+fi
+
+PERF="$CORPUS/perf/perf_etm.data"
+if has ete && [ -f "$PERF" ] && [ -f "$CORPUS/perf/etm_test_loop" ]; then
+	step "6b. A Linux perf recording (simpleperf, cs-etm) as a trace: calls and an AutoFDO profile"
+	# the program as the recording names it, under a --symfs root (a link, not a copy)
+	mkdir -p "$OUT/perf-root/data/local/tmp"
+	ln -sf "$CORPUS/perf/etm_test_loop" "$OUT/perf-root/data/local/tmp/etm_test_loop"
+	echo "(the libraries it maps are not in the corpus: trawl says so, and their code is not decoded)"
+	runh 3 "$T" info "$PERF"
+	run "$T" calltree --symfs "$OUT/perf-root" "$PERF"
+	runh 6 "$T" autofdo --symfs "$OUT/perf-root" --binary etm_test_loop "$PERF"
 fi
 
 if has events && [ -x "$PWD/$build/rec/rec-demo/rec-demo" ]; then

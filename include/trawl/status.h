@@ -29,7 +29,8 @@ enum trawl_status {
 struct trawl_error {
 	enum trawl_status status;
 	int sys_errno;           /* errno for TRAWL_ERR_IO, else 0 */
-	char message[256];
+	char message[1024];      /* room for two full paths and a reason (256 cut a
+	                          * perf.data note naming two paths and two build ids) */
 	char file[256];          /* input file name, "" if none */
 	uint64_t line;
 	uint32_t column;

@@ -138,14 +138,17 @@ grep -q "from 0x582b2b10ec" "$t/ct" && fail "calltree joins across the Trace On:
 # the recording's): passed over and named, not decoded into wrong
 # instructions (any ELF with a build id will do: trawl itself)
 if readelf -n "$TRAWL" 2>/dev/null | grep -q "Build ID"; then
-	mkdir -p "$t/wrong"
-	cp "$TRAWL" "$t/wrong/etm_test_loop"
+	# a long folder name: the note names two paths and two build ids, and
+	# must not be cut (a 256-byte message ended it short in a longer checkout)
+	w="$t/a-folder-name-long-enough-that-the-note-is-longer-than-256-bytes-wherever-the-tree-is/wrong"
+	mkdir -p "$w"
+	cp "$TRAWL" "$w/etm_test_loop"
 	for c in stats "ete decode"; do
-		expect_exit 1 "$TRAWL" $c --symfs "$t/wrong" "$p/perf_etm.data"
+		expect_exit 1 "$TRAWL" $c --symfs "$w" "$p/perf_etm.data"
 		expect_stderr_has "wrong/etm_test_loop is another build of /data/local/tmp/etm_test_loop (build id " \
-			"$TRAWL" $c --symfs "$t/wrong" "$p/perf_etm.data"
+			"$TRAWL" $c --symfs "$w" "$p/perf_etm.data"
 		expect_stderr_has "the recording's 0c9a20bf9c009d0e4e8bbf9fad0300ae): not used" \
-			"$TRAWL" $c --symfs "$t/wrong" "$p/perf_etm.data"
+			"$TRAWL" $c --symfs "$w" "$p/perf_etm.data"
 	done
 else
 	echo "note: no readelf or no build id in trawl: the other-build check skipped"

@@ -41,7 +41,8 @@ int cmd_autofdo(int argc, char **argv)
 	};
 	const struct cli_command cmd = {
 		.name = "autofdo",
-		.usage = "[--image ELF[@OFFSET]]... [--binary NAME] [-o FILE] TRACE...",
+		.usage = "[--image ELF[@OFFSET]]... [--binary NAME] [--format text|llvm-profgen]\n"
+			 "                     [-o FILE] TRACE...",
 		.description =
 			"Counts the address ranges the traces executed (sequential runs ended by\n"
 			"a taken branch, an exception or a gap) and the taken branches, and writes\n"

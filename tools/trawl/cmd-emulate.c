@@ -217,9 +217,9 @@ int cmd_emulate(int argc, char **argv)
 	};
 	const struct cli_command cmd = {
 		.name = "emulate",
-		.usage = "PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst|none] [--stats]\n"
-			 "                     [--root DIR] [--quantum N] [--check-writes] [--memory-hooks]\n"
-			 "                     [-- ARGS...]",
+		.usage = "PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst|none] [--compress-threads N]\n"
+			 "                     [--stats] [--root DIR] [--quantum N] [--stack-top ADDR]\n"
+			 "                     [--check-writes] [--memory-hooks] [--ete DIR ...] [-- ARGS...]",
 		.description = emulate_description,
 		.options = opts,
 		.footer = emulate_footer,

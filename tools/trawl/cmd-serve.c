@@ -177,7 +177,8 @@ int cmd_serve(int argc, char **argv)
 		CLI_U64("port", "N", &o.port, 65535, NULL, "TCP port (default 0: any free one)"),
 		CLI_STRING("bind", 0, "ADDR", &o.bind, "IPv4 address to listen on (default 127.0.0.1)"),
 		CLI_FLAG("open", 0, &o.open, "open the URL in the desktop's browser (xdg-open)"),
-		CLI_STRING("defs", 0, "FILE", &s.defs, "definitions (.tdef): the activities of software-event traces"),
+		CLI_STRING("defs", 0, "FILE", &s.defs, "definitions (.tdef): the activities of software-event\n"
+			   "traces, and a Barrelfish dump's event names"),
 		CALLS_OPTIONS(&s.opts),
 		CLI_END,
 	};

@@ -16,7 +16,7 @@ TRAWL_COMMAND("events", cmd_events, "list, count, analyse (activities, statistic
 TRAWL_COMMAND("export", cmd_export, "export the call structure, or software events, as Chrome Trace Event JSON for Perfetto")
 TRAWL_COMMAND("flamegraph", cmd_flamegraph, "folded call stacks, or an interactive SVG flame graph")
 TRAWL_COMMAND("index", cmd_index, "build the time-travel index of a trace")
-TRAWL_COMMAND("info", cmd_info, "describe the index of a trace")
+TRAWL_COMMAND("info", cmd_info, "describe the index of a trace, or a perf.data recording")
 TRAWL_COMMAND("last-write", cmd_last_write, "the line that last wrote a register or memory range")
 TRAWL_COMMAND("listen", cmd_listen, "receive streamed software events and write a trace")
 TRAWL_COMMAND("mem", cmd_mem, "memory at a line of a trace (hexdump, ?? = unknown)")

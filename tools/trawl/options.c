@@ -38,6 +38,19 @@ static void print_indented(const char *text, int indent)
 	}
 }
 
+/* A long name met earlier in the table: the parser takes the first one
+ * (find_long), so a later entry (a shared option block repeating a
+ * command's own option) is never used and is not listed. */
+static int shadowed(const struct cli_option *opts, const struct cli_option *o)
+{
+	if (o->kind == CLI_OPT_TEXT || !o->name)
+		return 0;
+	for (const struct cli_option *p = opts; p != o; p++)
+		if (p->kind != CLI_OPT_TEXT && p->name && strcmp(p->name, o->name) == 0)
+			return 1;
+	return 0;
+}
+
 void cli_print_help(const struct cli_command *cmd)
 {
 	printf("usage: trawl %s %s\n", cmd->name, cmd->usage);
@@ -45,7 +58,7 @@ void cli_print_help(const struct cli_command *cmd)
 		printf("\n%s", cmd->description);
 	int heading = 0;
 	for (const struct cli_option *o = cmd->options; o && o->kind != CLI_OPT_END; o++) {
-		if (o->flags & CLI_OPT_HIDDEN)
+		if ((o->flags & CLI_OPT_HIDDEN) || shadowed(cmd->options, o))
 			continue;
 		if (o->kind == CLI_OPT_TEXT) {
 			printf("\n%s\n", o->help);
