@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/times.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -218,8 +219,29 @@ static void nonblock(void)
 	printf("setfl again %d\n", fcntl(0, F_SETFL, O_NONBLOCK));
 }
 
+/* the clocks a program reads: the wall clock three ways (time() calls
+ * clock_gettime, gettimeofday its own system call), the monotonic one */
+static void clocks(void)
+{
+	struct timeval tv;
+	struct timezone tz = { 1, 1 };
+	struct timespec rt, mono;
+	long t = (long)time(NULL);
+	int g = gettimeofday(&tv, &tz);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	printf("clocks %ld %d %ld %ld %ld %d %d\n", t, g, (long)tv.tv_sec, (long)rt.tv_sec,
+	       (long)mono.tv_sec, tz.tz_minuteswest, tz.tz_dsttime);
+	printf("clocks ordered %d\n", tv.tv_usec >= 0 && tv.tv_usec < 1000000 && t <= tv.tv_sec &&
+	       tv.tv_sec <= rt.tv_sec);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "clocks") == 0) {
+		clocks();
+		return 0;
+	}
 	if (argc == 2 && strcmp(argv[1], "nonblock") == 0) {
 		nonblock();
 		return 0;
@@ -235,7 +257,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "socket") == 0)
 		return (int)syscall(SYS_socket, 2, 1, 0) < 0;
 	if (argc != 2) {
-		fprintf(stderr, "usage: syscalls DIR | syscalls write DIR\n");
+		fprintf(stderr, "usage: syscalls DIR | syscalls write DIR | syscalls clocks\n");
 		return 2;
 	}
 	list(argv[1]);

@@ -33,6 +33,9 @@ struct trawl_autofdo_options {
 	enum trawl_autofdo_format format;
 	/* only this binary (path as given, or its file name); NULL = all */
 	const char *binary;
+	/* the input lost records (its reader said so): a binary it does not
+	 * name may be among them, so it is loss, not a usage error */
+	int damaged;
 };
 
 /* What was written, for the caller's messages. */
@@ -42,14 +45,17 @@ struct trawl_autofdo_stats {
 };
 
 /* Whether opt can be written for img: the errors trawl_autofdo_write
- * would give for the choice of binary, before any trace is read. */
+ * would give for the choice of binary, before any trace is read.
+ * TRAWL_ERR_NOT_FOUND when opt->binary names no module of a whole input,
+ * TRAWL_ERR_CORRUPT when the input was damaged (opt->damaged). */
 enum trawl_status trawl_autofdo_check(const struct trawl_image *img,
 				      const struct trawl_autofdo_options *opt,
 				      struct trawl_error *err);
 
 /* Write the profile of r (after trawl_ranges_end_trace) for the modules of
- * img (may be NULL: absolute addresses). TRAWL_ERR_NOT_FOUND when
- * opt->binary names no module; TRAWL_ERR_USAGE for the profgen format
+ * img (may be NULL: absolute addresses). TRAWL_ERR_NOT_FOUND (or
+ * TRAWL_ERR_CORRUPT, opt->damaged) when opt->binary names no module;
+ * TRAWL_ERR_USAGE for the profgen format
  * with several binaries and none chosen; TRAWL_ERR_IO when writing fails. */
 enum trawl_status trawl_autofdo_write(FILE *f, struct trawl_ranges *r,
 				      const struct trawl_image *img,

@@ -71,6 +71,11 @@ struct trawl_emu_options {
 	                              instructions */
 	uint64_t quantum;          /* instructions a thread runs before the next
 	                              one does; 0 = TRAWL_EMU_QUANTUM */
+	int fixed_clock;           /* clock_gettime and futex timeouts on a clock
+	                              of the run's own: a fixed start plus 1 ns
+	                              per instruction, not the host's time (so
+	                              that a program reading the time gives the
+	                              same trace each run) */
 	/* Called with each instruction as its trace line is written (PC and
 	 * encoding and the index its line shows, in trace order; needs a style other than NONE; with no
 	 * output file the text is dropped). NULL: none (`emulate --ete`). */

@@ -211,6 +211,8 @@ struct trawl_perf_chunk_place {
 	int restart;              /* not the continuation of the chunk before it:
 				   * decoding starts again at its first sync point */
 	int snapshot;             /* a snapshot capture of its own */
+	int first;                /* the first chunk of its buffer: decoding
+				   * starts at its first sync point too */
 	uint64_t missing;         /* full mode: AUX bytes between the previous
 				   * chunk's end (or 0) and this chunk */
 };

@@ -79,6 +79,9 @@ enum trawl_status trawl_autofdo_check(const struct trawl_image *img,
 	const struct trawl_image_module *mods = img ? trawl_image_modules(img, &nmods) : NULL;
 	for (size_t i = 0; i < nmods; i++)
 		chosen += !opt->binary || module_named(&mods[i], opt->binary);
+	if (opt->binary && !chosen && opt->damaged)
+		return trawl_error_set(err, TRAWL_ERR_CORRUPT, "no image named '%s': the input is "
+				       "damaged, the records that mapped it may be lost", opt->binary);
 	if (opt->binary && !chosen)
 		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no image named '%s'", opt->binary);
 	if (opt->format == TRAWL_AUTOFDO_PROFGEN && chosen > 1)

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "emu/sys.h"
 
@@ -112,6 +113,31 @@ static int64_t check_timespec(struct trawl_emu *e, uint64_t addr)
 	if (uc_mem_read(e->uc, addr, ts, sizeof ts) != UC_ERR_OK)
 		return -EFAULT;
 	return ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000 ? -EINVAL : 0;
+}
+
+/* 2025-01-01T00:00:00Z: a plausible date for programs that check it */
+#define TRAWL_EMU_FIXED_EPOCH 1735689600
+
+int64_t emu_clock_now(struct trawl_emu *e, uint64_t clk, int64_t ts[2])
+{
+	if (!e->opt.fixed_clock) {
+		struct timespec t;
+		if (clock_gettime((clockid_t)clk, &t) != 0)
+			return -errno;
+		ts[0] = t.tv_sec;
+		ts[1] = t.tv_nsec;
+		return 0;
+	}
+	/* the wall clocks (glibc's time() reads REALTIME_COARSE) start at the
+	 * epoch; the rest (monotonic, boot, CPU time) at 0. 10 is no clock
+	 * on Linux; dynamic clock ids (negative) are refused as well. */
+	enum { REALTIME = 0, REALTIME_COARSE = 5, REALTIME_ALARM = 8, TAI = 11 };
+	if (clk > TAI || clk == 10)
+		return -EINVAL;
+	int wall = clk == REALTIME || clk == REALTIME_COARSE || clk == REALTIME_ALARM || clk == TAI;
+	ts[0] = (wall ? TRAWL_EMU_FIXED_EPOCH : 0) + (int64_t)(e->n / 1000000000);
+	ts[1] = (int64_t)(e->n % 1000000000);
+	return 0;
 }
 
 int64_t emu_sys_nanosleep(struct trawl_emu *e, struct sys_call *c)

@@ -25,6 +25,11 @@ int64_t emu_sys_sched_getaffinity(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_times(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_getrusage(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_nanosleep(struct trawl_emu *e, struct sys_call *c);
+/* The time the guest sees on clock clk (a Linux clock id): the host's,
+ * or with the fixed clock its own (TRAWL_EMU_FIXED_EPOCH for the
+ * wall-clock ids, 0 for the others, plus 1 ns per instruction). 0, or
+ * -errno. */
+int64_t emu_clock_now(struct trawl_emu *e, uint64_t clk, int64_t ts[2]);
 int64_t emu_sys_clock_nanosleep(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_membarrier(struct trawl_emu *e, struct sys_call *c);
 int64_t emu_sys_rt_sigaction(struct trawl_emu *e, struct sys_call *c);

@@ -31,6 +31,7 @@ enum {
 	SYS_pread64 = 67, SYS_pwrite64 = 68, SYS_readlinkat = 78, SYS_newfstatat = 79,
 	SYS_fstat = 80, SYS_exit = 93, SYS_exit_group = 94, SYS_set_tid_address = 96,
 	SYS_futex = 98, SYS_set_robust_list = 99, SYS_nanosleep = 101, SYS_clock_gettime = 113,
+	SYS_gettimeofday = 169,
 	SYS_sched_yield = 124, SYS_kill = 129, SYS_tgkill = 131, SYS_sigaltstack = 132,
 	SYS_rt_sigaction = 134, SYS_rt_sigprocmask = 135, SYS_rt_sigpending = 136, SYS_rt_sigreturn = 139, SYS_uname = 160, SYS_getpid = 172,
 	SYS_getppid = 173, SYS_getuid = 174, SYS_geteuid = 175, SYS_getgid = 176,
@@ -432,10 +433,10 @@ static int64_t sys_ioctl(struct trawl_emu *e, uint64_t fd, uint64_t req, uint64_
 
 static int64_t sys_clock_gettime(struct trawl_emu *e, uint64_t clk, uint64_t addr)
 {
-	struct timespec ts;
-	if (clock_gettime((clockid_t)clk, &ts) != 0)
-		return -errno;
-	int64_t v[2] = { ts.tv_sec, ts.tv_nsec };
+	int64_t v[2];
+	int64_t r = emu_clock_now(e, clk, v);
+	if (r)
+		return r;
 	return emu_guest_write(e, addr, v, sizeof v) == UC_ERR_OK ? 0 : -EFAULT;
 }
 
@@ -620,6 +621,23 @@ static int64_t h_clock_gettime(struct trawl_emu *e, struct sys_call *c)
 	return sys_clock_gettime(e, c->a[0], c->a[1]);
 }
 
+/* glibc's gettimeofday makes this call (AArch64 has no vDSO here):
+ * CLOCK_REALTIME in microseconds; the time zone, when asked, is UTC. */
+static int64_t h_gettimeofday(struct trawl_emu *e, struct sys_call *c)
+{
+	int64_t ts[2];
+	int64_t r = emu_clock_now(e, 0, ts);
+	if (r)
+		return r;
+	int64_t tv[2] = { ts[0], ts[1] / 1000 };
+	int32_t tz[2] = { 0, 0 };
+	if (c->a[0] && emu_guest_write(e, c->a[0], tv, sizeof tv) != UC_ERR_OK)
+		return -EFAULT;
+	if (c->a[1] && emu_guest_write(e, c->a[1], tz, sizeof tz) != UC_ERR_OK)
+		return -EFAULT;
+	return 0;
+}
+
 /* One thread: FUTEX_WAKE wakes nobody (0). A wait whose value differs
  * fails with EAGAIN as on Linux; one whose value matches could only end by
  * its timeout (ETIMEDOUT) or never, which stops the run with a message. */
@@ -780,7 +798,7 @@ static const sys_fn sys_table[SYS_faccessat2 + 1] = {
 	[SYS_mremap] = h_mremap, [SYS_mprotect] = h_mprotect, [SYS_madvise] = h_zero,
 	[SYS_set_tid_address] = emu_sys_set_tid_address, [SYS_set_robust_list] = emu_sys_set_robust_list, [SYS_rseq] = h_rseq,
 	[SYS_uname] = h_uname, [SYS_getrandom] = h_getrandom, [SYS_prlimit64] = h_prlimit64,
-	[SYS_clock_gettime] = h_clock_gettime, [SYS_nanosleep] = emu_sys_nanosleep,
+	[SYS_clock_gettime] = h_clock_gettime, [SYS_gettimeofday] = h_gettimeofday, [SYS_nanosleep] = emu_sys_nanosleep,
 	[SYS_clock_nanosleep] = emu_sys_clock_nanosleep,
 	[SYS_sched_yield] = h_zero, [SYS_futex] = h_futex,
 	/* signals (delivery: signal.c) */

@@ -204,8 +204,9 @@ static int wake(struct trawl_emu *e, uint64_t addr, uint32_t bitset, int64_t n)
 }
 
 /* The instruction count a wait's timeout ends at: FUTEX_WAIT's is
- * relative, WAIT_BITSET's absolute on the host's clock (the guest reads
- * the host's), both counted at 1 ns per instruction from now. */
+ * relative, WAIT_BITSET's absolute on the clock the guest reads (the
+ * host's, or the fixed one), both counted at 1 ns per instruction from
+ * now. */
 static int64_t deadline(struct trawl_emu *e, uint64_t ts_addr, int absolute, int realtime,
 			uint64_t *out)
 {
@@ -216,9 +217,10 @@ static int64_t deadline(struct trawl_emu *e, uint64_t ts_addr, int absolute, int
 		return -EINVAL;
 	int64_t ns = ts[0] * 1000000000 + ts[1];
 	if (absolute) {
-		struct timespec now;
-		clock_gettime(realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC, &now);
-		ns -= (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+		int64_t now[2];
+		if (emu_clock_now(e, realtime ? 0 : 1, now))
+			return -EINVAL;
+		ns -= now[0] * 1000000000 + now[1];
 		if (ns < 0)
 			ns = 0;
 	}

@@ -37,7 +37,8 @@ struct ete_perf_cpu {
 	uint64_t fed;
 	struct ete_segs segs;          /* deformatter input -> file offsets */
 	size_t chunk;
-	int why;                       /* 0 the start, 1 a snapshot, 2 after a gap */
+	int why;                       /* 0 none yet, 1 a snapshot, 2 after a gap,
+					* 3 the buffer's first chunk */
 	uint64_t unsynced0;
 };
 

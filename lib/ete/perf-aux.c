@@ -36,6 +36,7 @@ void trawl_perf_chunk_place(const struct trawl_perf_file *f, size_t i,
 			first = 0;
 			break;
 		}
+	out->first = first;
 	if (out->snapshot) {
 		out->restart = !first;
 		return;

@@ -178,7 +178,8 @@ static void end_segment(struct ete_reader *r, struct ete_perf_cpu *pc, int again
 		ete_reader_damage(r, r->perf->chunks[pc->chunk].offset, "AUXTRACE (cpu %u): its "
 				  "first %" PRIu64 " bytes, before a sync point, are not decoded%s",
 				  pc->cpu, k, pc->why == 1 ? " (a snapshot of an AUX ring that had "
-				  "wrapped: older trace was overwritten)" : "");
+				  "wrapped: older trace was overwritten)" : pc->why == 3 ? " (the "
+				  "start of the CPU's trace)" : "");
 	if (s && again) {
 		trawl_ete_flow_finish(s->flow);
 		trawl_ete_pkt_decoder_reset(s->pd, trawl_ete_pkt_decoder_stats(s->pd)->bytes);
@@ -223,9 +224,9 @@ static int start_chunk(struct ete_reader *r, size_t i)
 	if (pl.restart)
 		end_segment(r, pc, 1);
 	r->cur = pc;
-	if (pl.restart || !i || pl.snapshot || pl.missing) {
+	if (pl.restart || pl.first || pl.snapshot || pl.missing) {
 		pc->chunk = i;
-		pc->why = pl.snapshot ? 1 : pl.restart || pl.missing ? 2 : 0;
+		pc->why = pl.snapshot ? 1 : pl.restart || pl.missing ? 2 : 3;
 		pc->unsynced0 = unsynced(r, pc);
 	}
 	uint64_t file = c->offset + AUXTRACE_HEADER;

@@ -49,4 +49,19 @@ awk -F: 'NR == FNR { if ($0 ~ /^[0-9a-f]+(-|->)[0-9a-f]+:[0-9]+$/) { c[$1] = $2;
 	"$t/a1" "$t/a2" >"$t/o" || fail "autofdo of two copies: not one block of doubled counts (single, two, bad, blocks): $(cat "$t/o")"
 "$TRAWL" coverage --format drcov "$t/elf.data" "$t/elf.data" >"$t/cov" 2>"$t/err" || fail "coverage twice: $(cat "$t/err")"
 grep -aq "^Module Table: version 2, count 1$" "$t/cov" || fail "coverage of two copies: $(grep -a '^Module Table' "$t/cov")"
+
+# --binary NAME that names nothing: a usage error (2) when the recording is
+# whole; when it was cut short before its MMAP2 (records by hand: data at
+# 256, AUXTRACE_INFO 136, COMM 56, so the MMAP2 at 448), the missing image
+# is a consequence of the loss: exit 1, the damage named
+expect_exit 2 "$TRAWL" autofdo --binary nosuch "$t/elf.data"
+expect_stderr_has "no image named 'nosuch'" "$TRAWL" autofdo --binary nosuch "$t/elf.data"
+expect_stdout_has "448	10	MMAP2" "$TRAWL" info --records "$t/elf.data"
+size=$(wc -c <"$t/elf.data")
+$mk "$t/cut.data" "$t/s/trace.bin" /none --regs "$t/s/ETE_0.ini" --map "0x400000=$ex/exceptions" \
+	--cut $((size - 448))
+expect_exit 1 "$TRAWL" autofdo --binary exceptions "$t/cut.data"
+expect_stderr_has "cut.data: data section [256, +" "$TRAWL" autofdo --binary exceptions "$t/cut.data"
+expect_stderr_has "no image named 'exceptions': the input is damaged" \
+	"$TRAWL" autofdo --binary exceptions "$t/cut.data"
 finish

@@ -1,7 +1,7 @@
 #!/bin/sh
 # AUX data that does not run on: snapshot mode (perf record -S), where each
 # AUXTRACE chunk is a capture of a ring that may have wrapped, and full-mode
-# recordings with AUX data missing. Files from perf-mkdata.py; the trace is
+# recordings with AUX data missing or starting mid-packet. Files from perf-mkdata.py; the trace is
 # ete-basic.sh's (its decode worked out by hand there), 40 bytes with its
 # padding (34 bytes in 3 frames, 48, when formatted).
 . "$TRAWL_SRC/tests/cli-lib.sh"
@@ -68,4 +68,25 @@ $mk "$t/sp.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --split 8
 check_decode "split" "$t/sp.data" 20 22
 $mk "$t/spf.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --split 16 --unit etmv4 --version 1 --formatted
 check_decode "split formatted" "$t/spf.data" 10 12
+
+# a CPU's first chunk that starts mid-packet (3 bytes before the A-Sync:
+# two atoms and the tail of an address): decoded from the A-Sync, the 3
+# bytes named as lost, exit 1, by trawl ete and by the reader (trawl cat).
+# cpu 1's chunk (not the file's first) with cpu 0 whole: cpu 0's AUXTRACE
+# at 928 (88), 1016, cpu 1's ITRACE_START 1024, HW_ID 1072, AUX 1120,
+# AUXTRACE 1184. It was decoded without a word, exit 0.
+{ printf '\366\367\001'; cat "$t/trace.bin"; } >"$t/mid.bin"
+$mk "$t/mid.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --trace1 "$t/mid.bin"
+want_rc=1 check_decode "mid-packet start" "$t/mid.data" 20 22
+lost "mid-packet start" "mid.data: offset 1184: AUXTRACE (cpu 1): its first 3 bytes, before a sync point, are not decoded (the start of the CPU's trace)"
+[ "$(grep -c 'before a sync point' "$t/d.err")" = 1 ] || fail "mid-packet start: cpu 0 lost nothing: $(cat "$t/d.err")"
+expect_exit 1 "$TRAWL" cat --symfs "$t" "$t/mid.data"
+expect_stderr_has "mid.data:offset 1184: AUXTRACE (cpu 1): its first 3 bytes, before a sync point" \
+	"$TRAWL" cat --symfs "$t" "$t/mid.data"
+# one CPU, formatted (the 3 bytes in the first frame): AUXTRACE_INFO 120
+# (one ETMv4 block), COMM, MMAP2, MMAP, ITRACE_START, AUX: AUXTRACE at 768
+$mk "$t/midf.data" "$t/mid.bin" /no/such/dir/prog.bin --unit etmv4 --version 1 --formatted
+want_rc=1 check_decode "mid-packet start formatted" "$t/midf.data" 10
+lost "mid-packet start formatted" "offset 768: AUXTRACE (cpu 0): its first 3 bytes, before a sync point, are not decoded"
+expect_exit 1 "$TRAWL" cat --symfs "$t" "$t/midf.data"
 finish

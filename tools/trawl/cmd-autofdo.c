@@ -16,6 +16,7 @@ int cmd_autofdo(int argc, char **argv)
 	struct trawl_error err;
 	const char *out_path = NULL, *binary = NULL;
 	int format = 0, rc, mapped = 0;
+	char damage[768] = "";
 	trawl_error_clear(&err);
 	if (trawl_image_create(&im.img, &err) != TRAWL_OK || trawl_ranges_create(&r, &err) != TRAWL_OK) {
 		rc = cli_report("autofdo", &err);
@@ -60,14 +61,21 @@ int cmd_autofdo(int argc, char **argv)
 	/* a perf.data says where its binaries were: no --image needed */
 	for (int i = 0; !im.given && i < n; i++)
 		if (perf_cli_is_perf(argv[i]) &&
-		    (rc = perf_cli_symbol_images(argv[i], &to.opt, im.img, "autofdo", &mapped)))
+		    (rc = perf_cli_symbol_images(argv[i], &to.opt, im.img, "autofdo", &mapped,
+						  damage, sizeof damage)))
 			goto out;
 	im.given |= mapped;
 	struct trawl_autofdo_options o = { .format = (enum trawl_autofdo_format)format,
-					   .binary = binary };
+					   .binary = binary, .damaged = damage[0] != 0 };
 	struct trawl_autofdo_stats st;
 	if (trawl_autofdo_check(im.given ? im.img : NULL, &o, &err) != TRAWL_OK) {
-		rc = cli_usage("autofdo", "%s", err.message);
+		/* a name a damaged recording lost is loss (1), not a usage error */
+		if (err.status == TRAWL_ERR_CORRUPT) {
+			cli_warn("autofdo", "%s: %s", damage, err.message);
+			rc = EXIT_BAD_INPUT;
+		} else {
+			rc = cli_usage("autofdo", "%s", err.message);
+		}
 		goto out;
 	}
 	if ((rc = ranges_read_traces(&to, argv, n, r, im.given ? im.img : NULL)) || (rc = cli_output_to("autofdo", out_path)))

@@ -94,7 +94,7 @@ int cmd_coverage(int argc, char **argv)
 	int mapped = 0;
 	for (int i = 0; !im.given && i < n; i++)
 		if (perf_cli_is_perf(argv[i]) &&
-		    (rc = perf_cli_symbol_images(argv[i], &to.opt, im.img, "coverage", &mapped)))
+		    (rc = perf_cli_symbol_images(argv[i], &to.opt, im.img, "coverage", &mapped, NULL, 0)))
 			goto out;
 	im.given |= mapped;
 	if (!im.given) {

@@ -197,6 +197,11 @@ int cmd_emulate(int argc, char **argv)
 		CLI_U64("quantum", "N", &opt.quantum, 0, &q_seen,
 			"a thread runs N instructions before the next one does\n"
 			"(default 10000); each thread is a core (cpuN) in the trace"),
+		CLI_FLAG("fixed-clock", 0, &opt.fixed_clock,
+			 "the program's clock_gettime reads a clock of the run's own:\n"
+			 "2025-01-01 00:00 UTC (monotonic clocks: 0) plus 1 ns per\n"
+			 "instruction, not the host's time, so that it gives the same\n"
+			 "trace each run"),
 		CLI_FLAG("stats", 0, &stats, "print instructions, trace size and speed on standard error"),
 		CLI_U64("stack-top", "ADDR", &opt.stack_top, 0, NULL,
 			"put the end of the 8 MiB stack at ADDR (page aligned; default just\n"
@@ -219,7 +224,8 @@ int cmd_emulate(int argc, char **argv)
 		.name = "emulate",
 		.usage = "PROGRAM [-o TRACE] [-n MAX_INSNS] [--style fm|ldst|none] [--compress-threads N]\n"
 			 "                     [--stats] [--root DIR] [--quantum N] [--stack-top ADDR]\n"
-			 "                     [--check-writes] [--memory-hooks] [--ete DIR ...] [-- ARGS...]",
+			 "                     [--fixed-clock] [--check-writes] [--memory-hooks] [--ete DIR ...]\n"
+			 "                     [-- ARGS...]",
 		.description = emulate_description,
 		.options = opts,
 		.footer = emulate_footer,

@@ -816,7 +816,8 @@ struct perf_cpu {
 	struct trawl_ete_deformatter *df;
 	uint64_t fed, base, unsynced0;
 	size_t chunk;
-	int why;             /* 0 the start, 1 a snapshot, 2 after missing bytes */
+	int why;             /* 0 none yet, 1 a snapshot, 2 after missing bytes,
+			      * 3 the buffer's first chunk */
 };
 
 static uint64_t unsynced(struct run *r, int id)
@@ -846,7 +847,7 @@ static void end_segment(struct run *r, const struct trawl_perf_file *pf, struct 
 		cli_warn(cmd, "%s: offset %" PRIu64 ": AUXTRACE (cpu %d): its first %" PRIu64 " bytes, "
 			 "before a sync point, are not decoded%s", r->o->src, pf->chunks[pc->chunk].offset,
 			 cpu, k, pc->why == 1 ? " (a snapshot of an AUX ring that had wrapped: older "
-			 "trace was overwritten)" : "");
+			 "trace was overwritten)" : pc->why == 3 ? " (the start of the CPU's trace)" : "");
 		r->bad++;
 	}
 	if (s && again) {
@@ -871,9 +872,9 @@ static void start_segment(struct run *r, const struct trawl_perf_file *pf, struc
 	}
 	if (pl.restart)
 		end_segment(r, pf, pc, cpu, 1);
-	if (pl.restart || !i || pl.snapshot || pl.missing) {
+	if (pl.restart || pl.first || pl.snapshot || pl.missing) {
 		pc->chunk = i;
-		pc->why = pl.snapshot ? 1 : pl.restart || pl.missing ? 2 : 0;
+		pc->why = pl.snapshot ? 1 : pl.restart || pl.missing ? 2 : 3;
 		pc->unsynced0 = unsynced(r, trawl_perf_trace_id(pf, cpu));
 	}
 }

@@ -22,9 +22,12 @@ int perf_cli_is_perf(const char *path);
 /* autofdo: each ELF the perf.data at path mapped as code (found as the
  * reader finds it: opt's --symfs, --binary-dir) added to img where the
  * mapping put it, so addresses are relative to the binary; *added set
- * when one was. Exit status. */
+ * when one was. The first damage of a recording (its mapping records
+ * may be lost) goes into damage (size n; the message names the file)
+ * when that is still empty; damage may be NULL. Exit status. */
 int perf_cli_symbol_images(const char *path, const struct trawl_reader_options *opt,
-			   struct trawl_image *img, const char *cmd, int *added);
+			   struct trawl_image *img, const char *cmd, int *added, char *damage,
+			   size_t n);
 
 /* `trawl info FILE.data`: exit status. recs: list every record (file
  * offset, type number, name, size) instead of the summary. */

@@ -29,7 +29,8 @@ int perf_cli_kernel_image(const struct trawl_perf_file *pf, struct trawl_ete_ima
 }
 
 int perf_cli_symbol_images(const char *path, const struct trawl_reader_options *opt,
-			   struct trawl_image *img, const char *cmd, int *added)
+			   struct trawl_image *img, const char *cmd, int *added, char *damage,
+			   size_t n)
 {
 	struct trawl_perf_file *pf = NULL;
 	struct trawl_error err;
@@ -38,6 +39,9 @@ int perf_cli_symbol_images(const char *path, const struct trawl_reader_options *
 		return cli_report(cmd, &err);
 	const char *symfs = opt->perf_symfs, *bindir = opt->perf_binary_dir;
 	int rc = EXIT_OK;
+	if (pf->nwarnings && damage && n && !damage[0])
+		snprintf(damage, n, "%s (%u problem%s in the recording)", pf->warning,
+			 pf->nwarnings, pf->nwarnings == 1 ? "" : "s");
 	for (size_t i = 0; i < pf->nmmaps; i++) {
 		const struct trawl_perf_mmap *m = &pf->mmaps[i];
 		char file[4096];
