@@ -50,3 +50,18 @@ perf_cross_check() { # name file [pipe]
 	[ -s "$t/perf.pk" ] || fail "perf report -D ($name) listed no packets"
 	diff -u "$t/perf.pk" "$t/trawl.pk" >"$t/diff" || fail "perf packets ($name): $(cat "$t/diff")"
 }
+
+# perf_trace1 FILE: a second CPU's raw ETE for the hand-made recordings:
+# A-Sync, Trace Info, Trace On, Address+Context 0x1008 (EL1, S, AArch64),
+# E (nop; ret taken), Address 0x1004, E (b.ne taken), E (ret): over the
+# test program's b.ne/nop/nop/ret at 0x1000, PCs 1008 100c 1004 100c
+perf_trace1() {
+	{
+		printf '\000\000\000\000\000\000\000\000\000\000\000\200'
+		printf '\001\000\004'
+		printf '\205\002\010\000\000\000\000\000\000\021'
+		printf '\367'
+		printf '\232\001\010\000\000'
+		printf '\367\367'
+	} >"$1"
+}

@@ -10,17 +10,8 @@
 . "$TRAWL_SRC/tests/perf-lib.sh"
 export XDG_CACHE_HOME="$t/cache"
 
-# CPU 1: A-Sync, Trace Info, Trace On, Address+Context 0x1008 (EL1, S,
-# AArch64), E (nop; ret taken), Address 0x1004, E (b.ne taken), E (ret):
-# PCs 1008 100c 1004 100c
-{
-	printf '\000\000\000\000\000\000\000\000\000\000\000\200'
-	printf '\001\000\004'
-	printf '\205\002\010\000\000\000\000\000\000\021'
-	printf '\367'
-	printf '\232\001\010\000\000'
-	printf '\367\367'
-} >"$t/trace1.bin"
+# CPU 1: PCs 1008 100c 1004 100c (perf_trace1, tests/perf-lib.sh)
+perf_trace1 "$t/trace1.bin"
 # the hand-worked PCs, CPU 0 then CPU 1 (the chunks' file order)
 printf '%s\n' "0 1000" "0 1004" "0 1008" "0 100c" "0 1004" "0 100c" \
 	"1 1008" "1 100c" "1 1004" "1 100c" >"$t/want.pcs"

@@ -9,14 +9,7 @@
 . "$TRAWL_SRC/tests/perf-lib.sh"
 export XDG_CACHE_HOME="$t/cache"
 # CPU 1's trace of perf-reader.sh: PCs 1008 100c 1004 100c
-{
-	printf '\000\000\000\000\000\000\000\000\000\000\000\200'
-	printf '\001\000\004'
-	printf '\205\002\010\000\000\000\000\000\000\021'
-	printf '\367'
-	printf '\232\001\010\000\000'
-	printf '\367\367'
-} >"$t/trace1.bin"
+perf_trace1 "$t/trace1.bin"
 $mk "$t/two.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --trace1 "$t/trace1.bin"
 # beside it an ETE snapshot of browse-ete.sh's hand-worked trace (b.ne, nop,
 # nop, ret at 0x1000; N E N: PCs 1000 1004 1008 100c 1000): the perf.data's
