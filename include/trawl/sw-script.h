@@ -10,9 +10,11 @@
  * e has the event's fields by name, and cpu, tid, time (ns since the first
  * event), name ("net:RX"), subsys and event; it is reused from one event to
  * the next. Scripts run sandboxed: base (without dofile, loadfile, load),
- * string, table, math, utf8 and coroutine only, unless unsafe. Every call
- * is stopped after max_instructions. Errors name the script's line and the
- * event being processed. Lua is loaded at the first script (lazy). */
+ * string, table, math, utf8 and coroutine only, unless unsafe. A call
+ * still running after 20 to 40 ms (a watchdog thread, made by open) is
+ * stopped after max_instructions more; coroutines are counted from their
+ * start. Errors name the script's line and the event being processed. Lua
+ * is loaded at the first script (lazy). */
 #ifndef TRAWL_SW_SCRIPT_H
 #define TRAWL_SW_SCRIPT_H
 
@@ -26,7 +28,7 @@
 
 struct trawl_script_options {
 	int unsafe;                  /* all of Lua's libraries (io, os, require, ...) */
-	uint64_t max_instructions;   /* per call (0: the default) */
+	uint64_t max_instructions;   /* per call, once watched (0: the default) */
 };
 
 struct trawl_script;

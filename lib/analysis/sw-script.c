@@ -2,10 +2,19 @@
  * script is one table per class, made once and refilled with the event's
  * fields; cpu, tid, time, name, subsys and event come from the current
  * event through the table's __index, so a filter that reads two fields
- * costs two table stores and a call. Instructions are counted by a hook
- * every 1000, so a runaway call stops within 1000 of its budget. */
+ * costs two table stores and a call.
+ *
+ * A runaway call is stopped by Lua's instruction-count hook, but the hook
+ * costs every VM instruction about as much as a filter's whole work, so it
+ * is set only on a call that has run for a while: the calls are numbered
+ * (seq, odd while one runs), and a watchdog thread (core/watchdog.h) that
+ * sees the same call running at two looks WATCH_MS apart sets the hook;
+ * from then on the call's instructions are counted exactly and it stops at
+ * the budget. A call that returns quickly never pays for the hook. */
 #include "trawl/sw-script.h"
 
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +25,11 @@
 #include <lualib.h>
 
 #include "core/lua-lazy.h"
+#include "core/watchdog.h"
 
-#define HOOK_EVERY 1000
+#define WATCH_MS 20
+/* coroutines are counted all along, in steps of this (see co_make) */
+#define CO_HOOK_EVERY 1000
 
 struct trawl_script {
 	lua_State *L;
@@ -32,9 +44,17 @@ struct trawl_script {
 	size_t nfields;
 	const struct trawl_sw_event *cur;
 	int cur_keep;
-	uint64_t t0, budget, used;
+	uint64_t t0, budget;
 	struct trawl_act *act;
 	struct trawl_error *act_err; /* an engine error inside activity.open */
+	/* the runaway guard: seq and armed are shared with the watchdog */
+	_Atomic uint64_t seq;        /* odd while a call runs */
+	_Atomic uint64_t armed;      /* the call the count hook was set for, 0 none */
+	struct watchdog *wd;
+	int arm_count;               /* the hook's first step: min(budget, INT_MAX) */
+	uint64_t count_seq, used;    /* the call being counted, its instructions so far */
+	int count;                   /* the hook's current step */
+	uint64_t co_seq, co_used;    /* the same for coroutines */
 };
 
 static struct trawl_script *self(lua_State *L)
@@ -42,21 +62,84 @@ static struct trawl_script *self(lua_State *L)
 	return lua_touserdata(L, lua_upvalueindex(1));
 }
 
-/* The hook raises a Lua error naming the script's line it stopped at. */
-static void hook(lua_State *L, lua_Debug *ar)
+static struct trawl_script *of_state(lua_State *L)
 {
 	void *ud;
 	lua_getallocf(L, &ud);
-	struct trawl_script *s = ud;
-	s->used += HOOK_EVERY;
-	if (s->used <= s->budget)
+	return ud;
+}
+
+static void hook(lua_State *L, lua_Debug *ar);
+
+/* Main thread: turn the hook off. In this order against arm's (armed
+ * first, then the hook), the two never end with armed == seq and the hook
+ * off, which would leave a runaway call running. */
+static void disarm(struct trawl_script *s)
+{
+	lua_sethook(s->L, NULL, 0, 0);
+	atomic_thread_fence(memory_order_seq_cst);
+	atomic_store(&s->armed, 0);
+}
+
+/* Watchdog thread: call seq has been running for at least WATCH_MS. Lua
+ * allows lua_sethook to be called asynchronously: ldebug.c says it may be
+ * called from a signal handler (only word and byte stores, the hook
+ * pointer checked before every use), and lua.c does so on SIGINT to stop
+ * a running chunk; from another thread it makes the same stores. The
+ * call may have ended just now: the hook checks armed against seq. */
+static void arm(void *ctx, uint64_t seq)
+{
+	struct trawl_script *s = ctx;
+	if (atomic_load(&s->armed) == seq)
 		return;
+	atomic_store(&s->armed, seq);
+	atomic_thread_fence(memory_order_seq_cst);
+	lua_sethook(s->L, hook, LUA_MASKCOUNT, s->arm_count);
+}
+
+static void stop(lua_State *L, lua_Debug *ar, struct trawl_script *s)
+{
 	char msg[400];
 	lua_getinfo(L, "Sl", ar);
 	snprintf(msg, sizeof msg, "%s:%d: the script ran more than %llu instructions on one event: stopped "
 		 "(--script-limit raises it)", s->path, ar->currentline, (unsigned long long)s->budget);
 	lua_pushstring(L, msg);
 	lua_error(L);
+}
+
+/* The count hook: raises a Lua error naming the script's line it stopped
+ * at once the call has run its budget of counted instructions. */
+static void hook(lua_State *L, lua_Debug *ar)
+{
+	struct trawl_script *s = of_state(L);
+	uint64_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
+	if (L != s->L) {
+		/* a coroutine (co_make) */
+		if (s->co_seq != seq) {
+			s->co_seq = seq;
+			s->co_used = 0;
+		}
+		s->co_used += CO_HOOK_EVERY;
+		if (s->co_used >= s->budget)
+			stop(L, ar, s);
+		return;
+	}
+	if (atomic_load(&s->armed) != seq) {
+		/* set for a call that ended before the hook was in place */
+		disarm(s);
+		return;
+	}
+	if (s->count_seq != seq) {
+		s->count_seq = seq;
+		s->used = 0;
+		s->count = s->arm_count;
+	}
+	s->used += (uint64_t)s->count;
+	if (s->used >= s->budget)
+		stop(L, ar, s);
+	uint64_t left = s->budget - s->used;
+	s->count = left < INT_MAX ? (int)left : INT_MAX;
+	lua_sethook(L, hook, LUA_MASKCOUNT, s->count);
 }
 
 /* The allocator carries the script, so the hook can find it. */
@@ -174,6 +257,41 @@ static void open_libs(lua_State *L, int unsafe)
 	}
 }
 
+/* A coroutine is a lua_State of its own, which the watchdog does not
+ * know: coroutine.create and coroutine.wrap (the library's own, the
+ * upvalue) are wrapped to set the count hook on each new coroutine for
+ * good, the old way in steps of CO_HOOK_EVERY, so only scripts that use
+ * coroutines pay for it there. wrap's result is a C closure whose first
+ * upvalue is its coroutine. */
+static int co_make(lua_State *L)
+{
+	lua_settop(L, 1);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 1, 1);
+	lua_State *co = lua_tothread(L, -1);
+	if (!co && lua_getupvalue(L, -1, 1)) {
+		co = lua_tothread(L, -1);
+		lua_pop(L, 1);
+	}
+	if (co)
+		lua_sethook(co, hook, LUA_MASKCOUNT, CO_HOOK_EVERY);
+	return 1;
+}
+
+static void watch_coroutines(lua_State *L)
+{
+	if (lua_getglobal(L, LUA_COLIBNAME) == LUA_TTABLE) {
+		static const char *const makers[] = { "create", "wrap" };
+		for (size_t i = 0; i < 2; i++) {
+			lua_getfield(L, -1, makers[i]);
+			lua_pushcclosure(L, co_make, 1);
+			lua_setfield(L, -2, makers[i]);
+		}
+	}
+	lua_pop(L, 1);
+}
+
 static void set_api(struct trawl_script *s)
 {
 	lua_State *L = s->L;
@@ -242,10 +360,17 @@ static enum trawl_status lua_fail(struct trawl_script *s, const struct trawl_sw_
 	return TRAWL_ERR_FORMAT;
 }
 
+/* Every call into the script goes through here: seq is odd while it runs,
+ * and a hook left from the call before is turned off. */
 static int call(struct trawl_script *s, int nargs, int nres)
 {
-	s->used = 0;
-	return lua_pcall(s->L, nargs, nres, 0);
+	if (atomic_load_explicit(&s->armed, memory_order_relaxed))
+		disarm(s);
+	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed) + 1;
+	atomic_store_explicit(&s->seq, n, memory_order_relaxed);
+	int r = lua_pcall(s->L, nargs, nres, 0);
+	atomic_store_explicit(&s->seq, n + 1, memory_order_relaxed);
+	return r;
 }
 
 enum trawl_status trawl_script_open(struct trawl_script **out, const char *path, const char *text, size_t len,
@@ -273,9 +398,14 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 		trawl_script_close(s);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
+	s->arm_count = s->budget < INT_MAX ? (int)s->budget : INT_MAX;
+	if ((st = watchdog_start(&s->wd, &s->seq, WATCH_MS, arm, s, err))) {
+		trawl_script_close(s);
+		return st;
+	}
 	open_libs(s->L, opt && opt->unsafe);
+	watch_coroutines(s->L);
 	set_api(s);
-	lua_sethook(s->L, hook, LUA_MASKCOUNT, HOOK_EVERY);
 	char chunk[260];
 	snprintf(chunk, sizeof chunk, "@%s", path);
 	if (luaL_loadbufferx(s->L, text, len, chunk, "t") != LUA_OK || call(s, 0, 0) != LUA_OK) {
@@ -410,6 +540,7 @@ void trawl_script_close(struct trawl_script *s)
 {
 	if (!s)
 		return;
+	watchdog_stop(s->wd);
 	if (s->L)
 		lua_close(s->L);
 	free(s->class_ref);

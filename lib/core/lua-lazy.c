@@ -57,6 +57,10 @@ static const char *const names[] = {
 	"luaopen_utf8",
 	"luaopen_coroutine",
 	"lua_rawset",
+	"lua_tothread",
+	"lua_pushvalue",
+	"lua_callk",
+	"lua_getupvalue",
 	NULL,
 };
 
@@ -102,6 +106,10 @@ static struct {
 	__typeof__(luaopen_utf8) *luaopen_utf8;
 	__typeof__(luaopen_coroutine) *luaopen_coroutine;
 	__typeof__(lua_rawset) *lua_rawset;
+	__typeof__(lua_tothread) *lua_tothread;
+	__typeof__(lua_pushvalue) *lua_pushvalue;
+	__typeof__(lua_callk) *lua_callk;
+	__typeof__(lua_getupvalue) *lua_getupvalue;
 } lazy_fn;
 
 static struct lazy_lib lua = {
@@ -320,6 +328,26 @@ int luaopen_coroutine(lua_State *L)
 void lua_rawset(lua_State *L, int idx)
 {
 	lazy_fn.lua_rawset(L, idx);
+}
+
+lua_State * lua_tothread(lua_State *L, int idx)
+{
+	return lazy_fn.lua_tothread(L, idx);
+}
+
+void lua_pushvalue(lua_State *L, int idx)
+{
+	lazy_fn.lua_pushvalue(L, idx);
+}
+
+void lua_callk(lua_State *L, int nargs, int nresults, lua_KContext ctx, lua_KFunction k)
+{
+	lazy_fn.lua_callk(L, nargs, nresults, ctx, k);
+}
+
+const char * lua_getupvalue(lua_State *L, int funcindex, int n)
+{
+	return lazy_fn.lua_getupvalue(L, funcindex, n);
 }
 
 #endif

@@ -6,8 +6,8 @@
 # error names its event and the events before it were kept or dropped as
 # keep said; an event the other filters drop is never given to keep; --limit
 # stops before an error further on; keep's result counts as Lua truth (nil
-# and false drop, 0, "" and tables keep, no value drops); summary equals
-# --where.
+# and false drop, 0, "" and tables keep, no value drops); bounded work is
+# not stopped and a runaway call after it is; summary equals --where.
 . "$TRAWL_SRC/tests/cli-lib.sh"
 d="$TRAWL_SRC/tests/data/rec"
 awk 'BEGIN { print "# generated: CORE TIME subsys<<48|event<<32|arg";
@@ -69,6 +69,34 @@ want=$(awk 'BEGIN { for (i = 0; i < 1000; i++) if (i % 6 >= 2 && i % 6 <= 4) pri
 [ "$(nums "$_tmp/t")" = "$want" ] || fail "keep's result as truth: $(nums "$_tmp/t" | head -c 200)"
 "$TRAWL" events list "$T" --abs --script "$(with_field "$_tmp/truth.lua")" >"$_tmp/tu"
 cmp -s "$_tmp/t" "$_tmp/tu" || fail "keep's result as truth: with and without a field differ"
+
+# the runaway guard: calls doing bounded work (a loop of 100,000 turns on
+# every tenth event, far below the limit however long each takes) are not
+# stopped, whatever the watchdog saw of them, and their verdicts are kept;
+# a call that runs away after 600 of them is stopped at its line, naming
+# its event, with what came before kept
+cat >"$_tmp/work.lua" <<'EOL'
+function keep(e)
+  if e.num == 600 and STOP then while true do end end
+  if e.num % 10 == 0 then
+    local n = 0
+    for i = 1, 100000 do n = n + i end
+    return n == 5000050000
+  end
+  return false
+end
+EOL
+want=$(awk 'BEGIN { for (i = 0; i < 1000; i += 10) printf "%d ", i }')
+"$TRAWL" events list "$T" --abs --script "$_tmp/work.lua" --script-limit 10000000 >"$_tmp/wk" 2>"$_tmp/wke" ||
+	fail "bounded work: exit $?: $(cat "$_tmp/wke")"
+[ "$(nums "$_tmp/wk")" = "$want" ] || fail "bounded work: kept $(nums "$_tmp/wk" | head -c 200)"
+{ echo 'STOP = true'; cat "$_tmp/work.lua"; } >"$_tmp/run.lua"
+"$TRAWL" events list "$T" --abs --script "$_tmp/run.lua" --script-limit 100000 >"$_tmp/rn" 2>"$_tmp/rne"
+[ $? = 1 ] || fail "runaway after bounded work: exit status $?"
+[ "$(nums "$_tmp/rn")" = "$(awk 'BEGIN { for (i = 0; i < 600; i += 10) printf "%d ", i }')" ] ||
+	fail "runaway after bounded work: kept $(nums "$_tmp/rn" | head -c 200)"
+grep -qF "run.lua:3: the script ran more than 100000 instructions on one event: stopped (--script-limit raises it) (while processing net:RX at 7000 ns, cpu 0, thread 0)" \
+	"$_tmp/rne" || fail "runaway after bounded work: $(cat "$_tmp/rne")"
 
 # summary with keep = summary with the same --where
 printf 'function keep(e) return e.num %% 7 == 2 or (e.cpu == 1 and e.time >= 5000) end\n' >"$_tmp/w.lua"

@@ -3,7 +3,8 @@
 # script's on_event activities equal the same span declared in .tdef;
 # computed fields worked out by hand; errors name the script line and the
 # event; the sandbox has no io, os, require, dofile, loadfile or load; a
-# runaway script is stopped; Lua is not loaded without --script.
+# runaway script is stopped (in a call, at the top level, in a coroutine);
+# Lua is not loaded without --script.
 . "$TRAWL_SRC/tests/cli-lib.sh"
 d="$TRAWL_SRC/tests/data/rec"
 expect_exit 0 "$TRAWL" events import-bf "$d/act-dump.txt" --defs "$d/act.tdef" -o "$_tmp/tr"
@@ -85,8 +86,34 @@ printf 'function keep(e)\n  local n = 0\n  while true do n = n + 1 end\nend\n' >
 expect_exit 1 "$TRAWL" events list "$T" --script "$_tmp/loop.lua" --script-limit 100000
 expect_stderr_has "loop.lua:3: the script ran more than 100000 instructions on one event: stopped" \
 	"$TRAWL" events list "$T" --script "$_tmp/loop.lua" --script-limit 100000
+expect_stderr_has "stopped (--script-limit raises it) (while processing sched:SWITCH at 1000 ns, cpu 0, thread 0)" \
+	"$TRAWL" events list "$T" --script "$_tmp/loop.lua" --script-limit 100000
 printf 'while true do end\n' >"$_tmp/top.lua"
 expect_stderr_has "top.lua:1: the script ran more than" "$TRAWL" events list "$T" --script "$_tmp/top.lua" --script-limit 5000
+# a coroutine is a Lua thread of its own: one that runs away is stopped too,
+# at its line, whether made by coroutine.wrap or coroutine.create
+printf 'function keep(e)\n  local f = coroutine.wrap(function()\n    while true do end\n  end)\n  return f()\nend\n' >"$_tmp/co.lua"
+expect_stderr_has "co.lua:3: the script ran more than 100000 instructions on one event: stopped" \
+	"$TRAWL" events list "$T" --script "$_tmp/co.lua" --script-limit 100000
+printf 'local c = coroutine.create(function() while true do end end)\nassert(coroutine.resume(c))\n' >"$_tmp/co2.lua"
+expect_exit 1 "$TRAWL" events stats "$T" --script "$_tmp/co2.lua" --script-limit 100000
+grep -qF "co2.lua:1: the script ran more than 100000 instructions" "$_tmp/err" || fail "runaway coroutine.create: $(cat "$_tmp/err")"
+# coroutine.wrap and create still behave as Lua's: values both ways, an
+# error raised again at the caller's line, a dead coroutine
+cat >"$_tmp/wrap.lua" <<'EOL'
+local g = coroutine.wrap(function(a) local b = coroutine.yield(a + 1, "x") return b * 2 end)
+local p, q = g(1)
+assert(p == 2 and q == "x", "first resume")
+assert(g(5) == 10, "second resume")
+local f = coroutine.wrap(function() error("boom") end)
+local ok, msg = pcall(function() return f() end)
+assert(not ok and msg:find("wrap.lua:6: .*wrap.lua:5: boom"), msg)
+assert(not pcall(g), "a dead coroutine resumed")
+local c = coroutine.create(function(a) return a * 3 end)
+local ok, v = coroutine.resume(c, 4)
+assert(ok and v == 12 and coroutine.status(c) == "dead", "create")
+EOL
+expect_exit 0 "$TRAWL" events stats "$T" --script "$_tmp/wrap.lua"
 
 # Lua is loaded only by a command given --script
 LD_DEBUG=files "$TRAWL" events list "$T" 2>&1 >/dev/null | grep -q liblua && fail "Lua loaded without --script"

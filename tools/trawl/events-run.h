@@ -57,7 +57,8 @@ struct events_run {
 		   "activities, fields = {...} adds computed fields (docs/analysis.md)"),              \
 	CLI_FLAG("unsafe-script", 0, &(r)->unsafe_script, "let the script use io, os, require and load"), \
 	CLI_U64("script-limit", "N", &(r)->script_limit, 0, NULL,                                    \
-		"stop the script after N instructions in one call (default 10000000)")
+		"stop a script call still running after 20 ms once it has run\n"                      \
+		"N more instructions (default 10000000)")
 
 /* --defs and --max-open, for the verbs that group events into activities. */
 #define EVENTS_ACTIVITY_OPTIONS(r)                                                                   \
