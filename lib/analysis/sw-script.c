@@ -1,8 +1,8 @@
 /* Lua scripts over software events (sw-script.h). The event handed to a
- * script is one table per class, made once and refilled with the event's
- * fields; cpu, tid, time, name, subsys and event come from the current
- * event through the table's __index, so a filter that reads two fields
- * costs two table stores and a call.
+ * script is one plain table per class, made once with name, subsys and
+ * event, and refilled with cpu, tid, time and the event's fields by a Lua
+ * function made for the class (make_fill), which then calls keep(e): a
+ * miss (e.len on a class without len) is a table miss, not a call to C.
  *
  * A runaway call is stopped by Lua's instruction-count hook, but the hook
  * costs every VM instruction about as much as a filter's whole work, so it
@@ -28,6 +28,11 @@
 #include "core/watchdog.h"
 
 #define WATCH_MS 20
+/* The main thread's stack between calls: keep and on_event (or nil), then
+ * one slot per class for its fill function (make_fill). */
+#define SLOT_KEEP 1
+#define SLOT_ON_EVENT 2
+#define SLOT_CLASS 3
 /* coroutines are counted all along, in steps of this (see co_make) */
 #define CO_HOOK_EVERY 1000
 
@@ -36,10 +41,9 @@ struct trawl_script {
 	char path[256];
 	const struct trawl_sw_class *classes;
 	size_t nclasses;
-	int *class_ref;              /* registry refs of the per-class tables, 0 not made */
-	int (*key_ref)[TRAWL_SW_MAX_FIELDS]; /* per class: its field names as Lua strings */
-	int keep_ref, on_event_ref;  /* LUA_NOREF when absent */
-	int fields_ref;              /* the fields table */
+	unsigned char *made;         /* per class: its fill function is in its slot */
+	int has_keep, has_on_event;
+	int fields_ref;              /* the fields table, LUA_NOREF when absent */
 	char (*field_names)[48];
 	size_t nfields;
 	const struct trawl_sw_event *cur;
@@ -154,54 +158,6 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return realloc(ptr, nsize);
 }
 
-/* Names are told apart by length and first letter before one memcmp:
- * this runs for every read of cpu, tid or time. */
-static int e_index(lua_State *L)
-{
-	struct trawl_script *s = self(L);
-	const struct trawl_sw_event *ev = s->cur;
-	size_t n;
-	const char *k = lua_tolstring(L, 2, &n);
-	if (!ev || !k)
-		return 0;
-	const char *name = ev->cls->name, *colon;
-	switch (n << 8 | (unsigned char)k[0]) {
-	case 3 << 8 | 'c':
-		if (memcmp(k, "cpu", 3))
-			return 0;
-		lua_pushinteger(L, ev->cpu);
-		return 1;
-	case 3 << 8 | 't':
-		if (memcmp(k, "tid", 3))
-			return 0;
-		lua_pushinteger(L, ev->tid);
-		return 1;
-	case 4 << 8 | 't':
-		if (memcmp(k, "time", 4))
-			return 0;
-		lua_pushinteger(L, (lua_Integer)(ev->time - s->t0));
-		return 1;
-	case 4 << 8 | 'n':
-		if (memcmp(k, "name", 4))
-			return 0;
-		lua_pushstring(L, name);
-		return 1;
-	case 6 << 8 | 's':
-		if (memcmp(k, "subsys", 6))
-			return 0;
-		colon = strchr(name, ':');
-		lua_pushlstring(L, name, colon ? (size_t)(colon - name) : strlen(name));
-		return 1;
-	case 5 << 8 | 'e':
-		if (memcmp(k, "event", 5))
-			return 0;
-		colon = strchr(name, ':');
-		lua_pushstring(L, colon ? colon + 1 : "");
-		return 1;
-	}
-	return 0;
-}
-
 /* activity.open(name [, key]) and activity.close(name [, key]); the key
  * defaults to the event's thread. */
 static int act_call(lua_State *L, int open)
@@ -303,21 +259,17 @@ static void set_api(struct trawl_script *s)
 	lua_pushcclosure(L, act_close, 1);
 	lua_setfield(L, -2, "close");
 	lua_setglobal(L, "activity");
-	/* the metatable of every event table */
-	lua_createtable(L, 0, 1);
-	lua_pushlightuserdata(L, s);
-	lua_pushcclosure(L, e_index, 1);
-	lua_setfield(L, -2, "__index");
-	lua_setfield(L, LUA_REGISTRYINDEX, "trawl.event");
 }
 
+/* Push the global function name (nil if it is something else); 1 if it is
+ * a function. */
 static int global_fn(lua_State *L, const char *name)
 {
-	lua_getglobal(L, name);
-	if (lua_type(L, -1) == LUA_TFUNCTION)
-		return luaL_ref(L, LUA_REGISTRYINDEX);
+	if (lua_getglobal(L, name) == LUA_TFUNCTION)
+		return 1;
 	lua_pop(L, 1);
-	return LUA_NOREF;
+	lua_pushnil(L);
+	return 0;
 }
 
 /* fields = { name = function(e) ... end, ... }: the names, in the order
@@ -382,10 +334,7 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	if (st)
 		return st;
 	struct trawl_script *s = calloc(1, sizeof *s);
-	if (!s || !(s->class_ref = calloc(nclasses + 1, sizeof *s->class_ref)) ||
-	    !(s->key_ref = calloc(nclasses + 1, sizeof *s->key_ref))) {
-		if (s)
-			free(s->class_ref);
+	if (!s || !(s->made = calloc(nclasses + 1, 1))) {
 		free(s);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
@@ -393,7 +342,7 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	s->classes = classes;
 	s->nclasses = nclasses;
 	s->budget = opt && opt->max_instructions ? opt->max_instructions : TRAWL_SCRIPT_DEFAULT_INSTRUCTIONS;
-	s->keep_ref = s->on_event_ref = s->fields_ref = LUA_NOREF;
+	s->fields_ref = LUA_NOREF;
 	if (!(s->L = lua_newstate(alloc, s))) {
 		trawl_script_close(s);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
@@ -413,8 +362,15 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 		trawl_script_close(s);
 		return st;
 	}
-	s->keep_ref = global_fn(s->L, "keep");
-	s->on_event_ref = global_fn(s->L, "on_event");
+	/* the stack from here on: see SLOT_KEEP */
+	if (nclasses > INT_MAX - 64 || !lua_checkstack(s->L, SLOT_CLASS + (int)nclasses + LUA_MINSTACK)) {
+		trawl_script_close(s);
+		return trawl_error_set(err, TRAWL_ERR_LIMIT, "%zu event classes: too many for a script", nclasses);
+	}
+	lua_settop(s->L, 0);
+	s->has_keep = global_fn(s->L, "keep");
+	s->has_on_event = global_fn(s->L, "on_event");
+	lua_settop(s->L, SLOT_CLASS + (int)nclasses - 1);
 	if ((st = read_fields(s, err))) {
 		trawl_script_close(s);
 		return st;
@@ -425,12 +381,12 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 
 int trawl_script_has_keep(const struct trawl_script *s)
 {
-	return s->keep_ref != LUA_NOREF;
+	return s->has_keep;
 }
 
 int trawl_script_has_on_event(const struct trawl_script *s)
 {
-	return s->on_event_ref != LUA_NOREF;
+	return s->has_on_event;
 }
 
 void trawl_script_set_activities(struct trawl_script *s, struct trawl_act *act)
@@ -443,43 +399,81 @@ void trawl_script_set_origin(struct trawl_script *s, uint64_t t0)
 	s->t0 = t0;
 }
 
-/* Push the event's table, refilled with ev's fields. */
-static void push_event(struct trawl_script *s, const struct trawl_sw_event *ev)
+/* Make the fill function of class cls and push it: the class's table e
+ * (name, subsys and event stored once) as an upvalue of
+ *   function(f, cpu, tid, time, v1, ...) e.cpu = cpu ... e["len"] = v1 ... return f(e) end
+ * whose stores are VM instructions with constant keys, where the same
+ * stores from C cost three API calls each. With c < nclasses it is kept
+ * in the class's stack slot; else (a class the trace's info lacks) it is
+ * made for this event only. LUA_OK or an error message pushed. */
+static int make_fill(struct trawl_script *s, const struct trawl_sw_class *cls, size_t c)
+{
+	lua_State *L = s->L;
+	unsigned n = cls->nfields < TRAWL_SW_MAX_FIELDS ? cls->nfields : TRAWL_SW_MAX_FIELDS;
+	char code[TRAWL_SW_MAX_FIELDS * (48 * 4 + 24) + 256];
+	size_t at = (size_t)snprintf(code, sizeof code, "local e = ...\nreturn function(f, cpu, tid, time");
+	for (unsigned i = 0; i < n; i++)
+		at += (size_t)snprintf(code + at, sizeof code - at, ", v%u", i);
+	at += (size_t)snprintf(code + at, sizeof code - at, ")\n  e.cpu = cpu e.tid = tid e.time = time\n");
+	for (unsigned i = 0; i < n; i++) {
+		/* the name as a string literal, every byte but [A-Za-z0-9_] escaped */
+		at += (size_t)snprintf(code + at, sizeof code - at, "  e[\"");
+		for (const unsigned char *p = (const unsigned char *)cls->fields[i].name; *p; p++)
+			at += (size_t)snprintf(code + at, sizeof code - at, (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+					       (*p >= '0' && *p <= '9') || *p == '_' ? "%c" : "\\%03u", *p);
+		at += (size_t)snprintf(code + at, sizeof code - at, "\"] = v%u\n", i);
+	}
+	snprintf(code + at, sizeof code - at, "  return f(e)\nend\n");
+	if (luaL_loadbufferx(L, code, strlen(code), "=trawl's event table", "t") != LUA_OK)
+		return LUA_ERRSYNTAX;
+	lua_createtable(L, 0, (int)n + 6);
+	const char *colon = strchr(cls->name, ':');
+	lua_pushstring(L, cls->name);
+	lua_setfield(L, -2, "name");
+	lua_pushlstring(L, cls->name, colon ? (size_t)(colon - cls->name) : strlen(cls->name));
+	lua_setfield(L, -2, "subsys");
+	lua_pushstring(L, colon ? colon + 1 : "");
+	lua_setfield(L, -2, "event");
+	int r = call(s, 1, 1);
+	if (r == LUA_OK && c < s->nclasses) {
+		lua_pushvalue(L, -1);
+		lua_replace(L, SLOT_CLASS + (int)c);
+		s->made[c] = 1;
+	}
+	return r;
+}
+
+/* Push ev's fill function, the function in slot fn (0: the one on top of
+ * the stack, moved above the fill function) and ev's values: the number
+ * of arguments for call(), or -1 with an error message pushed. */
+static int push_event(struct trawl_script *s, const struct trawl_sw_event *ev, int fn)
 {
 	lua_State *L = s->L;
 	size_t c = (size_t)(ev->cls - s->classes);
 	s->cur = ev;
-	if (c >= s->nclasses) {
-		lua_createtable(L, 0, 0);
-		luaL_setmetatable(L, "trawl.event");
-		return;
-	}
-	if (!s->class_ref[c]) {
-		lua_createtable(L, 0, (int)ev->cls->nfields);
-		luaL_setmetatable(L, "trawl.event");
-		s->class_ref[c] = luaL_ref(L, LUA_REGISTRYINDEX);
-		for (unsigned i = 0; i < ev->cls->nfields && i < TRAWL_SW_MAX_FIELDS; i++) {
-			lua_pushstring(L, ev->cls->fields[i].name);
-			s->key_ref[c][i] = luaL_ref(L, LUA_REGISTRYINDEX);
-		}
-	}
-	lua_rawgeti(L, LUA_REGISTRYINDEX, s->class_ref[c]);
-	/* keys made once, stored raw: lua_setfield would intern each name
-	 * again (a strcmp per field per event); the table has no __newindex */
-	for (unsigned i = 0; i < ev->cls->nfields && i < TRAWL_SW_MAX_FIELDS; i++) {
-		lua_rawgeti(L, LUA_REGISTRYINDEX, s->key_ref[c][i]);
+	if (c < s->nclasses && s->made[c])
+		lua_pushvalue(L, SLOT_CLASS + (int)c);
+	else if (make_fill(s, ev->cls, c) != LUA_OK)
+		return -1;
+	if (fn)
+		lua_pushvalue(L, fn);
+	else
+		lua_rotate(L, -2, 1);
+	lua_pushinteger(L, ev->cpu);
+	lua_pushinteger(L, ev->tid);
+	lua_pushinteger(L, (lua_Integer)(ev->time - s->t0));
+	unsigned n = ev->cls->nfields < TRAWL_SW_MAX_FIELDS ? ev->cls->nfields : TRAWL_SW_MAX_FIELDS;
+	for (unsigned i = 0; i < n; i++)
 		lua_pushinteger(L, (lua_Integer)ev->vals[i]);
-		lua_rawset(L, -3);
-	}
+	return 4 + (int)n;
 }
 
 int trawl_script_keep(struct trawl_script *s, const struct trawl_sw_event *ev, struct trawl_error *err)
 {
-	if (s->keep_ref == LUA_NOREF)
+	if (!s->has_keep)
 		return 1;
-	lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->keep_ref);
-	push_event(s, ev);
-	if (call(s, 1, 1) != LUA_OK) {
+	int n = push_event(s, ev, SLOT_KEEP);
+	if (n < 0 || call(s, n, 1) != LUA_OK) {
 		lua_fail(s, ev, err);
 		return -1;
 	}
@@ -491,13 +485,12 @@ int trawl_script_keep(struct trawl_script *s, const struct trawl_sw_event *ev, s
 enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct trawl_sw_event *ev, int keep,
 					struct trawl_error *err)
 {
-	if (s->on_event_ref == LUA_NOREF)
+	if (!s->has_on_event)
 		return TRAWL_OK;
-	lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->on_event_ref);
-	push_event(s, ev);
 	s->cur_keep = keep;
 	s->act_err = err;
-	if (call(s, 1, 0) != LUA_OK)
+	int n = push_event(s, ev, SLOT_ON_EVENT);
+	if (n < 0 || call(s, n, 0) != LUA_OK)
 		return lua_fail(s, ev, err);
 	return TRAWL_OK;
 }
@@ -517,12 +510,16 @@ enum trawl_status trawl_script_field(struct trawl_script *s, size_t i, const str
 {
 	lua_State *L = s->L;
 	buf[0] = 0;
+	int top = lua_gettop(L);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->fields_ref);
 	lua_getfield(L, -1, s->field_names[i]);
 	lua_remove(L, -2);
-	push_event(s, ev);
-	if (call(s, 1, 1) != LUA_OK)
-		return lua_fail(s, ev, err);
+	int n = push_event(s, ev, 0);
+	if (n < 0 || call(s, n, 1) != LUA_OK) {
+		lua_fail(s, ev, err);
+		lua_settop(L, top);
+		return TRAWL_ERR_FORMAT;
+	}
 	int t = lua_type(L, -1);
 	if (t == LUA_TBOOLEAN)
 		snprintf(buf, size, "%s", lua_toboolean(L, -1) ? "true" : "false");
@@ -543,8 +540,7 @@ void trawl_script_close(struct trawl_script *s)
 	watchdog_stop(s->wd);
 	if (s->L)
 		lua_close(s->L);
-	free(s->class_ref);
-	free(s->key_ref);
+	free(s->made);
 	free(s->field_names);
 	free(s);
 }

@@ -42,7 +42,6 @@ static const char *const names[] = {
 	"lua_sethook",
 	"luaL_loadbufferx",
 	"lua_pcallk",
-	"luaL_setmetatable",
 	"lua_rawgeti",
 	"lua_toboolean",
 	"lua_getfield",
@@ -56,11 +55,13 @@ static const char *const names[] = {
 	"luaopen_math",
 	"luaopen_utf8",
 	"luaopen_coroutine",
-	"lua_rawset",
 	"lua_tothread",
 	"lua_pushvalue",
 	"lua_callk",
 	"lua_getupvalue",
+	"lua_gettop",
+	"lua_copy",
+	"lua_checkstack",
 	NULL,
 };
 
@@ -91,7 +92,6 @@ static struct {
 	__typeof__(lua_sethook) *lua_sethook;
 	__typeof__(luaL_loadbufferx) *luaL_loadbufferx;
 	__typeof__(lua_pcallk) *lua_pcallk;
-	__typeof__(luaL_setmetatable) *luaL_setmetatable;
 	__typeof__(lua_rawgeti) *lua_rawgeti;
 	__typeof__(lua_toboolean) *lua_toboolean;
 	__typeof__(lua_getfield) *lua_getfield;
@@ -105,11 +105,13 @@ static struct {
 	__typeof__(luaopen_math) *luaopen_math;
 	__typeof__(luaopen_utf8) *luaopen_utf8;
 	__typeof__(luaopen_coroutine) *luaopen_coroutine;
-	__typeof__(lua_rawset) *lua_rawset;
 	__typeof__(lua_tothread) *lua_tothread;
 	__typeof__(lua_pushvalue) *lua_pushvalue;
 	__typeof__(lua_callk) *lua_callk;
 	__typeof__(lua_getupvalue) *lua_getupvalue;
+	__typeof__(lua_gettop) *lua_gettop;
+	__typeof__(lua_copy) *lua_copy;
+	__typeof__(lua_checkstack) *lua_checkstack;
 } lazy_fn;
 
 static struct lazy_lib lua = {
@@ -255,10 +257,6 @@ int lua_pcallk(lua_State *L, int nargs, int nresults, int errfunc, lua_KContext 
 	return lazy_fn.lua_pcallk(L, nargs, nresults, errfunc, ctx, k);
 }
 
-void luaL_setmetatable(lua_State *L, const char *tname)
-{
-	lazy_fn.luaL_setmetatable(L, tname);
-}
 
 int lua_rawgeti(lua_State *L, int idx, lua_Integer n)
 {
@@ -325,10 +323,6 @@ int luaopen_coroutine(lua_State *L)
 	return lazy_fn.luaopen_coroutine(L);
 }
 
-void lua_rawset(lua_State *L, int idx)
-{
-	lazy_fn.lua_rawset(L, idx);
-}
 
 lua_State * lua_tothread(lua_State *L, int idx)
 {
@@ -348,6 +342,21 @@ void lua_callk(lua_State *L, int nargs, int nresults, lua_KContext ctx, lua_KFun
 const char * lua_getupvalue(lua_State *L, int funcindex, int n)
 {
 	return lazy_fn.lua_getupvalue(L, funcindex, n);
+}
+
+int lua_gettop(lua_State *L)
+{
+	return lazy_fn.lua_gettop(L);
+}
+
+void lua_copy(lua_State *L, int fromidx, int toidx)
+{
+	lazy_fn.lua_copy(L, fromidx, toidx);
+}
+
+int lua_checkstack(lua_State *L, int n)
+{
+	return lazy_fn.lua_checkstack(L, n);
 }
 
 #endif
