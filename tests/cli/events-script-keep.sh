@@ -7,7 +7,8 @@
 # keep said; an event the other filters drop is never given to keep; --limit
 # stops before an error further on; keep's result counts as Lua truth (nil
 # and false drop, 0, "" and tables keep, no value drops); bounded work is
-# not stopped and a runaway call after it is; summary equals --where.
+# not stopped and a runaway call after it is; an error stops summary's
+# batches where it happened; summary equals --where.
 . "$TRAWL_SRC/tests/cli-lib.sh"
 d="$TRAWL_SRC/tests/data/rec"
 awk 'BEGIN { print "# generated: CORE TIME subsys<<48|event<<32|arg";
@@ -27,7 +28,7 @@ nums() { sed -n 's/.*net:RX num=\([0-9]*\).*/\1/p' "$1" | tr '\n' ' '; }
 
 # an error at num N, keep(num % 3 == 0) before it: exit 1, the kept
 # events before N and nothing after, the error naming N's time and cpu
-for n in 600 255; do
+for n in 600 255 0 63 64 65 999; do
 	printf 'function keep(e)\n  if e.num == %d then error("boom at " .. e.num) end\n  return e.num %% 3 == 0\nend\n' "$n" >"$_tmp/err$n.lua"
 	"$TRAWL" events list "$T" --abs --script "$_tmp/err$n.lua" >"$_tmp/b$n" 2>"$_tmp/be$n"
 	[ $? = 1 ] || fail "error at $n: exit status $?, expected 1"
@@ -70,18 +71,18 @@ want=$(awk 'BEGIN { for (i = 0; i < 1000; i++) if (i % 6 >= 2 && i % 6 <= 4) pri
 "$TRAWL" events list "$T" --abs --script "$(with_field "$_tmp/truth.lua")" >"$_tmp/tu"
 cmp -s "$_tmp/t" "$_tmp/tu" || fail "keep's result as truth: with and without a field differ"
 
-# the runaway guard: calls doing bounded work (a loop of 100,000 turns on
-# every tenth event, far below the limit however long each takes) are not
-# stopped, whatever the watchdog saw of them, and their verdicts are kept;
-# a call that runs away after 600 of them is stopped at its line, naming
-# its event, with what came before kept
+# the runaway guard: calls doing bounded work (a loop of 20,000 turns, two
+# VM instructions each, on every tenth event: below the limit however long
+# each takes, so whatever the watchdog saw of them) are not stopped, and
+# their verdicts are kept; a call that runs away after 600 of them is
+# stopped at its line, naming its event, with what came before kept
 cat >"$_tmp/work.lua" <<'EOL'
 function keep(e)
   if e.num == 600 and STOP then while true do end end
   if e.num % 10 == 0 then
     local n = 0
-    for i = 1, 100000 do n = n + i end
-    return n == 5000050000
+    for i = 1, 20000 do n = n + i end
+    return n == 200010000
   end
   return false
 end
@@ -97,6 +98,19 @@ want=$(awk 'BEGIN { for (i = 0; i < 1000; i += 10) printf "%d ", i }')
 	fail "runaway after bounded work: kept $(nums "$_tmp/rn" | head -c 200)"
 grep -qF "run.lua:3: the script ran more than 100000 instructions on one event: stopped (--script-limit raises it) (while processing net:RX at 7000 ns, cpu 0, thread 0)" \
 	"$_tmp/rne" || fail "runaway after bounded work: $(cat "$_tmp/rne")"
+
+# summary reads in batches of 64 with keep as part of the filter: an
+# error at num N (either side of a batch's edge) stops the reading there
+# as one by one would: N + 1 events read, the kept of those before N, the
+# span of time up to N's
+for n in 0 63 64 65 600 999; do
+	"$TRAWL" events summary "$T" --script "$_tmp/err$n.lua" >"$_tmp/sb$n" 2>"$_tmp/sbe$n" ||
+		[ $? = 1 ] || fail "summary, error at $n: exit status $?"
+	want=$(awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) k += (i % 3 == 0); printf "events: %d kept of %d read, 0 lost, over %d ns", k, n + 1, 10 * n }')
+	[ "$(head -1 "$_tmp/sb$n")" = "$want" ] || fail "summary, error at $n: $(head -1 "$_tmp/sb$n"), expected $want"
+	grep -q "err$n.lua:2: boom at $n (while processing net:RX at $((1000 + 10 * n)) ns" "$_tmp/sbe$n" ||
+		fail "summary, error at $n: $(cat "$_tmp/sbe$n")"
+done
 
 # summary with keep = summary with the same --where
 printf 'function keep(e) return e.num %% 7 == 2 or (e.cpu == 1 and e.time >= 5000) end\n' >"$_tmp/w.lua"

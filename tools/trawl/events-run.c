@@ -66,12 +66,20 @@ enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *e
 #define BATCH 64
 
 /* Read, filter and feed a batch at a time, each step a loop of its own
- * (no call per event between them). A script sees the events one by one
- * (it may stop halfway through a batch), so with one they go through
- * events_run_next. */
+ * (no call per event between them). A script's on_event opens activities
+ * between the engine's events, so with one they go through
+ * events_run_next; keep(e) is part of the filter. When keep fails halfway
+ * through a batch, what follows the failing event is dropped as if never
+ * read, as events_run_next stops there. */
 size_t events_run_batch(struct events_run *r, const struct trawl_sw_event **evs, const uint8_t **keep)
 {
-	if (!r->batch && !r->scr && (r->batch = malloc(BATCH * sizeof *r->batch))) {
+	int one_by_one = r->scr && r->act && trawl_script_has_on_event(r->scr);
+	if (r->script_failed && !one_by_one) {
+		if (r->act && r->read)
+			trawl_act_finish(r->act, r->last);
+		return 0;
+	}
+	if (!r->batch && !one_by_one && (r->batch = malloc(BATCH * sizeof *r->batch))) {
 		r->batch_keep = malloc(2 * BATCH);
 		r->batch_act = r->batch_keep + BATCH;
 		if (!r->batch_keep) {
@@ -79,7 +87,7 @@ size_t events_run_batch(struct events_run *r, const struct trawl_sw_event **evs,
 			r->batch = NULL;
 		}
 	}
-	if (r->scr || !r->batch) {
+	if (one_by_one || !r->batch) {
 		int k;
 		if (events_run_next(r, &r->one, &k) != TRAWL_OK)
 			return 0;
@@ -96,9 +104,21 @@ size_t events_run_batch(struct events_run *r, const struct trawl_sw_event **evs,
 	}
 	if (!r->read)
 		r->first = r->batch[0].time;
+	if (r->scr)
+		trawl_script_set_origin(r->scr, r->first);
 	r->read += n;
 	r->last = r->batch[n - 1].time;
 	trawl_swfilter_keep_batch(r->filter, r->batch, n, r->batch_keep, r->batch_act);
+	if (r->script_failed) {
+		size_t at = (size_t)(r->script_failed_ev - r->batch);
+		r->read -= n - at - 1;
+		r->last = r->batch[at].time;
+		if (!(n = at)) {
+			if (r->act)
+				trawl_act_finish(r->act, r->last);
+			return 0;
+		}
+	}
 	uint64_t kept = 0;
 	for (size_t i = 0; i < n; i++)
 		kept += r->batch_keep[i];

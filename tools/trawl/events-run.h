@@ -28,6 +28,7 @@ struct events_run {
 	struct trawl_script *scr;
 	struct trawl_error script_err; /* the error that stopped the script */
 	int script_failed;
+	const struct trawl_sw_event *script_failed_ev; /* the event keep failed on */
 	uint64_t max_open;
 	struct trawl_swtrace *t;
 	struct trawl_swtrace_info info;
@@ -38,7 +39,7 @@ struct events_run {
 	/* events_run_batch's buffers (malloc'd at its first call) */
 	struct trawl_sw_event *batch;
 	uint8_t *batch_keep, *batch_act;
-	struct trawl_sw_event one;   /* with a script, or no memory: one at a time */
+	struct trawl_sw_event one;   /* with on_event, or no memory: one at a time */
 	uint8_t one_keep;
 };
 

@@ -14,6 +14,7 @@ static int keep_fn(void *ctx, const struct trawl_sw_event *ev)
 	int k = trawl_script_keep(r->scr, ev, &r->script_err);
 	if (k < 0) {
 		r->script_failed = 1;
+		r->script_failed_ev = ev;
 		return 0;
 	}
 	return k;
