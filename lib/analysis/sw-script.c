@@ -125,7 +125,7 @@ static void hook(lua_State *L, lua_Debug *ar)
 		}
 		s->co_used += CO_HOOK_EVERY;
 		if (s->co_used >= s->budget)
-			stop(L, ar, s);
+			stop(L, ar, s); /* does not return */
 		return;
 	}
 	if (atomic_load(&s->armed) != seq) {
@@ -139,8 +139,10 @@ static void hook(lua_State *L, lua_Debug *ar)
 		s->count = s->arm_count;
 	}
 	s->used += (uint64_t)s->count;
-	if (s->used >= s->budget)
-		stop(L, ar, s);
+	if (s->used >= s->budget) {
+		stop(L, ar, s); /* does not return */
+		return;
+	}
 	uint64_t left = s->budget - s->used;
 	s->count = left < INT_MAX ? (int)left : INT_MAX;
 	lua_sethook(L, hook, LUA_MASKCOUNT, s->count);
