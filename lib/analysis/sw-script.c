@@ -87,10 +87,12 @@ static void disarm(struct trawl_script *s)
 
 /* Watchdog thread: call seq has been running for at least WATCH_MS. Lua
  * allows lua_sethook to be called asynchronously: ldebug.c says it may be
- * called from a signal handler (only word and byte stores, the hook
- * pointer checked before every use), and lua.c does so on SIGINT to stop
- * a running chunk; from another thread it makes the same stores. The
- * call may have ended just now: the hook checks armed against seq. */
+ * called from a signal handler ("under reasonable assumptions": word and
+ * byte stores, the hook pointer checked before every use), and lua.c does
+ * so on SIGINT to stop a running chunk. From another thread it makes the
+ * same stores: the hook, its count and mask, and the trap flag of each
+ * frame of the running call (settraps). The call may have ended just
+ * now: the hook checks armed against seq. */
 static void arm(void *ctx, uint64_t seq)
 {
 	struct trawl_script *s = ctx;
