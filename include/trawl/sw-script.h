@@ -11,7 +11,8 @@
  * event), name ("net:RX"), subsys and event; it is reused from one event to
  * the next. Scripts run sandboxed: base (without dofile, loadfile, load),
  * string, table, math, utf8 and coroutine only, unless unsafe. A call
- * still running after 20 to 40 ms (a watchdog thread, made by open) is
+ * still running after 20 to 40 ms (a watchdog thread, made by open,
+ * signals the calling thread with SIGURG, whose handler open installs) is
  * stopped after max_instructions more; coroutines are counted from their
  * start. Errors name the script's line and the event being processed. Lua
  * is loaded at the first script (lazy). */

@@ -8,12 +8,16 @@
  * costs every VM instruction about as much as a filter's whole work, so it
  * is set only on a call that has run for a while: the calls are numbered
  * (seq, odd while one runs), and a watchdog thread (core/watchdog.h) that
- * sees the same call running at two looks WATCH_MS apart sets the hook;
- * from then on the call's instructions are counted exactly and it stops at
- * the budget. A call that returns quickly never pays for the hook. */
+ * sees the same call running at two looks WATCH_MS apart sends the calling
+ * thread a signal, whose handler sets the hook there (see arm); from then
+ * on the call's instructions are counted exactly and it stops at the
+ * budget. A call that returns quickly never pays for the hook. */
 #include "trawl/sw-script.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +32,9 @@
 #include "core/watchdog.h"
 
 #define WATCH_MS 20
+/* The signal the watchdog sends: ignored by default, so one that arrives
+ * after the last script closed and the old action is back does nothing. */
+#define ARM_SIGNAL SIGURG
 /* The main thread's stack between calls: keep and on_event (or nil), then
  * one slot per class for its fill function (make_fill). */
 #define SLOT_KEEP 1
@@ -55,6 +62,8 @@ struct trawl_script {
 	_Atomic uint64_t seq;        /* odd while a call runs */
 	_Atomic uint64_t armed;      /* the call the count hook was set for, 0 none */
 	struct watchdog *wd;
+	_Atomic unsigned long caller; /* the thread running the calls (a pthread_t) */
+	int has_signal;              /* holds the signal handler (signal_take) */
 	int arm_count;               /* the hook's first step: min(budget, INT_MAX) */
 	uint64_t count_seq, used;    /* the call being counted, its instructions so far */
 	int count;                   /* the hook's current step */
@@ -85,14 +94,62 @@ static void disarm(struct trawl_script *s)
 	atomic_store(&s->armed, 0);
 }
 
-/* Watchdog thread: call seq has been running for at least WATCH_MS. Lua
- * allows lua_sethook to be called asynchronously: ldebug.c says it may be
- * called from a signal handler ("under reasonable assumptions": word and
- * byte stores, the hook pointer checked before every use), and lua.c does
- * so on SIGINT to stop a running chunk. From another thread it makes the
- * same stores: the hook, its count and mask, and the trap flag of each
- * frame of the running call (settraps). The call may have ended just
- * now: the hook checks armed against seq. */
+_Static_assert(sizeof(pthread_t) == sizeof(unsigned long), "pthread_t is stored as an unsigned long");
+
+/* The script the current thread is calling into, for the signal handler. */
+static _Thread_local struct trawl_script *running;
+
+/* The calling thread, on ARM_SIGNAL: set the count hook if the call the
+ * watchdog saw is still the one running. Lua allows lua_sethook in a
+ * signal handler (ldebug.c says so of it, and lua.c calls it on SIGINT to
+ * stop a running chunk). It is not done from
+ * the watchdog thread itself: lua_sethook also marks every frame of the
+ * running call (settraps), and those frames belong to this thread. */
+static void on_arm_signal(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	struct trawl_script *s = running;
+	if (s && atomic_load(&s->armed) == atomic_load(&s->seq))
+		lua_sethook(s->L, hook, LUA_MASKCOUNT, s->arm_count);
+	errno = saved;
+}
+
+/* The handler is installed while any script is open, and the old action
+ * put back after the last one closes. */
+static pthread_mutex_t signal_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned signal_users;
+static struct sigaction signal_old;
+
+static int signal_take(void)
+{
+	int ok = 1;
+	pthread_mutex_lock(&signal_lock);
+	if (!signal_users) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_arm_signal;
+		sa.sa_flags = SA_RESTART;
+		sigfillset(&sa.sa_mask);
+		ok = sigaction(ARM_SIGNAL, &sa, &signal_old) == 0;
+	}
+	if (ok)
+		signal_users++;
+	pthread_mutex_unlock(&signal_lock);
+	return ok;
+}
+
+static void signal_give(void)
+{
+	pthread_mutex_lock(&signal_lock);
+	if (signal_users && !--signal_users)
+		sigaction(ARM_SIGNAL, &signal_old, NULL);
+	pthread_mutex_unlock(&signal_lock);
+}
+
+/* Watchdog thread: call seq has been running for at least WATCH_MS. The
+ * call may end before the signal lands: the handler and the hook check
+ * armed against seq. */
 static void arm(void *ctx, uint64_t seq)
 {
 	struct trawl_script *s = ctx;
@@ -100,7 +157,7 @@ static void arm(void *ctx, uint64_t seq)
 		return;
 	atomic_store(&s->armed, seq);
 	atomic_thread_fence(memory_order_seq_cst);
-	lua_sethook(s->L, hook, LUA_MASKCOUNT, s->arm_count);
+	pthread_kill((pthread_t)atomic_load(&s->caller), ARM_SIGNAL);
 }
 
 static void stop(lua_State *L, lua_Debug *ar, struct trawl_script *s)
@@ -322,8 +379,12 @@ static int call(struct trawl_script *s, int nargs, int nres)
 {
 	if (atomic_load_explicit(&s->armed, memory_order_relaxed))
 		disarm(s);
+	unsigned long me = (unsigned long)pthread_self();
+	if (atomic_load_explicit(&s->caller, memory_order_relaxed) != me)
+		atomic_store(&s->caller, me);
+	running = s;
 	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed) + 1;
-	atomic_store_explicit(&s->seq, n, memory_order_relaxed);
+	atomic_store_explicit(&s->seq, n, memory_order_release);
 	int r = lua_pcall(s->L, nargs, nres, 0);
 	atomic_store_explicit(&s->seq, n + 1, memory_order_relaxed);
 	return r;
@@ -352,6 +413,13 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
 	s->arm_count = s->budget < INT_MAX ? (int)s->budget : INT_MAX;
+	atomic_store(&s->caller, (unsigned long)pthread_self());
+	if (!signal_take()) {
+		trawl_script_close(s);
+		return trawl_error_set(err, TRAWL_ERR_IO, "cannot install the script watchdog's signal handler: %s",
+				       strerror(errno));
+	}
+	s->has_signal = 1;
 	if ((st = watchdog_start(&s->wd, &s->seq, WATCH_MS, arm, s, err))) {
 		trawl_script_close(s);
 		return st;
@@ -542,6 +610,10 @@ void trawl_script_close(struct trawl_script *s)
 	if (!s)
 		return;
 	watchdog_stop(s->wd);
+	if (s->has_signal)
+		signal_give();
+	if (running == s)
+		running = NULL;
 	if (s->L)
 		lua_close(s->L);
 	free(s->made);
