@@ -60,6 +60,9 @@ void trawl_swstats_events(struct trawl_swstats *s, const struct trawl_sw_event *
 /* A finished activity; state records also count towards their core's
  * time. An activity past nacts (a script's) grows the table. */
 void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state);
+/* The event counts of `from` (trawl_swstats_event's) into s, in place of
+ * its own: events counted apart from the activities (on another thread). */
+void trawl_swstats_take_events(struct trawl_swstats *s, const struct trawl_swstats *from);
 void trawl_swstats_release(struct trawl_swstats *s);
 
 #endif

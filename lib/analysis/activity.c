@@ -75,6 +75,7 @@ struct trawl_act {
 	uint64_t memo_lane;
 	uint32_t memo_tag, memo_idx;
 	uint64_t max_open;
+	unsigned omit;               /* TRAWL_ACT_NO_* */
 	trawl_act_sink sink;
 	void *ctx;
 };
@@ -367,7 +368,8 @@ __attribute__((always_inline)) static inline void open_node(struct trawl_act *a,
 	n->depth = 0;
 	n->lane = NIL;
 	n->next = NIL;
-	open_link(a, i);
+	if (!(a->omit & TRAWL_ACT_NO_OLDEST))
+		open_link(a, i);
 	if (d->kind == TRAWL_DEFS_MESSAGE) {
 		if (s->a == 0) /* empty: values are index + 1 */
 			s->a = i + 1;
@@ -378,6 +380,8 @@ __attribute__((always_inline)) static inline void open_node(struct trawl_act *a,
 	}
 	n->next = s->a ? s->a - 1 : NIL;
 	s->a = i + 1;
+	if (a->omit & TRAWL_ACT_NO_DEPTH)
+		return;
 	int cpu_lane = d->key == TRAWL_DEFS_KEY_CPU;
 	n->lane = lane_of(a, cpu_lane, cpu_lane ? ev->cpu : ev->tid);
 	if (n->lane != NIL)
@@ -424,7 +428,8 @@ __attribute__((always_inline)) static inline void close_node(struct trawl_act *a
 		a->lane_open[n->lane]--;
 	ai->counts.closed++;
 	emit(a, act, n, ev->time, key, ev->cpu, ev->tid, 0);
-	open_unlink(a, i);
+	if (!(a->omit & TRAWL_ACT_NO_OLDEST))
+		open_unlink(a, i);
 	node_free(a, i);
 }
 
@@ -576,6 +581,11 @@ void trawl_act_close(struct trawl_act *a, uint32_t act, uint64_t key, const stru
 {
 	if (act < a->nacts)
 		close_node(a, act, key, ev);
+}
+
+void trawl_act_omit(struct trawl_act *a, unsigned what)
+{
+	a->omit = what;
 }
 
 size_t trawl_act_count(const struct trawl_act *a)

@@ -65,6 +65,23 @@ enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *e
 
 #define BATCH 64
 
+size_t events_run_read(struct events_run *r, struct trawl_sw_event *evs, uint8_t *keep, uint8_t *act, size_t max)
+{
+	size_t n = trawl_swtrace_next_batch(r->t, evs, max);
+	if (!n)
+		return 0;
+	if (!r->read)
+		r->first = evs[0].time;
+	r->read += n;
+	r->last = evs[n - 1].time;
+	trawl_swfilter_keep_batch(r->filter, evs, n, keep, act);
+	uint64_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		kept += keep[i];
+	r->kept += kept;
+	return n;
+}
+
 /* Read, filter and feed a batch at a time, each step a loop of its own
  * (no call per event between them). A script sees the events one by one
  * (it may stop halfway through a batch), so with one they go through
@@ -88,21 +105,12 @@ size_t events_run_batch(struct events_run *r, const struct trawl_sw_event **evs,
 		*keep = &r->one_keep;
 		return 1;
 	}
-	size_t n = trawl_swtrace_next_batch(r->t, r->batch, BATCH);
+	size_t n = events_run_read(r, r->batch, r->batch_keep, r->batch_act, BATCH);
 	if (!n) {
 		if (r->act && r->read)
 			trawl_act_finish(r->act, r->last);
 		return 0;
 	}
-	if (!r->read)
-		r->first = r->batch[0].time;
-	r->read += n;
-	r->last = r->batch[n - 1].time;
-	trawl_swfilter_keep_batch(r->filter, r->batch, n, r->batch_keep, r->batch_act);
-	uint64_t kept = 0;
-	for (size_t i = 0; i < n; i++)
-		kept += r->batch_keep[i];
-	r->kept += kept;
 	if (r->act)
 		trawl_act_feed_batch(r->act, r->batch, n, r->batch_act);
 	*evs = r->batch;
