@@ -433,22 +433,26 @@ __attribute__((always_inline)) static inline void close_node(struct trawl_act *a
 	node_free(a, i);
 }
 
-static struct cpu_state *cpu_slot(struct act_info *ai, uint32_t cpu)
+static struct cpu_state *cpu_grow(struct act_info *ai, uint32_t cpu)
 {
 	if (cpu >= MAX_STATE_CPUS)
 		return NULL;
-	if (cpu >= ai->ncpus) {
-		uint32_t n = cpu + 1 > 2 * ai->ncpus ? cpu + 1 : 2 * ai->ncpus;
-		if (n > MAX_STATE_CPUS)
-			n = MAX_STATE_CPUS;
-		struct cpu_state *c = realloc(ai->cpus, n * sizeof *c);
-		if (!c)
-			return NULL;
-		memset(c + ai->ncpus, 0, (n - ai->ncpus) * sizeof *c);
-		ai->cpus = c;
-		ai->ncpus = n;
-	}
+	uint32_t n = cpu + 1 > 2 * ai->ncpus ? cpu + 1 : 2 * ai->ncpus;
+	if (n > MAX_STATE_CPUS)
+		n = MAX_STATE_CPUS;
+	struct cpu_state *c = realloc(ai->cpus, n * sizeof *c);
+	if (!c)
+		return NULL;
+	memset(c + ai->ncpus, 0, (n - ai->ncpus) * sizeof *c);
+	ai->cpus = c;
+	ai->ncpus = n;
 	return &ai->cpus[cpu];
+}
+
+/* A cpu seen before is an index; only a new one grows the table. */
+static inline struct cpu_state *cpu_slot(struct act_info *ai, uint32_t cpu)
+{
+	return cpu < ai->ncpus ? &ai->cpus[cpu] : cpu_grow(ai, cpu);
 }
 
 static void emit_state(struct trawl_act *a, uint32_t act, const struct cpu_state *c, uint32_t cpu, uint64_t end,
@@ -458,7 +462,8 @@ static void emit_state(struct trawl_act *a, uint32_t act, const struct cpu_state
 	emit(a, act, &n, end, c->value, cpu, tid_end, flags);
 }
 
-static void set_state(struct trawl_act *a, const struct role *r, const struct trawl_sw_event *ev, int keep)
+__attribute__((always_inline)) static inline void set_state(struct trawl_act *a, const struct role *r,
+							   const struct trawl_sw_event *ev, int keep)
 {
 	struct act_info *ai = &a->acts[r->act];
 	struct cpu_state *c = cpu_slot(ai, ev->cpu);

@@ -15,7 +15,7 @@
 
 #define PIPE_BATCH 256
 #define PIPE_SLOTS 16
-#define SPINS 2000
+#define SPINS 100
 
 struct pipe_slot {
 	struct trawl_sw_event ev[PIPE_BATCH];
