@@ -16,6 +16,10 @@
 #define PIPE_BATCH 256
 #define PIPE_SLOTS 16
 #define SPINS 100
+/* a sleeping side is woken when WAKE batches are there for it (the
+ * engine) or free (the reader): the side that keeps the other waiting
+ * still has the rest of the ring to go on with while the other wakes */
+#define WAKE (PIPE_SLOTS / 4)
 
 struct pipe_slot {
 	struct trawl_sw_event ev[PIPE_BATCH];
@@ -24,10 +28,10 @@ struct pipe_slot {
 };
 
 /* head: batches the reader has filled; tail: those the engine is done
- * with. A side that cannot go on spins a little, then sleeps until the
- * ring is half full (the engine) or half empty (the reader), so on a busy
- * machine, where the other side may wait for a cpu, the two wake each
- * other once per half ring rather than once per batch. */
+ * with. A side that cannot go on spins a little, then sleeps until a
+ * quarter of the ring is there for it, so on a busy machine, where the
+ * other side may wait for a cpu, the two wake each other once per
+ * quarter ring rather than once per batch. */
 struct pipe {
 	struct events_run *r;
 	events_batch_fn on_read, on_fed;
@@ -63,7 +67,7 @@ static void reader_wait(struct pipe *p)
 	if (filled(p) == PIPE_SLOTS) {
 		pthread_mutex_lock(&p->mu);
 		atomic_store(&p->reader_sleeps, 1);
-		while (filled(p) > PIPE_SLOTS / 2)
+		while (filled(p) > PIPE_SLOTS - WAKE)
 			pthread_cond_wait(&p->reader_cv, &p->mu);
 		atomic_store(&p->reader_sleeps, 0);
 		pthread_mutex_unlock(&p->mu);
@@ -79,7 +83,7 @@ static int engine_wait(struct pipe *p)
 	if (!filled(p) && !atomic_load(&p->done)) {
 		pthread_mutex_lock(&p->mu);
 		atomic_store(&p->engine_sleeps, 1);
-		while (filled(p) < PIPE_SLOTS / 2 && !atomic_load(&p->done))
+		while (filled(p) < WAKE && !atomic_load(&p->done))
 			pthread_cond_wait(&p->engine_cv, &p->mu);
 		atomic_store(&p->engine_sleeps, 0);
 		pthread_mutex_unlock(&p->mu);
@@ -112,7 +116,7 @@ static void *reader_main(void *arg)
 		if (p->on_read)
 			p->on_read(p->ctx, s->ev, s->keep, s->n);
 		atomic_store(&p->head, head + 1);
-		wake(p, &p->engine_sleeps, &p->engine_cv, filled(p) >= PIPE_SLOTS / 2);
+		wake(p, &p->engine_sleeps, &p->engine_cv, filled(p) >= WAKE);
 	}
 	atomic_store(&p->done, 1);
 	wake(p, &p->engine_sleeps, &p->engine_cv, 1);
@@ -170,7 +174,7 @@ void events_run_all(struct events_run *r, int threads, events_batch_fn on_read, 
 		if (on_fed)
 			on_fed(ctx, s->ev, s->keep, s->n);
 		atomic_store(&p.tail, tail + 1);
-		wake(&p, &p.reader_sleeps, &p.reader_cv, filled(&p) <= PIPE_SLOTS / 2);
+		wake(&p, &p.reader_sleeps, &p.reader_cv, filled(&p) <= PIPE_SLOTS - WAKE);
 	}
 	pthread_join(th, NULL);
 	if (r->act && r->read)
