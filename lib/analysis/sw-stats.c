@@ -206,7 +206,7 @@ static void state_time(struct trawl_swstats *s, const struct trawl_act_record *r
 	s->states[sl->a].ns += r->end - r->begin;
 }
 
-void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state)
+static inline void record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state)
 {
 	if (r->act >= s->nacts) { /* a script's activity, made as it ran */
 		struct trawl_hist *h = realloc(s->hist, ((size_t)r->act + 1) * sizeof *h);
@@ -224,6 +224,24 @@ void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record
 		state_time(s, r);
 	if (!(r->flags & TRAWL_ACT_OPEN) && hist_add(&s->hist[r->act], r->end - r->begin))
 		s->nomem = 1;
+}
+
+void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state)
+{
+	record(s, r, is_state);
+}
+
+void trawl_swstats_kinds(struct trawl_swstats *s, const uint8_t *is_state, size_t n)
+{
+	s->is_state = is_state;
+	s->nis = is_state ? n : 0;
+}
+
+void trawl_swstats_sink(void *ctx, const struct trawl_act_record *r)
+{
+	struct trawl_swstats *s = ctx;
+	if (r->flags & TRAWL_ACT_KEEP)
+		record(s, r, r->act < s->nis && s->is_state[r->act]);
 }
 
 void trawl_swstats_take_events(struct trawl_swstats *s, const struct trawl_swstats *from)

@@ -27,8 +27,9 @@ struct sum {
 	char pad[64];
 };
 
-/* Once per finished activity (about one per event): the declared
- * activities' kinds come from a table made at the start, not a lookup. */
+/* Once per finished activity (about one per event) with --time (without,
+ * trawl_swstats_sink takes the records): the declared activities' kinds
+ * come from a table made at the start, not a lookup. */
 static void on_record(void *ctx, const struct trawl_act_record *rec)
 {
 	struct sum *s = ctx;
@@ -40,14 +41,18 @@ static void on_record(void *ctx, const struct trawl_act_record *rec)
 	trawl_swstats_record(&s->st, rec, st);
 }
 
-static void kinds_init(struct sum *s)
+/* -1 when out of memory (trawl_swstats_sink needs the table). */
+static int kinds_init(struct sum *s)
 {
 	size_t n = s->r->act ? trawl_act_count(s->r->act) : 0;
-	if (!n || !(s->is_state = malloc(n)))
-		return; /* on_record looks each one up */
+	if (!n)
+		return 0;
+	if (!(s->is_state = malloc(n)))
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		s->is_state[i] = trawl_act_def(s->r->act, i)->kind == TRAWL_DEFS_STATE;
 	s->nis = n;
+	return 0;
 }
 
 static void count_batch(void *ctx, const struct trawl_sw_event *evs, const uint8_t *keep, size_t n)
@@ -344,19 +349,28 @@ int events_summary(int argc, char **argv)
 		return cli_usage(r.cmd, "--threads is 1 or 2");
 	r.dir = argv[0];
 	struct trawl_error err;
-	int rc = events_run_open(&r, on_record, &s);
+	/* without --time the engine's records go straight into the
+	 * statistics (trawl_swstats_sink: the KEEP test is all on_record does
+	 * then, and the kinds come from the same table) */
+	int rc = events_run_open(&r, r.spec.time ? on_record : trawl_swstats_sink,
+				 r.spec.time ? (void *)&s : (void *)&s.st);
 	if (!rc && (trawl_swstats_init(&s.st, r.act ? trawl_act_count(r.act) : 0, &err) ||
 		    trawl_swstats_init(&s.rate, 0, &err)))
 		rc = cli_report(r.cmd, &err);
+	if (!rc && kinds_init(&s)) {
+		cli_error(r.cmd, "out of memory");
+		rc = EXIT_BAD_INPUT;
+	}
 	if (!rc)
 		rc = cli_output_to(r.cmd, out_path);
 	if (rc) {
 		events_run_close(&r);
 		trawl_swstats_release(&s.st);
 		trawl_swstats_release(&s.rate);
+		free(s.is_state);
 		return rc;
 	}
-	kinds_init(&s);
+	trawl_swstats_kinds(&s.st, s.is_state, s.nis);
 	if (r.act) /* summary reads neither */
 		trawl_act_omit(r.act, TRAWL_ACT_NO_DEPTH | TRAWL_ACT_NO_OLDEST);
 	events_run_all(&r, threads_seen ? (int)threads : events_threads_default(), count_batch, NULL, &s);
