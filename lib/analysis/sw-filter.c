@@ -403,12 +403,14 @@ int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event
 }
 
 /* One call for a batch; no filter given (the common case) costs two
- * memsets, a condition runs in the loop with no call per event. */
-void trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
-			       uint8_t *but_time)
+ * memsets, a condition runs in the loop with no call per event; the kept
+ * events are counted in the same loop. */
+size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
+				 uint8_t *but_time)
 {
+	size_t kept = 0;
 	if (!n)
-		return;
+		return 0;
 	if (!f->started) {
 		f->started = 1;
 		f->t0 = evs[0].time;
@@ -416,7 +418,7 @@ void trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_e
 	if (!f->active) {
 		memset(keep, 1, n);
 		memset(but_time, 1, n);
-		return;
+		return n;
 	}
 	if (!f->class_ok && f->ncpus < 0 && f->ntids < 0 && f->plans && !f->fn) {
 		/* a --where alone (and maybe --time): the plans with no other test */
@@ -424,17 +426,22 @@ void trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_e
 			size_t c = (size_t)(evs[i].cls - f->classes);
 			int bt = c < f->nclasses && plan_keep(f, &f->plans[c], &evs[i]);
 			uint64_t t = evs[i].time - f->t0;
+			int k = bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi));
 			but_time[i] = (uint8_t)bt;
-			keep[i] = (uint8_t)(bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi)));
+			keep[i] = (uint8_t)k;
+			kept += (size_t)k;
 		}
-		return;
+		return kept;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int bt = keep_but_time(f, &evs[i], 1);
 		uint64_t t = evs[i].time - f->t0;
+		int k = bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi));
 		but_time[i] = (uint8_t)bt;
-		keep[i] = (uint8_t)(bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi)));
+		keep[i] = (uint8_t)k;
+		kept += (size_t)k;
 	}
+	return kept;
 }
 
 int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *ev)

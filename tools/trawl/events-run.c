@@ -74,11 +74,7 @@ size_t events_run_read(struct events_run *r, struct trawl_sw_event *evs, uint8_t
 		r->first = evs[0].time;
 	r->read += n;
 	r->last = evs[n - 1].time;
-	trawl_swfilter_keep_batch(r->filter, evs, n, keep, act);
-	uint64_t kept = 0;
-	for (size_t i = 0; i < n; i++)
-		kept += keep[i];
-	r->kept += kept;
+	r->kept += trawl_swfilter_keep_batch(r->filter, evs, n, keep, act);
 	return n;
 }
 
