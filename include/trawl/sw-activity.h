@@ -67,6 +67,13 @@ uint64_t trawl_act_oldest_open(const struct trawl_act *a, uint64_t now);
 enum trawl_status trawl_act_add_span(struct trawl_act *a, const char *name, uint32_t *act, struct trawl_error *err);
 void trawl_act_open(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep);
 void trawl_act_close(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev);
+/* Bookkeeping a caller does not read, left out to save time at every
+ * span: the nesting depth (records then say 0) and the list behind
+ * trawl_act_oldest_open (which then says nothing). Before the first
+ * event. */
+#define TRAWL_ACT_NO_DEPTH 1u
+#define TRAWL_ACT_NO_OLDEST 2u
+void trawl_act_omit(struct trawl_act *a, unsigned what);
 /* The activities: the definitions' first, then the scripts'. */
 size_t trawl_act_count(const struct trawl_act *a);
 const struct trawl_defs_activity *trawl_act_def(const struct trawl_act *a, size_t act);

@@ -40,9 +40,9 @@ int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *e
  * activity beginning at the event needs: its time is checked by overlap). */
 int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event *ev, int *but_time);
 /* trawl_swfilter_keep_ex over n events in time order: keep[i] and
- * but_time[i] (0 or 1) for evs[i]. */
-void trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
-			       uint8_t *but_time);
+ * but_time[i] (0 or 1) for evs[i]; returns how many are kept. */
+size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
+				 uint8_t *but_time);
 /* Does [begin, end] (ns, clock values) meet the time window? */
 int trawl_swfilter_time_overlaps(const struct trawl_swfilter *f, uint64_t begin, uint64_t end);
 /* Was anything given? */

@@ -50,6 +50,8 @@ struct trawl_swstats {
 	uint64_t rate_lo, rate_hi;   /* offsets of the last bucket counted (hi 0: none) */
 	size_t rate_cur;
 	int nomem;
+	const uint8_t *is_state;     /* trawl_swstats_kinds' (borrowed) */
+	size_t nis;
 };
 
 enum trawl_status trawl_swstats_init(struct trawl_swstats *s, size_t nacts, struct trawl_error *err);
@@ -60,6 +62,17 @@ void trawl_swstats_events(struct trawl_swstats *s, const struct trawl_sw_event *
 /* A finished activity; state records also count towards their core's
  * time. An activity past nacts (a script's) grows the table. */
 void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state);
+/* Which activities are states (is_state[act] != 0), for
+ * trawl_swstats_sink: borrowed, n of them; an activity past them (a
+ * script's) is a span. After init. */
+void trawl_swstats_kinds(struct trawl_swstats *s, const uint8_t *is_state, size_t n);
+/* A trawl_act_sink (ctx: the statistics): trawl_swstats_record of every
+ * record whose begin event passed the filter (TRAWL_ACT_KEEP), with one
+ * call per record rather than a caller's sink calling in turn. */
+void trawl_swstats_sink(void *ctx, const struct trawl_act_record *r);
+/* The event counts of `from` (trawl_swstats_event's) into s, in place of
+ * its own: events counted apart from the activities (on another thread). */
+void trawl_swstats_take_events(struct trawl_swstats *s, const struct trawl_swstats *from);
 void trawl_swstats_release(struct trawl_swstats *s);
 
 #endif

@@ -75,6 +75,7 @@ struct trawl_act {
 	uint64_t memo_lane;
 	uint32_t memo_tag, memo_idx;
 	uint64_t max_open;
+	unsigned omit;               /* TRAWL_ACT_NO_* */
 	trawl_act_sink sink;
 	void *ctx;
 };
@@ -367,7 +368,8 @@ __attribute__((always_inline)) static inline void open_node(struct trawl_act *a,
 	n->depth = 0;
 	n->lane = NIL;
 	n->next = NIL;
-	open_link(a, i);
+	if (!(a->omit & TRAWL_ACT_NO_OLDEST))
+		open_link(a, i);
 	if (d->kind == TRAWL_DEFS_MESSAGE) {
 		if (s->a == 0) /* empty: values are index + 1 */
 			s->a = i + 1;
@@ -378,6 +380,8 @@ __attribute__((always_inline)) static inline void open_node(struct trawl_act *a,
 	}
 	n->next = s->a ? s->a - 1 : NIL;
 	s->a = i + 1;
+	if (a->omit & TRAWL_ACT_NO_DEPTH)
+		return;
 	int cpu_lane = d->key == TRAWL_DEFS_KEY_CPU;
 	n->lane = lane_of(a, cpu_lane, cpu_lane ? ev->cpu : ev->tid);
 	if (n->lane != NIL)
@@ -424,26 +428,31 @@ __attribute__((always_inline)) static inline void close_node(struct trawl_act *a
 		a->lane_open[n->lane]--;
 	ai->counts.closed++;
 	emit(a, act, n, ev->time, key, ev->cpu, ev->tid, 0);
-	open_unlink(a, i);
+	if (!(a->omit & TRAWL_ACT_NO_OLDEST))
+		open_unlink(a, i);
 	node_free(a, i);
 }
 
-static struct cpu_state *cpu_slot(struct act_info *ai, uint32_t cpu)
+static struct cpu_state *cpu_grow(struct act_info *ai, uint32_t cpu)
 {
 	if (cpu >= MAX_STATE_CPUS)
 		return NULL;
-	if (cpu >= ai->ncpus) {
-		uint32_t n = cpu + 1 > 2 * ai->ncpus ? cpu + 1 : 2 * ai->ncpus;
-		if (n > MAX_STATE_CPUS)
-			n = MAX_STATE_CPUS;
-		struct cpu_state *c = realloc(ai->cpus, n * sizeof *c);
-		if (!c)
-			return NULL;
-		memset(c + ai->ncpus, 0, (n - ai->ncpus) * sizeof *c);
-		ai->cpus = c;
-		ai->ncpus = n;
-	}
+	uint32_t n = cpu + 1 > 2 * ai->ncpus ? cpu + 1 : 2 * ai->ncpus;
+	if (n > MAX_STATE_CPUS)
+		n = MAX_STATE_CPUS;
+	struct cpu_state *c = realloc(ai->cpus, n * sizeof *c);
+	if (!c)
+		return NULL;
+	memset(c + ai->ncpus, 0, (n - ai->ncpus) * sizeof *c);
+	ai->cpus = c;
+	ai->ncpus = n;
 	return &ai->cpus[cpu];
+}
+
+/* A cpu seen before is an index; only a new one grows the table. */
+static inline struct cpu_state *cpu_slot(struct act_info *ai, uint32_t cpu)
+{
+	return cpu < ai->ncpus ? &ai->cpus[cpu] : cpu_grow(ai, cpu);
 }
 
 static void emit_state(struct trawl_act *a, uint32_t act, const struct cpu_state *c, uint32_t cpu, uint64_t end,
@@ -453,7 +462,8 @@ static void emit_state(struct trawl_act *a, uint32_t act, const struct cpu_state
 	emit(a, act, &n, end, c->value, cpu, tid_end, flags);
 }
 
-static void set_state(struct trawl_act *a, const struct role *r, const struct trawl_sw_event *ev, int keep)
+__attribute__((always_inline)) static inline void set_state(struct trawl_act *a, const struct role *r,
+							   const struct trawl_sw_event *ev, int keep)
 {
 	struct act_info *ai = &a->acts[r->act];
 	struct cpu_state *c = cpu_slot(ai, ev->cpu);
@@ -576,6 +586,11 @@ void trawl_act_close(struct trawl_act *a, uint32_t act, uint64_t key, const stru
 {
 	if (act < a->nacts)
 		close_node(a, act, key, ev);
+}
+
+void trawl_act_omit(struct trawl_act *a, unsigned what)
+{
+	a->omit = what;
 }
 
 size_t trawl_act_count(const struct trawl_act *a)

@@ -6,6 +6,7 @@
 #include "trawl/expr.h"
 
 #include <fnmatch.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,10 @@ struct plan {
 	unsigned n;
 	int never;
 	struct {
-		int src;             /* >= 0: the field; -2 cpu, -3 tid, -4 time */
 		uint64_t lo, span;
-		int neg;
+		uint64_t tmask;      /* time: all ones (t0 is taken off), else 0 */
+		uint32_t off;        /* where the value is in the event */
+		uint8_t wide, neg;   /* a 64-bit value (else 32-bit) */
 	} t[PLAN_TERMS];
 };
 
@@ -274,10 +276,15 @@ static void plans_build(struct trawl_swfilter *f)
 				p->never |= !is_or;
 				continue;
 			}
-			p->t[p->n].src = src;
 			p->t[p->n].lo = t[i].lo;
 			p->t[p->n].span = t[i].span;
-			p->t[p->n].neg = t[i].neg;
+			p->t[p->n].neg = (uint8_t)t[i].neg;
+			p->t[p->n].tmask = src == -4 ? UINT64_MAX : 0;
+			p->t[p->n].wide = src >= 0 || src == -4;
+			p->t[p->n].off = (uint32_t)(src >= 0 ? offsetof(struct trawl_sw_event, vals) + 8 * (size_t)src
+					 : src == -2 ? offsetof(struct trawl_sw_event, cpu)
+					 : src == -3 ? offsetof(struct trawl_sw_event, tid)
+						     : offsetof(struct trawl_sw_event, time));
 			p->n++;
 		}
 		p->never |= is_or && !p->n;
@@ -332,16 +339,21 @@ static int in_ranges(const struct range *r, int n, uint64_t v)
 
 /* The class's plan for the event: what trawl_expr_run would say, kept
  * or not (unknown is not kept), a known term equal to the join's deciding
- * value (1 for ||, 0 for &&) deciding. */
+ * value (1 for ||, 0 for &&) deciding. Each term reads its value at its
+ * offset in the event (a field, cpu, tid or time), so there is no choice
+ * between sources per term. */
 static inline int plan_keep(const struct trawl_swfilter *f, const struct plan *p, const struct trawl_sw_event *ev)
 {
 	if (p->never)
 		return 0;
-	int64_t b[3] = { ev->cpu, ev->tid, (int64_t)(ev->time - f->t0) };
 	for (unsigned i = 0; i < p->n; i++) {
-		int src = p->t[i].src;
-		int64_t x = src >= 0 ? (int64_t)ev->vals[src] : b[-2 - src];
-		int r = ((uint64_t)x - p->t[i].lo <= p->t[i].span) ^ p->t[i].neg;
+		const uint8_t *q = (const uint8_t *)ev + p->t[i].off;
+		uint64_t v64;
+		uint32_t v32;
+		memcpy(&v64, q, 8);
+		memcpy(&v32, q, 4);
+		uint64_t x = (p->t[i].wide ? v64 : v32) - (f->t0 & p->t[i].tmask);
+		int r = (x - p->t[i].lo <= p->t[i].span) ^ p->t[i].neg;
 		if (r == f->plan_or)
 			return r;
 	}
@@ -391,12 +403,14 @@ int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event
 }
 
 /* One call for a batch; no filter given (the common case) costs two
- * memsets, a condition runs in the loop with no call per event. */
-void trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
-			       uint8_t *but_time)
+ * memsets, a condition runs in the loop with no call per event; the kept
+ * events are counted in the same loop. */
+size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
+				 uint8_t *but_time)
 {
+	size_t kept = 0;
 	if (!n)
-		return;
+		return 0;
 	if (!f->started) {
 		f->started = 1;
 		f->t0 = evs[0].time;
@@ -404,14 +418,30 @@ void trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_e
 	if (!f->active) {
 		memset(keep, 1, n);
 		memset(but_time, 1, n);
-		return;
+		return n;
+	}
+	if (!f->class_ok && f->ncpus < 0 && f->ntids < 0 && f->plans && !f->fn) {
+		/* a --where alone (and maybe --time): the plans with no other test */
+		for (size_t i = 0; i < n; i++) {
+			size_t c = (size_t)(evs[i].cls - f->classes);
+			int bt = c < f->nclasses && plan_keep(f, &f->plans[c], &evs[i]);
+			uint64_t t = evs[i].time - f->t0;
+			int k = bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi));
+			but_time[i] = (uint8_t)bt;
+			keep[i] = (uint8_t)k;
+			kept += (size_t)k;
+		}
+		return kept;
 	}
 	for (size_t i = 0; i < n; i++) {
 		int bt = keep_but_time(f, &evs[i], 1);
 		uint64_t t = evs[i].time - f->t0;
+		int k = bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi));
 		but_time[i] = (uint8_t)bt;
-		keep[i] = (uint8_t)(bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi)));
+		keep[i] = (uint8_t)k;
+		kept += (size_t)k;
 	}
+	return kept;
 }
 
 int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *ev)

@@ -138,11 +138,33 @@ void trawl_swstats_event(struct trawl_swstats *s, uint64_t time)
 	count_event(s, time);
 }
 
+/* A batch mostly falls in the bucket counted last: the count, the last
+ * time and that bucket's count stay in locals with no branch on the
+ * verdicts (which a filter makes unpredictable); only a kept event past
+ * the bucket takes count_event's way. */
 void trawl_swstats_events(struct trawl_swstats *s, const struct trawl_sw_event *evs, const uint8_t *keep, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (keep[i])
-			count_event(s, evs[i].time);
+	size_t i = 0;
+	while (i < n && !s->events) /* the first kept event sets the origin */
+		if (keep[i++])
+			count_event(s, evs[i - 1].time);
+	while (i < n) {
+		/* a bucket's end that wrapped (past 584 years) has no fast way */
+		const uint64_t first = s->first, lo = s->rate_lo, width = s->rate_hi > lo ? s->rate_hi - lo : 0;
+		uint64_t events = 0, last = s->last;
+		for (; i < n; i++) {
+			uint64_t t = evs[i].time, k = keep[i];
+			if (__builtin_expect(((t - first) - lo >= width) & k, 0))
+				break;
+			events += k;
+			last = k ? t : last;
+		}
+		s->events += events;
+		s->rate[s->rate_cur] += events;
+		s->last = last;
+		if (i < n)
+			count_event(s, evs[i++].time);
+	}
 }
 
 static void state_time(struct trawl_swstats *s, const struct trawl_act_record *r)
@@ -184,7 +206,7 @@ static void state_time(struct trawl_swstats *s, const struct trawl_act_record *r
 	s->states[sl->a].ns += r->end - r->begin;
 }
 
-void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state)
+static inline void record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state)
 {
 	if (r->act >= s->nacts) { /* a script's activity, made as it ran */
 		struct trawl_hist *h = realloc(s->hist, ((size_t)r->act + 1) * sizeof *h);
@@ -202,6 +224,36 @@ void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record
 		state_time(s, r);
 	if (!(r->flags & TRAWL_ACT_OPEN) && hist_add(&s->hist[r->act], r->end - r->begin))
 		s->nomem = 1;
+}
+
+void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state)
+{
+	record(s, r, is_state);
+}
+
+void trawl_swstats_kinds(struct trawl_swstats *s, const uint8_t *is_state, size_t n)
+{
+	s->is_state = is_state;
+	s->nis = is_state ? n : 0;
+}
+
+void trawl_swstats_sink(void *ctx, const struct trawl_act_record *r)
+{
+	struct trawl_swstats *s = ctx;
+	if (r->flags & TRAWL_ACT_KEEP)
+		record(s, r, r->act < s->nis && s->is_state[r->act]);
+}
+
+void trawl_swstats_take_events(struct trawl_swstats *s, const struct trawl_swstats *from)
+{
+	s->events = from->events;
+	s->first = from->first;
+	s->last = from->last;
+	memcpy(s->rate, from->rate, sizeof s->rate);
+	s->rate_width = from->rate_width;
+	s->rate_lo = from->rate_lo;
+	s->rate_hi = from->rate_hi;
+	s->rate_cur = from->rate_cur;
 }
 
 void trawl_swstats_release(struct trawl_swstats *s)

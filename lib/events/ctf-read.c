@@ -1029,7 +1029,8 @@ enum trawl_status trawl_swtrace_next(struct trawl_swtrace *t, struct trawl_sw_ev
  * not cached, damage), which reads and writes the stream itself. */
 static size_t take_run(struct trawl_swtrace *t, struct stream *s, struct trawl_sw_event *evs, size_t max)
 {
-	const uint64_t lo = t->run_lo, hi = t->run_hi;
+	/* time < lo && time <= hi, as one test: time < lim */
+	const uint64_t lim = t->run_hi < t->run_lo ? t->run_hi + 1 : t->run_lo;
 	size_t n = 0;
 	for (;;) {
 		const uint8_t *data = s->data;
@@ -1058,7 +1059,7 @@ static size_t take_run(struct trawl_swtrace *t, struct stream *s, struct trawl_s
 			ci = t->cache[h].idx - 1;
 			cls = &t->classes[ci];
 			off += t->cache[h].need;
-			if (off >= rel || n >= max || !(time < lo && time <= hi)) {
+			if (off >= rel || n >= max || time >= lim) {
 				s->off = off;
 				s->ev.time = time;
 				s->ev.offset = at;
@@ -1066,7 +1067,7 @@ static size_t take_run(struct trawl_swtrace *t, struct stream *s, struct trawl_s
 				s->cls_idx = ci;
 				if (off >= rel)
 					stream_release(s);
-				if (n >= max || !(time < lo && time <= hi))
+				if (n >= max || time >= lim)
 					return n;
 				rel = s->release_at;
 			}
@@ -1076,7 +1077,7 @@ static size_t take_run(struct trawl_swtrace *t, struct stream *s, struct trawl_s
 		stream_advance(t, s, t->run);
 		if (s->off >= s->release_at)
 			stream_release(s);
-		if (n >= max || !s->have || !(s->ev.time < lo && s->ev.time <= hi))
+		if (n >= max || !s->have || s->ev.time >= lim)
 			return n;
 	}
 }

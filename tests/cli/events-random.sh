@@ -4,8 +4,8 @@
 # and by a field that crosses threads, nesting, ends with no begin, begins
 # never ended; seeds 7 and 8 with hundreds and thousands of waiter values,
 # so the table of field keys sweeps its emptied entries) against
-# independent truths: the activities and summary
-# against the python replay over `events list` (events-replay.py); the
+# independent truths: the activities and summary (read on one thread and
+# on two) against the python replay over `events list` (events-replay.py); the
 # events a --where keeps, and a Lua keep(e) of the same condition,
 # against the condition counted in python over the same list.
 . "$TRAWL_SRC/tests/cli-lib.sh"
@@ -24,6 +24,18 @@ for seed in 1 2 3 4 5 6 7 8; do
 	"$TRAWL" events summary --json "$T" --defs "$ex/analysis.tdef" >"$T.sum" 2>/dev/null || fail "seed $seed: summary"
 	python3 "$TRAWL_SRC/tests/cli/events-replay.py" "$T.list" "$T.act" "$T.sum" >/dev/null ||
 		fail "seed $seed: activities differ from the replay"
+	# read on a thread of its own (--threads 2) or not: both against the replay
+	for th in 1 2; do
+		"$TRAWL" events summary --json "$T" --defs "$ex/analysis.tdef" --threads $th >"$T.sum$th" 2>/dev/null ||
+			fail "seed $seed: summary --threads $th"
+		python3 "$TRAWL_SRC/tests/cli/events-replay.py" "$T.list" "$T.act" "$T.sum$th" >/dev/null ||
+			fail "seed $seed: summary --threads $th differs from the replay"
+	done
+	for fmt in "" --csv; do
+		"$TRAWL" events summary $fmt "$T" --defs "$ex/analysis.tdef" --where 'len > 100 || cpu == 0' --threads 1 >"$T.f1" 2>&1
+		"$TRAWL" events summary $fmt "$T" --defs "$ex/analysis.tdef" --where 'len > 100 || cpu == 0' --threads 2 >"$T.f2" 2>&1
+		cmp -s "$T.f1" "$T.f2" || fail "seed $seed: summary $fmt --where differs between --threads 1 and 2"
+	done
 	want=$(awk '{ k = ($3 == 0); for (i = 7; i <= NF; i++) if ($i ~ /^len=/ && substr($i, 5) + 0 > 100) k = 1; n += k } END { print n + 0 }' "$T.list")
 	"$TRAWL" events summary --json "$T" --defs "$ex/analysis.tdef" --where 'len > 100 || cpu == 0' >"$T.w" 2>/dev/null
 	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events_kept"])' "$T.w")

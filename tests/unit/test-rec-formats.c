@@ -672,7 +672,7 @@ static void test_ctf_batch(void **state)
 		uint64_t last = 0;
 		while ((nb = trawl_swtrace_next_batch(b, many, sizes[si % 4])) > 0) {
 			assert_true(nb <= sizes[si % 4]);
-			trawl_swfilter_keep_batch(fb, many, nb, keep, bt);
+			size_t kb = trawl_swfilter_keep_batch(fb, many, nb, keep, bt), kept_before = kept;
 			trawl_act_feed_batch(eb, many, nb, bt);
 			for (size_t i = 0; i < nb; i++, total++) {
 				assert_int_equal(trawl_swtrace_next(a, &one), TRAWL_OK);
@@ -693,6 +693,7 @@ static void test_ctf_batch(void **state)
 				for (unsigned f = 0; f < e->cls->nfields; f++)
 					assert_int_equal(e->vals[f], one.vals[f]);
 			}
+			assert_int_equal(kb, kept - kept_before); /* the count the batch call returns */
 		}
 		assert_int_equal(trawl_swtrace_next(a, &one), TRAWL_END);
 		assert_int_equal(total, written - cut_events);

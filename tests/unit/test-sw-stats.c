@@ -1,6 +1,7 @@
 /* Duration histograms: every percentile within 1% of the exact nearest-rank
  * value over values spread across many powers of two; small values exact;
- * the rate buckets keep every event as the width doubles. */
+ * the rate buckets keep every event as the width doubles, one at a time
+ * and in batches. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -82,12 +83,63 @@ static void rate(void **state)
 	trawl_swstats_release(&s);
 }
 
+/* Kept events counted a batch at a time (trawl_swstats_events, verdicts
+ * in no pattern, batches of several sizes, gaps that skip buckets and
+ * double the width) against the buckets worked out here: the final width
+ * is the first 1 us * 2^k that puts the last kept event in one of the 128
+ * buckets from the first. */
+static void rate_batches(void **state)
+{
+	enum { N = 200000 };
+	static struct trawl_sw_event ev[N];
+	static uint8_t keep[N];
+	uint64_t x = 2463534242ull, t = 777;
+	for (int i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		t += x % 97 == 0 ? x % 5000000 : x % 300; /* now and then a long gap */
+		ev[i].time = t;
+		keep[i] = (x >> 20) % 3 != 0;
+	}
+	keep[0] = 0; /* the first kept event is not the first one */
+	static const size_t sizes[] = { 1, 7, 64, 256, 1000 };
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+		struct trawl_swstats s;
+		struct trawl_error err;
+		assert_int_equal(trawl_swstats_init(&s, 0, &err), TRAWL_OK);
+		for (size_t i = 0; i < N; i += sizes[k])
+			trawl_swstats_events(&s, ev + i, keep + i, N - i < sizes[k] ? N - i : sizes[k]);
+		uint64_t first = 0, last = 0, n = 0;
+		for (int i = 0; i < N; i++)
+			if (keep[i]) {
+				first = n++ ? first : ev[i].time;
+				last = ev[i].time;
+			}
+		uint64_t w = 1000;
+		while ((last - first) / w >= TRAWL_STATS_RATE_BUCKETS)
+			w *= 2;
+		uint64_t want[TRAWL_STATS_RATE_BUCKETS] = { 0 };
+		for (int i = 0; i < N; i++)
+			if (keep[i])
+				want[(ev[i].time - first) / w]++;
+		assert_int_equal(s.events, n);
+		assert_int_equal(s.first, first);
+		assert_int_equal(s.last, last);
+		assert_int_equal(s.rate_width, w);
+		for (size_t b = 0; b < TRAWL_STATS_RATE_BUCKETS; b++)
+			if (s.rate[b] != want[b])
+				fail_msg("batches of %zu: bucket %zu holds %llu, want %llu", sizes[k], b,
+					 (unsigned long long)s.rate[b], (unsigned long long)want[b]);
+		trawl_swstats_release(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(percentiles),
 		cmocka_unit_test(small_exact),
 		cmocka_unit_test(rate),
+		cmocka_unit_test(rate_batches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,10 +20,16 @@ struct sum {
 	struct trawl_json j;
 	uint8_t *is_state;           /* per declared activity, looked up once */
 	size_t nis;
+	/* the kept events per unit of time, counted where the events are read
+	 * (events_run_all's on_read, maybe another thread: a cache line of
+	 * its own), put into st at the end */
+	_Alignas(64) struct trawl_swstats rate;
+	char pad[64];
 };
 
-/* Once per finished activity (about one per event): the declared
- * activities' kinds come from a table made at the start, not a lookup. */
+/* Once per finished activity (about one per event) with --time (without,
+ * trawl_swstats_sink takes the records): the declared activities' kinds
+ * come from a table made at the start, not a lookup. */
 static void on_record(void *ctx, const struct trawl_act_record *rec)
 {
 	struct sum *s = ctx;
@@ -35,14 +41,24 @@ static void on_record(void *ctx, const struct trawl_act_record *rec)
 	trawl_swstats_record(&s->st, rec, st);
 }
 
-static void kinds_init(struct sum *s)
+/* -1 when out of memory (trawl_swstats_sink needs the table). */
+static int kinds_init(struct sum *s)
 {
 	size_t n = s->r->act ? trawl_act_count(s->r->act) : 0;
-	if (!n || !(s->is_state = malloc(n)))
-		return; /* on_record looks each one up */
+	if (!n)
+		return 0;
+	if (!(s->is_state = malloc(n)))
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		s->is_state[i] = trawl_act_def(s->r->act, i)->kind == TRAWL_DEFS_STATE;
 	s->nis = n;
+	return 0;
+}
+
+static void count_batch(void *ctx, const struct trawl_sw_event *evs, const uint8_t *keep, size_t n)
+{
+	struct sum *s = ctx;
+	trawl_swstats_events(&s->rate, evs, keep, n);
 }
 
 /* Power-of-two rows of a histogram: [2^k, 2^(k+1)), 0 alone. */
@@ -301,11 +317,15 @@ int events_summary(int argc, char **argv)
 	struct events_run r = { .cmd = "events summary" };
 	struct sum s = { .r = &r };
 	const char *out_path = NULL;
-	int prc, json = 0, csv = 0;
+	int prc, json = 0, csv = 0, threads_seen = 0;
+	uint64_t threads = 0;
 	const struct cli_option opts[] = {
 		EVENTS_ACTIVITY_OPTIONS(&r),
 		EVENTS_FORMAT_OPTIONS(&json, &csv),
 		CLI_STRING("output", 'o', "FILE", &out_path, "write to FILE"),
+		CLI_U64("threads", "N", &threads, 2, &threads_seen,
+			"1: everything on one thread; 2 (the default with two cpus or\n"
+			"more): the trace is read on a second one, ahead of the rest"),
 		EVENTS_FILTER_OPTIONS(&r),
 		CLI_END,
 	};
@@ -325,23 +345,36 @@ int events_summary(int argc, char **argv)
 		return prc;
 	if ((s.format = events_format(r.cmd, json, csv)) < 0)
 		return EXIT_USAGE;
+	if (threads_seen && !threads)
+		return cli_usage(r.cmd, "--threads is 1 or 2");
 	r.dir = argv[0];
 	struct trawl_error err;
-	int rc = events_run_open(&r, on_record, &s);
-	if (!rc && trawl_swstats_init(&s.st, r.act ? trawl_act_count(r.act) : 0, &err))
+	/* without --time the engine's records go straight into the
+	 * statistics (trawl_swstats_sink: the KEEP test is all on_record does
+	 * then, and the kinds come from the same table) */
+	int rc = events_run_open(&r, r.spec.time ? on_record : trawl_swstats_sink,
+				 r.spec.time ? (void *)&s : (void *)&s.st);
+	if (!rc && (trawl_swstats_init(&s.st, r.act ? trawl_act_count(r.act) : 0, &err) ||
+		    trawl_swstats_init(&s.rate, 0, &err)))
 		rc = cli_report(r.cmd, &err);
+	if (!rc && kinds_init(&s)) {
+		cli_error(r.cmd, "out of memory");
+		rc = EXIT_BAD_INPUT;
+	}
 	if (!rc)
 		rc = cli_output_to(r.cmd, out_path);
 	if (rc) {
 		events_run_close(&r);
 		trawl_swstats_release(&s.st);
+		trawl_swstats_release(&s.rate);
+		free(s.is_state);
 		return rc;
 	}
-	kinds_init(&s);
-	const struct trawl_sw_event *ev;
-	const uint8_t *keep;
-	for (size_t n; (n = events_run_batch(&r, &ev, &keep));)
-		trawl_swstats_events(&s.st, ev, keep, n);
+	trawl_swstats_kinds(&s.st, s.is_state, s.nis);
+	if (r.act) /* summary reads neither */
+		trawl_act_omit(r.act, TRAWL_ACT_NO_DEPTH | TRAWL_ACT_NO_OLDEST);
+	events_run_all(&r, threads_seen ? (int)threads : events_threads_default(), count_batch, NULL, &s);
+	trawl_swstats_take_events(&s.st, &s.rate);
 	trawl_swtrace_info(r.t, &r.info);
 	if (r.act && trawl_act_count(r.act) > s.st.nacts) { /* a script's activity that never finished */
 		struct trawl_act_record none = { .act = (uint32_t)trawl_act_count(r.act) - 1, .flags = TRAWL_ACT_OPEN };
@@ -366,6 +399,7 @@ int events_summary(int argc, char **argv)
 	}
 	rc = events_run_close(&r);
 	trawl_swstats_release(&s.st);
+	trawl_swstats_release(&s.rate);
 	free(s.is_state);
 	return rc;
 }

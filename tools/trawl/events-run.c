@@ -65,6 +65,34 @@ enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *e
 
 #define BATCH 64
 
+size_t events_run_read(struct events_run *r, struct trawl_sw_event *evs, uint8_t *keep, uint8_t *act, size_t max)
+{
+	size_t n = trawl_swtrace_next_batch(r->t, evs, max);
+	if (!n)
+		return 0;
+	if (!r->read)
+		r->first = evs[0].time;
+	if (r->scr)
+		trawl_script_set_origin(r->scr, r->first);
+	r->read += n;
+	r->last = evs[n - 1].time;
+	uint64_t kept = trawl_swfilter_keep_batch(r->filter, evs, n, keep, act);
+	if (r->scr) {
+		/* keep(e) failed at an event: what follows it was never read */
+		if (r->script_failed) {
+			size_t at = (size_t)(r->script_failed_ev - evs);
+			r->read -= n - at - 1;
+			r->last = evs[at].time;
+			n = at;
+		}
+		kept = 0;
+		for (size_t i = 0; i < n; i++)
+			kept += keep[i];
+	}
+	r->kept += kept;
+	return n;
+}
+
 /* Read, filter and feed a batch at a time, each step a loop of its own
  * (no call per event between them). A script's on_event opens activities
  * between the engine's events, so with one they go through
@@ -96,33 +124,12 @@ size_t events_run_batch(struct events_run *r, const struct trawl_sw_event **evs,
 		*keep = &r->one_keep;
 		return 1;
 	}
-	size_t n = trawl_swtrace_next_batch(r->t, r->batch, BATCH);
+	size_t n = events_run_read(r, r->batch, r->batch_keep, r->batch_act, BATCH);
 	if (!n) {
 		if (r->act && r->read)
 			trawl_act_finish(r->act, r->last);
 		return 0;
 	}
-	if (!r->read)
-		r->first = r->batch[0].time;
-	if (r->scr)
-		trawl_script_set_origin(r->scr, r->first);
-	r->read += n;
-	r->last = r->batch[n - 1].time;
-	trawl_swfilter_keep_batch(r->filter, r->batch, n, r->batch_keep, r->batch_act);
-	if (r->script_failed) {
-		size_t at = (size_t)(r->script_failed_ev - r->batch);
-		r->read -= n - at - 1;
-		r->last = r->batch[at].time;
-		if (!(n = at)) {
-			if (r->act)
-				trawl_act_finish(r->act, r->last);
-			return 0;
-		}
-	}
-	uint64_t kept = 0;
-	for (size_t i = 0; i < n; i++)
-		kept += r->batch_keep[i];
-	r->kept += kept;
 	if (r->act)
 		trawl_act_feed_batch(r->act, r->batch, n, r->batch_act);
 	*evs = r->batch;

@@ -86,6 +86,24 @@ enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *e
  * the count, 0 at the end (after finishing the engine). The engine has
  * seen them all when this returns. */
 size_t events_run_batch(struct events_run *r, const struct trawl_sw_event **evs, const uint8_t **keep);
+/* The reading half of events_run_batch: up to max events into evs, their
+ * verdicts into keep and act (the filter but its time window, which an
+ * activity meets by overlap), counted in r; not fed to the engine. 0 at
+ * the end. */
+size_t events_run_read(struct events_run *r, struct trawl_sw_event *evs, uint8_t *keep, uint8_t *act, size_t max);
+/* Every event of the trace through the filter and the engine, and the
+ * engine finished at the end; on_read sees each batch once it is read and
+ * filtered, on_fed once the engine has taken it (either may be NULL).
+ * threads >= 2 (and no script) reads, filters and calls on_read on a
+ * thread of its own, ahead of the engine (with its sink) and on_fed, which
+ * run on the calling thread (events-pipe.c): each side makes the same
+ * calls in the same order as with 1, so the same results, as long as
+ * on_read touches nothing the other side does. */
+typedef void (*events_batch_fn)(void *ctx, const struct trawl_sw_event *evs, const uint8_t *keep, size_t n);
+void events_run_all(struct events_run *r, int threads, events_batch_fn on_read, events_batch_fn on_fed,
+		    void *ctx);
+/* 2 when the machine has two cpus or more, else 1. */
+int events_threads_default(void);
 /* Does an activity pass the filter (its begin event did, and its time
  * meets --time)? */
 int events_run_act_kept(const struct events_run *r, const struct trawl_act_record *rec);
