@@ -226,7 +226,7 @@ static inline uint64_t long_low_is1(uint32_t x)
  * a conditional branch per pair (+20% on bench-ete-encoded.sh's input, see
  * docs/ete.md). GCC must not merge the handlers' dispatches into shared
  * ones (-fno-crossjumping for this file, CMakeLists.txt): merged, the loop
- * ran about 5% slower. Addresses are decoded into a register copy of the
+ * ran 8% slower on bench-ete.sh's repeated sample. Addresses are decoded into a register copy of the
  * history exactly as parse_one does. Returns at the first header it does
  * not handle (or at or past end - 1). Kept out of line: inside decode_run (with
  * parse_one inlined) the history no longer fits in registers. Its place in
