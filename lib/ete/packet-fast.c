@@ -207,17 +207,28 @@ static inline uint64_t long_low_is1(uint32_t x)
 }
 
 /* Counting fast path over b[pos, end), pos < end, with FAST_MAX bytes of
- * the run after end (no read needs a bounds check). On the bench input the
- * loop runs at the rate the branch predictor allows: every packet kind is a
- * branch on data. So the loop is threaded (each handler ends with its own
+ * the run after end (no read needs a bounds check). Every packet kind is a
+ * branch on data, so the loop is threaded (each handler ends with its own
  * indirect jump, the predictor's context) and dispatches on the kinds of
  * two bytes at once: a one-byte packet (most packets: atoms, cycle count
  * F3, events) and whatever follows it cost one dispatch, not two, and each
- * multi-byte kind has its own code with constant shifts and lengths (the
- * short address's length is a branch, so the position never waits for a
- * payload load). Addresses are decoded into a register copy of the history
- * exactly as parse_one does. Returns at the first header it does not handle
- * (or at or past end - 1). Kept out of line: inside decode_run (with
+ * multi-byte kind has its own code with constant shifts and lengths. The
+ * second byte's index also carries its bit 7, which is the continuation
+ * bit when it is a payload: so a short address or a cycle count (COMMOPT
+ * = 1) after a dispatch already knows its length, and the jump that knows
+ * it is the dispatch itself, with no branch of its own (the predictor sees
+ * the pair). Where the length is still a branch (after a one-byte packet),
+ * it is a branch, not arithmetic, so the position never waits for a
+ * payload load. An indirect jump costs about 3.5 cycles here even when it
+ * always goes to the same place (a loop of nothing else, measured), so
+ * each dispatch first takes pairs of atoms (two thirds of the bench's
+ * packets, in runs of up to 8 between cycle counts) in a loop of its own,
+ * a conditional branch per pair (+20% on bench-ete-encoded.sh's input, see
+ * docs/ete.md). GCC must not merge the handlers' dispatches into shared
+ * ones (-fno-crossjumping for this file, CMakeLists.txt): merged, the loop
+ * ran 8% slower on bench-ete.sh's repeated sample. Addresses are decoded into a register copy of the
+ * history exactly as parse_one does. Returns at the first header it does
+ * not handle (or at or past end - 1). Kept out of line: inside decode_run (with
  * parse_one inlined) the history no longer fits in registers. Its place in
  * memory is pinned: on the bench machine (a Xeon, Sapphire Rapids class)
  * the loop ran 10-20% slower when an unrelated change moved its start from
@@ -228,40 +239,51 @@ __attribute__((noinline, aligned(64), patchable_function_entry(16, 0))) size_t e
 						size_t pos, size_t end, uint32_t (*cnt)[256])
 {
 #define ALL16(l) l, l, l, l, l, l, l, l, l, l, l, l, l, l, l, l
-	/* indexed by kind of b[pos] * 16 + kind of b[pos + 1] */
-	static const void *const pairs[11 * 16] = {
-		[FK_SLOW * 16] = ALL16(&&slow),
-		[FK_ONE * 16] = &&one_slow, &&one_one, &&one_cc2, &&one_s0, &&one_s1, &&one_l32_0,
-		&&one_l32_1, &&one_l64_0, &&one_l64_1, &&one_match, &&one_cc1, &&one_slow,
-		&&one_slow, &&one_slow, &&one_slow, &&one_slow,
-		[FK_CC2 * 16] = ALL16(&&cc2),
-		[FK_S0 * 16] = ALL16(&&s0),
-		[FK_S1 * 16] = ALL16(&&s1),
-		[FK_L32_0 * 16] = ALL16(&&l32_0),
-		[FK_L32_1 * 16] = ALL16(&&l32_1),
-		[FK_L64_0 * 16] = ALL16(&&l64_0),
-		[FK_L64_1 * 16] = ALL16(&&l64_1),
-		[FK_MATCH * 16] = ALL16(&&match),
-		[FK_CC1 * 16] = ALL16(&&cc1),
+#define ONES                                                                              \
+	&&one_slow, &&one_one, &&one_cc2, &&one_s0, &&one_s1, &&one_l32_0, &&one_l32_1,   \
+		&&one_l64_0, &&one_l64_1, &&one_match, &&one_cc1, &&one_cc1c, &&one_slow, \
+		&&one_slow, &&one_slow, &&one_slow
+	/* indexed by d->crow[b[pos]] + d->ccol[b[pos + 1]] */
+	static const void *const pairs[CK_KINDS * 32] = {
+		[FK_SLOW * 32] = ALL16(&&slow), ALL16(&&slow),
+		[FK_ONE * 32] = ONES, ONES,
+		[FK_CC2 * 32] = ALL16(&&cc2), ALL16(&&cc2),
+		[FK_S0 * 32] = ALL16(&&s0_2), ALL16(&&s0_3),
+		[FK_S1 * 32] = ALL16(&&s1_2), ALL16(&&s1_3),
+		[FK_L32_0 * 32] = ALL16(&&l32_0), ALL16(&&l32_0),
+		[FK_L32_1 * 32] = ALL16(&&l32_1), ALL16(&&l32_1),
+		[FK_L64_0 * 32] = ALL16(&&l64_0), ALL16(&&l64_0),
+		[FK_L64_1 * 32] = ALL16(&&l64_1), ALL16(&&l64_1),
+		[FK_MATCH * 32] = ALL16(&&match), ALL16(&&match),
+		[FK_CC1 * 32] = ALL16(&&cc1), ALL16(&&cc1),
+		[CK_CC1C * 32] = ALL16(&&cc1c_2), ALL16(&&cc1c_3),
 	};
+#undef ONES
 #undef ALL16
-	const uint8_t *fk = d->fast;
+	const uint16_t *crow = d->crow;
+	const uint8_t *ccol = d->ccol;
 	uint32_t *c0 = cnt[0], *c1 = cnt[1];
 	/* addresses from packets have bit 0 clear: it holds the IS bit here */
 	uint64_t a0 = d->hist[0].addr | d->hist[0].is, a1 = d->hist[1].addr | d->hist[1].is,
 		 a2 = d->hist[2].addr | d->hist[2].is;
 	const int commopt1 = d->cfg.commopt1;
 	const size_t lim = end - 1; /* dispatch reads b[pos + 1] */
-	const uint8_t *q;
 	uint64_t na;
 	unsigned h, h1;
-#define DISPATCH()                                           \
-	do {                                                 \
-		if (pos >= lim)                              \
-			goto out;                            \
-		h = b[pos];                                  \
-		h1 = b[pos + 1];                             \
-		goto *pairs[fk[h] * 16 + fk[h1]];            \
+/* pairs of atoms (headers 0xC0-0xFF, bits 7 and 6 set) first, without an
+ * indirect jump; then the next pair's handler */
+#define DISPATCH()                                                 \
+	do {                                                       \
+		while (pos < lim && (b[pos] & b[pos + 1]) >= 0xC0) { \
+			c0[b[pos]]++;                              \
+			c1[b[pos + 1]]++;                          \
+			pos += 2;                                  \
+		}                                                  \
+		if (pos >= lim)                                    \
+			goto out;                                  \
+		h = b[pos];                                        \
+		h1 = b[pos + 1];                                   \
+		goto *pairs[crow[h] + ccol[h1]];                   \
 	} while (0)
 /* a one-byte packet, then the packet after it through the handler below */
 #define ONE_FIRST()                                          \
@@ -296,27 +318,27 @@ cc2:
 	DISPATCH();
 one_s0:
 	ONE_FIRST();
-s0:
-	q = b + pos + 1;
-	if (q[0] & 0x80) {
-		na = (a0 & ~0x1ffffull) | ((uint64_t)(q[0] & 0x7f) << 2) | ((uint64_t)q[1] << 9);
-		pos += 3;
-	} else {
-		na = (a0 & ~0x1ffull) | ((uint64_t)q[0] << 2);
-		pos += 2;
-	}
+	if (b[pos + 1] & 0x80)
+		goto s0_3;
+s0_2:
+	na = (a0 & ~0x1ffull) | ((uint64_t)b[pos + 1] << 2);
+	pos += 2;
+	PUSH();
+s0_3:
+	na = (a0 & ~0x1ffffull) | ((uint64_t)(b[pos + 1] & 0x7f) << 2) | ((uint64_t)b[pos + 2] << 9);
+	pos += 3;
 	PUSH();
 one_s1:
 	ONE_FIRST();
-s1:
-	q = b + pos + 1;
-	if (q[0] & 0x80) {
-		na = (a0 & ~0xffffull) | ((uint64_t)(q[0] & 0x7f) << 1) | ((uint64_t)q[1] << 8) | 1;
-		pos += 3;
-	} else {
-		na = (a0 & ~0xffull) | ((uint64_t)q[0] << 1) | 1;
-		pos += 2;
-	}
+	if (b[pos + 1] & 0x80)
+		goto s1_3;
+s1_2:
+	na = (a0 & ~0xffull) | ((uint64_t)b[pos + 1] << 1) | 1;
+	pos += 2;
+	PUSH();
+s1_3:
+	na = (a0 & ~0xffffull) | ((uint64_t)(b[pos + 1] & 0x7f) << 1) | ((uint64_t)b[pos + 2] << 8) | 1;
+	pos += 3;
 	PUSH();
 one_l32_0:
 	ONE_FIRST();
@@ -370,6 +392,26 @@ cc1: {
 	pos += n;
 	DISPATCH();
 }
+/* COMMOPT = 1: the cycle count field alone, at most 3 bytes */
+one_cc1c:
+	ONE_FIRST();
+	if (b[pos + 1] & 0x80)
+		goto cc1c_3;
+cc1c_2:
+	c0[h]++;
+	pos += 2;
+	DISPATCH();
+cc1c_3:
+	if (!(b[pos + 2] & 0x80)) {
+		c0[h]++;
+		pos += 3;
+		DISPATCH();
+	}
+	if (b[pos + 3] & 0x80)
+		goto out; /* too long: parse_one reports it */
+	c0[h]++;
+	pos += 4;
+	DISPATCH();
 slow:
 out:
 #undef DISPATCH

@@ -22,6 +22,12 @@ enum fast_kind {
 	FK_MATCH, FK_CC1,
 };
 
+/* The counting loop's kinds: those above, and cycle count format 1 with
+ * only its cycle count field (COMMOPT = 1, even header), which has a
+ * handler of its own there. */
+#define CK_CC1C (FK_CC1 + 1)
+#define CK_KINDS (CK_CC1C + 1)
+
 /* Longest fast-path packet (64-bit long address; cycle count format 1 with
  * 5 + 3 bytes of fields): while this many bytes remain, the fast path reads
  * without bounds checks. */
@@ -42,6 +48,11 @@ struct trawl_ete_pkt_decoder {
 	uint8_t one_byte[256], n_e[256], n_n[256];
 	/* counting fast path: packet kind (enum fast_kind) and type per header */
 	uint8_t fast[256], htype[256];
+	/* counting loop: its dispatch index for a header pair is crow[first]
+	 * + ccol[second]: crow = count kind * 32, ccol = count kind, + 16 when
+	 * bit 7 is set (the continuation bit when the byte is a payload) */
+	uint16_t crow[256];
+	uint8_t ccol[256];
 	int generic;              /* every packet through parse_one (tests) */
 	trawl_ete_packet_fn fn;
 	void *fn_ctx;

@@ -263,6 +263,15 @@ static void build_fast(struct trawl_ete_pkt_decoder *d)
 		d->fast[h] = k;
 		d->htype[h] = p.type;
 	}
+	for (int h = 0; h < 256; h++) {
+		unsigned k = d->fast[h];
+		if (k == FK_CC1 && d->cfg.commopt1)
+			/* no commit field: odd headers (cycle count unknown) are
+			 * one byte, even ones a cycle count field only */
+			k = (h & 1) ? FK_ONE : CK_CC1C;
+		d->crow[h] = (uint16_t)(k * 32);
+		d->ccol[h] = (uint8_t)(k + ((h & 0x80) ? 16 : 0));
+	}
 }
 
 static void reset_state(struct trawl_ete_pkt_decoder *d, uint64_t offset)

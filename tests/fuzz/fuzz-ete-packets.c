@@ -169,6 +169,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size)
 		differential(&cfg, data, size, size);
 	differential(&cfg, data, size, chunk);
+	/* and with commit fields in cycle count format 1 (COMMOPT = 0), which
+	 * the counting loop handles apart */
+	struct trawl_ete_config cfg0 = cfg;
+	cfg0.idr0 &= ~(1u << 29);
+	if (trawl_ete_config_derive(&cfg0, NULL) == TRAWL_OK)
+		differential(&cfg0, data, size, chunk);
 	struct trawl_ete_image *img = NULL;
 	struct trawl_ete_flow *flow = NULL;
 	struct trawl_ete_pkt_decoder *d = NULL;

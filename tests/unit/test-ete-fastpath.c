@@ -188,6 +188,17 @@ static struct trawl_ete_config cfg_ete_full(void)
 	return c;
 }
 
+/* COMMOPT = 0: cycle count format 1 carries a commit field first */
+static struct trawl_ete_config cfg_ete_commit(void)
+{
+	struct trawl_ete_config c;
+	trawl_ete_config_default(&c);
+	c.idr0 &= ~(1u << 29);
+	assert_int_equal(trawl_ete_config_derive(&c, NULL), TRAWL_OK);
+	assert_false(c.commopt1);
+	return c;
+}
+
 static struct trawl_ete_config cfg_etm4(void)
 {
 	struct trawl_ete_config c;
@@ -241,7 +252,7 @@ static void random_buffers(void **state)
 {
 	(void)state;
 	static uint8_t buf[65536];
-	struct trawl_ete_config cfgs[3] = { cfg_ete(), cfg_ete_full(), cfg_etm4() };
+	struct trawl_ete_config cfgs[4] = { cfg_ete(), cfg_ete_full(), cfg_etm4(), cfg_ete_commit() };
 	size_t total = 0;
 	rng_state = 0x9e3779b97f4a7c15ull;
 	for (int iter = 0; iter < 60; iter++) {
@@ -261,7 +272,7 @@ static void random_buffers(void **state)
 		}
 		char what[64];
 		snprintf(what, sizeof what, "random buffer %d", iter);
-		const struct trawl_ete_config *c = &cfgs[iter % 3];
+		const struct trawl_ete_config *c = &cfgs[iter % 4];
 		total += check_stream(c, buf, len, 0, what);
 		check_stream(c, buf, len, SIZE_MAX, what);
 		check_stream(c, buf, len, 1, what);
@@ -295,17 +306,20 @@ static void every_cut(void **state)
  * one-byte packet and what follows it): runs of every length 0..21 of
  * one-byte packets (atoms, cycle count F3, an event, Trace On) between each
  * multi-byte kind, so runs end at both offsets of a pair, near the end of
- * the loop's range and at every offset of the chunk. */
-static void atom_runs(void **state)
+ * the loop's range and at every offset of the chunk. The dispatch also
+ * sees the second byte's bit 7 (a payload's continuation bit): short
+ * addresses and cycle count fields of each length follow both a dispatch
+ * and a one-byte packet. */
+static size_t atom_runs_stream(uint8_t *buf, size_t cap, int commit)
 {
-	(void)state;
 	static const uint8_t ones[] = { 0xF8, 0xC0, 0x12, 0xDB, 0xF6, 0x1F, 0xE5, 0xDD, 0xD5, 0x71, 0x04 };
 	static const uint8_t multi[][6] = {
 		{ 2, 0x0C, 0x35 }, { 2, 0x95, 0x11 }, { 3, 0x95, 0x91, 0x22 }, { 2, 0x96, 0x7F },
 		{ 5, 0x9A, 0x11, 0x22, 0x33, 0x44 }, { 1, 0x91 }, { 2, 0xB4, 0x05 }, { 2, 0x0E, 0x01 },
 		{ 5, 0x9B, 0x81, 0x02, 0x03, 0x04 }, { 1, 0x92 }, { 3, 0x96, 0x80, 0x7F },
+		{ 3, 0x0E, 0x81, 0x02 }, { 4, 0x0E, 0xFF, 0x82, 0x03 }, { 1, 0x0F },
+		{ 3, 0xB5, 0xC4, 0x01 },
 	};
-	uint8_t buf[4096];
 	size_t n = 0;
 	memset(buf, 0, 11);
 	buf[11] = 0x80;
@@ -317,21 +331,45 @@ static void atom_runs(void **state)
 		for (size_t m = 0; m < sizeof multi / sizeof multi[0]; m++) {
 			for (unsigned i = 0; i < run; i++)
 				buf[n++] = ones[k++ % sizeof ones];
-			memcpy(buf + n, multi[m] + 1, multi[m][0]);
-			n += multi[m][0];
-			assert_true(n + 40 < sizeof buf);
+			uint8_t h = multi[m][1];
+			buf[n++] = h;
+			/* COMMOPT = 0: a commit field (1 or 2 bytes) before the
+			 * cycle count field, which 0x0F does not have */
+			if (commit && (h == 0x0E || h == 0x0F)) {
+				if (m & 1)
+					buf[n++] = 0x83;
+				buf[n++] = 0x04;
+			}
+			memcpy(buf + n, multi[m] + 2, multi[m][0] - 1u);
+			n += multi[m][0] - 1u;
+			assert_true(n + 40 < cap);
 		}
 	}
-	struct trawl_ete_config c = cfg_ete();
+	return n;
+}
+
+static void atom_runs(void **state)
+{
+	(void)state;
+	static uint8_t buf[8192];
+	/* with COMMOPT = 1 and = 0: the counting loop has its own handlers
+	 * for cycle count format 1 without a commit field */
+	struct trawl_ete_config cfgs[2] = { cfg_ete(), cfg_ete_commit() };
 	rng_state = 0x13198a2e03707344ull;
-	size_t total = check_stream(&c, buf, n, 0, "atom runs");
-	assert_true(total > 2000);
-	for (size_t cut = 1; cut <= 40; cut++) {
+	for (int ci = 0; ci < 2; ci++) {
+		const struct trawl_ete_config *c = &cfgs[ci];
+		size_t n = atom_runs_stream(buf, sizeof buf, ci);
 		char what[64];
-		snprintf(what, sizeof what, "atom runs, chunk size %zu", cut);
-		check_stream(&c, buf, n, cut, what);
+		snprintf(what, sizeof what, "atom runs, COMMOPT %d", !ci);
+		size_t total = check_stream(c, buf, n, 0, what);
+		assert_true(total > 2000);
+		for (size_t cut = 1; cut <= 40; cut++) {
+			snprintf(what, sizeof what, "atom runs, COMMOPT %d, chunk size %zu", !ci, cut);
+			check_stream(c, buf, n, cut, what);
+		}
+		snprintf(what, sizeof what, "atom runs, COMMOPT %d, random chunks", !ci);
+		check_stream(c, buf, n, SIZE_MAX, what);
 	}
-	check_stream(&c, buf, n, SIZE_MAX, "atom runs, random chunks");
 }
 
 /* ---------------------------------------------------------------- corpus */
