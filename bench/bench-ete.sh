@@ -90,6 +90,7 @@ awk -v tp="$tp_mbs" -v tpp="$tp_pps" -v tc="$tn_mbs" -v td="$td_mbs" -v ti="$td_
 # instructions/s. The input is the repeated src_addr sample above (an
 # encoder-made 1 MB snapshot is not available yet).
 ix_time() { # label command...: median "cpu wall rss" of three runs
+	shift # the label names the call for the reader; the command follows it
 	for r in 1 2 3; do
 		/usr/bin/time -f "%U %S %e %M" -o "$out/itime" "$@" >/dev/null 2>&1
 		awk '{ printf "%.3f %.3f %d\n", $1 + $2, $3, $4 }' "$out/itime"
