@@ -1499,6 +1499,22 @@ static enum trawl_status reject_line(struct trawl_tarmac *t, const char *line, s
 	return TRAWL_OK;
 }
 
+/* No producer writes a NUL, and the grammar would take one inside free text
+ * (disassembly, an unknown record) as text: the reader finds them while
+ * looking for line ends and hands the whole line here instead. */
+enum trawl_status tarmac_reject_nul_line(struct trawl_tarmac *t, const char *line, size_t len,
+					 uint64_t offset, size_t col, struct trawl_error *err)
+{
+	tarmac_compact(t);
+	t->lineno++;
+	t->stats.lines++;
+	t->prev_ldst = 0;
+	t->ecol = (uint32_t)col + 1;
+	snprintf(t->emsg, sizeof t->emsg,
+		 "a NUL byte in the line (the file is damaged: zero-filled by a crash?)");
+	return reject_line(t, line, len, offset, err);
+}
+
 void trawl_tarmac_set_fast_path(struct trawl_tarmac *t, int on)
 {
 	t->no_fast = !on;
