@@ -1499,9 +1499,9 @@ static enum trawl_status reject_line(struct trawl_tarmac *t, const char *line, s
 	return TRAWL_OK;
 }
 
-/* No producer writes a NUL, and the grammar would take one inside free text
- * (disassembly, an unknown record) as text: the reader finds them while
- * looking for line ends and hands the whole line here instead. */
+/* No producer writes a NUL (or 0x02, 0x08), and the grammar would take one
+ * inside free text (disassembly, an unknown record) as text: the reader
+ * finds them while looking for line ends and hands the whole line here. */
 enum trawl_status tarmac_reject_nul_line(struct trawl_tarmac *t, const char *line, size_t len,
 					 uint64_t offset, size_t col, struct trawl_error *err)
 {
@@ -1510,8 +1510,12 @@ enum trawl_status tarmac_reject_nul_line(struct trawl_tarmac *t, const char *lin
 	t->stats.lines++;
 	t->prev_ldst = 0;
 	t->ecol = (uint32_t)col + 1;
-	snprintf(t->emsg, sizeof t->emsg,
-		 "a NUL byte in the line (the file is damaged: zero-filled by a crash?)");
+	if (line[col] == '\0')
+		snprintf(t->emsg, sizeof t->emsg,
+			 "a NUL byte in the line (the file is damaged: zero-filled by a crash?)");
+	else
+		snprintf(t->emsg, sizeof t->emsg, "a control byte (0x%02x) in the line: the file is damaged",
+			 (unsigned char)line[col]);
 	return reject_line(t, line, len, offset, err);
 }
 

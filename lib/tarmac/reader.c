@@ -70,7 +70,7 @@ enum trawl_status tarmac_parse_range(struct trawl_tarmac *t, const char *data, s
 		} else {
 			end = tarmac_nl_next(data, len, pos, nl);
 		}
-		if (end < len && data[end] == '\0') {
+		if (end < len && data[end] != '\n') {
 			/* the line runs to the next newline; the cursor's marks
 			 * inside it are stale */
 			const char *z = memchr(data + end, '\n', len - end);

@@ -47,4 +47,10 @@ printf "1 clk FOO x\n2 clk FOO a\000b\n" >"$_tmp/tail.tarmac"
 expect_exit 1 "$TRAWL" cat "$_tmp/tail.tarmac"
 expect_stderr_has "tail.tarmac:2:12: a NUL byte" "$TRAWL" cat "$_tmp/tail.tarmac"
 
+# the newline scan also stops at 0x02 and 0x08 (one compare finds all
+# four): they are damage too, named by value
+printf '1 clk FOO x\n2 clk IT (2) 00001000 d2800000 O EL1h_s : MOV\010 x0,#0\n' >"$_tmp/bs.tarmac"
+expect_exit 1 "$TRAWL" cat "$_tmp/bs.tarmac"
+expect_stderr_has "bs.tarmac:2:46: a control byte (0x08) in the line" "$TRAWL" cat "$_tmp/bs.tarmac"
+
 finish
