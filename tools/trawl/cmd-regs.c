@@ -5,11 +5,13 @@
 
 static const char regs_description[] =
 	"Prints the registers of one core as they were after the event containing\n"
-	"LINE (or the last event at or before time T). Bytes the trace never showed\n"
-	"are printed as ??. Registers with no known byte are left out. Each register\n"
-	"is printed at the width the trace writes it (psr as 32 bits in AArch64),\n"
-	"not padded with ?? to the width the index stores it in. On an AArch32\n"
-	"event the core registers are r0-r12, sp, lr and pc, each 32 bits.\n";
+	"LINE, or with --time after the last event before the trace's time first\n"
+	"passes T (where times only grow: the last event at or before T). Bytes the\n"
+	"trace never showed are printed as ??. Registers with no known byte are left\n"
+	"out. Each register is printed at the width the trace writes it (psr as 32\n"
+	"bits in AArch64), not padded with ?? to the width the index stores it in.\n"
+	"On an AArch32 event the core registers are r0-r12, sp, lr and pc, each 32\n"
+	"bits.\n";
 
 struct regs_print {
 	int json, first;
