@@ -256,8 +256,13 @@ static enum trawl_status q_event_at_time(const struct trawl_index *ix, uint64_t 
 		}
 	}
 	if (i < 0)
-		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "time %llu is before the trace",
-				       (unsigned long long)t);
+		/* the unit too: a trace written in us with fractions is kept in
+		 * ps, and "10" there is before "10.000000us" */
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
+				       "time %llu is before the trace (its first event is at %llu%s%s)",
+				       (unsigned long long)t, (unsigned long long)ix->first_ev[2],
+				       ix->time_unit ? " " : "",
+				       ix->time_unit ? trawl_time_unit_name(ix->time_unit) : "");
 	*ev = (uint64_t)i;
 	return TRAWL_OK;
 }

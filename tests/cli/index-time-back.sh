@@ -42,6 +42,13 @@ done
 # before the first event: a usage error, as a line past the end is
 expect_exit 2 "$TRAWL" regs --index "$_tmp/glitch.full.idx" "$_tmp/glitch.tarmac" --time 7
 
+# a trace written in us with fractions is kept in ps: "--time 10" is before
+# "10.000000us", and the message gives the first time with its unit
+printf '      10.000000us IT (1) 00001000 d2800020 O EL1h_s : MOV      x0,#1\n      10.500000us IT (2) 00001004 d2800040 O EL1h_s : MOV      x0,#2\n' >"$_tmp/us.tarmac"
+expect_exit 2 "$TRAWL" regs --memory-index "$_tmp/us.tarmac" --time 10
+grep -q "time 10 is before the trace (its first event is at 10000000 ps)" "$_tmp/err" || fail "us: $(head -c 300 "$_tmp/err")"
+expect_stdout_has "after line 1 " "$TRAWL" regs --memory-index "$_tmp/us.tarmac" --time 10400000
+
 # more runs than the index lists (8190): no single place answers a time,
 # so the search by time is refused (exit 1) and lines still work
 awk 'BEGIN { for (i = 1; i <= 16400; i++)

@@ -43,7 +43,9 @@ int cmd_regs(int argc, char **argv)
 	c.to.cmd = "regs";
 	const struct cli_option opts[] = {
 		CLI_STRING("at", 0, "LINE", &at, "a line of the trace (1-based)"),
-		CLI_STRING("time", 0, "T", &when, "a time in the trace's unit"),
+		CLI_STRING("time", 0, "T", &when, "a time in the trace's unit, a whole number (times\n"
+			   "with fractions of ns or us are kept in ps: trawl\n"
+			   "stats shows the unit)"),
 		CLI_STRING("cpu", 0, "N", &cpu_arg, "the core (default: the core of that event)"),
 		INDEX_OPTIONS(&c),
 		CLI_END,
