@@ -208,6 +208,10 @@ enum trawl_index_match trawl_trace_id_compare(const struct trawl_trace_id *was,
  * the build skipped (--lenient). */
 uint32_t trawl_index_reader_options(const struct trawl_index *ix);
 uint64_t trawl_index_skipped_lines(const struct trawl_index *ix);
+/* How many events have a time below the one before them (0 when times
+ * never go backwards); *line, when given and there is one, gets the first
+ * such event's first line. */
+uint64_t trawl_index_time_back(const struct trawl_index *ix, uint64_t *line);
 /* 1 when the trace ended inside its last line and the build dropped it. */
 uint64_t trawl_index_cut_lines(const struct trawl_index *ix);
 /* Places of a decoded trace (ETE) that could not be decoded when the index

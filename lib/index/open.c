@@ -547,6 +547,15 @@ uint32_t trawl_index_reader_options(const struct trawl_index *ix)
 	return ix->id.reader;
 }
 
+uint64_t trawl_index_time_back(const struct trawl_index *ix, uint64_t *line)
+{
+	if (line && ix->time_back) {
+		struct trawl_index_event e;
+		*line = trawl_index_event(ix, ld64(ix->time_back_ev), &e, NULL) == TRAWL_OK ? e.line : 0;
+	}
+	return ix->time_back;
+}
+
 uint64_t trawl_index_skipped_lines(const struct trawl_index *ix)
 {
 	return ix->id.skipped;

@@ -39,6 +39,11 @@ for kind in full compact; do
 	done
 done
 
+# trawl info says how often times go back and where first: the doubled
+# trace's second copy (line 81) and its CADI line
+expect_stdout_has "time goes back:      2 times (first at line 81;" "$TRAWL" info --index "$_tmp/twice.full.idx" "$_tmp/twice.tarmac"
+expect_stdout_has '"time_back":2,"time_back_line":81' "$TRAWL" info --json --index "$_tmp/twice.full.idx" "$_tmp/twice.tarmac"
+
 # before the first event: a usage error, as a line past the end is
 expect_exit 2 "$TRAWL" regs --index "$_tmp/glitch.full.idx" "$_tmp/glitch.tarmac" --time 7
 
