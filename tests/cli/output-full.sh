@@ -30,4 +30,12 @@ if [ -x "$demo" ]; then
 	expect_exit 1 sh -c "\"$TRAWL\" events stats \"$_tmp/tr\" >/dev/full"
 fi
 expect_exit 1 sh -c "\"$TRAWL\" help regs >/dev/full"
+# an -o file that does not take the output: ete tarmac exited 0
+if [ -x "$TRAWL_BUILD/examples/sort" ]; then
+	"$TRAWL" emulate --ete "$_tmp/s.snap" -o /dev/null "$TRAWL_BUILD/examples/sort" -- 20 >/dev/null 2>&1 || fail "emulate --ete"
+	expect_exit 0 "$TRAWL" ete tarmac "$_tmp/s.snap" -o "$_tmp/s.tarmac"
+	[ -s "$_tmp/s.tarmac" ] || fail "ete tarmac wrote nothing"
+	expect_exit 1 "$TRAWL" ete tarmac "$_tmp/s.snap" -o /dev/full
+	expect_stderr_has "cannot write '/dev/full'" "$TRAWL" ete tarmac "$_tmp/s.snap" -o /dev/full
+fi
 finish
