@@ -144,9 +144,9 @@ static enum trawl_status q_events(const struct trawl_index *ix, uint64_t first, 
 }
 
 /* Last event whose field f (EVF_LINE or _OFFSET, which never decrease, or
- * _TIME on an index whose times never do) is <= v: a bisection over the blocks' bases (a block's base
- * is its first event's value), then one within the block. Every read is
- * checked. *st is set on a read error. */
+ * _TIME on an index whose times never do) is <= v: a bisection over the
+ * blocks' bases (a block's base is its first event's value), then one
+ * within the block. Every read is checked. *st is set on a read error. */
 static int64_t last_le(const struct trawl_index *ix, unsigned f, uint64_t v,
 		       enum trawl_status *st, struct trawl_error *err)
 {
