@@ -1355,6 +1355,11 @@ enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *li
 					  struct trawl_error *err)
 {
 	tarmac_compact(t);
+	/* the reader finds these bytes with its line ends (newline.h); a
+	 * caller that hands lines over one at a time gets the same answer */
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)line[i] & ~0x0a) == 0 && line[i] != '\n')
+			return tarmac_reject_nul_line(t, line, len, offset, i, err);
 	if (t->skip_len && !t->cut_line && tarmac_skip_line(t, line, len, offset))
 		return TRAWL_OK;
 	return tarmac_parse_unskipped(t, line, len, offset, err);
