@@ -46,9 +46,14 @@ enum trawl_status trawl_image_add_spec(struct trawl_image *img, const char *spec
 				       struct trawl_error *err);
 
 /* The symbol covering addr: the function (or object) whose [addr, addr+size)
- * holds it, else the nearest preceding function symbol of unknown size.
- * NULL when none. The pointer is valid until the image is destroyed. */
+ * holds it, else the nearest preceding function symbol of unknown size in
+ * the same loaded segment. NULL when none. The pointer is valid until the
+ * image is destroyed. */
 const struct trawl_symbol *trawl_image_symbol_at(const struct trawl_image *img, uint64_t addr);
+
+/* 1 when a and b are in one loaded segment of the image (or it has none to
+ * tell by: symbols only), else 0. */
+int trawl_image_same_segment(const struct trawl_image *img, uint64_t a, uint64_t b);
 
 /* A symbol by exact name, as shown or as the ELF has it ("Lexer::next()"
  * or "_ZN5Lexer4nextEv"); NULL when absent. */

@@ -208,6 +208,10 @@ enum trawl_index_match trawl_trace_id_compare(const struct trawl_trace_id *was,
  * the build skipped (--lenient). */
 uint32_t trawl_index_reader_options(const struct trawl_index *ix);
 uint64_t trawl_index_skipped_lines(const struct trawl_index *ix);
+/* How many events have a time below the one before them (0 when times
+ * never go backwards); *line, when given and there is one, gets the first
+ * such event's first line. */
+uint64_t trawl_index_time_back(const struct trawl_index *ix, uint64_t *line);
 /* 1 when the trace ended inside its last line and the build dropped it. */
 uint64_t trawl_index_cut_lines(const struct trawl_index *ix);
 /* Places of a decoded trace (ETE) that could not be decoded when the index
@@ -280,7 +284,12 @@ enum trawl_status trawl_index_events(const struct trawl_index *ix, uint64_t firs
  * TRAWL_ERR_NOT_FOUND when the line is before the first event. */
 enum trawl_status trawl_index_event_at_line(const struct trawl_index *ix, uint64_t line,
 					    uint64_t *ev, struct trawl_error *err);
-/* The last event with time <= t (times are non-decreasing in traces). */
+/* The last event before the first one with time > t: the last event with
+ * time <= t where times never decrease; where they go backwards, each run
+ * of non-decreasing times is searched in order (docs/index.md,
+ * "Semantics"). TRAWL_ERR_NOT_FOUND before the first event;
+ * TRAWL_ERR_UNSUPPORTED when they go backwards more often than the index
+ * lists. */
 enum trawl_status trawl_index_event_at_time(const struct trawl_index *ix, uint64_t t,
 					    uint64_t *ev, struct trawl_error *err);
 /* The event whose bytes contain trace byte offset `off`. */

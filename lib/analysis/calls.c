@@ -213,7 +213,11 @@ const char *trawl_calls_describe(const struct trawl_calls *c, uint64_t addr, cha
 			return sym_plus(buf, size, s->name, addr - s->addr);
 		return sym_plus(buf, size, l->name, addr - l->addr);
 	}
-	if (l && addr - l->addr < 0x10000 && (!l->size || addr < l->addr + l->size))
+	/* a bare label names the code after it within its segment: an
+	 * address in none of the image's segments is code of something else
+	 * (a wrong --image named a whole trace after one label) */
+	if (l && addr - l->addr < 0x10000 && (!l->size || addr < l->addr + l->size) &&
+	    trawl_image_same_segment(c->opt.image, l->addr, addr))
 		return sym_plus(buf, size, l->name, addr - l->addr);
 	snprintf(buf, size, "0x%llx", (unsigned long long)addr);
 	return buf;

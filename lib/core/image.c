@@ -378,6 +378,25 @@ const struct trawl_symbol *trawl_image_symbols(const struct trawl_image *img, si
 	return img->syms;
 }
 
+/* Whether a and b lie in one loaded segment (an image without segments,
+ * symbols only, cannot say: yes). */
+static int same_segment(const struct trawl_image *img, uint64_t a, uint64_t b)
+{
+	if (!img->nsegs)
+		return 1;
+	for (size_t i = 0; i < img->nsegs; i++) {
+		const struct segment *s = &img->segs[i];
+		if (a >= s->addr && a - s->addr < s->memsz)
+			return b >= s->addr && b - s->addr < s->memsz;
+	}
+	return 0;
+}
+
+int trawl_image_same_segment(const struct trawl_image *img, uint64_t a, uint64_t b)
+{
+	return same_segment(img, a, b);
+}
+
 const struct trawl_symbol *trawl_image_symbol_at(const struct trawl_image *img, uint64_t addr)
 {
 	ensure_sorted(img);
@@ -396,7 +415,10 @@ const struct trawl_symbol *trawl_image_symbol_at(const struct trawl_image *img, 
 		const struct trawl_symbol *s = &img->syms[k - 1];
 		if (s->size && addr < s->addr + s->size)
 			return s;
-		if (!s->size && s->type == TRAWL_SYM_FUNC && !unsized)
+		/* a symbol without a size names what follows it in its
+		 * segment only: past the image's code is another program */
+		if (!s->size && s->type == TRAWL_SYM_FUNC && !unsized &&
+		    same_segment(img, s->addr, addr))
 			unsized = s;
 	}
 	return unsized;

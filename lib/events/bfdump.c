@@ -66,8 +66,8 @@ static enum trawl_status bad(struct trawl_error *err, const char *file, uint64_t
 /* One pass, line by line, so every error names its line and column. Core
  * offsets take effect for the events after them and live in a table indexed
  * by core number (capped at MAX_CORES, so a hostile number cannot size it);
- * a '#' line that is not a well-formed offset is only a comment. A negative
- * offset larger than the timestamp clamps it to 0 instead of wrapping. */
+ * a '#' line that is not a well-formed offset is only a comment. A
+ * timestamp the offset would take below 0 or past 2^64 is an error. */
 enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file, trawl_bf_fn fn, void *ctx,
 				 struct trawl_bf_stats *stats, struct trawl_error *err)
 {
@@ -132,6 +132,7 @@ enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file,
 			goto out;
 		}
 		skip_blank(&c);
+		const char *ts = c.s;
 		if (!number(&c, 0, &ev.time)) {
 			st = bad(err, file, line, &c, text, "expected a timestamp");
 			goto out;
@@ -151,9 +152,15 @@ enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file,
 		ev.core = (uint32_t)core;
 		int64_t off = offsets[core];
 		if (off < 0 && (uint64_t)-off > ev.time) {
-			ev.time = 0;
+			/* no time to give it: 0 would move it out of its
+			 * order among the other cores' events */
+			c.s = ts;
+			st = bad(err, file, line, &c, text,
+				 "the timestamp plus the core's offset is below 0");
+			goto out;
 		} else if (off > 0 && ev.time > UINT64_MAX - (uint64_t)off) {
 			/* wrapping would sort it before every other event */
+			c.s = ts;
 			st = bad(err, file, line, &c, text,
 				 "the timestamp plus the core's offset does not fit in 64 bits");
 			goto out;

@@ -5,6 +5,7 @@
  * no metadata whose subdirectories are traces is a set of traces, merged
  * by wall-clock time. */
 #include <dirent.h>
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,8 +158,16 @@ static enum trawl_status ctf_open_dir(void **state, const char *dir,
 	size_t n = 0;
 	char **dirs = NULL;
 	snprintf(path, sizeof path, "%s/metadata", dir);
-	if (stat(path, &sb) != 0 && (dirs = member_dirs(dir, &n)) != NULL) {
+	int nometa = stat(path, &sb) != 0 ? errno : 0;
+	if (nometa && (dirs = member_dirs(dir, &n)) != NULL) {
 		st = open_set(r, dirs, n, opt, err);
+	} else if (nometa == ENOENT) {
+		/* the CTF reader takes any directory (the last resort of
+		 * format detection): "cannot open DIR/metadata" did not say
+		 * that DIR is no trace of any kind */
+		st = trawl_error_set(err, TRAWL_ERR_FORMAT,
+				     "'%s' is a directory but no trace: no CTF 'metadata' file, no "
+				     "subdirectories that are traces, no ETE 'snapshot.ini'", dir);
 	} else {
 		st = trawl_swtrace_open(&r->t, dir, err);
 		if (st == TRAWL_OK) {

@@ -91,6 +91,12 @@ struct trawl_index_builder {
 
 	uint64_t nev, last_line;
 	uint32_t time_unit;
+	/* times that went backwards: the events where each run of
+	 * non-decreasing times starts again (the first ID_TIME_BACK_MAX), so
+	 * a search by time can bisect each run (query.c) */
+	uint64_t tprev, nback;
+	uint64_t *back;
+	size_t cap_back;
 	uint64_t nclob;
 
 	struct rfile *rf;
@@ -946,6 +952,21 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 	}
 	if (!b->time_unit && e->time_unit)
 		b->time_unit = e->time_unit;
+	if (b->nev && e->time < b->tprev) {
+		if (b->nback < ID_TIME_BACK_MAX) {
+			if (b->nback == b->cap_back) {
+				size_t n = b->cap_back ? b->cap_back * 2 : 16;
+				uint64_t *p = realloc(b->back, n * sizeof *p);
+				if (!p)
+					return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+				b->back = p;
+				b->cap_back = n;
+			}
+			b->back[b->nback] = b->nev;
+		}
+		b->nback++;
+	}
+	b->tprev = e->time;
 	if (line + (nlines ? nlines - 1 : 0) > b->last_line)
 		b->last_line = line + (nlines ? nlines - 1 : 0);
 	b->nev++;
@@ -1111,6 +1132,7 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b)
 	idx_sorter_release(&b->regw);
 	idx_sorter_release(&b->pcs);
 	idx_sw_release(&b->sw);
+	free(b->back);
 	if (b->tmp_path && !b->memory)
 		unlink(b->tmp_path);
 	if (b->mem_fd >= 0)
@@ -1188,10 +1210,10 @@ static enum trawl_status write_backdate(struct trawl_index_builder *b, struct id
 }
 
 /* IDENTITY: key/value records (format.h); nothing without an id. */
-static enum trawl_status write_identity(struct idx_file *f, const struct trawl_trace_id *id,
-					struct trawl_error *err)
+static enum trawl_status write_identity(struct idx_file *f, const struct trawl_index_builder *b,
+					const struct trawl_trace_id *id, struct trawl_error *err)
 {
-	uint8_t r[128], *p = r;
+	uint8_t r[160], *p = r;
 	if (!id)
 		return TRAWL_OK;
 #define KV(key, n, store, v)                                                               \
@@ -1218,7 +1240,20 @@ static enum trawl_status write_identity(struct idx_file *f, const struct trawl_t
 	if (id->damaged)
 		KV(ID_KEY_DAMAGED, 8, st64, id->damaged);
 #undef KV
-	return idx_file_write(f, r, (size_t)(p - r), err);
+	/* always written, none too: an index without it is from before it
+	 * (open.c rebuilds those) */
+	uint64_t nl = b->nback < ID_TIME_BACK_MAX ? b->nback : ID_TIME_BACK_MAX;
+	st16(p, ID_KEY_TIME_BACK);
+	st16(p + 2, (uint16_t)(8 + 8 * nl));
+	st64(p + 4, b->nback);
+	p += 12;
+	enum trawl_status st = idx_file_write(f, r, (size_t)(p - r), err);
+	for (uint64_t i = 0; i < nl && !st; i++) {
+		uint8_t v[8];
+		st64(v, b->back[i]);
+		st = idx_file_write(f, v, 8, err);
+	}
+	return st;
 }
 
 /* SUMS and SUMS_TOP for the bytes [IDX_HEADER_SIZE, covered) already in
@@ -1356,7 +1391,7 @@ static enum trawl_status write_sections(struct trawl_index_builder *b, struct id
 	idx_sec_end(o, s++);
 	for (int i = 0; i < 6; i++)
 		SEC(SEC_FENCE_MEMW + i, FENCE_REC, idx_file_write(o, fences[i].p, fences[i].n, err));
-	SEC(SEC_IDENTITY, 0, write_identity(o, id, err));
+	SEC(SEC_IDENTITY, 0, write_identity(o, b, id, err));
 	if (b->sw.n && (st = write_sw_sections(b, o, &s, err)))
 		goto out;
 	if (b->zs && (st = idx_zsink_table(o, b->zs, s++, err)))

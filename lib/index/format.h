@@ -230,6 +230,8 @@ enum ev_field {
 #define ID_KEY_SKIPPED 0x8001u  /* u64: malformed lines skipped (--lenient) */
 #define ID_KEY_CUT 0x8002u      /* u64: a last line cut off by the end of the trace, dropped */
 #define ID_KEY_DAMAGED 0x8003u  /* u64: places of a decoded trace not decoded */
+#define ID_KEY_TIME_BACK 0x8004u /* u64 count, then u64 event numbers: where times went backwards */
+#define ID_TIME_BACK_MAX 8190u   /* numbers listed at most (the key's length is a u16) */
 
 /* Largest range a semihosting call may make unknown (larger ones are not
  * believed, and a CLOB record claiming more is damage). */

@@ -46,6 +46,10 @@ struct trawl_index {
 	uint32_t kind, flags;   /* header: enum trawl_index_kind, IDX_FLAG_* */
 	struct idx_zcache *zc;  /* compact kind: decoded blocks (zcache.c) */
 	int unknown_key;        /* IDENTITY has a meaning key we do not know */
+	int has_time_back;      /* IDENTITY says where times went backwards */
+	uint64_t time_back;     /* how many times they did */
+	const uint8_t *time_back_ev; /* the first min(time_back, ID_TIME_BACK_MAX)
+				      * event numbers, u64 each, in the mapping */
 };
 
 /* Block checksums (check.c): which blocks were verified in this process,

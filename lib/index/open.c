@@ -268,6 +268,14 @@ static enum trawl_status read_identity(struct trawl_index *ix, struct trawl_erro
 			ix->id.cut = ld64(v);
 		else if (key == ID_KEY_DAMAGED && n == 8)
 			ix->id.damaged = ld64(v);
+		else if (key == ID_KEY_TIME_BACK) {
+			uint64_t c = n >= 8 ? ld64(v) : 0;
+			if (n < 8 || n % 8 || (n - 8) / 8 != (c < ID_TIME_BACK_MAX ? c : ID_TIME_BACK_MAX))
+				return TRAWL_CORRUPT(err, "'%s': bad identity record", ix->path);
+			ix->has_time_back = 1;
+			ix->time_back = c;
+			ix->time_back_ev = v + 8;
+		}
 		else if (key < 0x8000)
 			ix->unknown_key = 1;
 		pos += 4 + n;
@@ -505,7 +513,9 @@ void trawl_index_close(struct trawl_index *ix)
 enum trawl_index_match trawl_index_match(const struct trawl_index *ix,
 					 const struct trawl_trace_id *id)
 {
-	if (ix->unknown_key)
+	/* no record of where times go backwards: built before trawl kept
+	 * one, and its searches by time would assume they never do */
+	if (ix->unknown_key || !ix->has_time_back)
 		return TRAWL_INDEX_STALE;
 	return trawl_trace_id_compare(&ix->id, id);
 }
@@ -535,6 +545,15 @@ enum trawl_index_match trawl_trace_id_compare(const struct trawl_trace_id *x,
 uint32_t trawl_index_reader_options(const struct trawl_index *ix)
 {
 	return ix->id.reader;
+}
+
+uint64_t trawl_index_time_back(const struct trawl_index *ix, uint64_t *line)
+{
+	if (line && ix->time_back) {
+		struct trawl_index_event e;
+		*line = trawl_index_event(ix, ld64(ix->time_back_ev), &e, NULL) == TRAWL_OK ? e.line : 0;
+	}
+	return ix->time_back;
 }
 
 uint64_t trawl_index_skipped_lines(const struct trawl_index *ix)
@@ -785,6 +804,7 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 	uint32_t had = (*out)->id.reader, hadf = (*out)->id.format;
 	int other_decode = (*out)->id.reader_hash != id->reader_hash;
 	int other_reader = (*out)->id.reader_version != id->reader_version;
+	int older = !(*out)->has_time_back || (*out)->unknown_key;
 	trawl_index_close(*out);
 	*out = NULL;
 	if (m == TRAWL_INDEX_OPTIONS && explicit_path) {
@@ -805,6 +825,7 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 		 "perf.data: its mapped programs, --vmlinux, --kallsyms)"
 	       : m == TRAWL_INDEX_OPTIONS ? "was built with other reader options"
 	       : other_reader           ? "was built by another version of trawl's ETE reader"
+	       : older                  ? "was built by another version of trawl"
 					: "belongs to another version of the trace";
 	return 0;
 }

@@ -143,10 +143,10 @@ static enum trawl_status q_events(const struct trawl_index *ix, uint64_t first, 
 	return TRAWL_OK;
 }
 
-/* Last event whose field f (EVF_LINE, _OFFSET or _TIME, which never
- * decrease) is <= v: a bisection over the blocks' bases (a block's base
- * is its first event's value), then one within the block. Every read is
- * checked. *st is set on a read error. */
+/* Last event whose field f (EVF_LINE or _OFFSET, which never decrease, or
+ * _TIME on an index whose times never do) is <= v: a bisection over the
+ * blocks' bases (a block's base is its first event's value), then one
+ * within the block. Every read is checked. *st is set on a read error. */
 static int64_t last_le(const struct trawl_index *ix, unsigned f, uint64_t v,
 		       enum trawl_status *st, struct trawl_error *err)
 {
@@ -194,16 +194,75 @@ static enum trawl_status q_event_at_line(const struct trawl_index *ix, uint64_t 
 	return TRAWL_OK;
 }
 
+/* Time of event ev, read through the checked block cache. */
+static enum trawl_status ev_time(const struct trawl_index *ix, uint64_t ev, uint64_t *t,
+				 struct trawl_error *err)
+{
+	struct trawl_index_event o;
+	enum trawl_status st = q_event(ix, ev, &o, err);
+	*t = o.time;
+	return st;
+}
+
+/* The event before the first one whose time is > t. Times only grow in
+ * most traces, where that is the last event with time <= t (last_le). Where
+ * they go backwards (a Fast Models trace's closing CADI line is a tick
+ * before its last instruction; a glitch; two traces in one file) a
+ * bisection over all events could land on any crossing of t, so each run
+ * of non-decreasing times the builder listed is looked at in turn: the
+ * runs before the one whose last time passes t are all <= t, and that run
+ * is bisected. */
 static enum trawl_status q_event_at_time(const struct trawl_index *ix, uint64_t t,
 					    uint64_t *ev, struct trawl_error *err)
 {
 	enum trawl_status st;
-	int64_t i = last_le(ix, 2, t, &st, err);
-	if (st)
-		return st;
+	int64_t i;
+	if (!ix->time_back) {
+		i = last_le(ix, 2, t, &st, err);
+		if (st)
+			return st;
+	} else if (ix->time_back > ID_TIME_BACK_MAX) {
+		return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED,
+				       "times in this trace go backwards %llu times: a time does not "
+				       "name one place in it (give a line instead)",
+				       (unsigned long long)ix->time_back);
+	} else {
+		i = (int64_t)ix->nev - 1;
+		uint64_t start = 0;
+		for (uint64_t r = 0; r <= ix->time_back; r++) {
+			uint64_t end = r < ix->time_back ? ld64(ix->time_back_ev + 8 * r) : ix->nev;
+			if (end <= start || end > ix->nev)
+				return CORRUPT(ix, "times-backwards record");
+			uint64_t last;
+			if ((st = ev_time(ix, end - 1, &last, err)))
+				return st;
+			if (last <= t) {
+				start = end;
+				continue;
+			}
+			/* first event of [start, end) with time > t */
+			uint64_t a = start, z = end - 1;
+			while (a < z) {
+				uint64_t mid = a + (z - a) / 2, v;
+				if ((st = ev_time(ix, mid, &v, err)))
+					return st;
+				if (v > t)
+					z = mid;
+				else
+					a = mid + 1;
+			}
+			i = (int64_t)a - 1;
+			break;
+		}
+	}
 	if (i < 0)
-		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "time %llu is before the trace",
-				       (unsigned long long)t);
+		/* the unit too: a trace written in us with fractions is kept in
+		 * ps, and "10" there is before "10.000000us" */
+		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND,
+				       "time %llu is before the trace (its first event is at %llu%s%s)",
+				       (unsigned long long)t, (unsigned long long)ix->first_ev[2],
+				       ix->time_unit ? " " : "",
+				       ix->time_unit ? trawl_time_unit_name(ix->time_unit) : "");
 	*ev = (uint64_t)i;
 	return TRAWL_OK;
 }

@@ -462,7 +462,9 @@ size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, siz
 
 	while (pos < len) {
 		end = tarmac_nl_next(data, len, pos, &c);
-		if (end == len) /* no newline: the line parser decides if it is whole */
+		/* no newline: the line parser decides if it is whole; a NUL: the
+		 * reader rejects the line */
+		if (end == len || data[end] != '\n')
 			break;
 		const char *line = data + pos;
 		size_t n = end - pos;

@@ -1355,6 +1355,11 @@ enum trawl_status trawl_tarmac_parse_line(struct trawl_tarmac *t, const char *li
 					  struct trawl_error *err)
 {
 	tarmac_compact(t);
+	/* the reader finds these bytes with its line ends (newline.h); a
+	 * caller that hands lines over one at a time gets the same answer */
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)line[i] & ~0x0a) == 0 && line[i] != '\n')
+			return tarmac_reject_nul_line(t, line, len, offset, i, err);
 	if (t->skip_len && !t->cut_line && tarmac_skip_line(t, line, len, offset))
 		return TRAWL_OK;
 	return tarmac_parse_unskipped(t, line, len, offset, err);
@@ -1497,6 +1502,26 @@ static enum trawl_status reject_line(struct trawl_tarmac *t, const char *line, s
 	if (t->opt.warn && t->stats.bad_lines <= TARMAC_MAX_BAD_WARNINGS)
 		t->opt.warn(t->opt.warn_ctx, e);
 	return TRAWL_OK;
+}
+
+/* No producer writes a NUL (or 0x02, 0x08), and the grammar would take one
+ * inside free text (disassembly, an unknown record) as text: the reader
+ * finds them while looking for line ends and hands the whole line here. */
+enum trawl_status tarmac_reject_nul_line(struct trawl_tarmac *t, const char *line, size_t len,
+					 uint64_t offset, size_t col, struct trawl_error *err)
+{
+	tarmac_compact(t);
+	t->lineno++;
+	t->stats.lines++;
+	t->prev_ldst = 0;
+	t->ecol = (uint32_t)col + 1;
+	if (line[col] == '\0')
+		snprintf(t->emsg, sizeof t->emsg,
+			 "a NUL byte in the line (the file is damaged: zero-filled by a crash?)");
+	else
+		snprintf(t->emsg, sizeof t->emsg, "a control byte (0x%02x) in the line: the file is damaged",
+			 (unsigned char)line[col]);
+	return reject_line(t, line, len, offset, err);
 }
 
 void trawl_tarmac_set_fast_path(struct trawl_tarmac *t, int on)

@@ -70,6 +70,22 @@ enum trawl_status tarmac_parse_range(struct trawl_tarmac *t, const char *data, s
 		} else {
 			end = tarmac_nl_next(data, len, pos, nl);
 		}
+		if (end < len && data[end] != '\n') {
+			/* the line runs to the next newline; the cursor's marks
+			 * inside it are stale */
+			const char *z = memchr(data + end, '\n', len - end);
+			size_t lend = z ? (size_t)(z - data) : len;
+			nl->valid = 0;
+			t->cut_line = !z && last;
+			st = tarmac_reject_nul_line(t, data + pos, lend - pos, offset + pos, end - pos, err);
+			t->cut_line = 0;
+			if (st != TRAWL_OK)
+				break;
+			pos = z ? lend + 1 : len;
+			if (t->nev >= limit && !t->taken)
+				break;
+			continue;
+		}
 		int has_nl = end < len;
 		t->cut_line = !has_nl && last;
 		/* a line cut off by the end of the input is never skipped: the

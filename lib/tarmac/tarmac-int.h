@@ -212,6 +212,10 @@ int tarmac_emit_mem(struct trawl_tarmac *t, uint32_t flags, uint64_t addr, uint6
 /* trawl_tarmac_parse_line for a caller that just tried tarmac_skip_line */
 enum trawl_status tarmac_parse_line_noskip(struct trawl_tarmac *t, const char *line, size_t len,
 					   uint64_t offset, struct trawl_error *err);
+/* A line [line, line + len) with a NUL (or 0x02, 0x08) at column col + 1: rejected as
+ * a bad line (an error, or counted and skipped when lenient) */
+enum trawl_status tarmac_reject_nul_line(struct trawl_tarmac *t, const char *line, size_t len,
+					 uint64_t offset, size_t col, struct trawl_error *err);
 /* 1 handled, 0 not a fast-path shape (nothing changed), -1 out of memory */
 int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struct tarmac_line *ln);
 

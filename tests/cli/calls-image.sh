@@ -30,6 +30,23 @@ for c in calltree profile "callinfo @ main" flamegraph "export --perfetto" "prof
 	expect_exit 0 "$TRAWL" $cmd --image "$E/recurse" "$_tmp/rec.tarmac" $args
 	grep -q "does not hold" "$_tmp/err" && fail "$c with its own image warned: $(cat "$_tmp/err")"
 done
+# an image whose only segment ends below the trace's code names none of it:
+# a bare label 0x163c bytes before recurse's entry named recurse's
+# functions "far_label+0x..." (its segment, read back with readelf, ends at
+# 0x3ff008; recurse's code starts at 0x400000)
+if command -v aarch64-linux-gnu-as >/dev/null && command -v aarch64-linux-gnu-ld >/dev/null; then
+	printf '.text\n.globl _start\n_start:\n\tnop\nfar_label:\n\tret\n' >"$_tmp/far.s"
+	aarch64-linux-gnu-as -o "$_tmp/far.o" "$_tmp/far.s" && aarch64-linux-gnu-ld -Ttext=0x3ff000 -o "$_tmp/far.elf" "$_tmp/far.o" ||
+		fail "assembling far.elf"
+	set -- $(readelf -lW "$_tmp/far.elf" | awk '$1 == "LOAD" { print $3, $6 }')
+	end=$(($1 + $2))
+	first=$(awk '$3 == "IT" { print $5; exit }' "$_tmp/rec.tarmac")
+	[ "$end" -le "$((0x$first))" ] || fail "far.elf's segment reaches recurse's code ($end, 0x$first)"
+	for c in profile calltree flamegraph; do
+		"$TRAWL" $c --image "$_tmp/far.elf" "$_tmp/rec.tarmac" >"$_tmp/out" 2>"$_tmp/err"
+		grep -q "far_label\|_start\|bss\|_end" "$_tmp/out" && fail "$c named recurse's code after far.elf: $(grep -m1 "far_label\|_start\|bss\|_end" "$_tmp/out")"
+	done
+fi
 # code that rewrites itself (in a page of its own) passes too
 "$TRAWL" emulate "$E/selfmod" -o "$_tmp/sm.tarmac" >/dev/null 2>&1 || fail "emulate selfmod"
 expect_exit 0 "$TRAWL" calltree --image "$E/selfmod" "$_tmp/sm.tarmac"

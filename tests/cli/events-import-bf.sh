@@ -31,6 +31,12 @@ expect_exit 0 "$TRAWL" events import-bf "$d/bf-dump.txt" --defs "$_tmp/defs/bf.j
 printf '# core 0 offset 10\n0 5 0000000000000005\n0 18446744073709551615 0000000000000005\n' >"$_tmp/wrap.txt"
 expect_exit 1 "$TRAWL" events import-bf "$_tmp/wrap.txt" -o "$_tmp/tr4"
 expect_stderr_has "wrap.txt:3:" "$TRAWL" events import-bf "$_tmp/wrap.txt" -o "$_tmp/tr5"
+# ... and so is one that would put it before time 0: it was moved to 0,
+# out of its order, with exit 0
+printf '# core 1 offset -2000\n0 500 0000000000000005\n1 3000 0000000000000006\n1 1000 0000000000000007\n' >"$_tmp/under.txt"
+expect_exit 1 "$TRAWL" events import-bf "$_tmp/under.txt" -o "$_tmp/tr5u"
+expect_stderr_has "under.txt:4:3: the timestamp plus the core's offset is below 0" "$TRAWL" events import-bf "$_tmp/under.txt" -o "$_tmp/tr5v"
+expect_exit 1 "$TRAWL" cat "$_tmp/under.txt"
 # JSON definitions refuse what .tdef refuses: keywords and duplicate fields
 # (both were written into the trace's metadata)
 printf '{"subsystems":[{"name":"s","id":0,"events":[{"name":"e","id":0,"fields":[{"name":"int","type":"u32"}]}]}]}' >"$_tmp/kw.json"

@@ -197,7 +197,7 @@ expect_exit 2 "$TRAWL" mem "$M" --at 0 0x10000 4
 # a time before the first event too (it exited 1)
 printf '5 clk IT (1) 00001000 d503201f O EL1h_s : NOP\n6 clk IT (2) 00001004 d503201f O EL1h_s : NOP\n' >"$_tmp/t5.tarmac"
 expect_exit 2 "$TRAWL" regs "$_tmp/t5.tarmac" --time 4
-grep -q "time 4 is before the trace" "$_tmp/err" || fail "regs --time 4: $(cat "$_tmp/err")"
+grep -q "time 4 is before the trace (its first event is at 5 clk)" "$_tmp/err" || fail "regs --time 4: $(cat "$_tmp/err")"
 expect_exit 0 "$TRAWL" regs "$_tmp/t5.tarmac" --time 5
 # standard input cannot be indexed: a usage error that says so (it was
 # "cannot open '-': No such file or directory", exit 1)

@@ -44,6 +44,14 @@ grep -q "README.md: not a trace format trawl recognises: no Tarmac line" "$_tmp/
 grep -q "no CTF metadata (raw ETE: --ete-config)\$" "$_tmp/err" || fail "README.md: message cut: $(cat "$_tmp/err")"
 [ "$(wc -l <"$_tmp/err")" = 1 ] || fail "README.md: want one message, got $(wc -l <"$_tmp/err") lines"
 [ -s "$_tmp/out" ] && fail "README.md: stats printed figures for a non-trace"
+# a directory that holds no trace says so (it said "cannot open
+# 'DIR/metadata'", and regs first that no index could be written)
+mkdir "$_tmp/notrace" && printf 'hello\n' >"$_tmp/notrace/readme"
+for c in stats "regs --at 1"; do
+	expect_exit 1 "$TRAWL" $c "$_tmp/notrace"
+	grep -q "'$_tmp/notrace' is a directory but no trace: no CTF 'metadata' file" "$_tmp/err" || fail "$c of a folder: $(head -c 300 "$_tmp/err")"
+	grep -q "no index can be written\|cannot open" "$_tmp/err" && fail "$c of a folder: $(head -c 300 "$_tmp/err")"
+done
 printf 'make[1]: Entering directory\ncc -O2 -c x.c\nwarning: unused variable\n' >"$_tmp/log.txt"
 expect_exit 1 "$TRAWL" cat "$_tmp/log.txt"
 # ... while a trace of one unknown record type is still a trace

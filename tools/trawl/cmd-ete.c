@@ -1175,6 +1175,18 @@ static int run_ete(struct opts *o)
 	}
 	if (rc == EXIT_OK && r.bad)
 		rc = EXIT_BAD_INPUT;
+	/* an -o file that did not take the output (a full disk) lost it; the
+	 * error shows at the last write or at fclose */
+	if (r.out && r.out != stdout) {
+		errno = 0;
+		int lost = ferror(r.out) | (fclose(r.out) != 0);
+		r.out = NULL;
+		if (lost && rc == EXIT_OK) {
+			cli_error(cmd, "cannot write '%s'%s%s", o->out, errno ? ": " : "",
+				  errno ? strerror(errno) : "");
+			rc = EXIT_BAD_INPUT;
+		}
+	}
 	release(&r, &src);
 	return rc;
 }

@@ -56,6 +56,10 @@ static void info_json(struct index_cli *c, const struct info_view *v)
 	if (v->seek)
 		printf(",\"seek_size\":%llu,\"seek_ratio\":%.3f", (unsigned long long)v->seek,
 		       v->seek_ratio);
+	uint64_t back_line = 0, back = trawl_index_time_back(c->ix, &back_line);
+	if (back)
+		printf(",\"time_back\":%llu,\"time_back_line\":%llu", (unsigned long long)back,
+		       (unsigned long long)back_line);
 	printf("%s}\n", v->verify ? ",\"verified\":true" : "");
 }
 
@@ -99,6 +103,11 @@ static void info_text(struct index_cli *c, const struct info_view *v)
 	if (trawl_index_damaged(c->ix))
 		printf("not decoded:         %llu places (decoded trace)\n",
 		       (unsigned long long)trawl_index_damaged(c->ix));
+	uint64_t back_line = 0, back = trawl_index_time_back(c->ix, &back_line);
+	if (back)
+		printf("time goes back:      %llu time%s (first at line %llu; --time searches each "
+		       "run in turn)\n",
+		       (unsigned long long)back, back == 1 ? "" : "s", (unsigned long long)back_line);
 	if (trawl_index_skipped_lines(c->ix))
 		printf("skipped lines:       %llu (--lenient)\n",
 		       (unsigned long long)trawl_index_skipped_lines(c->ix));

@@ -5,11 +5,13 @@
 
 static const char regs_description[] =
 	"Prints the registers of one core as they were after the event containing\n"
-	"LINE (or the last event at or before time T). Bytes the trace never showed\n"
-	"are printed as ??. Registers with no known byte are left out. Each register\n"
-	"is printed at the width the trace writes it (psr as 32 bits in AArch64),\n"
-	"not padded with ?? to the width the index stores it in. On an AArch32\n"
-	"event the core registers are r0-r12, sp, lr and pc, each 32 bits.\n";
+	"LINE, or with --time after the last event before the trace's time first\n"
+	"passes T (where times only grow: the last event at or before T). Bytes the\n"
+	"trace never showed are printed as ??. Registers with no known byte are left\n"
+	"out. Each register is printed at the width the trace writes it (psr as 32\n"
+	"bits in AArch64), not padded with ?? to the width the index stores it in.\n"
+	"On an AArch32 event the core registers are r0-r12, sp, lr and pc, each 32\n"
+	"bits.\n";
 
 struct regs_print {
 	int json, first;
@@ -41,7 +43,9 @@ int cmd_regs(int argc, char **argv)
 	c.to.cmd = "regs";
 	const struct cli_option opts[] = {
 		CLI_STRING("at", 0, "LINE", &at, "a line of the trace (1-based)"),
-		CLI_STRING("time", 0, "T", &when, "a time in the trace's unit"),
+		CLI_STRING("time", 0, "T", &when, "a time in the trace's unit, a whole number (times\n"
+			   "with fractions of ns or us are kept in ps: trawl\n"
+			   "stats shows the unit)"),
 		CLI_STRING("cpu", 0, "N", &cpu_arg, "the core (default: the core of that event)"),
 		INDEX_OPTIONS(&c),
 		CLI_END,

@@ -1,4 +1,5 @@
 /* trawl: the command table and dispatch (git-style subcommands). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,24 @@ static int take_debug(int argc, char **argv)
 	return n;
 }
 
+/* What a command printed may still sit in stdout's buffer, and a full disk
+ * or a closed pipe only shows when it is written: a command that answered
+ * into a file that did not take it has lost its answer (exit 1, said once),
+ * whatever the command itself checked. */
+static int output_written(const char *name, int rc)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	if (rc != EXIT_OK)
+		return rc;
+	if (errno)
+		fprintf(stderr, "trawl: %s: cannot write the output: %s\n", name, strerror(errno));
+	else
+		fprintf(stderr, "trawl: %s: cannot write the output\n", name);
+	return EXIT_BAD_INPUT;
+}
+
 /* --debug is taken out first, then the words that are not commands (--help,
  * --version, help CMD) are answered here, so each command keeps one parser.
  * The command's exit status stands, with two exceptions: one second run when
@@ -114,7 +133,7 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		char *hargv[] = { argv[2], "--help", NULL };
-		return c->fn(2, hargv);
+		return output_written("help", c->fn(2, hargv));
 	}
 	const struct command *c = find_command(name);
 	if (!c) {
@@ -137,5 +156,7 @@ int main(int argc, char **argv)
 	if (rc == INDEX_CLI_RETRY)
 		return EXIT_BAD_INPUT;
 	/* input was lost or skipped (and said so): not a clean success */
-	return rc == EXIT_OK && cli_lossy() ? EXIT_BAD_INPUT : rc;
+	if (rc == EXIT_OK && cli_lossy())
+		rc = EXIT_BAD_INPUT;
+	return output_written(c->name, rc);
 }
