@@ -308,6 +308,11 @@ enum trawl_status trawl_ete_image_spec_parse(const char *spec, char *path, size_
 size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, uint8_t *out,
 			    size_t n);
 size_t trawl_ete_image_regions(const struct trawl_ete_image *img);
+/* Complete what a query knows of [addr, addr+len): every byte whose bit in
+ * known (bit i%8 of known[i/8]) is clear and that the image holds is
+ * copied into val[i] and marked known. Returns how many bytes it filled. */
+size_t trawl_ete_image_fill(const struct trawl_ete_image *img, uint64_t addr, size_t len,
+			    uint8_t *val, uint8_t *known);
 /* A number that changes whenever the image's contents may have changed
  * (a region added): what was decoded from it before is stale. */
 uint64_t trawl_ete_image_generation(const struct trawl_ete_image *img);

@@ -126,6 +126,13 @@ enum trawl_status trawl_reader_next(struct trawl_reader *r, struct trawl_event_b
 const struct trawl_reader_stats *trawl_reader_stats(const struct trawl_reader *r);
 struct trawl_input *trawl_reader_input(struct trawl_reader *r);
 enum trawl_format trawl_reader_format(const struct trawl_reader *r);
+/* The program memory a decoding reader decodes with (an ETE snapshot's
+ * dumps and --ete-image files, a perf.data's mapped files and kernel):
+ * what its memory is known to hold, since such a trace records no data
+ * accesses. NULL for a reader of a trace that records its memory (Tarmac)
+ * or has none. Borrowed until the reader is closed. */
+struct trawl_ete_image;
+const struct trawl_ete_image *trawl_reader_image(const struct trawl_reader *r);
 
 void trawl_reader_close(struct trawl_reader *r);
 

@@ -211,6 +211,11 @@ struct trawl_input *trawl_reader_input(struct trawl_reader *r)
 	return r->in;
 }
 
+const struct trawl_ete_image *trawl_reader_image(const struct trawl_reader *r)
+{
+	return r->be->image ? r->be->image(r->state) : NULL;
+}
+
 enum trawl_format trawl_reader_format(const struct trawl_reader *r)
 {
 	return r->be->format;

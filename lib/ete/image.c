@@ -228,6 +228,47 @@ size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, ui
 	return k;
 }
 
+/* The lowest region start above addr (UINT64_MAX: none): where a read
+ * can succeed next after addr found nothing. */
+static uint64_t next_start(const struct trawl_ete_image *img, uint64_t addr)
+{
+	size_t lo = 0, hi = img->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->r[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < img->n ? img->r[lo].addr : UINT64_MAX;
+}
+
+size_t trawl_ete_image_fill(const struct trawl_ete_image *img, uint64_t addr, size_t len,
+			    uint8_t *val, uint8_t *known)
+{
+	size_t filled = 0, i = 0;
+	uint8_t buf[256];
+	while (img && i < len) {
+		size_t want = len - i < sizeof buf ? len - i : sizeof buf;
+		size_t got = trawl_ete_image_read(img, addr + i, buf, want);
+		if (!got) {
+			/* a hole: jump to the next region rather than byte by byte */
+			uint64_t next = next_start(img, addr + i);
+			if (next == UINT64_MAX || next - addr >= len)
+				break;
+			i = (size_t)(next - addr);
+			continue;
+		}
+		for (size_t k = 0; k < got; k++, i++)
+			if (!(known[i / 8] >> (i % 8) & 1)) {
+				val[i] = buf[k];
+				known[i / 8] |= (uint8_t)(1u << (i % 8));
+				filled++;
+			}
+	}
+	return filled;
+}
+
 unsigned trawl_ete_insn_fetch(const struct trawl_ete_image *img, uint64_t pc, int iset,
 			      uint32_t *enc)
 {

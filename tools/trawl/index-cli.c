@@ -1,6 +1,8 @@
 /* Helpers shared by the index commands. */
 #include "index-cli.h"
 
+#include "trawl/ete.h"
+
 #include <string.h>
 
 const char *const index_cli_kinds[] = { "full", "compact", NULL };
@@ -153,9 +155,44 @@ int index_cli_open(struct index_cli *c)
 	return 0;
 }
 
+const struct trawl_ete_image *index_cli_image(struct index_cli *c)
+{
+	if (!c->img_tried && c->ix) {
+		struct trawl_index_info info;
+		struct trawl_index_build_options opt;
+		struct trawl_error err;
+		c->img_tried = 1;
+		trawl_index_get_info(c->ix, &info);
+		if (!info.no_text) /* a text trace shows its own memory */
+			return NULL;
+		index_cli_build_options(c, &opt);
+		opt.reader.warn = NULL; /* the build said what was wrong */
+		trawl_error_clear(&err);
+		if (trawl_reader_open(&c->img_reader, c->to.path, &opt.reader, &err))
+			c->img_reader = NULL;
+	}
+	return c->img_reader ? trawl_reader_image(c->img_reader) : NULL;
+}
+
+enum trawl_status index_cli_mem_at(struct index_cli *c, uint64_t ev, uint64_t addr, size_t len,
+				   uint8_t *val, uint8_t *known, size_t *from_image,
+				   struct trawl_error *err)
+{
+	enum trawl_status st = trawl_index_mem_at(c->ix, ev, addr, len, val, known, err);
+	size_t n = 0;
+	if (!st)
+		n = trawl_ete_image_fill(index_cli_image(c), addr, len, val, known);
+	if (from_image)
+		*from_image = n;
+	return st;
+}
+
 int index_cli_close(struct index_cli *c)
 {
 	int failed = c->failed;
+	trawl_reader_close(c->img_reader);
+	c->img_reader = NULL;
+	c->img_tried = 0;
 	trawl_index_close(c->ix);
 	trawl_text_close(c->text);
 	c->ix = NULL;
