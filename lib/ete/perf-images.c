@@ -142,7 +142,7 @@ int trawl_perf_find_file(const struct trawl_perf_file *pf, const struct trawl_pe
 unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
 			       const char *symfs, const char *bindir, trawl_warn_fn warn, void *ctx)
 {
-	unsigned missing = 0;
+	unsigned missing = 0, conflicts = trawl_ete_image_conflicts(img, NULL, 0);
 	const char *first = NULL;
 	for (size_t i = 0; i < pf->nmmaps; i++) {
 		const struct trawl_perf_mmap *m = &pf->mmaps[i];
@@ -174,6 +174,16 @@ unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_et
 			     (unsigned long long)m->offset, buf);
 			missing++;
 		}
+	}
+	/* one flat image for every process: where two mappings put other
+	 * bytes at one address the first stays, and decoding there may follow
+	 * the wrong one */
+	if (trawl_ete_image_conflicts(img, NULL, 0) != conflicts) {
+		char what[320];
+		trawl_ete_image_conflicts(img, what, sizeof what);
+		note(warn, ctx, "%s: mapped files overlap with other bytes (%u time%s; latest: %s)",
+		     pf->path, trawl_ete_image_conflicts(img, NULL, 0) - conflicts,
+		     trawl_ete_image_conflicts(img, NULL, 0) - conflicts == 1 ? "" : "s", what);
 	}
 	/* a note, not a loss: only trace that runs there is lost, and the
 	 * decoder reports that as "no program image" */

@@ -241,6 +241,29 @@ static struct ete_reader *reader_new(const char *path, const struct trawl_reader
 	return r;
 }
 
+/* --ete-image files after the source's own images: where they overlap
+ * those, the source's bytes are used (the first added wins), and a file
+ * whose bytes differ there is warned about, not silently set aside. */
+static enum trawl_status add_images(struct ete_reader *r, const struct trawl_reader_options *opt,
+				    struct trawl_error *err)
+{
+	unsigned before = trawl_ete_image_conflicts(r->img, NULL, 0);
+	for (size_t i = 0; opt && i < opt->ete_nimages; i++) {
+		enum trawl_status st = trawl_ete_image_add_spec(r->img, opt->ete_images[i], err);
+		if (st)
+			return st;
+	}
+	if (trawl_ete_image_conflicts(r->img, NULL, 0) != before && r->warn) {
+		struct trawl_error w;
+		char what[320];
+		trawl_ete_image_conflicts(r->img, what, sizeof what);
+		trawl_error_clear(&w);
+		trawl_error_set(&w, TRAWL_ERR_FORMAT, "%s: --ete-image: %s", r->path, what);
+		r->warn(r->warn_ctx, &w);
+	}
+	return TRAWL_OK;
+}
+
 enum trawl_status ete_reader_open_perf(void **state, const char *path, const uint8_t *data,
 				       size_t len, const struct trawl_reader_options *opt,
 				       struct trawl_error *err)
@@ -253,8 +276,8 @@ enum trawl_status ete_reader_open_perf(void **state, const char *path, const uin
 	if (!r)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	enum trawl_status st = ete_perf_open(r, path, data, len, opt, err);
-	for (size_t i = 0; !st && opt && i < opt->ete_nimages; i++)
-		st = trawl_ete_image_add_spec(r->img, opt->ete_images[i], err);
+	if (!st)
+		st = add_images(r, opt, err);
 	if (st) {
 		ete_reader_free(r);
 		return st;
@@ -285,8 +308,8 @@ enum trawl_status ete_reader_open(void **state, const char *path, int is_dir,
 	char fmt[32];
 	enum trawl_status st = is_dir ? open_snapshot(r, path, opt, err)
 			       : open_raw(r, path, opt, fmt, sizeof fmt, err);
-	for (size_t i = 0; !st && opt && i < opt->ete_nimages; i++)
-		st = trawl_ete_image_add_spec(r->img, opt->ete_images[i], err);
+	if (!st)
+		st = add_images(r, opt, err);
 	if (!st)
 		st = is_dir ? ete_reader_next_buffer(r, err) : start_decoding(r, fmt, err);
 	if (st) {

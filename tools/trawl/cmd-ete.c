@@ -688,6 +688,9 @@ static int raw_images(struct run *r, struct trawl_error *err)
 				return cli_report(cmd, err);
 		}
 	}
+	char what[320];
+	if (trawl_ete_image_conflicts(r->img, what, sizeof what))
+		cli_warn(cmd, "%s", what); /* the first file's bytes are used */
 	return EXIT_OK;
 }
 
