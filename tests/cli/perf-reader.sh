@@ -45,6 +45,15 @@ cp "$t/prog.bin" "$t/ids/0102030405060708090a0b0c0d0e0f10"
 "$TRAWL" cat --binary-dir "$t/ids" "$t/ete.data" >"$t/cat2" 2>/dev/null
 cmp -s "$t/cat" "$t/cat2" || fail "--binary-dir: other events than --symfs"
 
+# a file not found where --symfs / --binary-dir point: the warning lists
+# the places looked in (perf.md's order), not advice to give those options
+expect_stderr_has "1 mapped file not found (first: /no/such/dir/prog.bin, looked for as $t/none//no/such/dir/prog.bin, $t/none/prog.bin, /no/such/dir/prog.bin)" \
+	"$TRAWL" stats --symfs "$t/none" "$t/ete.data"
+expect_stderr_has "looked for as $t/none/0102030405060708090a0b0c0d0e0f10, $t/none/.build-id/01/02030405060708090a0b0c0d0e0f10, /no/such/dir/prog.bin)" \
+	"$TRAWL" stats --binary-dir "$t/none" "$t/ete.data"
+grep -q "give --symfs" "$t/err" && fail "--binary-dir given, and the warning says to give it"
+expect_stderr_has "give --symfs DIR or --binary-dir DIR" "$TRAWL" stats "$t/ete.data"
+
 # without the program: no image, said, exit 1
 expect_exit 1 "$TRAWL" index --index "$t/noimg.idx" "$t/ete.data"
 expect_stderr_has "place" "$TRAWL" index --index "$t/noimg.idx" "$t/ete.data"
