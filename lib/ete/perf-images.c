@@ -169,7 +169,10 @@ unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_et
 	unsigned missing = 0, conflicts = trawl_ete_image_conflicts(img, NULL, 0);
 	const char *first = NULL;
 	char where[1024] = "";
-	for (size_t i = 0; i < pf->nmmaps; i++) {
+	/* newest mapping first: the image keeps the bytes added first, and a
+	 * later mmap of an address replaces what was mapped there before (as
+	 * perf's maps do: the new map cuts the old ones it overlaps) */
+	for (size_t i = pf->nmmaps; i-- > 0;) {
 		const struct trawl_perf_mmap *m = &pf->mmaps[i];
 		char path[4096];
 		if (!trawl_perf_mmap_has_file(m))
@@ -180,9 +183,9 @@ unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_et
 			for (size_t j = 0; j < i; j++)
 				seen |= !strcmp(pf->mmaps[j].filename, m->filename);
 			missing += !seen;
-			if (!first)
-				searched(pf, m, symfs, bindir, where, sizeof where);
-			first = first ? first : m->filename;
+			/* the earliest in the recording is named (the walk goes back) */
+			searched(pf, m, symfs, bindir, where, sizeof where);
+			first = m->filename;
 			char hex[48], other[144];
 			if (!seen && find_file(pf, m, symfs, bindir, path, sizeof path, 0)) {
 				trawl_perf_build_id_hex(pf, m, hex, sizeof hex);
@@ -202,16 +205,14 @@ unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_et
 			missing++;
 		}
 	}
-	/* one flat image for every process: where two mappings put other
-	 * bytes at one address the first stays, and decoding there may follow
-	 * the wrong one */
-	if (trawl_ete_image_conflicts(img, NULL, 0) != conflicts) {
-		char what[320];
-		trawl_ete_image_conflicts(img, what, sizeof what);
-		note(warn, ctx, "%s: mapped files overlap with other bytes (%u time%s; latest: %s)",
-		     pf->path, trawl_ete_image_conflicts(img, NULL, 0) - conflicts,
-		     trawl_ete_image_conflicts(img, NULL, 0) - conflicts == 1 ? "" : "s", what);
-	}
+	/* one image for every process: where two mappings put other bytes at
+	 * one address, trace that ran there in the older one decodes with the
+	 * newer one's bytes */
+	unsigned clash = trawl_ete_image_conflicts(img, NULL, 0) - conflicts;
+	if (clash)
+		note(warn, ctx, "%s: %u mapping%s put other bytes where a later mapping is (one "
+		     "address space for every process): the later mapping's bytes are used",
+		     pf->path, clash, clash == 1 ? "" : "s");
 	/* a note, not a loss: only trace that runs there is lost, and the
 	 * decoder reports that as "no program image" */
 	if (first && !symfs && !bindir)
