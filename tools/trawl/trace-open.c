@@ -8,6 +8,10 @@ static void print_warning(void *ctx, const struct trawl_error *w)
 	const struct trace_open *to = ctx;
 	char buf[1024];
 	trawl_error_format(w, buf, sizeof buf);
+	/* a command that reads the trace twice (serve: for its index, then
+	 * for its call tree) would repeat every warning of the first read */
+	if (cli_warned(buf))
+		return;
 	cli_warn(to->cmd, "%s", buf);
 	if (w->excerpt[0])
 		fprintf(stderr, "  | %s\n", w->excerpt);
