@@ -72,11 +72,6 @@ static enum trawl_status pick_buffers(struct ete_reader *r, const char *want,
 static enum trawl_status open_snapshot(struct ete_reader *r, const char *path,
 				       const struct trawl_reader_options *opt, struct trawl_error *err)
 {
-	/* a snapshot brings its own registers: a raw buffer's file would be
-	 * ignored without a word */
-	if (opt && opt->ete_config)
-		return trawl_error_set(err, TRAWL_ERR_USAGE, "'%s' is a snapshot directory, which "
-				       "holds its registers: --ete-config is for a raw buffer", path);
 	enum trawl_status st = trawl_ete_snapshot_open(&r->snap, path, err);
 	if (st)
 		return st;
@@ -293,15 +288,6 @@ enum trawl_status ete_reader_open(void **state, const char *path, int is_dir,
 	if (!err)
 		err = &local;
 	trawl_error_clear(err);
-	/* the mapped files and kernel are a perf.data's: elsewhere they would
-	 * change nothing without a word */
-	const char *perf_opt = !opt ? NULL : opt->perf_symfs ? "symfs" : opt->perf_binary_dir ?
-			       "binary-dir" : opt->perf_vmlinux ? "vmlinux" : opt->perf_kallsyms ?
-			       "kallsyms" : NULL;
-	if (perf_opt)
-		return trawl_error_set(err, TRAWL_ERR_USAGE, "--%s is for a perf.data; '%s' is %s",
-				       perf_opt, path, is_dir ? "a snapshot directory (images: its "
-				       "dumps, --ete-image)" : "a raw buffer (images: --ete-image)");
 	struct ete_reader *r = reader_new(path, opt);
 	if (!r)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");

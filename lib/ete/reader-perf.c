@@ -125,11 +125,6 @@ enum trawl_status ete_perf_open(struct ete_reader *r, const char *path, const ui
 				size_t len, const struct trawl_reader_options *opt,
 				struct trawl_error *err)
 {
-	if (opt && (opt->ete_config || opt->ete_buffer))
-		return trawl_error_set(err, TRAWL_ERR_USAGE, "'%s' is a perf.data, which holds its "
-				       "trace units' registers: --%s is for %s", path,
-				       opt->ete_config ? "ete-config" : "ete-buffer",
-				       opt->ete_config ? "a raw buffer" : "a snapshot");
 	enum trawl_status st = data ? trawl_perf_open_mem(&r->perf, data, len, path, err)
 				    : trawl_perf_open(&r->perf, path, err);
 	if (st)

@@ -569,6 +569,35 @@ struct source {
 	struct trawl_ete_source *psources;
 };
 
+/* The rule of the reader options (docs/ete.md, "As a trace", 1. Options)
+ * for this command's own names: an option for another kind of source
+ * would change nothing without a word, so it is a usage error naming the
+ * option and the kind. The TRBE pointers are left out: a snapshot buffer
+ * may take them too. */
+static int check_kind(const struct opts *o, int is_dir, int is_perf)
+{
+	enum trawl_trace_kind k = is_dir ? TRAWL_KIND_ETE_SNAPSHOT : is_perf ? TRAWL_KIND_PERF
+					 : TRAWL_KIND_ETE_BUFFER;
+	const struct { const char *name; int given; enum trawl_trace_kind kind; const char *what; } t[] = {
+		{ "buffer", o->buffer != NULL, TRAWL_KIND_ETE_SNAPSHOT, "a snapshot" },
+		{ "config", o->config != NULL, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "reg", o->nregs > 0, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "formatted", o->formatted, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "dstream", o->dstream, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "image", o->images.n > 0, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "elf", o->elfs.n > 0, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "symfs", o->symfs != NULL, TRAWL_KIND_PERF, "a perf.data" },
+		{ "binary-dir", o->bindir != NULL, TRAWL_KIND_PERF, "a perf.data" },
+		{ "vmlinux", o->vmlinux != NULL, TRAWL_KIND_PERF, "a perf.data" },
+		{ "kallsyms", o->kallsyms != NULL, TRAWL_KIND_PERF, "a perf.data" },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (t[i].given && t[i].kind != k)
+			return cli_usage(cmd, "--%s is for %s; '%s' is %s", t[i].name, t[i].what, o->src,
+					 trawl_trace_kind_name(k));
+	return EXIT_OK;
+}
+
 /* A snapshot directory brings its own registers, image and buffers; pick
  * the buffer (--buffer or the first). An unformatted buffer belongs to the
  * first trace source unless --id names another (decode_source finds it). */
@@ -1150,6 +1179,8 @@ static int run_ete(struct opts *o)
 	if (stat(o->src, &sb) != 0) {
 		cli_error(cmd, "cannot open '%s': %s", o->src, strerror(errno));
 		rc = EXIT_BAD_INPUT;
+	} else if ((rc = check_kind(o, S_ISDIR(sb.st_mode), perf_cli_is_perf(o->src)))) {
+		/* said */
 	} else {
 		rc = S_ISDIR(sb.st_mode) ? open_snapshot(&r, &src, &err)
 		     : perf_cli_is_perf(o->src) ? open_perf(&r, &src, &err) : open_raw(&r, &src, &err);

@@ -20,8 +20,7 @@ int index_cli_parse(struct index_cli *c, const struct cli_command *cmd, int argc
 void index_cli_build_options(struct index_cli *c, struct trawl_index_build_options *opt)
 {
 	memset(opt, 0, sizeof *opt);
-	trace_open_options(&c->to);
-	opt->reader = c->to.opt;
+	opt->reader = trace_open_fitted(&c->to);
 	opt->kind = c->kind >= 0 ? trawl_index_kind_parse(index_cli_kinds[c->kind]) : 0;
 }
 
@@ -107,6 +106,11 @@ int index_cli_open(struct index_cli *c)
 				 "that read a trace once (stats, cat, calltree, profile...)", c->to.cmd);
 	index_cli_build_options(c, &opt);
 	trawl_error_clear(&err);
+	/* also when the index is reused and no reader opens the trace: an
+	 * option for another kind of trace is a usage error either way */
+	if (trawl_reader_options_check(&opt.reader, trawl_trace_kind_probe(c->to.path, &opt.reader),
+				       c->to.path, &err))
+		return cli_report(c->to.cmd, &err);
 	opt.reader.warn = print_warning;
 	opt.reader.warn_ctx = c;
 	opt.progress = progress;

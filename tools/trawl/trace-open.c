@@ -26,14 +26,49 @@ void trace_open_options(struct trace_open *to)
 	to->opt.ete_nimages = (size_t)to->ete_images.n;
 }
 
+struct trawl_reader_options trace_open_fitted(struct trace_open *to)
+{
+	trace_open_options(to);
+	struct trawl_reader_options o = to->opt;
+	if (to->fit && to->path)
+		trawl_reader_options_fit(&o, trawl_trace_kind_probe(to->path, &o));
+	return o;
+}
+
+int trace_options_check_all(struct trace_open *to, char *const *paths, int n)
+{
+	enum trawl_trace_kind kinds[64];
+	const char *name, *for_what;
+	char given[256] = "";
+	size_t k = 0, nk = n < 64 ? (size_t)n : 64;
+	trace_open_options(to);
+	for (size_t i = 0; i < nk; i++) {
+		kinds[i] = trawl_trace_kind_probe(paths[i], &to->opt);
+		const char *kn = trawl_trace_kind_name(kinds[i]);
+		if (!strstr(given, kn))
+			k += (size_t)snprintf(given + k, k < sizeof given ? sizeof given - k : 0,
+					      "%s%s", k ? ", " : "", kn);
+		k = k < sizeof given ? k : sizeof given;
+	}
+	to->fit = 1;
+	for (size_t i = 0;; i++) {
+		int fits = trawl_reader_option_fits_any(&to->opt, i, kinds, nk, &name, &for_what);
+		if (fits < 0)
+			return 0;
+		if (!fits)
+			return cli_usage(to->cmd, "--%s is for %s; the traces given are %s", name,
+					 for_what, given);
+	}
+}
+
 int trace_reader_open(struct trace_open *to, struct trawl_reader **out)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	trace_open_options(to);
 	to->opt.warn = print_warning;
 	to->opt.warn_ctx = to;
-	if (trawl_reader_open(out, to->path, &to->opt, &err) != TRAWL_OK)
+	struct trawl_reader_options o = trace_open_fitted(to);
+	if (trawl_reader_open(out, to->path, &o, &err) != TRAWL_OK)
 		return cli_report(to->cmd, &err);
 	return 0;
 }
@@ -57,10 +92,10 @@ int trace_reader_open_input(struct trace_open *to, struct trawl_input *in,
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	trace_open_options(to);
 	to->opt.warn = print_warning;
 	to->opt.warn_ctx = to;
-	if (trawl_reader_open_input(out, in, &to->opt, &err) != TRAWL_OK)
+	struct trawl_reader_options o = trace_open_fitted(to);
+	if (trawl_reader_open_input(out, in, &o, &err) != TRAWL_OK)
 		return cli_report(to->cmd, &err);
 	return 0;
 }
