@@ -1,6 +1,7 @@
 /* Shared reader options and warnings for trace-reading commands. */
 #include "trace-open.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void print_warning(void *ctx, const struct trawl_error *w)
@@ -37,12 +38,17 @@ struct trawl_reader_options trace_open_fitted(struct trace_open *to)
 
 int trace_options_check_all(struct trace_open *to, char *const *paths, int n)
 {
-	enum trawl_trace_kind kinds[64];
+	enum trawl_trace_kind *kinds = calloc(n > 0 ? (size_t)n : 1, sizeof *kinds);
 	const char *name, *for_what;
 	char given[256] = "";
-	size_t k = 0, nk = n < 64 ? (size_t)n : 64;
+	size_t k = 0;
+	int rc = 0;
+	if (!kinds) {
+		cli_error(to->cmd, "out of memory");
+		return EXIT_BAD_INPUT;
+	}
 	trace_open_options(to);
-	for (size_t i = 0; i < nk; i++) {
+	for (int i = 0; i < n; i++) {
 		kinds[i] = trawl_trace_kind_probe(paths[i], &to->opt);
 		const char *kn = trawl_trace_kind_name(kinds[i]);
 		if (!strstr(given, kn))
@@ -51,14 +57,16 @@ int trace_options_check_all(struct trace_open *to, char *const *paths, int n)
 		k = k < sizeof given ? k : sizeof given;
 	}
 	to->fit = 1;
-	for (size_t i = 0;; i++) {
-		int fits = trawl_reader_option_fits_any(&to->opt, i, kinds, nk, &name, &for_what);
+	for (size_t i = 0; !rc; i++) {
+		int fits = trawl_reader_option_fits_any(&to->opt, i, kinds, (size_t)n, &name, &for_what);
 		if (fits < 0)
-			return 0;
+			break;
 		if (!fits)
-			return cli_usage(to->cmd, "--%s is for %s; the traces given are %s", name,
-					 for_what, given);
+			rc = cli_usage(to->cmd, "--%s is for %s; the traces given are %s", name, for_what,
+				       given);
 	}
+	free(kinds);
+	return rc;
 }
 
 int trace_reader_open(struct trace_open *to, struct trawl_reader **out)
