@@ -10,10 +10,12 @@ lister=$(command -v trc_pkt_lister || true)
 . "$TRAWL_SRC/tests/ete-snap.sh" # mksnap
 
 # rule NAME TRACEHEX CODEHEX TRCIDR8: compare with $want (the rule) and
-# $ref_want (what OpenCSD 1.3.3 gives; the same as $want unless it differs)
+# $ref_want (what OpenCSD 1.3.3 gives; the same as $want unless it differs);
+# $after_mksnap, when set, is run with the snapshot's folder before decoding
 rule() {
 	d="$t/$1"
 	mksnap "$d" "$2" "$3" "$4"
+	${after_mksnap:-:} "$d" # a test's own change to the snapshot
 	etm4= cci=
 	"$TRAWL" ete decode "$d" 2>"$t/err" | awk -v mode=ourel -v cc_events=1 -f "$norm" | grep -v SYNC_LOST >"$t/ours"
 	printf '%s\n' "$want" | diff - "$t/ours" >"$t/d" || fail "$1: trawl differs from the rule:

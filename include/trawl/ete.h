@@ -284,7 +284,10 @@ enum trawl_status trawl_ete_trbe_load(const char *path, struct trawl_ete_trbe *o
 
 struct trawl_ete_image;
 enum trawl_status trawl_ete_image_create(struct trawl_ete_image **out, struct trawl_error *err);
-/* Add bytes at a virtual address (copied). Later additions win on overlap. */
+/* Add bytes at a virtual address (copied). Where they overlap bytes added
+ * before, the earlier ones stay (the first added wins, as in OpenCSD) and
+ * only the uncovered part is added; overlapping bytes that differ count
+ * as a conflict. */
 enum trawl_status trawl_ete_image_add(struct trawl_ete_image *img, uint64_t addr,
 				      const uint8_t *data, size_t len, const char *name,
 				      struct trawl_error *err);
@@ -308,6 +311,15 @@ enum trawl_status trawl_ete_image_spec_parse(const char *spec, char *path, size_
 size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, uint8_t *out,
 			    size_t n);
 size_t trawl_ete_image_regions(const struct trawl_ete_image *img);
+/* Additions so far whose bytes differed from what was there (0: none);
+ * buf (may be NULL) gets the latest of them described: its name and
+ * range, the earlier region's name, the first differing address. */
+unsigned trawl_ete_image_conflicts(const struct trawl_ete_image *img, char *buf, size_t size);
+/* Complete what a query knows of [addr, addr+len): every byte whose bit in
+ * known (bit i%8 of known[i/8]) is clear and that the image holds is
+ * copied into val[i] and marked known. Returns how many bytes it filled. */
+size_t trawl_ete_image_fill(const struct trawl_ete_image *img, uint64_t addr, size_t len,
+			    uint8_t *val, uint8_t *known);
 /* A number that changes whenever the image's contents may have changed
  * (a region added): what was decoded from it before is stale. */
 uint64_t trawl_ete_image_generation(const struct trawl_ete_image *img);

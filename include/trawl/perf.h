@@ -219,6 +219,46 @@ struct trawl_perf_chunk_place {
 void trawl_perf_chunk_place(const struct trawl_perf_file *f, size_t i,
 			    struct trawl_perf_chunk_place *out);
 
+/* A CPU's decoding, segment by segment (lib/ete/perf-segment.c), for
+ * `trawl ete` and the reader backend alike: they own their decoders, these
+ * say when to end one and start over, and what was lost. */
+struct trawl_perf_segment {
+	size_t chunk;             /* the chunk it began at */
+	int why;                  /* 0 none yet, 1 a snapshot, 2 after a gap,
+				   * 3 the CPU's first chunk */
+	uint64_t unsynced0;       /* the stream's unsynced bytes when it began */
+};
+struct trawl_perf_segment_step {
+	int end_first;            /* end the segment before it first: flush, and
+				   * start the stream over unsynced */
+	int begins;               /* a segment begins at this chunk */
+	int why;                  /* for trawl_perf_segment_begin */
+	uint64_t missing;         /* AUX bytes before it not in the file: damage,
+				   * msg says it (without the file offset) */
+	char msg[256];
+};
+/* The trace unit of chunk c (a per-thread recording's one unit for cpu
+ * -1), or NULL when it has none or an ETMv3/PTM one, msg saying so (the
+ * chunk is skipped: damage). */
+const struct trawl_perf_etm_cpu *trawl_perf_chunk_unit(const struct trawl_perf_file *f,
+							const struct trawl_perf_auxtrace *c,
+							char *msg, size_t cap);
+/* 1: the unit's chunks are raw (TRBE) bytes, 0: CoreSight frames. */
+int trawl_perf_chunk_raw(const struct trawl_perf_file *f, const struct trawl_perf_etm_cpu *e);
+/* What chunk i (of the unit of `cpu`) means for that unit's segment. */
+void trawl_perf_segment_step(const struct trawl_perf_file *f, size_t i, uint32_t cpu,
+			     struct trawl_perf_segment_step *out);
+/* A segment begins at chunk i (st->begins), its stream's unsynced bytes
+ * counted so far being `unsynced`. */
+void trawl_perf_segment_begin(struct trawl_perf_segment *s, size_t i,
+			      const struct trawl_perf_segment_step *st, uint64_t unsynced);
+/* At a segment's end, with the stream's unsynced bytes now: how many of
+ * its bytes came before its first sync point (not decoded: damage), msg
+ * and *offset (the chunk it began at) saying so; 0 when none. */
+uint64_t trawl_perf_segment_lost(const struct trawl_perf_file *f,
+				 const struct trawl_perf_segment *s, uint32_t cpu, uint64_t unsynced,
+				 char *msg, size_t cap, uint64_t *offset);
+
 /* Full mode: the AUX records whose bytes no AUXTRACE chunk of their CPU
  * holds (perf stopped before copying them, or the file lost them): how
  * many, the index of the first, and the bytes missing in all. */

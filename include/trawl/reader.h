@@ -81,6 +81,50 @@ struct trawl_reader_options {
 	const char *perf_kallsyms;     /* a /proc/kallsyms copy: where _text ran */
 };
 
+/* What kind of trace a path is, as far as reader options go: each option
+ * applies to some kinds only (lib/core/reader-options.c has the table). */
+enum trawl_trace_kind {
+	TRAWL_KIND_UNKNOWN = 0,
+	TRAWL_KIND_TARMAC,
+	TRAWL_KIND_CTF,
+	TRAWL_KIND_BFDUMP,
+	TRAWL_KIND_ETE_SNAPSHOT,
+	TRAWL_KIND_ETE_BUFFER,     /* raw ETE/ETMv4 bytes (--ete-config) */
+	TRAWL_KIND_PERF,
+};
+
+/* The kind of a trace of the given format (ETE: is_dir for a snapshot,
+ * the PERFILE2 magic in its first bytes for a perf.data). */
+enum trawl_trace_kind trawl_trace_kind_get(enum trawl_format format, int is_dir,
+					   const void *first, size_t len);
+/* The same from the path alone (a directory, or the file's first bytes as
+ * trawl_reader_probe reads them; opt->format when set); UNKNOWN for "-"
+ * or what cannot be read. */
+enum trawl_trace_kind trawl_trace_kind_probe(const char *path,
+					     const struct trawl_reader_options *opt);
+/* "a perf.data", "a Tarmac trace" ... */
+const char *trawl_trace_kind_name(enum trawl_trace_kind k);
+/* The first option opt gives that does not apply to a trace of this kind,
+ * as the command line names it without "--" ("symfs"), and (for_what,
+ * may be NULL) the kinds it is for; NULL when every option given applies
+ * (or the kind is UNKNOWN). */
+const char *trawl_reader_option_misfit(const struct trawl_reader_options *opt,
+				       enum trawl_trace_kind kind, const char **for_what);
+/* Leave out of opt every option that does not apply to the kind: for a
+ * command given several traces, each read with the options that fit it. */
+void trawl_reader_options_fit(struct trawl_reader_options *opt, enum trawl_trace_kind kind);
+/* Option i of the table (0, 1, ... until -1): *name and *for_what as
+ * trawl_reader_option_misfit gives them; 1 when opt does not give it or it
+ * applies to one of the n kinds at least (an UNKNOWN one counts), else 0. */
+int trawl_reader_option_fits_any(const struct trawl_reader_options *opt, size_t i,
+				 const enum trawl_trace_kind *kinds, size_t n, const char **name,
+				 const char **for_what);
+/* TRAWL_ERR_USAGE naming that option, what it is for and the kind of
+ * path ("--symfs is for a perf.data; 'x.tarmac' is a Tarmac trace"). */
+enum trawl_status trawl_reader_options_check(const struct trawl_reader_options *opt,
+					     enum trawl_trace_kind kind, const char *path,
+					     struct trawl_error *err);
+
 /* Counters a reader keeps; valid at any time. */
 struct trawl_reader_stats {
 	uint64_t lines;                /* lines read so far */
@@ -126,6 +170,13 @@ enum trawl_status trawl_reader_next(struct trawl_reader *r, struct trawl_event_b
 const struct trawl_reader_stats *trawl_reader_stats(const struct trawl_reader *r);
 struct trawl_input *trawl_reader_input(struct trawl_reader *r);
 enum trawl_format trawl_reader_format(const struct trawl_reader *r);
+/* The program memory a decoding reader decodes with (an ETE snapshot's
+ * dumps and --ete-image files, a perf.data's mapped files and kernel):
+ * what its memory is known to hold, since such a trace records no data
+ * accesses. NULL for a reader of a trace that records its memory (Tarmac)
+ * or has none. Borrowed until the reader is closed. */
+struct trawl_ete_image;
+const struct trawl_ete_image *trawl_reader_image(const struct trawl_reader *r);
 
 void trawl_reader_close(struct trawl_reader *r);
 

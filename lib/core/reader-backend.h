@@ -32,6 +32,9 @@ struct trawl_reader_backend {
 	 * path is its format (as probe); NULL: the backend takes any
 	 * directory it is asked to open. */
 	int (*probe_dir)(const char *path);
+	/* Decoding backends (ETE): the program image the trace is decoded
+	 * with; NULL (or a NULL hook) for traces that record their memory. */
+	const struct trawl_ete_image *(*image)(const void *state);
 };
 
 extern const struct trawl_reader_backend trawl_tarmac_backend;

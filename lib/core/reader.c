@@ -93,6 +93,12 @@ enum trawl_status trawl_reader_open_input(struct trawl_reader **out, struct traw
 			snprintf(err->file, sizeof err->file, "%s", trawl_input_name(in));
 		goto out;
 	}
+	/* an option for another kind of trace would change nothing here */
+	st = trawl_reader_options_check(opt, trawl_trace_kind_get(be->format, 0, first ? first->data : NULL,
+								  first ? first->len : 0),
+					trawl_input_name(in), err);
+	if (st)
+		goto out;
 	r = calloc(1, sizeof *r);
 	if (!r) {
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
@@ -144,10 +150,15 @@ static enum trawl_status open_dir(struct trawl_reader **out, const char *path,
 		trawl_error_at(err, path, 0, 0, 0);
 		return st;
 	}
+	enum trawl_status st = trawl_reader_options_check(opt, trawl_trace_kind_get(be->format, 1,
+										   NULL, 0),
+							  path, err);
+	if (st)
+		return st;
 	struct trawl_reader *r = calloc(1, sizeof *r);
 	if (!r)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	enum trawl_status st = trawl_input_open_memory(&r->in, "", 0, path, NULL, err);
+	st = trawl_input_open_memory(&r->in, "", 0, path, NULL, err);
 	if (st == TRAWL_OK)
 		st = be->open_dir(&r->state, path, opt, err);
 	if (st != TRAWL_OK) {
@@ -209,6 +220,11 @@ const struct trawl_reader_stats *trawl_reader_stats(const struct trawl_reader *r
 struct trawl_input *trawl_reader_input(struct trawl_reader *r)
 {
 	return r->in;
+}
+
+const struct trawl_ete_image *trawl_reader_image(const struct trawl_reader *r)
+{
+	return r->be->image ? r->be->image(r->state) : NULL;
 }
 
 enum trawl_format trawl_reader_format(const struct trawl_reader *r)

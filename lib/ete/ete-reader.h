@@ -36,10 +36,7 @@ struct ete_perf_cpu {
 	struct trawl_ete_deformatter *df;
 	uint64_t fed;
 	struct ete_segs segs;          /* deformatter input -> file offsets */
-	size_t chunk;
-	int why;                       /* 0 none yet, 1 a snapshot, 2 after a gap,
-					* 3 the buffer's first chunk */
-	uint64_t unsynced0;
+	struct trawl_perf_segment seg; /* the segment being decoded */
 };
 
 /* One trace ID's decoders and the state its events need. */

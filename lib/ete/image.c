@@ -2,9 +2,10 @@
  * classification (which instructions end a traced block, and where direct
  * branches go).
  *
- * The image is a sorted list of memory regions (snapshot dumps, ELF
- * segments). Lookups remember the last region hit, since consecutive
- * fetches almost always fall in the same one.
+ * The image is a sorted list of disjoint memory regions (snapshot dumps,
+ * ELF segments; where two overlap the first added keeps its bytes).
+ * Lookups remember the last region hit, since consecutive fetches almost
+ * always fall in the same one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,10 +33,12 @@ struct region {
 };
 
 struct trawl_ete_image {
-	struct region *r;
+	struct region *r;       /* sorted by address, never overlapping */
 	size_t n, cap;
 	size_t last;    /* index of the last region hit */
 	uint64_t gen;   /* changes with every region added (caches check it) */
+	unsigned conflicts;     /* additions whose bytes differed from earlier ones */
+	char conflict[320];     /* the latest of them, described */
 };
 
 enum trawl_status trawl_ete_image_create(struct trawl_ete_image **out, struct trawl_error *err)
@@ -59,8 +62,46 @@ size_t trawl_ete_image_regions(const struct trawl_ete_image *img)
 	return img->n;
 }
 
-/* Regions are kept sorted by address; a later region that overlaps an
- * earlier one is placed first among equals so it wins on lookup. */
+unsigned trawl_ete_image_conflicts(const struct trawl_ete_image *img, char *buf, size_t size)
+{
+	if (buf && size)
+		snprintf(buf, size, "%s", img->conflicts ? img->conflict : "");
+	return img->conflicts;
+}
+
+/* Region i becomes bytes [addr, addr+len) of data (copied). */
+static enum trawl_status insert_piece(struct trawl_ete_image *img, size_t i, uint64_t addr,
+				      const uint8_t *data, uint64_t len, const char *name,
+				      struct trawl_error *err)
+{
+	if (img->n == img->cap) {
+		size_t nc = img->cap ? img->cap * 2 : 8;
+		void *nr = realloc(img->r, nc * sizeof *img->r);
+		if (!nr)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		img->r = nr;
+		img->cap = nc;
+	}
+	uint8_t *copy = malloc((size_t)len);
+	if (!copy)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	memcpy(copy, data, (size_t)len);
+	memmove(&img->r[i + 1], &img->r[i], (img->n - i) * sizeof *img->r);
+	img->r[i].addr = addr;
+	img->r[i].len = len;
+	img->r[i].data = copy;
+	snprintf(img->r[i].name, sizeof img->r[i].name, "%s", name ? name : "");
+	img->n++;
+	return TRAWL_OK;
+}
+
+/* The first region added wins where two overlap: a later one only fills
+ * what is not yet covered. OpenCSD decides so too (its memory map refuses
+ * an accessor that overlaps one it has, OCSD_ERR_MEM_ACC_OVERLAP), so a
+ * snapshot's dumps decode alike in both. Keeping the regions disjoint
+ * makes a lookup one bisection and a read of adjacent regions one copy.
+ * Bytes that differ from those already there are counted as a conflict
+ * (trawl_ete_image_conflicts), for the caller to warn about. */
 enum trawl_status trawl_ete_image_add(struct trawl_ete_image *img, uint64_t addr,
 				      const uint8_t *data, size_t len, const char *name,
 				      struct trawl_error *err)
@@ -70,28 +111,51 @@ enum trawl_status trawl_ete_image_add(struct trawl_ete_image *img, uint64_t addr
 	if (addr + len < addr)
 		return trawl_error_set(err, TRAWL_ERR_FORMAT, "region at 0x%llx wraps the address space",
 				       (unsigned long long)addr);
-	if (img->n == img->cap) {
-		size_t nc = img->cap ? img->cap * 2 : 8;
-		void *nr = realloc(img->r, nc * sizeof *img->r);
-		if (!nr)
-			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		img->r = nr;
-		img->cap = nc;
+	uint64_t end = addr + len, pos = addr;
+	/* the first region that ends after addr (ends are sorted too) */
+	size_t lo = 0, hi = img->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->r[mid].addr + img->r[mid].len <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	uint8_t *copy = malloc(len);
-	if (!copy)
-		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	memcpy(copy, data, len);
-	size_t i = img->n;
-	while (i > 0 && img->r[i - 1].addr >= addr) {
-		img->r[i] = img->r[i - 1];
-		i--;
+	size_t i = lo;
+	int differs = 0;
+	uint64_t diff_at = 0;
+	char other[64] = "";
+	while (pos < end) {
+		const struct region *r = i < img->n ? &img->r[i] : NULL;
+		if (r && r->addr <= pos) { /* covered already: compare */
+			uint64_t e = r->addr + r->len < end ? r->addr + r->len : end;
+			const uint8_t *mine = data + (pos - addr), *theirs = r->data + (pos - r->addr);
+			if (!differs && memcmp(mine, theirs, (size_t)(e - pos))) {
+				size_t k = 0;
+				while (mine[k] == theirs[k])
+					k++;
+				differs = 1;
+				diff_at = pos + k;
+				snprintf(other, sizeof other, "%s", r->name);
+			}
+			pos = e;
+			i++;
+			continue;
+		}
+		uint64_t e = r && r->addr < end ? r->addr : end;
+		enum trawl_status st = insert_piece(img, i, pos, data + (pos - addr), e - pos, name, err);
+		if (st)
+			return st;
+		i++;
+		pos = e;
 	}
-	img->r[i].addr = addr;
-	img->r[i].len = len;
-	img->r[i].data = copy;
-	snprintf(img->r[i].name, sizeof img->r[i].name, "%s", name ? name : "");
-	img->n++;
+	if (differs) {
+		img->conflicts++;
+		snprintf(img->conflict, sizeof img->conflict,
+			 "'%s' (0x%llx-0x%llx) holds other bytes than '%s', added before it, from 0x%llx: "
+			 "the first one's are used", name ? name : "", (unsigned long long)addr,
+			 (unsigned long long)(end - 1), other, (unsigned long long)diff_at);
+	}
 	img->last = 0;
 	img->gen++;
 	return TRAWL_OK;
@@ -194,38 +258,81 @@ static const struct region *find(const struct trawl_ete_image *img, uint64_t add
 		if (addr >= r->addr && addr - r->addr < r->len)
 			return r;
 	}
-	/* last region whose start <= addr; earlier-placed wins among equal
-	 * starts, so search downward for any containing region */
+	/* the last region starting at or below addr is the only one that can
+	 * hold it: regions do not overlap */
 	size_t lo = 0, hi = m->n;
 	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
+		size_t mid = lo + (hi - lo) / 2;
 		if (m->r[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i-- > 0;) {
-		const struct region *r = &m->r[i];
-		if (addr - r->addr < r->len) {
-			m->last = i;
-			return r;
-		}
-		if (lo - i > 64)
-			break;
-	}
-	return NULL;
+	if (lo == 0 || addr - m->r[lo - 1].addr >= m->r[lo - 1].len)
+		return NULL;
+	m->last = lo - 1;
+	return &m->r[lo - 1];
 }
 
+/* Regions that touch read as one: a later dump split around an earlier
+ * one still gives whole instructions across the seam. */
 size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, uint8_t *out,
 			    size_t n)
 {
-	const struct region *r = find(img, addr);
-	if (!r)
-		return 0;
-	uint64_t avail = r->len - (addr - r->addr);
-	size_t k = avail < n ? (size_t)avail : n;
-	memcpy(out, r->data + (addr - r->addr), k);
-	return k;
+	size_t done = 0;
+	while (done < n) {
+		const struct region *r = find(img, addr + done);
+		if (!r)
+			break;
+		uint64_t avail = r->len - (addr + done - r->addr);
+		size_t k = avail < n - done ? (size_t)avail : n - done;
+		memcpy(out + done, r->data + (addr + done - r->addr), k);
+		done += k;
+		if (addr + done < addr)
+			break;
+	}
+	return done;
+}
+
+/* The lowest region start above addr (UINT64_MAX: none): where a read
+ * can succeed next after addr found nothing. */
+static uint64_t next_start(const struct trawl_ete_image *img, uint64_t addr)
+{
+	size_t lo = 0, hi = img->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->r[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < img->n ? img->r[lo].addr : UINT64_MAX;
+}
+
+size_t trawl_ete_image_fill(const struct trawl_ete_image *img, uint64_t addr, size_t len,
+			    uint8_t *val, uint8_t *known)
+{
+	size_t filled = 0, i = 0;
+	uint8_t buf[256];
+	while (img && i < len) {
+		size_t want = len - i < sizeof buf ? len - i : sizeof buf;
+		size_t got = trawl_ete_image_read(img, addr + i, buf, want);
+		if (!got) {
+			/* a hole: jump to the next region rather than byte by byte */
+			uint64_t next = next_start(img, addr + i);
+			if (next == UINT64_MAX || next - addr >= len)
+				break;
+			i = (size_t)(next - addr);
+			continue;
+		}
+		for (size_t k = 0; k < got; k++, i++)
+			if (!(known[i / 8] >> (i % 8) & 1)) {
+				val[i] = buf[k];
+				known[i / 8] |= (uint8_t)(1u << (i % 8));
+				filled++;
+			}
+	}
+	return filled;
 }
 
 unsigned trawl_ete_insn_fetch(const struct trawl_ete_image *img, uint64_t pc, int iset,

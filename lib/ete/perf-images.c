@@ -139,12 +139,40 @@ int trawl_perf_find_file(const struct trawl_perf_file *pf, const struct trawl_pe
 	return find_file(pf, m, symfs, bindir, out, cap, 1);
 }
 
+/* Where find_file looked for a mapping's file, in its order, for the
+ * message that it is missing: the places themselves say more than advice
+ * to give options already given. */
+static void searched(const struct trawl_perf_file *pf, const struct trawl_perf_mmap *m,
+		     const char *symfs, const char *bindir, char *out, size_t cap)
+{
+	char hex[48];
+	size_t k = 0;
+	trawl_perf_build_id_hex(pf, m, hex, sizeof hex);
+	const char *base = strrchr(m->filename, '/');
+	base = base ? base + 1 : m->filename;
+	out[0] = 0;
+#define ADD(...) (k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, __VA_ARGS__), \
+		  k = k < cap ? k : cap)
+	if (bindir && hex[0])
+		ADD("%s/%s, %s/.build-id/%.2s/%s, ", bindir, hex, bindir, hex, hex + 2);
+	else if (bindir)
+		ADD("not in --binary-dir (the recording has no build id for it), ");
+	if (symfs)
+		ADD("%s/%s, %s/%s, ", symfs, m->filename, symfs, base);
+	ADD("%s", m->filename);
+#undef ADD
+}
+
 unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
 			       const char *symfs, const char *bindir, trawl_warn_fn warn, void *ctx)
 {
-	unsigned missing = 0;
+	unsigned missing = 0, conflicts = trawl_ete_image_conflicts(img, NULL, 0);
 	const char *first = NULL;
-	for (size_t i = 0; i < pf->nmmaps; i++) {
+	char where[1024] = "";
+	/* newest mapping first: the image keeps the bytes added first, and a
+	 * later mmap of an address replaces what was mapped there before (as
+	 * perf's maps do: the new map cuts the old ones it overlaps) */
+	for (size_t i = pf->nmmaps; i-- > 0;) {
 		const struct trawl_perf_mmap *m = &pf->mmaps[i];
 		char path[4096];
 		if (!trawl_perf_mmap_has_file(m))
@@ -155,7 +183,9 @@ unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_et
 			for (size_t j = 0; j < i; j++)
 				seen |= !strcmp(pf->mmaps[j].filename, m->filename);
 			missing += !seen;
-			first = first ? first : m->filename;
+			/* the earliest in the recording is named (the walk goes back) */
+			searched(pf, m, symfs, bindir, where, sizeof where);
+			first = m->filename;
 			char hex[48], other[144];
 			if (!seen && find_file(pf, m, symfs, bindir, path, sizeof path, 0)) {
 				trawl_perf_build_id_hex(pf, m, hex, sizeof hex);
@@ -175,12 +205,24 @@ unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_et
 			missing++;
 		}
 	}
+	/* one image for every process: where two mappings put other bytes at
+	 * one address, trace that ran there in the older one decodes with the
+	 * newer one's bytes */
+	unsigned clash = trawl_ete_image_conflicts(img, NULL, 0) - conflicts;
+	if (clash)
+		note(warn, ctx, "%s: %u mapping%s put other bytes where a later mapping is (one "
+		     "address space for every process): the later mapping's bytes are used",
+		     pf->path, clash, clash == 1 ? "" : "s");
 	/* a note, not a loss: only trace that runs there is lost, and the
 	 * decoder reports that as "no program image" */
-	if (first)
+	if (first && !symfs && !bindir)
 		note(warn, ctx, "%s: %u mapped file%s not found (first: %s); give --symfs DIR or "
 		     "--binary-dir DIR; trace in them is reported as no image", pf->path, missing,
 		     missing == 1 ? "" : "s", first);
+	else if (first)
+		note(warn, ctx, "%s: %u mapped file%s not found (first: %s, looked for as %s); "
+		     "trace in them is reported as no image", pf->path, missing,
+		     missing == 1 ? "" : "s", first, where);
 	return missing;
 }
 

@@ -91,17 +91,51 @@ int trawl_perf_is_perf(const uint8_t *data, size_t len)
 	return len >= 8 && !memcmp(data, "PERFILE2", 8);
 }
 
-/* The CPU in a kernel record's sample-id trailer (sample_id_all): CPU is
- * followed only by IDENTIFIER, so it sits at a fixed distance from the end. */
-static int32_t trailer_cpu(const struct trawl_perf_file *f, const uint8_t *rec, size_t size,
-			   size_t body)
+/* Bytes of the sample-id trailer (attr.sample_id_all) that every kernel
+ * record but SAMPLE ends with: a u64 for each of TID (pid, tid), TIME, ID,
+ * STREAM_ID, CPU (cpu, res) and IDENTIFIER the first attribute's
+ * sample_type asks for, in that order. User records (64 and up) have none. */
+static size_t trailer_size(const struct trawl_perf_file *f, uint32_t type)
 {
-	if (!f->sample_id_all || !(f->sample_type & SAMPLE_CPU))
+	uint64_t t = f->sample_type;
+	if (!f->sample_id_all || type >= 64 || type == TRAWL_PERF_RECORD_SAMPLE)
+		return 0;
+	return 8u * (size_t)(!!(t & SAMPLE_TID) + !!(t & SAMPLE_TIME) + !!(t & SAMPLE_ID) +
+			     !!(t & SAMPLE_STREAM_ID) + !!(t & SAMPLE_CPU) + !!(t & SAMPLE_IDENTIFIER));
+}
+
+/* The CPU in the trailer that starts at tr (-1: the trailer has none). */
+static int32_t trailer_cpu(const struct trawl_perf_file *f, const uint8_t *tr)
+{
+	uint64_t t = f->sample_type;
+	if (!f->sample_id_all || !(t & SAMPLE_CPU))
 		return -1;
-	size_t back = 8 + ((f->sample_type & SAMPLE_IDENTIFIER) ? 8 : 0);
-	if (size < body + back)
-		return -1;
-	return (int32_t)bytes_rd32(rec + size - back);
+	size_t at = 8u * (size_t)(!!(t & SAMPLE_TID) + !!(t & SAMPLE_TIME) + !!(t & SAMPLE_ID) +
+				  !!(t & SAMPLE_STREAM_ID));
+	return (int32_t)bytes_rd32(tr + at);
+}
+
+/* The fixed part of each record trawl reads, header included (perf's
+ * perf_event.h and perf.data-file-format.txt); 8 for the others, which
+ * are skipped by their size. */
+static size_t fixed_size(uint32_t type)
+{
+	switch (type) {
+	case TRAWL_PERF_RECORD_MMAP: return 40;        /* pid tid addr len pgoff */
+	case TRAWL_PERF_RECORD_MMAP2: return 72;       /* ... maj/min/ino or build id, prot flags */
+	case TRAWL_PERF_RECORD_COMM: return 16;        /* pid tid */
+	case TRAWL_PERF_RECORD_ITRACE_START: return 16;
+	case TRAWL_PERF_RECORD_AUX_OUTPUT_HW_ID: return 16;
+	case TRAWL_PERF_RECORD_AUX: return 32;         /* aux_offset aux_size flags */
+	case TRAWL_PERF_RECORD_AUXTRACE: return 48;
+	case TRAWL_PERF_RECORD_AUXTRACE_INFO: return 16;
+	case TRAWL_PERF_RECORD_HEADER_ATTR: return 56;
+	case TRAWL_PERF_RECORD_HEADER_BUILD_ID: return 36;
+	case TRAWL_PERF_RECORD_HEADER_FEATURE: return 16;
+	case TRAWL_PERF_RECORD_HEADER_TRACING_DATA: return 12;
+	case 83: return 16;                            /* COMPRESSED2 */
+	default: return 8;
+	}
 }
 
 static void copy_str(char *dst, size_t cap, const uint8_t *src, size_t avail)
@@ -121,7 +155,7 @@ static void copy_str(char *dst, size_t cap, const uint8_t *src, size_t avail)
 static int add_mmap(struct trawl_perf_file *f, const uint8_t *r, size_t size, uint16_t misc,
 		    uint32_t type, uint64_t off)
 {
-	size_t fixed = type == TRAWL_PERF_RECORD_MMAP ? 40 : 72;
+	size_t fixed = fixed_size(type);
 	if (size < fixed)
 		return 0;
 	struct trawl_perf_mmap *m = PUSH(f, mmaps, nmmaps, cap_mmaps);
@@ -146,7 +180,8 @@ static int add_mmap(struct trawl_perf_file *f, const uint8_t *r, size_t size, ui
 	return 1;
 }
 
-static int add_aux(struct trawl_perf_file *f, const uint8_t *r, size_t size, uint64_t off)
+static int add_aux(struct trawl_perf_file *f, const uint8_t *r, size_t size, uint64_t off,
+		   int32_t cpu)
 {
 	if (size < 32)
 		return 0;
@@ -157,13 +192,13 @@ static int add_aux(struct trawl_perf_file *f, const uint8_t *r, size_t size, uin
 	a->aux_offset = bytes_rd64(r + 8);
 	a->aux_size = bytes_rd64(r + 16);
 	a->flags = bytes_rd64(r + 24);
-	a->cpu = trailer_cpu(f, r, size, 32);
+	a->cpu = cpu;
 	f->aux_overwrite |= (a->flags & TRAWL_PERF_AUX_OVERWRITE) != 0;
 	return 1;
 }
 
 static int add_small(struct trawl_perf_file *f, const uint8_t *r, size_t size, uint32_t type,
-		     uint64_t off)
+		     uint64_t off, int32_t cpu)
 {
 	if (type == TRAWL_PERF_RECORD_COMM) {
 		if (size < 16)
@@ -184,7 +219,7 @@ static int add_small(struct trawl_perf_file *f, const uint8_t *r, size_t size, u
 		s->offset = off;
 		s->pid = bytes_rd32(r + 8);
 		s->tid = bytes_rd32(r + 12);
-		s->cpu = trailer_cpu(f, r, size, 16);
+		s->cpu = cpu;
 	} else {
 		if (size < 16)
 			return 0;
@@ -193,7 +228,7 @@ static int add_small(struct trawl_perf_file *f, const uint8_t *r, size_t size, u
 			return -1;
 		h->offset = off;
 		h->hw_id = bytes_rd64(r + 8);
-		h->cpu = trailer_cpu(f, r, size, 16);
+		h->cpu = cpu;
 	}
 	return 1;
 }
@@ -320,20 +355,28 @@ static int add_header_feature(struct trawl_perf_file *f, const uint8_t *r, size_
 }
 
 /* One record of the data section. Returns 1 (used), 0 (too short for its
- * type: warned by the caller), -1 (out of memory). */
+ * type: warned by the caller), -1 (out of memory). A kernel record's body
+ * is what its sample-id trailer leaves: its strings end there, and a
+ * record without room for both is too short (the trailer's CPU would be
+ * read from the body). */
 static int add_record(struct trawl_perf_file *f, const uint8_t *r, uint32_t type, uint16_t misc,
 		      size_t size, size_t room, uint64_t off, uint64_t *extra)
 {
+	size_t tr = trailer_size(f, type);
+	if (size < fixed_size(type) + tr)
+		return 0;
+	size_t body = size - tr;
+	int32_t cpu = tr ? trailer_cpu(f, r + body) : -1;
 	switch (type) {
 	case TRAWL_PERF_RECORD_MMAP:
 	case TRAWL_PERF_RECORD_MMAP2:
-		return add_mmap(f, r, size, misc, type, off);
+		return add_mmap(f, r, body, misc, type, off);
 	case TRAWL_PERF_RECORD_COMM:
 	case TRAWL_PERF_RECORD_ITRACE_START:
 	case TRAWL_PERF_RECORD_AUX_OUTPUT_HW_ID:
-		return add_small(f, r, size, type, off);
+		return add_small(f, r, body, type, off, cpu);
 	case TRAWL_PERF_RECORD_AUX:
-		return add_aux(f, r, size, off);
+		return add_aux(f, r, body, off, cpu);
 	case TRAWL_PERF_RECORD_AUXTRACE:
 		return add_auxtrace(f, r, size, room, off, extra);
 	case TRAWL_PERF_RECORD_AUXTRACE_INFO:
@@ -401,8 +444,10 @@ enum trawl_status trawl_perf__walk(struct trawl_perf_file *f, const uint8_t *bas
 		if (rc < 0)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory reading %s", f->path);
 		if (rc == 0)
-			warn(f, "%s: offset %llu%s: %s record of size %u is too short for its type: skipped",
-			     f->path, (unsigned long long)off, in, trawl_perf_record_name(type), size);
+			warn(f, "%s: offset %llu%s: %s record of size %u is too short for its type "
+			     "(%zu bytes%s at least): skipped", f->path, (unsigned long long)off, in,
+			     trawl_perf_record_name(type), size, fixed_size(type) + trailer_size(f, type),
+			     trailer_size(f, type) ? " with its sample-id trailer" : "");
 		f->nrecords++;
 		f->by_type[type & 127]++;
 		f->recs[ri].size = (uint32_t)(size + extra);

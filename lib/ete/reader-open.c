@@ -72,11 +72,6 @@ static enum trawl_status pick_buffers(struct ete_reader *r, const char *want,
 static enum trawl_status open_snapshot(struct ete_reader *r, const char *path,
 				       const struct trawl_reader_options *opt, struct trawl_error *err)
 {
-	/* a snapshot brings its own registers: a raw buffer's file would be
-	 * ignored without a word */
-	if (opt && opt->ete_config)
-		return trawl_error_set(err, TRAWL_ERR_USAGE, "'%s' is a snapshot directory, which "
-				       "holds its registers: --ete-config is for a raw buffer", path);
 	enum trawl_status st = trawl_ete_snapshot_open(&r->snap, path, err);
 	if (st)
 		return st;
@@ -241,6 +236,29 @@ static struct ete_reader *reader_new(const char *path, const struct trawl_reader
 	return r;
 }
 
+/* --ete-image files after the source's own images: where they overlap
+ * those, the source's bytes are used (the first added wins), and a file
+ * whose bytes differ there is warned about, not silently set aside. */
+static enum trawl_status add_images(struct ete_reader *r, const struct trawl_reader_options *opt,
+				    struct trawl_error *err)
+{
+	unsigned before = trawl_ete_image_conflicts(r->img, NULL, 0);
+	for (size_t i = 0; opt && i < opt->ete_nimages; i++) {
+		enum trawl_status st = trawl_ete_image_add_spec(r->img, opt->ete_images[i], err);
+		if (st)
+			return st;
+	}
+	if (trawl_ete_image_conflicts(r->img, NULL, 0) != before && r->warn) {
+		struct trawl_error w;
+		char what[320];
+		trawl_ete_image_conflicts(r->img, what, sizeof what);
+		trawl_error_clear(&w);
+		trawl_error_set(&w, TRAWL_ERR_FORMAT, "%s: --ete-image: %s", r->path, what);
+		r->warn(r->warn_ctx, &w);
+	}
+	return TRAWL_OK;
+}
+
 enum trawl_status ete_reader_open_perf(void **state, const char *path, const uint8_t *data,
 				       size_t len, const struct trawl_reader_options *opt,
 				       struct trawl_error *err)
@@ -253,8 +271,8 @@ enum trawl_status ete_reader_open_perf(void **state, const char *path, const uin
 	if (!r)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	enum trawl_status st = ete_perf_open(r, path, data, len, opt, err);
-	for (size_t i = 0; !st && opt && i < opt->ete_nimages; i++)
-		st = trawl_ete_image_add_spec(r->img, opt->ete_images[i], err);
+	if (!st)
+		st = add_images(r, opt, err);
 	if (st) {
 		ete_reader_free(r);
 		return st;
@@ -270,23 +288,14 @@ enum trawl_status ete_reader_open(void **state, const char *path, int is_dir,
 	if (!err)
 		err = &local;
 	trawl_error_clear(err);
-	/* the mapped files and kernel are a perf.data's: elsewhere they would
-	 * change nothing without a word */
-	const char *perf_opt = !opt ? NULL : opt->perf_symfs ? "symfs" : opt->perf_binary_dir ?
-			       "binary-dir" : opt->perf_vmlinux ? "vmlinux" : opt->perf_kallsyms ?
-			       "kallsyms" : NULL;
-	if (perf_opt)
-		return trawl_error_set(err, TRAWL_ERR_USAGE, "--%s is for a perf.data; '%s' is %s",
-				       perf_opt, path, is_dir ? "a snapshot directory (images: its "
-				       "dumps, --ete-image)" : "a raw buffer (images: --ete-image)");
 	struct ete_reader *r = reader_new(path, opt);
 	if (!r)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	char fmt[32];
 	enum trawl_status st = is_dir ? open_snapshot(r, path, opt, err)
 			       : open_raw(r, path, opt, fmt, sizeof fmt, err);
-	for (size_t i = 0; !st && opt && i < opt->ete_nimages; i++)
-		st = trawl_ete_image_add_spec(r->img, opt->ete_images[i], err);
+	if (!st)
+		st = add_images(r, opt, err);
 	if (!st)
 		st = is_dir ? ete_reader_next_buffer(r, err) : start_decoding(r, fmt, err);
 	if (st) {

@@ -125,11 +125,6 @@ enum trawl_status ete_perf_open(struct ete_reader *r, const char *path, const ui
 				size_t len, const struct trawl_reader_options *opt,
 				struct trawl_error *err)
 {
-	if (opt && (opt->ete_config || opt->ete_buffer))
-		return trawl_error_set(err, TRAWL_ERR_USAGE, "'%s' is a perf.data, which holds its "
-				       "trace units' registers: --%s is for %s", path,
-				       opt->ete_config ? "ete-config" : "ete-buffer",
-				       opt->ete_config ? "a raw buffer" : "a snapshot");
 	enum trawl_status st = data ? trawl_perf_open_mem(&r->perf, data, len, path, err)
 				    : trawl_perf_open(&r->perf, path, err);
 	if (st)
@@ -173,13 +168,10 @@ static void end_segment(struct ete_reader *r, struct ete_perf_cpu *pc, int again
 	}
 	if (s)
 		trawl_ete_pkt_decoder_finish(s->pd);
-	uint64_t k = unsynced(r, pc) - pc->unsynced0;
-	if (k && pc->why)
-		ete_reader_damage(r, r->perf->chunks[pc->chunk].offset, "AUXTRACE (cpu %u): its "
-				  "first %" PRIu64 " bytes, before a sync point, are not decoded%s",
-				  pc->cpu, k, pc->why == 1 ? " (a snapshot of an AUX ring that had "
-				  "wrapped: older trace was overwritten)" : pc->why == 3 ? " (the "
-				  "start of the CPU's trace)" : "");
+	char msg[256];
+	uint64_t off;
+	if (trawl_perf_segment_lost(r->perf, &pc->seg, pc->cpu, unsynced(r, pc), msg, sizeof msg, &off))
+		ete_reader_damage(r, off, "%s", msg);
 	if (s && again) {
 		trawl_ete_flow_finish(s->flow);
 		trawl_ete_pkt_decoder_reset(s->pd, trawl_ete_pkt_decoder_stats(s->pd)->bytes);
@@ -189,16 +181,13 @@ static void end_segment(struct ete_reader *r, struct ete_perf_cpu *pc, int again
 /* Chunk i's trace unit, or NULL (named, counted). */
 static struct ete_perf_cpu *chunk_unit(struct ete_reader *r, const struct trawl_perf_auxtrace *c)
 {
-	const struct trawl_perf_file *pf = r->perf;
-	const struct trawl_perf_etm_cpu *e = trawl_perf_etm_for_cpu(pf, c->cpu);
-	if (!e && c->cpu < 0)
-		e = &pf->etm[0]; /* per-thread recording: one trace unit */
-	if (!e || !e->cfg_ok) {
-		ete_reader_damage(r, c->offset, "AUXTRACE for cpu %d: %s: skipped", c->cpu,
-				  e ? "ETMv3/PTM trace is not decoded" : "no trace unit");
+	char msg[256];
+	const struct trawl_perf_etm_cpu *e = trawl_perf_chunk_unit(r->perf, c, msg, sizeof msg);
+	if (!e) {
+		ete_reader_damage(r, c->offset, "%s", msg);
 		return NULL;
 	}
-	return &r->pcpu[e - pf->etm];
+	return &r->pcpu[e - r->perf->etm];
 }
 
 /* Start chunk i: its unit, a new segment when it does not go on from the
@@ -215,25 +204,17 @@ static int start_chunk(struct ete_reader *r, size_t i)
 	r->cur_raw = NULL;
 	if (!pc)
 		return 0;
-	struct trawl_perf_chunk_place pl;
-	trawl_perf_chunk_place(pf, i, &pl);
-	if (pl.missing)
-		ete_reader_damage(r, c->offset, "AUXTRACE (cpu %u) at AUX offset %" PRIu64 ": the %"
-				  PRIu64 " bytes of AUX data before it are not in the file", pc->cpu,
-				  c->aux_offset, pl.missing);
-	if (pl.restart)
+	struct trawl_perf_segment_step step;
+	trawl_perf_segment_step(pf, i, pc->cpu, &step);
+	if (step.missing)
+		ete_reader_damage(r, c->offset, "%s", step.msg);
+	if (step.end_first)
 		end_segment(r, pc, 1);
 	r->cur = pc;
-	if (pl.restart || pl.first || pl.snapshot || pl.missing) {
-		pc->chunk = i;
-		pc->why = pl.snapshot ? 1 : pl.restart || pl.missing ? 2 : 3;
-		pc->unsynced0 = unsynced(r, pc);
-	}
+	if (step.begins)
+		trawl_perf_segment_begin(&pc->seg, i, &step, unsynced(r, pc));
 	uint64_t file = c->offset + AUXTRACE_HEADER;
-	int raw = trawl_perf_aux_raw(pf, (int32_t)pc->cpu);
-	if (raw < 0)
-		raw = pc->cfg.is_ete; /* no AUX record: TRBE is the ETE sink */
-	if (raw) {
+	if (trawl_perf_chunk_raw(pf, &pf->etm[pc - r->pcpu])) {
 		struct ete_stream *s = ete_stream_get(r, pc->cfg.trace_id, &e);
 		if (!s) {
 			if (e.status == TRAWL_ERR_NOMEM)

@@ -500,9 +500,14 @@ static enum trawl_status ete_open(void **state, struct trawl_input *in, const st
 	return st;
 }
 
+static const struct trawl_ete_image *ete_image(const void *state)
+{
+	return ((const struct ete_reader *)state)->img;
+}
+
 const struct trawl_reader_backend trawl_ete_backend = {
 	TRAWL_FORMAT_ETE, "ete", ete_probe, ete_open, ete_next, ete_stats, ete_close, ete_open_dir,
-	ete_probe_dir,
+	ete_probe_dir, ete_image,
 };
 
 void ete_reader_free(struct ete_reader *r)

@@ -106,8 +106,10 @@ static enum trawl_status load_source(struct trawl_ete_snapshot *s, const struct 
 
 /* A core device: every [dumpN] (file, address, optional length and offset)
  * goes into the one program image. A dump that cannot be read only leaves
- * a hole, counted as a warning; a section without a numeric address is an
- * error at its line. */
+ * a hole, counted as a warning, as is one whose bytes differ from an
+ * earlier dump's where they overlap (the earlier one's are used, as
+ * OpenCSD does); a section without a numeric address is an error at its
+ * line. */
 static enum trawl_status load_dumps(struct trawl_ete_snapshot *s, const struct trawl_ini *ini,
 				    const char *path, struct trawl_error *err)
 {
@@ -130,9 +132,18 @@ static enum trawl_status load_dumps(struct trawl_ete_snapshot *s, const struct t
 		join(dump, sizeof dump, s->dir, e->value);
 		struct trawl_error derr;
 		trawl_error_clear(&derr);
+		unsigned conflicts = trawl_ete_image_conflicts(s->image, NULL, 0);
 		if (trawl_ete_image_add_file(s->image, dump, addr, off, len, &derr) != TRAWL_OK) {
 			if (!s->nwarnings++)
 				trawl_error_format(&derr, s->warning, sizeof s->warning);
+		} else if (trawl_ete_image_conflicts(s->image, NULL, 0) != conflicts &&
+			   !s->nwarnings++) {
+			/* two dumps disagree: the decode follows the first */
+			char what[320];
+			trawl_ete_image_conflicts(s->image, what, sizeof what);
+			const char *base = strrchr(path, '/');
+			snprintf(s->warning, sizeof s->warning, "%.64s [%.32s]: %.320s",
+				 base ? base + 1 : path, e->section, what);
 		}
 	}
 	return TRAWL_OK;

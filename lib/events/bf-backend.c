@@ -243,5 +243,5 @@ static void bf_close(void *state)
 }
 
 const struct trawl_reader_backend trawl_bfdump_backend = {
-	TRAWL_FORMAT_BFDUMP, "bfdump", bf_probe, bf_open, bf_next, bf_stats, bf_close, NULL, NULL,
+	TRAWL_FORMAT_BFDUMP, "bfdump", bf_probe, bf_open, bf_next, bf_stats, bf_close, NULL, NULL, NULL,
 };

@@ -285,4 +285,5 @@ static void ctf_close(void *state)
 
 const struct trawl_reader_backend trawl_ctf_backend = {
 	TRAWL_FORMAT_CTF, "ctf", ctf_probe, ctf_open, ctf_next, ctf_stats, ctf_close, ctf_open_dir, NULL,
+	NULL,
 };

@@ -296,4 +296,5 @@ int trawl_tarmac_probe(const char *data, size_t len)
 
 const struct trawl_reader_backend trawl_tarmac_backend = {
 	TRAWL_FORMAT_TARMAC, "tarmac", trawl_tarmac_probe, tr_open, tr_next, tr_stats, tr_close, NULL, NULL,
+	NULL,
 };

@@ -270,7 +270,7 @@ expect_stderr_has "could not be decoded when this index was built" "$TRAWL" pc -
 mksnap "$d" "$loop" "$prog" 0x0
 for c in cat calltree; do
 	expect_exit 2 "$TRAWL" $c --ete-config "$t/regs.ini" "$d"
-	grep -q "snapshot directory.*--ete-config is for a raw buffer" "$_tmp/err" ||
+	grep -q -- "--ete-config is for a raw buffer; '$d' is an ETE snapshot directory" "$_tmp/err" ||
 		fail "$c --ete-config SNAPSHOT: $(cat "$_tmp/err")"
 done
 

@@ -173,4 +173,26 @@ if [ -n "$lister" ]; then
 	printf '%s\n' "$want" | diff - "$t/ref" >"$t/d" || fail "dumps41: OpenCSD: $(cat "$t/d")"
 fi
 
+# Two memory dumps that overlap with other bytes: the first dump in the
+# core's file keeps its bytes, as OpenCSD does (its memory map refuses the
+# second: OCSD_ERR_MEM_ACC_OVERLAP), and trawl says so. [dump2] puts a ret
+# over the nop at 0x1004 (inside dump1), then nops over the b.ne at 0x1000 from
+# below (starting at 0xffc): either way the b.ne, nop, nop, ret of dump1
+# are decoded, N then E.
+over_dump() { # the snapshot's folder; $over_at $over_hex: [dump2]
+	printf '%s' "$over_hex" | xxd -r -p >"$1/over.bin"
+	printf '\n[dump2]\nfile=over.bin\naddress=%s\nlength=0x%x\n' "$over_at" \
+		$((${#over_hex} / 2)) >>"$1/cpu_0.ini"
+}
+want="$ctx
+10 RANGE 0x1000 0x1004 1 N
+10 RANGE 0x1004 0x1010 3 E"
+for over in 0x1004:c0035fd6 0xffc:1f2003d51f2003d5; do
+	over_at=${over%:*} over_hex=${over#*:} after_mksnap=over_dump
+	rule "overlap-$over_at" "${asy}${tinfo}${start}f6f7" "$prog" 0x0
+	after_mksnap=
+	grep -q "\[dump2\]: 'over.bin' .* holds other bytes than 'code.bin', added before it" "$t/err" ||
+		fail "overlap-$over_at: no warning of the dumps' conflict: $(cat "$t/err")"
+done
+
 finish

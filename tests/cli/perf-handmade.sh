@@ -66,6 +66,28 @@ expect_exit 1 "$TRAWL" info "$t/unk.data"
 $mk "$t/bad.data" "$t/trace.bin" /no/such/dir/prog.bin --bad-size
 expect_stderr_has "offset 928: COMM record of size 4 is impossible" "$TRAWL" ete decode --symfs "$t" "$t/bad.data"
 expect_stdout_has "INSTR_RANGE	0x100c" "$TRAWL" ete decode --symfs "$t" "$t/bad.data"
+# a record too short for its type (the kernel's records with their
+# sample-id trailer: TID, TIME, CPU and IDENTIFIER, 32 bytes here): named
+# with its offset, skipped, exit 1; before, a short ITRACE_START or AUX
+# gave its CPU from the wrong bytes and exit 0. The minimum sizes are
+# perf_event.h's: MMAP2 72, COMM 16, AUX 32, ITRACE_START 16,
+# AUX_OUTPUT_HW_ID 16 (header included), AUXTRACE 48 (no trailer).
+$mk "$t/one.data" "$t/trace.bin" /no/such/dir/prog.bin
+for c in 10:64:MMAP2:104 3:40:COMM:48 11:56:AUX:64 12:40:ITRACE_START:48 \
+	21:40:AUX_OUTPUT_HW_ID:48 71:40:AUXTRACE:48; do
+	IFS=: read -r type size name need <<EOT
+$c
+EOT
+	off=$(python3 "$TRAWL_SRC/tests/cli/perf-shrink.py" "$t/one.data" "$t/short-$name.data" "$type" "$size")
+	trailer=" with its sample-id trailer"
+	[ "$type" = 71 ] && trailer=
+	msg="short-$name.data: offset $off: $name record of size $size is too short for its type ($need bytes$trailer at least): skipped"
+	for cmd in "ete decode" info stats; do
+		expect_exit 1 "$TRAWL" $cmd --symfs "$t" "$t/short-$name.data"
+		grep -qF -- "$msg" "$_tmp/err" || fail "$cmd $name: no '$msg': $(head -c 300 "$_tmp/err")"
+	done
+done
+
 # header cut short, attribute section cut short: named as a cut
 # recording (a file of 8 bytes was "not a perf.data file"), exit 1, by
 # trawl ete and by the reader backend alike

@@ -45,6 +45,29 @@ cp "$t/prog.bin" "$t/ids/0102030405060708090a0b0c0d0e0f10"
 "$TRAWL" cat --binary-dir "$t/ids" "$t/ete.data" >"$t/cat2" 2>/dev/null
 cmp -s "$t/cat" "$t/cat2" || fail "--binary-dir: other events than --symfs"
 
+# a file not found where --symfs / --binary-dir point: the warning lists
+# the places looked in (perf.md's order), not advice to give those options
+expect_stderr_has "1 mapped file not found (first: /no/such/dir/prog.bin, looked for as $t/none//no/such/dir/prog.bin, $t/none/prog.bin, /no/such/dir/prog.bin)" \
+	"$TRAWL" stats --symfs "$t/none" "$t/ete.data"
+expect_stderr_has "looked for as $t/none/0102030405060708090a0b0c0d0e0f10, $t/none/.build-id/01/02030405060708090a0b0c0d0e0f10, /no/such/dir/prog.bin)" \
+	"$TRAWL" stats --binary-dir "$t/none" "$t/ete.data"
+grep -q "give --symfs" "$t/err" && fail "--binary-dir given, and the warning says to give it"
+expect_stderr_has "give --symfs DIR or --binary-dir DIR" "$TRAWL" stats "$t/ete.data"
+
+# two mappings of one address, the later one the program: its bytes are
+# the ones decoded and shown (a new mmap replaces what was there, as in
+# perf's maps), and the other bytes are warned about
+printf '\037\040\003\325%.0s' 1 2 3 4 >"$t/old.bin" # four nops
+$mk "$t/remap.data" "$t/trace.bin" /unused --map 0x1000="$t/old.bin" --map 0x1000="$t/prog.bin"
+"$TRAWL" cat "$t/remap.data" >"$t/cat" 2>"$t/err" || fail "remapped: cat exited $?: $(cat "$t/err")"
+sed -n 's/^L[0-9]* cpu\([0-9]*\) .* pc=\([0-9a-f]*\) .*/\1 \2/p' "$t/cat" >"$t/got.pcs"
+head -6 "$t/want.pcs" | diff -u - "$t/got.pcs" >"$t/diff" || fail "remapped: PCs: $(cat "$t/diff")"
+grep -qF "1 mapping put other bytes where a later mapping is" "$t/err" ||
+	fail "remapped: no warning: $(cat "$t/err")"
+"$TRAWL" mem --json --index "$t/remap.idx" "$t/remap.data" --at 1 0x1000 16 >"$t/mem" 2>/dev/null
+grep -qF "\"bytes\":\"$(xxd -p "$t/prog.bin" | tr -d '\n')\"" "$t/mem" ||
+	fail "remapped: mem is not the later mapping's: $(cat "$t/mem")"
+
 # without the program: no image, said, exit 1
 expect_exit 1 "$TRAWL" index --index "$t/noimg.idx" "$t/ete.data"
 expect_stderr_has "place" "$TRAWL" index --index "$t/noimg.idx" "$t/ete.data"

@@ -2,6 +2,8 @@
 against the hand-worked PCs (perf.data: CPU 0 then CPU 1, the chunks'
 order) and the encodings read here from the programs' bytes (at 0x1000),
 at several places and counts; both ready with the perf.data's --symfs.
+/api/mem: the program's bytes (prog.bin, the snapshot's dump) at 0x1000,
+unknown around them (the trace records no data accesses).
 Usage: serve-decoded.py TRAWL PROG.BIN SERVE-ARGS...
 """
 import os
@@ -39,6 +41,11 @@ try:
             check(got.get("from") == first and got["lines"] == lines[first - 1:first - 1 + count],
                   "trace %d lines from %d count %d: %s, expected %s"
                   % (t, first, count, got, lines[first - 1:first - 1 + count]))
+        code_bytes = prog[:16] if t == 0 else snap
+        want_mem = "??" * 4 + code_bytes.hex() + "??" * 4
+        got = srv.api("/api/mem?trace=%d&line=1&addr=0xffc&len=24" % t)
+        check(got.get("bytes") == want_mem and got.get("from_image") == 16,
+              "trace %d mem at 0xffc: %s, expected %s" % (t, got, want_mem))
         st, body = srv.get("/api/lines?trace=%d&from=%d&count=1" % (t, n + 1))
         check(st == 400 and b"past the end" in body,
               "trace %d line %d: HTTP %d %s" % (t, n + 1, st, body[:200]))

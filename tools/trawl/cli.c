@@ -77,6 +77,16 @@ const char *cli_warnings(void)
 	return warnings;
 }
 
+int cli_warned(const char *msg)
+{
+	size_t n = strlen(msg);
+	for (const char *p = warnings; n && (p = strstr(p, msg)); p++)
+		if ((p == warnings || (p - warnings >= 2 && !memcmp(p - 2, "; ", 2))) &&
+		    (p[n] == 0 || !strncmp(p + n, "; ", 2)))
+			return 1;
+	return 0;
+}
+
 void cli_warnings_clear(void)
 {
 	warnings[0] = 0;

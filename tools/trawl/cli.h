@@ -48,6 +48,8 @@ const char *cli_last_error(void);
  * between them (cut with "..." past 1 KiB). */
 const char *cli_warnings(void);
 void cli_warnings_clear(void);
+/* 1 when msg is one of the warnings cli_warnings() holds, word for word. */
+int cli_warned(const char *msg);
 /* Usage error: message plus "see 'trawl CMD --help'"; returns EXIT_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

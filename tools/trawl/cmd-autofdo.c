@@ -58,6 +58,9 @@ int cmd_autofdo(int argc, char **argv)
 	int n = cli_parse(&cmd, argc, argv, &rc);
 	if (n < 0)
 		goto out;
+	/* several traces share the reader options: each must be for one */
+	if (n > 1 && (rc = trace_options_check_all(&to, argv, n)))
+		goto out;
 	/* a perf.data says where its binaries were: no --image needed */
 	for (int i = 0; !im.given && i < n; i++)
 		if (perf_cli_is_perf(argv[i]) &&

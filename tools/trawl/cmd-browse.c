@@ -79,6 +79,7 @@ int cmd_browse(int argc, char **argv)
 	if ((rc = index_cli_open(&a.c)))
 		goto out;
 	b.ix = a.c.ix;
+	b.mem_img = index_cli_image(&a.c);
 	b.text = index_cli_text(&a.c);
 	if (!trawl_index_event_count(a.c.ix)) {
 		cli_error("browse", "%s: the trace has no events", a.c.to.path);

@@ -569,6 +569,35 @@ struct source {
 	struct trawl_ete_source *psources;
 };
 
+/* The rule of the reader options (docs/ete.md, "As a trace", 1. Options)
+ * for this command's own names: an option for another kind of source
+ * would change nothing without a word, so it is a usage error naming the
+ * option and the kind. The TRBE pointers are left out: a snapshot buffer
+ * may take them too. */
+static int check_kind(const struct opts *o, int is_dir, int is_perf)
+{
+	enum trawl_trace_kind k = is_dir ? TRAWL_KIND_ETE_SNAPSHOT : is_perf ? TRAWL_KIND_PERF
+					 : TRAWL_KIND_ETE_BUFFER;
+	const struct { const char *name; int given; enum trawl_trace_kind kind; const char *what; } t[] = {
+		{ "buffer", o->buffer != NULL, TRAWL_KIND_ETE_SNAPSHOT, "a snapshot" },
+		{ "config", o->config != NULL, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "reg", o->nregs > 0, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "formatted", o->formatted, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "dstream", o->dstream, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "image", o->images.n > 0, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "elf", o->elfs.n > 0, TRAWL_KIND_ETE_BUFFER, "a raw buffer" },
+		{ "symfs", o->symfs != NULL, TRAWL_KIND_PERF, "a perf.data" },
+		{ "binary-dir", o->bindir != NULL, TRAWL_KIND_PERF, "a perf.data" },
+		{ "vmlinux", o->vmlinux != NULL, TRAWL_KIND_PERF, "a perf.data" },
+		{ "kallsyms", o->kallsyms != NULL, TRAWL_KIND_PERF, "a perf.data" },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (t[i].given && t[i].kind != k)
+			return cli_usage(cmd, "--%s is for %s; '%s' is %s", t[i].name, t[i].what, o->src,
+					 trawl_trace_kind_name(k));
+	return EXIT_OK;
+}
+
 /* A snapshot directory brings its own registers, image and buffers; pick
  * the buffer (--buffer or the first). An unformatted buffer belongs to the
  * first trace source unless --id names another (decode_source finds it). */
@@ -688,6 +717,9 @@ static int raw_images(struct run *r, struct trawl_error *err)
 				return cli_report(cmd, err);
 		}
 	}
+	char what[320];
+	if (trawl_ete_image_conflicts(r->img, what, sizeof what))
+		cli_warn(cmd, "%s", what); /* the first file's bytes are used */
 	return EXIT_OK;
 }
 
@@ -809,15 +841,11 @@ static int open_perf(struct run *r, struct source *src, struct trawl_error *err)
 
 /* A perf.data CPU's decoding state: its deformatter (formatted data), the
  * formatted bytes fed in all and before it (offsets go on across
- * restarts), and the
- * segment being decoded: the chunk it began at, why, and the stream's
- * unsynced byte count then. */
+ * restarts), and the segment being decoded (lib/ete/perf-segment.c). */
 struct perf_cpu {
 	struct trawl_ete_deformatter *df;
-	uint64_t fed, base, unsynced0;
-	size_t chunk;
-	int why;             /* 0 none yet, 1 a snapshot, 2 after missing bytes,
-			      * 3 the buffer's first chunk */
+	uint64_t fed, base;
+	struct trawl_perf_segment seg;
 };
 
 static uint64_t unsynced(struct run *r, int id)
@@ -842,12 +870,11 @@ static void end_segment(struct run *r, const struct trawl_perf_file *pf, struct 
 	}
 	if (s)
 		trawl_ete_pkt_decoder_finish(s->pd);
-	uint64_t k = unsynced(r, id) - pc->unsynced0;
-	if (k && pc->why) {
-		cli_warn(cmd, "%s: offset %" PRIu64 ": AUXTRACE (cpu %d): its first %" PRIu64 " bytes, "
-			 "before a sync point, are not decoded%s", r->o->src, pf->chunks[pc->chunk].offset,
-			 cpu, k, pc->why == 1 ? " (a snapshot of an AUX ring that had wrapped: older "
-			 "trace was overwritten)" : pc->why == 3 ? " (the start of the CPU's trace)" : "");
+	char msg[256];
+	uint64_t off;
+	if (trawl_perf_segment_lost(pf, &pc->seg, (uint32_t)cpu, unsynced(r, id), msg, sizeof msg,
+				    &off)) {
+		cli_warn(cmd, "%s: offset %" PRIu64 ": %s", r->o->src, off, msg);
 		r->bad++;
 	}
 	if (s && again) {
@@ -862,35 +889,27 @@ static void end_segment(struct run *r, const struct trawl_perf_file *pf, struct 
 static void start_segment(struct run *r, const struct trawl_perf_file *pf, struct perf_cpu *pc,
 			  int32_t cpu, size_t i)
 {
-	struct trawl_perf_chunk_place pl;
-	trawl_perf_chunk_place(pf, i, &pl);
-	if (pl.missing) {
-		cli_warn(cmd, "%s: offset %" PRIu64 ": AUXTRACE (cpu %d) at AUX offset %" PRIu64 ": the %"
-			 PRIu64 " bytes of AUX data before it are not in the file", r->o->src,
-			 pf->chunks[i].offset, cpu, pf->chunks[i].aux_offset, pl.missing);
+	struct trawl_perf_segment_step step;
+	trawl_perf_segment_step(pf, i, (uint32_t)cpu, &step);
+	if (step.missing) {
+		cli_warn(cmd, "%s: offset %" PRIu64 ": %s", r->o->src, pf->chunks[i].offset, step.msg);
 		r->bad++;
 	}
-	if (pl.restart)
+	if (step.end_first)
 		end_segment(r, pf, pc, cpu, 1);
-	if (pl.restart || pl.first || pl.snapshot || pl.missing) {
-		pc->chunk = i;
-		pc->why = pl.snapshot ? 1 : pl.restart || pl.missing ? 2 : 3;
-		pc->unsynced0 = unsynced(r, trawl_perf_trace_id(pf, cpu));
-	}
+	if (step.begins)
+		trawl_perf_segment_begin(&pc->seg, i, &step, unsynced(r, trawl_perf_trace_id(pf, cpu)));
 }
 
 /* The trace unit a chunk's bytes came from, or NULL (warned, counted). */
 static const struct trawl_perf_etm_cpu *chunk_unit(struct run *r, const struct trawl_perf_file *pf,
 						   const struct trawl_perf_auxtrace *c)
 {
-	const struct trawl_perf_etm_cpu *e = trawl_perf_etm_for_cpu(pf, c->cpu);
-	if (!e && c->cpu < 0)
-		e = &pf->etm[0]; /* per-thread recording: one trace unit */
-	if (!e || !e->cfg_ok) {
-		cli_warn(cmd, "%s: offset %" PRIu64 ": AUXTRACE for cpu %d: %s: skipped", r->o->src,
-			 c->offset, c->cpu, e ? "ETMv3/PTM trace is not decoded" : "no trace unit");
+	char msg[256];
+	const struct trawl_perf_etm_cpu *e = trawl_perf_chunk_unit(pf, c, msg, sizeof msg);
+	if (!e) {
+		cli_warn(cmd, "%s: offset %" PRIu64 ": %s", r->o->src, c->offset, msg);
 		r->bad++;
-		return NULL;
 	}
 	return e;
 }
@@ -912,10 +931,7 @@ static int decode_perf(struct run *r, struct source *src, struct trawl_error *er
 		struct perf_cpu *pc = &pcs[e - pf->etm];
 		int32_t cpu = (int32_t)e->cpu;
 		start_segment(r, pf, pc, cpu, i);
-		int raw = trawl_perf_aux_raw(pf, cpu);
-		if (raw < 0)
-			raw = e->cfg.is_ete; /* no AUX record: TRBE is the ETE sink */
-		if (raw) {
+		if (trawl_perf_chunk_raw(pf, e)) {
 			struct stream *s = get_stream(r, (uint8_t)trawl_perf_trace_id(pf, cpu), 0, err);
 			if (s)
 				feed_raw(r, s, c->data, c->avail);
@@ -1147,6 +1163,8 @@ static int run_ete(struct opts *o)
 	if (stat(o->src, &sb) != 0) {
 		cli_error(cmd, "cannot open '%s': %s", o->src, strerror(errno));
 		rc = EXIT_BAD_INPUT;
+	} else if ((rc = check_kind(o, S_ISDIR(sb.st_mode), perf_cli_is_perf(o->src)))) {
+		/* said */
 	} else {
 		rc = S_ISDIR(sb.st_mode) ? open_snapshot(&r, &src, &err)
 		     : perf_cli_is_perf(o->src) ? open_perf(&r, &src, &err) : open_raw(&r, &src, &err);

@@ -10,7 +10,10 @@ static const char mem_description[] =
 	"Prints LEN bytes (default 64) of memory from ADDR as they were after the\n"
 	"event containing LINE. Bytes the trace never showed are printed as ??;\n"
 	"a value read from memory nobody wrote is known from the start of the\n"
-	"trace (or from the semihosting call that last filled it).\n";
+	"trace (or from the semihosting call that last filled it). A decoded\n"
+	"trace (ETE snapshot or buffer, perf.data) records no data accesses: its\n"
+	"memory is what the program image holds (snapshot dumps, --ete-image\n"
+	"files, mapped files), ?? elsewhere.\n";
 
 /* The range is capped (16 MiB) because every byte is printed; the write
  * queries, whose cost follows the number of writes, take any length. The
@@ -61,14 +64,15 @@ int cmd_mem(int argc, char **argv)
 							     .message = "out of memory" });
 		goto out;
 	}
-	if (trawl_index_mem_at(c.ix, ev, addr, len, val, known, &err)) {
+	size_t from_image = 0;
+	if (index_cli_mem_at(&c, ev, addr, len, val, known, &from_image, &err)) {
 		rc = index_cli_report(&c, &err);
 		goto out;
 	}
 #define KNOWN(i) ((known[(i) / 8] >> ((i) % 8)) & 1)
 	if (c.json) {
-		printf("{\"event\":%llu,\"address\":\"0x%llx\",\"bytes\":\"", (unsigned long long)ev,
-		       (unsigned long long)addr);
+		printf("{\"event\":%llu,\"address\":\"0x%llx\",\"from_image\":%zu,\"bytes\":\"",
+		       (unsigned long long)ev, (unsigned long long)addr, from_image);
 		for (uint64_t i = 0; i < len; i++) {
 			if (KNOWN(i))
 				printf("%02x", val[i]);
@@ -81,6 +85,9 @@ int cmd_mem(int argc, char **argv)
 	printf("memory ");
 	index_cli_print_after(&c, stdout, ev);
 	putchar('\n');
+	if (from_image)
+		printf("(%zu byte%s from the program image: the trace records no data accesses)\n",
+		       from_image, from_image == 1 ? "" : "s");
 	/* rows of 16 aligned to 16-byte addresses */
 	for (uint64_t row = addr & ~(uint64_t)15; row < addr + len; row += 16) {
 		printf("%016llx:", (unsigned long long)row);

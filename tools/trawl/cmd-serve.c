@@ -148,6 +148,11 @@ static int check_args(struct serve *s, struct serve_cli *o, int n, char **argv)
 			return EXIT_BAD_INPUT;
 		}
 	}
+	/* one set of reader options for every trace: each must be for one of
+	 * them, and each trace is read with the ones for its kind */
+	int rc = trace_options_check_all(&s->opts.to, argv, n);
+	if (rc)
+		return rc;
 	s->traces = calloc((size_t)n, sizeof *s->traces);
 	if (!s->traces || make_token(s->token)) {
 		cli_error("serve", s->traces ? "cannot get random bytes for the token" : "out of memory");

@@ -1,6 +1,8 @@
 /* Helpers shared by the index commands. */
 #include "index-cli.h"
 
+#include "trawl/ete.h"
+
 #include <string.h>
 
 const char *const index_cli_kinds[] = { "full", "compact", NULL };
@@ -18,8 +20,7 @@ int index_cli_parse(struct index_cli *c, const struct cli_command *cmd, int argc
 void index_cli_build_options(struct index_cli *c, struct trawl_index_build_options *opt)
 {
 	memset(opt, 0, sizeof *opt);
-	trace_open_options(&c->to);
-	opt->reader = c->to.opt;
+	opt->reader = trace_open_fitted(&c->to);
 	opt->kind = c->kind >= 0 ? trawl_index_kind_parse(index_cli_kinds[c->kind]) : 0;
 }
 
@@ -105,6 +106,11 @@ int index_cli_open(struct index_cli *c)
 				 "that read a trace once (stats, cat, calltree, profile...)", c->to.cmd);
 	index_cli_build_options(c, &opt);
 	trawl_error_clear(&err);
+	/* also when the index is reused and no reader opens the trace: an
+	 * option for another kind of trace is a usage error either way */
+	if (trawl_reader_options_check(&opt.reader, trawl_trace_kind_probe(c->to.path, &opt.reader),
+				       c->to.path, &err))
+		return cli_report(c->to.cmd, &err);
 	opt.reader.warn = print_warning;
 	opt.reader.warn_ctx = c;
 	opt.progress = progress;
@@ -153,9 +159,44 @@ int index_cli_open(struct index_cli *c)
 	return 0;
 }
 
+const struct trawl_ete_image *index_cli_image(struct index_cli *c)
+{
+	if (!c->img_tried && c->ix) {
+		struct trawl_index_info info;
+		struct trawl_index_build_options opt;
+		struct trawl_error err;
+		c->img_tried = 1;
+		trawl_index_get_info(c->ix, &info);
+		if (!info.no_text) /* a text trace shows its own memory */
+			return NULL;
+		index_cli_build_options(c, &opt);
+		opt.reader.warn = NULL; /* the build said what was wrong */
+		trawl_error_clear(&err);
+		if (trawl_reader_open(&c->img_reader, c->to.path, &opt.reader, &err))
+			c->img_reader = NULL;
+	}
+	return c->img_reader ? trawl_reader_image(c->img_reader) : NULL;
+}
+
+enum trawl_status index_cli_mem_at(struct index_cli *c, uint64_t ev, uint64_t addr, size_t len,
+				   uint8_t *val, uint8_t *known, size_t *from_image,
+				   struct trawl_error *err)
+{
+	enum trawl_status st = trawl_index_mem_at(c->ix, ev, addr, len, val, known, err);
+	size_t n = 0;
+	if (!st)
+		n = trawl_ete_image_fill(index_cli_image(c), addr, len, val, known);
+	if (from_image)
+		*from_image = n;
+	return st;
+}
+
 int index_cli_close(struct index_cli *c)
 {
 	int failed = c->failed;
+	trawl_reader_close(c->img_reader);
+	c->img_reader = NULL;
+	c->img_tried = 0;
 	trawl_index_close(c->ix);
 	trawl_text_close(c->text);
 	c->ix = NULL;

@@ -54,6 +54,10 @@ struct index_cli {
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
 	struct cli_progress *bar;
+	/* a decoded source's program image (index_cli_image), opened at its
+	 * first use through a reader of the trace */
+	struct trawl_reader *img_reader;
+	int img_tried;
 };
 
 /* Parse the command line against cmd (whose table holds INDEX_OPTIONS(c))
@@ -106,6 +110,20 @@ uint64_t index_cli_seek_size(struct index_cli *c, const char **path);
  * it, from what the index keeps (no mode or disassembly); its length. */
 size_t index_event_synth(const struct trawl_index *ix, const struct trawl_index_event *e, char *buf,
 			 size_t size);
+
+/* A decoded source (ETE snapshot or buffer, perf.data): the program image
+ * it was decoded with (snapshot dumps, --ete-image files, mapped files),
+ * opened the first time; NULL for a trace that records its memory, or when
+ * the image cannot be opened (the index build reported why). */
+const struct trawl_ete_image *index_cli_image(struct index_cli *c);
+
+/* trawl_index_mem_at, with the bytes the trace shows none of taken from
+ * index_cli_image where it holds them: a decoded trace records no data
+ * accesses, and its code is what the image says (what it decoded with).
+ * *from_image (may be NULL) is set to the number of such bytes. */
+enum trawl_status index_cli_mem_at(struct index_cli *c, uint64_t ev, uint64_t addr, size_t len,
+				   uint8_t *val, uint8_t *known, size_t *from_image,
+				   struct trawl_error *err);
 
 /* The first line of an event's text in the trace ("" when it cannot be
  * read, or the source has none); *s stays valid until the next text call. */

@@ -1,6 +1,7 @@
 /* Shared reader options and warnings for trace-reading commands. */
 #include "trace-open.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void print_warning(void *ctx, const struct trawl_error *w)
@@ -8,6 +9,10 @@ static void print_warning(void *ctx, const struct trawl_error *w)
 	const struct trace_open *to = ctx;
 	char buf[1024];
 	trawl_error_format(w, buf, sizeof buf);
+	/* a command that reads the trace twice (serve: for its index, then
+	 * for its call tree) would repeat every warning of the first read */
+	if (cli_warned(buf))
+		return;
 	cli_warn(to->cmd, "%s", buf);
 	if (w->excerpt[0])
 		fprintf(stderr, "  | %s\n", w->excerpt);
@@ -22,14 +27,56 @@ void trace_open_options(struct trace_open *to)
 	to->opt.ete_nimages = (size_t)to->ete_images.n;
 }
 
+struct trawl_reader_options trace_open_fitted(struct trace_open *to)
+{
+	trace_open_options(to);
+	struct trawl_reader_options o = to->opt;
+	if (to->fit && to->path)
+		trawl_reader_options_fit(&o, trawl_trace_kind_probe(to->path, &o));
+	return o;
+}
+
+int trace_options_check_all(struct trace_open *to, char *const *paths, int n)
+{
+	enum trawl_trace_kind *kinds = calloc(n > 0 ? (size_t)n : 1, sizeof *kinds);
+	const char *name, *for_what;
+	char given[256] = "";
+	size_t k = 0;
+	int rc = 0;
+	if (!kinds) {
+		cli_error(to->cmd, "out of memory");
+		return EXIT_BAD_INPUT;
+	}
+	trace_open_options(to);
+	for (int i = 0; i < n; i++) {
+		kinds[i] = trawl_trace_kind_probe(paths[i], &to->opt);
+		const char *kn = trawl_trace_kind_name(kinds[i]);
+		if (!strstr(given, kn))
+			k += (size_t)snprintf(given + k, k < sizeof given ? sizeof given - k : 0,
+					      "%s%s", k ? ", " : "", kn);
+		k = k < sizeof given ? k : sizeof given;
+	}
+	to->fit = 1;
+	for (size_t i = 0; !rc; i++) {
+		int fits = trawl_reader_option_fits_any(&to->opt, i, kinds, (size_t)n, &name, &for_what);
+		if (fits < 0)
+			break;
+		if (!fits)
+			rc = cli_usage(to->cmd, "--%s is for %s; the traces given are %s", name, for_what,
+				       given);
+	}
+	free(kinds);
+	return rc;
+}
+
 int trace_reader_open(struct trace_open *to, struct trawl_reader **out)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	trace_open_options(to);
 	to->opt.warn = print_warning;
 	to->opt.warn_ctx = to;
-	if (trawl_reader_open(out, to->path, &to->opt, &err) != TRAWL_OK)
+	struct trawl_reader_options o = trace_open_fitted(to);
+	if (trawl_reader_open(out, to->path, &o, &err) != TRAWL_OK)
 		return cli_report(to->cmd, &err);
 	return 0;
 }
@@ -53,10 +100,10 @@ int trace_reader_open_input(struct trace_open *to, struct trawl_input *in,
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
-	trace_open_options(to);
 	to->opt.warn = print_warning;
 	to->opt.warn_ctx = to;
-	if (trawl_reader_open_input(out, in, &to->opt, &err) != TRAWL_OK)
+	struct trawl_reader_options o = trace_open_fitted(to);
+	if (trawl_reader_open_input(out, in, &o, &err) != TRAWL_OK)
 		return cli_report(to->cmd, &err);
 	return 0;
 }

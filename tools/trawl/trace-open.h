@@ -48,11 +48,23 @@ struct trace_open {
 			   * (truncate): a cut last line there is no loss */
 	const char *ete_config;      /* --ete-config: also asks for format ETE */
 	struct cli_list ete_images;
+	/* the command reads several traces with one set of options (serve,
+	 * autofdo, coverage): each is read with the options that apply to its
+	 * kind (trace_options_check_all checked that each applies to one) */
+	int fit;
 };
+
+/* Several traces: every reader option given must apply to one of them at
+ * least; else a usage error (returned: EXIT_USAGE) naming the option, what
+ * it is for and the kinds given. 0 when all do. Sets to->fit. */
+int trace_options_check_all(struct trace_open *to, char *const *paths, int n);
 
 /* Put the options parsed into to->opt (the ETE ones need it); done by
  * trace_reader_open and index_cli_build_options. */
 void trace_open_options(struct trace_open *to);
+/* The reader options for to->path: to->opt, less (with to->fit) the ones
+ * that do not apply to its kind. */
+struct trawl_reader_options trace_open_fitted(struct trace_open *to);
 
 /* Open to->path; prints the error and returns the exit code on failure
  * (0 on success). */

@@ -312,12 +312,14 @@ static int api_mem(struct api *a)
 		return bad(a, 400, "the range wraps around the address space");
 	if (line_event(a, a->r->line, &ev))
 		return 400;
-	if (trawl_index_mem_at(a->t->ic.ix, ev, a->r->addr, len, val, known, &err))
+	size_t from_image = 0;
+	if (index_cli_mem_at(&a->t->ic, ev, a->r->addr, len, val, known, &from_image, &err))
 		return bad(a, 500, err.message);
 	trawl_json_object_begin(&a->j);
 	key_u64(a, "event", ev);
 	trawl_json_key(&a->j, "address");
 	trawl_json_hex(&a->j, a->r->addr);
+	key_u64(a, "from_image", from_image);
 	trawl_json_key(&a->j, "bytes");
 	trawl_json_value_begin(&a->j);
 	fputc('"', a->f);

@@ -122,22 +122,15 @@ static void build_sw(struct serve *s, struct serve_trace *t)
 }
 
 /* The reader options for one trace. They are given once for every trace
- * on the command line, so the perf.data ones (--symfs, --binary-dir,
- * --vmlinux, --kallsyms) are left out for a directory (an ETE snapshot),
- * which is never a perf.data: there the reader refuses them as a usage
- * error, and one trace's options failed the other. */
+ * on the command line (cmd-serve.c checked that each is for one of them):
+ * with to.fit, each trace is read with the ones for its kind, as otherwise
+ * one trace's options would fail another (--symfs a snapshot). */
 static struct trace_open trace_options(const struct serve *s, const struct serve_trace *t)
 {
 	struct trace_open to = s->opts.to;
-	struct stat sb;
 	to.cmd = "serve";
 	to.path = t->path;
-	if (stat(t->path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		to.opt.perf_symfs = NULL;
-		to.opt.perf_binary_dir = NULL;
-		to.opt.perf_vmlinux = NULL;
-		to.opt.perf_kallsyms = NULL;
-	}
+	to.fit = 1;
 	return to;
 }
 

@@ -49,6 +49,9 @@ struct browser {
 	/* what we browse (borrowed from cmd-browse.c) */
 	struct trawl_index *ix;
 	const struct trawl_image *img;      /* may be NULL */
+	/* a decoded source's program image: memory the trace shows none of
+	 * (index_cli_image); may be NULL */
+	const struct trawl_ete_image *mem_img;
 	struct trawl_text *text;            /* the trace text; NULL: not readable */
 	uint64_t nev;
 	uint32_t ncpus;

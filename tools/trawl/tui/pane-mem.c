@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trawl/ete.h"
 #include "tui/draw.h"
 
 #define MAX_BYTES 4096
@@ -57,6 +58,9 @@ void pane_mem_draw(struct browser *b, const struct rect *r)
 		memset(rval, 0, len);
 		memset(rknown, 0, (len + 7) / 8);
 	}
+	trawl_ete_image_fill(b->mem_img, addr, len, val, known);
+	if (have_ref)
+		trawl_ete_image_fill(b->mem_img, addr, len, rval, rknown);
 	for (uint32_t row = 0; row < rows && (size_t)row * 16 < len; row++) {
 		int y = r->y + 1 + (int)row;
 		uint64_t a = addr + (uint64_t)row * 16;
