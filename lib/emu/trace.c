@@ -431,6 +431,62 @@ static inline char *put_gpr_memory(struct trawl_emu *e, char *p, const struct em
 	return p;
 }
 
+/* An FP/SIMD load or store whose range memcalc.c split into 8-byte pieces
+ * (the last shorter) with their values: the lines put_memory would make
+ * by joining neighbours into up to 16 bytes and splitting what is left
+ * into powers of two, made without its byte arrays. 0 when not such a
+ * one. */
+static inline int vec_fast(const struct trawl_emu *e, const struct emu_insn *in)
+{
+	return e->mem_fast && in->simd_mem && in->mem.cls == EMU_MEM_VEC &&
+	       e->nmem == (in->mem.size + 7u) / 8u;
+}
+
+/* size bytes (below 8) of v at addr: as 4, 2, 1-byte lines */
+static char *put_vec_tail(char *p, const char *prefix, size_t plen, int write, uint64_t addr,
+			  uint64_t v, unsigned size)
+{
+	for (unsigned n = 4; n; n >>= 1) {
+		if (size < n)
+			continue;
+		p = put_mem_value(p, prefix, plen, write, addr, v & ((UINT64_C(1) << (8 * n)) - 1), n);
+		addr += n;
+		v >>= 8 * n;
+		size -= n;
+	}
+	return p;
+}
+
+__attribute__((noinline)) static char *put_vec_memory(struct trawl_emu *e, char *p, const char *prefix,
+						      size_t plen)
+{
+	const struct emu_access *a = e->mem;
+	unsigned n = e->nmem;
+	int w = (int)e->cur->mem.store;
+	for (unsigned k = 0; k < n; k += 2) {
+		if (a[k].size < 8) {   /* the last, alone */
+			p = put_vec_tail(p, prefix, plen, w, a[k].addr, a[k].value, a[k].size);
+			break;
+		}
+		if (k + 1 < n && a[k + 1].size == 8) {
+			memcpy(p, prefix, 32);
+			p += plen;
+			memcpy(p, w ? "MW16 " : "MR16 ", 5);
+			p = put_hex(p + 5, a[k].addr, a[k].addr >> 32 ? 16 : 8);
+			*p++ = ' ';
+			p = put_hex(p, a[k + 1].value, 16);
+			*p++ = ' ';
+			p = put_hex(p, a[k].value, 16);
+			*p++ = '\n';
+			continue;
+		}
+		p = put_mem_value(p, prefix, plen, w, a[k].addr, a[k].value, 8);
+		if (k + 1 < n)
+			p = put_vec_tail(p, prefix, plen, w, a[k + 1].addr, a[k + 1].value, a[k + 1].size);
+	}
+	return p;
+}
+
 /* One instruction's lines formatted straight into the buffer with fixed-size
  * copies: flush_at leaves room for the largest instruction, so only the
  * kernel's writes during an SVC, which have no bound, check the space as they
@@ -475,7 +531,7 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	if (fast)
 		p = put_gpr_memory(e, p, in, prefix, plen);
 	else if (e->nmem)
-		p = put_memory(e, p, prefix, plen);
+		p = vec_fast(e, in) ? put_vec_memory(e, p, prefix, plen) : put_memory(e, p, prefix, plen);
 	if (e->nsysw && !(p = put_sysw(e, p, prefix, plen)))
 		return;
 	/* X0-X30 and SP, most of the register lines, inline; the registers
