@@ -5,10 +5,15 @@
 # emulator with tracing off (Unicorn with no per-instruction hooks).
 # Also fm to /dev/null through --memory-hooks (the old path) beside the
 # default (accesses computed from the decoded instructions), for sort and
-# busybox. Targets (issue 3): >= 15 M instructions/s as a Fast-Models-style trace to
-# /dev/null, >= 10 M/s to a .zst file, a 10-million-instruction trace in
-# under 1 s of CPU. Each figure is the best of several runs (shared
-# machine); compressed runs are repeated less, compression dominates them.
+# busybox. Targets (issue #17): a Fast-Models-style trace to /dev/null at
+# >= 30 M instructions/s of CPU, and at >= 0.18x the rate of the same
+# program emulated without a trace, on sort and on busybox awk; .zst
+# compressed on worker threads >= 1.7x the one-thread rate (wall time) at
+# a ratio >= 8. Two older figures of issue 3 are printed too, labelled as
+# such: >= 10 M/s to a .zst file (CPU time: out of reach on one core, see
+# docs/emulate.md) and a 10-million-instruction trace in under 1 s of CPU.
+# Each figure is the best of several runs (shared machine); compressed
+# runs are repeated less, compression dominates them.
 set -u
 TRAWL=${TRAWL:-build/trawl}
 ex="${TRAWL_BUILD:-build}/examples/sort"
@@ -181,7 +186,7 @@ awk -v n="$fm_insns" -v none="$none_cpu" -v fm="$fm_cpu" -v file="$file_cpu" -v 
 		printf "  busybox awk: fm to /dev/null %6.2f M insn/s   target >= 30   %s\n", bbn / bbfm / 1e6, ((bbn / bbfm / 1e6 >= 30) ? "met" : "NOT met")
 		printf "  busybox awk: fm to /dev/null at %.3fx the untraced rate   target >= 0.18   %s\n", bbnone / bbfm, ((bbnone / bbfm >= 0.18) ? "met" : "NOT met")
 	}
-	printf "  fm to .zst file   %6.2f M insn/s   target >= 10   %s\n", n / zst / 1e6, ((n / zst / 1e6 >= 10) ? "met" : "NOT met")
+	printf "  fm to .zst file   %6.2f M insn/s   (the old target of issue 3, >= 10, not one of #17: %s)\n", n / zst / 1e6, ((n / zst / 1e6 >= 10) ? "met" : "not met")
 	printf "  .zst threads/one  %6.2fx wall      target >= 1.7 at ratio >= 8   %s\n", zw1 / zwt, ((zw1 / zwt >= 1.7 && t / zts >= 8) ? "met" : "NOT met")
-	printf "  10 M insns traced %6.2f s cpu      target < 1 s   %s\n", fm * 1e7 / n, ((fm * 1e7 / n < 1) ? "met" : "NOT met")
+	printf "  10 M insns traced %6.2f s cpu      (the old target of issue 3, < 1 s: %s)\n", fm * 1e7 / n, ((fm * 1e7 / n < 1) ? "met" : "not met")
 }'

@@ -151,6 +151,9 @@ static int decode_into(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct 
 	char *t = arena_alloc(d, n < EMU_TAIL_MIN ? EMU_TAIL_MIN : (n + 15) / 16 * 16);
 	if (!t)
 		return 0;
+	const struct emu_memop *m = &tmp.mem;
+	tmp.gpr_mem = m->cls == EMU_MEM_GPR && !m->status && !tmp.simd_mem &&
+		      (m->store || (m->rt != EMU_MEM_XZR && (m->nregs == 1 || m->rt2 != EMU_MEM_XZR)));
 	tmp.next_seq = e->next_seq;
 	tmp.next_jump = e->next_jump;
 	*e = tmp;

@@ -38,6 +38,9 @@ struct emu_insn {
 	                            reads memory, the architecture does not */
 	uint8_t fp;              /* FP/SIMD data processing: may set FPSR's
 	                            cumulative flags (reported when they change) */
+	uint8_t gpr_mem;         /* a plain general-purpose load or store (not
+	                            exclusive, no load into XZR): the writer
+	                            takes its values from the registers */
 	uint8_t writes[EMU_INSN_MAX_WRITES];
 	uint16_t tail_len;
 	struct emu_memop mem;    /* its memory accesses, from the encoding */

@@ -167,6 +167,8 @@ struct trawl_emu {
 	 * the options, or switched on for good at the first instruction the
 	 * decoder does not model: want_hooks asks the run loop to) */
 	int memcalc;                    /* tracing and not mem_hooks */
+	int mem_fast;                   /* memcalc, FM style, e->xregs: trace.c's
+	                                   shortcut for general-purpose loads and stores */
 	int mem_hooks, want_hooks;
 	const struct emu_insn *mem_after;   /* e->mem needs values after it ran */
 	uint64_t mem_addr;              /* its first address */

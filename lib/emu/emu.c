@@ -89,9 +89,14 @@ static void fault_kill(struct trawl_emu *e, int sig, uint64_t pc, uint64_t addr,
 
 /* Add one to the decimal instruction index at the start of e->prefix; a new
  * digit (at 10, 100, ...) shifts " clk " (and "cpuN ") one place right. */
-static void count_up(struct trawl_emu *e)
+static inline void count_up(struct trawl_emu *e)
 {
 	char *d = e->prefix + e->ndigits - 1;
+	if (*d != '9') {   /* nine times in ten: no carry */
+		(*d)++;
+		e->n++;
+		return;
+	}
 	while (d >= e->prefix && *d == '9')
 		*d-- = '0';
 	if (d >= e->prefix) {
@@ -756,6 +761,7 @@ static void hooks_on(struct trawl_emu *e)
 	}
 	e->mem_hooks = 1;
 	e->memcalc = 0;
+	e->mem_fast = 0;
 	e->res.mem_hooks_from = e->n + 1;
 }
 
@@ -875,6 +881,7 @@ enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 	};
 	e->mem_hooks = mem_hooks;
 	e->memcalc = tracing && !mem_hooks;
+	e->mem_fast = e->memcalc && e->opt.style == TRAWL_EMU_STYLE_FM && e->xregs;
 	if (mem_hooks)
 		e->res.mem_hooks_from = 1;
 	e->stop_at = e->opt.max_insns ? e->opt.max_insns : UINT64_MAX;

@@ -87,14 +87,9 @@ static void one_reg(uint32_t enc, struct emu_memop *m, int form)
 	/* writeback into the transfer register: constrained unpredictable */
 	if (!v && (form == 'p' || form == 'w') && rn == rt && rn != 31)
 		return unknown(m);
-	if (v) {
-		m->cls = EMU_MEM_VEC;
-		m->size = (uint8_t)bytes;
-	} else {
-		m->cls = EMU_MEM_GPR;
-		m->size = (uint8_t)bytes;
-		m->nregs = 1;
-	}
+	m->size = (uint8_t)bytes;
+	m->nregs = 1;
+	m->cls = v ? EMU_MEM_VEC : EMU_MEM_GPR;
 }
 
 static void literal(uint32_t enc, struct emu_memop *m)
@@ -114,6 +109,7 @@ static void literal(uint32_t enc, struct emu_memop *m)
 	if (opc == 3)
 		return unknown(m);
 	m->cls = EMU_MEM_VEC;
+	m->nregs = 1;
 	m->size = (uint8_t)(4u << opc);
 }
 
@@ -143,6 +139,9 @@ static void pair(uint32_t enc, struct emu_memop *m)
 	if (v) {
 		m->cls = EMU_MEM_VEC;
 		m->size = (uint8_t)(2 * bytes);
+		/* a load of one register twice (constrained unpredictable):
+		 * its bytes are read from memory, not from the register */
+		m->nregs = l && rt == rt2 ? 0 : 2;
 	} else {
 		m->cls = EMU_MEM_GPR;
 		m->size = (uint8_t)bytes;

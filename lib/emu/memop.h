@@ -12,8 +12,9 @@ enum emu_mem_class {
 	EMU_MEM_UNKNOWN,      /* a load/store this decoder does not model:
 	                         the emulator takes it from memory hooks */
 	EMU_MEM_GPR,          /* 1 or 2 general-purpose registers, one access each */
-	EMU_MEM_VEC,          /* FP/SIMD: one contiguous range, values read from
-	                         guest memory after the instruction */
+	EMU_MEM_VEC,          /* FP/SIMD: one contiguous range, values read
+	                         after the instruction from its registers
+	                         (nregs) or from guest memory */
 };
 
 enum emu_mem_addr {
@@ -33,8 +34,12 @@ struct emu_memop {
 	uint8_t ext;          /* EMU_ADDR_REG: option field (2 UXTW, 3 LSL, 6 SXTW, 7 SXTX) */
 	uint8_t shift;        /* EMU_ADDR_REG: left shift of the index */
 	uint8_t size;         /* GPR: bytes per register (1, 2, 4, 8); VEC: total bytes (<= 64) */
-	uint8_t nregs;        /* GPR: 1 or 2 */
-	uint8_t rt, rt2;      /* GPR: the transfer registers */
+	uint8_t nregs;        /* GPR: 1 or 2; VEC: 1 or 2 when the bytes are
+	                         those of Vt (then Vt2), size / nregs of each,
+	                         in order (LDR, STR, LDP, STP), 0 when
+	                         elements are spread over registers (LD1-LD4,
+	                         ST1-ST4, single structures) */
+	uint8_t rt, rt2;      /* GPR, VEC with nregs: the transfer registers */
 	uint8_t store;
 	uint8_t status;       /* store-exclusive: Ws + 1 (0 = not one) */
 	int32_t imm;

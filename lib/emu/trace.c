@@ -168,9 +168,12 @@ void emu_snapshot(struct trawl_emu *e)
 		emu_read_reg(e, c, e->snap[c]);
 }
 
-/* "R NAME " for every register code, padded to 16 bytes for fixed copies. */
+/* "R NAME " for every register code, padded for a fixed 16-byte copy; the
+ * length in the last byte, which the value written after the name always
+ * covers (the longest head, "R TPIDR_EL0 ", is 12 bytes). 16 bytes an
+ * entry, so that finding one is a shift. */
 static struct {
-	char text[16];
+	char text[15];
 	uint8_t len;
 } reg_head[EMU_REG_COUNT];
 
@@ -193,7 +196,7 @@ static char *put_reg(struct trawl_emu *e, char *p, unsigned code)
 {
 	uint64_t v[2];
 	emu_read_reg(e, code, v);
-	memcpy(p, reg_head[code].text, 16);
+	memcpy(p, &reg_head[code], 16);
 	p += reg_head[code].len;
 	if (code == EMU_REG_FPSR)
 		e->fpsr = v[0];
@@ -301,8 +304,9 @@ static unsigned access_bytes(struct trawl_emu *e, const struct emu_access *a, ui
 /* The common case, a 1-, 2-, 4- or 8-byte access in FM form, formatted
  * straight from the hook's value: no byte array (whose bytewise stores
  * and wider reloads stall the store buffer) and only fixed-size copies. */
-static char *put_mem_value(char *p, const char *prefix, size_t plen, int write, uint64_t addr,
-			   uint64_t value, unsigned size)
+static inline __attribute__((always_inline)) char *
+put_mem_value(char *p, const char *prefix, size_t plen, int write, uint64_t addr, uint64_t value,
+	      unsigned size)
 {
 	memcpy(p, prefix, 32);
 	p += plen;
@@ -400,6 +404,89 @@ static inline char *put32(char *p, const char *src, size_t n)
 	return p + n;
 }
 
+/* Most memory instructions: a general-purpose load or store, one or two
+ * registers, whose addresses and stored values memcalc.c recorded before
+ * it ran; a load's values are its destination registers now. Formatted
+ * here in one pass, without emu_mem_after and put_memory's general loop
+ * (joins, byte arrays, the LD/ST style), which cost twice as much. 0 when
+ * the instruction is not such a one (the decoder's gpr_mem) or its
+ * accesses did not come from memcalc.c. */
+static inline int gpr_fast(const struct trawl_emu *e, const struct emu_insn *in)
+{
+	return e->nmem && in->gpr_mem && e->mem_fast && e->nmem == in->mem.nregs;
+}
+
+static inline char *put_gpr_memory(struct trawl_emu *e, char *p, const struct emu_insn *in,
+				   const char *prefix, size_t plen)
+{
+	const struct emu_memop *m = &in->mem;
+	const struct emu_access *a = e->mem;
+	uint64_t mask = m->size >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * m->size)) - 1;
+	uint64_t v0 = m->store ? a[0].value : e->xregs[m->rt] & mask;
+	p = put_mem_value(p, prefix, plen, m->store, a[0].addr, v0, m->size);
+	if (m->nregs == 2) {
+		uint64_t v1 = m->store ? a[1].value : e->xregs[m->rt2] & mask;
+		p = put_mem_value(p, prefix, plen, m->store, a[1].addr, v1, m->size);
+	}
+	return p;
+}
+
+/* An FP/SIMD load or store whose range memcalc.c split into 8-byte pieces
+ * (the last shorter) with their values: the lines put_memory would make
+ * by joining neighbours into up to 16 bytes and splitting what is left
+ * into powers of two, made without its byte arrays. 0 when not such a
+ * one. */
+static inline int vec_fast(const struct trawl_emu *e, const struct emu_insn *in)
+{
+	return e->mem_fast && in->simd_mem && in->mem.cls == EMU_MEM_VEC &&
+	       e->nmem == (in->mem.size + 7u) / 8u;
+}
+
+/* size bytes (below 8) of v at addr: as 4, 2, 1-byte lines */
+static char *put_vec_tail(char *p, const char *prefix, size_t plen, int write, uint64_t addr,
+			  uint64_t v, unsigned size)
+{
+	for (unsigned n = 4; n; n >>= 1) {
+		if (size < n)
+			continue;
+		p = put_mem_value(p, prefix, plen, write, addr, v & ((UINT64_C(1) << (8 * n)) - 1), n);
+		addr += n;
+		v >>= 8 * n;
+		size -= n;
+	}
+	return p;
+}
+
+__attribute__((noinline)) static char *put_vec_memory(struct trawl_emu *e, char *p, const char *prefix,
+						      size_t plen)
+{
+	const struct emu_access *a = e->mem;
+	unsigned n = e->nmem;
+	int w = (int)e->cur->mem.store;
+	for (unsigned k = 0; k < n; k += 2) {
+		if (a[k].size < 8) {   /* the last, alone */
+			p = put_vec_tail(p, prefix, plen, w, a[k].addr, a[k].value, a[k].size);
+			break;
+		}
+		if (k + 1 < n && a[k + 1].size == 8) {
+			memcpy(p, prefix, 32);
+			p += plen;
+			memcpy(p, w ? "MW16 " : "MR16 ", 5);
+			p = put_hex(p + 5, a[k].addr, a[k].addr >> 32 ? 16 : 8);
+			*p++ = ' ';
+			p = put_hex(p, a[k + 1].value, 16);
+			*p++ = ' ';
+			p = put_hex(p, a[k].value, 16);
+			*p++ = '\n';
+			continue;
+		}
+		p = put_mem_value(p, prefix, plen, w, a[k].addr, a[k].value, 8);
+		if (k + 1 < n)
+			p = put_vec_tail(p, prefix, plen, w, a[k + 1].addr, a[k + 1].value, a[k + 1].size);
+	}
+	return p;
+}
+
 /* One instruction's lines formatted straight into the buffer with fixed-size
  * copies: flush_at leaves room for the largest instruction, so only the
  * kernel's writes during an SVC, which have no bound, check the space as they
@@ -407,7 +494,10 @@ static inline char *put32(char *p, const char *src, size_t n)
 void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 {
 	const struct emu_insn *in = e->cur;
-	if (e->mem_after)
+	int fast = gpr_fast(e, in);
+	if (fast)
+		e->mem_after = NULL;   /* put_gpr_memory reads the loaded values */
+	else if (e->mem_after)
 		emu_mem_after(e);
 	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
 		return;
@@ -438,17 +528,26 @@ void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc)
 	for (unsigned i = EMU_TAIL_MIN; i < in->tail_len; i += 16)
 		memcpy(p + i, t + i, 16);
 	p += in->tail_len;
-	if (e->nmem)
-		p = put_memory(e, p, prefix, plen);
+	if (fast)
+		p = put_gpr_memory(e, p, in, prefix, plen);
+	else if (e->nmem)
+		p = vec_fast(e, in) ? put_vec_memory(e, p, prefix, plen) : put_memory(e, p, prefix, plen);
 	if (e->nsysw && !(p = put_sysw(e, p, prefix, plen)))
 		return;
-	for (unsigned i = 0; i < in->nwrites; i++) {
+	/* X0-X30 and SP, most of the register lines, inline; the registers
+	 * pointer in a local, since the stores through p could alias it */
+	const uint64_t *x = e->xregs;
+	for (unsigned i = 0, nw = in->nwrites; i < nw; i++) {
 		unsigned c = in->writes[i];
 		p = put32(p, prefix, plen);
-		if (c <= EMU_REG_SP && e->xregs) {
-			/* X0-X30 and SP, most of the register lines, inline */
-			memcpy(p, reg_head[c].text, 16);
-			p = put_hex(p + reg_head[c].len, e->xregs[c], 16);
+		if (c <= EMU_REG_SP && x) {
+			memcpy(p, &reg_head[c], 16);
+			p = put_hex(p + reg_head[c].len, x[c], 16);
+			*p++ = '\n';
+		} else if (c == EMU_REG_CPSR && e->flagw) {
+			/* the flags, the next most common, from QEMU's words */
+			memcpy(p, &reg_head[c], 16);
+			p = put_hex(p + reg_head[c].len, emu_nzcv_direct(e), 8);
 			*p++ = '\n';
 		} else {
 			p = put_reg(e, p, c);
