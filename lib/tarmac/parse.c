@@ -1325,6 +1325,7 @@ static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const ch
 						struct trawl_error *err);
 static enum trawl_status reject_line(struct trawl_tarmac *t, const char *line, size_t len,
 				     uint64_t offset, struct trawl_error *err);
+static void cut_text_line(struct trawl_tarmac *t, const char *line, size_t len, uint64_t offset);
 
 /* What may come before a line's record type: a timestamp (with its unit)
  * and a "cpuN" field. A line without a time has the previous line's; one
@@ -1378,7 +1379,7 @@ enum trawl_status tarmac_parse_line_noskip(struct trawl_tarmac *t, const char *l
 	/* the fast path first, with only what it needs set up (the line has no
 	 * trailing blank to trim); it changes nothing when it declines, and the
 	 * full entry below then takes the line from the start */
-	if (len && t->fast_unit_len && !t->prev_ldst && !t->no_fast &&
+	if (len && t->fast_unit_len && !t->prev_ldst && !t->no_fast && !t->cut_line &&
 	    line[len - 1] != '\r' && line[len - 1] != ' ' && line[len - 1] != '\t') {
 		struct tarmac_line ln = { line, len, offset, t->lineno + 1, t->time, t->unit, t->cpu, 0 };
 		if (tarmac_fast_line(t, line, line + len, &ln) > 0) {
@@ -1449,6 +1450,8 @@ done:
 		t->unit = ln.unit;
 		t->cpu = ln.cpu;
 		t->prev_ldst = ldst;
+		if (t->cut_line && t->open && t->ev[t->nev].line == t->lineno)
+			cut_text_line(t, line, len, offset);
 		return TRAWL_OK;
 	}
 	/* roll the line back: drop its effects */
@@ -1460,6 +1463,29 @@ done:
 				       (unsigned long long)t->lineno);
 	t->prev_ldst = 0;
 	return reject_line(t, line, len, offset, err);
+}
+
+/* The input's last line has no newline and began an event: it parsed, but
+ * its free text (an instruction's disassembly) may have been cut anywhere,
+ * and no producer ends a trace without one. The event is kept and marked
+ * truncated, and the cut is counted (exit 1). A last effect line needs no
+ * such note: its value's digits show whether it is whole. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void cut_text_line(struct trawl_tarmac *t, const char *line, size_t len, uint64_t offset)
+{
+	t->ev[t->nev].flags |= TRAWL_EVF_TRUNCATED;
+	t->stats.cut_lines++;
+	if (!t->opt.warn)
+		return;
+	struct trawl_error w;
+	trawl_error_set(&w, TRAWL_ERR_FORMAT,
+			"the trace ends inside this line (no newline): its text may be cut off; the event is kept, "
+			"marked truncated");
+	trawl_error_at(&w, t->file, t->lineno, (uint32_t)len + 1, offset + len);
+	trawl_error_excerpt(&w, line, len);
+	t->opt.warn(t->opt.warn_ctx, &w);
 }
 
 /* A bad line, already rolled back: dropped as cut off when the input ends

@@ -113,6 +113,18 @@ printf '1 clk IT (1) 00001000 b9400021 O EL1h_n : LDR w1,[x1]\n1 clk MR4 000ffb1
 expect_exit 0 "$TRAWL" cat "$_tmp/wholem.tarmac"
 expect_stdout_has 'MR ffb18:4=00000f00' "$TRAWL" cat "$_tmp/wholem.tarmac"
 [ -s "$_tmp/err" ] && fail "whole last memory value warned: $(cat "$_tmp/err")"
+# an instruction's disassembly is free text: on a last line without a
+# newline it may be cut anywhere (here inside "B.HI"), so the event is kept,
+# marked truncated and named, and the run exits 1; with its newline the same
+# line is whole
+printf '1 clk IT (1) 00001000 b9400021 O EL1h_n : LDR w1,[x1]\n2 clk IT (2) 00001004 54ffff68 O EL1h_n : B.H' >"$_tmp/cutd.tarmac"
+expect_exit 1 "$TRAWL" stats "$_tmp/cutd.tarmac"
+grep -q "cutd.tarmac:2:.*the trace ends inside this line (no newline): its text may be cut off" "$_tmp/err" ||
+	fail "cut disassembly: no warning: $(cat "$_tmp/err")"
+expect_stdout_has 'pc=1004 enc=54ffff68 el=1 mode=EL1h_n truncated "B.H"' "$TRAWL" cat "$_tmp/cutd.tarmac"
+printf '1 clk IT (1) 00001000 b9400021 O EL1h_n : LDR w1,[x1]\n2 clk IT (2) 00001004 54ffff68 O EL1h_n : B.HI 0x1000\n' >"$_tmp/wholed.tarmac"
+expect_exit 0 "$TRAWL" stats "$_tmp/wholed.tarmac"
+"$TRAWL" cat "$_tmp/wholed.tarmac" 2>/dev/null | grep -q truncated && fail "whole last instruction line marked truncated"
 
 # a trace whose writer crashed leaves a zero-filled tail: it is still a
 # Tarmac trace with a damaged end, named where (it was "not a trace format
