@@ -41,6 +41,9 @@ struct trawl_input {
 	z_stream gz;
 	int gz_init;
 	unsigned gz_members;          /* gzip members finished */
+	unsigned zs_frames;           /* zstd frames finished */
+	uint64_t unit_out;            /* bytes the current member or frame gave */
+	uint64_t unit_end;            /* compressed bytes up to the last one's end */
 	int dec_incomplete;           /* inside a compressed frame */
 	ZSTD_DStream *zs;
 
@@ -272,6 +275,22 @@ static void decode_cut(struct trawl_input *in, const char *what, size_t produced
 	trawl_error_at(&in->cut_err, in->name, 0, 0, in->out_offset + in->carry + produced);
 }
 
+/* Bytes that are not compressed data after the last complete gzip member
+ * or zstd frame (gzip -d calls it trailing garbage and ignores it): every
+ * member before them was whole and passed its check, so their text is the
+ * trace, as for a cut; the readers say that the rest was not read. Damage
+ * inside a member is still an error (decode_more). */
+static void decode_trailing(struct trawl_input *in, const char *what, const char *unit, const char *why)
+{
+	decode_cut(in, what, 0);
+	trawl_error_clear(&in->cut_err);
+	trawl_error_set(&in->cut_err, TRAWL_ERR_FORMAT,
+			"'%s': the bytes after compressed byte %llu, where the last complete %s %s ends, are not "
+			"%s data (%s): ignored, the trace ends there",
+			in->name, (unsigned long long)in->unit_end, what, unit, what, why);
+	trawl_error_at(&in->cut_err, in->name, 0, 0, in->out_offset + in->carry);
+}
+
 /* Decompress (or copy) raw bytes into buf[carry..cap); *produced says how
  * many. At the end of the raw input, a compressed stream that is still
  * inside a frame is reported as truncated rather than silently cut. */
@@ -306,6 +325,7 @@ static enum trawl_status decode_more(struct trawl_input *in, size_t *produced,
 				if (inflateReset(&in->gz) != Z_OK)
 					return trawl_error_set(err, TRAWL_ERR_FORMAT,
 							       "'%s': bad gzip member", in->name);
+				in->unit_out = 0;
 			}
 			in->gz.next_in = (unsigned char *)p;
 			in->gz.avail_in = (uInt)(n > (1u << 30) ? (1u << 30) : n);
@@ -316,13 +336,17 @@ static enum trawl_status decode_more(struct trawl_input *in, size_t *produced,
 			int zr = inflate(&in->gz, Z_NO_FLUSH);
 			raw_consume(in, before_in - in->gz.avail_in);
 			*produced = before_out - in->gz.avail_out;
+			in->unit_out += *produced;
 			if (zr == Z_STREAM_END) {
 				in->dec_incomplete = 0;
 				in->gz_members++;
+				in->unit_end = in->raw_total;
 			} else if (zr == Z_OK || (zr == Z_BUF_ERROR && !at_eof)) {
 				in->dec_incomplete = 1;
 			} else if (zr == Z_BUF_ERROR) {
 				decode_cut(in, "gzip", *produced);
+			} else if (in->gz_members > 0 && in->unit_out == 0) {
+				decode_trailing(in, "gzip", "member", in->gz.msg ? in->gz.msg : "inflate failed");
 			} else {
 				return trawl_error_set(err, TRAWL_ERR_FORMAT,
 						       "'%s': corrupt gzip data near compressed byte %llu: %s",
@@ -335,12 +359,22 @@ static enum trawl_status decode_more(struct trawl_input *in, size_t *produced,
 			size_t r = ZSTD_decompressStream(in->zs, &zout, &zin);
 			raw_consume(in, zin.pos);
 			*produced = zout.pos;
+			in->unit_out += zout.pos;
+			if (ZSTD_isError(r) && in->zs_frames > 0 && in->unit_out == 0 && !in->dec_incomplete) {
+				decode_trailing(in, "zstd", "frame", ZSTD_getErrorName(r));
+				break;
+			}
 			if (ZSTD_isError(r))
 				return trawl_error_set(err, TRAWL_ERR_FORMAT,
 						       "'%s': corrupt zstd data near compressed byte %llu: %s",
 						       in->name, (unsigned long long)in->raw_total,
 						       ZSTD_getErrorName(r));
 			in->dec_incomplete = r != 0;
+			if (r == 0) {
+				in->zs_frames++;
+				in->unit_out = 0;
+				in->unit_end = in->raw_total;
+			}
 			if (at_eof && zout.pos == 0 && r != 0)
 				decode_cut(in, "zstd", *produced);
 		}

@@ -24,6 +24,8 @@ struct gz_build {
 	uint8_t *win, *zwin;
 	size_t wpos;                /* next byte of the circular window */
 	uint64_t out;               /* text so far */
+	uint64_t member_start;      /* text before the current member */
+	unsigned members;           /* members finished */
 	XXH3_state_t *hs;
 	struct seek_point cur;
 };
@@ -87,6 +89,8 @@ static enum trawl_status gz_step(struct gz_build *g, int *done, struct trawl_err
 		}
 		if (inflateReset(&g->s) != Z_OK)
 			return gz_fail(g, Z_DATA_ERROR, err);
+		g->members++;
+		g->member_start = g->out;
 		if (g->out - g->cur.text_off >= b->span)
 			return gz_point(g, SEEK_GZ_MEMBER, err);
 		return TRAWL_OK;
@@ -94,6 +98,13 @@ static enum trawl_status gz_step(struct gz_build *g, int *done, struct trawl_err
 	if (r == Z_BUF_ERROR && !g->s.avail_in && g->s.next_in == end) {
 		/* cut off while being written: what decoded is the text (the
 		 * readers say the rest is lost) */
+		b->cut = 1;
+		*done = 1;
+		return TRAWL_OK;
+	}
+	if (r != Z_OK && r != Z_BUF_ERROR && g->members && g->out == g->member_start) {
+		/* not gzip data after a whole member (gzip -d: trailing garbage):
+		 * the text ends there, as the input reader has it (input.c) */
 		b->cut = 1;
 		*done = 1;
 		return TRAWL_OK;

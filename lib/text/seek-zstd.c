@@ -140,6 +140,11 @@ static enum trawl_status zs_walk(struct zs_build *z, struct trawl_error *err)
 			/* the last frame, cut off while being written */
 			fsz = b->trace_size - pos;
 			partial = b->cut = 1;
+		} else if (ZSTD_isError(fsz) && pos > 0) {
+			/* not zstd data after a whole frame (trailing garbage): the
+			 * text ends there, as the input reader has it (input.c) */
+			b->cut = 1;
+			break;
 		} else if (ZSTD_isError(fsz)) {
 			return zs_fail(z, pos, ZSTD_getErrorName(fsz), err);
 		}

@@ -33,9 +33,16 @@ check() { # FILE DECODER MESSAGE [warning: ]
 check "$_tmp/cut.tarmac.gz" gzip "gzip data is truncated" "warning: "
 check "$_tmp/cut.tarmac.zst" zstd "zstd data is truncated" "warning: "
 check "$_tmp/crc.tarmac.gz" gzip "corrupt gzip data"
+# bytes that are not compressed data after the last complete member or frame
+# (gzip -d: "trailing garbage ignored"): each member before them passed its
+# check, so their text is the trace; the rest is named as ignored, exit 1
+{ cat "$_tmp/full.gz"; printf 'not gzip data, appended by mistake\n'; } >"$_tmp/tail.tarmac.gz"
+{ cat "$_tmp/full.zst"; printf 'not zstd data, appended by mistake\n'; } >"$_tmp/tail.tarmac.zst"
+check "$_tmp/tail.tarmac.gz" gzip "after compressed byte $(wc -c <"$_tmp/full.gz"), where the last complete gzip member ends, are not gzip data" "warning: "
+check "$_tmp/tail.tarmac.zst" zstd "after compressed byte $(wc -c <"$_tmp/full.zst"), where the last complete zstd frame ends, are not zstd data" "warning: "
 
 # the cut copies against the text the oracles decode of them
-for f in "$_tmp/cut.tarmac.gz" "$_tmp/cut.tarmac.zst"; do
+for f in "$_tmp/cut.tarmac.gz" "$_tmp/cut.tarmac.zst" "$_tmp/tail.tarmac.gz" "$_tmp/tail.tarmac.zst"; do
 	case $f in *.gz) dec=gzip ;; *) dec=zstd ;; esac
 	plain="$f.plain"
 	$dec -dc "$f" >"$plain" 2>/dev/null

@@ -152,8 +152,8 @@ int index_cli_open(struct index_cli *c)
 	if (trawl_index_cut_lines(c->ix)) {
 		/* the same rule as a reading command's: a dropped line is lost */
 		cli_warn(c->to.cmd, "the trace was cut off at its end (a last line without "
-			 "newline, or compressed data that stops mid-stream) when this index "
-			 "was built: what was cut is left out");
+			 "newline, compressed data that stops mid-stream, or bytes after it that "
+			 "are not compressed data) when this index was built: what was cut is left out");
 		cli_mark_lossy();
 	}
 	return 0;
