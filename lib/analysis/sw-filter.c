@@ -387,6 +387,13 @@ __attribute__((always_inline)) static inline int keep_but_time(struct trawl_swfi
 	return !f->fn || f->fn(f->fn_ctx, ev);
 }
 
+/* --time: ev falls in the window (times relative to the first event). */
+static inline int in_time(const struct trawl_swfilter *f, const struct trawl_sw_event *ev)
+{
+	uint64_t t = ev->time - f->t0;
+	return !f->has_time || (t >= f->t_lo && t <= f->t_hi);
+}
+
 int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event *ev, int *but_time)
 {
 	if (!f->started) {
@@ -396,10 +403,7 @@ int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event
 	if (!f->active)
 		return *but_time = 1;
 	*but_time = keep_but_time(f, ev, 0);
-	if (!*but_time || !f->has_time)
-		return *but_time;
-	uint64_t t = ev->time - f->t0;
-	return t >= f->t_lo && t <= f->t_hi;
+	return *but_time && in_time(f, ev);
 }
 
 /* One call for a batch; no filter given (the common case) costs two
@@ -425,8 +429,7 @@ size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw
 		for (size_t i = 0; i < n; i++) {
 			size_t c = (size_t)(evs[i].cls - f->classes);
 			int bt = c < f->nclasses && plan_keep(f, &f->plans[c], &evs[i]);
-			uint64_t t = evs[i].time - f->t0;
-			int k = bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi));
+			int k = bt && in_time(f, &evs[i]);
 			but_time[i] = (uint8_t)bt;
 			keep[i] = (uint8_t)k;
 			kept += (size_t)k;
@@ -435,8 +438,7 @@ size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw
 	}
 	for (size_t i = 0; i < n; i++) {
 		int bt = keep_but_time(f, &evs[i], 1);
-		uint64_t t = evs[i].time - f->t0;
-		int k = bt && (!f->has_time || (t >= f->t_lo && t <= f->t_hi));
+		int k = bt && in_time(f, &evs[i]);
 		but_time[i] = (uint8_t)bt;
 		keep[i] = (uint8_t)k;
 		kept += (size_t)k;

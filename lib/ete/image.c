@@ -95,6 +95,21 @@ static enum trawl_status insert_piece(struct trawl_ete_image *img, size_t i, uin
 	return TRAWL_OK;
 }
 
+/* The index of the first region starting above addr (n: none); regions
+ * are sorted by start. */
+static size_t first_above(const struct trawl_ete_image *img, uint64_t addr)
+{
+	size_t lo = 0, hi = img->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->r[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The first region added wins where two overlap: a later one only fills
  * what is not yet covered. OpenCSD decides so too (its memory map refuses
  * an accessor that overlaps one it has, OCSD_ERR_MEM_ACC_OVERLAP), so a
@@ -260,14 +275,7 @@ static const struct region *find(const struct trawl_ete_image *img, uint64_t add
 	}
 	/* the last region starting at or below addr is the only one that can
 	 * hold it: regions do not overlap */
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->r[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = first_above(m, addr);
 	if (lo == 0 || addr - m->r[lo - 1].addr >= m->r[lo - 1].len)
 		return NULL;
 	m->last = lo - 1;
@@ -298,14 +306,7 @@ size_t trawl_ete_image_read(const struct trawl_ete_image *img, uint64_t addr, ui
  * can succeed next after addr found nothing. */
 static uint64_t next_start(const struct trawl_ete_image *img, uint64_t addr)
 {
-	size_t lo = 0, hi = img->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (img->r[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = first_above(img, addr);
 	return lo < img->n ? img->r[lo].addr : UINT64_MAX;
 }
 

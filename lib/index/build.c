@@ -22,6 +22,7 @@
 
 #include <xxhash.h>
 
+#include "core/grow.h"
 #include "index/evpack.h"
 #include "index/format.h"
 #include "index/spool.h"
@@ -954,14 +955,8 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 		b->time_unit = e->time_unit;
 	if (b->nev && e->time < b->tprev) {
 		if (b->nback < ID_TIME_BACK_MAX) {
-			if (b->nback == b->cap_back) {
-				size_t n = b->cap_back ? b->cap_back * 2 : 16;
-				uint64_t *p = realloc(b->back, n * sizeof *p);
-				if (!p)
-					return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-				b->back = p;
-				b->cap_back = n;
-			}
+			if (!trawl_grow((void **)&b->back, &b->cap_back, b->nback + 1, sizeof *b->back))
+				return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 			b->back[b->nback] = b->nev;
 		}
 		b->nback++;
