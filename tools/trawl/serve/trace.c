@@ -53,12 +53,6 @@ static void fail(struct serve *s, struct serve_trace *t, const char *what)
 	set_state(s, t, SERVE_FAILED, msg);
 }
 
-/* The index first (index_cli_open: built when missing or stale, as every
- * index command does), then the call tree read from the trace as trawl
- * calltree reads it (calls_run_read, the command's --image and reader
- * options), kept only as the timeline's compact arrays. Errors are printed
- * on the server's terminal by the CLI code and summed up for the page. */
-/* A software-event trace: read once into the arrays of sw.h. */
 /* A Barrelfish dump becomes a CTF trace in a temporary folder, as `trawl
  * events import-bf` would write it (the same code, --defs naming the
  * events), and is served from there: one path for every software trace. */
@@ -108,6 +102,7 @@ static void remove_bf_dir(struct serve_trace *t)
 	t->bf_dir[0] = 0;
 }
 
+/* A software-event trace: read once into the arrays of sw.h. */
 static void build_sw(struct serve *s, struct serve_trace *t)
 {
 	if (t->bf_dump && import_bf(s, t))
@@ -134,6 +129,11 @@ static struct trace_open trace_options(const struct serve *s, const struct serve
 	return to;
 }
 
+/* The index first (index_cli_open: built when missing or stale, as every
+ * index command does), then the call tree read from the trace as trawl
+ * calltree reads it (calls_run_read, the command's --image and reader
+ * options), kept only as the timeline's compact arrays. Errors are printed
+ * on the server's terminal by the CLI code and summed up for the page. */
 static void build(struct serve *s, struct serve_trace *t)
 {
 	if (t->kind == SERVE_KIND_SW) {
