@@ -80,9 +80,10 @@ struct trawl_trace_id {
 	 * the images it decoded with and their contents); 0 = none. An index
 	 * made with another one does not match. */
 	uint64_t reader_hash;
-	/* a decoding reader's output version (TRAWL_ETE_READER_VERSION for an
-	 * ETE source, 0 for the others): a reader that now yields other events
-	 * for the same bytes makes the indexes of the old ones not match */
+	/* the output version of the reader of this source kind
+	 * (trawl_index_source_reader_version): a reader that now yields other
+	 * events for the same bytes makes the indexes of the old ones not
+	 * match */
 	uint32_t reader_version;
 	uint64_t skipped;       /* informational: lines skipped by --lenient */
 	uint64_t cut;           /* informational: a last line cut off by the end
@@ -133,6 +134,8 @@ void trawl_index_builder_destroy(struct trawl_index_builder *b);
 enum trawl_status trawl_trace_id_get(const char *trace_path, struct trawl_trace_id *id,
 				     struct trawl_error *err);
 void trawl_trace_id_set_options(struct trawl_trace_id *id, const struct trawl_reader_options *o);
+/* The reader version an index of this source kind records (key 7). */
+uint32_t trawl_index_source_reader_version(uint32_t source);
 /* Hash every byte of the trace into id->hash (sets id->hashed). */
 enum trawl_status trawl_trace_id_hash(const char *trace_path, struct trawl_trace_id *id,
 				      struct trawl_error *err);
@@ -230,8 +233,9 @@ struct trawl_index_info {
 	uint64_t events;
 	uint64_t lines;             /* last line of the last event */
 	uint64_t trace_size;
-	uint32_t reader_version;    /* identity key 7: the ETE reader's output
-	                               version it was built by (0: not ETE) */
+	uint32_t source;            /* enum trawl_index_source (identity key 1) */
+	uint32_t reader_version;    /* identity key 7: the output version of the
+	                               reader it was built by (0: from before) */
 	uint64_t build_ns;          /* how long the build took */
 	uint64_t created;           /* unix time */
 	uint32_t checkpoint_interval;

@@ -7,6 +7,10 @@
 #ifndef TRAWL_SW_TRACE_H
 #define TRAWL_SW_TRACE_H
 
+/* The version of the events this reader makes of a trace's bytes, for
+ * index identity as TRAWL_READER_VERSION is for text traces. */
+#define TRAWL_SW_READER_VERSION 1u
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -344,6 +344,7 @@ enum trawl_status idx_perf_hash(const char *trace_path, const struct trawl_reade
 	uint64_t h = XXH3_64bits_digest(hs);
 	id->reader_hash = h ? h : 1;
 	id->source = TRAWL_INDEX_SOURCE_PERF;
+	id->reader_version = trawl_index_source_reader_version(id->source);
 out:
 	trawl_perf_close(pf);
 	trawl_input_close(in);

@@ -21,6 +21,7 @@
 #include "index/zblock.h"
 #include "trawl/ete.h"
 #include "trawl/reader.h"
+#include "trawl/sw-trace.h"
 
 static uint64_t ts_ns(const struct timespec *t)
 {
@@ -57,6 +58,22 @@ enum trawl_status trawl_trace_id_get(const char *trace_path, struct trawl_trace_
 	return TRAWL_OK;
 }
 
+/* Every source names the version of the reader that made its events, so
+ * a parser fix rebuilds the indexes made before it; a perf.data goes
+ * through the ETE decoder. */
+uint32_t trawl_index_source_reader_version(uint32_t source)
+{
+	switch (source) {
+	case TRAWL_INDEX_SOURCE_ETE:
+	case TRAWL_INDEX_SOURCE_PERF:
+		return TRAWL_ETE_READER_VERSION;
+	case TRAWL_INDEX_SOURCE_SWEVENTS:
+		return TRAWL_SW_READER_VERSION;
+	default:
+		return TRAWL_READER_VERSION;
+	}
+}
+
 void trawl_trace_id_set_options(struct trawl_trace_id *id, const struct trawl_reader_options *o)
 {
 	id->reader = 0;
@@ -67,8 +84,7 @@ void trawl_trace_id_set_options(struct trawl_trace_id *id, const struct trawl_re
 	id->reader_version = 0;
 	if (o && o->format == TRAWL_FORMAT_ETE)
 		id->source = TRAWL_INDEX_SOURCE_ETE;
-	if (id->source == TRAWL_INDEX_SOURCE_ETE)
-		id->reader_version = TRAWL_ETE_READER_VERSION;
+	id->reader_version = trawl_index_source_reader_version(id->source);
 	if (!o)
 		return;
 	if (o->defs)
@@ -614,6 +630,7 @@ void trawl_index_get_info(const struct trawl_index *ix, struct trawl_index_info 
 	info->events = ix->nev;
 	info->lines = ix->last_line;
 	info->trace_size = ix->id.size;
+	info->source = ix->id.source;
 	info->reader_version = ix->id.reader_version;
 	info->build_ns = ix->build_ns;
 	info->created = ix->created;

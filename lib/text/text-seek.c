@@ -176,9 +176,9 @@ static enum trawl_status build(struct trawl_text *t, const char *path,
 static enum trawl_status trace_id(struct trawl_text *t, struct trawl_trace_id *id,
 				  struct trawl_error *err)
 {
-	enum trawl_status st = trawl_trace_id_get(t->path, id, err);
-	trawl_trace_id_set_options(id, NULL);
-	return st;
+	/* the bytes alone: no reader options or reader version, since a seek
+	 * table does not depend on how its lines are parsed */
+	return trawl_trace_id_get(t->path, id, err);
 }
 
 /* The default places: TRACE.trawlseek beside the trace (used when it

@@ -29,6 +29,21 @@ check_pcs() { # name file
 
 $mk "$t/ete.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --trace1 "$t/trace1.bin"
 check_pcs "ete raw" "$t/ete.data"
+# its events come from the ETE decoder: the index names that reader's
+# version, so a decoder fix rebuilds perf.data indexes too
+v=$(sed -n 's/^#define TRAWL_ETE_READER_VERSION \([0-9]*\)u.*/\1/p' "$TRAWL_SRC/include/trawl/ete.h")
+python3 - "$t/ete.data.trawlidx" "$v" <<'PY' || fail "the perf.data index has no ETE reader version (key 7 = $v)"
+import struct, sys
+path, v = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(path, 'rb').read())
+key = struct.pack('<HHI', 7, 4, v)
+i = b.find(key)
+if i < 0:
+    sys.exit(1)
+b[i + 4:i + 8] = struct.pack('<I', v - 1)  # as an older decoder would have written
+open(path, 'wb').write(b)
+PY
+expect_stderr_has "building it again" "$TRAWL" pc --symfs "$t" "$t/ete.data" 0x1008
 $mk "$t/etm.data" "$t/trace.bin" /no/such/dir/prog.bin --cpus 2 --trace1 "$t/trace1.bin" \
 	--unit etmv4 --version 1 --formatted
 check_pcs "etmv4 formatted" "$t/etm.data"

@@ -98,8 +98,17 @@ static void info_text(struct index_cli *c, const struct info_view *v)
 	       ro & TRAWL_ID_BIG_ENDIAN ? "--big-endian " : "",
 	       ro & TRAWL_ID_IMPLICIT_THUMB ? "--implicit-thumb " : "",
 	       ro & TRAWL_ID_LENIENT ? "--lenient" : "");
-	if (v->in.reader_version)
-		printf("reader version:      ETE %u\n", v->in.reader_version);
+	if (v->in.reader_version) {
+		static const char *reader_of[] = { [TRAWL_INDEX_SOURCE_TRACE] = "text",
+						   [TRAWL_INDEX_SOURCE_ETE] = "ETE",
+						   [TRAWL_INDEX_SOURCE_PERF] = "ETE",
+						   [TRAWL_INDEX_SOURCE_SWEVENTS] = "software events" };
+		const char *name = v->in.source < sizeof reader_of / sizeof reader_of[0] &&
+						   reader_of[v->in.source]
+					   ? reader_of[v->in.source]
+					   : "?";
+		printf("reader version:      %s %u\n", name, v->in.reader_version);
+	}
 	if (trawl_index_damaged(c->ix))
 		printf("not decoded:         %llu places (decoded trace)\n",
 		       (unsigned long long)trawl_index_damaged(c->ix));
