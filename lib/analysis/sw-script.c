@@ -1,8 +1,20 @@
 /* Lua scripts over software events (sw-script.h). The event handed to a
- * script is one plain table per class, made once with name, subsys and
- * event, and refilled with cpu, tid, time and the event's fields by a Lua
- * function made for the class (make_fill), which then calls keep(e): a
- * miss (e.len on a class without len) is a table miss, not a call to C.
+ * script is one plain table per class, made at the class's first event
+ * with name, subsys and event, into which each event's values are stored
+ * from C (lua_rawset). Only the values whose names occur in the script's
+ * text as a word (cpu, tid, time, a field's name) are stored: the others
+ * are read through the table's metatable (__index, from the class's last
+ * event), so a name the script builds at run time still works, more
+ * slowly. A class is made eager (every value stored, metatable dropped)
+ * once that costs less than its metatable calls, and before anything that
+ * would see past the metatable: rawget, rawset, next, getmetatable,
+ * setmetatable, pairs (__pairs), or a store to a value not stored
+ * (__newindex).
+ *
+ * The calls are made a batch at a time: one lua_pcall of a C function
+ * (run_batch) that stores each event's values and calls the script's
+ * function for it with lua_call, so the protected call's setjmp is paid
+ * once per batch, not per event.
  *
  * A runaway call is stopped by Lua's instruction-count hook, but the hook
  * costs every VM instruction about as much as a filter's whole work, so it
@@ -35,20 +47,63 @@
 /* The signal the watchdog sends: ignored by default, so one that arrives
  * after the last script closed and the old action is back does nothing. */
 #define ARM_SIGNAL SIGURG
-/* The main thread's stack between calls: keep and on_event (or nil), then
- * one slot per class for its fill function (make_fill). */
+/* The main thread's stack between calls: keep and on_event (or nil). */
 #define SLOT_KEEP 1
 #define SLOT_ON_EVENT 2
-#define SLOT_CLASS 3
+/* A value of e: cpu, tid, time, then the class's fields in order. */
+#define SRC_FIELD 3
+#define NSRC (SRC_FIELD + TRAWL_SW_MAX_FIELDS)
+/* A lazy class is looked at every this many of its events: made eager
+ * when MISS_COST times its metatable calls exceed the values it does not
+ * store (a call, miss or not, costs about three stores: callgrind counted
+ * some 280 instructions an __index call, 90 to 110 a store). */
+#define ADAPT_EVERY 1024
+#define MISS_COST 3
+/* run_batch pops the calls' results this many at a time */
+#define PENDING 32
 /* coroutines are counted all along, in steps of this (see co_make) */
 #define CO_HOOK_EVERY 1000
+
+/* One event class's table. */
+struct cls_table {
+	int made;                    /* the table is in the tables' table */
+	int lazy;                    /* has the metatable: what fill lacks is read from last */
+	unsigned nsrc, nfill;        /* values of the class; those stored per event */
+	uint8_t fill[NSRC];          /* the sources stored */
+	uint8_t stored[NSRC];        /* 1 if in fill */
+	int key;                     /* tables[key + j] is the name of fill[j] */
+	const char *names[NSRC];     /* lazy: the names, interned (kept in the tables' table) */
+	const struct trawl_sw_event *last; /* lazy: its last event: in the batch, or lastev */
+	struct trawl_sw_event lastev;
+	uint64_t nev, ncalls;        /* lazy: events and metatable calls since the last look */
+	uint64_t gen;                /* the batch whose frame holds the table ... */
+	int slot;                    /* ... here, followed by the names of fill */
+};
+
+enum run_mode { RUN_KEEP, RUN_EVENT, RUN_FIELD };
+
+/* What run_batch works on. */
+struct run {
+	enum run_mode mode;
+	const struct trawl_sw_event *evs;
+	size_t n, at;                /* at: the event being called */
+	uint8_t *keep;               /* RUN_KEEP: in: call it; out: the verdict */
+	char *buf;                   /* RUN_FIELD: the value as text */
+	size_t size;
+};
 
 struct trawl_script {
 	lua_State *L;
 	char path[256];
 	const struct trawl_sw_class *classes;
 	size_t nclasses;
-	unsigned char *made;         /* per class: its fill function is in its slot */
+	struct cls_table *ct;        /* per class */
+	int nkeys;                   /* names in the tables' table */
+	int next_ref;                /* Lua's own next, for __pairs */
+	int tables_ref;              /* the tables' table: [c + 1] class c's, then names */
+	uint64_t gen;                /* batches run */
+	struct run run;
+	size_t *touched, ntouched;   /* the lazy classes whose last is in the batch */
 	int has_keep, has_on_event;
 	int fields_ref;              /* the fields table, LUA_NOREF when absent */
 	char (*field_names)[48];
@@ -373,21 +428,427 @@ static enum trawl_status lua_fail(struct trawl_script *s, const struct trawl_sw_
 	return TRAWL_ERR_FORMAT;
 }
 
-/* Every call into the script goes through here: seq is odd while it runs,
- * and a hook left from the call before is turned off. */
-static int call(struct trawl_script *s, int nargs, int nres)
+/* The start and end of each call into the script: seq is odd while it
+ * runs, and a hook left from the call before is turned off. */
+static inline uint64_t call_begin(struct trawl_script *s)
 {
 	if (atomic_load_explicit(&s->armed, memory_order_relaxed))
 		disarm(s);
+	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed) + 1;
+	atomic_store_explicit(&s->seq, n, memory_order_release);
+	return n;
+}
+
+static inline void call_end(struct trawl_script *s, uint64_t n)
+{
+	atomic_store_explicit(&s->seq, n + 1, memory_order_relaxed);
+}
+
+/* A protected call from this thread, which the watchdog signals. A call
+ * stopped by an error inside run_batch leaves seq odd: made even here. */
+static int pcall(struct trawl_script *s, int nargs, int nres)
+{
 	unsigned long me = (unsigned long)pthread_self();
 	if (atomic_load_explicit(&s->caller, memory_order_relaxed) != me)
 		atomic_store(&s->caller, me);
 	running = s;
-	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed) + 1;
-	atomic_store_explicit(&s->seq, n, memory_order_release);
 	int r = lua_pcall(s->L, nargs, nres, 0);
-	atomic_store_explicit(&s->seq, n + 1, memory_order_relaxed);
+	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed);
+	if (n & 1)
+		atomic_store_explicit(&s->seq, n + 1, memory_order_relaxed);
 	return r;
+}
+
+/* The script's top level: one call. */
+static int call(struct trawl_script *s, int nargs, int nres)
+{
+	uint64_t n = call_begin(s);
+	int r = pcall(s, nargs, nres);
+	call_end(s, n);
+	return r;
+}
+
+static const char *src_name(const struct trawl_sw_class *cls, unsigned k)
+{
+	static const char *const base[SRC_FIELD] = { "cpu", "tid", "time" };
+	return k < SRC_FIELD ? base[k] : cls->fields[k - SRC_FIELD].name;
+}
+
+static inline int64_t src_value(const struct trawl_script *s, const struct trawl_sw_event *ev, unsigned k)
+{
+	switch (k) {
+	case 0: return ev->cpu;
+	case 1: return ev->tid;
+	case 2: return (int64_t)(ev->time - s->t0);
+	default: return (int64_t)ev->vals[k - SRC_FIELD];
+	}
+}
+
+static unsigned class_nsrc(const struct trawl_sw_class *cls)
+{
+	return SRC_FIELD + (cls->nfields < TRAWL_SW_MAX_FIELDS ? cls->nfields : TRAWL_SW_MAX_FIELDS);
+}
+
+static int is_word_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Does w occur in the text as a word (not inside a longer name)? Strings
+ * and comments count too: a false yes only stores a value for nothing. */
+static int names_word(const char *text, size_t len, const char *w)
+{
+	size_t n = strlen(w);
+	if (!n || n > len)
+		return 0;
+	for (size_t i = 0; i + n <= len; i++) {
+		if (text[i] != w[0] || memcmp(text + i, w, n))
+			continue;
+		if ((i == 0 || !is_word_char((unsigned char)text[i - 1])) &&
+		    (i + n == len || !is_word_char((unsigned char)text[i + n])))
+			return 1;
+	}
+	return 0;
+}
+
+/* Which values each class stores per event: those the text names, or
+ * every one when unsafe (a module could reach anything). */
+static void plan_tables(struct trawl_script *s, const char *text, size_t len, int unsafe)
+{
+	for (size_t c = 0; c < s->nclasses; c++) {
+		struct cls_table *t = &s->ct[c];
+		t->nsrc = class_nsrc(&s->classes[c]);
+		for (unsigned k = 0; k < t->nsrc; k++)
+			if (unsafe || names_word(text, len, src_name(&s->classes[c], k))) {
+				t->stored[k] = 1;
+				t->fill[t->nfill++] = (uint8_t)k;
+			}
+		t->lazy = t->nfill < t->nsrc;
+	}
+}
+
+/* Push the names of t's fill into the tables' table (at index tables). */
+static void add_keys(struct trawl_script *s, const struct trawl_sw_class *cls, struct cls_table *t, int tables)
+{
+	lua_State *L = s->L;
+	t->key = s->nkeys + 1;
+	for (unsigned j = 0; j < t->nfill; j++) {
+		lua_pushstring(L, src_name(cls, t->fill[j]));
+		lua_rawseti(L, tables, ++s->nkeys);
+	}
+}
+
+/* name, subsys and event: stored once in the table on top. */
+static void set_names(lua_State *L, const struct trawl_sw_class *cls)
+{
+	const char *colon = strchr(cls->name, ':');
+	lua_pushstring(L, cls->name);
+	lua_setfield(L, -2, "name");
+	lua_pushlstring(L, cls->name, colon ? (size_t)(colon - cls->name) : strlen(cls->name));
+	lua_setfield(L, -2, "subsys");
+	lua_pushstring(L, colon ? colon + 1 : "");
+	lua_setfield(L, -2, "event");
+}
+
+static int lazy_index(lua_State *L);
+static int lazy_newindex(lua_State *L);
+static int lazy_pairs(lua_State *L);
+
+/* Class c's table at its first event, into the tables' table. A lazy
+ * class's metatable carries the class number under the key s (a light
+ * userdata), which is how the raw functions' wrappers know it. */
+static void make_table(struct trawl_script *s, size_t c, int tables)
+{
+	lua_State *L = s->L;
+	struct cls_table *t = &s->ct[c];
+	lua_createtable(L, 0, (int)t->nsrc + 3);
+	set_names(L, &s->classes[c]);
+	if (t->lazy) {
+		static const struct { const char *name; lua_CFunction fn; } mm[] = {
+			{ "__index", lazy_index }, { "__newindex", lazy_newindex }, { "__pairs", lazy_pairs },
+		};
+		lua_createtable(L, 0, 4);
+		for (size_t i = 0; i < sizeof mm / sizeof mm[0]; i++) {
+			lua_pushlightuserdata(L, s);
+			lua_pushinteger(L, (lua_Integer)c);
+			lua_pushcclosure(L, mm[i].fn, 2);
+			lua_setfield(L, -2, mm[i].name);
+		}
+		lua_pushinteger(L, (lua_Integer)c);
+		lua_rawsetp(L, -2, s);
+		lua_setmetatable(L, -2);
+		for (unsigned k = 0; k < t->nsrc; k++) {
+			t->names[k] = lua_pushstring(L, src_name(&s->classes[c], k));
+			lua_rawseti(L, tables, ++s->nkeys);
+		}
+	}
+	lua_rawseti(L, tables, (lua_Integer)c + 1);
+	add_keys(s, &s->classes[c], t, tables);
+	t->made = 1;
+}
+
+/* Class c becomes eager: the values it did not store are stored from its
+ * last event into its table (at index e) and from now on with the rest,
+ * and the metatable goes. Its frame slots in the running batch are stale:
+ * gen makes run_batch push them again. */
+static void make_eager(struct trawl_script *s, size_t c, int e)
+{
+	lua_State *L = s->L;
+	struct cls_table *t = &s->ct[c];
+	if (!t->lazy)
+		return;
+	e = e < 0 ? lua_gettop(L) + 1 + e : e;
+	for (unsigned k = 0; k < t->nsrc; k++) {
+		if (t->stored[k])
+			continue;
+		lua_pushstring(L, src_name(&s->classes[c], k));
+		lua_pushinteger(L, src_value(s, t->last, k));
+		lua_rawset(L, e);
+		t->stored[k] = 1;
+		t->fill[t->nfill++] = (uint8_t)k;
+	}
+	lua_pushnil(L);
+	lua_setmetatable(L, e);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
+	add_keys(s, &s->classes[c], t, lua_gettop(L));
+	lua_pop(L, 1);
+	t->lazy = 0;
+	t->gen = 0;
+}
+
+/* The value of a lazy class the name at idx stands for, if it is one the
+ * class does not store: its source, or -1. */
+static int lazy_source(struct trawl_script *s, size_t c, lua_State *L, int idx)
+{
+	if (lua_type(L, idx) != LUA_TSTRING)
+		return -1;
+	size_t len;
+	const char *k = lua_tolstring(L, idx, &len);
+	const struct cls_table *t = &s->ct[c];
+	/* Lua keeps one copy of each short string: the same name is the
+	 * same pointer, so a miss (the common call) compares no bytes */
+	for (unsigned i = 0; i < t->nsrc; i++)
+		if (!t->stored[i] && (k == t->names[i] || (len > 40 && !strcmp(k, t->names[i]))))
+			return (int)i;
+	return -1;
+}
+
+/* __index(e, name): a value not stored, from the class's last event (e is
+ * that class's table); nil for any other name, as a plain table says. */
+static int lazy_index(lua_State *L)
+{
+	struct trawl_script *s = self(L);
+	size_t c = (size_t)lua_tointeger(L, lua_upvalueindex(2));
+	s->ct[c].ncalls++;
+	int k = lazy_source(s, c, L, 2);
+	if (k < 0)
+		return 0;
+	lua_pushinteger(L, src_value(s, s->ct[c].last, k));
+	return 1;
+}
+
+/* __newindex(e, name, v): a store to a value not stored would stay in
+ * the table past the next event, so the class goes eager first. */
+static int lazy_newindex(lua_State *L)
+{
+	struct trawl_script *s = self(L);
+	size_t c = (size_t)lua_tointeger(L, lua_upvalueindex(2));
+	lua_settop(L, 3);
+	if (lazy_source(s, c, L, 2) >= 0)
+		make_eager(s, c, 1);
+	lua_rawset(L, 1);
+	return 0;
+}
+
+/* __pairs(e): every value, so the class goes eager; then as pairs is. */
+static int lazy_pairs(lua_State *L)
+{
+	struct trawl_script *s = self(L);
+	make_eager(s, (size_t)lua_tointeger(L, lua_upvalueindex(2)), 1);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, s->next_ref);
+	lua_pushvalue(L, 1);
+	lua_pushnil(L);
+	return 3;
+}
+
+/* rawget, rawset, next, getmetatable and setmetatable see past a
+ * metatable: given a lazy class's table, they make the class eager, then
+ * are Lua's own (upvalue 2). */
+static int raw_wrap(lua_State *L)
+{
+	struct trawl_script *s = self(L);
+	if (lua_type(L, 1) == LUA_TTABLE && lua_getmetatable(L, 1)) {
+		if (lua_rawgetp(L, -1, s) == LUA_TNUMBER)
+			make_eager(s, (size_t)lua_tointeger(L, -1), 1);
+		lua_pop(L, 2);
+	}
+	lua_pushvalue(L, lua_upvalueindex(2));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
+static enum trawl_status wrap_raw(struct trawl_script *s, struct trawl_error *err)
+{
+	lua_State *L = s->L;
+	static const char *const names[] = { "rawget", "rawset", "next", "getmetatable", "setmetatable" };
+	if (lua_getglobal(L, "next") != LUA_TFUNCTION) {
+		lua_pop(L, 1);
+		return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED, "Lua's next is missing");
+	}
+	s->next_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		lua_pushlightuserdata(L, s);
+		lua_getglobal(L, names[i]);
+		lua_pushcclosure(L, raw_wrap, 2);
+		lua_setglobal(L, names[i]);
+	}
+	return TRAWL_OK;
+}
+
+static void no_stack(lua_State *L);
+
+/* A class the trace's info lacks: a table of its own for this event,
+ * every value stored. */
+static void push_unknown(struct trawl_script *s, const struct trawl_sw_event *ev)
+{
+	lua_State *L = s->L;
+	unsigned n = class_nsrc(ev->cls);
+	lua_createtable(L, 0, (int)n + 3);
+	set_names(L, ev->cls);
+	for (unsigned k = 0; k < n; k++) {
+		lua_pushinteger(L, src_value(s, ev, k));
+		lua_setfield(L, -2, src_name(ev->cls, k));
+	}
+}
+
+static void no_stack(lua_State *L)
+{
+	lua_pushstring(L, "out of Lua stack");
+	lua_error(L);
+}
+
+/* Put class c's table and the names of its fill on the batch's frame. */
+static void push_table(struct trawl_script *s, size_t c)
+{
+	lua_State *L = s->L;
+	struct cls_table *t = &s->ct[c];
+	if (!lua_checkstack(L, (int)t->nfill + 8 + PENDING))
+		no_stack(L);
+	if (!t->made)
+		make_table(s, c, 2);
+	lua_rawgeti(L, 2, (lua_Integer)c + 1);
+	t->slot = lua_gettop(L);
+	for (unsigned j = 0; j < t->nfill; j++)
+		lua_rawgeti(L, 2, t->key + (lua_Integer)j);
+	t->gen = s->gen;
+	if (t->lazy)
+		s->touched[s->ntouched++] = c;
+}
+
+/* After a batch: the lazy classes' last events move out of it. */
+static void keep_last(struct trawl_script *s)
+{
+	for (size_t i = 0; i < s->ntouched; i++) {
+		struct cls_table *t = &s->ct[s->touched[i]];
+		if (t->last && t->last != &t->lastev) {
+			t->lastev = *t->last;
+			t->last = &t->lastev;
+		}
+	}
+	s->ntouched = 0;
+}
+
+static void put_field(struct run *r, lua_State *L)
+{
+	int t = lua_type(L, -1);
+	if (t == LUA_TBOOLEAN)
+		snprintf(r->buf, r->size, "%s", lua_toboolean(L, -1) ? "true" : "false");
+	else if (t == LUA_TNUMBER && lua_isinteger(L, -1))
+		snprintf(r->buf, r->size, "%lld", (long long)lua_tointeger(L, -1));
+	else if (t == LUA_TNUMBER)
+		snprintf(r->buf, r->size, "%.17g", (double)lua_tonumber(L, -1));
+	else if (t == LUA_TSTRING)
+		snprintf(r->buf, r->size, "%s", lua_tostring(L, -1));
+}
+
+/* run_batch(fn, tables): fn(e) for the events of s->run, in order. Each
+ * class's table and the names it stores are pushed on this frame at its
+ * first event of the batch, so an event costs its stores and one
+ * lua_call; results are popped PENDING at a time. */
+static int run_batch(lua_State *L)
+{
+	struct trawl_script *s = of_state(L);
+	struct run *r = &s->run;
+	int nres = r->mode == RUN_EVENT ? 0 : 1;
+	if (!lua_checkstack(L, PENDING + 8))
+		no_stack(L);
+	int top = lua_gettop(L), pending = 0;
+	s->gen++;
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->keep && !r->keep[i])
+			continue;
+		const struct trawl_sw_event *ev = &r->evs[i];
+		size_t c = (size_t)(ev->cls - s->classes);
+		int e;
+		r->at = i;
+		s->cur = ev;
+		if (c >= s->nclasses) {
+			if (!lua_checkstack(L, 8))
+				no_stack(L);
+			push_unknown(s, ev);
+			e = lua_gettop(L);
+		} else {
+			struct cls_table *t = &s->ct[c];
+			if (t->gen != s->gen) {
+				push_table(s, c);
+				top = lua_gettop(L);
+			}
+			if (t->lazy && ++t->nev >= ADAPT_EVERY) {
+				if (MISS_COST * t->ncalls > (uint64_t)(t->nsrc - t->nfill) * t->nev) {
+					make_eager(s, c, t->slot);
+					push_table(s, c);
+					top = lua_gettop(L);
+				}
+				t->nev = t->ncalls = 0;
+			}
+			e = t->slot;
+			for (unsigned j = 0; j < t->nfill; j++) {
+				lua_pushvalue(L, e + 1 + (int)j);
+				lua_pushinteger(L, src_value(s, ev, t->fill[j]));
+				lua_rawset(L, e);
+			}
+			t->last = ev;
+		}
+		lua_pushvalue(L, 1);
+		lua_pushvalue(L, e);
+		uint64_t n = call_begin(s);
+		lua_callk(L, 1, nres, 0, NULL);
+		call_end(s, n);
+		if (r->mode == RUN_KEEP)
+			r->keep[i] = (uint8_t)lua_toboolean(L, -1);
+		else if (r->mode == RUN_FIELD)
+			put_field(r, L);
+		if (c >= s->nclasses || ++pending == PENDING) {
+			lua_settop(L, top);
+			pending = 0;
+		}
+	}
+	return 0;
+}
+
+/* Run the function on top of the stack over r's events (run_batch):
+ * LUA_OK, or an error message pushed. */
+static int run(struct trawl_script *s, const struct run *r)
+{
+	lua_State *L = s->L;
+	s->run = *r;
+	lua_pushcclosure(L, run_batch, 0);
+	lua_insert(L, -2);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
+	int rc = pcall(s, 2, 0);
+	keep_last(s);
+	return rc;
 }
 
 enum trawl_status trawl_script_open(struct trawl_script **out, const char *path, const char *text, size_t len,
@@ -399,7 +860,10 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	if (st)
 		return st;
 	struct trawl_script *s = calloc(1, sizeof *s);
-	if (!s || !(s->made = calloc(nclasses + 1, 1))) {
+	if (!s || !(s->ct = calloc(nclasses + 1, sizeof *s->ct)) ||
+	    !(s->touched = calloc(2 * nclasses + 1, sizeof *s->touched))) {
+		if (s)
+			free(s->ct);
 		free(s);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
@@ -407,7 +871,7 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	s->classes = classes;
 	s->nclasses = nclasses;
 	s->budget = opt && opt->max_instructions ? opt->max_instructions : TRAWL_SCRIPT_DEFAULT_INSTRUCTIONS;
-	s->fields_ref = LUA_NOREF;
+	s->fields_ref = s->tables_ref = s->next_ref = LUA_NOREF;
 	if (!(s->L = lua_newstate(alloc, s))) {
 		trawl_script_close(s);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
@@ -424,9 +888,22 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 		trawl_script_close(s);
 		return st;
 	}
-	open_libs(s->L, opt && opt->unsafe);
+	int unsafe = opt && opt->unsafe;
+	open_libs(s->L, unsafe);
 	watch_coroutines(s->L);
+	if ((st = wrap_raw(s, err))) {
+		trawl_script_close(s);
+		return st;
+	}
 	set_api(s);
+	plan_tables(s, text, len, unsafe);
+	if (nclasses > INT_MAX / 2) {
+		trawl_script_close(s);
+		return trawl_error_set(err, TRAWL_ERR_LIMIT, "%zu event classes: too many for a script", nclasses);
+	}
+	lua_createtable(s->L, (int)nclasses, 0);
+	s->tables_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
+	s->nkeys = (int)nclasses; /* the names go after the tables */
 	char chunk[260];
 	snprintf(chunk, sizeof chunk, "@%s", path);
 	if (luaL_loadbufferx(s->L, text, len, chunk, "t") != LUA_OK || call(s, 0, 0) != LUA_OK) {
@@ -435,14 +912,9 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 		return st;
 	}
 	/* the stack from here on: see SLOT_KEEP */
-	if (nclasses > INT_MAX - 64 || !lua_checkstack(s->L, SLOT_CLASS + (int)nclasses + LUA_MINSTACK)) {
-		trawl_script_close(s);
-		return trawl_error_set(err, TRAWL_ERR_LIMIT, "%zu event classes: too many for a script", nclasses);
-	}
 	lua_settop(s->L, 0);
 	s->has_keep = global_fn(s->L, "keep");
 	s->has_on_event = global_fn(s->L, "on_event");
-	lua_settop(s->L, SLOT_CLASS + (int)nclasses - 1);
 	if ((st = read_fields(s, err))) {
 		trawl_script_close(s);
 		return st;
@@ -471,86 +943,26 @@ void trawl_script_set_origin(struct trawl_script *s, uint64_t t0)
 	s->t0 = t0;
 }
 
-/* Make the fill function of class cls and push it: the class's table e
- * (name, subsys and event stored once) as an upvalue of
- *   function(f, cpu, tid, time, v1, ...) e.cpu = cpu ... e["len"] = v1 ... return f(e) end
- * whose stores are VM instructions with constant keys, where the same
- * stores from C cost three API calls each. With c < nclasses it is kept
- * in the class's stack slot; else (a class the trace's info lacks) it is
- * made for this event only. LUA_OK or an error message pushed. */
-static int make_fill(struct trawl_script *s, const struct trawl_sw_class *cls, size_t c)
+int trawl_script_keep_batch(struct trawl_script *s, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
+			    size_t *failed, struct trawl_error *err)
 {
-	lua_State *L = s->L;
-	unsigned n = cls->nfields < TRAWL_SW_MAX_FIELDS ? cls->nfields : TRAWL_SW_MAX_FIELDS;
-	char code[TRAWL_SW_MAX_FIELDS * (48 * 4 + 24) + 256];
-	size_t at = (size_t)snprintf(code, sizeof code, "local e = ...\nreturn function(f, cpu, tid, time");
-	for (unsigned i = 0; i < n; i++)
-		at += (size_t)snprintf(code + at, sizeof code - at, ", v%u", i);
-	at += (size_t)snprintf(code + at, sizeof code - at, ")\n  e.cpu = cpu e.tid = tid e.time = time\n");
-	for (unsigned i = 0; i < n; i++) {
-		/* the name as a string literal, every byte but [A-Za-z0-9_] escaped */
-		at += (size_t)snprintf(code + at, sizeof code - at, "  e[\"");
-		for (const unsigned char *p = (const unsigned char *)cls->fields[i].name; *p; p++)
-			at += (size_t)snprintf(code + at, sizeof code - at, (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-					       (*p >= '0' && *p <= '9') || *p == '_' ? "%c" : "\\%03u", *p);
-		at += (size_t)snprintf(code + at, sizeof code - at, "\"] = v%u\n", i);
-	}
-	snprintf(code + at, sizeof code - at, "  return f(e)\nend\n");
-	if (luaL_loadbufferx(L, code, strlen(code), "=trawl's event table", "t") != LUA_OK)
-		return LUA_ERRSYNTAX;
-	lua_createtable(L, 0, (int)n + 6);
-	const char *colon = strchr(cls->name, ':');
-	lua_pushstring(L, cls->name);
-	lua_setfield(L, -2, "name");
-	lua_pushlstring(L, cls->name, colon ? (size_t)(colon - cls->name) : strlen(cls->name));
-	lua_setfield(L, -2, "subsys");
-	lua_pushstring(L, colon ? colon + 1 : "");
-	lua_setfield(L, -2, "event");
-	int r = call(s, 1, 1);
-	if (r == LUA_OK && c < s->nclasses) {
-		lua_pushvalue(L, -1);
-		lua_replace(L, SLOT_CLASS + (int)c);
-		s->made[c] = 1;
-	}
-	return r;
-}
-
-/* Push ev's fill function, the function in slot fn (0: the one on top of
- * the stack, moved above the fill function) and ev's values: the number
- * of arguments for call(), or -1 with an error message pushed. */
-static int push_event(struct trawl_script *s, const struct trawl_sw_event *ev, int fn)
-{
-	lua_State *L = s->L;
-	size_t c = (size_t)(ev->cls - s->classes);
-	s->cur = ev;
-	if (c < s->nclasses && s->made[c])
-		lua_pushvalue(L, SLOT_CLASS + (int)c);
-	else if (make_fill(s, ev->cls, c) != LUA_OK)
+	if (!s->has_keep || !n)
+		return 0;
+	lua_pushvalue(s->L, SLOT_KEEP);
+	if (run(s, &(struct run){ .mode = RUN_KEEP, .evs = evs, .n = n, .keep = keep }) != LUA_OK) {
+		*failed = s->run.at;
+		lua_fail(s, &evs[s->run.at], err);
 		return -1;
-	if (fn)
-		lua_pushvalue(L, fn);
-	else
-		lua_rotate(L, -2, 1);
-	lua_pushinteger(L, ev->cpu);
-	lua_pushinteger(L, ev->tid);
-	lua_pushinteger(L, (lua_Integer)(ev->time - s->t0));
-	unsigned n = ev->cls->nfields < TRAWL_SW_MAX_FIELDS ? ev->cls->nfields : TRAWL_SW_MAX_FIELDS;
-	for (unsigned i = 0; i < n; i++)
-		lua_pushinteger(L, (lua_Integer)ev->vals[i]);
-	return 4 + (int)n;
+	}
+	return 0;
 }
 
 int trawl_script_keep(struct trawl_script *s, const struct trawl_sw_event *ev, struct trawl_error *err)
 {
-	if (!s->has_keep)
-		return 1;
-	int n = push_event(s, ev, SLOT_KEEP);
-	if (n < 0 || call(s, n, 1) != LUA_OK) {
-		lua_fail(s, ev, err);
+	uint8_t k = 1;
+	size_t at;
+	if (trawl_script_keep_batch(s, ev, 1, &k, &at, err))
 		return -1;
-	}
-	int k = lua_toboolean(s->L, -1);
-	lua_pop(s->L, 1);
 	return k;
 }
 
@@ -561,8 +973,8 @@ enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct tra
 		return TRAWL_OK;
 	s->cur_keep = keep;
 	s->act_err = err;
-	int n = push_event(s, ev, SLOT_ON_EVENT);
-	if (n < 0 || call(s, n, 0) != LUA_OK)
+	lua_pushvalue(s->L, SLOT_ON_EVENT);
+	if (run(s, &(struct run){ .mode = RUN_EVENT, .evs = ev, .n = 1 }) != LUA_OK)
 		return lua_fail(s, ev, err);
 	return TRAWL_OK;
 }
@@ -582,26 +994,14 @@ enum trawl_status trawl_script_field(struct trawl_script *s, size_t i, const str
 {
 	lua_State *L = s->L;
 	buf[0] = 0;
-	int top = lua_gettop(L);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->fields_ref);
 	lua_getfield(L, -1, s->field_names[i]);
 	lua_remove(L, -2);
-	int n = push_event(s, ev, 0);
-	if (n < 0 || call(s, n, 1) != LUA_OK) {
+	if (run(s, &(struct run){ .mode = RUN_FIELD, .evs = ev, .n = 1, .buf = buf, .size = size }) != LUA_OK) {
+		buf[0] = 0;
 		lua_fail(s, ev, err);
-		lua_settop(L, top);
 		return TRAWL_ERR_FORMAT;
 	}
-	int t = lua_type(L, -1);
-	if (t == LUA_TBOOLEAN)
-		snprintf(buf, size, "%s", lua_toboolean(L, -1) ? "true" : "false");
-	else if (t == LUA_TNUMBER && lua_isinteger(L, -1))
-		snprintf(buf, size, "%lld", (long long)lua_tointeger(L, -1));
-	else if (t == LUA_TNUMBER)
-		snprintf(buf, size, "%.17g", (double)lua_tonumber(L, -1));
-	else if (t == LUA_TSTRING)
-		snprintf(buf, size, "%s", lua_tostring(L, -1));
-	lua_pop(L, 1);
 	return TRAWL_OK;
 }
 
@@ -616,7 +1016,8 @@ void trawl_script_close(struct trawl_script *s)
 		running = NULL;
 	if (s->L)
 		lua_close(s->L);
-	free(s->made);
+	free(s->ct);
+	free(s->touched);
 	free(s->field_names);
 	free(s);
 }
@@ -643,6 +1044,12 @@ int trawl_script_keep(struct trawl_script *s, const struct trawl_sw_event *ev, s
 {
 	(void)s, (void)ev, (void)err;
 	return 1;
+}
+int trawl_script_keep_batch(struct trawl_script *s, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
+			    size_t *failed, struct trawl_error *err)
+{
+	(void)s, (void)evs, (void)n, (void)keep, (void)failed, (void)err;
+	return 0;
 }
 enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct trawl_sw_event *ev, int keep,
 					struct trawl_error *err)
