@@ -64,13 +64,18 @@
 /* coroutines are counted all along, in steps of this (see co_make) */
 #define CO_HOOK_EVERY 1000
 
+struct trawl_script;
+
 /* One event class's table. */
 struct cls_table {
+	struct trawl_script *s;      /* for its metamethods, whose upvalue it is */
+	size_t c;
 	int made;                    /* the table is in the tables' table */
 	int lazy;                    /* has the metatable: what fill lacks is read from last */
 	unsigned nsrc, nfill;        /* values of the class; those stored per event */
 	uint8_t fill[NSRC];          /* the sources stored */
 	uint8_t stored[NSRC];        /* 1 if in fill */
+	uint8_t unstored[NSRC];      /* the others, nsrc - nfill of them */
 	int key;                     /* tables[key + j] is the name of fill[j] */
 	const char *names[NSRC];     /* lazy: the names, interned (kept in the tables' table) */
 	const struct trawl_sw_event *last; /* lazy: its last event: in the batch, or lastev */
@@ -523,7 +528,12 @@ static void plan_tables(struct trawl_script *s, const char *text, size_t len, in
 				t->stored[k] = 1;
 				t->fill[t->nfill++] = (uint8_t)k;
 			}
+		for (unsigned k = 0, u = 0; k < t->nsrc; k++)
+			if (!t->stored[k])
+				t->unstored[u++] = (uint8_t)k;
 		t->lazy = t->nfill < t->nsrc;
+		t->s = s;
+		t->c = c;
 	}
 }
 
@@ -569,9 +579,8 @@ static void make_table(struct trawl_script *s, size_t c, int tables)
 		};
 		lua_createtable(L, 0, 4);
 		for (size_t i = 0; i < sizeof mm / sizeof mm[0]; i++) {
-			lua_pushlightuserdata(L, s);
-			lua_pushinteger(L, (lua_Integer)c);
-			lua_pushcclosure(L, mm[i].fn, 2);
+			lua_pushlightuserdata(L, t);
+			lua_pushcclosure(L, mm[i].fn, 1);
 			lua_setfield(L, -2, mm[i].name);
 		}
 		lua_pushinteger(L, (lua_Integer)c);
@@ -618,18 +627,19 @@ static void make_eager(struct trawl_script *s, size_t c, int e)
 
 /* The value of a lazy class the name at idx stands for, if it is one the
  * class does not store: its source, or -1. */
-static int lazy_source(struct trawl_script *s, size_t c, lua_State *L, int idx)
+static int lazy_source(const struct cls_table *t, lua_State *L, int idx)
 {
 	if (lua_type(L, idx) != LUA_TSTRING)
 		return -1;
 	size_t len;
 	const char *k = lua_tolstring(L, idx, &len);
-	const struct cls_table *t = &s->ct[c];
 	/* Lua keeps one copy of each short string: the same name is the
 	 * same pointer, so a miss (the common call) compares no bytes */
-	for (unsigned i = 0; i < t->nsrc; i++)
-		if (!t->stored[i] && (k == t->names[i] || (len > 40 && !strcmp(k, t->names[i]))))
-			return (int)i;
+	for (unsigned i = 0; i < t->nsrc - t->nfill; i++) {
+		const char *n = t->names[t->unstored[i]];
+		if (k == n || (len > 40 && !strcmp(k, n)))
+			return t->unstored[i];
+	}
 	return -1;
 }
 
@@ -637,13 +647,12 @@ static int lazy_source(struct trawl_script *s, size_t c, lua_State *L, int idx)
  * that class's table); nil for any other name, as a plain table says. */
 static int lazy_index(lua_State *L)
 {
-	struct trawl_script *s = self(L);
-	size_t c = (size_t)lua_tointeger(L, lua_upvalueindex(2));
-	s->ct[c].ncalls++;
-	int k = lazy_source(s, c, L, 2);
+	struct cls_table *t = lua_touserdata(L, lua_upvalueindex(1));
+	t->ncalls++;
+	int k = lazy_source(t, L, 2);
 	if (k < 0)
 		return 0;
-	lua_pushinteger(L, src_value(s, s->ct[c].last, k));
+	lua_pushinteger(L, src_value(t->s, t->last, (unsigned)k));
 	return 1;
 }
 
@@ -651,11 +660,10 @@ static int lazy_index(lua_State *L)
  * the table past the next event, so the class goes eager first. */
 static int lazy_newindex(lua_State *L)
 {
-	struct trawl_script *s = self(L);
-	size_t c = (size_t)lua_tointeger(L, lua_upvalueindex(2));
+	struct cls_table *t = lua_touserdata(L, lua_upvalueindex(1));
 	lua_settop(L, 3);
-	if (lazy_source(s, c, L, 2) >= 0)
-		make_eager(s, c, 1);
+	if (lazy_source(t, L, 2) >= 0)
+		make_eager(t->s, t->c, 1);
 	lua_rawset(L, 1);
 	return 0;
 }
@@ -663,9 +671,9 @@ static int lazy_newindex(lua_State *L)
 /* __pairs(e): every value, so the class goes eager; then as pairs is. */
 static int lazy_pairs(lua_State *L)
 {
-	struct trawl_script *s = self(L);
-	make_eager(s, (size_t)lua_tointeger(L, lua_upvalueindex(2)), 1);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, s->next_ref);
+	struct cls_table *t = lua_touserdata(L, lua_upvalueindex(1));
+	make_eager(t->s, t->c, 1);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, t->s->next_ref);
 	lua_pushvalue(L, 1);
 	lua_pushnil(L);
 	return 3;
