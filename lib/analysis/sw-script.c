@@ -83,18 +83,14 @@ struct cls_table {
 	uint64_t nev, ncalls;        /* lazy: events and metatable calls since the last look */
 	uint64_t gen;                /* the batch whose frame holds the table ... */
 	int slot;                    /* ... here, followed by the names of fill */
+	int mslot, mvalid;           /* the same on the main stack (one_table) */
 };
-
-enum run_mode { RUN_KEEP, RUN_EVENT, RUN_FIELD };
 
 /* What run_batch works on. */
 struct run {
-	enum run_mode mode;
 	const struct trawl_sw_event *evs;
 	size_t n, at;                /* at: the event being called */
-	uint8_t *keep;               /* RUN_KEEP: in: call it; out: the verdict */
-	char *buf;                   /* RUN_FIELD: the value as text */
-	size_t size;
+	uint8_t *keep;               /* in: call keep for it; out: the verdict */
 };
 
 struct trawl_script {
@@ -623,6 +619,7 @@ static void make_eager(struct trawl_script *s, size_t c, int e)
 	lua_pop(L, 1);
 	t->lazy = 0;
 	t->gen = 0;
+	t->mvalid = 0;
 }
 
 /* The value of a lazy class the name at idx stands for, if it is one the
@@ -767,34 +764,32 @@ static void keep_last(struct trawl_script *s)
 	s->ntouched = 0;
 }
 
-static void put_field(struct run *r, lua_State *L)
+
+/* ev's values into its class's table at e, the names of fill above it. */
+static inline void store(struct trawl_script *s, const struct cls_table *t, int e, const struct trawl_sw_event *ev)
 {
-	int t = lua_type(L, -1);
-	if (t == LUA_TBOOLEAN)
-		snprintf(r->buf, r->size, "%s", lua_toboolean(L, -1) ? "true" : "false");
-	else if (t == LUA_TNUMBER && lua_isinteger(L, -1))
-		snprintf(r->buf, r->size, "%lld", (long long)lua_tointeger(L, -1));
-	else if (t == LUA_TNUMBER)
-		snprintf(r->buf, r->size, "%.17g", (double)lua_tonumber(L, -1));
-	else if (t == LUA_TSTRING)
-		snprintf(r->buf, r->size, "%s", lua_tostring(L, -1));
+	lua_State *L = s->L;
+	for (unsigned j = 0; j < t->nfill; j++) {
+		lua_pushvalue(L, e + 1 + (int)j);
+		lua_pushinteger(L, src_value(s, ev, t->fill[j]));
+		lua_rawset(L, e);
+	}
 }
 
-/* run_batch(fn, tables): fn(e) for the events of s->run, in order. Each
- * class's table and the names it stores are pushed on this frame at its
- * first event of the batch, so an event costs its stores and one
+/* run_batch(keep, tables): keep(e) for the events of s->run, in order.
+ * Each class's table and the names it stores are pushed on this frame at
+ * its first event of the batch, so an event costs its stores and one
  * lua_call; results are popped PENDING at a time. */
 static int run_batch(lua_State *L)
 {
 	struct trawl_script *s = of_state(L);
 	struct run *r = &s->run;
-	int nres = r->mode == RUN_EVENT ? 0 : 1;
 	if (!lua_checkstack(L, PENDING + 8))
 		no_stack(L);
 	int top = lua_gettop(L), pending = 0;
 	s->gen++;
 	for (size_t i = 0; i < r->n; i++) {
-		if (r->keep && !r->keep[i])
+		if (!r->keep[i])
 			continue;
 		const struct trawl_sw_event *ev = &r->evs[i];
 		size_t c = (size_t)(ev->cls - s->classes);
@@ -821,22 +816,15 @@ static int run_batch(lua_State *L)
 				t->nev = t->ncalls = 0;
 			}
 			e = t->slot;
-			for (unsigned j = 0; j < t->nfill; j++) {
-				lua_pushvalue(L, e + 1 + (int)j);
-				lua_pushinteger(L, src_value(s, ev, t->fill[j]));
-				lua_rawset(L, e);
-			}
+			store(s, t, e, ev);
 			t->last = ev;
 		}
 		lua_pushvalue(L, 1);
 		lua_pushvalue(L, e);
 		uint64_t n = call_begin(s);
-		lua_callk(L, 1, nres, 0, NULL);
+		lua_callk(L, 1, 1, 0, NULL);
 		call_end(s, n);
-		if (r->mode == RUN_KEEP)
-			r->keep[i] = (uint8_t)lua_toboolean(L, -1);
-		else if (r->mode == RUN_FIELD)
-			put_field(r, L);
+		r->keep[i] = (uint8_t)lua_toboolean(L, -1);
 		if (c >= s->nclasses || ++pending == PENDING) {
 			lua_settop(L, top);
 			pending = 0;
@@ -845,8 +833,8 @@ static int run_batch(lua_State *L)
 	return 0;
 }
 
-/* Run the function on top of the stack over r's events (run_batch):
- * LUA_OK, or an error message pushed. */
+/* keep, on top of the stack, over r's events (run_batch): LUA_OK, or an
+ * error message pushed. */
 static int run(struct trawl_script *s, const struct run *r)
 {
 	lua_State *L = s->L;
@@ -957,7 +945,7 @@ int trawl_script_keep_batch(struct trawl_script *s, const struct trawl_sw_event 
 	if (!s->has_keep || !n)
 		return 0;
 	lua_pushvalue(s->L, SLOT_KEEP);
-	if (run(s, &(struct run){ .mode = RUN_KEEP, .evs = evs, .n = n, .keep = keep }) != LUA_OK) {
+	if (run(s, &(struct run){ .evs = evs, .n = n, .keep = keep }) != LUA_OK) {
 		*failed = s->run.at;
 		lua_fail(s, &evs[s->run.at], err);
 		return -1;
@@ -965,12 +953,76 @@ int trawl_script_keep_batch(struct trawl_script *s, const struct trawl_sw_event 
 	return 0;
 }
 
+/* One event outside a batch (on_event, a computed field), where a
+ * protected C call per event would cost more than it saves: class c's
+ * table and the names it stores stay on the main stack above
+ * SLOT_ON_EVENT (pushed at its first such event, and again after
+ * make_eager), and ev's values are stored there. Its index, 0 for a class
+ * the trace's info lacks; -1 when the stack cannot grow. */
+static int one_table(struct trawl_script *s, const struct trawl_sw_event *ev)
+{
+	lua_State *L = s->L;
+	size_t c = (size_t)(ev->cls - s->classes);
+	s->cur = ev;
+	if (!lua_checkstack(L, NSRC + 8))
+		return -1;
+	if (c >= s->nclasses)
+		return 0;
+	struct cls_table *t = &s->ct[c];
+	if (!t->mvalid) {
+		if (!t->made) {
+			lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
+			make_table(s, c, lua_gettop(L));
+			lua_pop(L, 1);
+		}
+		lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
+		int tables = lua_gettop(L);
+		lua_rawgeti(L, tables, (lua_Integer)c + 1);
+		lua_replace(L, tables);
+		t->mslot = tables;
+		for (unsigned j = 0; j < t->nfill; j++) {
+			lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
+			lua_rawgeti(L, -1, t->key + (lua_Integer)j);
+			lua_remove(L, -2);
+		}
+		t->mvalid = 1;
+	}
+	store(s, t, t->mslot, ev);
+	if (t->lazy) {
+		t->lastev = *ev;
+		t->last = &t->lastev;
+	}
+	return t->mslot;
+}
+
+/* Call the function on top of the stack with ev's table: LUA_OK with nres
+ * results, or an error message pushed. */
+static int call_one(struct trawl_script *s, const struct trawl_sw_event *ev, int e, int nres)
+{
+	lua_State *L = s->L;
+	if (e > 0)
+		lua_pushvalue(L, e);
+	else
+		push_unknown(s, ev);
+	return call(s, 1, nres);
+}
+
 int trawl_script_keep(struct trawl_script *s, const struct trawl_sw_event *ev, struct trawl_error *err)
 {
-	uint8_t k = 1;
-	size_t at;
-	if (trawl_script_keep_batch(s, ev, 1, &k, &at, err))
+	if (!s->has_keep)
+		return 1;
+	int e = one_table(s, ev);
+	if (e < 0) {
+		trawl_error_set(err, TRAWL_ERR_NOMEM, "out of Lua stack");
 		return -1;
+	}
+	lua_pushvalue(s->L, SLOT_KEEP);
+	if (call_one(s, ev, e, 1) != LUA_OK) {
+		lua_fail(s, ev, err);
+		return -1;
+	}
+	int k = lua_toboolean(s->L, -1);
+	lua_pop(s->L, 1);
 	return k;
 }
 
@@ -981,8 +1033,11 @@ enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct tra
 		return TRAWL_OK;
 	s->cur_keep = keep;
 	s->act_err = err;
+	int e = one_table(s, ev);
+	if (e < 0)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of Lua stack");
 	lua_pushvalue(s->L, SLOT_ON_EVENT);
-	if (run(s, &(struct run){ .mode = RUN_EVENT, .evs = ev, .n = 1 }) != LUA_OK)
+	if (call_one(s, ev, e, 0) != LUA_OK)
 		return lua_fail(s, ev, err);
 	return TRAWL_OK;
 }
@@ -1002,14 +1057,26 @@ enum trawl_status trawl_script_field(struct trawl_script *s, size_t i, const str
 {
 	lua_State *L = s->L;
 	buf[0] = 0;
+	int e = one_table(s, ev);
+	if (e < 0)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of Lua stack");
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->fields_ref);
 	lua_getfield(L, -1, s->field_names[i]);
 	lua_remove(L, -2);
-	if (run(s, &(struct run){ .mode = RUN_FIELD, .evs = ev, .n = 1, .buf = buf, .size = size }) != LUA_OK) {
-		buf[0] = 0;
+	if (call_one(s, ev, e, 1) != LUA_OK) {
 		lua_fail(s, ev, err);
 		return TRAWL_ERR_FORMAT;
 	}
+	int t = lua_type(L, -1);
+	if (t == LUA_TBOOLEAN)
+		snprintf(buf, size, "%s", lua_toboolean(L, -1) ? "true" : "false");
+	else if (t == LUA_TNUMBER && lua_isinteger(L, -1))
+		snprintf(buf, size, "%lld", (long long)lua_tointeger(L, -1));
+	else if (t == LUA_TNUMBER)
+		snprintf(buf, size, "%.17g", (double)lua_tonumber(L, -1));
+	else if (t == LUA_TSTRING)
+		snprintf(buf, size, "%s", lua_tostring(L, -1));
+	lua_pop(L, 1);
 	return TRAWL_OK;
 }
 
