@@ -1,15 +1,7 @@
 /* Lua scripts over software events (sw-script.h). The event handed to a
- * script is one plain table per class, made at the class's first event
- * with name, subsys and event, into which each event's values are stored
- * from C (lua_rawset). Only the values whose names occur in the script's
- * text as a word (cpu, tid, time, a field's name) are stored: the others
- * are read through the table's metatable (__index, from the class's last
- * event), so a name the script builds at run time still works, more
- * slowly. A class is made eager (every value stored, metatable dropped)
- * once that costs less than its metatable calls, and before anything that
- * would see past the metatable: rawget, rawset, next, getmetatable,
- * setmetatable, pairs (__pairs), or a store to a value not stored
- * (__newindex).
+ * script is one table per class, into which each event's values are
+ * stored from C: only the values the script's text names, the others
+ * through the table's metatable (sw-script-tables.c).
  *
  * The calls are made a batch at a time: one lua_pcall of a C function
  * (run_batch) that stores each event's values and calls the script's
@@ -40,6 +32,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "analysis/sw-script-tables.h"
 #include "core/lua-lazy.h"
 #include "core/watchdog.h"
 
@@ -50,41 +43,8 @@
 /* The main thread's stack between calls: keep and on_event (or nil). */
 #define SLOT_KEEP 1
 #define SLOT_ON_EVENT 2
-/* A value of e: cpu, tid, time, then the class's fields in order. */
-#define SRC_FIELD 3
-#define NSRC (SRC_FIELD + TRAWL_SW_MAX_FIELDS)
-/* A lazy class is looked at every this many of its events: made eager
- * when MISS_COST times its metatable calls exceed the values it does not
- * store (a call, miss or not, costs about three stores: callgrind counted
- * some 280 instructions an __index call, 90 to 110 a store). */
-#define ADAPT_EVERY 1024
-#define MISS_COST 3
-/* run_batch pops the calls' results this many at a time */
-#define PENDING 32
 /* coroutines are counted all along, in steps of this (see co_make) */
 #define CO_HOOK_EVERY 1000
-
-struct trawl_script;
-
-/* One event class's table. */
-struct cls_table {
-	struct trawl_script *s;      /* for its metamethods, whose upvalue it is */
-	size_t c;
-	int made;                    /* the table is in the tables' table */
-	int lazy;                    /* has the metatable: what fill lacks is read from last */
-	unsigned nsrc, nfill;        /* values of the class; those stored per event */
-	uint8_t fill[NSRC];          /* the sources stored */
-	uint8_t stored[NSRC];        /* 1 if in fill */
-	uint8_t unstored[NSRC];      /* the others, nsrc - nfill of them */
-	int key;                     /* tables[key + j] is the name of fill[j] */
-	const char *names[NSRC];     /* lazy: the names, interned (kept in the tables' table) */
-	const struct trawl_sw_event *last; /* lazy: its last event: in the batch, or lastev */
-	struct trawl_sw_event lastev;
-	uint64_t nev, ncalls;        /* lazy: events and metatable calls since the last look */
-	uint64_t gen;                /* the batch whose frame holds the table ... */
-	int slot;                    /* ... here, followed by the names of fill */
-	int mslot, mvalid;           /* the same on the main stack (one_table) */
-};
 
 /* What run_batch works on. */
 struct run {
@@ -96,22 +56,15 @@ struct run {
 struct trawl_script {
 	lua_State *L;
 	char path[256];
-	const struct trawl_sw_class *classes;
-	size_t nclasses;
-	struct cls_table *ct;        /* per class */
-	int nkeys;                   /* names in the tables' table */
-	int next_ref;                /* Lua's own next, for __pairs */
-	int tables_ref;              /* the tables' table: [c + 1] class c's, then names */
-	uint64_t gen;                /* batches run */
+	struct script_tables tab;    /* the tables e is (sw-script-tables.h) */
 	struct run run;
-	size_t *touched, ntouched;   /* the lazy classes whose last is in the batch */
 	int has_keep, has_on_event;
 	int fields_ref;              /* the fields table, LUA_NOREF when absent */
 	char (*field_names)[48];
 	size_t nfields;
 	const struct trawl_sw_event *cur;
 	int cur_keep;
-	uint64_t t0, budget;
+	uint64_t budget;
 	struct trawl_act *act;
 	struct trawl_error *act_err; /* an engine error inside activity.open */
 	/* the runaway guard: seq and armed are shared with the watchdog */
@@ -469,313 +422,6 @@ static int call(struct trawl_script *s, int nargs, int nres)
 	return r;
 }
 
-static const char *src_name(const struct trawl_sw_class *cls, unsigned k)
-{
-	static const char *const base[SRC_FIELD] = { "cpu", "tid", "time" };
-	return k < SRC_FIELD ? base[k] : cls->fields[k - SRC_FIELD].name;
-}
-
-static inline int64_t src_value(const struct trawl_script *s, const struct trawl_sw_event *ev, unsigned k)
-{
-	switch (k) {
-	case 0: return ev->cpu;
-	case 1: return ev->tid;
-	case 2: return (int64_t)(ev->time - s->t0);
-	default: return (int64_t)ev->vals[k - SRC_FIELD];
-	}
-}
-
-static unsigned class_nsrc(const struct trawl_sw_class *cls)
-{
-	return SRC_FIELD + (cls->nfields < TRAWL_SW_MAX_FIELDS ? cls->nfields : TRAWL_SW_MAX_FIELDS);
-}
-
-static int is_word_char(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Does w occur in the text as a word (not inside a longer name)? Strings
- * and comments count too: a false yes only stores a value for nothing. */
-static int names_word(const char *text, size_t len, const char *w)
-{
-	size_t n = strlen(w);
-	if (!n || n > len)
-		return 0;
-	for (size_t i = 0; i + n <= len; i++) {
-		if (text[i] != w[0] || memcmp(text + i, w, n))
-			continue;
-		if ((i == 0 || !is_word_char((unsigned char)text[i - 1])) &&
-		    (i + n == len || !is_word_char((unsigned char)text[i + n])))
-			return 1;
-	}
-	return 0;
-}
-
-/* Which values each class stores per event: those the text names, or
- * every one when unsafe (a module could reach anything). */
-static void plan_tables(struct trawl_script *s, const char *text, size_t len, int unsafe)
-{
-	for (size_t c = 0; c < s->nclasses; c++) {
-		struct cls_table *t = &s->ct[c];
-		t->nsrc = class_nsrc(&s->classes[c]);
-		for (unsigned k = 0; k < t->nsrc; k++)
-			if (unsafe || names_word(text, len, src_name(&s->classes[c], k))) {
-				t->stored[k] = 1;
-				t->fill[t->nfill++] = (uint8_t)k;
-			}
-		for (unsigned k = 0, u = 0; k < t->nsrc; k++)
-			if (!t->stored[k])
-				t->unstored[u++] = (uint8_t)k;
-		t->lazy = t->nfill < t->nsrc;
-		t->s = s;
-		t->c = c;
-	}
-}
-
-/* Push the names of t's fill into the tables' table (at index tables). */
-static void add_keys(struct trawl_script *s, const struct trawl_sw_class *cls, struct cls_table *t, int tables)
-{
-	lua_State *L = s->L;
-	t->key = s->nkeys + 1;
-	for (unsigned j = 0; j < t->nfill; j++) {
-		lua_pushstring(L, src_name(cls, t->fill[j]));
-		lua_rawseti(L, tables, ++s->nkeys);
-	}
-}
-
-/* name, subsys and event: stored once in the table on top. */
-static void set_names(lua_State *L, const struct trawl_sw_class *cls)
-{
-	const char *colon = strchr(cls->name, ':');
-	lua_pushstring(L, cls->name);
-	lua_setfield(L, -2, "name");
-	lua_pushlstring(L, cls->name, colon ? (size_t)(colon - cls->name) : strlen(cls->name));
-	lua_setfield(L, -2, "subsys");
-	lua_pushstring(L, colon ? colon + 1 : "");
-	lua_setfield(L, -2, "event");
-}
-
-static int lazy_index(lua_State *L);
-static int lazy_newindex(lua_State *L);
-static int lazy_pairs(lua_State *L);
-
-/* Class c's table at its first event, into the tables' table. A lazy
- * class's metatable carries the class number under the key s (a light
- * userdata), which is how the raw functions' wrappers know it. */
-static void make_table(struct trawl_script *s, size_t c, int tables)
-{
-	lua_State *L = s->L;
-	struct cls_table *t = &s->ct[c];
-	lua_createtable(L, 0, (int)t->nsrc + 3);
-	set_names(L, &s->classes[c]);
-	if (t->lazy) {
-		static const struct { const char *name; lua_CFunction fn; } mm[] = {
-			{ "__index", lazy_index }, { "__newindex", lazy_newindex }, { "__pairs", lazy_pairs },
-		};
-		lua_createtable(L, 0, 4);
-		for (size_t i = 0; i < sizeof mm / sizeof mm[0]; i++) {
-			lua_pushlightuserdata(L, t);
-			lua_pushcclosure(L, mm[i].fn, 1);
-			lua_setfield(L, -2, mm[i].name);
-		}
-		lua_pushinteger(L, (lua_Integer)c);
-		lua_rawsetp(L, -2, s);
-		lua_setmetatable(L, -2);
-		for (unsigned k = 0; k < t->nsrc; k++) {
-			t->names[k] = lua_pushstring(L, src_name(&s->classes[c], k));
-			lua_rawseti(L, tables, ++s->nkeys);
-		}
-	}
-	lua_rawseti(L, tables, (lua_Integer)c + 1);
-	add_keys(s, &s->classes[c], t, tables);
-	t->made = 1;
-}
-
-/* Class c becomes eager: the values it did not store are stored from its
- * last event into its table (at index e) and from now on with the rest,
- * and the metatable goes. Its frame slots in the running batch are stale:
- * gen makes run_batch push them again. */
-static void make_eager(struct trawl_script *s, size_t c, int e)
-{
-	lua_State *L = s->L;
-	struct cls_table *t = &s->ct[c];
-	if (!t->lazy)
-		return;
-	e = e < 0 ? lua_gettop(L) + 1 + e : e;
-	for (unsigned k = 0; k < t->nsrc; k++) {
-		if (t->stored[k])
-			continue;
-		lua_pushstring(L, src_name(&s->classes[c], k));
-		lua_pushinteger(L, src_value(s, t->last, k));
-		lua_rawset(L, e);
-		t->stored[k] = 1;
-		t->fill[t->nfill++] = (uint8_t)k;
-	}
-	lua_pushnil(L);
-	lua_setmetatable(L, e);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
-	add_keys(s, &s->classes[c], t, lua_gettop(L));
-	lua_pop(L, 1);
-	t->lazy = 0;
-	t->gen = 0;
-	t->mvalid = 0;
-}
-
-/* The value of a lazy class the name at idx stands for, if it is one the
- * class does not store: its source, or -1. */
-static int lazy_source(const struct cls_table *t, lua_State *L, int idx)
-{
-	if (lua_type(L, idx) != LUA_TSTRING)
-		return -1;
-	size_t len;
-	const char *k = lua_tolstring(L, idx, &len);
-	/* Lua keeps one copy of each short string: the same name is the
-	 * same pointer, so a miss (the common call) compares no bytes */
-	for (unsigned i = 0; i < t->nsrc - t->nfill; i++) {
-		const char *n = t->names[t->unstored[i]];
-		if (k == n || (len > 40 && !strcmp(k, n)))
-			return t->unstored[i];
-	}
-	return -1;
-}
-
-/* __index(e, name): a value not stored, from the class's last event (e is
- * that class's table); nil for any other name, as a plain table says. */
-static int lazy_index(lua_State *L)
-{
-	struct cls_table *t = lua_touserdata(L, lua_upvalueindex(1));
-	t->ncalls++;
-	int k = lazy_source(t, L, 2);
-	if (k < 0)
-		return 0;
-	lua_pushinteger(L, src_value(t->s, t->last, (unsigned)k));
-	return 1;
-}
-
-/* __newindex(e, name, v): a store to a value not stored would stay in
- * the table past the next event, so the class goes eager first. */
-static int lazy_newindex(lua_State *L)
-{
-	struct cls_table *t = lua_touserdata(L, lua_upvalueindex(1));
-	lua_settop(L, 3);
-	if (lazy_source(t, L, 2) >= 0)
-		make_eager(t->s, t->c, 1);
-	lua_rawset(L, 1);
-	return 0;
-}
-
-/* __pairs(e): every value, so the class goes eager; then as pairs is. */
-static int lazy_pairs(lua_State *L)
-{
-	struct cls_table *t = lua_touserdata(L, lua_upvalueindex(1));
-	make_eager(t->s, t->c, 1);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, t->s->next_ref);
-	lua_pushvalue(L, 1);
-	lua_pushnil(L);
-	return 3;
-}
-
-/* rawget, rawset, next, getmetatable and setmetatable see past a
- * metatable: given a lazy class's table, they make the class eager, then
- * are Lua's own (upvalue 2). */
-static int raw_wrap(lua_State *L)
-{
-	struct trawl_script *s = self(L);
-	if (lua_type(L, 1) == LUA_TTABLE && lua_getmetatable(L, 1)) {
-		if (lua_rawgetp(L, -1, s) == LUA_TNUMBER)
-			make_eager(s, (size_t)lua_tointeger(L, -1), 1);
-		lua_pop(L, 2);
-	}
-	lua_pushvalue(L, lua_upvalueindex(2));
-	lua_insert(L, 1);
-	lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-	return lua_gettop(L);
-}
-
-static enum trawl_status wrap_raw(struct trawl_script *s, struct trawl_error *err)
-{
-	lua_State *L = s->L;
-	static const char *const names[] = { "rawget", "rawset", "next", "getmetatable", "setmetatable" };
-	if (lua_getglobal(L, "next") != LUA_TFUNCTION) {
-		lua_pop(L, 1);
-		return trawl_error_set(err, TRAWL_ERR_UNSUPPORTED, "Lua's next is missing");
-	}
-	s->next_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		lua_pushlightuserdata(L, s);
-		lua_getglobal(L, names[i]);
-		lua_pushcclosure(L, raw_wrap, 2);
-		lua_setglobal(L, names[i]);
-	}
-	return TRAWL_OK;
-}
-
-static void no_stack(lua_State *L);
-
-/* A class the trace's info lacks: a table of its own for this event,
- * every value stored. */
-static void push_unknown(struct trawl_script *s, const struct trawl_sw_event *ev)
-{
-	lua_State *L = s->L;
-	unsigned n = class_nsrc(ev->cls);
-	lua_createtable(L, 0, (int)n + 3);
-	set_names(L, ev->cls);
-	for (unsigned k = 0; k < n; k++) {
-		lua_pushinteger(L, src_value(s, ev, k));
-		lua_setfield(L, -2, src_name(ev->cls, k));
-	}
-}
-
-static void no_stack(lua_State *L)
-{
-	lua_pushstring(L, "out of Lua stack");
-	lua_error(L);
-}
-
-/* Put class c's table and the names of its fill on the batch's frame. */
-static void push_table(struct trawl_script *s, size_t c)
-{
-	lua_State *L = s->L;
-	struct cls_table *t = &s->ct[c];
-	if (!lua_checkstack(L, (int)t->nfill + 8 + PENDING))
-		no_stack(L);
-	if (!t->made)
-		make_table(s, c, 2);
-	lua_rawgeti(L, 2, (lua_Integer)c + 1);
-	t->slot = lua_gettop(L);
-	for (unsigned j = 0; j < t->nfill; j++)
-		lua_rawgeti(L, 2, t->key + (lua_Integer)j);
-	t->gen = s->gen;
-	if (t->lazy)
-		s->touched[s->ntouched++] = c;
-}
-
-/* After a batch: the lazy classes' last events move out of it. */
-static void keep_last(struct trawl_script *s)
-{
-	for (size_t i = 0; i < s->ntouched; i++) {
-		struct cls_table *t = &s->ct[s->touched[i]];
-		if (t->last && t->last != &t->lastev) {
-			t->lastev = *t->last;
-			t->last = &t->lastev;
-		}
-	}
-	s->ntouched = 0;
-}
-
-
-/* ev's values into its class's table at e, the names of fill above it. */
-static inline void store(struct trawl_script *s, const struct cls_table *t, int e, const struct trawl_sw_event *ev)
-{
-	lua_State *L = s->L;
-	for (unsigned j = 0; j < t->nfill; j++) {
-		lua_pushvalue(L, e + 1 + (int)j);
-		lua_pushinteger(L, src_value(s, ev, t->fill[j]));
-		lua_rawset(L, e);
-	}
-}
-
 /* run_batch(keep, tables): keep(e) for the events of s->run, in order.
  * Each class's table and the names it stores are pushed on this frame at
  * its first event of the batch, so an event costs its stores and one
@@ -783,40 +429,41 @@ static inline void store(struct trawl_script *s, const struct cls_table *t, int 
 static int run_batch(lua_State *L)
 {
 	struct trawl_script *s = of_state(L);
+	struct script_tables *tb = &s->tab;
 	struct run *r = &s->run;
 	if (!lua_checkstack(L, PENDING + 8))
-		no_stack(L);
+		tables_no_stack(L);
 	int top = lua_gettop(L), pending = 0;
-	s->gen++;
+	tb->gen++;
 	for (size_t i = 0; i < r->n; i++) {
 		if (!r->keep[i])
 			continue;
 		const struct trawl_sw_event *ev = &r->evs[i];
-		size_t c = (size_t)(ev->cls - s->classes);
+		size_t c = (size_t)(ev->cls - tb->classes);
 		int e;
 		r->at = i;
 		s->cur = ev;
-		if (c >= s->nclasses) {
+		if (c >= tb->nclasses) {
 			if (!lua_checkstack(L, 8))
-				no_stack(L);
-			push_unknown(s, ev);
+				tables_no_stack(L);
+			tables_push_unknown(tb, ev);
 			e = lua_gettop(L);
 		} else {
-			struct cls_table *t = &s->ct[c];
-			if (t->gen != s->gen) {
-				push_table(s, c);
+			struct cls_table *t = &tb->ct[c];
+			if (t->gen != tb->gen) {
+				tables_push(tb, c);
 				top = lua_gettop(L);
 			}
 			if (t->lazy && ++t->nev >= ADAPT_EVERY) {
 				if (MISS_COST * t->ncalls > (uint64_t)(t->nsrc - t->nfill) * t->nev) {
-					make_eager(s, c, t->slot);
-					push_table(s, c);
+					tables_make_eager(tb, c, t->slot);
+					tables_push(tb, c);
 					top = lua_gettop(L);
 				}
 				t->nev = t->ncalls = 0;
 			}
 			e = t->slot;
-			store(s, t, e, ev);
+			tables_store(tb, t, e, ev);
 			t->last = ev;
 		}
 		lua_pushvalue(L, 1);
@@ -825,7 +472,7 @@ static int run_batch(lua_State *L)
 		lua_callk(L, 1, 1, 0, NULL);
 		call_end(s, n);
 		r->keep[i] = (uint8_t)lua_toboolean(L, -1);
-		if (c >= s->nclasses || ++pending == PENDING) {
+		if (c >= tb->nclasses || ++pending == PENDING) {
 			lua_settop(L, top);
 			pending = 0;
 		}
@@ -841,9 +488,9 @@ static int run(struct trawl_script *s, const struct run *r)
 	s->run = *r;
 	lua_pushcclosure(L, run_batch, 0);
 	lua_insert(L, -2);
-	lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, s->tab.tables_ref);
 	int rc = pcall(s, 2, 0);
-	keep_last(s);
+	tables_keep_last(&s->tab);
 	return rc;
 }
 
@@ -856,19 +503,19 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	if (st)
 		return st;
 	struct trawl_script *s = calloc(1, sizeof *s);
-	if (!s || !(s->ct = calloc(nclasses + 1, sizeof *s->ct)) ||
-	    !(s->touched = calloc(2 * nclasses + 1, sizeof *s->touched))) {
+	if (!s || !(s->tab.ct = calloc(nclasses + 1, sizeof *s->tab.ct)) ||
+	    !(s->tab.touched = calloc(2 * nclasses + 1, sizeof *s->tab.touched))) {
 		if (s)
-			free(s->ct);
+			free(s->tab.ct);
 		free(s);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
 	snprintf(s->path, sizeof s->path, "%s", path);
-	s->classes = classes;
-	s->nclasses = nclasses;
+	s->tab.classes = classes;
+	s->tab.nclasses = nclasses;
 	s->budget = opt && opt->max_instructions ? opt->max_instructions : TRAWL_SCRIPT_DEFAULT_INSTRUCTIONS;
-	s->fields_ref = s->tables_ref = s->next_ref = LUA_NOREF;
-	if (!(s->L = lua_newstate(alloc, s))) {
+	s->fields_ref = s->tab.tables_ref = s->tab.next_ref = LUA_NOREF;
+	if (!(s->L = s->tab.L = lua_newstate(alloc, s))) {
 		trawl_script_close(s);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
@@ -887,19 +534,12 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	int unsafe = opt && opt->unsafe;
 	open_libs(s->L, unsafe);
 	watch_coroutines(s->L);
-	if ((st = wrap_raw(s, err))) {
+	if ((st = tables_wrap_raw(&s->tab, err))) {
 		trawl_script_close(s);
 		return st;
 	}
 	set_api(s);
-	plan_tables(s, text, len, unsafe);
-	if (nclasses > INT_MAX / 2) {
-		trawl_script_close(s);
-		return trawl_error_set(err, TRAWL_ERR_LIMIT, "%zu event classes: too many for a script", nclasses);
-	}
-	lua_createtable(s->L, (int)nclasses, 0);
-	s->tables_ref = luaL_ref(s->L, LUA_REGISTRYINDEX);
-	s->nkeys = (int)nclasses; /* the names go after the tables */
+	tables_plan(&s->tab, text, len, unsafe);
 	char chunk[260];
 	snprintf(chunk, sizeof chunk, "@%s", path);
 	if (luaL_loadbufferx(s->L, text, len, chunk, "t") != LUA_OK || call(s, 0, 0) != LUA_OK) {
@@ -936,7 +576,7 @@ void trawl_script_set_activities(struct trawl_script *s, struct trawl_act *act)
 
 void trawl_script_set_origin(struct trawl_script *s, uint64_t t0)
 {
-	s->t0 = t0;
+	s->tab.t0 = t0;
 }
 
 int trawl_script_keep_batch(struct trawl_script *s, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
@@ -953,48 +593,6 @@ int trawl_script_keep_batch(struct trawl_script *s, const struct trawl_sw_event 
 	return 0;
 }
 
-/* One event outside a batch (on_event, a computed field), where a
- * protected C call per event would cost more than it saves: class c's
- * table and the names it stores stay on the main stack above
- * SLOT_ON_EVENT (pushed at its first such event, and again after
- * make_eager), and ev's values are stored there. Its index, 0 for a class
- * the trace's info lacks; -1 when the stack cannot grow. */
-static int one_table(struct trawl_script *s, const struct trawl_sw_event *ev)
-{
-	lua_State *L = s->L;
-	size_t c = (size_t)(ev->cls - s->classes);
-	s->cur = ev;
-	if (!lua_checkstack(L, NSRC + 8))
-		return -1;
-	if (c >= s->nclasses)
-		return 0;
-	struct cls_table *t = &s->ct[c];
-	if (!t->mvalid) {
-		if (!t->made) {
-			lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
-			make_table(s, c, lua_gettop(L));
-			lua_pop(L, 1);
-		}
-		lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
-		int tables = lua_gettop(L);
-		lua_rawgeti(L, tables, (lua_Integer)c + 1);
-		lua_replace(L, tables);
-		t->mslot = tables;
-		for (unsigned j = 0; j < t->nfill; j++) {
-			lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
-			lua_rawgeti(L, -1, t->key + (lua_Integer)j);
-			lua_remove(L, -2);
-		}
-		t->mvalid = 1;
-	}
-	store(s, t, t->mslot, ev);
-	if (t->lazy) {
-		t->lastev = *ev;
-		t->last = &t->lastev;
-	}
-	return t->mslot;
-}
-
 /* Call the function on top of the stack with ev's table: LUA_OK with nres
  * results, or an error message pushed. */
 static int call_one(struct trawl_script *s, const struct trawl_sw_event *ev, int e, int nres)
@@ -1003,7 +601,7 @@ static int call_one(struct trawl_script *s, const struct trawl_sw_event *ev, int
 	if (e > 0)
 		lua_pushvalue(L, e);
 	else
-		push_unknown(s, ev);
+		tables_push_unknown(&s->tab, ev);
 	return call(s, 1, nres);
 }
 
@@ -1011,7 +609,8 @@ int trawl_script_keep(struct trawl_script *s, const struct trawl_sw_event *ev, s
 {
 	if (!s->has_keep)
 		return 1;
-	int e = one_table(s, ev);
+	s->cur = ev;
+	int e = tables_one(&s->tab, ev);
 	if (e < 0) {
 		trawl_error_set(err, TRAWL_ERR_NOMEM, "out of Lua stack");
 		return -1;
@@ -1033,7 +632,8 @@ enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct tra
 		return TRAWL_OK;
 	s->cur_keep = keep;
 	s->act_err = err;
-	int e = one_table(s, ev);
+	s->cur = ev;
+	int e = tables_one(&s->tab, ev);
 	if (e < 0)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of Lua stack");
 	lua_pushvalue(s->L, SLOT_ON_EVENT);
@@ -1057,7 +657,8 @@ enum trawl_status trawl_script_field(struct trawl_script *s, size_t i, const str
 {
 	lua_State *L = s->L;
 	buf[0] = 0;
-	int e = one_table(s, ev);
+	s->cur = ev;
+	int e = tables_one(&s->tab, ev);
 	if (e < 0)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of Lua stack");
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->fields_ref);
@@ -1091,8 +692,8 @@ void trawl_script_close(struct trawl_script *s)
 		running = NULL;
 	if (s->L)
 		lua_close(s->L);
-	free(s->ct);
-	free(s->touched);
+	free(s->tab.ct);
+	free(s->tab.touched);
 	free(s->field_names);
 	free(s);
 }
