@@ -72,9 +72,9 @@ void tables_plan(struct script_tables *s, const char *text, size_t len, int unsa
 }
 
 /* Push the names of t's fill into the tables' table (at index tables). */
-static void add_keys(struct script_tables *s, const struct trawl_sw_class *cls, struct cls_table *t, int tables)
+static void add_keys(struct script_tables *s, lua_State *L, const struct trawl_sw_class *cls, struct cls_table *t,
+		     int tables)
 {
-	lua_State *L = s->L;
 	t->key = s->nkeys + 1;
 	for (unsigned j = 0; j < t->nfill; j++) {
 		lua_pushstring(L, src_name(cls, t->fill[j]));
@@ -126,7 +126,7 @@ static void make_table(struct script_tables *s, size_t c, int tables)
 		}
 	}
 	lua_rawseti(L, tables, (lua_Integer)c + 1);
-	add_keys(s, &s->classes[c], t, tables);
+	add_keys(s, s->L, &s->classes[c], t, tables);
 	t->made = 1;
 }
 
@@ -134,9 +134,8 @@ static void make_table(struct script_tables *s, size_t c, int tables)
  * last event into its table (at index e) and from now on with the rest,
  * and the metatable goes. Its frame slots in the running batch are stale:
  * gen makes run_batch push them again. */
-void tables_make_eager(struct script_tables *s, size_t c, int e)
+void tables_make_eager(struct script_tables *s, lua_State *L, size_t c, int e)
 {
-	lua_State *L = s->L;
 	struct cls_table *t = &s->ct[c];
 	if (!t->lazy)
 		return;
@@ -153,7 +152,7 @@ void tables_make_eager(struct script_tables *s, size_t c, int e)
 	lua_pushnil(L);
 	lua_setmetatable(L, e);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
-	add_keys(s, &s->classes[c], t, lua_gettop(L));
+	add_keys(s, L, &s->classes[c], t, lua_gettop(L));
 	lua_pop(L, 1);
 	t->lazy = 0;
 	t->gen = 0;
@@ -198,7 +197,7 @@ static int lazy_newindex(lua_State *L)
 	struct cls_table *t = lua_touserdata(L, lua_upvalueindex(1));
 	lua_settop(L, 3);
 	if (lazy_source(t, L, 2) >= 0)
-		tables_make_eager(t->s, t->c, 1);
+		tables_make_eager(t->s, L, t->c, 1);
 	lua_rawset(L, 1);
 	return 0;
 }
@@ -207,7 +206,7 @@ static int lazy_newindex(lua_State *L)
 static int lazy_pairs(lua_State *L)
 {
 	struct cls_table *t = lua_touserdata(L, lua_upvalueindex(1));
-	tables_make_eager(t->s, t->c, 1);
+	tables_make_eager(t->s, L, t->c, 1);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, t->s->next_ref);
 	lua_pushvalue(L, 1);
 	lua_pushnil(L);
@@ -222,7 +221,7 @@ static int raw_wrap(lua_State *L)
 	struct script_tables *s = lua_touserdata(L, lua_upvalueindex(1));
 	if (lua_type(L, 1) == LUA_TTABLE && lua_getmetatable(L, 1)) {
 		if (lua_rawgetp(L, -1, s) == LUA_TNUMBER)
-			tables_make_eager(s, (size_t)lua_tointeger(L, -1), 1);
+			tables_make_eager(s, L, (size_t)lua_tointeger(L, -1), 1);
 		lua_pop(L, 2);
 	}
 	lua_pushvalue(L, lua_upvalueindex(2));

@@ -66,8 +66,9 @@ void tables_plan(struct script_tables *s, const char *text, size_t len, int unsa
 /* Make the tables' table (once classes and nclasses are set) and wrap rawget, rawset, next, getmetatable and
  * setmetatable (they see past a metatable). */
 enum trawl_status tables_wrap_raw(struct script_tables *s, struct trawl_error *err);
-/* Class c stores every value from now on (its table at index e). */
-void tables_make_eager(struct script_tables *s, size_t c, int e);
+/* Class c stores every value from now on (its table at index e of L, the
+ * thread running: a metamethod may be called in a coroutine). */
+void tables_make_eager(struct script_tables *s, lua_State *L, size_t c, int e);
 /* Push class c's table, then the names it stores, on the running C
  * function's frame, whose argument 2 is the tables' table. */
 void tables_push(struct script_tables *s, size_t c);

@@ -456,7 +456,7 @@ static int run_batch(lua_State *L)
 			}
 			if (t->lazy && ++t->nev >= ADAPT_EVERY) {
 				if (MISS_COST * t->ncalls > (uint64_t)(t->nsrc - t->nfill) * t->nev) {
-					tables_make_eager(tb, c, t->slot);
+					tables_make_eager(tb, L, c, t->slot);
 					tables_push(tb, c);
 					top = lua_gettop(L);
 				}

@@ -2,8 +2,9 @@
 # A script's event table stores per event only the values whose names
 # occur in the script; the rest come through its metatable. Checked here
 # against --where and the listing: names built at run time, pairs, next,
-# rawget, a store to a value not stored, a table kept from an earlier
-# event, and a class made eager in the middle of a trace (many misses).
+# rawget, a store to a value not stored, a coroutine, a table kept from an
+# earlier event, and a class made eager in the middle of a trace (many
+# misses).
 . "$TRAWL_SRC/tests/cli-lib.sh"
 d="$TRAWL_SRC/tests/data/rec"
 expect_exit 0 "$TRAWL" events import-bf "$d/act-dump.txt" --defs "$d/act.tdef" -o "$_tmp/tr"
@@ -30,6 +31,19 @@ same "next" "$_tmp/next.lua" 'who == 1'
 # a store to a value not stored: the next events still see their own
 printf 'local k = "n" .. "um"\nfunction keep(e) local v = e[k]; e[k] = -1; return v ~= nil and v > 7 end\n' >"$_tmp/store.lua"
 same "a store to a value not stored" "$_tmp/store.lua" 'num > 7'
+# the metamethods called in a coroutine work on its stack, not the main one
+cat >"$_tmp/co.lua" <<'EOL'
+local k = "n" .. "um"
+function keep(e)
+  return coroutine.wrap(function()
+    local n = 0
+    for _ in pairs(e) do n = n + 1 end
+    e["w" .. "ho"] = -1
+    return n > 5 and (e[k] == 7 or e[k] == 5)
+  end)()
+end
+EOL
+same "pairs and a store in a coroutine" "$_tmp/co.lua" 'num == 7 || num == 5'
 
 # pairs lists every value: the keys of each class, by hand
 cat >"$_tmp/pairs.lua" <<'EOL'
