@@ -22,7 +22,6 @@ static const char *src_name(const struct trawl_sw_class *cls, unsigned k)
 	return k < SRC_FIELD ? base[k] : cls->fields[k - SRC_FIELD].name;
 }
 
-
 static unsigned class_nsrc(const struct trawl_sw_class *cls)
 {
 	return SRC_FIELD + (cls->nfields < TRAWL_SW_MAX_FIELDS ? cls->nfields : TRAWL_SW_MAX_FIELDS);
@@ -168,8 +167,10 @@ static int lazy_source(const struct cls_table *t, lua_State *L, int idx)
 	size_t len;
 	const char *k = lua_tolstring(L, idx, &len);
 	/* Lua keeps one copy of each short string: the same name is the
-	 * same pointer, so a miss (the common call) compares no bytes */
-	for (unsigned i = 0; i < t->nsrc - t->nfill; i++) {
+	 * same pointer, so a miss (the common call) compares no bytes. From
+	 * the last, as a field named like cpu, tid or time is stored after
+	 * them and wins. */
+	for (unsigned i = t->nsrc - t->nfill; i-- > 0;) {
 		const char *n = t->names[t->unstored[i]];
 		if (k == n || (len > 40 && !strcmp(k, n)))
 			return t->unstored[i];
@@ -252,8 +253,6 @@ enum trawl_status tables_wrap_raw(struct script_tables *s, struct trawl_error *e
 	}
 	return TRAWL_OK;
 }
-
-void tables_no_stack(lua_State *L);
 
 /* A class the trace's info lacks: a table of its own for this event,
  * every value stored. */
