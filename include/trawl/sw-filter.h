@@ -34,6 +34,12 @@ enum trawl_status trawl_swfilter_create(struct trawl_swfilter **out, const struc
 					const struct trawl_sw_class *classes, size_t nclasses,
 					struct trawl_error *err);
 void trawl_swfilter_set_fn(struct trawl_swfilter *f, trawl_swfilter_fn fn, void *ctx);
+/* The same test over a batch, for trawl_swfilter_keep_batch: keep[i] is 1
+ * for the events that passed every other test but --time, and the
+ * function clears those it drops, calling nothing for the others. Set
+ * beside fn (which the one-event calls still use). */
+typedef void (*trawl_swfilter_batch_fn)(void *ctx, const struct trawl_sw_event *evs, size_t n, uint8_t *keep);
+void trawl_swfilter_set_batch_fn(struct trawl_swfilter *f, trawl_swfilter_batch_fn fn, void *ctx);
 /* Events must come in time order: the first one sets time 0 of --time. */
 int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *ev);
 /* The same, and *but_time whether it passes all but --time (what an

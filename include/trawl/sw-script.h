@@ -9,7 +9,9 @@
  *
  * e has the event's fields by name, and cpu, tid, time (ns since the first
  * event), name ("net:RX"), subsys and event; it is reused from one event to
- * the next. Scripts run sandboxed: base (without dofile, loadfile, load),
+ * the next. Only the values whose names the script's text holds are
+ * stored per event; the others are reached through e's metatable (see
+ * sw-script.c). Scripts run sandboxed: base (without dofile, loadfile, load),
  * string, table, math, utf8 and coroutine only, unless unsafe. A call
  * still running after 20 to 40 ms (a watchdog thread, made by open,
  * signals the calling thread with SIGURG, whose handler open installs) is
@@ -46,6 +48,12 @@ void trawl_script_set_activities(struct trawl_script *s, struct trawl_act *act);
 void trawl_script_set_origin(struct trawl_script *s, uint64_t t0);
 /* keep(e): 1 keep, 0 drop, -1 error (err set). */
 int trawl_script_keep(struct trawl_script *s, const struct trawl_sw_event *ev, struct trawl_error *err);
+/* keep(e) for each of the n events whose keep[i] is set, in order, keep[i]
+ * becoming its verdict (0 or 1): 0, or -1 with err set and *failed the
+ * index of the event it failed on (those after it are left as they were).
+ * One protected call for the batch. */
+int trawl_script_keep_batch(struct trawl_script *s, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
+			    size_t *failed, struct trawl_error *err);
 /* on_event(e), with the event's filter verdict for the activities it opens. */
 enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct trawl_sw_event *ev, int keep,
 					struct trawl_error *err);

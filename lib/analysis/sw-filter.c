@@ -54,6 +54,8 @@ struct trawl_swfilter {
 	int plan_or;
 	trawl_swfilter_fn fn;
 	void *fn_ctx;
+	trawl_swfilter_batch_fn batch_fn;
+	void *batch_ctx;
 	int active;
 };
 
@@ -329,6 +331,13 @@ void trawl_swfilter_set_fn(struct trawl_swfilter *f, trawl_swfilter_fn fn, void 
 	f->active |= fn != NULL;
 }
 
+void trawl_swfilter_set_batch_fn(struct trawl_swfilter *f, trawl_swfilter_batch_fn fn, void *ctx)
+{
+	f->batch_fn = fn;
+	f->batch_ctx = ctx;
+	f->active |= fn != NULL;
+}
+
 static int in_ranges(const struct range *r, int n, uint64_t v)
 {
 	for (int i = 0; i < n; i++)
@@ -363,7 +372,7 @@ static inline int plan_keep(const struct trawl_swfilter *f, const struct plan *p
 /* Everything but the time window, which activities apply by overlap;
  * with use_plan (the batches) a chain condition runs as its class's plan. */
 __attribute__((always_inline)) static inline int keep_but_time(struct trawl_swfilter *f, const struct trawl_sw_event *ev,
-							       int use_plan)
+							       int use_plan, int use_fn)
 {
 	size_t c = (size_t)(ev->cls - f->classes);
 	if (f->class_ok && (c >= f->nclasses || !f->class_ok[c]))
@@ -378,13 +387,13 @@ __attribute__((always_inline)) static inline int keep_but_time(struct trawl_swfi
 		if (use_plan && f->plans) {
 			if (!plan_keep(f, &f->plans[c], ev))
 				return 0;
-			return !f->fn || f->fn(f->fn_ctx, ev);
+			return !use_fn || !f->fn || f->fn(f->fn_ctx, ev);
 		}
 		int64_t b[3] = { ev->cpu, ev->tid, (int64_t)(ev->time - f->t0) }, v;
 		if (trawl_expr_run(f->where, f->map + c * f->nsyms, (const int64_t *)ev->vals, b, &v) || !v)
 			return 0;
 	}
-	return !f->fn || f->fn(f->fn_ctx, ev);
+	return !use_fn || !f->fn || f->fn(f->fn_ctx, ev);
 }
 
 /* --time: ev falls in the window (times relative to the first event). */
@@ -402,7 +411,7 @@ int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event
 	}
 	if (!f->active)
 		return *but_time = 1;
-	*but_time = keep_but_time(f, ev, 0);
+	*but_time = keep_but_time(f, ev, 0, 1);
 	return *but_time && in_time(f, ev);
 }
 
@@ -424,7 +433,7 @@ size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw
 		memset(but_time, 1, n);
 		return n;
 	}
-	if (!f->class_ok && f->ncpus < 0 && f->ntids < 0 && f->plans && !f->fn) {
+	if (!f->class_ok && f->ncpus < 0 && f->ntids < 0 && f->plans && !f->fn && !f->batch_fn) {
 		/* a --where alone (and maybe --time): the plans with no other test */
 		for (size_t i = 0; i < n; i++) {
 			size_t c = (size_t)(evs[i].cls - f->classes);
@@ -436,8 +445,20 @@ size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw
 		}
 		return kept;
 	}
+	if (f->batch_fn) {
+		/* the caller's test last, over the events every other test kept */
+		for (size_t i = 0; i < n; i++)
+			but_time[i] = (uint8_t)keep_but_time(f, &evs[i], 1, 0);
+		f->batch_fn(f->batch_ctx, evs, n, but_time);
+		for (size_t i = 0; i < n; i++) {
+			int k = but_time[i] && in_time(f, &evs[i]);
+			keep[i] = (uint8_t)k;
+			kept += (size_t)k;
+		}
+		return kept;
+	}
 	for (size_t i = 0; i < n; i++) {
-		int bt = keep_but_time(f, &evs[i], 1);
+		int bt = keep_but_time(f, &evs[i], 1, 1);
 		int k = bt && in_time(f, &evs[i]);
 		but_time[i] = (uint8_t)bt;
 		keep[i] = (uint8_t)k;

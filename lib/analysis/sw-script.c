@@ -1,8 +1,12 @@
 /* Lua scripts over software events (sw-script.h). The event handed to a
- * script is one plain table per class, made once with name, subsys and
- * event, and refilled with cpu, tid, time and the event's fields by a Lua
- * function made for the class (make_fill), which then calls keep(e): a
- * miss (e.len on a class without len) is a table miss, not a call to C.
+ * script is one table per class, into which each event's values are
+ * stored from C: only the values the script's text names, the others
+ * through the table's metatable (sw-script-tables.c).
+ *
+ * The calls are made a batch at a time: one lua_pcall of a C function
+ * (run_batch) that stores each event's values and calls the script's
+ * function for it with lua_call, so the protected call's setjmp is paid
+ * once per batch, not per event.
  *
  * A runaway call is stopped by Lua's instruction-count hook, but the hook
  * costs every VM instruction about as much as a filter's whole work, so it
@@ -28,6 +32,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "analysis/sw-script-tables.h"
 #include "core/lua-lazy.h"
 #include "core/watchdog.h"
 
@@ -35,27 +40,31 @@
 /* The signal the watchdog sends: ignored by default, so one that arrives
  * after the last script closed and the old action is back does nothing. */
 #define ARM_SIGNAL SIGURG
-/* The main thread's stack between calls: keep and on_event (or nil), then
- * one slot per class for its fill function (make_fill). */
+/* The main thread's stack between calls: keep and on_event (or nil). */
 #define SLOT_KEEP 1
 #define SLOT_ON_EVENT 2
-#define SLOT_CLASS 3
 /* coroutines are counted all along, in steps of this (see co_make) */
 #define CO_HOOK_EVERY 1000
+
+/* What run_batch works on. */
+struct run {
+	const struct trawl_sw_event *evs;
+	size_t n, at;                /* at: the event being called */
+	uint8_t *keep;               /* in: call keep for it; out: the verdict */
+};
 
 struct trawl_script {
 	lua_State *L;
 	char path[256];
-	const struct trawl_sw_class *classes;
-	size_t nclasses;
-	unsigned char *made;         /* per class: its fill function is in its slot */
+	struct script_tables tab;    /* the tables e is (sw-script-tables.h) */
+	struct run run;
 	int has_keep, has_on_event;
 	int fields_ref;              /* the fields table, LUA_NOREF when absent */
 	char (*field_names)[48];
 	size_t nfields;
 	const struct trawl_sw_event *cur;
 	int cur_keep;
-	uint64_t t0, budget;
+	uint64_t budget;
 	struct trawl_act *act;
 	struct trawl_error *act_err; /* an engine error inside activity.open */
 	/* the runaway guard: seq and armed are shared with the watchdog */
@@ -373,21 +382,116 @@ static enum trawl_status lua_fail(struct trawl_script *s, const struct trawl_sw_
 	return TRAWL_ERR_FORMAT;
 }
 
-/* Every call into the script goes through here: seq is odd while it runs,
- * and a hook left from the call before is turned off. */
-static int call(struct trawl_script *s, int nargs, int nres)
+/* The start and end of each call into the script: seq is odd while it
+ * runs, and a hook left from the call before is turned off. */
+static inline uint64_t call_begin(struct trawl_script *s)
 {
 	if (atomic_load_explicit(&s->armed, memory_order_relaxed))
 		disarm(s);
+	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed) + 1;
+	atomic_store_explicit(&s->seq, n, memory_order_release);
+	return n;
+}
+
+static inline void call_end(struct trawl_script *s, uint64_t n)
+{
+	atomic_store_explicit(&s->seq, n + 1, memory_order_relaxed);
+}
+
+/* A protected call from this thread, which the watchdog signals. A call
+ * stopped by an error inside run_batch leaves seq odd: made even here. */
+static int pcall(struct trawl_script *s, int nargs, int nres)
+{
 	unsigned long me = (unsigned long)pthread_self();
 	if (atomic_load_explicit(&s->caller, memory_order_relaxed) != me)
 		atomic_store(&s->caller, me);
 	running = s;
-	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed) + 1;
-	atomic_store_explicit(&s->seq, n, memory_order_release);
 	int r = lua_pcall(s->L, nargs, nres, 0);
-	atomic_store_explicit(&s->seq, n + 1, memory_order_relaxed);
+	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed);
+	if (n & 1)
+		atomic_store_explicit(&s->seq, n + 1, memory_order_relaxed);
 	return r;
+}
+
+/* The script's top level: one call. */
+static int call(struct trawl_script *s, int nargs, int nres)
+{
+	uint64_t n = call_begin(s);
+	int r = pcall(s, nargs, nres);
+	call_end(s, n);
+	return r;
+}
+
+/* run_batch(keep, tables): keep(e) for the events of s->run, in order.
+ * Each class's table and the names it stores are pushed on this frame at
+ * its first event of the batch, so an event costs its stores and one
+ * lua_call; results are popped PENDING at a time. */
+static int run_batch(lua_State *L)
+{
+	struct trawl_script *s = of_state(L);
+	struct script_tables *tb = &s->tab;
+	struct run *r = &s->run;
+	if (!lua_checkstack(L, PENDING + 8))
+		tables_no_stack(L);
+	int top = lua_gettop(L), pending = 0;
+	tb->gen++;
+	for (size_t i = 0; i < r->n; i++) {
+		if (!r->keep[i])
+			continue;
+		const struct trawl_sw_event *ev = &r->evs[i];
+		size_t c = (size_t)(ev->cls - tb->classes);
+		int e;
+		r->at = i;
+		s->cur = ev;
+		if (c >= tb->nclasses) {
+			if (!lua_checkstack(L, 8))
+				tables_no_stack(L);
+			tables_push_unknown(tb, ev);
+			e = lua_gettop(L);
+		} else {
+			struct cls_table *t = &tb->ct[c];
+			if (t->gen != tb->gen) {
+				tables_push(tb, c);
+				top = lua_gettop(L);
+			}
+			if (t->lazy && ++t->nev >= ADAPT_EVERY) {
+				if (MISS_COST * t->ncalls > (uint64_t)(t->nsrc - t->nfill) * t->nev) {
+					tables_make_eager(tb, L, c, t->slot);
+					tables_push(tb, c);
+					top = lua_gettop(L);
+				}
+				t->nev = t->ncalls = 0;
+			}
+			e = t->slot;
+			tables_store(tb, t, e, ev);
+			t->last = ev;
+		}
+		lua_pushvalue(L, 1);
+		lua_pushvalue(L, e);
+		uint64_t n = call_begin(s);
+		lua_callk(L, 1, 1, 0, NULL);
+		call_end(s, n);
+		r->keep[i] = (uint8_t)lua_toboolean(L, -1);
+		if (c >= tb->nclasses || ++pending == PENDING) {
+			lua_settop(L, top);
+			pending = 0;
+		}
+	}
+	return 0;
+}
+
+/* keep, on top of the stack, over r's events (run_batch): LUA_OK, or an
+ * error message pushed. */
+static int run(struct trawl_script *s, const struct run *r)
+{
+	lua_State *L = s->L;
+	s->run = *r;
+	lua_pushcclosure(L, run_batch, 0);
+	lua_insert(L, -2);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, s->tab.tables_ref);
+	int rc = pcall(s, 2, 0);
+	tables_keep_last(&s->tab);
+	return rc;
 }
 
 enum trawl_status trawl_script_open(struct trawl_script **out, const char *path, const char *text, size_t len,
@@ -399,16 +503,19 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	if (st)
 		return st;
 	struct trawl_script *s = calloc(1, sizeof *s);
-	if (!s || !(s->made = calloc(nclasses + 1, 1))) {
+	if (!s || !(s->tab.ct = calloc(nclasses + 1, sizeof *s->tab.ct)) ||
+	    !(s->tab.touched = calloc(2 * nclasses + 1, sizeof *s->tab.touched))) {
+		if (s)
+			free(s->tab.ct);
 		free(s);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
 	snprintf(s->path, sizeof s->path, "%s", path);
-	s->classes = classes;
-	s->nclasses = nclasses;
+	s->tab.classes = classes;
+	s->tab.nclasses = nclasses;
 	s->budget = opt && opt->max_instructions ? opt->max_instructions : TRAWL_SCRIPT_DEFAULT_INSTRUCTIONS;
-	s->fields_ref = LUA_NOREF;
-	if (!(s->L = lua_newstate(alloc, s))) {
+	s->fields_ref = s->tab.tables_ref = s->tab.next_ref = LUA_NOREF;
+	if (!(s->L = s->tab.L = lua_newstate(alloc, s))) {
 		trawl_script_close(s);
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
@@ -424,9 +531,15 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 		trawl_script_close(s);
 		return st;
 	}
-	open_libs(s->L, opt && opt->unsafe);
+	int unsafe = opt && opt->unsafe;
+	open_libs(s->L, unsafe);
 	watch_coroutines(s->L);
+	if ((st = tables_wrap_raw(&s->tab, err))) {
+		trawl_script_close(s);
+		return st;
+	}
 	set_api(s);
+	tables_plan(&s->tab, text, len, unsafe);
 	char chunk[260];
 	snprintf(chunk, sizeof chunk, "@%s", path);
 	if (luaL_loadbufferx(s->L, text, len, chunk, "t") != LUA_OK || call(s, 0, 0) != LUA_OK) {
@@ -435,14 +548,9 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 		return st;
 	}
 	/* the stack from here on: see SLOT_KEEP */
-	if (nclasses > INT_MAX - 64 || !lua_checkstack(s->L, SLOT_CLASS + (int)nclasses + LUA_MINSTACK)) {
-		trawl_script_close(s);
-		return trawl_error_set(err, TRAWL_ERR_LIMIT, "%zu event classes: too many for a script", nclasses);
-	}
 	lua_settop(s->L, 0);
 	s->has_keep = global_fn(s->L, "keep");
 	s->has_on_event = global_fn(s->L, "on_event");
-	lua_settop(s->L, SLOT_CLASS + (int)nclasses - 1);
 	if ((st = read_fields(s, err))) {
 		trawl_script_close(s);
 		return st;
@@ -468,84 +576,47 @@ void trawl_script_set_activities(struct trawl_script *s, struct trawl_act *act)
 
 void trawl_script_set_origin(struct trawl_script *s, uint64_t t0)
 {
-	s->t0 = t0;
+	s->tab.t0 = t0;
 }
 
-/* Make the fill function of class cls and push it: the class's table e
- * (name, subsys and event stored once) as an upvalue of
- *   function(f, cpu, tid, time, v1, ...) e.cpu = cpu ... e["len"] = v1 ... return f(e) end
- * whose stores are VM instructions with constant keys, where the same
- * stores from C cost three API calls each. With c < nclasses it is kept
- * in the class's stack slot; else (a class the trace's info lacks) it is
- * made for this event only. LUA_OK or an error message pushed. */
-static int make_fill(struct trawl_script *s, const struct trawl_sw_class *cls, size_t c)
+int trawl_script_keep_batch(struct trawl_script *s, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
+			    size_t *failed, struct trawl_error *err)
 {
-	lua_State *L = s->L;
-	unsigned n = cls->nfields < TRAWL_SW_MAX_FIELDS ? cls->nfields : TRAWL_SW_MAX_FIELDS;
-	char code[TRAWL_SW_MAX_FIELDS * (48 * 4 + 24) + 256];
-	size_t at = (size_t)snprintf(code, sizeof code, "local e = ...\nreturn function(f, cpu, tid, time");
-	for (unsigned i = 0; i < n; i++)
-		at += (size_t)snprintf(code + at, sizeof code - at, ", v%u", i);
-	at += (size_t)snprintf(code + at, sizeof code - at, ")\n  e.cpu = cpu e.tid = tid e.time = time\n");
-	for (unsigned i = 0; i < n; i++) {
-		/* the name as a string literal, every byte but [A-Za-z0-9_] escaped */
-		at += (size_t)snprintf(code + at, sizeof code - at, "  e[\"");
-		for (const unsigned char *p = (const unsigned char *)cls->fields[i].name; *p; p++)
-			at += (size_t)snprintf(code + at, sizeof code - at, (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-					       (*p >= '0' && *p <= '9') || *p == '_' ? "%c" : "\\%03u", *p);
-		at += (size_t)snprintf(code + at, sizeof code - at, "\"] = v%u\n", i);
-	}
-	snprintf(code + at, sizeof code - at, "  return f(e)\nend\n");
-	if (luaL_loadbufferx(L, code, strlen(code), "=trawl's event table", "t") != LUA_OK)
-		return LUA_ERRSYNTAX;
-	lua_createtable(L, 0, (int)n + 6);
-	const char *colon = strchr(cls->name, ':');
-	lua_pushstring(L, cls->name);
-	lua_setfield(L, -2, "name");
-	lua_pushlstring(L, cls->name, colon ? (size_t)(colon - cls->name) : strlen(cls->name));
-	lua_setfield(L, -2, "subsys");
-	lua_pushstring(L, colon ? colon + 1 : "");
-	lua_setfield(L, -2, "event");
-	int r = call(s, 1, 1);
-	if (r == LUA_OK && c < s->nclasses) {
-		lua_pushvalue(L, -1);
-		lua_replace(L, SLOT_CLASS + (int)c);
-		s->made[c] = 1;
-	}
-	return r;
-}
-
-/* Push ev's fill function, the function in slot fn (0: the one on top of
- * the stack, moved above the fill function) and ev's values: the number
- * of arguments for call(), or -1 with an error message pushed. */
-static int push_event(struct trawl_script *s, const struct trawl_sw_event *ev, int fn)
-{
-	lua_State *L = s->L;
-	size_t c = (size_t)(ev->cls - s->classes);
-	s->cur = ev;
-	if (c < s->nclasses && s->made[c])
-		lua_pushvalue(L, SLOT_CLASS + (int)c);
-	else if (make_fill(s, ev->cls, c) != LUA_OK)
+	if (!s->has_keep || !n)
+		return 0;
+	lua_pushvalue(s->L, SLOT_KEEP);
+	if (run(s, &(struct run){ .evs = evs, .n = n, .keep = keep }) != LUA_OK) {
+		*failed = s->run.at;
+		lua_fail(s, &evs[s->run.at], err);
 		return -1;
-	if (fn)
-		lua_pushvalue(L, fn);
+	}
+	return 0;
+}
+
+/* Call the function on top of the stack with ev's table: LUA_OK with nres
+ * results, or an error message pushed. */
+static int call_one(struct trawl_script *s, const struct trawl_sw_event *ev, int e, int nres)
+{
+	lua_State *L = s->L;
+	if (e > 0)
+		lua_pushvalue(L, e);
 	else
-		lua_rotate(L, -2, 1);
-	lua_pushinteger(L, ev->cpu);
-	lua_pushinteger(L, ev->tid);
-	lua_pushinteger(L, (lua_Integer)(ev->time - s->t0));
-	unsigned n = ev->cls->nfields < TRAWL_SW_MAX_FIELDS ? ev->cls->nfields : TRAWL_SW_MAX_FIELDS;
-	for (unsigned i = 0; i < n; i++)
-		lua_pushinteger(L, (lua_Integer)ev->vals[i]);
-	return 4 + (int)n;
+		tables_push_unknown(&s->tab, ev);
+	return call(s, 1, nres);
 }
 
 int trawl_script_keep(struct trawl_script *s, const struct trawl_sw_event *ev, struct trawl_error *err)
 {
 	if (!s->has_keep)
 		return 1;
-	int n = push_event(s, ev, SLOT_KEEP);
-	if (n < 0 || call(s, n, 1) != LUA_OK) {
+	s->cur = ev;
+	int e = tables_one(&s->tab, ev);
+	if (e < 0) {
+		trawl_error_set(err, TRAWL_ERR_NOMEM, "out of Lua stack");
+		return -1;
+	}
+	lua_pushvalue(s->L, SLOT_KEEP);
+	if (call_one(s, ev, e, 1) != LUA_OK) {
 		lua_fail(s, ev, err);
 		return -1;
 	}
@@ -561,8 +632,12 @@ enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct tra
 		return TRAWL_OK;
 	s->cur_keep = keep;
 	s->act_err = err;
-	int n = push_event(s, ev, SLOT_ON_EVENT);
-	if (n < 0 || call(s, n, 0) != LUA_OK)
+	s->cur = ev;
+	int e = tables_one(&s->tab, ev);
+	if (e < 0)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of Lua stack");
+	lua_pushvalue(s->L, SLOT_ON_EVENT);
+	if (call_one(s, ev, e, 0) != LUA_OK)
 		return lua_fail(s, ev, err);
 	return TRAWL_OK;
 }
@@ -582,14 +657,15 @@ enum trawl_status trawl_script_field(struct trawl_script *s, size_t i, const str
 {
 	lua_State *L = s->L;
 	buf[0] = 0;
-	int top = lua_gettop(L);
+	s->cur = ev;
+	int e = tables_one(&s->tab, ev);
+	if (e < 0)
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of Lua stack");
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->fields_ref);
 	lua_getfield(L, -1, s->field_names[i]);
 	lua_remove(L, -2);
-	int n = push_event(s, ev, 0);
-	if (n < 0 || call(s, n, 1) != LUA_OK) {
+	if (call_one(s, ev, e, 1) != LUA_OK) {
 		lua_fail(s, ev, err);
-		lua_settop(L, top);
 		return TRAWL_ERR_FORMAT;
 	}
 	int t = lua_type(L, -1);
@@ -616,7 +692,8 @@ void trawl_script_close(struct trawl_script *s)
 		running = NULL;
 	if (s->L)
 		lua_close(s->L);
-	free(s->made);
+	free(s->tab.ct);
+	free(s->tab.touched);
 	free(s->field_names);
 	free(s);
 }
@@ -643,6 +720,12 @@ int trawl_script_keep(struct trawl_script *s, const struct trawl_sw_event *ev, s
 {
 	(void)s, (void)ev, (void)err;
 	return 1;
+}
+int trawl_script_keep_batch(struct trawl_script *s, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
+			    size_t *failed, struct trawl_error *err)
+{
+	(void)s, (void)evs, (void)n, (void)keep, (void)failed, (void)err;
+	return 0;
 }
 enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct trawl_sw_event *ev, int keep,
 					struct trawl_error *err)

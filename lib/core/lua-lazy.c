@@ -62,6 +62,13 @@ static const char *const names[] = {
 	"lua_gettop",
 	"lua_copy",
 	"lua_checkstack",
+	"lua_rawset",
+	"lua_rawget",
+	"lua_setmetatable",
+	"lua_getmetatable",
+	"lua_rawgetp",
+	"lua_rawsetp",
+	"lua_rawseti",
 	NULL,
 };
 
@@ -112,6 +119,13 @@ static struct {
 	__typeof__(lua_gettop) *lua_gettop;
 	__typeof__(lua_copy) *lua_copy;
 	__typeof__(lua_checkstack) *lua_checkstack;
+	__typeof__(lua_rawset) *lua_rawset;
+	__typeof__(lua_rawget) *lua_rawget;
+	__typeof__(lua_setmetatable) *lua_setmetatable;
+	__typeof__(lua_getmetatable) *lua_getmetatable;
+	__typeof__(lua_rawgetp) *lua_rawgetp;
+	__typeof__(lua_rawsetp) *lua_rawsetp;
+	__typeof__(lua_rawseti) *lua_rawseti;
 } lazy_fn;
 
 static struct lazy_lib lua = {
@@ -357,6 +371,41 @@ void lua_copy(lua_State *L, int fromidx, int toidx)
 int lua_checkstack(lua_State *L, int n)
 {
 	return lazy_fn.lua_checkstack(L, n);
+}
+
+void lua_rawset(lua_State *L, int idx)
+{
+	lazy_fn.lua_rawset(L, idx);
+}
+
+int lua_rawget(lua_State *L, int idx)
+{
+	return lazy_fn.lua_rawget(L, idx);
+}
+
+int lua_setmetatable(lua_State *L, int objindex)
+{
+	return lazy_fn.lua_setmetatable(L, objindex);
+}
+
+int lua_getmetatable(lua_State *L, int objindex)
+{
+	return lazy_fn.lua_getmetatable(L, objindex);
+}
+
+int lua_rawgetp(lua_State *L, int idx, const void *p)
+{
+	return lazy_fn.lua_rawgetp(L, idx, p);
+}
+
+void lua_rawsetp(lua_State *L, int idx, const void *p)
+{
+	lazy_fn.lua_rawsetp(L, idx, p);
+}
+
+void lua_rawseti(lua_State *L, int idx, lua_Integer n)
+{
+	lazy_fn.lua_rawseti(L, idx, n);
 }
 
 #endif

@@ -2,6 +2,7 @@
  * on_event(e) feeds the activity engine, and an error inside the script
  * stops the reading with the script's line and the event it was on. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "events-run.h"
 #include "events-script.h"
@@ -20,6 +21,21 @@ static int keep_fn(void *ctx, const struct trawl_sw_event *ev)
 	return k;
 }
 
+static void keep_batch_fn(void *ctx, const struct trawl_sw_event *evs, size_t n, uint8_t *keep)
+{
+	struct events_run *r = ctx;
+	size_t at;
+	if (r->script_failed) {
+		memset(keep, 0, n);
+		return;
+	}
+	if (trawl_script_keep_batch(r->scr, evs, n, keep, &at, &r->script_err)) {
+		r->script_failed = 1;
+		r->script_failed_ev = &evs[at];
+		memset(keep + at, 0, n - at);
+	}
+}
+
 int events_script_open(struct events_run *r)
 {
 	struct trawl_error err;
@@ -34,8 +50,10 @@ int events_script_open(struct events_run *r)
 	free(text);
 	if (st)
 		return cli_report(r->cmd, &err);
-	if (trawl_script_has_keep(r->scr))
+	if (trawl_script_has_keep(r->scr)) {
 		trawl_swfilter_set_fn(r->filter, keep_fn, r);
+		trawl_swfilter_set_batch_fn(r->filter, keep_batch_fn, r);
+	}
 	return EXIT_OK;
 }
 

@@ -1,0 +1,108 @@
+/* The tables a Lua script sees as e (sw-script.c's part): one per event
+ * class, each event's values stored from C, only those the script's text
+ * names; the rest through the table's metatable (see sw-script-tables.c).
+ * Internal to lib/analysis. tables_push, tables_push_unknown and
+ * tables_make_eager raise Lua errors: they run inside a protected call. */
+#ifndef TRAWL_ANALYSIS_SW_SCRIPT_TABLES_H
+#define TRAWL_ANALYSIS_SW_SCRIPT_TABLES_H
+
+#include <lua.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trawl/status.h"
+#include "trawl/sw-event.h"
+
+/* A value of e: cpu, tid, time, then the class's fields in order. */
+#define SRC_FIELD 3
+#define NSRC (SRC_FIELD + TRAWL_SW_MAX_FIELDS)
+/* A lazy class is looked at every this many of its events: made eager
+ * when MISS_COST times its metatable calls exceed the values it does not
+ * store (a call, miss or not, costs about three stores: callgrind counted
+ * some 280 instructions an __index call, 90 to 110 a store). */
+#define ADAPT_EVERY 1024
+#define MISS_COST 3
+/* The results a batch leaves on the stack before popping them */
+#define PENDING 32
+
+struct script_tables;
+
+/* One event class's table. */
+struct cls_table {
+	struct script_tables *s;     /* for its metamethods, whose upvalue it is */
+	size_t c;
+	int made;                    /* the table is in the tables' table */
+	int lazy;                    /* has the metatable: what fill lacks is read from last */
+	unsigned nsrc, nfill;        /* values of the class; those stored per event */
+	uint8_t fill[NSRC];          /* the sources stored */
+	uint8_t stored[NSRC];        /* 1 if in fill */
+	uint8_t unstored[NSRC];      /* the others, nsrc - nfill of them */
+	int key;                     /* tables[key + j] is the name of fill[j] */
+	const char *names[NSRC];     /* lazy: the names, interned (kept in the tables' table) */
+	const struct trawl_sw_event *last; /* lazy: its last event: in the batch, or lastev */
+	struct trawl_sw_event lastev;
+	uint64_t nev, ncalls;        /* lazy: events and metatable calls since the last look */
+	uint64_t gen;                /* the batch whose frame holds the table ... */
+	int slot;                    /* ... here, followed by the names of fill */
+	int mslot, mvalid;           /* the same on the main stack (tables_one) */
+};
+
+struct script_tables {
+	lua_State *L;
+	const struct trawl_sw_class *classes;
+	size_t nclasses;
+	struct cls_table *ct;        /* per class */
+	int nkeys;                   /* entries in the tables' table */
+	int tables_ref;              /* the tables' table: [c + 1] class c's, then names */
+	int next_ref;                /* Lua's own next, for __pairs */
+	uint64_t gen;                /* batches run (cls_table's gen) */
+	uint64_t t0;                 /* time 0 of e.time */
+	size_t *touched, ntouched;   /* the lazy classes whose last is in the batch */
+};
+
+/* Which values each class stores (classes, nclasses, ct set): those the
+ * text names as a word, or every one when unsafe. */
+void tables_plan(struct script_tables *s, const char *text, size_t len, int unsafe);
+/* Make the tables' table (once classes and nclasses are set) and wrap rawget, rawset, next, getmetatable and
+ * setmetatable (they see past a metatable). */
+enum trawl_status tables_wrap_raw(struct script_tables *s, struct trawl_error *err);
+/* Class c stores every value from now on (its table at index e of L, the
+ * thread running: a metamethod may be called in a coroutine). */
+void tables_make_eager(struct script_tables *s, lua_State *L, size_t c, int e);
+/* Push class c's table, then the names it stores, on the running C
+ * function's frame, whose argument 2 is the tables' table. */
+void tables_push(struct script_tables *s, size_t c);
+/* A class the trace's info lacks: a table of its own, every value. */
+void tables_push_unknown(struct script_tables *s, const struct trawl_sw_event *ev);
+/* After a batch: the lazy classes' last events copied out of it. */
+void tables_keep_last(struct script_tables *s);
+/* Outside a batch: ev's class's table on the main stack with ev's values
+ * stored, its index; 0 for a class the trace's info lacks, -1 when the
+ * stack cannot grow. */
+int tables_one(struct script_tables *s, const struct trawl_sw_event *ev);
+/* Raise "out of Lua stack". */
+void tables_no_stack(lua_State *L);
+
+/* Value k of ev (the SRC_ numbering). */
+static inline int64_t tables_value(const struct script_tables *s, const struct trawl_sw_event *ev, unsigned k)
+{
+	switch (k) {
+	case 0: return ev->cpu;
+	case 1: return ev->tid;
+	case 2: return (int64_t)(ev->time - s->t0);
+	default: return (int64_t)ev->vals[k - SRC_FIELD];
+	}
+}
+
+/* ev's values into its class's table at e, the names of fill above it. */
+static inline void tables_store(struct script_tables *s, const struct cls_table *t, int e, const struct trawl_sw_event *ev)
+{
+	lua_State *L = s->L;
+	for (unsigned j = 0; j < t->nfill; j++) {
+		lua_pushvalue(L, e + 1 + (int)j);
+		lua_pushinteger(L, tables_value(s, ev, t->fill[j]));
+		lua_rawset(L, e);
+	}
+}
+
+#endif
