@@ -567,8 +567,30 @@ static int64_t h_brk(struct trawl_emu *e, struct sys_call *c)
 	return sys_brk(e, c->a[0]);
 }
 
+/* A file mapping is a copy of the file's bytes (sys_mmap), which a shared
+ * writable one must not be: the program's stores would never reach the
+ * file, and what it read back would differ from Linux with nothing said.
+ * So that one stops the run; the others get Linux's access checks first. */
 static int64_t h_mmap(struct trawl_emu *e, struct sys_call *c)
 {
+	const uint64_t MAP_ANON_ = 0x20, PROT_WRITE_ = 2;
+	uint64_t type = c->a[3] & 0xf; /* MAP_SHARED 1, MAP_PRIVATE 2, MAP_SHARED_VALIDATE 3 */
+	int h = (c->a[3] & MAP_ANON_) ? -1 : emu_host_fd(e, c->a[4]);
+	int mode = h >= 0 ? fcntl(h, F_GETFL) : -1;
+	if (mode >= 0) {
+		int shared = type == 1 || type == 3;
+		mode &= O_ACCMODE;
+		if (mode == O_WRONLY || (shared && (c->a[2] & PROT_WRITE_) && mode != O_RDWR))
+			return -EACCES;
+		if (shared && (c->a[2] & PROT_WRITE_)) {
+			emu_fault(e, e->cur ? e->cur->pc : 0, 0,
+				  "mmap of fd %d shared and writable (MAP_SHARED with PROT_WRITE) is not emulated: "
+				  "the program's stores would not reach the file",
+				  (int)c->a[4]);
+			c->stop = 2;
+			return 0;
+		}
+	}
 	return sys_mmap(e, c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5]);
 }
 
