@@ -450,7 +450,8 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 	snprintf(meta.procname, sizeof meta.procname, "barrelfish");
 	if (defs_path && (rc = events_load_defs(defs_path, &defs)))
 		goto out;
-	if (trawl_bf_parse(text, len, name, bf_collect, &b, NULL, &err)) {
+	struct trawl_bf_stats bs;
+	if (trawl_bf_parse(text, len, name, bf_collect, &b, &bs, &err)) {
 		if (b.nomem)
 			trawl_error_set(&err, TRAWL_ERR_NOMEM, "out of memory");
 		rc = cli_report("events", &err);
@@ -481,6 +482,12 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 	if (r) {
 		cli_error("events", "cannot write '%s/metadata': %s", out, strerror(-r));
 		rc = EXIT_BAD_INPUT;
+	} else if (bs.cut_line) {
+		/* the events before it are written; the dump was not used whole */
+		trawl_error_set(&err, TRAWL_ERR_FORMAT,
+				"the dump ends inside its last line (no newline after it: cut short?), which is not read");
+		trawl_error_at(&err, name, bs.cut_line, 1, bs.cut_offset);
+		rc = cli_report("events", &err);
 	}
 out:
 	for (size_t i = 0; i < b.ncores; i++)
