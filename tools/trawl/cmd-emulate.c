@@ -104,12 +104,14 @@ static int run_program(const char *program, const char *output, struct trawl_emu
 			"%llu instructions the decoder does not model\n",
 			(unsigned long long)res.mem_hooks_from,
 			opt.mem_hooks ? " (--memory-hooks)" : "", (unsigned long long)res.mem_unmodelled);
+	/* with --root, only changes through descriptors opened outside it are
+	 * refused: asking for --root again would send the user astray */
 	if (res.refused_writes)
 		cli_warn("emulate",
-			 "the program's changes to files were refused (EROFS), %llu time%s; the first: "
-			 "%s. Give --root DIR to let it write under DIR",
+			 "the program's changes to files%s were refused (EROFS), %llu time%s; the first: %s%s",
+			 opt.root ? " not opened through --root" : "",
 			 (unsigned long long)res.refused_writes, res.refused_writes == 1 ? "" : "s",
-			 res.refused_first);
+			 res.refused_first, opt.root ? "" : ". Give --root DIR to let it write under DIR");
 	if (st) {
 		rc = cli_report("emulate", &err);
 		if (res.stop == TRAWL_EMU_FAULT && res.signal)
