@@ -364,11 +364,21 @@ static enum trawl_status read_fields(struct trawl_script *s, struct trawl_error 
 static enum trawl_status lua_fail(struct trawl_script *s, const struct trawl_sw_event *ev, struct trawl_error *err)
 {
 	const char *msg = lua_tostring(s->L, -1);
+	char what[400];
+	if (!msg) {
+		/* error({}), error(nil): no message and no line, so at least
+		 * the script and the kind of value (as lua.c says) */
+		int t = lua_type(s->L, -1);
+		snprintf(what, sizeof what, "%s: the script raised an error whose value is a %s, not a message",
+			 s->path, t == LUA_TNIL ? "nil" : t == LUA_TBOOLEAN ? "boolean" : t == LUA_TTABLE ? "table" :
+				  t == LUA_TFUNCTION ? "function" : t == LUA_TTHREAD ? "thread" : "userdata");
+		msg = what;
+	}
 	if (ev)
 		trawl_error_set(err, TRAWL_ERR_FORMAT, "%s (while processing %s at %llu ns, cpu %u, thread %u)",
-				msg ? msg : "error", ev->cls->name, (unsigned long long)ev->time, ev->cpu, ev->tid);
+				msg, ev->cls->name, (unsigned long long)ev->time, ev->cpu, ev->tid);
 	else
-		trawl_error_set(err, TRAWL_ERR_FORMAT, "%s", msg ? msg : "error");
+		trawl_error_set(err, TRAWL_ERR_FORMAT, "%s", msg);
 	lua_pop(s->L, 1);
 	return TRAWL_ERR_FORMAT;
 }
