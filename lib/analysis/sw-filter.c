@@ -452,6 +452,15 @@ int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *e
 	return trawl_swfilter_keep_ex(f, ev, &but_time);
 }
 
+int trawl_swfilter_time_window(const struct trawl_swfilter *f, uint64_t *lo, uint64_t *hi)
+{
+	if (!f->has_time || !f->started)
+		return 0;
+	*lo = f->t0 + f->t_lo;
+	*hi = f->t_hi > UINT64_MAX - f->t0 ? UINT64_MAX : f->t0 + f->t_hi;
+	return 1;
+}
+
 int trawl_swfilter_time_overlaps(const struct trawl_swfilter *f, uint64_t begin, uint64_t end)
 {
 	if (!f->has_time)
