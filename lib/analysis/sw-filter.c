@@ -5,6 +5,7 @@
 #include "trawl/sw-filter.h"
 #include "trawl/expr.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -72,6 +73,7 @@ static enum trawl_status parse_ranges(const char *s, struct range *r, int *n, co
 		char *end;
 		if (*p < '0' || *p > '9')
 			return bad(err, opt, "expected a number or range such as 0,2-3 in", s);
+		errno = 0; /* strtoull clamps what is too large to 2^64-1 */
 		uint64_t lo = strtoull(p, &end, 10), hi = lo;
 		p = end;
 		if (*p == '-') {
@@ -81,6 +83,8 @@ static enum trawl_status parse_ranges(const char *s, struct range *r, int *n, co
 			hi = strtoull(p, &end, 10);
 			p = end;
 		}
+		if (errno == ERANGE)
+			return bad(err, opt, "number too large in", s);
 		if (hi < lo)
 			return bad(err, opt, "a range ends before it begins in", s);
 		if (*n >= MAX_RANGES)
