@@ -219,17 +219,38 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return realloc(ptr, nsize);
 }
 
+/* An error of the caller's, at its line (lua_error alone gives none). */
+static int act_error(lua_State *L, const char *what)
+{
+	char msg[400];
+	luaL_where(L, 1);
+	snprintf(msg, sizeof msg, "%s%s", lua_tostring(L, -1), what);
+	lua_pushstring(L, msg);
+	return lua_error(L);
+}
+
 /* activity.open(name [, key]) and activity.close(name [, key]); the key
- * defaults to the event's thread. */
+ * defaults to the event's thread. A key must be an integer (or a string
+ * Lua reads as one): any other value would be taken as 0, one key for all. */
 static int act_call(lua_State *L, int open)
 {
 	struct trawl_script *s = self(L);
 	const char *name = lua_tostring(L, 1);
-	if (!name || !s->cur || !s->act) {
-		lua_pushstring(L, !name ? "activity name expected (a string)" : "activity.open/close only work in on_event");
-		return lua_error(L);
+	if (!name || !s->cur || !s->act)
+		return act_error(L, !name ? "activity name expected (a string)" : "activity.open/close only work in on_event");
+	int isint = 1;
+	uint64_t key = lua_isnoneornil(L, 2) ? s->cur->tid : (uint64_t)lua_tointegerx(L, 2, &isint);
+	if (!isint) {
+		int t = lua_type(L, 2);
+		char what[80];
+		if (t == LUA_TNUMBER) /* a fraction, or past 64 bits */
+			snprintf(what, sizeof what, "activity key must be an integer, not %.40s", lua_tostring(L, 2));
+		else
+			snprintf(what, sizeof what, "activity key must be an integer, not a %s",
+				 t == LUA_TSTRING ? "string" : t == LUA_TBOOLEAN ? "boolean" : t == LUA_TTABLE ? "table" :
+				 t == LUA_TFUNCTION ? "function" : "userdata");
+		return act_error(L, what);
 	}
-	uint64_t key = lua_isnoneornil(L, 2) ? s->cur->tid : (uint64_t)lua_tointeger(L, 2);
 	uint32_t act;
 	if (trawl_act_add_span(s->act, name, &act, s->act_err)) {
 		lua_pushstring(L, s->act_err->message);

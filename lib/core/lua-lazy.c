@@ -62,6 +62,7 @@ static const char *const names[] = {
 	"lua_gettop",
 	"lua_copy",
 	"lua_checkstack",
+	"luaL_where",
 	NULL,
 };
 
@@ -112,6 +113,7 @@ static struct {
 	__typeof__(lua_gettop) *lua_gettop;
 	__typeof__(lua_copy) *lua_copy;
 	__typeof__(lua_checkstack) *lua_checkstack;
+	__typeof__(luaL_where) *luaL_where;
 } lazy_fn;
 
 static struct lazy_lib lua = {
@@ -357,6 +359,11 @@ void lua_copy(lua_State *L, int fromidx, int toidx)
 int lua_checkstack(lua_State *L, int n)
 {
 	return lazy_fn.lua_checkstack(L, n);
+}
+
+void luaL_where(lua_State *L, int lvl)
+{
+	lazy_fn.luaL_where(L, lvl);
 }
 
 #endif
