@@ -219,6 +219,13 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return realloc(ptr, nsize);
 }
 
+static const char *type_name(int t)
+{
+	return t == LUA_TNIL ? "nil" : t == LUA_TBOOLEAN ? "boolean" : t == LUA_TNUMBER ? "number" :
+	       t == LUA_TSTRING ? "string" : t == LUA_TTABLE ? "table" : t == LUA_TFUNCTION ? "function" :
+	       t == LUA_TTHREAD ? "thread" : "userdata";
+}
+
 /* An error of the caller's, at its line (lua_error alone gives none). */
 static int act_error(lua_State *L, const char *what)
 {
@@ -246,9 +253,7 @@ static int act_call(lua_State *L, int open)
 		if (t == LUA_TNUMBER) /* a fraction, or past 64 bits */
 			snprintf(what, sizeof what, "activity key must be an integer, not %.40s", lua_tostring(L, 2));
 		else
-			snprintf(what, sizeof what, "activity key must be an integer, not a %s",
-				 t == LUA_TSTRING ? "string" : t == LUA_TBOOLEAN ? "boolean" : t == LUA_TTABLE ? "table" :
-				 t == LUA_TFUNCTION ? "function" : "userdata");
+			snprintf(what, sizeof what, "activity key must be an integer, not a %s", type_name(t));
 		return act_error(L, what);
 	}
 	uint32_t act;
@@ -343,15 +348,36 @@ static void set_api(struct trawl_script *s)
 	lua_setglobal(L, "activity");
 }
 
-/* Push the global function name (nil if it is something else); 1 if it is
- * a function. */
-static int global_fn(lua_State *L, const char *name)
+/* Push the global function name (nil if it is not set); 1 if it is a
+ * function, -1 (err set) if it is something else: a script that sets it
+ * means it, and ignoring it would filter nothing without a word. */
+static int global_fn(struct trawl_script *s, const char *name, struct trawl_error *err)
 {
-	if (lua_getglobal(L, name) == LUA_TFUNCTION)
+	int t = lua_getglobal(s->L, name);
+	if (t == LUA_TFUNCTION)
 		return 1;
-	lua_pop(L, 1);
-	lua_pushnil(L);
-	return 0;
+	lua_pop(s->L, 1);
+	lua_pushnil(s->L);
+	if (t == LUA_TNIL)
+		return 0;
+	trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: '%s' is a %s, not a function", s->path, name, type_name(t));
+	return -1;
+}
+
+/* A computed field named like an event's own would be printed beside it
+ * (num=1 num=99): the first class with it, and whether there are more. */
+static const struct trawl_sw_class *field_owner(const struct trawl_script *s, const char *name, int *more)
+{
+	const struct trawl_sw_class *first = NULL;
+	*more = 0;
+	for (size_t c = 0; c < s->nclasses; c++)
+		for (unsigned f = 0; f < s->classes[c].nfields; f++)
+			if (!strcmp(s->classes[c].fields[f].name, name)) {
+				*more |= first != NULL;
+				first = first ? first : &s->classes[c];
+				break;
+			}
+	return first;
 }
 
 /* fields = { name = function(e) ... end, ... }: the names, in the order
@@ -359,22 +385,41 @@ static int global_fn(lua_State *L, const char *name)
 static enum trawl_status read_fields(struct trawl_script *s, struct trawl_error *err)
 {
 	lua_State *L = s->L;
-	lua_getglobal(L, "fields");
-	if (lua_type(L, -1) != LUA_TTABLE) {
+	s->fields_ref = LUA_NOREF;
+	int t = lua_getglobal(L, "fields");
+	if (t != LUA_TTABLE) {
 		lua_pop(L, 1);
-		s->fields_ref = LUA_NOREF;
-		return TRAWL_OK;
+		if (t == LUA_TNIL)
+			return TRAWL_OK;
+		return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: 'fields' is a %s, not a table of functions", s->path,
+				       type_name(t));
 	}
+	/* what cannot be a computed field is an error, not left out */
 	lua_pushnil(L);
 	while (lua_next(L, -2)) {
-		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-		if (k && lua_type(L, -1) == LUA_TFUNCTION && strlen(k) < 48 && s->nfields < 64) {
-			void *n = realloc(s->field_names, (s->nfields + 1) * sizeof *s->field_names);
-			if (!n)
-				return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-			s->field_names = n;
-			strcpy(s->field_names[s->nfields++], k);
-		}
+		int more, kt = lua_type(L, -2);
+		const char *k = kt == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+		const struct trawl_sw_class *owner = k ? field_owner(s, k, &more) : NULL;
+		if (!k)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: fields: a key that is not a name (a %s)",
+					       s->path, type_name(kt));
+		if (lua_type(L, -1) != LUA_TFUNCTION)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: fields.%.60s is a %s, not a function", s->path,
+					       k, type_name(lua_type(L, -1)));
+		if (strlen(k) >= 48)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT,
+					       "%s: fields.%.60s: the name is longer than 47 characters", s->path, k);
+		if (s->nfields >= 64)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: fields: more than 64 of them", s->path);
+		if (owner)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: fields.%s: event%s %s%s ha%s a field of that name",
+					       s->path, k, more ? "s" : "", owner->name, more ? " and others" : "",
+					       more ? "ve" : "s");
+		void *n = realloc(s->field_names, (s->nfields + 1) * sizeof *s->field_names);
+		if (!n)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		s->field_names = n;
+		strcpy(s->field_names[s->nfields++], k);
 		lua_pop(L, 1);
 	}
 	qsort(s->field_names, s->nfields, sizeof *s->field_names, (int (*)(const void *, const void *))strcmp);
@@ -389,10 +434,8 @@ static enum trawl_status lua_fail(struct trawl_script *s, const struct trawl_sw_
 	if (!msg) {
 		/* error({}), error(nil): no message and no line, so at least
 		 * the script and the kind of value (as lua.c says) */
-		int t = lua_type(s->L, -1);
 		snprintf(what, sizeof what, "%s: the script raised an error whose value is a %s, not a message",
-			 s->path, t == LUA_TNIL ? "nil" : t == LUA_TBOOLEAN ? "boolean" : t == LUA_TTABLE ? "table" :
-				  t == LUA_TFUNCTION ? "function" : t == LUA_TTHREAD ? "thread" : "userdata");
+			 s->path, type_name(lua_type(s->L, -1)));
 		msg = what;
 	}
 	if (ev)
@@ -471,10 +514,11 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 		return trawl_error_set(err, TRAWL_ERR_LIMIT, "%zu event classes: too many for a script", nclasses);
 	}
 	lua_settop(s->L, 0);
-	s->has_keep = global_fn(s->L, "keep");
-	s->has_on_event = global_fn(s->L, "on_event");
+	s->has_keep = global_fn(s, "keep", err);
+	s->has_on_event = s->has_keep < 0 ? 0 : global_fn(s, "on_event", err);
 	lua_settop(s->L, SLOT_CLASS + (int)nclasses - 1);
-	if ((st = read_fields(s, err))) {
+	if (s->has_keep < 0 || s->has_on_event < 0 || (st = read_fields(s, err))) {
+		st = st ? st : TRAWL_ERR_FORMAT;
 		trawl_script_close(s);
 		return st;
 	}
