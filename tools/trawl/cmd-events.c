@@ -457,6 +457,18 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 		rc = cli_report("events", &err);
 		goto out;
 	}
+	/* ticks of --freq become ns: one that does not fit would wrap around
+	 * and land out of its order */
+	for (size_t ci = 0; ci < b.ncores; ci++)
+		for (size_t i = 0; i < b.cores[ci].n; i++) {
+			const struct trawl_bf_event *e = &b.cores[ci].ev[i];
+			if ((unsigned __int128)e->time * 1000000000u / freq > UINT64_MAX) {
+				cli_error("events", "%s:%" PRIu64 ": timestamp %" PRIu64 " at --freq %" PRIu64
+					  " is past 2^64 ns", name, e->line, e->time, freq);
+				rc = EXIT_BAD_INPUT;
+				goto out;
+			}
+		}
 	for (size_t i = 0; defs && i < defs->nsubsys; i++)
 		for (size_t j = 0; j < defs->subsys[i].nevents; j++) {
 			struct trawl_sw_class sc;
