@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <termios.h>
@@ -191,12 +192,63 @@ int emu_dir_fd(struct trawl_emu *e, uint64_t g)
 	return fd < 0 ? -2 : fd;
 }
 
+/* /proc/self/maps as the program's own memory: the host's file lists the
+ * emulator's, where glibc looks for the main thread's stack
+ * (pthread_getattr_np) and a program for its mappings. Made from
+ * Unicorn's regions into an anonymous file when opened. */
+static int is_proc_maps(const char *name)
+{
+	return !strcmp(name, "/proc/self/maps") || !strcmp(name, "/proc/thread-self/maps") ||
+	       !strcmp(name, "/proc/4242/maps");
+}
+
+static int64_t proc_maps_open(struct trawl_emu *e)
+{
+	uc_mem_region *r = NULL;
+	uint32_t n = 0;
+	if (uc_mem_regions(e->uc, &r, &n) != UC_ERR_OK)
+		return -ENOMEM;
+	int fd = memfd_create("maps", MFD_CLOEXEC);
+	if (fd < 0) {
+		uc_free(r);
+		return -errno;
+	}
+	uint64_t top = e->opt.stack_top ? e->opt.stack_top : EMU_STACK_TOP;
+	FILE *f = fdopen(dup(fd), "w");
+	for (uint32_t i = 0; f && i < n; i++) {
+		uint64_t lo = r[i].begin, hi = r[i].end + 1;
+		const char *what = lo >= top - EMU_STACK_SIZE && hi <= top ? "[stack]" :
+				   lo >= e->brk_start && hi <= e->brk_mapped ? "[heap]" : "";
+		fprintf(f, "%08llx-%08llx %c%c%cp 00000000 00:00 0%s%s\n", (unsigned long long)lo,
+			(unsigned long long)hi, (r[i].perms & UC_PROT_READ) ? 'r' : '-',
+			(r[i].perms & UC_PROT_WRITE) ? 'w' : '-', (r[i].perms & UC_PROT_EXEC) ? 'x' : '-',
+			*what ? "                          " : "", what);
+	}
+	uc_free(r);
+	if (!f || fclose(f) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
 static int64_t sys_openat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t flags,
 			  uint64_t mode)
 {
 	char name[PATH_MAX];
 	if (emu_read_string(e, path, name, sizeof name) != 0)
 		return -EFAULT;
+	if (is_proc_maps(name) && (flags & O_ACCMODE) == O_RDONLY) {
+		int slot = emu_fd_alloc(e, 0);
+		if (slot < 0)
+			return slot;
+		int64_t fd = proc_maps_open(e);
+		if (fd < 0)
+			return fd;
+		emu_fd_set_slot(e, slot, (int)fd, (flags & O_CLOEXEC) != 0);
+		e->in_root[slot] = 0;
+		return slot;
+	}
 	int d = emu_dir_fd(e, dfd);
 	if (d == -2)
 		return -EBADF;
