@@ -232,12 +232,41 @@ static int64_t proc_maps_open(struct trawl_emu *e)
 	return fd;
 }
 
+/* /proc/self/fd/N (thread-self, 4242) names the program's descriptor N;
+ * the host's N is trawl's own (the trace file, say). 1 and the host's
+ * path in out when name is one, -ENOENT for a descriptor not open, 0 for
+ * any other name. */
+static int proc_fd_path(struct trawl_emu *e, const char *name, char *out, size_t size)
+{
+	static const char *const pre[] = { "/proc/self/fd/", "/proc/thread-self/fd/", "/proc/4242/fd/" };
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+		size_t n = strlen(pre[i]);
+		if (strncmp(name, pre[i], n) || name[n] < '0' || name[n] > '9')
+			continue;
+		char *end;
+		unsigned long g = strtoul(name + n, &end, 10);
+		if (*end)
+			return 0;
+		int h = g < EMU_MAX_FDS ? emu_host_fd(e, g) : -1;
+		if (h < 0)
+			return -ENOENT;
+		snprintf(out, size, "/proc/self/fd/%d", h);
+		return 1;
+	}
+	return 0;
+}
+
 static int64_t sys_openat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t flags,
 			  uint64_t mode)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX], host[64];
 	if (emu_read_string(e, path, name, sizeof name) != 0)
 		return -EFAULT;
+	int pf = proc_fd_path(e, name, host, sizeof host);
+	if (pf < 0)
+		return pf;
+	if (pf)
+		snprintf(name, sizeof name, "%s", host);
 	if (is_proc_maps(name) && (flags & O_ACCMODE) == O_RDONLY) {
 		int slot = emu_fd_alloc(e, 0);
 		if (slot < 0)
@@ -447,6 +476,12 @@ static int64_t sys_readlinkat(struct trawl_emu *e, uint64_t dfd, uint64_t path, 
 	if (emu_read_string(e, path, name, sizeof name) != 0)
 		return -EFAULT;
 	ssize_t n;
+	char host[64];
+	int pf = proc_fd_path(e, name, host, sizeof host);
+	if (pf < 0)
+		return pf;
+	if (pf)
+		snprintf(name, sizeof name, "%s", host);
 	if (strcmp(name, "/proc/self/exe") == 0) {
 		if (!realpath(e->path, target))
 			snprintf(target, sizeof target, "%s", e->path);
