@@ -23,6 +23,10 @@ struct trawl_bf_event {
 
 struct trawl_bf_stats {
 	uint64_t events, header_lines, offsets;
+	/* an event line that ends the text with no newline after it: the dump
+	 * was cut inside it, perhaps, and a cut raw word is still valid hex,
+	 * so it is not handed out; its line and byte offset, 0 if none */
+	uint64_t cut_line, cut_offset;
 };
 
 /* Called per event; a non-zero return stops parsing (returned as TRAWL_ERR_LIMIT). */

@@ -49,6 +49,10 @@ int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event
  * but_time[i] (0 or 1) for evs[i]; returns how many are kept. */
 size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw_event *evs, size_t n, uint8_t *keep,
 				 uint8_t *but_time);
+/* --time as clock values, once the first event has set its origin: 1 and
+ * the window [*lo, *hi] (inclusive; *hi UINT64_MAX when it has no end); 0
+ * without --time or before the first event. */
+int trawl_swfilter_time_window(const struct trawl_swfilter *f, uint64_t *lo, uint64_t *hi);
 /* Does [begin, end] (ns, clock values) meet the time window? */
 int trawl_swfilter_time_overlaps(const struct trawl_swfilter *f, uint64_t begin, uint64_t end);
 /* Was anything given? */

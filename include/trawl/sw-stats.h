@@ -62,6 +62,9 @@ void trawl_swstats_events(struct trawl_swstats *s, const struct trawl_sw_event *
 /* A finished activity; state records also count towards their core's
  * time. An activity past nacts (a script's) grows the table. */
 void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state);
+/* Only the state time of a record (a state's part of a window, say), not
+ * its duration: trawl_swstats_record(s, r, 0) counts that. */
+void trawl_swstats_state_time(struct trawl_swstats *s, const struct trawl_act_record *r);
 /* Which activities are states (is_state[act] != 0), for
  * trawl_swstats_sink: borrowed, n of them; an activity past them (a
  * script's) is a span. After init. */

@@ -5,6 +5,7 @@
 #include "trawl/sw-filter.h"
 #include "trawl/expr.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -74,6 +75,7 @@ static enum trawl_status parse_ranges(const char *s, struct range *r, int *n, co
 		char *end;
 		if (*p < '0' || *p > '9')
 			return bad(err, opt, "expected a number or range such as 0,2-3 in", s);
+		errno = 0; /* strtoull clamps what is too large to 2^64-1 */
 		uint64_t lo = strtoull(p, &end, 10), hi = lo;
 		p = end;
 		if (*p == '-') {
@@ -83,6 +85,8 @@ static enum trawl_status parse_ranges(const char *s, struct range *r, int *n, co
 			hi = strtoull(p, &end, 10);
 			p = end;
 		}
+		if (errno == ERANGE)
+			return bad(err, opt, "number too large in", s);
 		if (hi < lo)
 			return bad(err, opt, "a range ends before it begins in", s);
 		if (*n >= MAX_RANGES)
@@ -471,6 +475,15 @@ int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *e
 {
 	int but_time;
 	return trawl_swfilter_keep_ex(f, ev, &but_time);
+}
+
+int trawl_swfilter_time_window(const struct trawl_swfilter *f, uint64_t *lo, uint64_t *hi)
+{
+	if (!f->has_time || !f->started)
+		return 0;
+	*lo = f->t0 + f->t_lo;
+	*hi = f->t_hi > UINT64_MAX - f->t0 ? UINT64_MAX : f->t0 + f->t_hi;
+	return 1;
 }
 
 int trawl_swfilter_time_overlaps(const struct trawl_swfilter *f, uint64_t begin, uint64_t end)

@@ -228,17 +228,43 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	return realloc(ptr, nsize);
 }
 
+static const char *type_name(int t)
+{
+	return t == LUA_TNIL ? "nil" : t == LUA_TBOOLEAN ? "boolean" : t == LUA_TNUMBER ? "number" :
+	       t == LUA_TSTRING ? "string" : t == LUA_TTABLE ? "table" : t == LUA_TFUNCTION ? "function" :
+	       t == LUA_TTHREAD ? "thread" : "userdata";
+}
+
+/* An error of the caller's, at its line (lua_error alone gives none). */
+static int act_error(lua_State *L, const char *what)
+{
+	char msg[400];
+	luaL_where(L, 1);
+	snprintf(msg, sizeof msg, "%s%s", lua_tostring(L, -1), what);
+	lua_pushstring(L, msg);
+	return lua_error(L);
+}
+
 /* activity.open(name [, key]) and activity.close(name [, key]); the key
- * defaults to the event's thread. */
+ * defaults to the event's thread. A key must be an integer (or a string
+ * Lua reads as one): any other value would be taken as 0, one key for all. */
 static int act_call(lua_State *L, int open)
 {
 	struct trawl_script *s = self(L);
 	const char *name = lua_tostring(L, 1);
-	if (!name || !s->cur || !s->act) {
-		lua_pushstring(L, !name ? "activity name expected (a string)" : "activity.open/close only work in on_event");
-		return lua_error(L);
+	if (!name || !s->cur || !s->act)
+		return act_error(L, !name ? "activity name expected (a string)" : "activity.open/close only work in on_event");
+	int isint = 1;
+	uint64_t key = lua_isnoneornil(L, 2) ? s->cur->tid : (uint64_t)lua_tointegerx(L, 2, &isint);
+	if (!isint) {
+		int t = lua_type(L, 2);
+		char what[80];
+		if (t == LUA_TNUMBER) /* a fraction, or past 64 bits */
+			snprintf(what, sizeof what, "activity key must be an integer, not %.40s", lua_tostring(L, 2));
+		else
+			snprintf(what, sizeof what, "activity key must be an integer, not a %s", type_name(t));
+		return act_error(L, what);
 	}
-	uint64_t key = lua_isnoneornil(L, 2) ? s->cur->tid : (uint64_t)lua_tointeger(L, 2);
 	uint32_t act;
 	if (trawl_act_add_span(s->act, name, &act, s->act_err)) {
 		lua_pushstring(L, s->act_err->message);
@@ -331,15 +357,36 @@ static void set_api(struct trawl_script *s)
 	lua_setglobal(L, "activity");
 }
 
-/* Push the global function name (nil if it is something else); 1 if it is
- * a function. */
-static int global_fn(lua_State *L, const char *name)
+/* Push the global function name (nil if it is not set); 1 if it is a
+ * function, -1 (err set) if it is something else: a script that sets it
+ * means it, and ignoring it would filter nothing without a word. */
+static int global_fn(struct trawl_script *s, const char *name, struct trawl_error *err)
 {
-	if (lua_getglobal(L, name) == LUA_TFUNCTION)
+	int t = lua_getglobal(s->L, name);
+	if (t == LUA_TFUNCTION)
 		return 1;
-	lua_pop(L, 1);
-	lua_pushnil(L);
-	return 0;
+	lua_pop(s->L, 1);
+	lua_pushnil(s->L);
+	if (t == LUA_TNIL)
+		return 0;
+	trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: '%s' is a %s, not a function", s->path, name, type_name(t));
+	return -1;
+}
+
+/* A computed field named like an event's own would be printed beside it
+ * (num=1 num=99): the first class with it, and whether there are more. */
+static const struct trawl_sw_class *field_owner(const struct trawl_script *s, const char *name, int *more)
+{
+	const struct trawl_sw_class *first = NULL;
+	*more = 0;
+	for (size_t c = 0; c < s->tab.nclasses; c++)
+		for (unsigned f = 0; f < s->tab.classes[c].nfields; f++)
+			if (!strcmp(s->tab.classes[c].fields[f].name, name)) {
+				*more |= first != NULL;
+				first = first ? first : &s->tab.classes[c];
+				break;
+			}
+	return first;
 }
 
 /* fields = { name = function(e) ... end, ... }: the names, in the order
@@ -347,22 +394,41 @@ static int global_fn(lua_State *L, const char *name)
 static enum trawl_status read_fields(struct trawl_script *s, struct trawl_error *err)
 {
 	lua_State *L = s->L;
-	lua_getglobal(L, "fields");
-	if (lua_type(L, -1) != LUA_TTABLE) {
+	s->fields_ref = LUA_NOREF;
+	int t = lua_getglobal(L, "fields");
+	if (t != LUA_TTABLE) {
 		lua_pop(L, 1);
-		s->fields_ref = LUA_NOREF;
-		return TRAWL_OK;
+		if (t == LUA_TNIL)
+			return TRAWL_OK;
+		return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: 'fields' is a %s, not a table of functions", s->path,
+				       type_name(t));
 	}
+	/* what cannot be a computed field is an error, not left out */
 	lua_pushnil(L);
 	while (lua_next(L, -2)) {
-		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-		if (k && lua_type(L, -1) == LUA_TFUNCTION && strlen(k) < 48 && s->nfields < 64) {
-			void *n = realloc(s->field_names, (s->nfields + 1) * sizeof *s->field_names);
-			if (!n)
-				return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-			s->field_names = n;
-			strcpy(s->field_names[s->nfields++], k);
-		}
+		int more, kt = lua_type(L, -2);
+		const char *k = kt == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+		const struct trawl_sw_class *owner = k ? field_owner(s, k, &more) : NULL;
+		if (!k)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: fields: a key that is not a name (a %s)",
+					       s->path, type_name(kt));
+		if (lua_type(L, -1) != LUA_TFUNCTION)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: fields.%.60s is a %s, not a function", s->path,
+					       k, type_name(lua_type(L, -1)));
+		if (strlen(k) >= 48)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT,
+					       "%s: fields.%.60s: the name is longer than 47 characters", s->path, k);
+		if (s->nfields >= 64)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: fields: more than 64 of them", s->path);
+		if (owner)
+			return trawl_error_set(err, TRAWL_ERR_FORMAT, "%s: fields.%s: event%s %s%s ha%s a field of that name",
+					       s->path, k, more ? "s" : "", owner->name, more ? " and others" : "",
+					       more ? "ve" : "s");
+		void *n = realloc(s->field_names, (s->nfields + 1) * sizeof *s->field_names);
+		if (!n)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		s->field_names = n;
+		strcpy(s->field_names[s->nfields++], k);
 		lua_pop(L, 1);
 	}
 	qsort(s->field_names, s->nfields, sizeof *s->field_names, (int (*)(const void *, const void *))strcmp);
@@ -373,11 +439,19 @@ static enum trawl_status read_fields(struct trawl_script *s, struct trawl_error 
 static enum trawl_status lua_fail(struct trawl_script *s, const struct trawl_sw_event *ev, struct trawl_error *err)
 {
 	const char *msg = lua_tostring(s->L, -1);
+	char what[400];
+	if (!msg) {
+		/* error({}), error(nil): no message and no line, so at least
+		 * the script and the kind of value (as lua.c says) */
+		snprintf(what, sizeof what, "%s: the script raised an error whose value is a %s, not a message",
+			 s->path, type_name(lua_type(s->L, -1)));
+		msg = what;
+	}
 	if (ev)
 		trawl_error_set(err, TRAWL_ERR_FORMAT, "%s (while processing %s at %llu ns, cpu %u, thread %u)",
-				msg ? msg : "error", ev->cls->name, (unsigned long long)ev->time, ev->cpu, ev->tid);
+				msg, ev->cls->name, (unsigned long long)ev->time, ev->cpu, ev->tid);
 	else
-		trawl_error_set(err, TRAWL_ERR_FORMAT, "%s", msg ? msg : "error");
+		trawl_error_set(err, TRAWL_ERR_FORMAT, "%s", msg);
 	lua_pop(s->L, 1);
 	return TRAWL_ERR_FORMAT;
 }
@@ -549,9 +623,10 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	}
 	/* the stack from here on: see SLOT_KEEP */
 	lua_settop(s->L, 0);
-	s->has_keep = global_fn(s->L, "keep");
-	s->has_on_event = global_fn(s->L, "on_event");
-	if ((st = read_fields(s, err))) {
+	s->has_keep = global_fn(s, "keep", err);
+	s->has_on_event = s->has_keep < 0 ? 0 : global_fn(s, "on_event", err);
+	if (s->has_keep < 0 || s->has_on_event < 0 || (st = read_fields(s, err))) {
+		st = st ? st : TRAWL_ERR_FORMAT;
 		trawl_script_close(s);
 		return st;
 	}
@@ -652,6 +727,38 @@ const char *trawl_script_field_name(const struct trawl_script *s, size_t i)
 	return i < s->nfields ? s->field_names[i] : NULL;
 }
 
+/* A string as NAME=VALUE can show it on one line: as it is when made of
+ * letters, digits and ._:+-/, else in double quotes with C's escapes
+ * (an empty one too, so that it is not taken for nil). */
+static void quote(char *buf, size_t size, const char *v, size_t len)
+{
+	int plain = len > 0;
+	for (size_t k = 0; k < len && plain; k++) {
+		unsigned char ch = (unsigned char)v[k];
+		plain = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			strchr("._:+-/", ch) != NULL;
+	}
+	if (plain) {
+		snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), v);
+		return;
+	}
+	size_t o = 0;
+	buf[o++] = '"';
+	for (size_t k = 0; k < len && o + 6 < size; k++) {
+		unsigned char ch = (unsigned char)v[k];
+		const char *esc = ch == '"' ? "\\\"" : ch == '\\' ? "\\\\" : ch == '\n' ? "\\n" : ch == '\t' ? "\\t" :
+				  ch == '\r' ? "\\r" : NULL;
+		if (esc)
+			o += (size_t)snprintf(buf + o, size - o, "%s", esc);
+		else if (ch < 0x20 || ch == 0x7f)
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
+		else
+			buf[o++] = (char)ch;
+	}
+	buf[o++] = '"';
+	buf[o] = 0;
+}
+
 enum trawl_status trawl_script_field(struct trawl_script *s, size_t i, const struct trawl_sw_event *ev, char *buf,
 				     size_t size, struct trawl_error *err)
 {
@@ -675,8 +782,19 @@ enum trawl_status trawl_script_field(struct trawl_script *s, size_t i, const str
 		snprintf(buf, size, "%lld", (long long)lua_tointeger(L, -1));
 	else if (t == LUA_TNUMBER)
 		snprintf(buf, size, "%.17g", (double)lua_tonumber(L, -1));
-	else if (t == LUA_TSTRING)
-		snprintf(buf, size, "%s", lua_tostring(L, -1));
+	else if (t == LUA_TSTRING) {
+		size_t len;
+		const char *v = lua_tolstring(L, -1, &len);
+		quote(buf, size, v, len);
+	} else if (t != LUA_TNIL) {
+		char what[400];
+		snprintf(what, sizeof what, "%.256s: fields.%s returned a %s, not a number, string or boolean", s->path,
+			 s->field_names[i], type_name(t));
+		lua_pop(L, 1);
+		lua_pushstring(L, what);
+		lua_fail(s, ev, err);
+		return TRAWL_ERR_FORMAT;
+	}
 	lua_pop(L, 1);
 	return TRAWL_OK;
 }
@@ -735,6 +853,38 @@ enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct tra
 }
 size_t trawl_script_nfields(const struct trawl_script *s) { (void)s; return 0; }
 const char *trawl_script_field_name(const struct trawl_script *s, size_t i) { (void)s, (void)i; return NULL; }
+/* A string as NAME=VALUE can show it on one line: as it is when made of
+ * letters, digits and ._:+-/, else in double quotes with C's escapes
+ * (an empty one too, so that it is not taken for nil). */
+static void quote(char *buf, size_t size, const char *v, size_t len)
+{
+	int plain = len > 0;
+	for (size_t k = 0; k < len && plain; k++) {
+		unsigned char ch = (unsigned char)v[k];
+		plain = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			strchr("._:+-/", ch) != NULL;
+	}
+	if (plain) {
+		snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), v);
+		return;
+	}
+	size_t o = 0;
+	buf[o++] = '"';
+	for (size_t k = 0; k < len && o + 6 < size; k++) {
+		unsigned char ch = (unsigned char)v[k];
+		const char *esc = ch == '"' ? "\\\"" : ch == '\\' ? "\\\\" : ch == '\n' ? "\\n" : ch == '\t' ? "\\t" :
+				  ch == '\r' ? "\\r" : NULL;
+		if (esc)
+			o += (size_t)snprintf(buf + o, size - o, "%s", esc);
+		else if (ch < 0x20 || ch == 0x7f)
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
+		else
+			buf[o++] = (char)ch;
+	}
+	buf[o++] = '"';
+	buf[o] = 0;
+}
+
 enum trawl_status trawl_script_field(struct trawl_script *s, size_t i, const struct trawl_sw_event *ev, char *buf,
 				     size_t size, struct trawl_error *err)
 {

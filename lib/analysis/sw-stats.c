@@ -231,6 +231,12 @@ void trawl_swstats_record(struct trawl_swstats *s, const struct trawl_act_record
 	record(s, r, is_state);
 }
 
+void trawl_swstats_state_time(struct trawl_swstats *s, const struct trawl_act_record *r)
+{
+	if (r->cpu < (1u << 19) && r->act < (1u << 12))
+		state_time(s, r);
+}
+
 void trawl_swstats_kinds(struct trawl_swstats *s, const uint8_t *is_state, size_t n)
 {
 	s->is_state = is_state;

@@ -69,6 +69,7 @@ static const char *const names[] = {
 	"lua_rawgetp",
 	"lua_rawsetp",
 	"lua_rawseti",
+	"luaL_where",
 	NULL,
 };
 
@@ -126,6 +127,7 @@ static struct {
 	__typeof__(lua_rawgetp) *lua_rawgetp;
 	__typeof__(lua_rawsetp) *lua_rawsetp;
 	__typeof__(lua_rawseti) *lua_rawseti;
+	__typeof__(luaL_where) *luaL_where;
 } lazy_fn;
 
 static struct lazy_lib lua = {
@@ -406,6 +408,11 @@ void lua_rawsetp(lua_State *L, int idx, const void *p)
 void lua_rawseti(lua_State *L, int idx, lua_Integer n)
 {
 	lazy_fn.lua_rawseti(L, idx, n);
+}
+
+void luaL_where(lua_State *L, int lvl)
+{
+	lazy_fn.luaL_where(L, lvl);
 }
 
 #endif

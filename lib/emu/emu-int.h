@@ -123,6 +123,9 @@ struct trawl_emu {
 	uint8_t altstack[24];           /* sigaltstack */
 	uint64_t sigpending;            /* bit N-1 = signal N */
 	struct emu_siginfo siginfo[65]; /* what each pending signal carries */
+	uint32_t sigqueued[65];         /* a real-time one (32 and up) sent again while
+	                                 * pending: how many more times (Linux queues
+	                                 * them; the first's siginfo serves for all) */
 	int sync_signal;                /* a fault's signal, taken before the others */
 	uint64_t sigtramp;              /* rt_sigreturn trampoline for handlers without a restorer */
 	int resched;                    /* stop Unicorn at the boundary: a signal, a thread switch */
@@ -238,6 +241,9 @@ static inline uint32_t emu_nzcv_direct(const struct trawl_emu *e)
 /* signal.c */
 /* make a signal pending (ignored ones are dropped); sets e->resched */
 void emu_signal_send(struct trawl_emu *e, const struct emu_siginfo *si);
+/* After rt_sigaction set signal sig's action: a pending signal that the
+ * action ignores is discarded, as POSIX says. */
+void emu_signal_action_set(struct trawl_emu *e, int sig);
 /* a fault's signal: 1 when a handler takes it, 0 when the program would die */
 int emu_signal_catch_fault(struct trawl_emu *e, const struct emu_siginfo *si);
 /* A pending signal with a handler that a thread with this mask and tid

@@ -482,10 +482,12 @@ static enum trawl_status build_stack(struct trawl_emu *e, struct trawl_error *er
 {
 	uint64_t stack_top = e->opt.stack_top ? e->opt.stack_top : EMU_STACK_TOP;
 	uint64_t base = stack_top - EMU_STACK_SIZE;
-	if (stack_top % EMU_PAGE || stack_top < EMU_STACK_SIZE || stack_top > (UINT64_C(1) << 48))
+	/* at most EMU_STACK_TOP: the page above it is map_sigtramp's */
+	if (stack_top % EMU_PAGE || stack_top < EMU_STACK_SIZE || stack_top > EMU_STACK_TOP)
 		return trawl_error_set(err, TRAWL_ERR_USAGE,
-				       "stack top 0x%llx is not a page boundary in 8 MiB..2^48",
-				       (unsigned long long)stack_top);
+				       "stack top 0x%llx is not a page boundary in 0x%llx..0x%llx",
+				       (unsigned long long)stack_top, (unsigned long long)EMU_STACK_SIZE,
+				       (unsigned long long)EMU_STACK_TOP);
 	if (uc_mem_map(e->uc, base, EMU_STACK_SIZE, UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
 		return trawl_error_set(err, TRAWL_ERR_FORMAT,
 				       "the program's segments overlap the stack");

@@ -77,9 +77,30 @@ void emu_signal_send(struct trawl_emu *e, const struct emu_siginfo *si)
 	struct emu_sigaction a = action(e, si->signo);
 	if (si->signo != 9 && (a.handler == 1 || (a.handler == 0 && ignored_by_default(si->signo))))
 		return; /* discarded at once, as Linux does for ignored signals */
+	if (si->signo >= 32 && (e->sigpending & bit(si->signo))) {
+		/* real-time signals queue (RLIMIT_SIGPENDING, thousands on
+		 * Linux, is not modelled); standard ones are pending once */
+		if (e->sigqueued[si->signo] < UINT32_MAX)
+			e->sigqueued[si->signo]++;
+		e->resched = 1;
+		return;
+	}
 	e->sigpending |= bit(si->signo);
 	e->siginfo[si->signo] = *si;
 	e->resched = 1;
+}
+
+void emu_signal_action_set(struct trawl_emu *e, int sig)
+{
+	if (sig < 1 || sig > 64)
+		return;
+	struct emu_sigaction a = action(e, sig);
+	if (sig != 9 && (a.handler == 1 || (a.handler == 0 && ignored_by_default(sig)))) {
+		e->sigpending &= ~bit(sig);
+		e->sigqueued[sig] = 0;
+		if (e->sync_signal == sig)
+			e->sync_signal = 0;
+	}
 }
 
 int emu_signal_catch_fault(struct trawl_emu *e, const struct emu_siginfo *si)
@@ -269,7 +290,10 @@ void emu_signal_boundary(struct trawl_emu *e, uint64_t pc)
 {
 	int sig;
 	while (!e->stopped && (sig = next_signal(e)) != 0) {
-		e->sigpending &= ~bit(sig);
+		if (e->sigqueued[sig])
+			e->sigqueued[sig]--; /* still pending: the next one of the queue */
+		else
+			e->sigpending &= ~bit(sig);
 		e->sync_signal = 0;
 		struct emu_sigaction a = action(e, sig);
 		if (sig != 9 && a.handler == 1)

@@ -176,8 +176,10 @@ int64_t emu_sys_rt_sigaction(struct trawl_emu *e, struct sys_call *c)
 	}
 	if (c->a[2] && put(e, c->a[2], e->sigact[sig], 32))
 		return -EFAULT;
-	if (c->a[1])
+	if (c->a[1]) {
 		memcpy(e->sigact[sig], act, sizeof act);
+		emu_signal_action_set(e, (int)sig);
+	}
 	return 0;
 }
 

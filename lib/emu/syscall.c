@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <termios.h>
@@ -191,12 +192,92 @@ int emu_dir_fd(struct trawl_emu *e, uint64_t g)
 	return fd < 0 ? -2 : fd;
 }
 
+/* /proc/self/maps as the program's own memory: the host's file lists the
+ * emulator's, where glibc looks for the main thread's stack
+ * (pthread_getattr_np) and a program for its mappings. Made from
+ * Unicorn's regions into an anonymous file when opened. */
+static int is_proc_maps(const char *name)
+{
+	return !strcmp(name, "/proc/self/maps") || !strcmp(name, "/proc/thread-self/maps") ||
+	       !strcmp(name, "/proc/4242/maps");
+}
+
+static int64_t proc_maps_open(struct trawl_emu *e)
+{
+	uc_mem_region *r = NULL;
+	uint32_t n = 0;
+	if (uc_mem_regions(e->uc, &r, &n) != UC_ERR_OK)
+		return -ENOMEM;
+	int fd = memfd_create("maps", MFD_CLOEXEC);
+	if (fd < 0) {
+		uc_free(r);
+		return -errno;
+	}
+	uint64_t top = e->opt.stack_top ? e->opt.stack_top : EMU_STACK_TOP;
+	FILE *f = fdopen(dup(fd), "w");
+	for (uint32_t i = 0; f && i < n; i++) {
+		uint64_t lo = r[i].begin, hi = r[i].end + 1;
+		const char *what = lo >= top - EMU_STACK_SIZE && hi <= top ? "[stack]" :
+				   lo >= e->brk_start && hi <= e->brk_mapped ? "[heap]" : "";
+		fprintf(f, "%08llx-%08llx %c%c%cp 00000000 00:00 0%s%s\n", (unsigned long long)lo,
+			(unsigned long long)hi, (r[i].perms & UC_PROT_READ) ? 'r' : '-',
+			(r[i].perms & UC_PROT_WRITE) ? 'w' : '-', (r[i].perms & UC_PROT_EXEC) ? 'x' : '-',
+			*what ? "                          " : "", what);
+	}
+	uc_free(r);
+	if (!f || fclose(f) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
+/* /proc/self/fd/N (thread-self, 4242) names the program's descriptor N;
+ * the host's N is trawl's own (the trace file, say). 1 and the host's
+ * path in out when name is one, -ENOENT for a descriptor not open, 0 for
+ * any other name. */
+static int proc_fd_path(struct trawl_emu *e, const char *name, char *out, size_t size)
+{
+	static const char *const pre[] = { "/proc/self/fd/", "/proc/thread-self/fd/", "/proc/4242/fd/" };
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
+		size_t n = strlen(pre[i]);
+		if (strncmp(name, pre[i], n) || name[n] < '0' || name[n] > '9')
+			continue;
+		char *end;
+		unsigned long g = strtoul(name + n, &end, 10);
+		if (*end)
+			return 0;
+		int h = g < EMU_MAX_FDS ? emu_host_fd(e, g) : -1;
+		if (h < 0)
+			return -ENOENT;
+		snprintf(out, size, "/proc/self/fd/%d", h);
+		return 1;
+	}
+	return 0;
+}
+
 static int64_t sys_openat(struct trawl_emu *e, uint64_t dfd, uint64_t path, uint64_t flags,
 			  uint64_t mode)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX], host[64];
 	if (emu_read_string(e, path, name, sizeof name) != 0)
 		return -EFAULT;
+	int pf = proc_fd_path(e, name, host, sizeof host);
+	if (pf < 0)
+		return pf;
+	if (pf)
+		snprintf(name, sizeof name, "%s", host);
+	if (is_proc_maps(name) && (flags & O_ACCMODE) == O_RDONLY) {
+		int slot = emu_fd_alloc(e, 0);
+		if (slot < 0)
+			return slot;
+		int64_t fd = proc_maps_open(e);
+		if (fd < 0)
+			return fd;
+		emu_fd_set_slot(e, slot, (int)fd, (flags & O_CLOEXEC) != 0);
+		e->in_root[slot] = 0;
+		return slot;
+	}
 	int d = emu_dir_fd(e, dfd);
 	if (d == -2)
 		return -EBADF;
@@ -395,6 +476,12 @@ static int64_t sys_readlinkat(struct trawl_emu *e, uint64_t dfd, uint64_t path, 
 	if (emu_read_string(e, path, name, sizeof name) != 0)
 		return -EFAULT;
 	ssize_t n;
+	char host[64];
+	int pf = proc_fd_path(e, name, host, sizeof host);
+	if (pf < 0)
+		return pf;
+	if (pf)
+		snprintf(name, sizeof name, "%s", host);
 	if (strcmp(name, "/proc/self/exe") == 0) {
 		if (!realpath(e->path, target))
 			snprintf(target, sizeof target, "%s", e->path);
@@ -567,8 +654,30 @@ static int64_t h_brk(struct trawl_emu *e, struct sys_call *c)
 	return sys_brk(e, c->a[0]);
 }
 
+/* A file mapping is a copy of the file's bytes (sys_mmap), which a shared
+ * writable one must not be: the program's stores would never reach the
+ * file, and what it read back would differ from Linux with nothing said.
+ * So that one stops the run; the others get Linux's access checks first. */
 static int64_t h_mmap(struct trawl_emu *e, struct sys_call *c)
 {
+	const uint64_t MAP_ANON_ = 0x20, PROT_WRITE_ = 2;
+	uint64_t type = c->a[3] & 0xf; /* MAP_SHARED 1, MAP_PRIVATE 2, MAP_SHARED_VALIDATE 3 */
+	int h = (c->a[3] & MAP_ANON_) ? -1 : emu_host_fd(e, c->a[4]);
+	int mode = h >= 0 ? fcntl(h, F_GETFL) : -1;
+	if (mode >= 0) {
+		int shared = type == 1 || type == 3;
+		mode &= O_ACCMODE;
+		if (mode == O_WRONLY || (shared && (c->a[2] & PROT_WRITE_) && mode != O_RDWR))
+			return -EACCES;
+		if (shared && (c->a[2] & PROT_WRITE_)) {
+			emu_fault(e, e->cur ? e->cur->pc : 0, 0,
+				  "mmap of fd %d shared and writable (MAP_SHARED with PROT_WRITE) is not emulated: "
+				  "the program's stores would not reach the file",
+				  (int)c->a[4]);
+			c->stop = 2;
+			return 0;
+		}
+	}
 	return sys_mmap(e, c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5]);
 }
 

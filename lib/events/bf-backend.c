@@ -25,6 +25,7 @@ struct bf_reader {
 	size_t ncls, ccap;
 	struct sw_batch b;
 	int nomem;
+	struct trawl_error cut; /* a last line cut short: the error after the events */
 };
 
 /* "CORE TIMESTAMP RAWHEX": decimal, decimal or 0x hex, hex (0x optional) */
@@ -190,9 +191,15 @@ static enum trawl_status bf_open(void **state, struct trawl_input *in, const str
 	if (!r)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	sw_batch_init(&r->b, opt);
+	struct trawl_bf_stats bs;
 	enum trawl_status st = read_all(in, first, &text, &len, err);
 	if (st == TRAWL_OK)
-		st = trawl_bf_parse(text ? text : "", len, trawl_input_name(in), collect, r, NULL, err);
+		st = trawl_bf_parse(text ? text : "", len, trawl_input_name(in), collect, r, &bs, err);
+	if (st == TRAWL_OK && bs.cut_line) {
+		trawl_error_set(&r->cut, TRAWL_ERR_FORMAT,
+				"the dump ends inside its last line (no newline after it: cut short?), which is not read");
+		trawl_error_at(&r->cut, trawl_input_name(in), bs.cut_line, 1, bs.cut_offset);
+	}
 	if (r->nomem)
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	free(text);
@@ -219,8 +226,13 @@ static enum trawl_status bf_next(void *state, struct trawl_event_batch *batch, s
 		if (sw_batch_push(&r->b, &ev, TRAWL_TIME_CYC, b->line, 0) != 0)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
-	if (!r->b.n)
-		return TRAWL_END;
+	if (!r->b.n) {
+		if (!r->cut.status)
+			return TRAWL_END;
+		if (err)
+			*err = r->cut;
+		return r->cut.status;
+	}
 	sw_batch_take(&r->b, batch);
 	return TRAWL_OK;
 }

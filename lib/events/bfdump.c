@@ -5,7 +5,9 @@
  *   <core> <timestamp> <raw word hex>    one event
  *
  * The raw word is subsys(16) << 48 | event(16) << 32 | arg(32). Blank
- * lines are allowed; anything else is an error with line and column.
+ * lines are allowed; anything else is an error with line and column. An
+ * event line with no newline after it ends a cut dump, perhaps inside its
+ * word: it is left out and named in the stats (cut_line).
  */
 #include "trawl/bf-dump.h"
 
@@ -120,6 +122,11 @@ enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file,
 				stats->offsets++;
 			}
 			continue;
+		}
+		if (!nl) {
+			stats->cut_line = line;
+			stats->cut_offset = (uint64_t)(c.line_start - text);
+			break;
 		}
 		struct trawl_bf_event ev = { .line = line };
 		uint64_t core;

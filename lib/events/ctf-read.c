@@ -659,7 +659,10 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 		if (s->content_end - s->off < need)
 			return stream_damage(t, s, s->off, "truncated event");
 		struct trawl_sw_event *ev = &s->ev;
-		ev->time = bytes_rd64(p + 4);
+		uint64_t time = bytes_rd64(p + 4);
+		if (time < ev->time) /* ev: the stream's event before; the merge needs order */
+			return stream_damage(t, s, s->off, "time goes back (earlier than the event before it in this stream)");
+		ev->time = time;
 		ev->cpu = s->cpu;
 		ev->tid = s->tid;
 		ev->stream = (uint32_t)idx;
@@ -937,9 +940,10 @@ __attribute__((always_inline)) static inline int stream_advance_fast(struct traw
 		return 0;
 	size_t ci = t->cache[h].idx - 1;
 	uint32_t need = t->cache[h].need;
-	if (s->content_end - s->off < need)
+	uint64_t time = bytes_rd64(p + 4);
+	if (s->content_end - s->off < need || time < s->ev.time) /* going back: the slow path says so */
 		return 0;
-	s->ev.time = bytes_rd64(p + 4);
+	s->ev.time = time;
 	s->ev.offset = s->off;
 	s->ev.cls = &t->classes[ci];
 	s->cls_idx = ci;
@@ -1052,9 +1056,10 @@ static size_t take_run(struct trawl_swtrace *t, struct stream *s, struct trawl_s
 			const uint8_t *p = data + off;
 			uint32_t id = bytes_rd32(p);
 			unsigned h = (unsigned)((id * 0x9e3779b1u) >> 24) & (CLASS_CACHE - 1);
-			if (!t->cache[h].idx || t->cache[h].id != id || end - off < t->cache[h].need)
-				break;
-			time = bytes_rd64(p + 4);
+			uint64_t next = bytes_rd64(p + 4);
+			if (!t->cache[h].idx || t->cache[h].id != id || end - off < t->cache[h].need || next < time)
+				break; /* (going back: the slow path says so) */
+			time = next;
 			at = off;
 			ci = t->cache[h].idx - 1;
 			cls = &t->classes[ci];
@@ -1072,8 +1077,9 @@ static size_t take_run(struct trawl_swtrace *t, struct stream *s, struct trawl_s
 				rel = s->release_at;
 			}
 		}
-		/* the slow path, as take() has it */
+		/* the slow path, as take() has it, checking against the last taken */
 		s->off = off;
+		s->ev.time = time;
 		stream_advance(t, s, t->run);
 		if (s->off >= s->release_at)
 			stream_release(s);

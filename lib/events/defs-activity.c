@@ -45,16 +45,24 @@ static enum trawl_status take_ref(struct lex *L, struct trawl_error *err, struct
 	return TRAWL_OK;
 }
 
-/* REF { "," REF }: a comma followed by a clause word ends the list. */
-static enum trawl_status take_refs(struct lex *L, struct trawl_error *err, struct trawl_defs_act_ref *refs,
-				   unsigned *n, const char *what)
+/* REF { "," REF }: a comma followed by a clause word ends the list. An
+ * event named twice in one list (this clause or an earlier one of the same
+ * word) would act twice on each occurrence: two spans opened by one begin. */
+static enum trawl_status take_refs(struct lex *L, struct trawl_error *err, const char *act,
+				   struct trawl_defs_act_ref *refs, unsigned *n, const char *what)
 {
 	for (;;) {
 		if (*n >= TRAWL_DEFS_ACT_MAX_REFS)
 			return DEFS_FAIL_HERE("too many '%s' events (at most %d)", what, TRAWL_DEFS_ACT_MAX_REFS);
-		enum trawl_status st = take_ref(L, err, &refs[(*n)++]);
+		struct trawl_defs_act_ref *r = &refs[(*n)++];
+		enum trawl_status st = take_ref(L, err, r);
 		if (st)
 			return st;
+		for (const struct trawl_defs_act_ref *o = refs; o < r; o++)
+			if (!strcasecmp(o->name, r->name))
+				return defs_lex_fail(L, err, r->line, r->column,
+						     "activity '%s': '%s' is named twice in its '%s' events", act,
+						     r->name, what);
 		if (!defs_lex_is(L, ","))
 			return TRAWL_OK;
 		/* look past the comma: another REF, or the next clause */
@@ -135,9 +143,9 @@ static enum trawl_status take_clause(struct lex *L, struct trawl_defs_activity *
 		return DEFS_FAIL_HERE("a %s takes no '%s'", kind_names[a->kind], w);
 	defs_lex_next(L);
 	if (!strcmp(w, "begin") || !strcmp(w, "send") || !strcmp(w, "set"))
-		return take_refs(L, err, a->begin, &a->nbegin, w);
+		return take_refs(L, err, a->name, a->begin, &a->nbegin, w);
 	if (!strcmp(w, "end") || !strcmp(w, "recv"))
-		return take_refs(L, err, a->end, &a->nend, w);
+		return take_refs(L, err, a->name, a->end, &a->nend, w);
 	if (!strcmp(w, "value"))
 		return take_field(L, err, a->field, sizeof a->field);
 	if (!strcmp(w, "idle"))

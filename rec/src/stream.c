@@ -323,7 +323,23 @@ int rec_stream_packet(struct rec_stream *s, uint32_t sid, const void *data, size
 		s->head = p;
 	s->tail = p;
 	s->pending_bytes += len;
-	return send_chunk(s, TRAWL_PROTO_PACKET, sid, data, len);
+	int rc = send_chunk(s, TRAWL_PROTO_PACKET, sid, data, len);
+	if (rc) {
+		/* the caller writes a packet it could not send to its file: left
+		 * among the unacknowledged, the fallback wrote it there too, and
+		 * the local trace had its events twice, out of time order */
+		struct pending *prev = NULL;
+		for (struct pending *q = s->head; q != p; q = q->next)
+			prev = q;
+		if (prev)
+			prev->next = NULL;
+		else
+			s->head = NULL;
+		s->tail = prev;
+		s->pending_bytes -= len;
+		free(p);
+	}
+	return rc;
 }
 
 int rec_stream_finish(struct rec_stream *s, unsigned timeout_ms)

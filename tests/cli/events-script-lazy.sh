@@ -55,8 +55,8 @@ fields = { keys = function(e)
 end }
 EOL
 "$TRAWL" events list "$T" --abs --script "$_tmp/pairs.lua" >"$_tmp/p" || fail "pairs: $(cat "$_tmp/p")"
-grep -q "net:RX num=7 keys=cpu,event,name,num,subsys,tid,time$" "$_tmp/p" || fail "pairs on net:RX: $(head -3 "$_tmp/p")"
-grep -q "ipc:SEND seq=3 keys=cpu,event,name,seq,subsys,tid,time$" "$_tmp/p" || fail "pairs on ipc:SEND: $(cat "$_tmp/p")"
+grep -q 'net:RX num=7 keys="cpu,event,name,num,subsys,tid,time"$' "$_tmp/p" || fail "pairs on net:RX: $(head -3 "$_tmp/p")"
+grep -q 'ipc:SEND seq=3 keys="cpu,event,name,seq,subsys,tid,time"$' "$_tmp/p" || fail "pairs on ipc:SEND: $(cat "$_tmp/p")"
 
 # a table kept from an earlier event holds that event's values (as the
 # class's table always did): the num of the last net:RX, from the listing

@@ -118,4 +118,19 @@ a=$(rx "$_tmp/k1"); b=$(rx "$_tmp/k2")
 # packets written but not yet acknowledged may be in both: never fewer than sent
 [ $((${a:-0} + ${b:-0})) -ge 40000 ] || fail "events lost when the listener died: ${a:-0} + ${b:-0} < 40000"
 grep -qx "lost: 0" "$_tmp/k2" || fail "fallback trace reports lost events"
+# each packet once in the local trace: the one whose send failed was
+# written by the fallback and again by its thread (its events twice,
+# the stream's time going back), when the connection broke in its send
+python3 - "$_tmp/fb4" <<'EOP' || fail "a packet written twice to the fallback trace"
+import os, struct, sys
+d = sys.argv[1]
+for f in os.listdir(d):
+    if not f.startswith("stream-"):
+        continue
+    b, off, seqs = open(os.path.join(d, f), "rb").read(), 0, []
+    while off + 64 <= len(b):
+        seqs.append(struct.unpack_from("<Q", b, off + 40)[0])
+        off += struct.unpack_from("<Q", b, off + 32)[0] // 8
+    assert len(seqs) == len(set(seqs)), (f, seqs)
+EOP
 finish

@@ -296,7 +296,8 @@ static void class_chunk(struct wire *w)
 	chunk(w, 1, 0, c, sizeof c);
 }
 
-static size_t make_packet(uint8_t *out, int nev)
+/* nev events at t0, t0 + 1...: a stream's packets follow in time */
+static size_t make_packet(uint8_t *out, int nev, uint64_t t0)
 {
 	struct trawl_ctf_packet p = { 0 };
 	struct trawl_ctf_class c = { .id = 0x10002, .nfields = 1 };
@@ -306,7 +307,7 @@ static size_t make_packet(uint8_t *out, int nev)
 	trawl_ctf_packet_begin(&p);
 	for (int i = 0; i < nev; i++) {
 		uint64_t v = (uint64_t)(100 + i);
-		trawl_ctf_packet_event(&p, &c, 1000 + (uint64_t)i, &v);
+		trawl_ctf_packet_event(&p, &c, t0 + (uint64_t)i, &v);
 	}
 	trawl_ctf_packet_finish(&p, 0, 0, 1, 77);
 	memcpy(out, p.buf, p.len);
@@ -341,7 +342,7 @@ static void test_stream_parser(void **state)
 	uint8_t pkt[512];
 	hello(&w);
 	class_chunk(&w);
-	size_t plen = make_packet(pkt, 3); /* 64 + 3 * 14 = 106 bytes */
+	size_t plen = make_packet(pkt, 3, 1000); /* 64 + 3 * 14 = 106 bytes */
 	assert_int_equal(plen, 106);
 	chunk(&w, 2, 1, pkt, plen);
 	chunk(&w, 3, 0, NULL, 0);
@@ -469,7 +470,7 @@ static void test_stream_packet_shift(void **state)
 	uint8_t pkt[512], copy[512], want[512];
 	hello(&w);
 	class_chunk(&w);
-	size_t plen = make_packet(pkt, 3);
+	size_t plen = make_packet(pkt, 3, 1000);
 	chunk(&w, 2, 1, pkt, plen);
 	struct trawl_sp_parser *p;
 	struct trawl_error err;
@@ -505,8 +506,8 @@ static void test_ctf_damage(void **state)
 	trawl_ctf_meta_add(&m, &c);
 	char *meta = trawl_ctf_meta_text(&m);
 	uint8_t two[1024];
-	size_t n1 = make_packet(two, 3);
-	size_t n2 = make_packet(two + n1, 2);
+	size_t n1 = make_packet(two, 3, 1000);
+	size_t n2 = make_packet(two + n1, 2, 2000);
 	struct {
 		size_t len;
 		int events;

@@ -104,12 +104,14 @@ static int run_program(const char *program, const char *output, struct trawl_emu
 			"%llu instructions the decoder does not model\n",
 			(unsigned long long)res.mem_hooks_from,
 			opt.mem_hooks ? " (--memory-hooks)" : "", (unsigned long long)res.mem_unmodelled);
+	/* with --root, only changes through descriptors opened outside it are
+	 * refused: asking for --root again would send the user astray */
 	if (res.refused_writes)
 		cli_warn("emulate",
-			 "the program's changes to files were refused (EROFS), %llu time%s; the first: "
-			 "%s. Give --root DIR to let it write under DIR",
+			 "the program's changes to files%s were refused (EROFS), %llu time%s; the first: %s%s",
+			 opt.root ? " not opened through --root" : "",
 			 (unsigned long long)res.refused_writes, res.refused_writes == 1 ? "" : "s",
-			 res.refused_first);
+			 res.refused_first, opt.root ? "" : ". Give --root DIR to let it write under DIR");
 	if (st) {
 		rc = cli_report("emulate", &err);
 		if (res.stop == TRAWL_EMU_FAULT && res.signal)
@@ -168,7 +170,7 @@ int cmd_emulate(int argc, char **argv)
 {
 	const char *program = NULL, *output = NULL;
 	struct trawl_emu_options opt = { 0 };
-	int stats = 0, style = 0, n_seen = 0, q_seen = 0, i, rc;
+	int stats = 0, style = 0, n_seen = 0, q_seen = 0, st_seen = 0, i, rc;
 	uint64_t zthreads = TRAWL_OUTFILE_THREADS;
 	const char *ete_dir = NULL;
 	struct ete_out_opts eo;
@@ -203,9 +205,10 @@ int cmd_emulate(int argc, char **argv)
 			 "instruction, not the host's time, so that it gives the same\n"
 			 "trace each run"),
 		CLI_FLAG("stats", 0, &stats, "print instructions, trace size and speed on standard error"),
-		CLI_U64("stack-top", "ADDR", &opt.stack_top, 0, NULL,
-			"put the end of the 8 MiB stack at ADDR (page aligned; default just\n"
-			"below 2^48), e.g. where qemu-aarch64 puts it, to compare registers"),
+		CLI_U64("stack-top", "ADDR", &opt.stack_top, 0, &st_seen,
+			"put the end of the 8 MiB stack at ADDR (page aligned, at most and by\n"
+			"default 0xfffffffff000), e.g. where qemu-aarch64 puts it, to compare\n"
+			"registers"),
 		CLI_FLAG("memory-hooks", 0, &opt.mem_hooks,
 			 "take memory accesses from Unicorn's memory hooks (slower; the\n"
 			 "same trace: to compare with the accesses computed from the\n"
@@ -248,6 +251,8 @@ int cmd_emulate(int argc, char **argv)
 		return cli_usage("emulate", "-n needs a positive number");
 	if (q_seen && !opt.quantum)
 		return cli_usage("emulate", "--quantum needs a positive number");
+	if (st_seen && !opt.stack_top) /* 0 stands for the default in the emulator */
+		return cli_usage("emulate", "--stack-top must not be 0");
 	if (opt.style == TRAWL_EMU_STYLE_NONE && output)
 		return cli_usage("emulate", "--style none writes no trace; drop -o");
 	if (ete_dir && opt.style == TRAWL_EMU_STYLE_NONE)

@@ -38,7 +38,19 @@ static void on_record(void *ctx, const struct trawl_act_record *rec)
 		return;
 	int st = rec->act < s->nis ? s->is_state[rec->act]
 				   : trawl_act_def(s->r->act, rec->act)->kind == TRAWL_DEFS_STATE;
-	trawl_swstats_record(&s->st, rec, st);
+	uint64_t lo, hi;
+	if (!st || !trawl_swfilter_time_window(s->r->filter, &lo, &hi)) {
+		trawl_swstats_record(&s->st, rec, st);
+		return;
+	}
+	/* the duration whole, the core's time in the state only inside the
+	 * window: the fractions are of the window */
+	trawl_swstats_record(&s->st, rec, 0);
+	struct trawl_act_record in = *rec;
+	in.begin = in.begin > lo ? in.begin : lo;
+	in.end = in.end < hi ? in.end : hi;
+	in.end = in.end > in.begin ? in.end : in.begin;
+	trawl_swstats_state_time(&s->st, &in);
 }
 
 /* -1 when out of memory (trawl_swstats_sink needs the table). */
@@ -86,9 +98,21 @@ static uint64_t span_ns(const struct sum *s)
 	return s->r->read ? s->r->last - s->r->first : 0;
 }
 
+/* What the per-core fractions are of: the trace, or with --time as much
+ * of the window as the trace covers. */
+static uint64_t window_ns(const struct sum *s)
+{
+	uint64_t lo, hi;
+	if (!s->r->read || !trawl_swfilter_time_window(s->r->filter, &lo, &hi))
+		return span_ns(s);
+	lo = lo > s->r->first ? lo : s->r->first;
+	hi = hi < s->r->last ? hi : s->r->last;
+	return hi > lo ? hi - lo : 0;
+}
+
 static double fraction(const struct sum *s, uint64_t ns)
 {
-	uint64_t sp = span_ns(s);
+	uint64_t sp = window_ns(s);
 	return sp ? (double)ns / (double)sp : 0.0;
 }
 
@@ -158,6 +182,9 @@ static void text_tables(struct sum *s, int csv)
 	if (s->st.nstates) {
 		if (csv)
 			puts("\nactivity,cpu,state,time_ns,fraction,idle");
+		else if (s->r->spec.time)
+			printf("\nper core (fractions of the %" PRIu64 " ns of --time %s):\n%-16s %5s %-24s %14s %9s\n",
+			       window_ns(s), s->r->spec.time, "activity", "cpu", "state", "time_ns", "fraction");
 		else
 			printf("\nper core (fractions of the trace's %" PRIu64 " ns):\n%-16s %5s %-24s %14s %9s\n",
 			       span_ns(s), "activity", "cpu", "state", "time_ns", "fraction");
@@ -284,6 +311,8 @@ static void json_out(struct sum *s)
 	json_kv(j, "events_kept", s->r->kept);
 	json_kv(j, "lost", s->r->info.lost);
 	json_kv(j, "span_ns", span_ns(s));
+	if (s->r->spec.time)
+		json_kv(j, "window_ns", window_ns(s));
 	json_acts(s);
 	json_states(s);
 	json_kv(j, "rate_width_ns", s->st.rate_width);
@@ -337,7 +366,7 @@ int events_summary(int argc, char **argv)
 			"--defs declares: per activity count, total, min, mean, p50, p90, p99 and\n"
 			"max duration (percentiles within 1%) and a duration histogram; per core\n"
 			"the time in each state and busy (any state but the idle one) as fractions\n"
-			"of the trace; events per second over time.\n",
+			"of the trace (with --time: of the window); events per second over time.\n",
 		.options = opts,
 		.min_args = 1, .max_args = 1, .missing = "no trace given",
 	};

@@ -450,12 +450,25 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 	snprintf(meta.procname, sizeof meta.procname, "barrelfish");
 	if (defs_path && (rc = events_load_defs(defs_path, &defs)))
 		goto out;
-	if (trawl_bf_parse(text, len, name, bf_collect, &b, NULL, &err)) {
+	struct trawl_bf_stats bs;
+	if (trawl_bf_parse(text, len, name, bf_collect, &b, &bs, &err)) {
 		if (b.nomem)
 			trawl_error_set(&err, TRAWL_ERR_NOMEM, "out of memory");
 		rc = cli_report("events", &err);
 		goto out;
 	}
+	/* ticks of --freq become ns: one that does not fit would wrap around
+	 * and land out of its order */
+	for (size_t ci = 0; ci < b.ncores; ci++)
+		for (size_t i = 0; i < b.cores[ci].n; i++) {
+			const struct trawl_bf_event *e = &b.cores[ci].ev[i];
+			if ((unsigned __int128)e->time * 1000000000u / freq > UINT64_MAX) {
+				cli_error("events", "%s:%" PRIu64 ": timestamp %" PRIu64 " at --freq %" PRIu64
+					  " is past 2^64 ns", name, e->line, e->time, freq);
+				rc = EXIT_BAD_INPUT;
+				goto out;
+			}
+		}
 	for (size_t i = 0; defs && i < defs->nsubsys; i++)
 		for (size_t j = 0; j < defs->subsys[i].nevents; j++) {
 			struct trawl_sw_class sc;
@@ -481,6 +494,12 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 	if (r) {
 		cli_error("events", "cannot write '%s/metadata': %s", out, strerror(-r));
 		rc = EXIT_BAD_INPUT;
+	} else if (bs.cut_line) {
+		/* the events before it are written; the dump was not used whole */
+		trawl_error_set(&err, TRAWL_ERR_FORMAT,
+				"the dump ends inside its last line (no newline after it: cut short?), which is not read");
+		trawl_error_at(&err, name, bs.cut_line, 1, bs.cut_offset);
+		rc = cli_report("events", &err);
 	}
 out:
 	for (size_t i = 0; i < b.ncores; i++)

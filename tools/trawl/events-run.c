@@ -19,6 +19,10 @@ int events_run_open(struct events_run *r, trawl_act_sink sink, void *ctx)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
+	/* 0 stands for "not given" in the engine: asked for, it would
+	 * silently be the default million */
+	if (r->max_open_seen && !r->max_open)
+		return cli_usage(r->cmd, "--max-open must be at least 1");
 	int rc = events_open_trace(r->dir, &r->t);
 	if (rc)
 		return rc;

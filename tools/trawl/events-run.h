@@ -29,7 +29,8 @@ struct events_run {
 	struct trawl_error script_err; /* the error that stopped the script */
 	int script_failed;
 	const struct trawl_sw_event *script_failed_ev; /* the event keep failed on */
-	uint64_t max_open;
+	uint64_t max_open;           /* 0: the default (not given; 0 given is refused) */
+	int max_open_seen;
 	struct trawl_swtrace *t;
 	struct trawl_swtrace_info info;
 	struct trawl_defs *defs;
@@ -64,7 +65,7 @@ struct events_run {
 /* --defs and --max-open, for the verbs that group events into activities. */
 #define EVENTS_ACTIVITY_OPTIONS(r)                                                                   \
 	CLI_STRING("defs", 0, "FILE", &(r)->defs_path, "definitions (.tdef) declaring the activities"), \
-	CLI_U64("max-open", "N", &(r)->max_open, 0, NULL,                                             \
+	CLI_U64("max-open", "N", &(r)->max_open, 0, &(r)->max_open_seen,                              \
 		"keep at most N open activities (default 1000000; past it they are counted as overflow)")
 
 /* --json and --csv of the verbs that print tables. */
