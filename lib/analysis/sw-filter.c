@@ -31,10 +31,14 @@ struct plan {
 	unsigned n;
 	int never;
 	struct {
-		uint64_t lo, span;
-		uint64_t tmask;      /* time: all ones (t0 is taken off), else 0 */
+		/* the term holds when (the 8 bytes at off & mask) - lo <= span,
+		 * negated by neg: one load and no choice per term; a time
+		 * term's lo has the first event's time added once it is known
+		 * (plans_start), as the condition's times count from it */
+		uint64_t mask, lo, span;
+		uint64_t lo0;        /* lo before that */
 		uint32_t off;        /* where the value is in the event */
-		uint8_t wide, neg;   /* a 64-bit value (else 32-bit) */
+		uint8_t neg, time;
 	} t[PLAN_TERMS];
 };
 
@@ -282,11 +286,11 @@ static void plans_build(struct trawl_swfilter *f)
 				p->never |= !is_or;
 				continue;
 			}
-			p->t[p->n].lo = t[i].lo;
+			p->t[p->n].lo = p->t[p->n].lo0 = t[i].lo;
 			p->t[p->n].span = t[i].span;
 			p->t[p->n].neg = (uint8_t)t[i].neg;
-			p->t[p->n].tmask = src == -4 ? UINT64_MAX : 0;
-			p->t[p->n].wide = src >= 0 || src == -4;
+			p->t[p->n].time = src == -4;
+			p->t[p->n].mask = src >= 0 || src == -4 ? UINT64_MAX : UINT32_MAX;
 			p->t[p->n].off = (uint32_t)(src >= 0 ? offsetof(struct trawl_sw_event, vals) + 8 * (size_t)src
 					 : src == -2 ? offsetof(struct trawl_sw_event, cpu)
 					 : src == -3 ? offsetof(struct trawl_sw_event, tid)
@@ -360,17 +364,22 @@ static inline int plan_keep(const struct trawl_swfilter *f, const struct plan *p
 	if (p->never)
 		return 0;
 	for (unsigned i = 0; i < p->n; i++) {
-		const uint8_t *q = (const uint8_t *)ev + p->t[i].off;
-		uint64_t v64;
-		uint32_t v32;
-		memcpy(&v64, q, 8);
-		memcpy(&v32, q, 4);
-		uint64_t x = (p->t[i].wide ? v64 : v32) - (f->t0 & p->t[i].tmask);
-		int r = (x - p->t[i].lo <= p->t[i].span) ^ p->t[i].neg;
+		uint64_t v;
+		memcpy(&v, (const uint8_t *)ev + p->t[i].off, 8); /* a 32-bit value's next 4 bytes are in the event too */
+		int r = ((v & p->t[i].mask) - p->t[i].lo <= p->t[i].span) ^ p->t[i].neg;
 		if (r == f->plan_or)
 			return r;
 	}
 	return !f->plan_or;
+}
+
+/* The first event's time is known: the time terms count from it. */
+static void plans_start(struct trawl_swfilter *f)
+{
+	for (size_t c = 0; f->plans && c < f->nclasses; c++)
+		for (unsigned i = 0; i < f->plans[c].n; i++)
+			if (f->plans[c].t[i].time)
+				f->plans[c].t[i].lo = f->plans[c].t[i].lo0 + f->t0;
 }
 
 /* Everything but the time window, which activities apply by overlap;
@@ -412,6 +421,7 @@ int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event
 	if (!f->started) {
 		f->started = 1;
 		f->t0 = ev->time;
+		plans_start(f);
 	}
 	if (!f->active)
 		return *but_time = 1;
@@ -431,6 +441,7 @@ size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw
 	if (!f->started) {
 		f->started = 1;
 		f->t0 = evs[0].time;
+		plans_start(f);
 	}
 	if (!f->active) {
 		memset(keep, 1, n);

@@ -167,15 +167,11 @@ void trawl_swstats_events(struct trawl_swstats *s, const struct trawl_sw_event *
 	}
 }
 
-static void state_time(struct trawl_swstats *s, const struct trawl_act_record *r)
+/* state_time past the memo: the table, and a triple seen first. */
+static __attribute__((noinline)) void state_time_slow(struct trawl_swstats *s, const struct trawl_act_record *r,
+						      uint32_t tag, unsigned h)
 {
-	uint32_t tag = (r->cpu << 13) | (r->act + 1);
 	struct state_index *x = s->state_index;
-	unsigned h = ((tag * 0x9e3779b1u) ^ ((uint32_t)r->key * 0x85ebca6bu)) >> 26;
-	if (x->memo[h].tag == tag && x->memo[h].key == r->key) {
-		s->states[x->memo[h].idx].ns += r->end - r->begin;
-		return;
-	}
 	struct act_map *m = &x->map;
 	struct act_slot *sl = act_map_get(m, tag, r->key);
 	if (!sl) {
@@ -204,6 +200,20 @@ static void state_time(struct trawl_swstats *s, const struct trawl_act_record *r
 	x->memo[h].key = r->key;
 	x->memo[h].idx = sl->a;
 	s->states[sl->a].ns += r->end - r->begin;
+}
+
+/* The memo's answer inline, the rest in a call of its own: a memo hit
+ * (nearly every state record) then saves no registers. */
+static inline void state_time(struct trawl_swstats *s, const struct trawl_act_record *r)
+{
+	uint32_t tag = (r->cpu << 13) | (r->act + 1);
+	struct state_index *x = s->state_index;
+	unsigned h = ((tag * 0x9e3779b1u) ^ ((uint32_t)r->key * 0x85ebca6bu)) >> 26;
+	if (x->memo[h].tag == tag && x->memo[h].key == r->key) {
+		s->states[x->memo[h].idx].ns += r->end - r->begin;
+		return;
+	}
+	state_time_slow(s, r, tag, h);
 }
 
 static inline void record(struct trawl_swstats *s, const struct trawl_act_record *r, int is_state)

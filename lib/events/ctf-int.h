@@ -60,6 +60,10 @@ struct trawl_swtrace {
 	/* id -> class index + 1 and the event's size: the size is what the
 	 * next event's offset waits for, so it comes with the one load */
 	struct { uint32_t id, idx, need, pad; } cache[CLASS_CACHE];
+	/* the size take_run bets the next event has (the commonest lately):
+	 * while it is right the next header's address is known without
+	 * waiting for this one's class (see take_run) */
+	uint32_t guess;
 	/* the merge keeps taking from stream `run` while its next event is
 	 * before every other stream's (run_lo: those before it, run_hi: after) */
 	size_t run;
