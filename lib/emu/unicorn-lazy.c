@@ -3,6 +3,7 @@
  * linked against libunicorn, so these definitions are the ones the
  * emulator's calls bind to, with the prototypes of <unicorn/unicorn.h>. */
 #if defined(TRAWL_HAVE_UNICORN)
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <unicorn/unicorn.h>
 
@@ -17,7 +18,7 @@
 static const char *const names[] = {
 	"uc_open", "uc_close", "uc_strerror", "uc_reg_write", "uc_reg_read", "uc_mem_write",
 	"uc_mem_read", "uc_emu_start", "uc_emu_stop", "uc_hook_add", "uc_mem_map", "uc_mem_unmap",
-	"uc_mem_protect", "uc_mem_regions", "uc_free", "uc_ctl", NULL,
+	"uc_mem_protect", "uc_mem_regions", "uc_free", "uc_ctl", "uc_version", NULL,
 };
 
 static struct {
@@ -37,6 +38,7 @@ static struct {
 	__typeof__(uc_mem_regions) *mem_regions;
 	__typeof__(uc_free) *free;
 	__typeof__(uc_ctl) *ctl;
+	__typeof__(uc_version) *version;
 } fn;
 
 static struct lazy_lib unicorn = {
@@ -101,6 +103,14 @@ uc_err uc_mem_regions(uc_engine *uc, uc_mem_region **regions, uint32_t *count)
 	return fn.mem_regions(uc, regions, count);
 }
 uc_err uc_free(void *mem) { return fn.free(mem); }
+unsigned int uc_version(unsigned int *major, unsigned int *minor) { return fn.version(major, minor); }
+
+void *emu_unicorn_symbol(const char *name)
+{
+	if (lazy_lib_load(&unicorn, NULL) != TRAWL_OK)
+		return NULL;
+	return dlsym(unicorn.handle, name);
+}
 
 uc_err emu_uc_drop_tb(uc_engine *uc, uint64_t lo, uint64_t hi)
 {
