@@ -70,7 +70,13 @@ const char *uc_strerror(uc_err code)
 	return fn.strerror(code);
 }
 
-uc_err uc_close(uc_engine *uc) { return fn.close(uc); }
+uc_err uc_close(uc_engine *uc)
+{
+	emu_unicorn_regions_change(1);
+	uc_err ue = fn.close(uc);
+	emu_unicorn_regions_change(0);
+	return ue;
+}
 uc_err uc_reg_write(uc_engine *uc, int regid, const void *value) { return fn.reg_write(uc, regid, value); }
 uc_err uc_reg_read(uc_engine *uc, int regid, void *value) { return fn.reg_read(uc, regid, value); }
 uc_err uc_mem_write(uc_engine *uc, uint64_t address, const void *bytes, size_t size)
@@ -86,17 +92,27 @@ uc_err uc_emu_start(uc_engine *uc, uint64_t begin, uint64_t until, uint64_t time
 	return fn.emu_start(uc, begin, until, timeout, count);
 }
 uc_err uc_emu_stop(uc_engine *uc) { return fn.emu_stop(uc); }
+/* the calls that change the regions: see unicorn-store.c */
 uc_err uc_mem_map(uc_engine *uc, uint64_t address, size_t size, uint32_t perms)
 {
-	return fn.mem_map(uc, address, size, perms);
+	emu_unicorn_regions_change(1);
+	uc_err ue = fn.mem_map(uc, address, size, perms);
+	emu_unicorn_regions_change(0);
+	return ue;
 }
 uc_err uc_mem_unmap(uc_engine *uc, uint64_t address, size_t size)
 {
-	return fn.mem_unmap(uc, address, size);
+	emu_unicorn_regions_change(1);
+	uc_err ue = fn.mem_unmap(uc, address, size);
+	emu_unicorn_regions_change(0);
+	return ue;
 }
 uc_err uc_mem_protect(uc_engine *uc, uint64_t address, size_t size, uint32_t perms)
 {
-	return fn.mem_protect(uc, address, size, perms);
+	emu_unicorn_regions_change(1);
+	uc_err ue = fn.mem_protect(uc, address, size, perms);
+	emu_unicorn_regions_change(0);
+	return ue;
 }
 uc_err uc_mem_regions(uc_engine *uc, uc_mem_region **regions, uint32_t *count)
 {
