@@ -4,6 +4,9 @@
  *
  *   signals          every case below, exit status 0
  *   signals term     raise(SIGTERM) with the default action (status 143)
+ *   signals maps     stores after munmap, mprotect and mmap MAP_FIXED
+ *                    fault or not as the new mapping says (each page is
+ *                    written first, so what was known of it is stale)
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -173,6 +177,46 @@ static void delivery(void)
 	printf("resethand %d fp %.2f\n", back.sa_handler == SIG_DFL, b);
 }
 
+/* a store to p: 0 when it went through, else the signal (11) */
+static int try_store(volatile char *p, char v)
+{
+	hits = 0;
+	if (sigsetjmp(jump, 1) == 0)
+		*p = v;
+	return hits;
+}
+
+static void maps(void)
+{
+	install_info(SIGSEGV, on_fault, 0);
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		printf("mmap failed\n");
+		return;
+	}
+	for (int k = 0; k < 3; k++)
+		printf("page %d store %d\n", k, try_store(p + k * pg + 8, (char)(k + 1)));
+	munmap(p + pg, pg);
+	int sig = try_store(p + pg + 8, 9);
+	printf("unmapped middle: store %d at +%ld code %d\n", sig,
+	       (long)(fault_addr - (uintptr_t)p), fault_code);
+	printf("others: store %d %d\n", try_store(p + 16, 4), try_store(p + 2 * pg + 16, 5));
+	mprotect(p, pg, PROT_READ);
+	sig = try_store(p + 24, 6);
+	printf("read-only: store %d at +%ld code %d, still reads %d\n", sig,
+	       (long)(fault_addr - (uintptr_t)p), fault_code, p[8]);
+	mprotect(p, pg, PROT_READ | PROT_WRITE);
+	printf("writable again: store %d, reads %d\n", try_store(p + 24, 7), p[24]);
+	char *q = mmap(p + pg, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	printf("remapped middle: same place %d, reads %d, store %d, reads %d\n", q == p + pg, q[8],
+	       try_store(q + 8, 8), q[8]);
+	munmap(p, 3 * pg);
+	sig = try_store(p + 2 * pg + 16, 10);
+	printf("all unmapped: store %d at +%ld code %d\n", sig, (long)(fault_addr - (uintptr_t)p),
+	       fault_code);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -180,6 +224,10 @@ int main(int argc, char **argv)
 		printf("term\n");
 		raise(SIGTERM);
 		printf("not reached\n");
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "maps") == 0) {
+		maps();
 		return 0;
 	}
 	faults();

@@ -22,6 +22,7 @@ enum trawl_status lazy_lib_load(struct lazy_lib *l, struct trawl_error *err)
 	if (l->state == 0) {
 		void *h = open_lib(l);
 		l->state = h ? 1 : -1;
+		l->handle = h;
 		for (size_t i = 0; h && l->names[i]; i++) {
 			l->slots[i] = dlsym(h, l->names[i]);
 			if (!l->slots[i]) {

@@ -16,6 +16,8 @@ struct lazy_lib {
 	const char *const *names; /* symbols to resolve, NULL-ended */
 	void **slots;             /* one per name, filled on success */
 	int state;                /* 0 not tried, 1 loaded, -1 failed */
+	void *handle;             /* dlopen's handle once loaded, for dlsym of
+	                           * symbols not every version has */
 	char why[200];            /* dlerror() of the failure */
 };
 

@@ -281,5 +281,11 @@ void emu_fault(struct trawl_emu *e, uint64_t pc, uint64_t addr, const char *fmt,
 
 /* Load libunicorn (unicorn-lazy.c); the error says why it cannot be. */
 enum trawl_status emu_unicorn_load(struct trawl_error *err);
+/* Unicorn's own definition of `name` (dlsym in the loaded library, not
+ * the process's first), or NULL when it lacks one or cannot be loaded. */
+void *emu_unicorn_symbol(const char *name);
+/* Around every Unicorn call that may change the mapped regions, with 1
+ * before and 0 after (unicorn-store.c keeps answers about them). */
+void emu_unicorn_regions_change(int begin);
 
 #endif

@@ -3,6 +3,7 @@
  * linked against libunicorn, so these definitions are the ones the
  * emulator's calls bind to, with the prototypes of <unicorn/unicorn.h>. */
 #if defined(TRAWL_HAVE_UNICORN)
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <unicorn/unicorn.h>
 
@@ -17,7 +18,7 @@
 static const char *const names[] = {
 	"uc_open", "uc_close", "uc_strerror", "uc_reg_write", "uc_reg_read", "uc_mem_write",
 	"uc_mem_read", "uc_emu_start", "uc_emu_stop", "uc_hook_add", "uc_mem_map", "uc_mem_unmap",
-	"uc_mem_protect", "uc_mem_regions", "uc_free", "uc_ctl", NULL,
+	"uc_mem_protect", "uc_mem_regions", "uc_free", "uc_ctl", "uc_version", NULL,
 };
 
 static struct {
@@ -37,6 +38,7 @@ static struct {
 	__typeof__(uc_mem_regions) *mem_regions;
 	__typeof__(uc_free) *free;
 	__typeof__(uc_ctl) *ctl;
+	__typeof__(uc_version) *version;
 } fn;
 
 static struct lazy_lib unicorn = {
@@ -68,7 +70,13 @@ const char *uc_strerror(uc_err code)
 	return fn.strerror(code);
 }
 
-uc_err uc_close(uc_engine *uc) { return fn.close(uc); }
+uc_err uc_close(uc_engine *uc)
+{
+	emu_unicorn_regions_change(1);
+	uc_err ue = fn.close(uc);
+	emu_unicorn_regions_change(0);
+	return ue;
+}
 uc_err uc_reg_write(uc_engine *uc, int regid, const void *value) { return fn.reg_write(uc, regid, value); }
 uc_err uc_reg_read(uc_engine *uc, int regid, void *value) { return fn.reg_read(uc, regid, value); }
 uc_err uc_mem_write(uc_engine *uc, uint64_t address, const void *bytes, size_t size)
@@ -84,23 +92,41 @@ uc_err uc_emu_start(uc_engine *uc, uint64_t begin, uint64_t until, uint64_t time
 	return fn.emu_start(uc, begin, until, timeout, count);
 }
 uc_err uc_emu_stop(uc_engine *uc) { return fn.emu_stop(uc); }
+/* the calls that change the regions: see unicorn-store.c */
 uc_err uc_mem_map(uc_engine *uc, uint64_t address, size_t size, uint32_t perms)
 {
-	return fn.mem_map(uc, address, size, perms);
+	emu_unicorn_regions_change(1);
+	uc_err ue = fn.mem_map(uc, address, size, perms);
+	emu_unicorn_regions_change(0);
+	return ue;
 }
 uc_err uc_mem_unmap(uc_engine *uc, uint64_t address, size_t size)
 {
-	return fn.mem_unmap(uc, address, size);
+	emu_unicorn_regions_change(1);
+	uc_err ue = fn.mem_unmap(uc, address, size);
+	emu_unicorn_regions_change(0);
+	return ue;
 }
 uc_err uc_mem_protect(uc_engine *uc, uint64_t address, size_t size, uint32_t perms)
 {
-	return fn.mem_protect(uc, address, size, perms);
+	emu_unicorn_regions_change(1);
+	uc_err ue = fn.mem_protect(uc, address, size, perms);
+	emu_unicorn_regions_change(0);
+	return ue;
 }
 uc_err uc_mem_regions(uc_engine *uc, uc_mem_region **regions, uint32_t *count)
 {
 	return fn.mem_regions(uc, regions, count);
 }
 uc_err uc_free(void *mem) { return fn.free(mem); }
+unsigned int uc_version(unsigned int *major, unsigned int *minor) { return fn.version(major, minor); }
+
+void *emu_unicorn_symbol(const char *name)
+{
+	if (lazy_lib_load(&unicorn, NULL) != TRAWL_OK)
+		return NULL;
+	return dlsym(unicorn.handle, name);
+}
 
 uc_err emu_uc_drop_tb(uc_engine *uc, uint64_t lo, uint64_t hi)
 {

@@ -7,7 +7,10 @@
 # QEMU's (each line is also checked by hand, so the test means something
 # without QEMU). The trace must show the signal frame: at the fault, a
 # state event with X0 = 11, X1 = SP = the frame, X30 = the trampoline,
-# read back through trawl's own index (trawl regs).
+# read back through trawl's own index (trawl regs). `signals maps`: stores
+# after munmap, mprotect and mmap MAP_FIXED of pages written before fault
+# or not as the new mapping says (trawl keeps Unicorn's answer of which
+# region holds a page, lib/emu/unicorn-store.c, and must drop it there).
 . "$TRAWL_SRC/tests/cli-lib.sh"
 . "$TRAWL_SRC/tests/emulate-lib.sh"
 ex="$TRAWL_BUILD/examples/signals"
@@ -40,6 +43,24 @@ expect_exit 143 "$TRAWL" emulate "$ex" -o "$_tmp/term.tarmac" -- term
 printf 'term\n' >"$_tmp/term.want"
 cmp -s "$_tmp/out" "$_tmp/term.want" || fail "term printed: $(cat "$_tmp/out")"
 same_as_qemu "$_tmp/term.want" 143 "$ex" term
+# the mappings change under pages already written; traced and untraced
+cat >"$_tmp/maps.want" <<'END'
+page 0 store 0
+page 1 store 0
+page 2 store 0
+unmapped middle: store 11 at +4104 code 1
+others: store 0 0
+read-only: store 11 at +24 code 2, still reads 1
+writable again: store 0, reads 7
+remapped middle: same place 1, reads 0, store 0, reads 8
+all unmapped: store 11 at +8208 code 1
+END
+for style in "-o $_tmp/maps.tarmac" "--style none"; do
+	timeout 60 "$TRAWL" emulate "$ex" $style -- maps >"$_tmp/maps.out" 2>"$_tmp/maps.err" </dev/null ||
+		fail "maps, $style: exit $?: $(head -c 300 "$_tmp/maps.err")"
+	diff "$_tmp/maps.want" "$_tmp/maps.out" >"$_tmp/d" || fail "maps, $style: output differs: $(cat "$_tmp/d")"
+done
+same_as_qemu "$_tmp/maps.want" 0 "$ex" maps
 # --style none (no code hook) takes the same paths
 "$TRAWL" emulate "$ex" --style none >"$_tmp/n.out" 2>&1 </dev/null || fail "--style none failed"
 cmp -s "$_tmp/want" "$_tmp/n.out" || fail "--style none output differs: $(diff "$_tmp/want" "$_tmp/n.out")"
