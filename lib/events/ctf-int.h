@@ -20,6 +20,10 @@ struct stream {
 	size_t off;                  /* next byte to read */
 	size_t content_end;          /* end of the current packet's events */
 	size_t packet_end;
+	/* the current packet runs past the end of the file: its start + 1
+	 * (0: whole) and its size; its whole events are read, then the cut
+	 * is the damage */
+	size_t cut_packet, cut_size;
 	uint32_t cpu, tid;
 	uint64_t discarded;
 	int done;

@@ -613,6 +613,20 @@ static void stream_damage(struct trawl_swtrace *t, struct stream *s, uint64_t of
 	swtrace_note_damage(t, &e);
 }
 
+/* The damage at s->off, or, in a packet the end of the file cut, that cut
+ * (the reason an event there is short). */
+static void stream_short(struct trawl_swtrace *t, struct stream *s, const char *what)
+{
+	if (!s->cut_packet)
+		return stream_damage(t, s, s->off, what);
+	char msg[200];
+	snprintf(msg, sizeof msg,
+		 "truncated packet: the file ends %zu bytes into the packet at offset %zu (of %zu bytes); "
+		 "its events before this offset were read",
+		 s->size - (s->cut_packet - 1), s->cut_packet - 1, s->cut_size);
+	stream_damage(t, s, s->off, msg);
+}
+
 /* Load the next event of stream s into s->ev (s->have), crossing packet
  * boundaries: its header, checked whole; the fields wait for next(). */
 static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx)
@@ -620,6 +634,8 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 	s->have = 0;
 	while (!s->done) {
 		if (s->off >= s->content_end) {
+			if (s->cut_packet)
+				return stream_short(t, s, "truncated packet");
 			s->off = s->packet_end;
 			if (s->off >= s->size) {
 				s->done = 1;
@@ -633,8 +649,10 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 			uint64_t content = bytes_rd64(p + 24), total = bytes_rd64(p + 32);
 			if (content % 8 || total % 8 || content < PREAMBLE * 8 || total < content)
 				return stream_damage(t, s, s->off, "bad packet sizes");
-			if (total / 8 > s->size - s->off)
-				return stream_damage(t, s, s->off, "truncated packet");
+			/* cut by the end of the file (a crash, a copy cut short):
+			 * its whole events are kept, as for damage inside one */
+			s->cut_packet = total / 8 > s->size - s->off ? s->off + 1 : 0;
+			s->cut_size = (size_t)(total / 8);
 			uint64_t disc = bytes_rd64(p + 48);
 			if (disc > s->discarded) {
 				t->info.lost += disc - s->discarded;
@@ -642,13 +660,13 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 			}
 			s->cpu = bytes_rd32(p + 56);
 			s->tid = bytes_rd32(p + 60);
-			s->content_end = s->off + (size_t)(content / 8);
-			s->packet_end = s->off + (size_t)(total / 8);
+			s->content_end = content / 8 > s->size - s->off ? s->size : s->off + (size_t)(content / 8);
+			s->packet_end = s->cut_packet ? s->size : s->off + (size_t)(total / 8);
 			s->off += PREAMBLE;
 			continue;
 		}
 		if (s->content_end - s->off < EV_HEADER)
-			return stream_damage(t, s, s->off, "truncated event header");
+			return stream_short(t, s, "truncated event header");
 		const uint8_t *p = s->data + s->off;
 		size_t ci = find_class(t, bytes_rd32(p));
 		if (ci == SIZE_MAX)
@@ -657,7 +675,7 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 		const struct class_dec *d = &t->dec[ci];
 		size_t need = d->need;
 		if (s->content_end - s->off < need)
-			return stream_damage(t, s, s->off, "truncated event");
+			return stream_short(t, s, "truncated event");
 		struct trawl_sw_event *ev = &s->ev;
 		uint64_t time = bytes_rd64(p + 4);
 		if (time < ev->time) /* ev: the stream's event before; the merge needs order */

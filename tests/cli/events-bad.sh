@@ -6,19 +6,44 @@ demo="$TRAWL_BUILD/rec/rec-demo/rec-demo"
 [ -x "$demo" ] || skip "rec-demo not built"
 TRAWL_REC_SUBBUF=64 "$demo" --threads 1 --packets 2000 --out "$_tmp/tr" >/dev/null || fail "rec-demo failed"
 s=$(ls "$_tmp/tr" | grep '^stream-' | while read f; do echo "$(wc -c <"$_tmp/tr/$f") $f"; done | sort -n | tail -1 | cut -d' ' -f2)
-full=$("$TRAWL" events list "$_tmp/tr" | wc -l)
+"$TRAWL" events list --abs "$_tmp/tr" >"$_tmp/full"
+full=$(wc -l <"$_tmp/full")
 size=$(wc -c <"$_tmp/tr/$s")
-# cut the biggest stream in the middle of a packet
-cut=$((size - 100))
-head -c $cut "$_tmp/tr/$s" >"$_tmp/cut" && mv "$_tmp/cut" "$_tmp/tr/$s"
-"$TRAWL" events list "$_tmp/tr" >"$_tmp/out" 2>"$_tmp/err"
-[ $? = 1 ] || fail "damaged trace: exit status not 1"
-n=$(wc -l <"$_tmp/out")
-[ "$n" -gt 0 ] && [ "$n" -lt "$full" ] || fail "damaged trace: $n of $full events listed"
-grep -q "$s:offset [0-9]*: truncated packet" "$_tmp/err" || fail "damage not reported with offset: $(cat "$_tmp/err")"
-# the offset is where the last (cut) packet begins: at or before the cut
-off=$(sed -n 's/.*:offset \([0-9]*\):.*/\1/p' "$_tmp/err")
-[ "$off" -lt "$cut" ] || fail "offset $off beyond the cut $cut"
+cp "$_tmp/tr/$s" "$_tmp/whole"
+# where the last packet begins (the preamble's packet_size, bits, at 32)
+last=$(python3 - "$_tmp/whole" <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+off = last = 0
+while off + 64 <= len(b):
+    last = off
+    off += struct.unpack_from('<Q', b, off + 32)[0] // 8
+print(last)
+PY
+)
+for back in 100 97; do
+	# cut the biggest stream in the middle of its last packet: on an
+	# event boundary or inside an event
+	cut=$((size - back))
+	head -c $cut "$_tmp/whole" >"$_tmp/tr/$s"
+	"$TRAWL" events list --abs "$_tmp/tr" >"$_tmp/out" 2>"$_tmp/err"
+	[ $? = 1 ] || fail "cut $back bytes early: exit status not 1"
+	n=$(wc -l <"$_tmp/out")
+	[ "$n" -gt 0 ] && [ "$n" -lt "$full" ] || fail "cut $back bytes early: $n of $full events listed"
+	grep -q "$s:offset [0-9]*: truncated packet: the file ends [0-9]* bytes into the packet at offset $last" "$_tmp/err" ||
+		fail "cut $back bytes early: damage not reported with offsets: $(cat "$_tmp/err")"
+	# the damage is named where the reading stopped: inside the last packet, at or before the cut
+	off=$(sed -n 's/.*:offset \([0-9]*\):.*/\1/p' "$_tmp/err")
+	[ "$off" -gt "$last" ] && [ "$off" -le "$cut" ] || fail "cut $back bytes early: offset $off outside $last..$cut"
+	# every event listed is one of the whole trace's, and the cut
+	# packet's whole events are among them: more than without that packet
+	sort "$_tmp/full" >"$_tmp/full.s"
+	sort "$_tmp/out" | comm -23 - "$_tmp/full.s" | grep -q . && fail "cut $back bytes early: events not in the whole trace"
+	head -c $last "$_tmp/whole" >"$_tmp/tr/$s"
+	without=$("$TRAWL" events list "$_tmp/tr" 2>/dev/null | wc -l)
+	[ "$n" -gt "$without" ] || fail "cut $back bytes early: the cut packet's events were dropped ($n listed, $without without it)"
+done
+head -c $((size - 100)) "$_tmp/whole" >"$_tmp/tr/$s"
 "$TRAWL" events stats "$_tmp/tr" >/dev/null 2>&1
 [ $? = 1 ] || fail "stats of a damaged trace: exit status not 1"
 # garbage in place of a stream

@@ -514,9 +514,13 @@ static void test_ctf_damage(void **state)
 		uint64_t off;
 	} cases[] = {
 		{ n1 + n2, 5, 0 },        /* whole */
-		{ n1 + n2 - 1, 3, n1 },   /* second packet cut: its events are lost, offset = its start */
-		{ n1 + 30, 3, n1 },       /* cut inside the next preamble */
-		{ n1 - 14, 0, 0 },        /* first packet cut */
+		/* packets of 14-byte events after a 64-byte preamble, no padding:
+		 * the whole events of a packet the file cuts are read, and the
+		 * damage is where the reading stopped */
+		{ n1 + n2 - 1, 4, n1 + 64 + 14 }, /* second packet's last event cut */
+		{ n1 + 30, 3, n1 },               /* cut inside the next preamble */
+		{ n1 - 14, 2, n1 - 14 },          /* first packet cut after its second event */
+		{ n1 - 20, 1, 64 + 14 },          /* ... inside its second event */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const uint8_t *streams[1] = { two };
@@ -630,11 +634,11 @@ static void test_ctf_batch(void **state)
 			lens[sidx] += p.len;
 			written += (size_t)nev;
 			if (sidx == 2 && pk == 39)
-				cut_events = (size_t)nev;
+				cut_events = 1; /* its last event: the others are whole */
 			trawl_ctf_packet_release(&p);
 		}
 	}
-	lens[2] -= 5; /* the last packet of the third stream is cut: its events are lost */
+	lens[2] -= 5; /* the last packet of the third stream is cut inside its last event */
 	const uint8_t *streams[3] = { buf[0], buf[1], buf[2] };
 	static const char tdef[] =
 		"activity pk span { begin net:RX; end net:TX; key thread; };\n"
