@@ -28,9 +28,10 @@ enum trawl_status trawl_outfile_open(struct trawl_outfile **out, const char *pat
 enum trawl_status trawl_outfile_write(struct trawl_outfile *o, const void *data, size_t len,
 				      struct trawl_error *err);
 /* The same bytes as trawl_outfile_write(o, *buf, len), without a copy when
- * the file is a .zst compressed on threads: the outfile then keeps the
- * malloc'd buffer *buf (cap bytes, len of them used) and puts another
- * malloc'd buffer of cap bytes in *buf. Either way the caller owns, fills
+ * the file is a .zst compressed on threads: the outfile may then keep the
+ * malloc'd buffer *buf (cap bytes, len of them used) and put another
+ * malloc'd buffer of cap bytes in *buf (or compress it at once and leave
+ * it). Either way the caller owns, fills
  * and at the end frees whatever *buf holds after the call; on an error *buf
  * is unchanged. Errors of the threads (a failed write) come back from a
  * later call or from close, with the frames before the failed one written. */
