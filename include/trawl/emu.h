@@ -31,9 +31,8 @@ enum trawl_status trawl_outfile_write(struct trawl_outfile *o, const void *data,
  * the file is a .zst compressed on threads: the outfile may then keep the
  * malloc'd buffer *buf (cap bytes, len of them used) and put another
  * malloc'd buffer of cap bytes in *buf (or compress it at once and leave
- * it). Either way the caller owns, fills
- * and at the end frees whatever *buf holds after the call; on an error *buf
- * is unchanged. Errors of the threads (a failed write) come back from a
+ * it). Either way the caller owns, fills and at the end frees whatever
+ * *buf holds after the call; on an error *buf is unchanged. Errors of the threads (a failed write) come back from a
  * later call or from close, with the frames before the failed one written. */
 enum trawl_status trawl_outfile_take(struct trawl_outfile *o, char **buf, size_t len, size_t cap,
 				     struct trawl_error *err);
