@@ -40,7 +40,7 @@ enum trawl_status trawl_outfile_take(struct trawl_outfile *o, char **buf, size_t
  * handed over becomes an independent zstd frame, the frames in order); 0 =
  * one frame compressed in the calling thread. Before the first write; no
  * effect on other kinds. The default is trawl_outfile_default_threads(). */
-int trawl_outfile_default_threads(void); /* CPUs online, at most 8; 0 on one CPU */
+int trawl_outfile_default_threads(void); /* CPUs online - 1, at most 8 */
 enum trawl_status trawl_outfile_set_threads(struct trawl_outfile *o, int threads,
 					    struct trawl_error *err);
 /* Bytes accepted (compressed = 0) or written to the file (compressed = 1;

@@ -5,9 +5,9 @@
  * or one compressor call per block. The compression is chosen from the file
  * name (.gz, .zst); both use fast levels because the trace is produced at
  * hundreds of megabytes per second. A .zst file is compressed by default on
- * threads of our own (lib/emu/zpool.c), as many as there are CPUs: level 1
- * costs about seven times the emulation's CPU time, so one thread beside the
- * emulator would still set the pace. Each block the emulator hands over
+ * threads of our own (lib/emu/zpool.c), one fewer than the CPUs, since the
+ * emulating thread compresses too when they are busy: level 1 costs about
+ * seven times the emulation's CPU time. Each block the emulator hands over
  * (trawl_outfile_take, without a copy) becomes one independent zstd frame.
  * With no threads, the file is one frame compressed in the caller's thread.
  */
@@ -77,12 +77,15 @@ static void zstd_setup(ZSTD_CCtx *cc)
 	ZSTD_CCtx_setParameter(cc, ZSTD_c_minMatch, 6);
 }
 
-/* As many compressor threads as CPUs (the emulator needs little of one),
- * none on one CPU, where a thread could only add switching; at most 8. */
+/* One compressor thread fewer than the CPUs, at most 8: with the emulating
+ * thread, which compresses when they are all busy, one thread per CPU. On
+ * two CPUs, two compressor threads were about 10% slower than one when the
+ * second CPU was free (in four rounds of five) (three threads taking turns on two cores). None on
+ * one CPU, where a thread could only add switching. */
 int trawl_outfile_default_threads(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 2 ? 0 : n > 8 ? 8 : (int)n;
+	return n < 2 ? 0 : n > 9 ? 8 : (int)n - 1;
 }
 
 /* The compression is chosen from the name so that "-o trace.zst" just works,

@@ -189,7 +189,8 @@ int cmd_emulate(int argc, char **argv)
 			   "none: no trace at all (to time the emulation alone)"),
 		CLI_U64("compress-threads", "N", &zthreads, 64, NULL,
 			"a .zst TRACE is compressed on N threads beside the emulator's,\n"
-			"in independent frames (default: one per CPU, at most 8);\n"
+			"in independent frames (default: one fewer than the CPUs,\n"
+			"at most 8; the emulating thread helps when they are busy);\n"
 			"0 compresses in the emulating thread, as one frame"),
 		CLI_STRING("root", 0, "DIR", &opt.root,
 			   "the program may change files, under DIR only: its paths\n"
