@@ -73,24 +73,28 @@ file_cpu=$LAST_CPU
 run 2 "fm trace -> .zst file" -o "$out/sort.tarmac.zst" || exit 1
 zst_cpu=$LAST_CPU
 zsize=$(wc -c <"$out/sort.tarmac.zst")
-# .zst compressed on zstd's worker threads (the default) against the
-# one-thread path (--compress-threads 0), in turns, best wall time of 3
-# each: the threads buy wall time, not CPU time
-zwall() {
+# .zst compressed on trawl's threads (the default, one frame per block)
+# against the one-thread path (--compress-threads 0, one frame), in turns,
+# best wall time of 3 each, the CPU time of those runs beside: the threads
+# buy wall time, not CPU time
+zwall() { # prints "WALL CPU"
 	"$TRAWL" emulate "$ex" --stats "$@" -o "$out/sort.tarmac.zst" -- $N >/dev/null 2>"$out/emulate-stats" </dev/null ||
 		{ echo "bench-emulate: .zst $* failed: $(tail -2 "$out/emulate-stats")"; return 1; }
-	sed -n 's/.* \([0-9.]*\) s wall.*/\1/p' "$out/emulate-stats"
+	sed -n 's/.* \([0-9.]*\) s wall, \([0-9.]*\) s cpu.*/\1 \2/p' "$out/emulate-stats"
 }
-zw1="" zwt=""
+zw1="" zwt="" zc1="" zct=""
 for i in 1 2 3; do
-	w=$(zwall --compress-threads 0) || exit 1
-	if [ -z "$zw1" ] || awk "BEGIN { exit !($w < $zw1) }"; then zw1=$w; fi
-	w=$(zwall) || exit 1
-	if [ -z "$zwt" ] || awk "BEGIN { exit !($w < $zwt) }"; then zwt=$w; fi
+	r=$(zwall --compress-threads 0) || exit 1
+	w=${r% *}
+	if [ -z "$zw1" ] || awk "BEGIN { exit !($w < $zw1) }"; then zw1=$w zc1=${r#* }; fi
+	z1size=$(wc -c <"$out/sort.tarmac.zst")
+	r=$(zwall) || exit 1
+	w=${r% *}
+	if [ -z "$zwt" ] || awk "BEGIN { exit !($w < $zwt) }"; then zwt=$w zct=${r#* }; fi
 done
 ztsize=$(wc -c <"$out/sort.tarmac.zst")
-printf '  %-34s %7.3f s wall\n' "fm trace -> .zst, one thread" "$zw1"
-printf '  %-34s %7.3f s wall\n' "fm trace -> .zst, worker threads" "$zwt"
+printf '  %-34s %7.3f s wall %7.3f s cpu\n' "fm trace -> .zst, one thread" "$zw1" "$zc1"
+printf '  %-34s %7.3f s wall %7.3f s cpu\n' "fm trace -> .zst, threads (default)" "$zwt" "$zct"
 run 1 "fm trace -> .gz file" -o "$out/sort.tarmac.gz" || exit 1
 gz_cpu=$LAST_CPU
 gsize=$(wc -c <"$out/sort.tarmac.gz")
@@ -162,14 +166,14 @@ run 5 "fm trace -> /dev/null, --memory-hooks" --memory-hooks -o /dev/null || exi
 hooks_cpu=$LAST_CPU
 
 awk -v n="$fm_insns" -v none="$none_cpu" -v fm="$fm_cpu" -v file="$file_cpu" -v zst="$zst_cpu" \
-    -v bbfm="${bb_fm:-0}" -v bbnone="${bb_none:-0}" -v bbhooks="${bb_hooks:-0}" -v hooks="$hooks_cpu" -v bbn="$bb_insns" -v zw1="$zw1" -v zwt="$zwt" -v zts="$ztsize" -v gz="$gz_cpu" -v q="${qbest:-0}" -v t="$tsize" -v z="$zsize" -v g="$gsize" -v zc="$zceil" 'BEGIN {
+    -v bbfm="${bb_fm:-0}" -v bbnone="${bb_none:-0}" -v bbhooks="${bb_hooks:-0}" -v hooks="$hooks_cpu" -v bbn="$bb_insns" -v zw1="$zw1" -v zwt="$zwt" -v zts="$ztsize" -v z1s="$z1size" -v gz="$gz_cpu" -v q="${qbest:-0}" -v t="$tsize" -v z="$zsize" -v g="$gsize" -v zc="$zceil" 'BEGIN {
 	printf "ratios:\n"
 	printf "  fm trace to /dev/null vs trawl without trace: %.1fx the CPU time\n", fm / none
 	printf "  sort, fm trace to /dev/null: computed accesses vs memory hooks: %.2fx faster\n", hooks / fm
 	if (bbfm > 0) printf "  busybox awk, fm trace to /dev/null: computed accesses vs memory hooks: %.2fx faster\n", bbhooks / bbfm
 	if (q > 0) printf "  fm trace to /dev/null vs qemu-aarch64 without trace: %.1fx the CPU time\n", fm / q
 	printf "  .zst vs /dev/null: %.1fx the CPU time (compressed %.1f:1, %.1f B/insn on disk)\n", zst / fm, t / z, z / n
-	printf "  .zst wall time, worker threads vs one thread: %.2fx faster (%.1f vs %.1f M insn/s; compressed %.1f:1)\n", zw1 / zwt, n / zwt / 1e6, n / zw1 / 1e6, t / zts
+	printf "  .zst wall time, threads vs one thread: %.2fx faster (%.1f vs %.1f M insn/s; compressed %.2f:1 against %.2f:1)\n", zw1 / zwt, n / zwt / 1e6, n / zw1 / 1e6, t / zts, t / z1s
 	printf "  .gz vs /dev/null: %.1fx the CPU time (compressed %.1f:1)\n", gz / fm, t / g
 	k = split(zc, f, " ")
 	if (k >= 3) {

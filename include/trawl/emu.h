@@ -24,16 +24,27 @@ struct trawl_outfile;
  * compressed on the fly (gzip level 1, zstd level 1). */
 enum trawl_status trawl_outfile_open(struct trawl_outfile **out, const char *path,
 				     struct trawl_error *err);
+/* Copies data (it stays the caller's). */
 enum trawl_status trawl_outfile_write(struct trawl_outfile *o, const void *data, size_t len,
 				      struct trawl_error *err);
-/* Compress a .zst file on `threads` worker threads beside the caller's
- * (zstd's own; the caller's write only hands blocks over); 0 = compress in
- * the calling thread. Before the first write; no effect on other kinds.
- * TRAWL_ERR_UNSUPPORTED when the zstd library was built without threads. */
-#define TRAWL_OUTFILE_THREADS 2 /* the default */
+/* The same bytes as trawl_outfile_write(o, *buf, len), without a copy when
+ * the file is a .zst compressed on threads: the outfile may then keep the
+ * malloc'd buffer *buf (cap bytes, len of them used) and put another
+ * malloc'd buffer of cap bytes in *buf (or compress it at once and leave
+ * it). Either way the caller owns, fills and at the end frees whatever
+ * *buf holds after the call; on an error *buf is unchanged. Errors of the threads (a failed write) come back from a
+ * later call or from close, with the frames before the failed one written. */
+enum trawl_status trawl_outfile_take(struct trawl_outfile *o, char **buf, size_t len, size_t cap,
+				     struct trawl_error *err);
+/* Compress a .zst file on `threads` threads beside the caller's (each block
+ * handed over becomes an independent zstd frame, the frames in order); 0 =
+ * one frame compressed in the calling thread. Before the first write; no
+ * effect on other kinds. The default is trawl_outfile_default_threads(). */
+int trawl_outfile_default_threads(void); /* CPUs online - 1, at most 8 */
 enum trawl_status trawl_outfile_set_threads(struct trawl_outfile *o, int threads,
 					    struct trawl_error *err);
-/* Bytes accepted (compressed = 0) or written to the file (compressed = 1). */
+/* Bytes accepted (compressed = 0) or written to the file (compressed = 1;
+ * with compressor threads, known only when they are done, at close). */
 uint64_t trawl_outfile_bytes(const struct trawl_outfile *o, int compressed);
 /* Finish the compressed stream and close. With err == NULL the stream is
  * abandoned unfinished (used on the error path). */

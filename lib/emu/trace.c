@@ -601,7 +601,7 @@ enum trawl_status emu_trace_flush(struct trawl_emu *e)
 	if (e->out_status != TRAWL_OK)
 		return e->out_status;
 	if (e->len && e->out)
-		e->out_status = trawl_outfile_write(e->out, e->buf, e->len, &e->out_err);
+		e->out_status = trawl_outfile_take(e->out, &e->buf, e->len, e->cap, &e->out_err);
 	e->res.trace_bytes += e->len;
 	e->len = 0;
 	if (e->out_status != TRAWL_OK) {

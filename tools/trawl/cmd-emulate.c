@@ -171,7 +171,7 @@ int cmd_emulate(int argc, char **argv)
 	const char *program = NULL, *output = NULL;
 	struct trawl_emu_options opt = { 0 };
 	int stats = 0, style = 0, n_seen = 0, q_seen = 0, st_seen = 0, i, rc;
-	uint64_t zthreads = TRAWL_OUTFILE_THREADS;
+	uint64_t zthreads = (uint64_t)trawl_outfile_default_threads();
 	const char *ete_dir = NULL;
 	struct ete_out_opts eo;
 	memset(&eo, 0, sizeof eo);
@@ -190,8 +190,10 @@ int cmd_emulate(int argc, char **argv)
 			   "ldst: LD/ST lines, 16-byte memory diagrams, highest address first\n"
 			   "none: no trace at all (to time the emulation alone)"),
 		CLI_U64("compress-threads", "N", &zthreads, 64, NULL,
-			"a .zst TRACE is compressed on N threads beside the emulator's\n"
-			"(default 2); 0 compresses in the emulating thread"),
+			"a .zst TRACE is compressed on N threads beside the emulator's,\n"
+			"in independent frames (default: one fewer than the CPUs,\n"
+			"at most 8; the emulating thread helps when they are busy);\n"
+			"0 compresses in the emulating thread, as one frame"),
 		CLI_STRING("root", 0, "DIR", &opt.root,
 			   "the program may change files, under DIR only: its paths\n"
 			   "resolve inside DIR (/x is DIR/x; no way out by .. or symlinks);\n"
