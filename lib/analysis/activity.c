@@ -28,6 +28,9 @@ struct role {
 	uint8_t role;
 	int8_t field;                /* index of the key/value field, -1: none */
 	uint8_t set_index;           /* state: which set event */
+	uint8_t also_begins;         /* end: the event begins this span too, so
+	                                ending nothing is not an unmatched end
+	                                (the first of a chain begin X; end X) */
 };
 
 struct node {
@@ -124,7 +127,7 @@ static enum trawl_status add_role(struct trawl_act *a, uint32_t act, const struc
 		a->role_start[c + 1]++;
 		return TRAWL_OK;
 	}
-	a->roles[fill[c]++] = (struct role){ act, (uint8_t)role, (int8_t)f, (uint8_t)set_index };
+	a->roles[fill[c]++] = (struct role){ act, (uint8_t)role, (int8_t)f, (uint8_t)set_index, 0 };
 	return TRAWL_OK;
 }
 
@@ -165,6 +168,13 @@ static enum trawl_status build_roles(struct trawl_act *a, struct trawl_error *er
 		}
 	}
 	free(fill);
+	/* roles of one class are together: ends that also begin */
+	for (size_t c = 0; c < a->nclasses; c++)
+		for (uint32_t k = a->role_start[c]; k < a->role_start[c + 1]; k++)
+			for (uint32_t j = a->role_start[c]; j < a->role_start[c + 1]; j++)
+				if (a->roles[k].role == R_END && a->roles[j].role == R_BEGIN &&
+				    a->roles[j].act == a->roles[k].act)
+					a->roles[k].also_begins = 1;
 	return TRAWL_OK;
 }
 
@@ -400,17 +410,14 @@ static void emit(struct trawl_act *a, uint32_t act, const struct node *n, uint64
 		a->sink(a->ctx, &rec);
 }
 
-__attribute__((always_inline)) static inline void close_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
+__attribute__((always_inline)) static inline void close_node(struct trawl_act *a, uint32_t act, uint64_t key,
+							     const struct trawl_sw_event *ev, int also_begins)
 {
 	struct act_info *ai = &a->acts[act];
 	struct act_slot *s = slot_get(a, ai, act + 1, key);
-	if (!s) {
-		if (!ai->counts.unmatched_end++)
-			ai->counts.first_unmatched = ev->time;
-		return;
-	}
-	if (!s->a) { /* a thread's or cpu's entry, kept while empty */
-		if (!ai->counts.unmatched_end++)
+	/* !s->a: a thread's or cpu's entry, kept while empty */
+	if (!s || !s->a) {
+		if (!also_begins && !ai->counts.unmatched_end++)
 			ai->counts.first_unmatched = ev->time;
 		return;
 	}
@@ -495,7 +502,7 @@ __attribute__((always_inline)) static inline void feed(struct trawl_act *a, cons
 		else if (r->role == R_BEGIN)
 			open_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev, keep);
 		else
-			close_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev);
+			close_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev, r->also_begins);
 	}
 }
 
@@ -585,7 +592,7 @@ void trawl_act_open(struct trawl_act *a, uint32_t act, uint64_t key, const struc
 void trawl_act_close(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
 {
 	if (act < a->nacts)
-		close_node(a, act, key, ev);
+		close_node(a, act, key, ev, 0);
 }
 
 void trawl_act_omit(struct trawl_act *a, unsigned what)

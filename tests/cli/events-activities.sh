@@ -161,4 +161,26 @@ if [ -x "$demo" ] && command -v babeltrace2 >/dev/null 2>&1; then
 		python3 -c 'import json,sys; a={x["name"]:x for x in json.load(sys.stdin)["activities"]}; assert a["packet"]["count"]+a["packet"]["open"]==700000, a["packet"]' ||
 		[ "$lost" != 0 ] || fail "mapped stream: packets"
 fi
+# a chain: one event ends a span and begins the next (begin X; end X), by
+# hand: cpu 0 ticks at 1000 1300 1600, cpu 1 at 1100 1700; three spans
+# closed, one open per cpu at the end (1700), and no end without a begin
+# (the first tick of each cpu ends nothing, it only begins)
+cat >"$_tmp/chain.tdef" <<'EOD'
+subsystem sched { event TICK (u32 n) };
+activity tick span { begin sched:TICK; end sched:TICK; key cpu; };
+EOD
+printf '# ticks\n0 1000 0000000000000001\n1 1100 0000000000000001\n0 1300 0000000000000002\n0 1600 0000000000000003\n1 1700 0000000000000002\n' >"$_tmp/chain.txt"
+expect_exit 0 "$TRAWL" events import-bf "$_tmp/chain.txt" --defs "$_tmp/chain.tdef" -o "$_tmp/chain"
+cat >"$_tmp/want" <<'EOW'
+tick  span  0  0  0  0  1000  1300  300  0  closed
+tick  span  0  0  0  0  1300  1600  300  0  closed
+tick  span  0  0  0  0  1600  1700  100  0  open
+tick  span  1  1  1  0  1100  1700  600  0  closed
+tick  span  1  1  1  0  1700  1700  0  0  open
+EOW
+"$TRAWL" events activities "$_tmp/chain" --defs "$_tmp/chain.tdef" --abs 2>"$_tmp/err" | tail -n +2 | sort >"$_tmp/got" ||
+	fail "activities of a chain failed"
+diff -u "$_tmp/want" "$_tmp/got" || fail "chain activities differ from the hand-computed ones"
+grep -q "no begin" "$_tmp/err" && fail "the first event of a chain is called an end with no begin: $(cat "$_tmp/err")"
+grep -q "activity 'tick': 2 still open at the end" "$_tmp/err" || fail "chain: open at end not reported: $(cat "$_tmp/err")"
 finish
