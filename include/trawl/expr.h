@@ -45,8 +45,12 @@ enum trawl_status trawl_expr_eval(const char *text, trawl_expr_lookup lookup, vo
  *
  * The same numbers, names and spacing, with C's operators and precedence:
  *   || && | ^ & == != < <= > >= << >> + - * / %, unary - ! ~, parentheses.
- * Values are signed 64-bit (comparisons are signed; arithmetic wraps);
- * a condition is true when not 0. Names are plain identifiers, resolved
+ * Values are the integers they say: signed 64-bit, or unsigned ones of
+ * 2^63 and more (a name the caller marks unsigned, a number that big),
+ * which compare above every signed one; arithmetic wraps modulo 2^64, and
+ * the result of an unsigned operand (the left one of a shift) is unsigned
+ * when it is 2^63 or more; / % >> work as C's on uint64_t then, else as
+ * on int64_t (>> keeps the sign). A condition is true when not 0. Names are plain identifiers, resolved
  * once when compiling (resolve returns a symbol number >= 0, or -1 for an
  * unknown name: an error at its column); a run reads their values from
  * the caller's arrays. */
@@ -56,26 +60,33 @@ typedef int (*trawl_expr_resolve)(void *ctx, const char *name, size_t len);
 enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolve, void *ctx,
 				     struct trawl_expr **out, struct trawl_error *err);
 /* Run with symbol s worth a[map[s]] when map[s] >= 0, b[-2 - map[s]] when
- * map[s] <= -2, and unknown when map[s] == -1 (map NULL: all unknown).
+ * map[s] <= -2, and unknown when map[s] == -1 (map NULL: all unknown);
+ * usym[s] not 0: its value's bits are unsigned (usym NULL: all signed).
  * 0 and *out set; -1 when the result is unknown: an unknown name (or a
  * division by 0) makes what it takes part in unknown, except that a
  * known true side decides '||' and a known false side '&&' (a filter
  * drops an event whose condition is unknown). */
 int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
-		   int64_t *out);
+		   const uint8_t *usym, int64_t *out);
 /* A condition made only of NAME cmp NUMBER terms all joined by || or all
  * by && (the usual filter) can be run by a caller per case of its own
  * (sw-filter.c, per event class): the terms, up to max of them into t,
  * *is_or saying which join; the count, 0 for any other shape or more than
  * max terms. A term is true when the value of sym, less lo, is at most
  * span as unsigned numbers, xor neg (an interval of signed values, so no
- * branch on the kind of comparison). */
+ * branch on the kind of comparison); cmp, k and k_unsigned are the term
+ * as written. */
 struct trawl_expr_term {
 	int sym;
 	uint64_t lo, span;
 	int neg;
+	int cmp;
+	int64_t k;
+	int k_unsigned;
 };
 size_t trawl_expr_chain(const struct trawl_expr *e, int *is_or, struct trawl_expr_term *t, size_t max);
+/* lo, span and neg for a symbol whose values are unsigned (0..2^64-1). */
+void trawl_expr_term_unsigned(struct trawl_expr_term *t);
 void trawl_expr_free(struct trawl_expr *e);
 
 #endif

@@ -273,6 +273,8 @@ struct cop {
 	int op, cmp;                 /* OP_SYM_CMP: the comparison */
 	int64_t v;                   /* OP_NUM: the number; OP_SYM(_CMP): the symbol */
 	int64_t k;                   /* OP_SYM_CMP: the number */
+	uint8_t ku;                  /* the number (v of OP_NUM, k of OP_SYM_CMP) is
+	                                2^63 or more: its bits read unsigned */
 };
 
 struct trawl_expr {
@@ -296,7 +298,7 @@ static void emit(struct parser *p, int op, int64_t v)
 		e->code = c;
 		e->cap = ncap;
 	}
-	e->code[e->n++] = (struct cop){ op, 0, v, 0 };
+	e->code[e->n++] = (struct cop){ op, 0, v, 0, 0 };
 	e->depth += op <= OP_SYM ? 1 : op <= OP_INV ? 0 : -1;
 	if (e->depth > e->max_depth)
 		e->max_depth = e->depth;
@@ -352,15 +354,25 @@ static enum trawl_status cond_primary(struct parser *p)
 		if (st)
 			return st;
 		p->depth--;
-		if (c != '+')
+		struct cop *last = p->prog->n ? &p->prog->code[p->prog->n - 1] : NULL;
+		/* -NUMBER is a number (so `x > -5` stays one fused term) when
+		 * the integer fits (-2^63..2^63); the operand was that number
+		 * alone when it is the last instruction */
+		if (c == '-' && last && last->op == OP_NUM && (!last->ku || (uint64_t)last->v == (uint64_t)1 << 63)) {
+			last->ku = !last->ku && last->v == INT64_MIN; /* -(-2^63) */
+			last->v = (int64_t)(0 - (uint64_t)last->v);
+		} else if (c != '+')
 			emit(p, c == '-' ? OP_NEG : c == '!' ? OP_NOT : OP_INV, 0);
 		return TRAWL_OK;
 	}
 	if (c >= '0' && c <= '9') {
 		uint64_t v;
 		enum trawl_status st = number(p, &v);
-		if (!st)
+		if (!st) {
 			emit(p, OP_NUM, (int64_t)v);
+			if (!p->prog->failed)
+				p->prog->code[p->prog->n - 1].ku = v > (uint64_t)INT64_MAX;
+		}
 		return st;
 	}
 	if (is_name_start(c)) {
@@ -409,7 +421,7 @@ static void fuse(struct trawl_expr *e)
 	for (size_t i = 0; i < e->n; i++) {
 		const struct cop *c = &e->code[i];
 		if (i + 2 < e->n && c->op == OP_SYM && c[1].op == OP_NUM && c[2].op >= OP_EQ && c[2].op <= OP_GE) {
-			e->code[o++] = (struct cop){ OP_SYM_CMP, c[2].op, c->v, c[1].v };
+			e->code[o++] = (struct cop){ OP_SYM_CMP, c[2].op, c->v, c[1].v, c[1].ku };
 			i += 2;
 			continue;
 		}
@@ -467,45 +479,76 @@ enum trawl_status trawl_expr_compile(const char *text, trawl_expr_resolve resolv
 	return TRAWL_OK;
 }
 
-static inline __attribute__((always_inline)) int64_t compare(int op, int64_t a, int64_t b)
+/* Values are the integers they say: a signed 64-bit one, or (u) an
+ * unsigned one of 2^63 or more (a u64 field, a big number), which is
+ * greater than every signed one; two of a kind compare as their bits do
+ * signed (for two u values that is their unsigned order too). */
+static inline __attribute__((always_inline)) int64_t compare(int op, int64_t a, int au, int64_t b, int bu)
 {
+	int d = au != bu ? (au ? 1 : -1) : (a > b) - (a < b);
 	switch (op) {
-	case OP_EQ: return a == b;
-	case OP_NE: return a != b;
-	case OP_LT: return a < b;
-	case OP_LE: return a <= b;
-	case OP_GT: return a > b;
-	default: return a >= b;
+	case OP_EQ: return d == 0;
+	case OP_NE: return d != 0;
+	case OP_LT: return d < 0;
+	case OP_LE: return d <= 0;
+	case OP_GT: return d > 0;
+	default: return d >= 0;
 	}
 }
 
-static int64_t binary(int op, int64_t a, int64_t b, int *bad)
+/* Arithmetic wraps modulo 2^64, as C's does; the result is unsigned (u)
+ * when an operand was (the left one for shifts) and it is 2^63 or more.
+ * Division and >> work on an unsigned operand as C on uint64_t, on signed
+ * ones as on int64_t (>> keeps the sign). */
+static int64_t binary(int op, int64_t a, int au, int64_t b, int bu, int *bad, uint8_t *u)
 {
-	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b, r;
+	int uns = au || bu;
+	*u = 0;
 	switch (op) {
 	case OP_OR: return a || b;
 	case OP_AND: return a && b;
-	case OP_BOR: return (int64_t)(ua | ub);
-	case OP_BXOR: return (int64_t)(ua ^ ub);
-	case OP_BAND: return (int64_t)(ua & ub);
-	case OP_EQ: return a == b;
-	case OP_NE: return a != b;
-	case OP_LT: return a < b;
-	case OP_LE: return a <= b;
-	case OP_GT: return a > b;
-	case OP_GE: return a >= b;
-	case OP_SHL: return ub >= 64 ? 0 : (int64_t)(ua << ub);
-	case OP_SHR: return ub >= 64 ? 0 : (int64_t)(ua >> ub);
-	case OP_ADD: return (int64_t)(ua + ub);
-	case OP_SUB: return (int64_t)(ua - ub);
-	case OP_MUL: return (int64_t)(ua * ub);
+	case OP_EQ:
+	case OP_NE:
+	case OP_LT:
+	case OP_LE:
+	case OP_GT:
+	case OP_GE: return compare(op, a, au, b, bu);
+	case OP_BOR: r = ua | ub; break;
+	case OP_BXOR: r = ua ^ ub; break;
+	case OP_BAND: r = ua & ub; break;
+	case OP_SHL:
+		r = ub >= 64 || bu ? 0 : ua << ub;
+		uns = au;
+		break;
+	case OP_SHR:
+		if (au || a >= 0)
+			r = ub >= 64 || bu ? 0 : ua >> ub;
+		else
+			r = ub >= 64 || bu ? UINT64_MAX : ~(~ua >> ub);
+		uns = au;
+		break;
+	case OP_ADD: r = ua + ub; break;
+	case OP_SUB: r = ua - ub; break;
+	case OP_MUL: r = ua * ub; break;
+	default:
+		/* division: by 0, and INT64_MIN / -1, have no answer */
+		if (b == 0 || (!uns && a == INT64_MIN && b == -1)) {
+			*bad = 1;
+			return 0;
+		}
+		if (uns && (au ? 1 : a >= 0) && (bu ? 1 : b >= 0))
+			r = op == OP_DIV ? ua / ub : ua % ub;
+		else if (uns) {
+			/* an unsigned value with a negative one: as the integers
+			 * they are, which int64_t cannot hold: no answer */
+			*bad = 1;
+			return 0;
+		} else
+			return op == OP_DIV ? a / b : a % b;
 	}
-	/* division: by 0, and INT64_MIN / -1, have no answer */
-	if (b == 0 || (a == INT64_MIN && b == -1)) {
-		*bad = 1;
-		return 0;
-	}
-	return op == OP_DIV ? a / b : a % b;
+	*u = (uint8_t)(uns && (int64_t)r < 0);
+	return (int64_t)r;
 }
 
 /* A name without a value (an event lacking the field) is "unknown", as in
@@ -527,16 +570,17 @@ static inline __attribute__((always_inline)) int64_t logic(int op, int64_t a, in
  * equal to t (1 for ||, 0 for &&) decides; else an unknown term makes the
  * whole unknown; else the result is !t. */
 static int run_chain(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
-		     int64_t *out)
+		     const uint8_t *usym, int64_t *out)
 {
 	int t = e->chain == OP_OR, miss = 0;
 	for (size_t i = 0; i < e->n; i += i ? 2 : 1) { /* the terms: 0, 1, 3, 5... */
 		const struct cop *c = &e->code[i];
 		int m = map ? map[c->v] : -1;
 		int64_t x = m >= 0 ? a[m] : m <= -2 ? b[-2 - m] : 0;
+		int xu = usym && usym[c->v] && x < 0;
 		if (m == -1)
 			miss = 1;
-		else if ((compare(c->cmp, x, c->k) != 0) == t) {
+		else if ((compare(c->cmp, x, xu, c->k, c->ku) != 0) == t) {
 			*out = t;
 			return 0;
 		}
@@ -551,11 +595,11 @@ static int run_chain(const struct trawl_expr *e, const int16_t *map, const int64
  * read the caller's arrays directly (no call per name), which is what a
  * filter run once per event of a large trace needs. */
 __attribute__((noinline)) static int run_stack(const struct trawl_expr *e, const int16_t *map, const int64_t *a,
-						const int64_t *b, int64_t *out)
+						const int64_t *b, const uint8_t *usym, int64_t *out)
 {
 	struct slot {
 		int64_t v;
-		int64_t miss;
+		uint8_t miss, u;
 	} small[32], *st = small;
 	if (e->max_depth > 32 && !(st = malloc((size_t)e->max_depth * sizeof *st)))
 		return -1;
@@ -565,40 +609,43 @@ __attribute__((noinline)) static int run_stack(const struct trawl_expr *e, const
 		struct slot *t = &st[sp - 1];
 		switch (c->op) {
 		case OP_NUM:
-			st[sp++] = (struct slot){ c->v, 0 };
+			st[sp++] = (struct slot){ c->v, 0, c->ku };
 			break;
 		case OP_SYM: {
 			int m = map ? map[c->v] : -1;
-			st[sp++] = m >= 0 ? (struct slot){ a[m], 0 } : m <= -2 ? (struct slot){ b[-2 - m], 0 }
-									  : (struct slot){ 0, 1 };
+			int64_t x = m >= 0 ? a[m] : m <= -2 ? b[-2 - m] : 0;
+			st[sp++] = (struct slot){ x, m == -1, (uint8_t)(usym && usym[c->v] && x < 0) };
 			break;
 		}
 		case OP_SYM_CMP: {
 			int m = map ? map[c->v] : -1;
 			int64_t x = m >= 0 ? a[m] : m <= -2 ? b[-2 - m] : 0;
-			st[sp++] = (struct slot){ compare(c->cmp, x, c->k), m == -1 };
+			st[sp++] = (struct slot){ compare(c->cmp, x, usym && usym[c->v] && x < 0, c->k, c->ku), m == -1, 0 };
 			break;
 		}
-		case OP_NEG: t->v = (int64_t)(0 - (uint64_t)t->v); break;
-		case OP_NOT: t->v = !t->v; break;
-		case OP_INV: t->v = (int64_t)~(uint64_t)t->v; break;
+		case OP_NEG: t->v = (int64_t)(0 - (uint64_t)t->v); t->u = 0; break;
+		case OP_NOT: t->v = !t->v; t->u = 0; break;
+		case OP_INV: t->v = (int64_t)~(uint64_t)t->v; t->u = 0; break;
 		case OP_OR:
 		case OP_AND: {
 			uint8_t miss;
 			t[-1].v = logic(c->op, t[-1].v, (int)t[-1].miss, t->v, (int)t->miss, &miss);
 			t[-1].miss = miss;
+			t[-1].u = 0;
 			sp--;
 			break;
 		}
 		default: {
 			int bad = 0;
-			t[-1].v = binary(c->op, t[-1].v, t->v, &bad);
-			t[-1].miss |= t->miss | bad;
+			uint8_t u;
+			t[-1].v = binary(c->op, t[-1].v, t[-1].u, t->v, t->u, &bad, &u);
+			t[-1].miss |= t->miss | (uint8_t)bad;
+			t[-1].u = u;
 			sp--;
 		}
 		}
 	}
-	int unknown = (int)st[0].miss;
+	int unknown = st[0].miss;
 	if (!unknown)
 		*out = st[0].v;
 	if (st != small)
@@ -609,9 +656,9 @@ __attribute__((noinline)) static int run_stack(const struct trawl_expr *e, const
 /* The chain runs without the stack machine's frame (its 32-slot array
  * made every call of a one-comparison filter pay for it). */
 int trawl_expr_run(const struct trawl_expr *e, const int16_t *map, const int64_t *a, const int64_t *b,
-		   int64_t *out)
+		   const uint8_t *usym, int64_t *out)
 {
-	return e->chain ? run_chain(e, map, a, b, out) : run_stack(e, map, a, b, out);
+	return e->chain ? run_chain(e, map, a, b, usym, out) : run_stack(e, map, a, b, usym, out);
 }
 
 /* x cmp k as an interval [lo, lo + span] of x, or the complement of one
@@ -624,6 +671,13 @@ static void interval(int cmp, int64_t kk, struct trawl_expr_term *t)
 	const uint64_t bias = (uint64_t)1 << 63;
 	uint64_t k = (uint64_t)kk + bias, lo = 0, hi = UINT64_MAX;
 	t->neg = 0;
+	if (t->k_unsigned) {
+		/* k is above every signed value: x < k always */
+		t->lo = 0;
+		t->span = UINT64_MAX;
+		t->neg = cmp == OP_EQ || cmp == OP_GT || cmp == OP_GE;
+		return;
+	}
 	switch (cmp) {
 	case OP_EQ: lo = hi = k; break;
 	case OP_NE: lo = hi = k; t->neg = 1; break;
@@ -645,10 +699,31 @@ size_t trawl_expr_chain(const struct trawl_expr *e, int *is_or, struct trawl_exp
 		if (n == max)
 			return 0;
 		t[n].sym = (int)e->code[i].v;
+		t[n].cmp = e->code[i].cmp;
+		t[n].k = e->code[i].k;
+		t[n].k_unsigned = e->code[i].ku;
 		interval(e->code[i].cmp, e->code[i].k, &t[n]);
 	}
 	*is_or = e->chain == OP_OR;
 	return n;
+}
+
+void trawl_expr_term_unsigned(struct trawl_expr_term *t)
+{
+	/* x is 0..2^64-1 and k the integer it says (negative, or 0..2^64-1) */
+	int neg_k = !t->k_unsigned && t->k < 0;
+	uint64_t k = (uint64_t)t->k, lo = 0, hi = UINT64_MAX;
+	t->neg = 0;
+	switch (t->cmp) {
+	case OP_EQ: if (neg_k) t->neg = 1; else lo = hi = k; break;
+	case OP_NE: if (!neg_k) lo = hi = k, t->neg = 1; break;
+	case OP_LT: if (neg_k || !k) t->neg = 1; else hi = k - 1; break;
+	case OP_LE: if (neg_k) t->neg = 1; else hi = k; break;
+	case OP_GT: if (neg_k) break; if (k == UINT64_MAX) t->neg = 1; else lo = k + 1; break;
+	default: if (!neg_k) lo = k; break;
+	}
+	t->lo = lo;
+	t->span = hi - lo;
 }
 
 void trawl_expr_free(struct trawl_expr *e)

@@ -54,6 +54,7 @@ struct trawl_swfilter {
 	char (*names)[48];           /* field names of the condition */
 	int nnames;
 	int16_t *map;                /* [class * nsyms + sym]: where a name's value is (trawl_expr_run) */
+	uint8_t *usym;               /* [class * nsyms + sym]: its value is a u64 field's */
 	size_t nsyms;
 	struct plan *plans;          /* per class, for the batches; NULL: run the condition */
 	int plan_or;
@@ -249,10 +250,12 @@ static enum trawl_status compile_where(struct trawl_swfilter *f, const char *tex
 	/* per class: fields read from the event's values, cpu/tid/time from
 	 * the small array keep() fills, a field the class lacks unknown */
 	f->nsyms = SYM_FIRST_FIELD + (size_t)f->nnames;
-	if (!(f->map = malloc((f->nclasses ? f->nclasses : 1) * f->nsyms * sizeof *f->map)))
+	if (!(f->map = malloc((f->nclasses ? f->nclasses : 1) * f->nsyms * sizeof *f->map)) ||
+	    !(f->usym = calloc((f->nclasses ? f->nclasses : 1) * f->nsyms, 1)))
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	for (size_t c = 0; c < f->nclasses; c++) {
 		int16_t *m = f->map + c * f->nsyms;
+		uint8_t *u = f->usym + c * f->nsyms;
 		m[SYM_CPU] = -2;
 		m[SYM_TID] = -3;
 		m[SYM_TIME] = -4;
@@ -262,6 +265,8 @@ static enum trawl_status compile_where(struct trawl_swfilter *f, const char *tex
 				if (!strcmp(f->classes[c].fields[k].name, f->names[i]))
 					idx = (int16_t)k;
 			m[SYM_FIRST_FIELD + i] = idx;
+			/* a u64 of 2^63 or more is that number, not a negative one */
+			u[SYM_FIRST_FIELD + i] = idx >= 0 && f->classes[c].fields[idx].type == TRAWL_SW_U64;
 		}
 	}
 	return TRAWL_OK;
@@ -286,9 +291,12 @@ static void plans_build(struct trawl_swfilter *f)
 				p->never |= !is_or;
 				continue;
 			}
-			p->t[p->n].lo = p->t[p->n].lo0 = t[i].lo;
-			p->t[p->n].span = t[i].span;
-			p->t[p->n].neg = (uint8_t)t[i].neg;
+			struct trawl_expr_term term = t[i];
+			if (f->usym[c * f->nsyms + (size_t)t[i].sym])
+				trawl_expr_term_unsigned(&term);
+			p->t[p->n].lo = p->t[p->n].lo0 = term.lo;
+			p->t[p->n].span = term.span;
+			p->t[p->n].neg = (uint8_t)term.neg;
 			p->t[p->n].time = src == -4;
 			p->t[p->n].mask = src >= 0 || src == -4 ? UINT64_MAX : UINT32_MAX;
 			p->t[p->n].off = (uint32_t)(src >= 0 ? offsetof(struct trawl_sw_event, vals) + 8 * (size_t)src
@@ -403,7 +411,9 @@ __attribute__((always_inline)) static inline int keep_but_time(struct trawl_swfi
 			return !use_fn || !f->fn || f->fn(f->fn_ctx, ev);
 		}
 		int64_t b[3] = { ev->cpu, ev->tid, (int64_t)(ev->time - f->t0) }, v;
-		if (trawl_expr_run(f->where, f->map + c * f->nsyms, (const int64_t *)ev->vals, b, &v) || !v)
+		if (trawl_expr_run(f->where, f->map + c * f->nsyms, (const int64_t *)ev->vals, b,
+				   f->usym + c * f->nsyms, &v) ||
+		    !v)
 			return 0;
 	}
 	return !use_fn || !f->fn || f->fn(f->fn_ctx, ev);
@@ -516,6 +526,7 @@ void trawl_swfilter_destroy(struct trawl_swfilter *f)
 	trawl_expr_free(f->where);
 	free(f->names);
 	free(f->map);
+	free(f->usym);
 	free(f->plans);
 	free(f->class_ok);
 	free(f);

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static const int16_t map[] = { 0, 1, -2, -1 }; /* cpu from b, gone unknown */
 		int64_t out;
 		for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-			trawl_expr_run(e, map, sets[i], sets[i] + 2, &out);
+			trawl_expr_run(e, map, sets[i], sets[i] + 2, NULL, &out);
 		trawl_expr_free(e);
 	}
 	uint64_t ns;

@@ -167,7 +167,7 @@ static int cond(const char *s)
 	if (trawl_expr_compile(s, cresolve, NULL, &e, &err) != TRAWL_OK)
 		fail_msg("'%s' does not compile: %s (column %u)", s, err.message, err.column);
 	int64_t v = 0;
-	int r = trawl_expr_run(e, cmap, cvals, NULL, &v);
+	int r = trawl_expr_run(e, cmap, cvals, NULL, NULL, &v);
 	trawl_expr_free(e);
 	return r ? -1 : v != 0;
 }
@@ -178,7 +178,7 @@ static int64_t cval(const char *s)
 	struct trawl_error err;
 	assert_int_equal(trawl_expr_compile(s, cresolve, NULL, &e, &err), TRAWL_OK);
 	int64_t v = 0;
-	assert_int_equal(trawl_expr_run(e, cmap, cvals, NULL, &v), 0);
+	assert_int_equal(trawl_expr_run(e, cmap, cvals, NULL, NULL, &v), 0);
 	trawl_expr_free(e);
 	return v;
 }
@@ -192,9 +192,9 @@ static void conditions(void **state)
 		static const int64_t b[] = { 7, 9 };
 		int64_t v = 0;
 		assert_int_equal(trawl_expr_compile("len * 10 + port", cresolve, NULL, &e, NULL), TRAWL_OK);
-		assert_int_equal(trawl_expr_run(e, m2, NULL, b, &v), 0);
+		assert_int_equal(trawl_expr_run(e, m2, NULL, b, NULL, &v), 0);
 		assert_int_equal(v, 79);
-		assert_int_equal(trawl_expr_run(e, NULL, NULL, NULL, &v), -1);
+		assert_int_equal(trawl_expr_run(e, NULL, NULL, NULL, NULL, &v), -1);
 		trawl_expr_free(e);
 	}
 	assert_int_equal(cond("len > 100 && port == 80"), 1);
@@ -239,8 +239,9 @@ static void comparison_edges(void **state)
 		for (size_t ki = 0; ki < nv; ki++)
 			for (int wrap = 0; wrap < 2; wrap++) {
 				char text[96];
-				snprintf(text, sizeof text, wrap ? "!!(len %s 0x%llx)" : "len %s 0x%llx", ops[o],
-					 (unsigned long long)vals[ki]);
+				/* -N is one number, so a negative k is one term too */
+				snprintf(text, sizeof text, wrap ? "!!(len %s %lld)" : "len %s %lld", ops[o],
+					 (long long)vals[ki]);
 				struct trawl_expr *e;
 				struct trawl_error err;
 				if (trawl_expr_compile(text, cresolve, NULL, &e, &err) != TRAWL_OK)
@@ -253,7 +254,7 @@ static void comparison_edges(void **state)
 					int64_t x = vals[xi], k = vals[ki], v = -1;
 					int want = o == 0 ? x == k : o == 1 ? x != k : o == 2 ? x < k
 						 : o == 3 ? x <= k : o == 4 ? x > k : x >= k;
-					assert_int_equal(trawl_expr_run(e, map, &x, NULL, &v), 0);
+					assert_int_equal(trawl_expr_run(e, map, &x, NULL, NULL, &v), 0);
 					if ((v != 0) != want)
 						fail_msg("'%s' with len = %lld gave %lld", text, (long long)x, (long long)v);
 					if (!wrap && ((((uint64_t)x - t[0].lo <= t[0].span) ^ t[0].neg) != want))
@@ -265,6 +266,95 @@ static void comparison_edges(void **state)
 				}
 				trawl_expr_free(e);
 			}
+}
+
+/* The integers values say, against __int128 arithmetic: a field whose
+ * values are unsigned (a u64: usym) compared with numbers from -2^63 to
+ * 2^64 - 1, fused (the chain runner and trawl_expr_term_unsigned's
+ * interval) and inside !!(...) (the stack machine); and a signed field
+ * against numbers of 2^63 and more, which are above all its values. */
+static void unsigned_values(void **state)
+{
+	(void)state;
+	static const uint64_t xs[] = { 0, 1, 120, INT64_MAX, (uint64_t)INT64_MAX + 1, (uint64_t)INT64_MAX + 2,
+				       UINT64_MAX - 1, UINT64_MAX };
+	static const char *const ks[] = { "-9223372036854775808", "-5", "0", "1", "120", "9223372036854775807",
+					  "9223372036854775808", "0x8000000000000001", "18446744073709551614",
+					  "0xffffffffffffffff" };
+	static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=" };
+	static const int16_t map[] = { 0 };
+	static const uint8_t usym[] = { 1 };
+	for (size_t o = 0; o < 6; o++)
+		for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+			__int128 k = ks[ki][0] == '-' ? -(__int128)strtoull(ks[ki] + 1, NULL, 0)
+						      : (__int128)strtoull(ks[ki], NULL, 0);
+			for (int wrap = 0; wrap < 2; wrap++) {
+				char text[96];
+				snprintf(text, sizeof text, wrap ? "!!(len %s %s)" : "len %s %s", ops[o], ks[ki]);
+				struct trawl_expr *e;
+				struct trawl_error err;
+				if (trawl_expr_compile(text, cresolve, NULL, &e, &err) != TRAWL_OK)
+					fail_msg("'%s' does not compile: %s", text, err.message);
+				struct trawl_expr_term t[2];
+				int is_or = -1;
+				assert_int_equal(trawl_expr_chain(e, &is_or, t, 2), wrap ? 0 : 1);
+				struct trawl_expr_term ut = t[0];
+				if (!wrap)
+					trawl_expr_term_unsigned(&ut);
+				for (size_t xi = 0; xi < sizeof xs / sizeof xs[0]; xi++) {
+					/* as a u64 field */
+					__int128 x = (__int128)xs[xi];
+					int want = o == 0 ? x == k : o == 1 ? x != k : o == 2 ? x < k
+						 : o == 3 ? x <= k : o == 4 ? x > k : x >= k;
+					int64_t bits = (int64_t)xs[xi], v = -1;
+					assert_int_equal(trawl_expr_run(e, map, &bits, NULL, usym, &v), 0);
+					if ((v != 0) != want)
+						fail_msg("'%s' with unsigned len = %llu gave %lld", text,
+							 (unsigned long long)xs[xi], (long long)v);
+					if (!wrap && (((xs[xi] - ut.lo <= ut.span) ^ ut.neg) != want))
+						fail_msg("'%s' as an unsigned interval with len = %llu is wrong", text,
+							 (unsigned long long)xs[xi]);
+					/* as a signed field with the same bits */
+					x = (__int128)bits;
+					want = o == 0 ? x == k : o == 1 ? x != k : o == 2 ? x < k
+					     : o == 3 ? x <= k : o == 4 ? x > k : x >= k;
+					assert_int_equal(trawl_expr_run(e, map, &bits, NULL, NULL, &v), 0);
+					if ((v != 0) != want)
+						fail_msg("'%s' with signed len = %lld gave %lld", text, (long long)bits,
+							 (long long)v);
+					if (!wrap && ((((uint64_t)bits - t[0].lo <= t[0].span) ^ t[0].neg) != want))
+						fail_msg("'%s' as a signed interval with len = %lld is wrong", text,
+							 (long long)bits);
+				}
+				trawl_expr_free(e);
+			}
+		}
+	/* arithmetic: an unsigned operand makes an unsigned result; / and >>
+	 * as on uint64_t then, as on int64_t (>> keeping the sign) else */
+	static const struct {
+		const char *text;
+		uint64_t x;
+		int want;
+	} ar[] = {
+		{ "len + 1 > 5", (uint64_t)1 << 63, 1 },
+		{ "len / 2 == 0x4000000000000000", (uint64_t)1 << 63, 1 },
+		{ "len >> 62 == 3", UINT64_MAX, 1 },
+		{ "(len & 0x8000000000000000) > 0", (uint64_t)1 << 63, 1 },
+		{ "len - 1 > len", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof ar / sizeof ar[0]; i++) {
+		struct trawl_expr *e;
+		assert_int_equal(trawl_expr_compile(ar[i].text, cresolve, NULL, &e, NULL), TRAWL_OK);
+		int64_t bits = (int64_t)ar[i].x, v = -1;
+		assert_int_equal(trawl_expr_run(e, map, &bits, NULL, usym, &v), 0);
+		if ((v != 0) != ar[i].want)
+			fail_msg("'%s' with unsigned len = %llu gave %lld", ar[i].text, (unsigned long long)ar[i].x,
+				 (long long)v);
+		trawl_expr_free(e);
+	}
+	assert_int_equal(cval("-8 >> 1"), -4);
+	assert_int_equal(cval("-(-9223372036854775808) > 9223372036854775807"), 1);
+	assert_int_equal(cval("0 - 1 < 0"), 1);
 }
 
 /* The shapes trawl_expr_chain takes: terms joined all by || or all by &&,
@@ -370,6 +460,7 @@ int main(void)
 		cmocka_unit_test(hostile),
 		cmocka_unit_test(conditions),
 		cmocka_unit_test(comparison_edges),
+		cmocka_unit_test(unsigned_values),
 		cmocka_unit_test(chain_shapes),
 		cmocka_unit_test(condition_errors),
 		cmocka_unit_test(chains),
