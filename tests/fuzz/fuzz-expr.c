@@ -2,6 +2,7 @@
  * on the same bytes, each compiled condition run on a few value sets, and
  * the --time duration parser. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,9 +43,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (trawl_expr_compile(s, resolve, NULL, &e, &err) == TRAWL_OK) {
 		static const int64_t sets[][3] = { { 0, 0, 0 }, { 100, 80, 1 }, { -1, INT64_MIN, INT64_MAX } };
 		static const int16_t map[] = { 0, 1, -2, -1 }; /* cpu from b, gone unknown */
-		int64_t out;
+		static const uint8_t usym[] = { 1, 0, 0, 0 }; /* len a u64 */
+		/* the same condition inside !!(...) runs on the stack machine,
+		 * never as a chain: both ways must give the same answer */
+		size_t wl = size + 8;
+		char *w = malloc(wl);
+		struct trawl_expr *we = NULL;
+		if (w) {
+			snprintf(w, wl, "!!(%s)", s);
+			if (trawl_expr_compile(w, resolve, NULL, &we, &err) != TRAWL_OK)
+				we = NULL;
+		}
 		for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-			trawl_expr_run(e, map, sets[i], sets[i] + 2, NULL, &out);
+			for (int u = 0; u < 2; u++) {
+				int64_t out = 0, wout = 0;
+				int r = trawl_expr_run(e, map, sets[i], sets[i] + 2, u ? usym : NULL, &out);
+				if (we) {
+					int wr = trawl_expr_run(we, map, sets[i], sets[i] + 2, u ? usym : NULL, &wout);
+					if (wr != r || (!r && (out != 0) != (wout != 0)))
+						__builtin_trap();
+				}
+			}
+		trawl_expr_free(we);
+		free(w);
 		trawl_expr_free(e);
 	}
 	uint64_t ns;
