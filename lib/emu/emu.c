@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "emu/emu-int.h"
+#include "emu/trace-line.h"
 #include "emu/sys.h"
 #include "trawl/file.h"
 
@@ -226,7 +227,7 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	if (e->opt.verify_writes)
 		verify_writes(e);
 	if (e->cur) {
-		emu_trace_finish(e, addr);
+		emu_trace_line(e, addr);   /* emu_trace_finish, inline */
 		e->cur = NULL;
 	}
 	if (e->ncodew)
