@@ -154,6 +154,10 @@ static int decode_into(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct 
 	const struct emu_memop *m = &tmp.mem;
 	tmp.gpr_mem = m->cls == EMU_MEM_GPR && !m->status && !tmp.simd_mem &&
 		      (m->store || (m->rt != EMU_MEM_XZR && (m->nregs == 1 || m->rt2 != EMU_MEM_XZR)));
+	tmp.gpr_writes = 1;
+	for (unsigned i = 0; i < tmp.nwrites; i++)
+		tmp.gpr_writes &= tmp.writes[i] <= EMU_REG_SP;
+	tmp.dc_zva = (enc & ~UINT32_C(31)) == UINT32_C(0xd50b7420);
 	tmp.next_seq = e->next_seq;
 	tmp.next_jump = e->next_jump;
 	*e = tmp;

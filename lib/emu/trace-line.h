@@ -223,20 +223,31 @@ static inline __attribute__((always_inline)) void emu_trace_line(struct trawl_em
 	/* X0-X30 and SP, most of the register lines, inline; the registers
 	 * pointer in a local, since the stores through p could alias it */
 	const uint64_t *x = e->xregs;
-	for (unsigned i = 0, nw = in->nwrites; i < nw; i++) {
-		unsigned c = in->writes[i];
-		p = put32(p, prefix, plen);
-		if (c <= EMU_REG_SP && x) {
+	if (x && in->gpr_writes) {
+		/* the common case, every register an X or SP: no test in the loop */
+		for (unsigned i = 0, nw = in->nwrites; i < nw; i++) {
+			unsigned c = in->writes[i];
+			p = put32(p, prefix, plen);
 			memcpy(p, &emu_reg_head[c], 16);
 			p = put_hex(p + emu_reg_head[c].len, x[c], 16);
 			*p++ = '\n';
-		} else if (c == EMU_REG_CPSR && e->flagw) {
-			/* the flags, the next most common, from QEMU's words */
-			memcpy(p, &emu_reg_head[c], 16);
-			p = put_hex(p + emu_reg_head[c].len, emu_nzcv_direct(e), 8);
-			*p++ = '\n';
-		} else {
-			p = emu_trace_reg(e, p, c);
+		}
+	} else {
+		for (unsigned i = 0, nw = in->nwrites; i < nw; i++) {
+			unsigned c = in->writes[i];
+			p = put32(p, prefix, plen);
+			if (c <= EMU_REG_SP && x) {
+				memcpy(p, &emu_reg_head[c], 16);
+				p = put_hex(p + emu_reg_head[c].len, x[c], 16);
+				*p++ = '\n';
+			} else if (c == EMU_REG_CPSR && e->flagw) {
+				/* the flags, the next most common, from QEMU's words */
+				memcpy(p, &emu_reg_head[c], 16);
+				p = put_hex(p + emu_reg_head[c].len, emu_nzcv_direct(e), 8);
+				*p++ = '\n';
+			} else {
+				p = emu_trace_reg(e, p, c);
+			}
 		}
 	}
 	if (in->fp) {
