@@ -124,6 +124,20 @@ put_mem_value(char *p, const char *prefix, size_t plen, int write, uint64_t addr
 }
 
 
+/* CPSR's eight digits: NZCV is the first, the rest are always 0; the
+ * nibble from QEMU's flag words (emu_nzcv_direct) without the shifts
+ * into place and the SIMD hex of seven zeros. Only when e->flagw. */
+static inline char *put_nzcv(char *p, const struct trawl_emu *e)
+{
+	const uint32_t *f = e->flagw;
+	unsigned nib = (f[e->flagk[0]] >> 31) << 3 | (unsigned)(f[e->flagk[1]] == 0) << 2 |
+		       (unsigned)(f[e->flagk[2]] != 0) << 1 | f[e->flagk[3]] >> 31;
+	/* the digit, then "0000000", as the bytes of a word in memory order */
+	uint64_t w = UINT64_C(0x3030303030303000) | (uint8_t)emu_hex[2 * nib + 1];
+	memcpy(p, &w, 8);
+	return p + 8;
+}
+
 /* Copies of at most 32 bytes done as one fixed-size copy: the buffer
  * always has room beyond the end (flush_at leaves a large margin) and every
  * source is at least 32 bytes long, so no length-dependent call is made. */
@@ -223,13 +237,20 @@ static inline __attribute__((always_inline)) void emu_trace_line(struct trawl_em
 	/* X0-X30 and SP, most of the register lines, inline; the registers
 	 * pointer in a local, since the stores through p could alias it */
 	const uint64_t *x = e->xregs;
-	if (x && in->gpr_writes) {
-		/* the common case, every register an X or SP: no test in the loop */
-		for (unsigned i = 0, nw = in->nwrites; i < nw; i++) {
+	unsigned plain = x ? in->plain_writes : 0;
+	if (plain == 1 || (plain == 2 && e->flagw)) {
+		/* the common cases: X registers or SP, perhaps then the flags */
+		for (unsigned i = 0, nw = in->nwrites - (plain - 1); i < nw; i++) {
 			unsigned c = in->writes[i];
 			p = put32(p, prefix, plen);
 			memcpy(p, &emu_reg_head[c], 16);
 			p = put_hex(p + emu_reg_head[c].len, x[c], 16);
+			*p++ = '\n';
+		}
+		if (plain == 2) {
+			p = put32(p, prefix, plen);
+			memcpy(p, &emu_reg_head[EMU_REG_CPSR], 16);
+			p = put_nzcv(p + emu_reg_head[EMU_REG_CPSR].len, e);
 			*p++ = '\n';
 		}
 	} else {
