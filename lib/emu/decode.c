@@ -154,6 +154,14 @@ static int decode_into(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct 
 	const struct emu_memop *m = &tmp.mem;
 	tmp.gpr_mem = m->cls == EMU_MEM_GPR && !m->status && !tmp.simd_mem &&
 		      (m->store || (m->rt != EMU_MEM_XZR && (m->nregs == 1 || m->rt2 != EMU_MEM_XZR)));
+	unsigned nx = tmp.nwrites;
+	if (nx && tmp.writes[nx - 1] == EMU_REG_CPSR)
+		nx--;
+	tmp.plain_writes = nx < tmp.nwrites ? 2 : 1;
+	for (unsigned i = 0; i < nx; i++)
+		if (tmp.writes[i] > EMU_REG_SP)
+			tmp.plain_writes = 0;
+	tmp.dc_zva = (enc & ~UINT32_C(31)) == UINT32_C(0xd50b7420);
 	tmp.next_seq = e->next_seq;
 	tmp.next_jump = e->next_jump;
 	*e = tmp;

@@ -41,6 +41,10 @@ struct emu_insn {
 	uint8_t gpr_mem;         /* a plain general-purpose load or store (not
 	                            exclusive, no load into XZR): the writer
 	                            takes its values from the registers */
+	uint8_t plain_writes;    /* 1: every register it writes is X0-X30 or SP;
+	                            2: those, then the flags (CPSR) last; else 0:
+	                            the cases the writer takes without tests */
+	uint8_t dc_zva;          /* DC ZVA (its stores are not hooked) */
 	uint8_t writes[EMU_INSN_MAX_WRITES];
 	uint16_t tail_len;
 	struct emu_memop mem;    /* its memory accesses, from the encoding */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "emu/emu-int.h"
+#include "emu/trace-line.h"
 #include "emu/sys.h"
 #include "trawl/file.h"
 
@@ -226,7 +227,7 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	if (e->opt.verify_writes)
 		verify_writes(e);
 	if (e->cur) {
-		emu_trace_finish(e, addr);
+		emu_trace_line(e, addr);   /* emu_trace_finish, inline */
 		e->cur = NULL;
 	}
 	if (e->ncodew)
@@ -276,7 +277,7 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	e->cur = in;
 	if (in->mem.cls >= EMU_MEM_GPR && e->memcalc)
 		emu_mem_before(e, in);
-	else if (EMU_IS_DC_ZVA(in->enc))
+	else if (in->dc_zva)   /* EMU_IS_DC_ZVA, found by the decoder */
 		dc_zva_stores(e, in);
 	(void)size;
 }

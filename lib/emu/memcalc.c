@@ -43,6 +43,18 @@ static inline uint64_t mask_of(unsigned size)
 	return size >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * size)) - 1;
 }
 
+/* A register offset's part of the address: Rm's value x extended and
+ * shifted as the instruction says. */
+static inline uint64_t index_of(const struct emu_memop *m, uint64_t x)
+{
+	switch (m->ext) {
+	case 2: x = (uint32_t)x; break;                    /* UXTW */
+	case 6: x = (uint64_t)(int64_t)(int32_t)x; break;  /* SXTW */
+	default: break;                                    /* LSL, SXTX */
+	}
+	return x << m->shift;
+}
+
 /* Every form, with or without e->xregs; apart from the common case
  * (emu_mem_before), which then needs no stack frame. */
 __attribute__((noinline)) static void mem_before_any(struct trawl_emu *e, const struct emu_insn *in)
@@ -53,16 +65,10 @@ __attribute__((noinline)) static void mem_before_any(struct trawl_emu *e, const 
 	case EMU_ADDR_IMM: addr = xreg(e, m->base) + (uint64_t)(int64_t)m->imm; break;
 	case EMU_ADDR_POST: addr = xreg(e, m->base); break;
 	case EMU_ADDR_LIT: addr = in->pc + (uint64_t)(int64_t)m->imm; break;
-	default: {
-		uint64_t x = m->rm == EMU_MEM_XZR ? 0 : xreg(e, m->rm);
-		switch (m->ext) {
-		case 2: x = (uint32_t)x; break;                    /* UXTW */
-		case 6: x = (uint64_t)(int64_t)(int32_t)x; break;  /* SXTW */
-		default: break;                                    /* LSL, SXTX */
-		}
-		addr = xreg(e, m->base) + (x << m->shift);
+	default:
+		addr = xreg(e, m->base) +
+		       index_of(m, m->rm == EMU_MEM_XZR ? 0 : xreg(e, m->rm));
 		break;
-	}
 	}
 	struct emu_access *a = &e->mem[e->nmem];
 	if (m->cls == EMU_MEM_GPR) {
@@ -92,18 +98,22 @@ __attribute__((noinline)) static void mem_before_any(struct trawl_emu *e, const 
 		emu_code_written(e, addr, m->cls == EMU_MEM_GPR ? (uint64_t)m->size * m->nregs : m->size);
 }
 
-/* Most memory instructions are an integer load or store at base + offset
- * (or at base, post-indexed): done here with half the instructions of the
- * general path. */
+/* Most memory instructions are an integer load or store at base + offset,
+ * at base (post-indexed) or at base + index register: done here with half
+ * the instructions of the general path. */
 void emu_mem_before(struct trawl_emu *e, const struct emu_insn *in)
 {
 	const struct emu_memop *m = &in->mem;
 	const uint64_t *x = e->xregs;
-	if (!x || m->cls != EMU_MEM_GPR || m->mode > EMU_ADDR_POST) {
+	if (!x || m->cls != EMU_MEM_GPR || m->mode > EMU_ADDR_REG) {
 		mem_before_any(e, in);
 		return;
 	}
-	uint64_t addr = x[m->base] + (m->mode == EMU_ADDR_IMM ? (uint64_t)(int64_t)m->imm : 0);
+	uint64_t addr = x[m->base];
+	if (m->mode == EMU_ADDR_IMM)
+		addr += (uint64_t)(int64_t)m->imm;
+	else if (m->mode == EMU_ADDR_REG)   /* x[31] is SP, not XZR */
+		addr += index_of(m, m->rm == EMU_MEM_XZR ? 0 : x[m->rm]);
 	uint64_t mask = mask_of(m->size);
 	struct emu_access *a = &e->mem[e->nmem];
 	a[0] = (struct emu_access){ addr, 0, m->size, m->store };
