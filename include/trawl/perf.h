@@ -289,9 +289,14 @@ int trawl_perf_find_file(const struct trawl_perf_file *pf, const struct trawl_pe
  * mappings are left out: their addresses decode as "no image". Returns
  * how many mapped files were not found or could not be read; what went
  * wrong is told to warn (may be NULL), which is a note, not a loss: the
- * decoder reports trace that runs there as "no program image". */
+ * decoder reports trace that runs there as "no program image". *clashes
+ * (may be NULL): how many mappings put other bytes where a later one is;
+ * trace that ran in the older one decodes with the newer one's bytes (one
+ * address space for every process and every time), so the decode may be
+ * wrong there: damage, for the caller to count. */
 unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
-			       const char *symfs, const char *bindir, trawl_warn_fn warn, void *ctx);
+			       const char *symfs, const char *bindir, trawl_warn_fn warn, void *ctx,
+			       unsigned *clashes);
 /* How far above its link addresses mapping m placed the ELF at path (the
  * mapping's start less the link address of its file offset pgoff), for
  * addresses relative to the binary. */

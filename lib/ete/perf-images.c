@@ -164,7 +164,8 @@ static void searched(const struct trawl_perf_file *pf, const struct trawl_perf_m
 }
 
 unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
-			       const char *symfs, const char *bindir, trawl_warn_fn warn, void *ctx)
+			       const char *symfs, const char *bindir, trawl_warn_fn warn, void *ctx,
+			       unsigned *clashes)
 {
 	unsigned missing = 0, conflicts = trawl_ete_image_conflicts(img, NULL, 0);
 	const char *first = NULL;
@@ -209,9 +210,12 @@ unsigned trawl_perf_images_add(const struct trawl_perf_file *pf, struct trawl_et
 	 * one address, trace that ran there in the older one decodes with the
 	 * newer one's bytes */
 	unsigned clash = trawl_ete_image_conflicts(img, NULL, 0) - conflicts;
+	if (clashes)
+		*clashes = clash;
 	if (clash)
 		note(warn, ctx, "%s: %u mapping%s put other bytes where a later mapping is (one "
-		     "address space for every process): the later mapping's bytes are used",
+		     "address space for every process): the later mapping's bytes are used, so "
+		     "trace that ran in the earlier one may be decoded wrongly",
 		     pf->path, clash, clash == 1 ? "" : "s");
 	/* a note, not a loss: only trace that runs there is lost, and the
 	 * decoder reports that as "no program image" */

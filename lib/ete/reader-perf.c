@@ -143,8 +143,10 @@ enum trawl_status ete_perf_open(struct ete_reader *r, const char *path, const ui
 	if ((st = make_units(r, err)) || (st = trawl_ete_image_create(&r->img, err)))
 		return st;
 	trawl_perf_aux_losses(pf, on_loss, r);
+	unsigned clashes = 0;
 	trawl_perf_images_add(pf, r->img, opt ? opt->perf_symfs : NULL,
-			      opt ? opt->perf_binary_dir : NULL, note_fn, r);
+			      opt ? opt->perf_binary_dir : NULL, note_fn, r, &clashes);
+	r->stats.damaged += clashes; /* said by the note; the exit status says it too */
 	if (opt && opt->perf_kallsyms &&
 	    (st = trawl_kallsyms_load(&r->ksyms, opt->perf_kallsyms, err)))
 		return st;

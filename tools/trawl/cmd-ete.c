@@ -827,7 +827,9 @@ static int open_perf(struct run *r, struct source *src, struct trawl_error *err)
 	r->sources = src->psources;
 	if (trawl_ete_image_create(&r->img, err) != TRAWL_OK)
 		return cli_report(cmd, err);
-	perf_cli_images(pf, r->img, o->symfs, o->bindir, cmd);
+	unsigned clashes = 0;
+	perf_cli_images(pf, r->img, o->symfs, o->bindir, cmd, &clashes);
+	r->bad += clashes != 0; /* the note says where: the decode may be wrong there */
 	if (o->kallsyms && trawl_kallsyms_load(&r->ksyms, o->kallsyms, err) != TRAWL_OK)
 		return cli_report(cmd, err);
 	if (o->vmlinux) {

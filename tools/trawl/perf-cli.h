@@ -9,10 +9,10 @@
 #include "trawl/perf.h"
 
 /* Program images for a perf.data (lib/ete/perf-images.c), the notes
- * printed under cmd. Kernel: the exit status (a vmlinux that cannot be
- * read is reported). */
+ * printed under cmd; *clashes as trawl_perf_images_add says. Kernel: the
+ * exit status (a vmlinux that cannot be read is reported). */
 unsigned perf_cli_images(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
-			 const char *symfs, const char *bindir, const char *cmd);
+			 const char *symfs, const char *bindir, const char *cmd, unsigned *clashes);
 int perf_cli_kernel_image(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
 			  const char *vmlinux, const struct trawl_kallsyms *ks, const char *cmd);
 

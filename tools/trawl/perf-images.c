@@ -13,9 +13,9 @@ static void print_note(void *ctx, const struct trawl_error *w)
 }
 
 unsigned perf_cli_images(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
-			 const char *symfs, const char *bindir, const char *cmd)
+			 const char *symfs, const char *bindir, const char *cmd, unsigned *clashes)
 {
-	return trawl_perf_images_add(pf, img, symfs, bindir, print_note, (void *)cmd);
+	return trawl_perf_images_add(pf, img, symfs, bindir, print_note, (void *)cmd, clashes);
 }
 
 int perf_cli_kernel_image(const struct trawl_perf_file *pf, struct trawl_ete_image *img,
