@@ -76,14 +76,17 @@ expect_stderr_has "give --symfs DIR or --binary-dir DIR" "$TRAWL" stats "$t/ete.
 # for all processes and times), so the answer is not whole: exit 1
 printf '\037\040\003\325%.0s' 1 2 3 4 >"$t/old.bin" # four nops
 $mk "$t/remap.data" "$t/trace.bin" /unused --map 0x1000="$t/old.bin" --map 0x1000="$t/prog.bin"
-"$TRAWL" cat "$t/remap.data" >"$t/cat" 2>"$t/err"
-[ $? = 1 ] || fail "remapped: cat exit status not 1: $(cat "$t/err")"
-grep -qF "may be decoded wrongly" "$t/err" || fail "remapped: the warning does not say what it costs: $(cat "$t/err")"
+"$TRAWL" cat "$t/remap.data" >"$t/cat" 2>"$t/remap.err"
+[ $? = 1 ] || fail "remapped: cat exit status not 1: $(cat "$t/remap.err")"
+grep -qF "may be decoded wrongly" "$t/remap.err" || fail "remapped: the warning does not say what it costs: $(cat "$t/remap.err")"
 expect_exit 1 "$TRAWL" ete tarmac "$t/remap.data"
+# and again from the index it built (the warning is not printed then)
+expect_exit 1 "$TRAWL" index --index "$t/remap2.idx" "$t/remap.data"
+expect_exit 1 "$TRAWL" pc --index "$t/remap2.idx" "$t/remap.data" 0x1004
 sed -n 's/^L[0-9]* cpu\([0-9]*\) .* pc=\([0-9a-f]*\) .*/\1 \2/p' "$t/cat" >"$t/got.pcs"
 head -6 "$t/want.pcs" | diff -u - "$t/got.pcs" >"$t/diff" || fail "remapped: PCs: $(cat "$t/diff")"
-grep -qF "1 mapping put other bytes where a later mapping is" "$t/err" ||
-	fail "remapped: no warning: $(cat "$t/err")"
+grep -qF "1 mapping put other bytes where a later mapping is" "$t/remap.err" ||
+	fail "remapped: no warning: $(cat "$t/remap.err")"
 "$TRAWL" mem --json --index "$t/remap.idx" "$t/remap.data" --at 1 0x1000 16 >"$t/mem" 2>/dev/null
 grep -qF "\"bytes\":\"$(xxd -p "$t/prog.bin" | tr -d '\n')\"" "$t/mem" ||
 	fail "remapped: mem is not the later mapping's: $(cat "$t/mem")"
