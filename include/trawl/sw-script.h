@@ -29,9 +29,17 @@
 
 #define TRAWL_SCRIPT_DEFAULT_INSTRUCTIONS 10000000u
 
+/* What the script's print() says (its arguments as tostring gives them,
+ * tab-separated, no newline). */
+typedef void (*trawl_script_print_fn)(void *ctx, const char *text, size_t len);
+
 struct trawl_script_options {
 	int unsafe;                  /* all of Lua's libraries (io, os, require, ...) */
 	uint64_t max_instructions;   /* per call, once watched (0: the default) */
+	/* print(): NULL leaves none (calling it is an error naming the line),
+	 * so a script never writes into a command's own output */
+	trawl_script_print_fn print;
+	void *print_ctx;
 };
 
 struct trawl_script;

@@ -77,6 +77,8 @@ struct trawl_script {
 	uint64_t count_seq, used;    /* the call being counted, its instructions so far */
 	int count;                   /* the hook's current step */
 	uint64_t co_seq, co_used;    /* the same for coroutines */
+	trawl_script_print_fn print; /* print(), or NULL: none */
+	void *print_ctx;
 };
 
 static struct trawl_script *self(lua_State *L)
@@ -307,6 +309,30 @@ static void open_libs(lua_State *L, int unsafe)
 		lua_pushnil(L);
 		lua_setglobal(L, gone[i]);
 	}
+}
+
+/* print(...): to the caller's function, never to standard output, where
+ * it would land inside a listing or a CSV. */
+static int script_print(lua_State *L)
+{
+	struct trawl_script *s = self(L);
+	int n = lua_gettop(L);
+	char buf[1024];
+	size_t o = 0;
+	for (int i = 1; i <= n; i++) {
+		size_t len;
+		const char *v = luaL_tolstring(L, i, &len);
+		if (i > 1 && o < sizeof buf)
+			buf[o++] = '\t';
+		size_t room = sizeof buf - o;
+		if (len > room)
+			len = room; /* a long print is cut: it is a diagnostic */
+		memcpy(buf + o, v, len);
+		o += len;
+		lua_pop(L, 1);
+	}
+	s->print(s->print_ctx, buf, o);
+	return 0;
 }
 
 /* A coroutine is a lua_State of its own, which the watchdog does not
@@ -607,6 +633,15 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	}
 	int unsafe = opt && opt->unsafe;
 	open_libs(s->L, unsafe);
+	s->print = opt ? opt->print : NULL;
+	s->print_ctx = opt ? opt->print_ctx : NULL;
+	if (s->print) {
+		lua_pushlightuserdata(s->L, s);
+		lua_pushcclosure(s->L, script_print, 1);
+	} else {
+		lua_pushnil(s->L);
+	}
+	lua_setglobal(s->L, "print");
 	watch_coroutines(s->L);
 	if ((st = tables_wrap_raw(&s->tab, err))) {
 		trawl_script_close(s);

@@ -70,6 +70,7 @@ static const char *const names[] = {
 	"lua_rawsetp",
 	"lua_rawseti",
 	"luaL_where",
+	"luaL_tolstring",
 	NULL,
 };
 
@@ -128,6 +129,7 @@ static struct {
 	__typeof__(lua_rawsetp) *lua_rawsetp;
 	__typeof__(lua_rawseti) *lua_rawseti;
 	__typeof__(luaL_where) *luaL_where;
+	__typeof__(luaL_tolstring) *luaL_tolstring;
 } lazy_fn;
 
 static struct lazy_lib lua = {
@@ -413,6 +415,11 @@ void lua_rawseti(lua_State *L, int idx, lua_Integer n)
 void luaL_where(lua_State *L, int lvl)
 {
 	lazy_fn.luaL_where(L, lvl);
+}
+
+const char *luaL_tolstring(lua_State *L, int idx, size_t *len)
+{
+	return lazy_fn.luaL_tolstring(L, idx, len);
 }
 
 #endif

@@ -23,6 +23,21 @@ EOL
 "$TRAWL" events list "$T" --abs --where 'num == 7 || seq > 3 || (cpu == 1 && time >= 500)' >"$_tmp/b"
 [ -s "$_tmp/a" ] || fail "script kept nothing"
 cmp -s "$_tmp/a" "$_tmp/b" || fail "keep() and --where differ: $(diff "$_tmp/a" "$_tmp/b" | head -5)"
+
+# print() goes to standard error, named by the script, never into the
+# listing (or a CSV) on standard output
+cat >"$_tmp/p.lua" <<'EOL'
+n = 0
+function keep(e)
+  n = n + 1
+  if n <= 2 then print("seen", n, nil, e.num == 7) end
+  return (e.num == 7) or (e.seq ~= nil and e.seq > 3) or (e.cpu == 1 and e.time >= 500)
+end
+EOL
+"$TRAWL" events list "$T" --abs --script "$_tmp/p.lua" >"$_tmp/pa" 2>"$_tmp/pe" || fail "print script failed: $(cat "$_tmp/pe")"
+cmp -s "$_tmp/pa" "$_tmp/b" || fail "print() wrote into the listing: $(diff "$_tmp/pa" "$_tmp/b" | head -5)"
+printf '%s\n' "$_tmp/p.lua: seen	1	nil	false" "$_tmp/p.lua: seen	2	nil	false" | cmp -s - "$_tmp/pe" ||
+	fail "print() on standard error: $(cat "$_tmp/pe")"
 [ "$(awk '{print $1}' "$_tmp/a" | tr '\n' ' ')" = "1100 1400 1500 1800 " ] || fail "keep(): $(cat "$_tmp/a")"
 
 # computed fields: by hand, num * 2 for net events, the subsystem, the name

@@ -1,6 +1,7 @@
 /* --script for the events verbs (sw-script.h): keep(e) joins the filter,
  * on_event(e) feeds the activity engine, and an error inside the script
  * stops the reading with the script's line and the event it was on. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,13 +37,22 @@ static void keep_batch_fn(void *ctx, const struct trawl_sw_event *evs, size_t n,
 	}
 }
 
+/* print() in a script: a note on standard error, under the command's
+ * name, never inside the command's output */
+static void print_fn(void *ctx, const char *text, size_t len)
+{
+	struct events_run *r = ctx;
+	fprintf(stderr, "%s: %.*s\n", r->script, (int)len, text);
+}
+
 int events_script_open(struct events_run *r)
 {
 	struct trawl_error err;
 	trawl_error_clear(&err);
 	uint8_t *text = NULL;
 	size_t len;
-	struct trawl_script_options o = { .unsafe = r->unsafe_script, .max_instructions = r->script_limit };
+	struct trawl_script_options o = { .unsafe = r->unsafe_script, .max_instructions = r->script_limit,
+					  .print = print_fn, .print_ctx = r };
 	enum trawl_status st = trawl_file_read(r->script, &text, &len, &err);
 	if (!st)
 		st = trawl_script_open(&r->scr, r->script, (const char *)text, len, r->info.classes, r->info.nclasses,
