@@ -888,38 +888,6 @@ enum trawl_status trawl_script_on_event(struct trawl_script *s, const struct tra
 }
 size_t trawl_script_nfields(const struct trawl_script *s) { (void)s; return 0; }
 const char *trawl_script_field_name(const struct trawl_script *s, size_t i) { (void)s, (void)i; return NULL; }
-/* A string as NAME=VALUE can show it on one line: as it is when made of
- * letters, digits and ._:+-/, else in double quotes with C's escapes
- * (an empty one too, so that it is not taken for nil). */
-static void quote(char *buf, size_t size, const char *v, size_t len)
-{
-	int plain = len > 0;
-	for (size_t k = 0; k < len && plain; k++) {
-		unsigned char ch = (unsigned char)v[k];
-		plain = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			strchr("._:+-/", ch) != NULL;
-	}
-	if (plain) {
-		snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), v);
-		return;
-	}
-	size_t o = 0;
-	buf[o++] = '"';
-	for (size_t k = 0; k < len && o + 6 < size; k++) {
-		unsigned char ch = (unsigned char)v[k];
-		const char *esc = ch == '"' ? "\\\"" : ch == '\\' ? "\\\\" : ch == '\n' ? "\\n" : ch == '\t' ? "\\t" :
-				  ch == '\r' ? "\\r" : NULL;
-		if (esc)
-			o += (size_t)snprintf(buf + o, size - o, "%s", esc);
-		else if (ch < 0x20 || ch == 0x7f)
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
-		else
-			buf[o++] = (char)ch;
-	}
-	buf[o++] = '"';
-	buf[o] = 0;
-}
-
 enum trawl_status trawl_script_field(struct trawl_script *s, size_t i, const struct trawl_sw_event *ev, char *buf,
 				     size_t size, struct trawl_error *err)
 {
