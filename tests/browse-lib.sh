@@ -35,6 +35,19 @@ start_browse() {
 
 screen() { tm capture-pane -p -t b 2>/dev/null; }
 status_line() { screen | sed -n '$p'; }
+# The screen once it stops changing (two captures 0.1 s apart agree, for
+# at most 5 s): a line that shows up first may come before the rest of a
+# repaint, so a whole-screen compare waits for this.
+settled_screen() {
+	_prev=$(screen)
+	for _i in $(seq 50); do
+		sleep 0.1
+		_now=$(screen)
+		[ "$_now" = "$_prev" ] && break
+		_prev=$_now
+	done
+	printf '%s\n' "$_prev"
+}
 
 # _wait WHAT TEXT SECONDS: poll WHAT (screen or status_line) until TEXT.
 _wait() {

@@ -23,10 +23,10 @@ screen_at() {
 	"$TRAWL" index "$1" >/dev/null 2>&1 || fail "index $1"
 	start_browse 150 40 "$1" --at "$L"
 	wait_for ">$(printf '%7d' "$A") $want"
-	screen >"$2.at"
+	settled_screen >"$2.at"
 	keys /; type_line "$needle"
 	wait_for ">$(printf '%7d' "$N") $needle"
-	screen >"$2.found"
+	settled_screen >"$2.found"
 }
 screen_at "$P" "$_tmp/plain"
 for f in "$_tmp/z.tarmac.gz" "$_tmp/z.tarmac.zst"; do
