@@ -162,6 +162,8 @@ static int decode_into(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct 
 		if (tmp.writes[i] > EMU_REG_SP)
 			tmp.plain_writes = 0;
 	tmp.dc_zva = (enc & ~UINT32_C(31)) == UINT32_C(0xd50b7420);
+	tmp.hook_bits = (uint8_t)((tmp.plain_writes && !tmp.fp ? EMU_HOOK_PLAIN_LINE : 0) |
+				  (m->cls != EMU_MEM_UNKNOWN ? EMU_HOOK_MODELLED : 0));
 	tmp.next_seq = e->next_seq;
 	tmp.next_jump = e->next_jump;
 	*e = tmp;

@@ -28,6 +28,10 @@ enum emu_insn_kind {
 	EMU_INSN_UNDEFINED,      /* Capstone could not decode it */
 };
 
+/* emu_insn.hook_bits */
+#define EMU_HOOK_PLAIN_LINE 1u   /* plain_writes and not fp: its lines need no tests */
+#define EMU_HOOK_MODELLED 2u     /* its memory accesses are computed (not EMU_MEM_UNKNOWN) */
+
 struct emu_insn {
 	uint64_t pc;
 	uint32_t enc;
@@ -45,6 +49,7 @@ struct emu_insn {
 	                            2: those, then the flags (CPSR) last; else 0:
 	                            the cases the writer takes without tests */
 	uint8_t dc_zva;          /* DC ZVA (its stores are not hooked) */
+	uint8_t hook_bits;       /* EMU_HOOK_*: what the code hook's shortcut tests */
 	uint8_t writes[EMU_INSN_MAX_WRITES];
 	uint16_t tail_len;
 	struct emu_memop mem;    /* its memory accesses, from the encoding */

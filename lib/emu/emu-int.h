@@ -150,7 +150,6 @@ struct trawl_emu {
 	 * decodes refreshed at the next instruction (emu_code_refresh) */
 	uint64_t code_lo, code_hi;
 	struct emu_range codew[4];
-	unsigned ncodew;
 
 	/* run state */
 	struct trawl_outfile *out;
@@ -163,6 +162,9 @@ struct trawl_emu {
 	char prefix[64];
 	unsigned ndigits;
 	unsigned cpulen;                /* "cpuN " after " clk " once a thread was made, else 0 */
+	size_t plen;                    /* the prefix's length: ndigits + 5 + cpulen */
+	const uint8_t *digit_one;       /* 16 bytes, 1 under the last digit, else 0;
+	                                   NULL past 16 digits (emu_prefix_set) */
 	struct emu_access mem[EMU_MAX_MEM];
 	unsigned nmem;
 	/* memory accesses: computed from the decoded instruction (memcalc.c),
@@ -176,8 +178,20 @@ struct trawl_emu {
 	const struct emu_insn *mem_after;   /* e->mem needs values after it ran */
 	uint64_t mem_addr;              /* its first address */
 	struct emu_range sysw[EMU_MAX_SYSW];
-	unsigned nsysw;
-	int stopped;
+	/* What keeps the code hook off its shortcut, together so that it
+	 * tests them at once (hook_slow): the run stopped or paused (1,
+	 * EMU_PAUSED), cached code rewritten, the kernel's writes to show,
+	 * the shortcut off for the whole run (no_fast: not mem_fast, no
+	 * flagw, an instruction callback, the write check, no text). */
+	union {
+		struct {
+			uint8_t stopped;
+			uint8_t ncodew;         /* ranges in codew */
+			uint8_t nsysw;          /* ranges in sysw (at most EMU_MAX_SYSW) */
+			uint8_t no_fast;
+		};
+		uint32_t hook_slow;
+	};
 	struct trawl_emu_result res;
 	struct trawl_error fault;       /* why the run stopped early */
 	enum trawl_status fault_status;
@@ -190,6 +204,9 @@ struct trawl_emu {
 	enum trawl_status out_status;
 	struct trawl_error out_err;
 };
+
+/* emu.c: after ndigits or cpulen changed, the values derived from them */
+void emu_prefix_set(struct trawl_emu *e);
 
 /* syscall.c: perform the system call the guest asked for (X8 = number).
  * Returns 0 to continue, 1 when the program exited, -1 on an unsupported

@@ -90,26 +90,32 @@ static void fault_kill(struct trawl_emu *e, int sig, uint64_t pc, uint64_t addr,
 
 /* Add one to the decimal instruction index at the start of e->prefix; a new
  * digit (at 10, 100, ...) shifts " clk " (and "cpuN ") one place right. */
+static const uint8_t one_at[32] = { [15] = 1 };
+
+void emu_prefix_set(struct trawl_emu *e)
+{
+	e->plen = e->ndigits + 5 + e->cpulen;
+	e->digit_one = e->ndigits <= 16 ? one_at + 16 - e->ndigits : NULL;
+}
+
 static inline void count_up(struct trawl_emu *e)
 {
 	char *d = e->prefix + e->ndigits - 1;
-	if (*d != '9') {   /* nine times in ten: no carry */
 #if defined(__SSE2__) && defined(__x86_64__)
-		/* one 16-byte store, not a byte store: the next instruction's
-		 * line loads these 16 bytes at once, and a load that spans a
-		 * narrower store still in flight waits for it to reach the
-		 * cache (a store-forwarding stall, a quarter of the writer's
-		 * time when the digit was stored as a byte) */
-		static const uint8_t one_at[32] = { [15] = 1 };
-		if (e->ndigits <= 16) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)e->prefix);
-			__m128i inc = _mm_loadu_si128(
-				(const __m128i *)(const void *)(one_at + 16 - e->ndigits));
-			_mm_storeu_si128((__m128i *)(void *)e->prefix, _mm_add_epi8(v, inc));
-			e->n++;
-			return;
-		}
+	/* one 16-byte add and store, not a byte store: the next instruction's
+	 * line loads these 16 bytes at once, and a load that spans a narrower
+	 * store still in flight waits for it to reach the cache (a
+	 * store-forwarding stall, a quarter of the writer's time when the
+	 * digit was stored as a byte) */
+	if (__builtin_expect(*d != '9' && e->digit_one != NULL, 1)) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)e->prefix);
+		__m128i one = _mm_loadu_si128((const __m128i *)(const void *)e->digit_one);
+		_mm_storeu_si128((__m128i *)(void *)e->prefix, _mm_add_epi8(v, one));
+		e->n++;
+		return;
+	}
 #endif
+	if (*d != '9') {   /* nine times in ten: no carry */
 		(*d)++;
 		e->n++;
 		return;
@@ -122,6 +128,7 @@ static inline void count_up(struct trawl_emu *e)
 		memmove(e->prefix + 1, e->prefix, e->ndigits + 5 + e->cpulen);
 		e->prefix[0] = '1';
 		e->ndigits++;
+		emu_prefix_set(e);
 	}
 	e->n++;
 }
@@ -235,7 +242,8 @@ static void dc_zva_stores(struct trawl_emu *e, const struct emu_insn *in)
  * quantum before this one runs (Unicorn checks for a stop right after the
  * hook), and finds this one's decode by the successor shortcut or the
  * cache. One function, since it runs for every instruction. */
-static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+static __attribute__((noinline)) void code_hook_full(uc_engine *uc, uint64_t addr,
+						     uint32_t size, void *user)
 {
 	struct trawl_emu *e = user;
 	if (e->stopped)
@@ -296,6 +304,61 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	else if (in->dc_zva)   /* EMU_IS_DC_ZVA, found by the decoder */
 		dc_zva_stores(e, in);
 	(void)size;
+}
+
+/* The code hook. Its common case (the previous instruction a plain one
+ * whose line the FM writer makes without tests, this one found by the
+ * successor shortcut, nothing pending) is done here, in a function that
+ * calls nothing but its last step: without the general path's calls it
+ * saves no registers, and the tests are the fewest that pick the case.
+ * Everything else, checked before anything changes, goes to
+ * code_hook_full, which does the same in general. */
+static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	struct trawl_emu *e = user;
+	struct emu_insn *cur = e->prev, *in;
+	/* separate tests: each branch is predicted, a combined test costs more */
+	if (__builtin_expect(e->hook_slow || !e->cur, 0))
+		goto full;
+	in = cur->next_seq;
+	if (__builtin_expect(!in || in->pc != addr, 0)) {
+		in = cur->next_jump;
+		if (!in || in->pc != addr)
+			goto full;
+	}
+	int gpr = 0;
+	if (e->nmem) {
+		if (!cur->gpr_mem || e->nmem != cur->mem.nregs)
+			goto full;
+		gpr = 1;
+	} else if (e->mem_after) {
+		goto full;
+	}
+	if (__builtin_expect(!(cur->hook_bits & EMU_HOOK_PLAIN_LINE) ||
+				     !(in->hook_bits & EMU_HOOK_MODELLED) || e->n >= e->stop_at ||
+				     e->len >= e->flush_at,
+			     0))
+		goto full;
+	const char *prefix = e->prefix;
+	size_t plen = e->plen;
+	char *p = put_insn_line(e->buf + e->len, cur, addr, prefix, plen, e->ndigits);
+	if (gpr) {
+		e->mem_after = NULL;   /* put_gpr_memory reads the loaded values */
+		p = put_gpr_memory(e, p, cur, prefix, plen);
+	}
+	p = put_plain_writes(e, p, cur, prefix, plen, e->xregs);
+	e->len = (size_t)(p - e->buf);
+	e->nmem = 0;
+	count_up(e);
+	e->prev = in;
+	e->cur = in;
+	if (in->mem.cls >= EMU_MEM_GPR)
+		emu_mem_before(e, in);   /* a tail call */
+	else if (in->dc_zva)
+		dc_zva_stores(e, in);
+	return;
+full:
+	code_hook_full(uc, addr, size, user);
 }
 
 static void mem_hook(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
@@ -694,6 +757,7 @@ enum trawl_status trawl_emu_open(struct trawl_emu **out, const char *elf_path,
 	uc_reg_write(e->uc, UC_ARM64_REG_PC, &e->img.entry);
 	memcpy(e->prefix, "0 clk ", 6);
 	e->ndigits = 1;
+	emu_prefix_set(e);
 	*out = e;
 	return TRAWL_OK;
 fail:
@@ -781,6 +845,7 @@ static void hooks_on(struct trawl_emu *e)
 	e->mem_hooks = 1;
 	e->memcalc = 0;
 	e->mem_fast = 0;
+	e->no_fast = 1;
 	e->res.mem_hooks_from = e->n + 1;
 }
 
@@ -901,6 +966,7 @@ enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 	e->mem_hooks = mem_hooks;
 	e->memcalc = tracing && !mem_hooks;
 	e->mem_fast = e->memcalc && e->opt.style == TRAWL_EMU_STYLE_FM && e->xregs;
+	e->no_fast = !(e->mem_fast && e->flagw && !e->opt.insn_fn && !e->opt.verify_writes && out);
 	if (mem_hooks)
 		e->res.mem_hooks_from = 1;
 	e->stop_at = e->opt.max_insns ? e->opt.max_insns : UINT64_MAX;

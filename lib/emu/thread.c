@@ -73,6 +73,7 @@ static void set_core(struct trawl_emu *e, int core)
 	char *p = e->prefix + e->ndigits + 5;
 	int n = snprintf(p, 16, "cpu%d ", core);
 	e->cpulen = (unsigned)n;
+	emu_prefix_set(e);
 }
 
 /* The first clone: the table, thread 0 = the program so far on core 0. */

@@ -159,7 +159,7 @@ static inline int gpr_fast(const struct trawl_emu *e, const struct emu_insn *in)
 	return e->nmem && in->gpr_mem && e->mem_fast && e->nmem == in->mem.nregs;
 }
 
-static inline char *put_gpr_memory(struct trawl_emu *e, char *p, const struct emu_insn *in,
+static inline __attribute__((always_inline)) char *put_gpr_memory(struct trawl_emu *e, char *p, const struct emu_insn *in,
 				   const char *prefix, size_t plen)
 {
 	const struct emu_memop *m = &in->mem;
@@ -186,6 +186,62 @@ static inline int vec_fast(const struct trawl_emu *e, const struct emu_insn *in)
 }
 
 
+/* The IT (or IS) line of `in`, which ran, the next PC being next_pc. */
+static inline __attribute__((always_inline)) char *
+put_insn_line(char *p, const struct emu_insn *in, uint64_t next_pc, const char *prefix,
+	      size_t plen, unsigned ndigits)
+{
+	p = put32(p, prefix, plen);
+	int failed = in->kind == EMU_INSN_COND_BRANCH && next_pc == in->pc + 4;
+	memcpy(p, failed ? "IS (" : "IT (", 4);
+	p = put32(p + 4, prefix, ndigits);
+	*p++ = ')';
+	/* most tails fit the first 80 bytes: five fixed copies, written out
+	 * (-O2 does not unroll), no loop to mispredict */
+	const char *t = in->tail;
+	memcpy(p, t, 16);
+	memcpy(p + 16, t + 16, 16);
+	memcpy(p + 32, t + 32, 16);
+	memcpy(p + 48, t + 48, 16);
+	memcpy(p + 64, t + 64, 16);
+	for (unsigned i = EMU_TAIL_MIN; i < in->tail_len; i += 16)
+		memcpy(p + i, t + i, 16);
+	return p + in->tail_len;
+}
+
+/* The register lines of an instruction whose writes are all X0-X30 or SP
+ * (plain_writes 1), or those then the flags (2, only with e->flagw); x is
+ * e->xregs, in a local, since the stores through p could alias it. */
+static inline __attribute__((always_inline)) char *
+put_plain_writes(const struct trawl_emu *e, char *p, const struct emu_insn *in, const char *prefix,
+		 size_t plen, const uint64_t *x)
+{
+	unsigned plain = in->plain_writes;
+	unsigned nw = in->nwrites - (plain - 1u);
+	/* most write one register or none: the first outside the loop */
+	if (nw) {
+		unsigned c = in->writes[0];
+		p = put32(p, prefix, plen);
+		memcpy(p, &emu_reg_head[c], 16);
+		p = put_hex(p + emu_reg_head[c].len, x[c], 16);
+		*p++ = '\n';
+		for (unsigned i = 1; i < nw; i++) {
+			c = in->writes[i];
+			p = put32(p, prefix, plen);
+			memcpy(p, &emu_reg_head[c], 16);
+			p = put_hex(p + emu_reg_head[c].len, x[c], 16);
+			*p++ = '\n';
+		}
+	}
+	if (plain == 2) {
+		p = put32(p, prefix, plen);
+		memcpy(p, &emu_reg_head[EMU_REG_CPSR], 16);
+		p = put_nzcv(p + emu_reg_head[EMU_REG_CPSR].len, e);
+		*p++ = '\n';
+	}
+	return p;
+}
+
 /* One instruction's lines formatted straight into the buffer with fixed-size
  * copies: flush_at leaves room for the largest instruction, so only the
  * kernel's writes during an SVC, which have no bound, check the space as they
@@ -211,22 +267,7 @@ static inline __attribute__((always_inline)) void emu_trace_line(struct trawl_em
 	const char *prefix = e->prefix;
 	size_t plen = e->ndigits + 5 + e->cpulen;
 
-	char *p = put32(e->buf + e->len, prefix, plen);
-	int failed = in->kind == EMU_INSN_COND_BRANCH && next_pc == in->pc + 4;
-	memcpy(p, failed ? "IS (" : "IT (", 4);
-	p = put32(p + 4, prefix, e->ndigits);
-	*p++ = ')';
-	/* most tails fit the first 80 bytes: five fixed copies, written out
-	 * (-O2 does not unroll), no loop to mispredict */
-	const char *t = in->tail;
-	memcpy(p, t, 16);
-	memcpy(p + 16, t + 16, 16);
-	memcpy(p + 32, t + 32, 16);
-	memcpy(p + 48, t + 48, 16);
-	memcpy(p + 64, t + 64, 16);
-	for (unsigned i = EMU_TAIL_MIN; i < in->tail_len; i += 16)
-		memcpy(p + i, t + i, 16);
-	p += in->tail_len;
+	char *p = put_insn_line(e->buf + e->len, in, next_pc, prefix, plen, e->ndigits);
 	if (fast)
 		p = put_gpr_memory(e, p, in, prefix, plen);
 	else if (e->nmem)
@@ -234,25 +275,11 @@ static inline __attribute__((always_inline)) void emu_trace_line(struct trawl_em
 					: emu_trace_memory(e, p, prefix, plen);
 	if (e->nsysw && !(p = emu_trace_sysw(e, p, prefix, plen)))
 		return;
-	/* X0-X30 and SP, most of the register lines, inline; the registers
-	 * pointer in a local, since the stores through p could alias it */
+	/* X0-X30 and SP, most of the register lines, inline */
 	const uint64_t *x = e->xregs;
 	unsigned plain = x ? in->plain_writes : 0;
 	if (plain == 1 || (plain == 2 && e->flagw)) {
-		/* the common cases: X registers or SP, perhaps then the flags */
-		for (unsigned i = 0, nw = in->nwrites - (plain - 1); i < nw; i++) {
-			unsigned c = in->writes[i];
-			p = put32(p, prefix, plen);
-			memcpy(p, &emu_reg_head[c], 16);
-			p = put_hex(p + emu_reg_head[c].len, x[c], 16);
-			*p++ = '\n';
-		}
-		if (plain == 2) {
-			p = put32(p, prefix, plen);
-			memcpy(p, &emu_reg_head[EMU_REG_CPSR], 16);
-			p = put_nzcv(p + emu_reg_head[EMU_REG_CPSR].len, e);
-			*p++ = '\n';
-		}
+		p = put_plain_writes(e, p, in, prefix, plen, x);
 	} else {
 		for (unsigned i = 0, nw = in->nwrites; i < nw; i++) {
 			unsigned c = in->writes[i];
