@@ -162,6 +162,8 @@ static int decode_into(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct 
 		if (tmp.writes[i] > EMU_REG_SP)
 			tmp.plain_writes = 0;
 	tmp.dc_zva = (enc & ~UINT32_C(31)) == UINT32_C(0xd50b7420);
+	tmp.fail_pc = tmp.kind == EMU_INSN_COND_BRANCH ? pc + 4 : 1;
+	tmp.nx = (uint8_t)nx;
 	tmp.hook_bits = (uint8_t)((tmp.plain_writes && !tmp.fp ? EMU_HOOK_PLAIN_LINE : 0) |
 				  (m->cls != EMU_MEM_UNKNOWN ? EMU_HOOK_MODELLED : 0));
 	tmp.next_seq = e->next_seq;
@@ -173,6 +175,8 @@ static int decode_into(struct emu_decoder *d, uint64_t pc, uint32_t enc, struct 
 	return 1;
 }
 
+struct emu_insn emu_insn_none = { .pc = 1 };
+
 struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t enc)
 {
 	if ((d->count + 1) * 2 > d->nslots && !grow(d))
@@ -180,7 +184,7 @@ struct emu_insn *emu_decoder_add(struct emu_decoder *d, uint64_t pc, uint32_t en
 	struct emu_insn *e = arena_alloc(d, sizeof *e);
 	if (!e)
 		return NULL;
-	e->next_seq = e->next_jump = NULL;
+	e->next_seq = e->next_jump = &emu_insn_none;
 	if (!decode_into(d, pc, enc, e))
 		return NULL;
 	size_t i = slot_of(pc, d->nslots);

@@ -52,17 +52,23 @@ struct emu_insn {
 	uint8_t hook_bits;       /* EMU_HOOK_*: what the code hook's shortcut tests */
 	uint8_t writes[EMU_INSN_MAX_WRITES];
 	uint16_t tail_len;
+	uint64_t fail_pc;        /* a conditional branch's pc + 4 (not taken: an IS
+	                            line), else 1, which no next PC is */
 	struct emu_memop mem;    /* its memory accesses, from the encoding */
 	/* The IT line after "IT (<index>)": " <pc> <enc> O EL0t_n : <disasm>\n",
 	 * stored in at least EMU_TAIL_MIN bytes (a multiple of 16) */
 	const char *tail;
+	uint8_t nx;              /* writes[0..nx): X0-X30 or SP (with plain_writes) */
 	/* successors seen so far (the emulator's lookup shortcut): the
-	 * instruction at pc + 4 and the last other one that followed */
+	 * instruction at pc + 4 and the last other one that followed;
+	 * &emu_insn_none (pc 1, which no instruction has) until then */
 	struct emu_insn *next_seq;
 	struct emu_insn *next_jump;
 };
 
 struct emu_decoder;
+
+extern struct emu_insn emu_insn_none;
 
 enum trawl_status emu_decoder_create(struct emu_decoder **out, struct trawl_error *err);
 void emu_decoder_destroy(struct emu_decoder *d);

@@ -92,6 +92,7 @@ struct trawl_emu {
 	const uint64_t *xregs;  /* X0-X30, SP in Unicorn's CPU state, or NULL */
 	const uint32_t *flagw;  /* NZCV's words there (emu_nzcv_direct), or NULL */
 	int flagk[4];           /* N, Z, C, V: which word of flagw */
+	const uint32_t *flag4;  /* CF, VF, NF, ZF in a row (QEMU's order), or NULL */
 	struct emu_decoder *dec;
 	uc_hook hooks[6];
 	int nhooks;
@@ -163,8 +164,9 @@ struct trawl_emu {
 	unsigned ndigits;
 	unsigned cpulen;                /* "cpuN " after " clk " once a thread was made, else 0 */
 	size_t plen;                    /* the prefix's length: ndigits + 5 + cpulen */
-	const uint8_t *digit_one;       /* 16 bytes, 1 under the last digit, else 0;
-	                                   NULL past 16 digits (emu_prefix_set) */
+	char *last_digit;               /* prefix + ndigits - 1 */
+	char *digit_vec;                /* the 16 bytes of prefix holding the last digit */
+	const uint8_t *digit_one;       /* 16 bytes, 1 under it, else 0 (emu_prefix_set) */
 	struct emu_access mem[EMU_MAX_MEM];
 	unsigned nmem;
 	/* memory accesses: computed from the decoded instruction (memcalc.c),
@@ -200,7 +202,11 @@ struct trawl_emu {
 
 	/* output buffer */
 	char *buf;
-	size_t len, cap, flush_at;
+	size_t cap;
+	/* where the next byte goes, and the point past which it is flushed
+	 * first (cap less a margin for the largest instruction): pointers,
+	 * so that the writer's per-instruction test and start are one load */
+	char *wp, *flush_ptr;
 	enum trawl_status out_status;
 	struct trawl_error out_err;
 };

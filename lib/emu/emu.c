@@ -95,31 +95,37 @@ static const uint8_t one_at[32] = { [15] = 1 };
 void emu_prefix_set(struct trawl_emu *e)
 {
 	e->plen = e->ndigits + 5 + e->cpulen;
-	e->digit_one = e->ndigits <= 16 ? one_at + 16 - e->ndigits : NULL;
+	e->last_digit = e->prefix + e->ndigits - 1;
+	/* the 16 bytes that hold the last digit: from the start up to 16
+	 * digits, then the next 16 (the prefix has 64 bytes) */
+	unsigned base = (e->ndigits - 1) / 16 * 16;
+	e->digit_vec = e->prefix + base;
+	e->digit_one = one_at + 16 - (e->ndigits - base);
 }
 
 static inline void count_up(struct trawl_emu *e)
 {
-	char *d = e->prefix + e->ndigits - 1;
+	char *d = e->last_digit;
 #if defined(__SSE2__) && defined(__x86_64__)
 	/* one 16-byte add and store, not a byte store: the next instruction's
 	 * line loads these 16 bytes at once, and a load that spans a narrower
 	 * store still in flight waits for it to reach the cache (a
 	 * store-forwarding stall, a quarter of the writer's time when the
 	 * digit was stored as a byte) */
-	if (__builtin_expect(*d != '9' && e->digit_one != NULL, 1)) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)e->prefix);
+	if (__builtin_expect(*d != '9', 1)) {   /* nine times in ten: no carry */
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)e->digit_vec);
 		__m128i one = _mm_loadu_si128((const __m128i *)(const void *)e->digit_one);
-		_mm_storeu_si128((__m128i *)(void *)e->prefix, _mm_add_epi8(v, one));
+		_mm_storeu_si128((__m128i *)(void *)e->digit_vec, _mm_add_epi8(v, one));
 		e->n++;
 		return;
 	}
-#endif
+#else
 	if (*d != '9') {   /* nine times in ten: no carry */
 		(*d)++;
 		e->n++;
 		return;
 	}
+#endif
 	while (d >= e->prefix && *d == '9')
 		*d-- = '0';
 	if (d >= e->prefix) {
@@ -320,10 +326,10 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	/* separate tests: each branch is predicted, a combined test costs more */
 	if (__builtin_expect(e->hook_slow || !e->cur, 0))
 		goto full;
-	in = cur->next_seq;
-	if (__builtin_expect(!in || in->pc != addr, 0)) {
+	in = cur->next_seq;   /* never NULL: emu_insn_none */
+	if (__builtin_expect(in->pc != addr, 0)) {
 		in = cur->next_jump;
-		if (!in || in->pc != addr)
+		if (in->pc != addr)
 			goto full;
 	}
 	int gpr = 0;
@@ -336,22 +342,25 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	}
 	if (__builtin_expect(!(cur->hook_bits & EMU_HOOK_PLAIN_LINE) ||
 				     !(in->hook_bits & EMU_HOOK_MODELLED) || e->n >= e->stop_at ||
-				     e->len >= e->flush_at,
+				     e->wp >= e->flush_ptr,
 			     0))
 		goto full;
+	/* the next one noted first and read back after the lines: a register
+	 * fewer held across them (each one held costs a save and a restore) */
+	e->prev = in;
+	e->cur = in;
 	const char *prefix = e->prefix;
 	size_t plen = e->plen;
-	char *p = put_insn_line(e->buf + e->len, cur, addr, prefix, plen, e->ndigits);
+	char *p = put_insn_line(e->wp, cur, addr == cur->fail_pc, prefix, plen, e->ndigits);
 	if (gpr) {
 		e->mem_after = NULL;   /* put_gpr_memory reads the loaded values */
 		p = put_gpr_memory(e, p, cur, prefix, plen);
 	}
 	p = put_plain_writes(e, p, cur, prefix, plen, e->xregs);
-	e->len = (size_t)(p - e->buf);
+	e->wp = p;
 	e->nmem = 0;
 	count_up(e);
-	e->prev = in;
-	e->cur = in;
+	in = e->prev;
 	if (in->mem.cls >= EMU_MEM_GPR)
 		emu_mem_before(e, in);   /* a tail call */
 	else if (in->dc_zva)
@@ -948,10 +957,11 @@ enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 	e->cap = e->opt.buffer_size ? e->opt.buffer_size : (size_t)512 << 10;
 	if (e->cap < (size_t)256 << 10)
 		e->cap = (size_t)256 << 10;
-	e->flush_at = e->cap - (128u << 10);
 	e->buf = malloc(e->cap);
 	if (!e->buf)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	e->wp = e->buf;
+	e->flush_ptr = e->buf + e->cap - (128u << 10);
 
 	uc_hook h;
 	int mem_hooks = tracing && e->opt.mem_hooks;
@@ -1022,7 +1032,7 @@ out:
 	if (res)
 		*res = e->res;
 	free(e->buf);
-	e->buf = NULL;
+	e->buf = e->wp = e->flush_ptr = NULL;
 	return st;
 }
 

@@ -162,6 +162,9 @@ static void locate_flags(struct trawl_emu *e, const struct span *home)
 	}
 	if (!ok)
 		e->flagw = NULL;
+	e->flag4 = NULL;
+	if (e->flagw && k[1] == k[2] + 3 && k[0] == k[2] + 2 && k[3] == k[2] + 1)
+		e->flag4 = w + k[2];
 	uc_reg_write(e->uc, UC_ARM64_REG_NZCV, &save);
 }
 

@@ -90,6 +90,10 @@ struct emu_reg_head {
 	uint8_t len;
 };
 extern struct emu_reg_head emu_reg_head[EMU_REG_COUNT];
+/* NZCV's hex digit by the sign bits (low four) and zero tests (high
+ * four) of QEMU's flag words CF VF NF ZF (put_nzcv). Filled with
+ * emu_reg_head. */
+extern uint8_t emu_nzcv_digit[256];
 
 char *emu_trace_reg(struct trawl_emu *e, char *p, unsigned code);
 char *emu_trace_memory(struct trawl_emu *e, char *p, const char *prefix, size_t plen);
@@ -105,10 +109,11 @@ put_mem_value(char *p, const char *prefix, size_t plen, int write, uint64_t addr
 {
 	memcpy(p, prefix, 32);
 	p += plen;
-	p[0] = 'M';
-	p[1] = write ? 'W' : 'R';
-	p[2] = (char)('0' + size);
-	p[3] = ' ';
+	/* "MW8 " as one word (a little-endian host, as everywhere here), not
+	 * four byte stores */
+	uint32_t head = (uint32_t)'M' | (uint32_t)(write ? 'W' : 'R') << 8 |
+			(uint32_t)('0' + size) << 16 | (uint32_t)' ' << 24;
+	memcpy(p, &head, 4);
 	p = put_hex(p + 4, addr, addr >> 32 ? 16 : 8);
 	*p++ = ' ';
 	if (size == 8) {
@@ -129,9 +134,23 @@ put_mem_value(char *p, const char *prefix, size_t plen, int write, uint64_t addr
  * into place and the SIMD hex of seven zeros. Only when e->flagw. */
 static inline char *put_nzcv(char *p, const struct trawl_emu *e)
 {
+	unsigned nib;
+#if defined(__SSE2__) && defined(__x86_64__)
+	if (e->flag4) {
+		/* QEMU's order, CF VF NF ZF: N and V are sign bits, Z and C
+		 * zero tests, all four words at once (emu_nzcv_digit) */
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)e->flag4);
+		unsigned sign = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(v));
+		unsigned zero = (unsigned)_mm_movemask_ps(
+			_mm_castsi128_ps(_mm_cmpeq_epi32(v, _mm_setzero_si128())));
+		uint64_t w = UINT64_C(0x3030303030303000) | emu_nzcv_digit[sign | zero << 4];
+		memcpy(p, &w, 8);
+		return p + 8;
+	}
+#endif
 	const uint32_t *f = e->flagw;
-	unsigned nib = (f[e->flagk[0]] >> 31) << 3 | (unsigned)(f[e->flagk[1]] == 0) << 2 |
-		       (unsigned)(f[e->flagk[2]] != 0) << 1 | f[e->flagk[3]] >> 31;
+	nib = (f[e->flagk[0]] >> 31) << 3 | (unsigned)(f[e->flagk[1]] == 0) << 2 |
+	      (unsigned)(f[e->flagk[2]] != 0) << 1 | f[e->flagk[3]] >> 31;
 	/* the digit, then "0000000", as the bytes of a word in memory order */
 	uint64_t w = UINT64_C(0x3030303030303000) | (uint8_t)emu_hex[2 * nib + 1];
 	memcpy(p, &w, 8);
@@ -139,7 +158,7 @@ static inline char *put_nzcv(char *p, const struct trawl_emu *e)
 }
 
 /* Copies of at most 32 bytes done as one fixed-size copy: the buffer
- * always has room beyond the end (flush_at leaves a large margin) and every
+ * always has room beyond the end (flush_ptr leaves a large margin) and every
  * source is at least 32 bytes long, so no length-dependent call is made. */
 static inline char *put32(char *p, const char *src, size_t n)
 {
@@ -186,13 +205,13 @@ static inline int vec_fast(const struct trawl_emu *e, const struct emu_insn *in)
 }
 
 
-/* The IT (or IS) line of `in`, which ran, the next PC being next_pc. */
+/* The IT line of `in`, which ran, or IS when it `failed` (a conditional
+ * branch not taken: the next PC is in->fail_pc). */
 static inline __attribute__((always_inline)) char *
-put_insn_line(char *p, const struct emu_insn *in, uint64_t next_pc, const char *prefix,
-	      size_t plen, unsigned ndigits)
+put_insn_line(char *p, const struct emu_insn *in, int failed, const char *prefix, size_t plen,
+	      unsigned ndigits)
 {
 	p = put32(p, prefix, plen);
-	int failed = in->kind == EMU_INSN_COND_BRANCH && next_pc == in->pc + 4;
 	memcpy(p, failed ? "IS (" : "IT (", 4);
 	p = put32(p + 4, prefix, ndigits);
 	*p++ = ')';
@@ -217,7 +236,7 @@ put_plain_writes(const struct trawl_emu *e, char *p, const struct emu_insn *in, 
 		 size_t plen, const uint64_t *x)
 {
 	unsigned plain = in->plain_writes;
-	unsigned nw = in->nwrites - (plain - 1u);
+	unsigned nw = in->nx;
 	/* most write one register or none: the first outside the loop */
 	if (nw) {
 		unsigned c = in->writes[0];
@@ -243,7 +262,7 @@ put_plain_writes(const struct trawl_emu *e, char *p, const struct emu_insn *in, 
 }
 
 /* One instruction's lines formatted straight into the buffer with fixed-size
- * copies: flush_at leaves room for the largest instruction, so only the
+ * copies: flush_ptr leaves room for the largest instruction, so only the
  * kernel's writes during an SVC, which have no bound, check the space as they
  * go. FPSR is written only when it changed, since it is sticky and rarely does. */
 static inline __attribute__((always_inline)) void emu_trace_line(struct trawl_emu *e, uint64_t next_pc)
@@ -254,7 +273,7 @@ static inline __attribute__((always_inline)) void emu_trace_line(struct trawl_em
 		e->mem_after = NULL;   /* put_gpr_memory reads the loaded values */
 	else if (e->mem_after)
 		emu_mem_after(e);
-	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
+	if (e->wp >= e->flush_ptr && emu_trace_flush(e) != TRAWL_OK)
 		return;
 	if (e->opt.insn_fn) {
 		e->opt.insn_fn(e->opt.insn_ctx, in->pc, in->enc, e->n);
@@ -267,7 +286,8 @@ static inline __attribute__((always_inline)) void emu_trace_line(struct trawl_em
 	const char *prefix = e->prefix;
 	size_t plen = e->ndigits + 5 + e->cpulen;
 
-	char *p = put_insn_line(e->buf + e->len, in, next_pc, prefix, plen, e->ndigits);
+	char *p = put_insn_line(e->wp, in, next_pc == in->fail_pc, prefix, plen,
+				e->ndigits);
 	if (fast)
 		p = put_gpr_memory(e, p, in, prefix, plen);
 	else if (e->nmem)
@@ -305,7 +325,7 @@ static inline __attribute__((always_inline)) void emu_trace_line(struct trawl_em
 		if (v[0] != e->fpsr)
 			p = emu_trace_reg(e, put32(p, prefix, plen), EMU_REG_FPSR);
 	}
-	e->len = (size_t)(p - e->buf);
+	e->wp = p;
 	e->nmem = 0;
 }
 

@@ -102,11 +102,20 @@ void emu_snapshot(struct trawl_emu *e)
 }
 
 struct emu_reg_head emu_reg_head[EMU_REG_COUNT];
+uint8_t emu_nzcv_digit[256];
 
 static void init_reg_heads(void)
 {
 	if (emu_reg_head[0].len)
 		return;
+	for (unsigned i = 0; i < 256; i++) {
+		unsigned sign = i & 15, zero = i >> 4;
+		/* CF VF NF ZF: V and N in the sign bits of words 1 and 2, C
+		 * set when word 0 is not 0, Z when word 3 is 0 */
+		unsigned nib = (sign >> 2 & 1) << 3 | (zero >> 3 & 1) << 2 | (~zero & 1) << 1 |
+			       (sign >> 1 & 1);
+		emu_nzcv_digit[i] = (uint8_t)emu_hex[2 * nib + 1];
+	}
 	for (unsigned c = 0; c < EMU_REG_COUNT; c++) {
 		const char *n = emu_reg_name(c);
 		size_t l = strlen(n);
@@ -141,14 +150,14 @@ char *emu_trace_reg(struct trawl_emu *e, char *p, unsigned code)
 void emu_trace_header(struct trawl_emu *e)
 {
 	init_reg_heads();
-	char *p = e->buf + e->len;
+	char *p = e->wp;
 	for (unsigned code = 0; code < EMU_REG_COUNT; code++) {
 		if (code > EMU_REG_TPIDR && code < EMU_REG_V0)
 			continue;
 		memcpy(p, "0 clk ", 6);
 		p = emu_trace_reg(e, p + 6, code);
 	}
-	e->len = (size_t)(p - e->buf);
+	e->wp = p;
 }
 
 /* One memory line in FM form: "MR8 <addr> <value>". */
@@ -277,7 +286,7 @@ char *emu_trace_sysw(struct trawl_emu *e, char *p, const char *prefix, size_t pl
 		uint64_t a = e->sysw[i].addr, end = a + e->sysw[i].len;
 		while (a < end) {
 			if ((size_t)(p - e->buf) + 4096 > e->cap) {
-				e->len = (size_t)(p - e->buf);
+				e->wp = p;
 				if (emu_trace_flush(e) != TRAWL_OK)
 					return NULL;
 				p = e->buf;
@@ -347,11 +356,11 @@ char *emu_trace_vec_memory(struct trawl_emu *e, char *p, const char *prefix, siz
  * no instruction (a fault's), a state event. */
 void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all)
 {
-	if (e->len >= e->flush_at && emu_trace_flush(e) != TRAWL_OK)
+	if (e->wp >= e->flush_ptr && emu_trace_flush(e) != TRAWL_OK)
 		return;
 	init_reg_heads();
 	size_t plen = e->ndigits + 5 + e->cpulen;
-	char *p = e->buf + e->len;
+	char *p = e->wp;
 	if (e->nsysw && !(p = emu_trace_sysw(e, p, e->prefix, plen)))
 		return;
 	for (unsigned c = 0; c < EMU_REG_COUNT; c++) {
@@ -368,17 +377,20 @@ void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all)
 			continue;
 		p = emu_trace_reg(e, put32(p, e->prefix, plen), c);
 	}
-	e->len = (size_t)(p - e->buf);
+	e->wp = p;
 }
 
 enum trawl_status emu_trace_flush(struct trawl_emu *e)
 {
 	if (e->out_status != TRAWL_OK)
 		return e->out_status;
-	if (e->len && e->out)
-		e->out_status = trawl_outfile_take(e->out, &e->buf, e->len, e->cap, &e->out_err);
-	e->res.trace_bytes += e->len;
-	e->len = 0;
+	size_t len = (size_t)(e->wp - e->buf);
+	if (len && e->out)
+		e->out_status = trawl_outfile_take(e->out, &e->buf, len, e->cap, &e->out_err);
+	e->res.trace_bytes += len;
+	/* the buffer may be another one now (the compressor's) */
+	e->wp = e->buf;
+	e->flush_ptr = e->buf + e->cap - (128u << 10);
 	if (e->out_status != TRAWL_OK) {
 		e->stopped = 1;
 		uc_emu_stop(e->uc);
