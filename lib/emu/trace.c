@@ -147,9 +147,29 @@ char *emu_trace_reg(struct trawl_emu *e, char *p, unsigned code)
 	return p;
 }
 
+/* put_nzcv's reading of QEMU's four flag words at once, checked against
+ * Unicorn's for all 16 values before it is used (as regs-direct.c checks
+ * the word-by-word one): else the word-by-word reading serves. */
+static void check_flag4(struct trawl_emu *e)
+{
+	uint32_t save = 0;
+	uc_reg_read(e->uc, UC_ARM64_REG_NZCV, &save);
+	for (uint32_t v = 0; e->flag4 && v < 16; v++) {
+		uint32_t want = v << 28;
+		char digits[8];
+		uc_reg_write(e->uc, UC_ARM64_REG_NZCV, &want);
+		put_nzcv(digits, e);
+		if (digits[0] != emu_hex[2 * v + 1] || memcmp(digits + 1, "0000000", 7) != 0)
+			e->flag4 = NULL;
+	}
+	uc_reg_write(e->uc, UC_ARM64_REG_NZCV, &save);
+}
+
 void emu_trace_header(struct trawl_emu *e)
 {
 	init_reg_heads();
+	if (e->flag4)
+		check_flag4(e);
 	char *p = e->wp;
 	for (unsigned code = 0; code < EMU_REG_COUNT; code++) {
 		if (code > EMU_REG_TPIDR && code < EMU_REG_V0)
