@@ -269,6 +269,13 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 	    (ul == 3 && p[3] != t->fast_unit[2]) || p[1 + ul] != ' ')
 		return 0;
 	p += ul + 2;
+	/* ns, us, ms are kept in ps; a time too large for that is the
+	 * general grammar's error */
+	if (t->fast_unit_ps != 1) {
+		if (time > UINT64_MAX / t->fast_unit_ps)
+			return 0;
+		time *= t->fast_unit_ps;
+	}
 	ln->time = time;
 	ln->unit = t->fast_unit_id;
 	ln->has_time = 1;
