@@ -112,7 +112,13 @@ static int is_record_word(const char *s, size_t n)
 	for (size_t i = 0; i < sizeof w / sizeof *w; i++)
 		if (n == strlen(w[i]) && !memcmp(s, w[i], n))
 			return 1;
-	return n >= 3 && s[0] == 'M' && (s[1] == 'R' || s[1] == 'W' || s[1] == 'N' || s[1] == 'S');
+	if (n < 3)
+		return 0;
+	/* MR4 MW8, MNW4___D MSR4, R08 W04 */
+	if (s[0] == 'M')
+		return ((s[1] == 'R' || s[1] == 'W') && tl_is(s[2], TL_DIGIT)) ||
+		       ((s[1] == 'N' || s[1] == 'S') && (s[2] == 'R' || s[2] == 'W'));
+	return (s[0] == 'R' || s[0] == 'W') && s[1] == '0' && tl_is(s[2], TL_DIGIT);
 }
 
 /* Times of one trace are all compared with each other (index order, time
@@ -210,7 +216,7 @@ static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 			after.p += un;
 			tl_skipsp(&after);
 			size_t an = tl_wordlen(&after);
-			if (an && is_record_word(after.p, an))
+			if (an && !is_record_word(l->p, un) && is_record_word(after.p, an))
 				return fail(t, l, ustart, "unknown time unit '%.*s' (known: %s)",
 					    (int)(un > 16 ? 16 : un), ustart, KNOWN_UNITS);
 			m = 1;
