@@ -70,12 +70,12 @@ static struct trawl_str mkstr(const char *s, const char *e)
 
 /* ---- line prefix: time, unit, cpu ---- */
 
+#define KNOWN_UNITS "clk cyc cs tic ps ns us ms s"
+
 /* The unit a word names, and how many picoseconds one of it is: real-time
  * units (ps, ns, us, ms, s) all become TRAWL_TIME_PS, so that times written
  * in different ones compare; counting units (clk, cyc, cs, tic) keep their
  * count (*ps = 1). -1: not a unit. */
-#define KNOWN_UNITS "clk cyc cs tic ps ns us ms s"
-
 static int unit_of(const char *s, size_t n, uint64_t *ps)
 {
 	*ps = 1;
@@ -216,7 +216,8 @@ static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 			after.p += un;
 			tl_skipsp(&after);
 			size_t an = tl_wordlen(&after);
-			if (an && !is_record_word(l->p, un) && is_record_word(after.p, an))
+			int cpu = un > 3 && !memcmp(l->p, "cpu", 3) && tl_is(l->p[3], TL_DIGIT);
+			if (an && !cpu && !is_record_word(l->p, un) && is_record_word(after.p, an))
 				return fail(t, l, ustart, "unknown time unit '%.*s' (known: %s)",
 					    (int)(un > 16 ? 16 : un), ustart, KNOWN_UNITS);
 			m = 1;

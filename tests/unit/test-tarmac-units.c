@@ -157,6 +157,13 @@ static void unknown_units(void **state)
 	assert_int_equal(b.count, 2);
 	assert_int_equal(b.events[0].nregs, 1);
 	trawl_tarmac_destroy(t);
+	/* ... and so is a cpu field ("5 cpu1 IT ...": a bare time on core 1) */
+	assert_int_equal(feed("5 cpu1 " INSN "\n", 1, 0, &b, &t, &err, &bad), TRAWL_OK);
+	assert_int_equal(b.count, 1);
+	assert_int_equal(b.events[0].cpu, 1);
+	assert_int_equal(b.events[0].time, 5);
+	assert_int_equal(b.events[0].time_unit, TRAWL_TIME_NONE);
+	trawl_tarmac_destroy(t);
 }
 
 /* One trace, one unit: cycles and times, or two clocks, never compared. */
