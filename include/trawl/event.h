@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "trawl/reg.h"
+#include "trawl/status.h"
 
 enum trawl_event_kind {
 	TRAWL_EV_INSN = 1,      /* instruction executed (or condition-failed: see flags) */
@@ -224,5 +225,13 @@ const char *trawl_event_kind_name(enum trawl_event_kind k);
 uint16_t trawl_exception_flags(const char *name, size_t len);
 const char *trawl_iset_name(enum trawl_iset s);
 const char *trawl_time_unit_name(enum trawl_time_unit u);
+
+/* A time a user gives for a trace whose times are in `unit`: a bare count
+ * ("1500") is in that unit; with a unit ("1500ns", "1.5 us", "12 clk") it
+ * is converted to it when both are real time (exactly: "1ps" is no whole
+ * number of ns) and must be that unit when it counts cycles. TRAWL_ERR_FORMAT
+ * with the reason otherwise (cycles and real time are never converted). */
+enum trawl_status trawl_time_parse(const char *s, enum trawl_time_unit unit, uint64_t *out,
+				   struct trawl_error *err);
 
 #endif

@@ -67,6 +67,12 @@ const struct trawl_reader_stats *trawl_tarmac_stats(const struct trawl_tarmac *t
  * the fast path off (on = 0) to compare them. */
 void trawl_tarmac_set_fast_path(struct trawl_tarmac *t, int on);
 
+/* A trace keeps one time unit: a line whose timestamp is in another is an
+ * error (real-time units are all picoseconds, so ns and us lines agree).
+ * Lines of many producers fed to one parser (the conformance test) may
+ * each have their own: on = 1. */
+void trawl_tarmac_set_mixed_units(struct trawl_tarmac *t, int on);
+
 /* How much the start of a text looks like Tarmac: 0 (not at all: binary
  * data), 1 (text, but no Tarmac line recognised), 2 (Tarmac lines seen). */
 int trawl_tarmac_probe(const char *data, size_t len);

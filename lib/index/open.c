@@ -841,7 +841,12 @@ static int try_index(struct trawl_index **out, const char *trace_path, const cha
 	       ? "was built with other reader options or from other files they name (--ete-*; "
 		 "perf.data: its mapped programs, --vmlinux, --kallsyms)"
 	       : m == TRAWL_INDEX_OPTIONS ? "was built with other reader options"
-	       : other_reader           ? "was built by another version of trawl's ETE reader"
+	       : other_reader           ? (id->source == TRAWL_INDEX_SOURCE_ETE ||
+					   id->source == TRAWL_INDEX_SOURCE_PERF
+					   ? "was built by another version of trawl's ETE reader"
+					   : id->source == TRAWL_INDEX_SOURCE_SWEVENTS
+					   ? "was built by another version of trawl's software event reader"
+					   : "was built by another version of trawl's text reader")
 	       : older                  ? "was built by another version of trawl"
 					: "belongs to another version of the trace";
 	return 0;

@@ -31,6 +31,7 @@ enum trawl_status trawl_tarmac_create(struct trawl_tarmac **out, const char *fil
 		goto nomem;
 	trawl_reg_names_init(&t->sysregs);
 	memset(t->cpu_iset, 0, sizeof t->cpu_iset);
+	t->fast_unit_ps = 1;
 	*out = t;
 	return TRAWL_OK;
 nomem:

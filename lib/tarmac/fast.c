@@ -269,7 +269,12 @@ int tarmac_fast_line(struct trawl_tarmac *t, const char *p, const char *e, struc
 	    (ul == 3 && p[3] != t->fast_unit[2]) || p[1 + ul] != ' ')
 		return 0;
 	p += ul + 2;
+	/* ns, us, ms are kept in ps; a time too large for that is the
+	 * general grammar's error */
 	ln->time = time;
+	if (__builtin_expect(t->fast_unit_ps != 1, 0) &&
+	    __builtin_mul_overflow(time, t->fast_unit_ps, &ln->time))
+		return 0;
 	ln->unit = t->fast_unit_id;
 	ln->has_time = 1;
 	ln->cpu = 0;

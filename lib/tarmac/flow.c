@@ -218,6 +218,7 @@ struct flow_ctx {
 	const char *mode;       /* the mode word's bytes (t->fast_mode) */
 	uint64_t mode_w, mode_m;/* ... as a masked word when it has 1-8 bytes */
 	size_t mode_len;
+	uint64_t ps, ps_max;    /* t->fast_unit_ps, and the largest time it may scale */
 };
 
 /* One instruction line of the common shape, as tarmac_fast_line reads it:
@@ -312,6 +313,12 @@ TARMAC_INLINE int flow_parse(const struct flow_ctx *x, const char *line, const c
 	f->mode_len = (uint32_t)x->mode_len;
 	f->disasm = d;
 	f->disasm_len = (uint32_t)(e - d);
+	/* ns, us, ms: kept in ps; the line parser reports a time too large */
+	if (x->ps != 1) {
+		if (f->time > x->ps_max)
+			return 0;
+		f->time *= x->ps;
+	}
 	return 1;
 }
 
@@ -447,6 +454,8 @@ size_t tarmac_flow_run(struct trawl_tarmac *t, const char *data, size_t len, siz
 		return pos;
 	}
 	flow_mode_init(t, &x);
+	x.ps = t->fast_unit_ps ? t->fast_unit_ps : 1;
+	x.ps_max = UINT64_MAX / x.ps;
 	const uint8_t el = t->fast_mode_el;
 	const uint16_t unit = t->fast_unit_id;
 	struct flow_state st;

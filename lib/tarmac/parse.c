@@ -70,15 +70,29 @@ static struct trawl_str mkstr(const char *s, const char *e)
 
 /* ---- line prefix: time, unit, cpu ---- */
 
-static int unit_of(const char *s, size_t n)
+#define KNOWN_UNITS "clk cyc cs tic ps ns us ms s"
+
+/* The unit a word names, and how many picoseconds one of it is: real-time
+ * units (ps, ns, us, ms, s) all become TRAWL_TIME_PS, so that times written
+ * in different ones compare; counting units (clk, cyc, cs, tic) keep their
+ * count (*ps = 1). -1: not a unit. */
+static int unit_of(const char *s, size_t n, uint64_t *ps)
 {
+	*ps = 1;
 	switch (n) {
+	case 1:
+		if (s[0] == 's') { *ps = 1000000000000ull; return TRAWL_TIME_PS; }
+		break;
 	case 2:
-		if (s[0] == 'n' && s[1] == 's') return TRAWL_TIME_NS;
-		if (s[0] == 'p' && s[1] == 's') return TRAWL_TIME_PS;
-		if (s[0] == 'c' && s[1] == 's') return TRAWL_TIME_CS;
-		if (s[0] == 'u' && s[1] == 's') return TRAWL_TIME_US;
-		if (s[0] == 'm' && s[1] == 's') return -2; /* fractional form only */
+		if (s[1] == 's') {
+			switch (s[0]) {
+			case 'p': return TRAWL_TIME_PS;
+			case 'n': *ps = 1000; return TRAWL_TIME_PS;
+			case 'u': *ps = 1000000; return TRAWL_TIME_PS;
+			case 'm': *ps = 1000000000; return TRAWL_TIME_PS;
+			case 'c': return TRAWL_TIME_CS;
+			}
+		}
 		break;
 	case 3:
 		if (TL_EQ(s, n, "clk")) return TRAWL_TIME_CLK;
@@ -89,23 +103,60 @@ static int unit_of(const char *s, size_t n)
 	return -1;
 }
 
-/* Picoseconds per unit for fractional real-time stamps. */
-static uint64_t ps_per(int unit)
+/* Record types that follow a timestamp: a word between a time and one of
+ * these is meant as a unit, and one trawl does not know must not become
+ * the record type (the instruction would be lost as text). */
+static int is_record_word(const char *s, size_t n)
 {
-	switch (unit) {
-	case TRAWL_TIME_PS: return 1;
-	case TRAWL_TIME_NS: return 1000;
-	case TRAWL_TIME_US: return 1000000;
-	case -2: return 1000000000;
-	default: return 0;
-	}
+	static const char *const w[] = { "IT", "IS", "IF", "ES", "R", "E", "EXC", "LD", "ST" };
+	for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+		if (n == strlen(w[i]) && !memcmp(s, w[i], n))
+			return 1;
+	if (n < 3)
+		return 0;
+	/* MR4 MW8, MNW4___D MSR4, R08 W04 */
+	if (s[0] == 'M')
+		return ((s[1] == 'R' || s[1] == 'W') && tl_is(s[2], TL_DIGIT)) ||
+		       ((s[1] == 'N' || s[1] == 'S') && (s[2] == 'R' || s[2] == 'W'));
+	return (s[0] == 'R' || s[0] == 'W') && s[1] == '0' && tl_is(s[2], TL_DIGIT);
 }
 
-/* Events keep an integer count of a unit, so a fractional time (and any
- * time in ms, which has no unit id of its own) is turned into picoseconds.
- * The quick digit loop can wrap past 19 digits, so a long run is read again
- * with overflow checks. A unit written as its own word is remembered for the
- * fast path, which only recognises that spelling. */
+/* Times of one trace are all compared with each other (index order, time
+ * searches, ranges, exports), so they must all be in one unit: the first
+ * timestamp's. Cycles of one clock and picoseconds have no common scale,
+ * and two cycle units (or a bare number and a unit) may count different
+ * clocks, so a line in another unit is an error, not a guess. */
+static int check_unit(struct trawl_tarmac *t, struct tl *l, const char *at, int unit,
+		      const char *word, size_t wn)
+{
+	if (t->mixed_units)
+		return 0;
+	if (wn > sizeof t->trace_unit_word)
+		wn = sizeof t->trace_unit_word;
+	if (!t->trace_unit_line) {
+		t->trace_unit = (uint16_t)unit;
+		t->trace_unit_line = t->lineno;
+		memcpy(t->trace_unit_word, word, wn);
+		t->trace_unit_wlen = (uint8_t)wn;
+		return 0;
+	}
+	if (unit == t->trace_unit)
+		return 0;
+	int was_real = t->trace_unit == TRAWL_TIME_PS, now_real = unit == TRAWL_TIME_PS;
+	return fail(t, l, at,
+		    "time unit changes from %s%.*s%s (line %llu) to %s%.*s%s: %s; one trace keeps one time unit",
+		    t->trace_unit_wlen ? "'" : "none", (int)t->trace_unit_wlen, t->trace_unit_word,
+		    t->trace_unit_wlen ? "'" : "", (unsigned long long)t->trace_unit_line,
+		    wn ? "'" : "none", (int)wn, word, wn ? "'" : "",
+		    was_real != now_real ? "cycles and real time cannot be compared" :
+					   "counts of different clocks cannot be compared");
+}
+
+/* Events keep an integer count of a unit: a real-time stamp (whole or
+ * fractional) is turned into picoseconds, never wrapping. The quick digit
+ * loop can wrap past 19 digits, so a long run is read again with overflow
+ * checks. A unit written as its own word is remembered for the fast path,
+ * which only recognises that spelling. */
 static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *ln)
 {
 	const char *start = l->p;
@@ -118,7 +169,7 @@ static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 		for (const char *q = start; q < l->p; q++) {
 			unsigned d = (unsigned)(*q - '0');
 			if (v > (UINT64_MAX - d) / 10)
-				return fail(t, l, start, "timestamp too large");
+				return fail(t, l, start, "timestamp too large (more than 2^64-1)");
 			v = v * 10 + d;
 		}
 	}
@@ -136,43 +187,66 @@ static int parse_time(struct trawl_tarmac *t, struct tl *l, struct tarmac_line *
 		}
 	}
 	int unit = TRAWL_TIME_NONE;
+	uint64_t m = 1;
 	const char *ustart = l->p;
 	size_t un = tl_wordlen(l);
+	int fast_ok = 0;
 	if (un) {
 		/* unit glued to the number ("271ns", "10.356000us") */
-		unit = unit_of(l->p, un);
+		unit = unit_of(l->p, un, &m);
 		if (unit == -1)
-			return fail(t, l, ustart, "unknown time unit '%.*s'", (int)(un > 16 ? 16 : un), ustart);
+			return fail(t, l, ustart, "unknown time unit '%.*s' (known: %s)",
+				    (int)(un > 16 ? 16 : un), ustart, KNOWN_UNITS);
 		l->p += un;
 	} else if (l->p < l->e && !tl_is(*l->p, TL_SPACE)) {
 		return fail(t, l, l->p, "unexpected character after timestamp");
 	} else {
 		tl_skipsp(l);
+		ustart = l->p;
 		un = tl_wordlen(l);
-		int u = un ? unit_of(l->p, un) : -1;
+		int u = un ? unit_of(l->p, un, &m) : -1;
 		if (u != -1) {
 			unit = u;
-			if (u >= 0 && un <= sizeof t->fast_unit) {
-				memcpy(t->fast_unit, l->p, un);
-				t->fast_unit_len = (uint8_t)un;
-				t->fast_unit_id = (uint16_t)u;
-			}
+			fast_ok = 1;
 			l->p += un;
+		} else if (un) {
+			/* "12 fs IT ...": a word the parser would take as the
+			 * record type, then the real one */
+			struct tl after = *l;
+			after.p += un;
+			tl_skipsp(&after);
+			size_t an = tl_wordlen(&after);
+			int cpu = un > 3 && !memcmp(l->p, "cpu", 3) && tl_is(l->p[3], TL_DIGIT);
+			if (an && !cpu && !is_record_word(l->p, un) && is_record_word(after.p, an))
+				return fail(t, l, ustart, "unknown time unit '%.*s' (known: %s)",
+					    (int)(un > 16 ? 16 : un), ustart, KNOWN_UNITS);
+			m = 1;
 		}
 	}
-	if (has_frac || unit == -2) {
-		uint64_t m = ps_per(unit);
-		if (!m)
-			return fail(t, l, start, "a fractional timestamp needs a unit of ps, ns, us or ms");
-		if (v > UINT64_MAX / m)
-			return fail(t, l, start, "timestamp too large");
+	if (has_frac && unit != TRAWL_TIME_PS)
+		return fail(t, l, start, "a fractional timestamp needs a unit of ps, ns, us, ms or s");
+	if (v > UINT64_MAX / m)
+		return fail(t, l, start, "timestamp too large: %.*s in picoseconds is more than 2^64-1",
+			    (int)(l->p - start > 40 ? 40 : l->p - start), start);
+	if (has_frac) {
 		/* m and fscale are powers of ten: scale by their ratio, as
-		 * frac * m (up to 10^12 x 10^9) would overflow */
+		 * frac * m (up to 10^12 x 10^12) would overflow */
 		uint64_t fps = fscale >= m ? frac / (fscale / m) : frac * (m / fscale);
 		if (v * m > UINT64_MAX - fps)
-			return fail(t, l, start, "timestamp too large");
+			return fail(t, l, start, "timestamp too large: %.*s in picoseconds is more than 2^64-1",
+				    (int)(l->p - start > 40 ? 40 : l->p - start), start);
 		v = v * m + fps;
-		unit = TRAWL_TIME_PS;
+	} else {
+		v *= m;
+	}
+	int r = check_unit(t, l, unit ? ustart : start, unit, ustart, unit ? un : 0);
+	if (r)
+		return r;
+	if (fast_ok && un >= 2 && un <= sizeof t->fast_unit) {
+		memcpy(t->fast_unit, ustart, un);
+		t->fast_unit_len = (uint8_t)un;
+		t->fast_unit_id = (uint16_t)unit;
+		t->fast_unit_ps = m;
 	}
 	ln->time = v;
 	ln->unit = (uint16_t)unit;
@@ -1553,4 +1627,9 @@ enum trawl_status tarmac_reject_nul_line(struct trawl_tarmac *t, const char *lin
 void trawl_tarmac_set_fast_path(struct trawl_tarmac *t, int on)
 {
 	t->no_fast = !on;
+}
+
+void trawl_tarmac_set_mixed_units(struct trawl_tarmac *t, int on)
+{
+	t->mixed_units = on;
 }

@@ -232,7 +232,7 @@ static int has_timestamp(const char *s, size_t n)
 		return 0;
 	while (i < n && s[i] == ' ')
 		i++;
-	static const char *const units[] = { "clk", "cyc", "tic", "ns", "ps", "cs", "us", "ms" };
+	static const char *const units[] = { "clk", "cyc", "tic", "ns", "ps", "cs", "us", "ms", "s" };
 	for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
 		size_t l = strlen(units[u]);
 		if (n - i >= l + 1 && memcmp(s + i, units[u], l) == 0 && s[i + l] == ' ')

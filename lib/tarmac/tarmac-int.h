@@ -69,6 +69,15 @@ struct trawl_tarmac {
 	char fast_unit[4];       /* unit word of the last line, for the fast path */
 	uint8_t fast_unit_len;
 	uint16_t fast_unit_id;
+	uint64_t fast_unit_ps;   /* what one of it is in fast_unit_id (ps per ns...) */
+	/* the trace's one time unit (parse.c check_unit), from its first
+	 * timestamped line (0: none yet); mixed_units: each line may have its
+	 * own (trawl_tarmac_set_mixed_units) */
+	uint64_t trace_unit_line;
+	uint16_t trace_unit;
+	char trace_unit_word[3];  /* as that line wrote it, for messages */
+	uint8_t trace_unit_wlen;
+	int mixed_units;
 	/* mode word of the last fast-path instruction line and its EL */
 	char fast_mode[16];
 	uint8_t fast_mode_len;

@@ -119,6 +119,11 @@ try:
     check(srv.api("/api/goto?trace=0&q=0x1020")["line"] == 11, "go to 0x1020")
     check(srv.api("/api/goto?trace=0&q=0x1008&line=14")["line"] == 19, "go to next 0x1008")
     check(srv.api("/api/goto?trace=0&q=@5")["line"] == 16, "go to time 5")
+    check(srv.api("/api/goto?trace=0&q=@5clk")["line"] == 16, "go to time 5clk")
+    # a real time on a trace that counts clk: refused, never converted
+    st, body = srv.get("/api/goto?trace=0&q=@5ns")
+    check(st == 400 and b"cycles and real time cannot be converted" in body,
+          "@5ns on a clk trace: HTTP %d %s" % (st, body[:100]))
     check(srv.api("/api/goto?trace=0&q=7")["line"] == 7, "go to line 7")
     with open(two) as f:
         text = f.read().split("\n")

@@ -233,6 +233,32 @@ static int is_sysop(struct trawl_str t)
 	return 0;
 }
 
+/* The ref keeps each line's count in the line's own unit; trawl keeps
+ * real time in picoseconds. ps per unit of the line's timestamp (the
+ * previous line's when it has none), so ours can be written as the ref's. */
+static uint64_t line_ps(const char *ln, uint64_t prev)
+{
+	const char *p = ln + strspn(ln, " ");
+	size_t d = strspn(p, "0123456789");
+	if (!d)
+		return prev;
+	p += d;
+	if (*p == '.')
+		return 1; /* fractional times: the ref reads them in ps too */
+	p += strspn(p, " ");
+	static const struct { const char *w; uint64_t ps; } u[] = {
+		{ "ps", 1 }, { "ns", 1000 }, { "us", 1000000 }, { "ms", 1000000000 },
+		{ "s", 1000000000000ull }, { "clk", 1 }, { "cyc", 1 }, { "cs", 1 }, { "tic", 1 },
+	};
+	size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+	for (size_t i = 0; i < sizeof u / sizeof *u; i++)
+		if (n == strlen(u[i].w) && !strncmp(p, u[i].w, n))
+			return u[i].ps;
+	return prev;
+}
+
+static uint64_t unit_ps = 1; /* line_ps of the line being compared */
+
 static void our_facts(const struct trawl_event_batch *b, const struct trawl_event *e, int new_event,
 		      uint32_t r0, uint32_t m0, struct facts *f)
 {
@@ -243,7 +269,7 @@ static void our_facts(const struct trawl_event_batch *b, const struct trawl_even
 			const char *eff = (e->flags & TRAWL_EVF_FETCH_FAIL) ? "fetchfail" :
 					  (e->flags & TRAWL_EVF_CCFAIL) ? "ccfail" : "executed";
 			addf(f, "insn t=%llu pc=%llx iset=%s width=%u effect=%s",
-			     (unsigned long long)e->time, (unsigned long long)in->pc,
+			     (unsigned long long)(e->time / unit_ps), (unsigned long long)in->pc,
 			     trawl_iset_name((enum trawl_iset)in->iset), in->width * 8, eff);
 			if (!(e->flags & TRAWL_EVF_FETCH_FAIL))
 				addf(f, "insn enc=%x", in->encoding);
@@ -260,7 +286,7 @@ static void our_facts(const struct trawl_event_batch *b, const struct trawl_even
 				addf(f, "text %.*s", (int)e->u.text.type.len, e->u.text.type.ptr);
 			break;
 		case TRAWL_EV_EXCEPTION:
-			addf(f, "exc t=%llu", (unsigned long long)e->time);
+			addf(f, "exc t=%llu", (unsigned long long)(e->time / unit_ps));
 			break;
 		default:
 			break;
@@ -270,7 +296,7 @@ static void our_facts(const struct trawl_event_batch *b, const struct trawl_even
 		const struct trawl_reg_write *w = &b->regs[e->first_reg + i];
 		if (w->reg >= TRAWL_REG_SYS_BASE)
 			continue; /* system registers: the ref drops them, trawl keeps them */
-		addf(f, "effect-time %llu", (unsigned long long)e->time);
+		addf(f, "effect-time %llu", (unsigned long long)(e->time / unit_ps));
 		for (unsigned k = 0; k < w->size; k++)
 			addf(f, trawl_known_bit(b->pool, w->known, k) ? "reg %u+%u=%02x" : "reg %u+%u=xx",
 			     w->reg, w->offset + k, b->pool[w->value + k]);
@@ -278,7 +304,7 @@ static void our_facts(const struct trawl_event_batch *b, const struct trawl_even
 	for (uint32_t i = m0; i < e->nmems; i++) {
 		const struct trawl_mem_access *m = &b->mems[e->first_mem + i];
 		const char *rw = (m->flags & TRAWL_MEM_READ) ? "R" : "W";
-		addf(f, "effect-time %llu", (unsigned long long)e->time);
+		addf(f, "effect-time %llu", (unsigned long long)(e->time / unit_ps));
 		if (m->flags & TRAWL_MEM_ABORTED) {
 			addf(f, "mem %s %llx aborted", rw, (unsigned long long)m->addr);
 			continue;
@@ -333,6 +359,9 @@ static int check_file(const char *txtname, const char *refname, int implicit_thu
 	struct trawl_error err;
 	assert_int_equal(trawl_tarmac_create(&t, txtname, &o, &err), TRAWL_OK);
 	trawl_tarmac_set_fast_path(t, fast);
+	/* the file holds the lines of about 15 producers, each in its unit */
+	trawl_tarmac_set_mixed_units(t, 1);
+	unit_ps = 1;
 	int failures = 0, lines = 0, diverged = 0;
 	char *rp = ref;
 	for (char *ln = txt, *next; ln && *ln; ln = next) {
@@ -372,6 +401,7 @@ static int check_file(const char *txtname, const char *refname, int implicit_thu
 		uint64_t last_seq = b.count ? b.events[b.count - 1].seq : UINT64_MAX;
 		uint32_t nr = b.count ? b.events[b.count - 1].nregs : 0;
 		uint32_t nm = b.count ? b.events[b.count - 1].nmems : 0;
+		unit_ps = line_ps(ln, unit_ps);
 		assert_int_equal(trawl_tarmac_parse_line(t, ln, strlen(ln), 0, &err), TRAWL_OK);
 		lines++;
 		trawl_tarmac_peek(t, &b);

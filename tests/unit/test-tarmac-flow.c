@@ -73,13 +73,15 @@ static char *random_trace(size_t ninsn, int bad, size_t *len)
 	struct text t = { 0, 0, 0 };
 	uint64_t time = rnd(50);
 	const char *mode = modes[0];
+	/* one unit per trace (a change is an error); ns lines are kept in ps,
+	 * which the flow loop scales as the line parser does */
+	const char *unit = rnd(2) ? "clk" : "ns";
 	for (size_t i = 0; i < ninsn; i++) {
 		/* the time: mostly one more, sometimes long */
 		uint32_t r = rnd(100);
 		time += r < 90 ? 1 : r < 95 ? 1000003 : r < 98 ? 1234567890123ull : 0;
 		if (time > 9999999999999999ull)
 			time = rnd(1000);
-		const char *unit = rnd(50) ? "clk" : "ns";
 		char pre[64];
 		snprintf(pre, sizeof pre, "%llu %s ", (unsigned long long)time, unit);
 		if (rnd(8) == 0)
@@ -150,24 +152,24 @@ static char *random_trace(size_t ninsn, int bad, size_t *len)
 				"S:007ff80fe0    nGnRnE OSH\n",
 			    (unsigned long long)i, (unsigned long long)i * 16);
 		else if (r == 1)
-			put(&t, "%llu clk CADI something happened\n", (unsigned long long)time);
+			put(&t, "%llu %s CADI something happened\n", (unsigned long long)time, unit);
 		else if (r == 2)
 			put(&t, "\n");
 		else if (r == 3)
-			put(&t, "%llu clk R X1 0000000000000001\n", (unsigned long long)time + 1);
+			put(&t, "%llu %s R X1 0000000000000001\n", (unsigned long long)time + 1, unit);
 		else if (r == 4 && bad)
-			put(&t, "%llu clk IT (1) 0000800g d503201f O EL0t_n : nop\n",
-			    (unsigned long long)time);
+			put(&t, "%llu %s IT (1) 0000800g d503201f O EL0t_n : nop\n",
+			    (unsigned long long)time, unit);
 		else if (r == 5 && bad)
 			put(&t, "garbage line\n");
 		else if (r == 6)
-			put(&t, "%llu clk E 00008000 00000001 CoreEvent_IRQ\n", (unsigned long long)time);
+			put(&t, "%llu %s E 00008000 00000001 CoreEvent_IRQ\n", (unsigned long long)time, unit);
 		else if (r == 7)
 			put(&t, "%scpu1 R X30 0000000000000001\n", pre);
 		else if (r == 8)
-			put(&t, "%llu clk cpu1 IT (1) 00008000 d503201f O EL0t_n : nop on another core\n"
-				"%llu clk cpu1 R X0 0000000000000001\n",
-			    (unsigned long long)time, (unsigned long long)time);
+			put(&t, "%llu %s cpu1 IT (1) 00008000 d503201f O EL0t_n : nop on another core\n"
+				"%llu %s cpu1 R X0 0000000000000001\n",
+			    (unsigned long long)time, unit, (unsigned long long)time, unit);
 	}
 	*len = t.len;
 	return t.s;
@@ -325,7 +327,9 @@ static void flow_edges(void **state)
 		"123456789012 clk R X3 0000000000000003\n"  /* a prefix of 17 bytes */
 		"123456789012 clk MR8 00001000 0000000000000001\n"
 		"123456789012345 clk IT (12) 00008044 d503201f O EL0t : fifteen-digit time..\n"
-		"1234567890123456 clk IT (13) 00008048 d503201f O EL0t : sixteen-digit time.\n"
+		"1234567890123456 clk IT (13) 00008048 d503201f O EL0t : sixteen-digit time.\n";
+	/* another trace, in ns: times scaled to ps on every path */
+	static const char text_ns[] =
 		"1234567890123457 ns IT (14) 0000804c d503201f O EL0t : another time unit...\n"
 		"1234567890123457 ns R X3 0000000000000003\n"
 		"1234567890123458 ns IT (15) 00008050 d503201f O EL0t : short\n"
@@ -342,6 +346,7 @@ static void flow_edges(void **state)
 	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {
 		struct reading how = { TRAWL_WANT_FILTER, regs[i], 0 };
 		compare_all(text, sizeof text - 1, &how, 1);
+		compare_all(text_ns, sizeof text_ns - 1, &how, 1);
 	}
 }
 

@@ -25,6 +25,9 @@ static struct trawl_tarmac *parser(int implicit_thumb, int big_endian, int lenie
 	o.lenient = lenient;
 	struct trawl_tarmac *t;
 	assert_int_equal(trawl_tarmac_create(&t, "t.tarmac", &o, NULL), TRAWL_OK);
+	/* the cases put lines of many producers, each in its own unit, in
+	 * one text; test-tarmac-units.c checks the one-unit rule */
+	trawl_tarmac_set_mixed_units(t, 1);
 	return t;
 }
 
@@ -162,8 +165,8 @@ static void implicit_thumb(void **state)
 	assert_int_equal(b.count, 1);
 	assert_int_equal(b.events[0].u.insn.iset, TRAWL_ISET_T32);
 	assert_int_equal(b.events[0].u.insn.pc, 0x350);
-	assert_int_equal(b.events[0].time, 354);
-	assert_int_equal(b.events[0].time_unit, TRAWL_TIME_NS);
+	assert_int_equal(b.events[0].time, 354000); /* 354 ns in ps */
+	assert_int_equal(b.events[0].time_unit, TRAWL_TIME_PS);
 	trawl_tarmac_destroy(t);
 }
 
@@ -182,7 +185,8 @@ static void timestamps(void **state)
 	/* 10.356 us = 10 356 000 ps */
 	assert_int_equal(b.events[0].time, 10356000);
 	assert_int_equal(b.events[0].time_unit, TRAWL_TIME_PS);
-	assert_int_equal(b.events[1].time, 271);
+	assert_int_equal(b.events[1].time, 271000); /* 271 ns */
+	assert_int_equal(b.events[1].time_unit, TRAWL_TIME_PS);
 	/* no timestamp: the line joins the previous one's time and event */
 	assert_int_equal(b.events[1].nregs, 2);
 	assert_int_equal(b.events[1].nlines, 2);
@@ -363,7 +367,7 @@ static void exceptions_and_text(void **state)
 	assert_int_equal(e[2].kind, TRAWL_EV_EXCEPTION);
 	assert_int_equal(e[2].u.exc.name.len, 5);
 	assert_int_equal(e[3].u.exc.number, 0x200);
-	assert_int_equal(e[3].time, 17000);
+	assert_int_equal(e[3].time, 17000000); /* 17000 ns */
 	assert_int_equal(e[4].kind, TRAWL_EV_TEXT);
 	assert_memory_equal(e[4].u.text.type.ptr, "CADI", 4);
 	assert_int_equal(e[4].u.text.text.len, strlen("E simulation_stopped"));
@@ -460,7 +464,8 @@ static void bad_lines(void **state)
 		{ "1 clk MW0 00001000 00", 7, "bad memory access type" },
 		{ "1 clk MR4 00001000 zz", 20, "memory contents" },
 		{ "1 clk LD 00001000 ........ 00", 30, "16 data bytes" },
-		{ "1 xyz IT (1) 00001000 d2a00028 O EL3h_s : MOV", 3, NULL },
+		{ "1 xyz IT (1) 00001000 d2a00028 O EL3h_s : MOV", 3, "unknown time unit 'xyz'" },
+		{ "1 xyz text", 3, NULL },
 		{ "12.5 clk R X0 0000000000000000", 1, "fractional" },
 		{ "1 clk ES (0000:e59f", 20, "expected ')'" },
 		{ "1 clk R V0<12:0> 00", 11, "whole bytes" },
@@ -471,7 +476,8 @@ static void bad_lines(void **state)
 		struct trawl_error err;
 		enum trawl_status st = trawl_tarmac_parse_line(t, cases[i].line, strlen(cases[i].line), 100, &err);
 		if (!cases[i].msg) {
-			/* "xyz" is not a unit, so it is the record type: text */
+			/* "xyz" before no record type: a record type of its own
+			 * (text), the time unitless */
 			assert_int_equal(st, TRAWL_OK);
 			trawl_tarmac_destroy(t);
 			continue;

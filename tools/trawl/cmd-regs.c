@@ -43,9 +43,10 @@ int cmd_regs(int argc, char **argv)
 	c.to.cmd = "regs";
 	const struct cli_option opts[] = {
 		CLI_STRING("at", 0, "LINE", &at, "a line of the trace (1-based)"),
-		CLI_STRING("time", 0, "T", &when, "a time in the trace's unit, a whole number (times\n"
-			   "with fractions of ns or us are kept in ps: trawl\n"
-			   "stats shows the unit)"),
+		CLI_STRING("time", 0, "T", &when, "a time: a count in the trace's unit (trawl stats\n"
+			   "shows it; real time is kept in ps), or with a unit:\n"
+			   "1500ns, 1.5us, 12clk (cycles and real time are\n"
+			   "never converted)"),
 		CLI_STRING("cpu", 0, "N", &cpu_arg, "the core (default: the core of that event)"),
 		INDEX_OPTIONS(&c),
 		CLI_END,
@@ -65,8 +66,6 @@ int cmd_regs(int argc, char **argv)
 	uint64_t cpu = 0, t = 0;
 	if (cpu_arg && (!cli_parse_u64(cpu_arg, &cpu) || cpu > 65535))
 		return cli_usage("regs", "bad cpu number '%s'", cpu_arg);
-	if (when && !cli_parse_u64(when, &t))
-		return cli_usage("regs", "bad time '%s'", when);
 	/* the registers after a line need only the trace up to it */
 	if (c.no_index && (!at || !cli_parse_u64(at, &c.until_line) || !c.until_line))
 		return cli_usage("regs", "--no-index needs --at LINE");
@@ -82,8 +81,13 @@ int cmd_regs(int argc, char **argv)
 	struct trawl_index_regs regs;
 	trawl_index_regs_init(&regs);
 	enum trawl_status st;
+	struct trawl_index_info info;
+	trawl_index_get_info(c.ix, &info);
 	if (at)
 		rc = index_cli_line(&c, at, &ev);
+	else if (trawl_time_parse(when, (enum trawl_time_unit)info.time_unit, &t, &err))
+		/* "5ns" on a trace in clk: a question the trace cannot answer */
+		rc = cli_usage("regs", "%s", err.message);
 	else if ((st = trawl_index_event_at_time(c.ix, t, &ev, &err)) == TRAWL_ERR_NOT_FOUND)
 		/* a time before the first event is a wrong question, as a line
 		 * past the end is (index_cli_line) */

@@ -181,7 +181,9 @@ static void print_stats(const struct stats *s, const struct trawl_reader_stats *
 	if (!s->have_time)
 		printf("time: none\n");
 	else if (s->unit == -2)
-		printf("time: %" PRIu64 " .. %" PRIu64 " (mixed units)\n", s->tmin, s->tmax);
+		/* (Tarmac readers refuse a second unit; a range over two
+		 * units' raw counts would mean nothing) */
+		printf("time: mixed units, no range\n");
 	else
 		printf("time: %" PRIu64 " .. %" PRIu64 " %s\n", s->tmin, s->tmax,
 		       trawl_time_unit_name((enum trawl_time_unit)s->unit));

@@ -494,7 +494,12 @@ static int api_goto(struct api *a)
 		return bad(a, 400, why);
 	trawl_error_clear(&err);
 	snprintf(err.message, sizeof err.message, "nothing named '%.60s' in the trace", q);
-	if (q[0] == '@' && trawl_u64_parse(q + 1, &v)) {
+	if (q[0] == '@') {
+		/* "@1500", "@1.5us", "@12clk" as trawl regs --time takes them */
+		struct trawl_index_info info;
+		trawl_index_get_info(a->t->ic.ix, &info);
+		if (trawl_time_parse(q + 1, (enum trawl_time_unit)info.time_unit, &v, &err))
+			return bad(a, 400, err.message);
 		st = trawl_index_event_at_time(a->t->ic.ix, v, &ev, &err);
 	} else if ((q[0] == '0' && (q[1] == 'x' || q[1] == 'X')) && trawl_u64_parse(q, &v)) {
 		uint64_t cur = 0;

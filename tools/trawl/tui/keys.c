@@ -138,7 +138,32 @@ static void k_page_up(struct browser *b, int key) { (void)key; nav_step(b, -page
 static void k_first(struct browser *b, int key) { (void)key; nav_first(b); }
 static void k_last(struct browser *b, int key) { (void)key; nav_last(b); }
 static void k_line(struct browser *b, int key) { (void)key; ask_number(b, "go to line: ", nav_goto_line); }
-static void k_time(struct browser *b, int key) { (void)key; ask_number(b, "go to time: ", nav_goto_time); }
+/* A time with a unit ("1500ns", "3clk") is converted to the trace's as
+ * `trawl regs --time` does (never cycles to real time); anything else is
+ * an expression in the trace's unit. */
+static void k_time(struct browser *b, int key)
+{
+	(void)key;
+	char buf[64];
+	uint64_t v;
+	struct trawl_error err;
+	struct trawl_index_info info;
+	if (!prompt_read(b, "go to time: ", buf, sizeof buf) || !buf[0])
+		return;
+	trawl_index_get_info(b->ix, &info);
+	size_t d = strspn(buf, "0123456789."), sp = d ? strspn(buf + d, " ") : 0;
+	const char *u = buf + d + sp;
+	if (d && *u && u[strspn(u, "abcdefghijklmnopqrstuvwxyz")] == 0 &&
+	    !(d == 1 && buf[0] == '0' && !sp && *u == 'x')) {
+		if (trawl_time_parse(buf, (enum trawl_time_unit)info.time_unit, &v, &err))
+			nav_msg(b, 1, "%s", err.message);
+		else
+			nav_goto_time(b, v);
+		return;
+	}
+	if (nav_eval(b, buf, &v))
+		nav_goto_time(b, v);
+}
 static void k_pc(struct browser *b, int key) { ask_pc(b, key == 'p' ? 1 : -1); }
 static void k_search(struct browser *b, int key) { ask_search(b, key == '/' ? 1 : -1); }
 static void k_repeat(struct browser *b, int key) { nav_repeat(b, key == 'n' ? 1 : -1); }
