@@ -88,6 +88,8 @@ struct ete_reader {
 	struct trawl_ete_deformatter *df;  /* CoreSight-formatted buffers */
 	struct ete_stream *single;         /* or the one stream */
 	struct ete_stream *streams[ETE_READER_IDS];
+	uint8_t unknown_id[ETE_READER_IDS]; /* frames carried this ID, which no
+	                                       trace unit has: said once */
 	/* the batch */
 	struct trawl_event *ev;
 	char (*names)[ETE_NAME_MAX];       /* exception names, beside ev */
@@ -134,6 +136,9 @@ void ete_perf_release(struct ete_reader *r);
 /* A perf.data stream's offset as a file offset. */
 uint64_t ete_perf_offset(const struct ete_stream *s, uint64_t off);
 /* Warn about damage at a file offset (UINT64_MAX: none), counted. */
+/* Formatted bytes came for an ID no trace unit has (a corrupt ID byte, or
+ * a source trawl does not decode, such as STM): damage, said once an ID. */
+void ete_unknown_id(struct ete_reader *r, uint8_t id, uint64_t off);
 void ete_reader_damage(struct ete_reader *r, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -25,8 +25,10 @@ static void on_id_bytes(void *ctx, uint8_t id, const uint8_t *data, size_t n, ui
 {
 	struct ete_reader *r = ctx;
 	struct ete_stream *s = ete_stream_get(r, id, NULL);
-	if (!s)
+	if (!s) {
+		ete_unknown_id(r, id, off);
 		return;
+	}
 	s->frame_off = off;
 	trawl_ete_pkt_decoder_feed(s->pd, data, n);
 }

@@ -64,8 +64,10 @@ static void on_frame_bytes(void *ctx, uint8_t id, const uint8_t *data, size_t n,
 {
 	struct ete_reader *r = ctx;
 	struct ete_stream *s = ete_stream_get(r, id, NULL);
-	if (!s)
+	if (!s) {
+		ete_unknown_id(r, id, r->cur ? seg_map(&r->cur->segs, off) : off);
 		return;
+	}
 	s->framed = 1;
 	s->frame_off = r->cur ? seg_map(&r->cur->segs, off) : off;
 	trawl_ete_pkt_decoder_feed(s->pd, data, n);

@@ -257,6 +257,15 @@ static void on_packets(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
 	trawl_ete_flow_packets(s->flow, pkts, n);
 }
 
+void ete_unknown_id(struct ete_reader *r, uint8_t id, uint64_t off)
+{
+	if (id >= ETE_READER_IDS || r->unknown_id[id])
+		return;
+	r->unknown_id[id] = 1;
+	ete_reader_damage(r, off, "trace ID 0x%02x: no ETE or ETMv4 trace unit has this ID: its bytes "
+			  "are not decoded (said once per ID)", id);
+}
+
 struct ete_stream *ete_stream_get(struct ete_reader *r, uint8_t id, struct trawl_error *err)
 {
 	if (id >= ETE_READER_IDS)

@@ -104,6 +104,37 @@ for c in "ete decode" stats; do
 		"$TRAWL" $c "$t/attrcut.data"
 done
 
+# a frame whose ID byte names no trace unit (0x15; the CPUs' are 0x10 and
+# 0x12), as one flipped byte makes it: the bytes it carries are not
+# decoded, which is said with the offset, exit 1 (they were dropped with
+# exit 0 before); the library's reader (trawl stats) says it too
+python3 - "$t/etm.data" "$t/badid.data" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+data_off, data_size = struct.unpack_from('<QQ', d, 40)
+pos, done = data_off, False
+while pos < data_off + data_size and not done:
+    rtype, misc, size = struct.unpack_from('<IHH', d, pos)
+    if rtype == 71:  # AUXTRACE: a 48-byte header, then the payload
+        n = struct.unpack_from('<Q', d, pos + 8)[0]
+        for f in range(pos + 48, pos + 48 + n, 16):
+            if d[f] == 0x10 << 1 | 1:  # a frame that starts with ID 0x10
+                d[f] = 0x15 << 1 | 1
+                done = True
+                break
+        pos += n
+    pos += size
+assert done
+open(sys.argv[2], 'wb').write(d)
+PY
+expect_exit 1 "$TRAWL" ete decode --symfs "$t" "$t/badid.data"
+expect_stderr_has "trace ID 0x15: no ETE or ETMv4 trace unit has this ID: its bytes are not decoded" \
+	"$TRAWL" ete decode --symfs "$t" "$t/badid.data"
+expect_exit 1 "$TRAWL" stats "$t/badid.data"
+expect_stderr_has "trace ID 0x15: no ETE or ETMv4 trace unit has this ID" "$TRAWL" stats "$t/badid.data"
+# --id leaves the other IDs out on purpose: nothing said of them
+expect_exit 0 "$TRAWL" ete decode --symfs "$t" --id 0x12 "$t/badid.data"
+
 # the same records as Linux perf reads them (perf 6.1 knows header <= 1)
 if command -v perf >/dev/null 2>&1; then
 	for f in etm v0 z; do

@@ -54,6 +54,8 @@ struct run {
 	int perf;              /* the source is a perf.data */
 	char label[4096 + 80]; /* SRC, or SRC [buffer NAME] when a snapshot has several */
 	uint64_t fmt_base;   /* perf.data: formatted bytes of the CPU before its deformatter */
+	uint8_t unknown_id[MAX_IDS]; /* formatted bytes came for this ID, which no
+	                                trace unit of the source has: said once */
 };
 
 struct stream {
@@ -505,8 +507,20 @@ static void on_id_bytes(void *ctx, uint8_t id, const uint8_t *data, size_t n, ui
 {
 	struct run *r = ctx;
 	struct stream *s = get_stream(r, id, 1, NULL);
-	if (!s)
+	if (!s) {
+		/* an ID no trace unit has: a corrupt ID byte in a frame, or a
+		 * source trawl does not decode (STM); its bytes are lost to the
+		 * decode, so said (once an ID), never dropped silently. --id
+		 * leaves the others out on purpose. */
+		if (id < MAX_IDS && !r->unknown_id[id] && (r->o->id < 0 || r->o->id == id)) {
+			r->unknown_id[id] = 1;
+			cli_warn(cmd, "%s: offset %" PRIu64 ": trace ID 0x%02x: no ETE or ETMv4 trace "
+				 "unit has this ID: its bytes are not decoded (said once per ID)",
+				 r->label, off + r->fmt_base, id);
+			r->bad++;
+		}
 		return;
+	}
 	if (s->nmap + n > s->capmap || !s->map) {
 		size_t nc = s->capmap < 4096 ? 4096 : s->capmap * 2;
 		while (nc < s->nmap + n)
