@@ -55,6 +55,26 @@ enum trawl_status trawl_act_create(struct trawl_act **out, const struct trawl_de
 void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep);
 /* trawl_act_feed of n events in time order, evs[i] with keep[i]. */
 void trawl_act_feed_batch(struct trawl_act *a, const struct trawl_sw_event *evs, size_t n, const uint8_t *keep);
+/* What the engine reads of an event, in 32 bytes instead of the event's
+ * 168: for handing events to an engine on another thread, where every
+ * byte crosses between the cores' caches. */
+struct trawl_act_event {
+	uint64_t time;
+	uint64_t val;                /* the field the class's roles read (0: none) */
+	uint32_t cpu, tid;
+	uint32_t cls;                /* index into the classes */
+	uint32_t keep;               /* as trawl_act_feed's keep (0 or 1) */
+};
+/* Do the roles of each class read one field at most (what a packed event
+ * holds)? Otherwise trawl_act_pack cannot be used. */
+int trawl_act_packable(const struct trawl_act *a);
+/* Pack evs[i] (with keep[i]) into out, leaving out the events no activity
+ * names; the count packed (at most n). Reads the engine's tables only, so
+ * it can run on another thread than the feeding one. */
+size_t trawl_act_pack(const struct trawl_act *a, const struct trawl_sw_event *evs, size_t n, const uint8_t *keep,
+		      struct trawl_act_event *out);
+/* The same as trawl_act_feed_batch of the events packed. */
+void trawl_act_feed_packed(struct trawl_act *a, const struct trawl_act_event *evs, size_t n);
 /* End of the trace at time `end`: every open activity and every core's
  * current state go to the sink, flagged TRAWL_ACT_OPEN. */
 void trawl_act_finish(struct trawl_act *a, uint64_t end);

@@ -31,6 +31,14 @@ struct role {
 	uint8_t also_begins;         /* end: the event begins this span too, so
 	                                ending nothing is not an unmatched end
 	                                (the first of a chain begin X; end X) */
+	uint8_t cpu_key;             /* no field: keyed by cpu, not thread */
+};
+
+/* What the engine reads of an event; the activity's key or the state's
+ * value is val when the role has a field. */
+struct at {
+	uint64_t time, val;
+	uint32_t cpu, tid;
 };
 
 struct node {
@@ -61,6 +69,8 @@ struct trawl_act {
 	size_t nclasses;
 	uint32_t *role_start;        /* nclasses + 1 */
 	struct role *roles;
+	int8_t *class_field;         /* per class: the field its roles read, -1
+	                                none, -2 more than one (trawl_act_pack) */
 	struct act_info *acts;
 	size_t nacts;
 	struct act_map map;
@@ -127,7 +137,8 @@ static enum trawl_status add_role(struct trawl_act *a, uint32_t act, const struc
 		a->role_start[c + 1]++;
 		return TRAWL_OK;
 	}
-	a->roles[fill[c]++] = (struct role){ act, (uint8_t)role, (int8_t)f, (uint8_t)set_index, 0 };
+	a->roles[fill[c]++] = (struct role){ act, (uint8_t)role, (int8_t)f, (uint8_t)set_index, 0,
+					     d->key == TRAWL_DEFS_KEY_CPU };
 	return TRAWL_OK;
 }
 
@@ -175,6 +186,15 @@ static enum trawl_status build_roles(struct trawl_act *a, struct trawl_error *er
 				if (a->roles[k].role == R_END && a->roles[j].role == R_BEGIN &&
 				    a->roles[j].act == a->roles[k].act)
 					a->roles[k].also_begins = 1;
+	if (!(a->class_field = malloc(a->nclasses + 1)))
+		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+	for (size_t c = 0; c < a->nclasses; c++) {
+		int f = -1;
+		for (uint32_t k = a->role_start[c]; k < a->role_start[c + 1]; k++)
+			if (a->roles[k].field >= 0)
+				f = f == -1 || f == a->roles[k].field ? a->roles[k].field : -2;
+		a->class_field[c] = (int8_t)f;
+	}
 	return TRAWL_OK;
 }
 
@@ -292,11 +312,11 @@ static inline uint32_t lane_of(struct trawl_act *a, int cpu_lane, uint64_t lane)
 	return a->memo_idx;
 }
 
-static uint64_t key_of(const struct trawl_defs_activity *d, const struct role *r, const struct trawl_sw_event *ev)
+static inline uint64_t key_of(const struct role *r, const struct at *e)
 {
 	if (r->field >= 0)
-		return ev->vals[r->field];
-	return d->key == TRAWL_DEFS_KEY_CPU ? ev->cpu : ev->tid;
+		return e->val;
+	return r->cpu_key ? e->cpu : e->tid;
 }
 
 /* Events come in time order, so the list of open nodes in the order they
@@ -352,7 +372,8 @@ static void sweep_empty(struct trawl_act *a)
 	a->nempty = 0;
 }
 
-__attribute__((always_inline)) static inline void open_node(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
+__attribute__((always_inline)) static inline void open_node(struct trawl_act *a, uint32_t act, uint64_t key,
+							    const struct at *ev, int keep)
 {
 	struct act_info *ai = &a->acts[act];
 	const struct trawl_defs_activity *d = ai->def;
@@ -411,7 +432,7 @@ static void emit(struct trawl_act *a, uint32_t act, const struct node *n, uint64
 }
 
 __attribute__((always_inline)) static inline void close_node(struct trawl_act *a, uint32_t act, uint64_t key,
-							     const struct trawl_sw_event *ev, int also_begins)
+							     const struct at *ev, int also_begins)
 {
 	struct act_info *ai = &a->acts[act];
 	struct act_slot *s = slot_get(a, ai, act + 1, key);
@@ -470,7 +491,7 @@ static void emit_state(struct trawl_act *a, uint32_t act, const struct cpu_state
 }
 
 __attribute__((always_inline)) static inline void set_state(struct trawl_act *a, const struct role *r,
-							   const struct trawl_sw_event *ev, int keep)
+							   const struct at *ev, int keep)
 {
 	struct act_info *ai = &a->acts[r->act];
 	struct cpu_state *c = cpu_slot(ai, ev->cpu);
@@ -478,7 +499,7 @@ __attribute__((always_inline)) static inline void set_state(struct trawl_act *a,
 		ai->counts.overflow++;
 		return;
 	}
-	uint64_t v = r->field >= 0 ? ev->vals[r->field] : r->set_index;
+	uint64_t v = r->field >= 0 ? ev->val : r->set_index;
 	if (c->has) {
 		ai->counts.closed++;
 		emit_state(a, r->act, c, ev->cpu, ev->time, ev->tid, 0);
@@ -490,20 +511,31 @@ __attribute__((always_inline)) static inline void set_state(struct trawl_act *a,
 	c->tid = ev->tid;
 }
 
+/* The roles of class ci played by an event; vals NULL: e->val is the
+ * class's field (a packed event). */
+__attribute__((always_inline)) static inline void feed_roles(struct trawl_act *a, size_t ci, struct at *e,
+							    const uint64_t *vals, int keep)
+{
+	for (uint32_t k = a->role_start[ci], end = a->role_start[ci + 1]; k < end; k++) {
+		const struct role *r = &a->roles[k];
+		if (vals && r->field >= 0)
+			e->val = vals[r->field];
+		if (r->role == R_SET)
+			set_state(a, r, e, keep);
+		else if (r->role == R_BEGIN)
+			open_node(a, r->act, key_of(r, e), e, keep);
+		else
+			close_node(a, r->act, key_of(r, e), e, r->also_begins);
+	}
+}
+
 __attribute__((always_inline)) static inline void feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
 {
 	size_t ci = (size_t)(ev->cls - a->classes);
 	if (ci >= a->nclasses)
 		return;
-	for (uint32_t k = a->role_start[ci], e = a->role_start[ci + 1]; k < e; k++) {
-		const struct role *r = &a->roles[k];
-		if (r->role == R_SET)
-			set_state(a, r, ev, keep);
-		else if (r->role == R_BEGIN)
-			open_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev, keep);
-		else
-			close_node(a, r->act, key_of(a->acts[r->act].def, r, ev), ev, r->also_begins);
-	}
+	struct at e = { ev->time, 0, ev->cpu, ev->tid };
+	feed_roles(a, ci, &e, ev->vals, keep);
 }
 
 void trawl_act_feed(struct trawl_act *a, const struct trawl_sw_event *ev, int keep)
@@ -515,6 +547,47 @@ void trawl_act_feed_batch(struct trawl_act *a, const struct trawl_sw_event *evs,
 {
 	for (size_t i = 0; i < n; i++)
 		feed(a, &evs[i], keep[i]);
+}
+
+int trawl_act_packable(const struct trawl_act *a)
+{
+	for (size_t c = 0; c < a->nclasses; c++)
+		if (a->class_field[c] == -2)
+			return 0;
+	return 1;
+}
+
+/* The events no activity names are left out: they would cost the
+ * engine's side a load each for nothing. The tables are read into locals
+ * first: the stores into out could alias them, and the engine's thread
+ * writes beside them in *a (its cache line would go back and forth). */
+size_t trawl_act_pack(const struct trawl_act *a, const struct trawl_sw_event *evs, size_t n, const uint8_t *keep,
+		      struct trawl_act_event *out)
+{
+	const struct trawl_sw_class *const classes = a->classes;
+	const size_t nclasses = a->nclasses;
+	const uint32_t *const role_start = a->role_start;
+	const int8_t *const class_field = a->class_field;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct trawl_sw_event *ev = &evs[i];
+		size_t ci = (size_t)(ev->cls - classes);
+		if (ci >= nclasses || role_start[ci] == role_start[ci + 1])
+			continue;
+		int f = class_field[ci];
+		out[m++] = (struct trawl_act_event){ ev->time, f >= 0 ? ev->vals[f] : 0, ev->cpu, ev->tid,
+						      (uint32_t)ci, keep[i] };
+	}
+	return m;
+}
+
+void trawl_act_feed_packed(struct trawl_act *a, const struct trawl_act_event *evs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct trawl_act_event *p = &evs[i];
+		struct at e = { p->time, p->val, p->cpu, p->tid };
+		feed_roles(a, p->cls, &e, NULL, (int)p->keep);
+	}
 }
 
 void trawl_act_finish(struct trawl_act *a, uint64_t end)
@@ -585,14 +658,16 @@ enum trawl_status trawl_act_add_span(struct trawl_act *a, const char *name, uint
 
 void trawl_act_open(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
 {
+	struct at e = { ev->time, 0, ev->cpu, ev->tid };
 	if (act < a->nacts)
-		open_node(a, act, key, ev, keep);
+		open_node(a, act, key, &e, keep);
 }
 
 void trawl_act_close(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
 {
+	struct at e = { ev->time, 0, ev->cpu, ev->tid };
 	if (act < a->nacts)
-		close_node(a, act, key, ev, 0);
+		close_node(a, act, key, &e, 0);
 }
 
 void trawl_act_omit(struct trawl_act *a, unsigned what)
@@ -647,6 +722,7 @@ void trawl_act_destroy(struct trawl_act *a)
 	free(a->lane_open);
 	free(a->nodes);
 	free(a->roles);
+	free(a->class_field);
 	free(a->role_start);
 	free(a->acts);
 	free(a);

@@ -643,7 +643,10 @@ static void test_ctf_batch(void **state)
 	static const char tdef[] =
 		"activity pk span { begin net:RX; end net:TX; key thread; };\n"
 		"activity lk span { begin lock:ACQUIRE; end lock:RELEASE; key cpu; };\n"
-		"activity ph state { set lock:ACQUIRE, lock:RELEASE; idle lock:RELEASE; };\n";
+		"activity ph state { set lock:ACQUIRE, lock:RELEASE; idle lock:RELEASE; };\n"
+		/* a field at another index in each class; a state's value field */
+		"activity ms message { send net:RX; recv net:TX; key len; };\n"
+		"activity wv state { set lock:RELEASE; value w; };\n";
 	struct trawl_defs *defs;
 	struct trawl_error err;
 	assert_int_equal(trawl_defs_parse(&defs, tdef, strlen(tdef), "b.tdef", &err), TRAWL_OK);
@@ -667,10 +670,15 @@ static void test_ctf_batch(void **state)
 		struct trawl_swfilter *fa, *fb;
 		assert_int_equal(trawl_swfilter_create(&fa, &spec, ia.classes, ia.nclasses, &err), TRAWL_OK);
 		assert_int_equal(trawl_swfilter_create(&fb, &spec, ib.classes, ib.nclasses, &err), TRAWL_OK);
-		struct trawl_act *ea, *eb;
-		want.n = got.n = 0;
+		struct trawl_act *ea, *eb, *ec;
+		static struct rec_log packed;
+		want.n = got.n = packed.n = 0;
 		assert_int_equal(trawl_act_create(&ea, defs, ia.classes, ia.nclasses, 0, rec_sink, &want, &err), TRAWL_OK);
 		assert_int_equal(trawl_act_create(&eb, defs, ib.classes, ib.nclasses, 0, rec_sink, &got, &err), TRAWL_OK);
+		/* the packed events (events-pipe.c) make the same records */
+		assert_int_equal(trawl_act_create(&ec, defs, ib.classes, ib.nclasses, 0, rec_sink, &packed, &err), TRAWL_OK);
+		assert_true(trawl_act_packable(ec));
+		struct trawl_act_event pk[64];
 		struct trawl_sw_event one, many[64];
 		uint8_t keep[64], bt[64];
 		size_t total = 0, kept = 0, nb;
@@ -679,6 +687,9 @@ static void test_ctf_batch(void **state)
 			assert_true(nb <= sizes[si % 4]);
 			size_t kb = trawl_swfilter_keep_batch(fb, many, nb, keep, bt), kept_before = kept;
 			trawl_act_feed_batch(eb, many, nb, bt);
+			size_t np = trawl_act_pack(ec, many, nb, bt, pk);
+			assert_true(np <= nb);
+			trawl_act_feed_packed(ec, pk, np);
 			for (size_t i = 0; i < nb; i++, total++) {
 				assert_int_equal(trawl_swtrace_next(a, &one), TRAWL_OK);
 				int k_bt, k = trawl_swfilter_keep_ex(fa, &one, &k_bt);
@@ -705,10 +716,13 @@ static void test_ctf_batch(void **state)
 		assert_true(kept > 0 && kept < total); /* the filter decides both ways */
 		trawl_act_finish(ea, last);
 		trawl_act_finish(eb, last);
+		trawl_act_finish(ec, last);
 		assert_true(want.n > 10);
 		assert_int_equal(got.n, want.n);
-		for (size_t k = 0; k < want.n; k++) {
-			const struct trawl_act_record *x = &got.r[k], *y = &want.r[k];
+		assert_int_equal(packed.n, want.n);
+		for (size_t k = 0; k < 2 * want.n; k++) {
+			const struct trawl_act_record *x = k < want.n ? &got.r[k] : &packed.r[k - want.n],
+						       *y = &want.r[k % want.n];
 			assert_int_equal(x->act, y->act);
 			assert_int_equal(x->depth, y->depth);
 			assert_int_equal(x->key, y->key);
@@ -720,8 +734,10 @@ static void test_ctf_batch(void **state)
 			assert_int_equal(x->tid_end, y->tid_end);
 			assert_int_equal(x->flags, y->flags);
 		}
-		for (size_t k = 0; k < 3; k++)
+		for (size_t k = 0; k < 5; k++) {
 			assert_memory_equal(trawl_act_counts(eb, k), trawl_act_counts(ea, k), sizeof(struct trawl_act_counts));
+			assert_memory_equal(trawl_act_counts(ec, k), trawl_act_counts(ea, k), sizeof(struct trawl_act_counts));
+		}
 		const struct trawl_error *da = trawl_swtrace_damage(a), *db = trawl_swtrace_damage(b);
 		assert_non_null(da);
 		assert_non_null(db);
@@ -729,11 +745,26 @@ static void test_ctf_batch(void **state)
 		assert_string_equal(db->message, da->message);
 		trawl_act_destroy(ea);
 		trawl_act_destroy(eb);
+		trawl_act_destroy(ec);
 		trawl_swfilter_destroy(fa);
 		trawl_swfilter_destroy(fb);
 		trawl_swtrace_close(a);
 		trawl_swtrace_close(b);
 	}
+	trawl_defs_destroy(defs);
+	/* net:TX's roles reading two fields (len, port): no packed event holds both */
+	static const char two[] = "activity x message { send net:TX; recv net:RX; key len; };\n"
+				  "activity y state { set net:TX; value port; };\n";
+	assert_int_equal(trawl_defs_parse(&defs, two, strlen(two), "c.tdef", &err), TRAWL_OK);
+	struct trawl_swtrace *t;
+	assert_int_equal(trawl_swtrace_open_mem(&t, meta, strlen(meta), streams, lens, 3, &err), TRAWL_OK);
+	struct trawl_swtrace_info it;
+	trawl_swtrace_info(t, &it);
+	struct trawl_act *ex;
+	assert_int_equal(trawl_act_create(&ex, defs, it.classes, it.nclasses, 0, rec_sink, &want, &err), TRAWL_OK);
+	assert_false(trawl_act_packable(ex));
+	trawl_act_destroy(ex);
+	trawl_swtrace_close(t);
 	trawl_defs_destroy(defs);
 	free(meta);
 	trawl_ctf_meta_release(&m);

@@ -5,7 +5,13 @@
  * thread takes them in order into the engine and on_fed: each side makes
  * the same calls in the same order as one thread does, so the output is
  * the same, with reading overlapped with the rest. The ring is bounded,
- * so memory does not grow with the trace. */
+ * so memory does not grow with the trace.
+ *
+ * Without on_fed the engine is all the calling thread does, and it needs
+ * only what trawl_act_pack keeps of an event: the reader then packs its
+ * batches into the ring (32 bytes an event the engine uses, none for the
+ * others) instead of handing over the whole events (168 bytes each),
+ * as every byte of the ring moves from one core's cache to the other's. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,6 +21,8 @@
 
 #define PIPE_BATCH 256
 #define PIPE_SLOTS 16
+/* packed events a slot holds: a read batch is packed into it whole */
+#define PACK_SLOT (4 * PIPE_BATCH)
 #define SPINS 100
 /* a sleeping side is woken when WAKE batches are there for it (the
  * engine) or free (the reader): the side that keeps the other waiting
@@ -27,6 +35,11 @@ struct pipe_slot {
 	size_t n;
 };
 
+struct pack_slot {
+	struct trawl_act_event ev[PACK_SLOT];
+	size_t n;
+};
+
 /* head: batches the reader has filled; tail: those the engine is done
  * with. A side that cannot go on spins a little, then sleeps until a
  * quarter of the ring is there for it, so on a busy machine, where the
@@ -36,7 +49,8 @@ struct pipe {
 	struct events_run *r;
 	events_batch_fn on_read, on_fed;
 	void *ctx;
-	struct pipe_slot *slot;
+	struct pipe_slot *slot;      /* the ring; packed: the reader's batch */
+	struct pack_slot *pack;      /* packed: the ring */
 	_Alignas(64) atomic_size_t head;
 	_Alignas(64) atomic_size_t tail;
 	_Alignas(64) atomic_int done;
@@ -103,6 +117,41 @@ static void wake(struct pipe *p, atomic_int *sleeps, pthread_cond_t *cv, int rea
 	pthread_mutex_unlock(&p->mu);
 }
 
+/* The reader with packed events: batches are read into the one slot of
+ * its own and packed into the ring's, which is handed over once it
+ * cannot take another batch whole (or at the end). */
+static void *reader_packed(void *arg)
+{
+	struct pipe *p = arg;
+	struct pipe_slot *b = p->slot;
+	size_t head = 0;
+	struct pack_slot *s = &p->pack[0];
+	s->n = 0;
+	for (;;) {
+		b->n = events_run_read(p->r, b->ev, b->keep, b->act, PIPE_BATCH);
+		if (b->n) {
+			if (p->on_read)
+				p->on_read(p->ctx, b->ev, b->keep, b->n);
+			s->n += trawl_act_pack(p->r->act, b->ev, b->n, b->act, s->ev + s->n);
+		}
+		if (b->n && s->n + PIPE_BATCH <= PACK_SLOT)
+			continue;
+		if (s->n) {
+			atomic_store(&p->head, ++head);
+			wake(p, &p->engine_sleeps, &p->engine_cv, filled(p) >= WAKE);
+			if (filled(p) == PIPE_SLOTS)
+				reader_wait(p);
+			s = &p->pack[head % PIPE_SLOTS];
+			s->n = 0;
+		}
+		if (!b->n)
+			break;
+	}
+	atomic_store(&p->done, 1);
+	wake(p, &p->engine_sleeps, &p->engine_cv, 1);
+	return NULL;
+}
+
 static void *reader_main(void *arg)
 {
 	struct pipe *p = arg;
@@ -146,8 +195,13 @@ void events_run_all(struct events_run *r, int threads, events_batch_fn on_read, 
 {
 	struct pipe p = { .r = r, .on_read = on_read, .on_fed = on_fed, .ctx = ctx };
 	pthread_t th;
-	/* a script sees events one by one and drives the engine itself */
-	if (threads < 2 || r->scr || !(p.slot = malloc(PIPE_SLOTS * sizeof *p.slot))) {
+	/* a script sees events one by one and drives the engine itself; with
+	 * neither engine nor on_fed there is nothing to hand over */
+	int packed = !on_fed && r->act && trawl_act_packable(r->act);
+	if (threads < 2 || r->scr || (!on_fed && !r->act) ||
+	    !(p.slot = malloc((packed ? 1 : PIPE_SLOTS) * sizeof *p.slot)) ||
+	    (packed && !(p.pack = malloc(PIPE_SLOTS * sizeof *p.pack)))) {
+		free(p.slot);
 		run_one(r, on_read, on_fed, ctx);
 		return;
 	}
@@ -159,15 +213,22 @@ void events_run_all(struct events_run *r, int threads, events_batch_fn on_read, 
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.reader_cv, NULL);
 	pthread_cond_init(&p.engine_cv, NULL);
-	if (pthread_create(&th, NULL, reader_main, &p)) {
+	if (pthread_create(&th, NULL, packed ? reader_packed : reader_main, &p)) {
 		pthread_cond_destroy(&p.engine_cv);
 		pthread_cond_destroy(&p.reader_cv);
 		pthread_mutex_destroy(&p.mu);
+		free(p.pack);
 		free(p.slot);
 		run_one(r, on_read, on_fed, ctx);
 		return;
 	}
-	for (size_t tail = 0; filled(&p) || engine_wait(&p); tail++) {
+	for (size_t tail = 0; packed && (filled(&p) || engine_wait(&p)); tail++) {
+		const struct pack_slot *s = &p.pack[tail % PIPE_SLOTS];
+		trawl_act_feed_packed(r->act, s->ev, s->n);
+		atomic_store(&p.tail, tail + 1);
+		wake(&p, &p.reader_sleeps, &p.reader_cv, filled(&p) <= PIPE_SLOTS - WAKE);
+	}
+	for (size_t tail = 0; !packed && (filled(&p) || engine_wait(&p)); tail++) {
 		struct pipe_slot *s = &p.slot[tail % PIPE_SLOTS];
 		if (r->act)
 			trawl_act_feed_batch(r->act, s->ev, s->n, s->act);
@@ -182,5 +243,6 @@ void events_run_all(struct events_run *r, int threads, events_batch_fn on_read, 
 	pthread_cond_destroy(&p.engine_cv);
 	pthread_cond_destroy(&p.reader_cv);
 	pthread_mutex_destroy(&p.mu);
+	free(p.pack);
 	free(p.slot);
 }
