@@ -8,7 +8,11 @@
  * metatable dropped) once that costs less than its metatable calls, and
  * before anything that would see past the metatable: rawget, rawset,
  * next, getmetatable, setmetatable, pairs (__pairs), or a store to a value
- * not stored (__newindex). */
+ * not stored (__newindex). A script whose text has no '[' is sealed (see
+ * sealed in sw-script-tables.h): its lazy tables have no __index, as only
+ * those functions and string.gsub could reach a name it does not spell (and a text
+ * that could reach gsub is not sealed),
+ * and a value it never writes is stored only when it changes. */
 #if defined(TRAWL_HAVE_LUA)
 #include "analysis/sw-script-tables.h"
 
@@ -97,7 +101,12 @@ void tables_plan(struct script_tables *s, const char *text, size_t len, int unsa
 		t->s = s;
 		t->c = c;
 	}
-	s->sealed = !unsafe && !memchr(text, '[', len);
+	/* string.gsub with e as its replacement looks names up that the text
+	 * need not spell; it is not wrapped (a wrapper's caller is C: its
+	 * errors would lose the script's line), so a text that could reach it
+	 * (gsub, or pairs or next over the string table) is not sealed */
+	s->sealed = !unsafe && !memchr(text, '[', len) && !names_word(text, len, "gsub") &&
+		    !names_word(text, len, "pairs") && !names_word(text, len, "next");
 	/* a stored value the script never writes is stored only when it
 	 * changes (tables_store): most are the same event after event (cpu,
 	 * tid of a thread's run of events) */
@@ -256,10 +265,7 @@ static int lazy_pairs(lua_State *L)
 
 /* rawget, rawset, next, getmetatable and setmetatable see past a
  * metatable: given a lazy class's table, they make the class eager, then
- * are Lua's own (upvalue 2). So does string.gsub given one as its
- * replacement (argument 3, upvalue 3), when sealed: it looks names up
- * that the script's text need not hold, and a sealed table would answer
- * nil. */
+ * are Lua's own (upvalue 2). */
 static int raw_wrap(lua_State *L)
 {
 	struct script_tables *s = lua_touserdata(L, lua_upvalueindex(1));
@@ -269,7 +275,7 @@ static int raw_wrap(lua_State *L)
 		s->epoch++;
 		arg = 1;
 	}
-	if ((arg == 1 || s->sealed) && lua_type(L, arg) == LUA_TTABLE && lua_getmetatable(L, arg)) {
+	if (lua_type(L, arg) == LUA_TTABLE && lua_getmetatable(L, arg)) {
 		if (lua_rawgetp(L, -1, s) == LUA_TNUMBER)
 			tables_make_eager(s, L, (size_t)lua_tointeger(L, -1), arg);
 		lua_pop(L, 2);
@@ -301,16 +307,6 @@ enum trawl_status tables_wrap_raw(struct script_tables *s, struct trawl_error *e
 		lua_pushcclosure(L, raw_wrap, 3);
 		lua_setglobal(L, names[i]);
 	}
-	/* string.gsub, which string values' methods reach through the same
-	 * table */
-	if (lua_getglobal(L, "string") == LUA_TTABLE) {
-		lua_pushlightuserdata(L, s);
-		lua_getfield(L, -2, "gsub");
-		lua_pushinteger(L, 3);
-		lua_pushcclosure(L, raw_wrap, 3);
-		lua_setfield(L, -2, "gsub");
-	}
-	lua_pop(L, 1);
 	return TRAWL_OK;
 }
 

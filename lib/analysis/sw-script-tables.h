@@ -63,10 +63,10 @@ struct script_tables {
 	uint64_t gen;                /* batches run (cls_table's gen) */
 	uint64_t t0;                 /* time 0 of e.time */
 	size_t *touched, ntouched;   /* the lazy classes whose last is in the batch */
-	/* The script's text has no '[': a name it does not spell can reach e
-	 * only through functions that are wrapped (rawget, next, pairs,
-	 * string.gsub...), which make the class eager first, so a lazy
-	 * class's table needs no __index. */
+	/* The script's text has no '[' (nor gsub, pairs, next): a name it
+	 * does not spell can reach e only through functions that are wrapped
+	 * (rawget, getmetatable...), which make the class eager first, so a
+	 * lazy class's table needs no __index. */
 	int sealed;
 	uint64_t epoch;              /* bumped by each rawset: held goes stale */
 };

@@ -7,7 +7,8 @@
 # time still reaches the value through string.gsub and rawget; a value the
 # script overwrites (=, a list of targets, function e.x(), rawset, past a
 # comment) is the event's own at the next event; and the old way (a '['
-# in the text) agrees.
+# in the text) agrees. A name built at run time through string.gsub works
+# (its text is not sealed) and gsub's errors name the script's line.
 . "$TRAWL_SRC/tests/cli-lib.sh"
 d="$TRAWL_SRC/tests/data/rec"
 awk 'BEGIN { print "# generated"
@@ -33,10 +34,16 @@ same() { # name, script, --where
 }
 printf 'function keep(e)\n  return (e.num ~= nil and e.num > 50) or e.cpu == 0\nend\n' >"$_tmp/miss.lua"
 same "misses" "$_tmp/miss.lua" 'num > 50 || cpu == 0'
-# gsub looks the match up in e: "num" of an event without num stays "num"
+# gsub looks the match up in e ("num" of an event without num stays
+# "num"): a text naming gsub is not sealed, and gsub's errors keep the
+# script's line and gsub's name
 printf 'local k = "n" .. "um"\nfunction keep(e)\n  return (k:gsub(".+", e)) == "7" or (string.gsub(k, ".+", e)) == "9"\nend\n' \
 	>"$_tmp/gsub.lua"
 same "gsub" "$_tmp/gsub.lua" 'num == 7 || num == 9'
+printf 'function keep(e)\n  return ("x"):gsub(".", e, "z") == 1\nend\n' >"$_tmp/gerr.lua"
+expect_exit 1 "$TRAWL" events list "$T" --script "$_tmp/gerr.lua"
+"$TRAWL" events list "$T" --script "$_tmp/gerr.lua" 2>&1 | grep -q "gerr.lua:2: bad argument #3 to 'gsub'" ||
+	fail "gsub's error: $("$TRAWL" events list "$T" --script "$_tmp/gerr.lua" 2>&1 | tail -1)"
 printf 'local k = "w" .. "ho"\nfunction keep(e) return rawget(e, k) == 3 end\n' >"$_tmp/raw.lua"
 same "rawget" "$_tmp/raw.lua" 'who == 3'
 # overwritten values: each event still sees its own cpu
