@@ -10,8 +10,9 @@
  * e has the event's fields by name, and cpu, tid, time (ns since the first
  * event), name ("net:RX"), subsys and event; it is reused from one event to
  * the next. Only the values whose names the script's text holds are
- * stored per event; the others are reached through e's metatable (see
- * sw-script.c). Scripts run sandboxed: base (without dofile, loadfile, load),
+ * stored per event (when it changed, if the script never writes it); the
+ * others are reached through e's metatable, or, with no '[' in the text,
+ * only through the functions that see past one (see sw-script-tables.c). Scripts run sandboxed: base (without dofile, loadfile, load),
  * string, table, math, utf8 and coroutine only, unless unsafe. A call
  * still running after 20 to 40 ms (a watchdog thread, made by open,
  * signals the calling thread with SIGURG, whose handler open installs) is

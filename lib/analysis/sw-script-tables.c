@@ -8,7 +8,11 @@
  * metatable dropped) once that costs less than its metatable calls, and
  * before anything that would see past the metatable: rawget, rawset,
  * next, getmetatable, setmetatable, pairs (__pairs), or a store to a value
- * not stored (__newindex). */
+ * not stored (__newindex). A script whose text has no '[' is sealed (see
+ * sealed in sw-script-tables.h): its lazy tables have no __index, as only
+ * those functions and string.gsub could reach a name it does not spell (and a text
+ * that could reach gsub is not sealed),
+ * and a value it never writes is stored only when it changes. */
 #if defined(TRAWL_HAVE_LUA)
 #include "analysis/sw-script-tables.h"
 
@@ -49,6 +53,35 @@ static int names_word(const char *text, size_t len, const char *w)
 	return 0;
 }
 
+/* Could the text store to a field named w? Only through a name it spells
+ * (when sealed: rawset is wrapped, see raw_wrap): w followed by = (not
+ * ==), by a comma (a list of targets), or by ( (function e.w() ...),
+ * whatever the occurrence, a local or a table constructor's key too. */
+static int writes_word(const char *text, size_t len, const char *w)
+{
+	size_t n = strlen(w);
+	for (size_t i = 0; n && i + n <= len; i++) {
+		if (text[i] != w[0] || memcmp(text + i, w, n) || (i > 0 && is_word_char((unsigned char)text[i - 1])) ||
+		    (i + n < len && is_word_char((unsigned char)text[i + n])))
+			continue;
+		size_t j = i + n;
+		for (;;) {
+			while (j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r' ||
+					   text[j] == '\f' || text[j] == '\v'))
+				j++;
+			if (j + 1 < len && text[j] == '-' && text[j + 1] == '-') {
+				while (j < len && text[j] != '\n')
+					j++; /* a line comment (a long one holds '[': not sealed) */
+				continue;
+			}
+			break;
+		}
+		if (j < len && ((text[j] == '=' && (j + 1 == len || text[j + 1] != '=')) || text[j] == ',' || text[j] == '('))
+			return 1;
+	}
+	return 0;
+}
+
 /* Which values each class stores per event: those the text names, or
  * every one when unsafe (a module could reach anything). */
 void tables_plan(struct script_tables *s, const char *text, size_t len, int unsafe)
@@ -67,6 +100,20 @@ void tables_plan(struct script_tables *s, const char *text, size_t len, int unsa
 		t->lazy = t->nfill < t->nsrc;
 		t->s = s;
 		t->c = c;
+	}
+	/* string.gsub with e as its replacement looks names up that the text
+	 * need not spell; it is not wrapped (a wrapper's caller is C: its
+	 * errors would lose the script's line), so a text that could reach it
+	 * (gsub, or pairs or next over the string table) is not sealed */
+	s->sealed = !unsafe && !memchr(text, '[', len) && !names_word(text, len, "gsub") &&
+		    !names_word(text, len, "pairs") && !names_word(text, len, "next");
+	/* a stored value the script never writes is stored only when it
+	 * changes (tables_store): most are the same event after event (cpu,
+	 * tid of a thread's run of events) */
+	for (size_t c = 0; s->sealed && c < s->nclasses; c++) {
+		struct cls_table *t = &s->ct[c];
+		for (unsigned j = 0; j < t->nfill; j++)
+			t->steady[t->fill[j]] = !writes_word(text, len, src_name(&s->classes[c], t->fill[j]));
 	}
 }
 
@@ -99,7 +146,9 @@ static int lazy_pairs(lua_State *L);
 
 /* Class c's table at its first event, into the tables' table. A lazy
  * class's metatable carries the class number under the key s (a light
- * userdata), which is how the raw functions' wrappers know it. */
+ * userdata), which is how the raw functions' wrappers know it. Sealed, it
+ * has no __index: a miss (e.len of an event without len) is then Lua's
+ * own nil, not a C call of some 280 instructions. */
 static void make_table(struct script_tables *s, size_t c, int tables)
 {
 	lua_State *L = s->L;
@@ -111,7 +160,7 @@ static void make_table(struct script_tables *s, size_t c, int tables)
 			{ "__index", lazy_index }, { "__newindex", lazy_newindex }, { "__pairs", lazy_pairs },
 		};
 		lua_createtable(L, 0, 4);
-		for (size_t i = 0; i < sizeof mm / sizeof mm[0]; i++) {
+		for (size_t i = s->sealed ? 1 : 0; i < sizeof mm / sizeof mm[0]; i++) {
 			lua_pushlightuserdata(L, t);
 			lua_pushcclosure(L, mm[i].fn, 1);
 			lua_setfield(L, -2, mm[i].name);
@@ -220,9 +269,15 @@ static int lazy_pairs(lua_State *L)
 static int raw_wrap(lua_State *L)
 {
 	struct script_tables *s = lua_touserdata(L, lua_upvalueindex(1));
-	if (lua_type(L, 1) == LUA_TTABLE && lua_getmetatable(L, 1)) {
+	int arg = (int)lua_tointegerx(L, lua_upvalueindex(3), NULL);
+	if (arg < 0) {
+		/* rawset: what tables_store kept of the tables may be stale */
+		s->epoch++;
+		arg = 1;
+	}
+	if (lua_type(L, arg) == LUA_TTABLE && lua_getmetatable(L, arg)) {
 		if (lua_rawgetp(L, -1, s) == LUA_TNUMBER)
-			tables_make_eager(s, L, (size_t)lua_tointeger(L, -1), 1);
+			tables_make_eager(s, L, (size_t)lua_tointeger(L, -1), arg);
 		lua_pop(L, 2);
 	}
 	lua_pushvalue(L, lua_upvalueindex(2));
@@ -248,7 +303,8 @@ enum trawl_status tables_wrap_raw(struct script_tables *s, struct trawl_error *e
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		lua_pushlightuserdata(L, s);
 		lua_getglobal(L, names[i]);
-		lua_pushcclosure(L, raw_wrap, 2);
+		lua_pushinteger(L, strcmp(names[i], "rawset") ? 1 : -1);
+		lua_pushcclosure(L, raw_wrap, 3);
 		lua_setglobal(L, names[i]);
 	}
 	return TRAWL_OK;

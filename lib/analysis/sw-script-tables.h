@@ -9,6 +9,7 @@
 #include <lua.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trawl/status.h"
 #include "trawl/sw-event.h"
@@ -37,6 +38,10 @@ struct cls_table {
 	uint8_t fill[NSRC];          /* the sources stored */
 	uint8_t stored[NSRC];        /* 1 if in fill */
 	uint8_t unstored[NSRC];      /* the others, nsrc - nfill of them */
+	uint8_t steady[NSRC];        /* stored, and the script never writes it */
+	uint8_t held[NSRC];          /* steady, and the table holds have[k] */
+	int64_t have[NSRC];
+	uint64_t epoch;              /* of held */
 	int key;                     /* tables[key + j] is the name of fill[j] */
 	const char *names[NSRC];     /* lazy: the names, interned (kept in the tables' table) */
 	const struct trawl_sw_event *last; /* lazy: its last event: in the batch, or lastev */
@@ -58,6 +63,12 @@ struct script_tables {
 	uint64_t gen;                /* batches run (cls_table's gen) */
 	uint64_t t0;                 /* time 0 of e.time */
 	size_t *touched, ntouched;   /* the lazy classes whose last is in the batch */
+	/* The script's text has no '[' (nor gsub, pairs, next): a name it
+	 * does not spell can reach e only through functions that are wrapped
+	 * (rawget, getmetatable...), which make the class eager first, so a
+	 * lazy class's table needs no __index. */
+	int sealed;
+	uint64_t epoch;              /* bumped by each rawset: held goes stale */
 };
 
 /* Which values each class stores (classes, nclasses, ct set): those the
@@ -94,14 +105,25 @@ static inline int64_t tables_value(const struct script_tables *s, const struct t
 	}
 }
 
-/* ev's values into its class's table at e, the names of fill above it. */
-static inline void tables_store(struct script_tables *s, const struct cls_table *t, int e, const struct trawl_sw_event *ev)
+/* ev's values into its class's table at e, the names of fill above it;
+ * a steady value only when it differs from the one the table holds. */
+static inline void tables_store(struct script_tables *s, struct cls_table *t, int e, const struct trawl_sw_event *ev)
 {
 	lua_State *L = s->L;
+	if (t->epoch != s->epoch) {
+		memset(t->held, 0, sizeof t->held);
+		t->epoch = s->epoch;
+	}
 	for (unsigned j = 0; j < t->nfill; j++) {
+		unsigned k = t->fill[j];
+		int64_t v = tables_value(s, ev, k);
+		if (t->held[k] && t->have[k] == v)
+			continue;
 		lua_pushvalue(L, e + 1 + (int)j);
-		lua_pushinteger(L, tables_value(s, ev, t->fill[j]));
+		lua_pushinteger(L, v);
 		lua_rawset(L, e);
+		t->held[k] = t->steady[k];
+		t->have[k] = v;
 	}
 }
 
