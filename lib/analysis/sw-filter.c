@@ -470,6 +470,16 @@ size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw
 		}
 		return kept;
 	}
+	if (f->batch_fn && !f->class_ok && f->ncpus < 0 && f->ntids < 0 && !f->where && !f->has_time) {
+		/* the caller's test (a script) alone: no loop of tests before it,
+		 * which cost a tenth of a Lua filter's run */
+		memset(but_time, 1, n);
+		f->batch_fn(f->batch_ctx, evs, n, but_time);
+		for (size_t i = 0; i < n; i++)
+			kept += but_time[i];
+		memcpy(keep, but_time, n);
+		return kept;
+	}
 	if (f->batch_fn) {
 		/* the caller's test last, over the events every other test kept */
 		for (size_t i = 0; i < n; i++)
