@@ -243,6 +243,8 @@ uc_err emu_uc_drop_tb(uc_engine *uc, uint64_t lo, uint64_t hi);
 void emu_trace_header(struct trawl_emu *e);
 void emu_trace_finish(struct trawl_emu *e, uint64_t next_pc);
 enum trawl_status emu_trace_flush(struct trawl_emu *e);
+/* empty e->buf: the write pointer at its start, the flush point before its end */
+void emu_trace_buffer_reset(struct trawl_emu *e);
 void emu_read_reg(struct trawl_emu *e, unsigned code, uint64_t v[2]);
 void emu_write_reg(struct trawl_emu *e, unsigned code, const uint64_t v[2]);
 /* remember every register in e->snap */

@@ -88,8 +88,6 @@ static void fault_kill(struct trawl_emu *e, int sig, uint64_t pc, uint64_t addr,
 
 /* ---- hooks ------------------------------------------------------------- */
 
-/* Add one to the decimal instruction index at the start of e->prefix; a new
- * digit (at 10, 100, ...) shifts " clk " (and "cpuN ") one place right. */
 static const uint8_t one_at[32] = { [15] = 1 };
 
 void emu_prefix_set(struct trawl_emu *e)
@@ -103,6 +101,8 @@ void emu_prefix_set(struct trawl_emu *e)
 	e->digit_one = one_at + 16 - (e->ndigits - base);
 }
 
+/* Add one to the decimal instruction index at the start of e->prefix; a new
+ * digit (at 10, 100, ...) shifts " clk " (and "cpuN ") one place right. */
 static inline void count_up(struct trawl_emu *e)
 {
 	char *d = e->last_digit;
@@ -131,7 +131,7 @@ static inline void count_up(struct trawl_emu *e)
 	if (d >= e->prefix) {
 		(*d)++;
 	} else {
-		memmove(e->prefix + 1, e->prefix, e->ndigits + 5 + e->cpulen);
+		memmove(e->prefix + 1, e->prefix, e->plen);
 		e->prefix[0] = '1';
 		e->ndigits++;
 		emu_prefix_set(e);
@@ -243,11 +243,11 @@ static void dc_zva_stores(struct trawl_emu *e, const struct emu_insn *in)
 	emu_code_written(e, base, EMU_ZVA_BYTES);
 }
 
-/* Called before every instruction: writes the previous one (whose effects
- * are complete now), then stops at the limit or the end of a thread's
+/* The code hook's general case, before an instruction: writes the previous
+ * one (whose effects are complete now), then stops at the limit or the end of a thread's
  * quantum before this one runs (Unicorn checks for a stop right after the
  * hook), and finds this one's decode by the successor shortcut or the
- * cache. One function, since it runs for every instruction. */
+ * cache (code_hook below takes the common case itself). */
 static __attribute__((noinline)) void code_hook_full(uc_engine *uc, uint64_t addr,
 						     uint32_t size, void *user)
 {
@@ -323,7 +323,6 @@ static void code_hook(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 {
 	struct trawl_emu *e = user;
 	struct emu_insn *cur = e->prev, *in;
-	/* separate tests: each branch is predicted, a combined test costs more */
 	if (__builtin_expect(e->hook_slow || !e->cur, 0))
 		goto full;
 	in = cur->next_seq;   /* never NULL: emu_insn_none */
@@ -951,17 +950,15 @@ enum trawl_status trawl_emu_run(struct trawl_emu *e, struct trawl_outfile *out,
 	memset(&e->res, 0, sizeof e->res);
 	e->out = out;
 	/* a buffer that stays in the CPU cache beats a huge one: the text is
-	 * written once and handed to write(2) or the compressor right away.
-	 * The margin holds the largest instruction (EMU_MAX_MEM accesses as
-	 * LD/ST lines, about 82 KiB) */
+	 * written once and handed to write(2) or the compressor right away
+	 * (the flush margin: emu_trace_buffer_reset) */
 	e->cap = e->opt.buffer_size ? e->opt.buffer_size : (size_t)512 << 10;
 	if (e->cap < (size_t)256 << 10)
 		e->cap = (size_t)256 << 10;
 	e->buf = malloc(e->cap);
 	if (!e->buf)
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	e->wp = e->buf;
-	e->flush_ptr = e->buf + e->cap - (128u << 10);
+	emu_trace_buffer_reset(e);
 
 	uc_hook h;
 	int mem_hooks = tracing && e->opt.mem_hooks;

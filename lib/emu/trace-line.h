@@ -284,7 +284,7 @@ static inline __attribute__((always_inline)) void emu_trace_line(struct trawl_em
 		}
 	}
 	const char *prefix = e->prefix;
-	size_t plen = e->ndigits + 5 + e->cpulen;
+	size_t plen = e->plen;
 
 	char *p = put_insn_line(e->wp, in, next_pc == in->fail_pc, prefix, plen,
 				e->ndigits);

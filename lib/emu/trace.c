@@ -379,7 +379,7 @@ void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all)
 	if (e->wp >= e->flush_ptr && emu_trace_flush(e) != TRAWL_OK)
 		return;
 	init_reg_heads();
-	size_t plen = e->ndigits + 5 + e->cpulen;
+	size_t plen = e->plen;
 	char *p = e->wp;
 	if (e->nsysw && !(p = emu_trace_sysw(e, p, e->prefix, plen)))
 		return;
@@ -400,6 +400,14 @@ void emu_trace_state(struct trawl_emu *e, const struct emu_insn *done, int all)
 	e->wp = p;
 }
 
+void emu_trace_buffer_reset(struct trawl_emu *e)
+{
+	e->wp = e->buf;
+	/* the margin holds the largest instruction (EMU_MAX_MEM accesses as
+	 * LD/ST lines, about 82 KiB) */
+	e->flush_ptr = e->buf + e->cap - (128u << 10);
+}
+
 enum trawl_status emu_trace_flush(struct trawl_emu *e)
 {
 	if (e->out_status != TRAWL_OK)
@@ -408,9 +416,7 @@ enum trawl_status emu_trace_flush(struct trawl_emu *e)
 	if (len && e->out)
 		e->out_status = trawl_outfile_take(e->out, &e->buf, len, e->cap, &e->out_err);
 	e->res.trace_bytes += len;
-	/* the buffer may be another one now (the compressor's) */
-	e->wp = e->buf;
-	e->flush_ptr = e->buf + e->cap - (128u << 10);
+	emu_trace_buffer_reset(e);   /* the buffer may be another one now (the compressor's) */
 	if (e->out_status != TRAWL_OK) {
 		e->stopped = 1;
 		uc_emu_stop(e->uc);
