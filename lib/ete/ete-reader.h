@@ -135,10 +135,12 @@ void ete_perf_finish(struct ete_reader *r);
 void ete_perf_release(struct ete_reader *r);
 /* A perf.data stream's offset as a file offset. */
 uint64_t ete_perf_offset(const struct ete_stream *s, uint64_t off);
+/* The stream of formatted bytes of trace ID id at file offset off; NULL
+ * when out of memory (r->nomem) or when no trace unit has that ID (a
+ * corrupt ID byte, or a source trawl does not decode, such as STM):
+ * damage, said once an ID. */
+struct ete_stream *ete_frame_stream(struct ete_reader *r, uint8_t id, uint64_t off);
 /* Warn about damage at a file offset (UINT64_MAX: none), counted. */
-/* Formatted bytes came for an ID no trace unit has (a corrupt ID byte, or
- * a source trawl does not decode, such as STM): damage, said once an ID. */
-void ete_unknown_id(struct ete_reader *r, uint8_t id, uint64_t off);
 void ete_reader_damage(struct ete_reader *r, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

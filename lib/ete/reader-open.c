@@ -24,11 +24,9 @@ uint64_t ete_stream_offset(const struct ete_stream *s, uint64_t off)
 static void on_id_bytes(void *ctx, uint8_t id, const uint8_t *data, size_t n, uint64_t off)
 {
 	struct ete_reader *r = ctx;
-	struct ete_stream *s = ete_stream_get(r, id, NULL);
-	if (!s) {
-		ete_unknown_id(r, id, off);
+	struct ete_stream *s = ete_frame_stream(r, id, off);
+	if (!s)
 		return;
-	}
 	s->frame_off = off;
 	trawl_ete_pkt_decoder_feed(s->pd, data, n);
 }

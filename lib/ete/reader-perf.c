@@ -63,13 +63,12 @@ uint64_t ete_perf_offset(const struct ete_stream *s, uint64_t off)
 static void on_frame_bytes(void *ctx, uint8_t id, const uint8_t *data, size_t n, uint64_t off)
 {
 	struct ete_reader *r = ctx;
-	struct ete_stream *s = ete_stream_get(r, id, NULL);
-	if (!s) {
-		ete_unknown_id(r, id, r->cur ? seg_map(&r->cur->segs, off) : off);
+	uint64_t file = r->cur ? seg_map(&r->cur->segs, off) : off;
+	struct ete_stream *s = ete_frame_stream(r, id, file);
+	if (!s)
 		return;
-	}
 	s->framed = 1;
-	s->frame_off = r->cur ? seg_map(&r->cur->segs, off) : off;
+	s->frame_off = file;
 	trawl_ete_pkt_decoder_feed(s->pd, data, n);
 }
 

@@ -257,13 +257,21 @@ static void on_packets(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
 	trawl_ete_flow_packets(s->flow, pkts, n);
 }
 
-void ete_unknown_id(struct ete_reader *r, uint8_t id, uint64_t off)
+struct ete_stream *ete_frame_stream(struct ete_reader *r, uint8_t id, uint64_t off)
 {
-	if (id >= ETE_READER_IDS || r->unknown_id[id])
-		return;
-	r->unknown_id[id] = 1;
-	ete_reader_damage(r, off, "trace ID 0x%02x: no ETE or ETMv4 trace unit has this ID: its bytes "
-			  "are not decoded (said once per ID)", id);
+	struct trawl_error e;
+	trawl_error_clear(&e);
+	struct ete_stream *s = ete_stream_get(r, id, &e);
+	if (s || id >= ETE_READER_IDS)
+		return s;
+	if (e.status == TRAWL_ERR_NOMEM) {
+		r->nomem = 1;
+	} else if (!r->unknown_id[id]) {
+		r->unknown_id[id] = 1;
+		ete_reader_damage(r, off, "trace ID 0x%02x: no ETE or ETMv4 trace unit has this ID: its "
+				  "bytes are not decoded (said once per ID)", id);
+	}
+	return NULL;
 }
 
 struct ete_stream *ete_stream_get(struct ete_reader *r, uint8_t id, struct trawl_error *err)
