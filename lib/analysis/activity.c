@@ -41,6 +41,11 @@ struct at {
 	uint32_t cpu, tid;
 };
 
+static inline struct at at_of(const struct trawl_sw_event *ev)
+{
+	return (struct at){ ev->time, 0, ev->cpu, ev->tid };
+}
+
 struct node {
 	uint64_t begin;
 	uint32_t cpu, tid, depth, next;
@@ -534,7 +539,7 @@ __attribute__((always_inline)) static inline void feed(struct trawl_act *a, cons
 	size_t ci = (size_t)(ev->cls - a->classes);
 	if (ci >= a->nclasses)
 		return;
-	struct at e = { ev->time, 0, ev->cpu, ev->tid };
+	struct at e = at_of(ev);
 	feed_roles(a, ci, &e, ev->vals, keep);
 }
 
@@ -658,14 +663,14 @@ enum trawl_status trawl_act_add_span(struct trawl_act *a, const char *name, uint
 
 void trawl_act_open(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev, int keep)
 {
-	struct at e = { ev->time, 0, ev->cpu, ev->tid };
+	struct at e = at_of(ev);
 	if (act < a->nacts)
 		open_node(a, act, key, &e, keep);
 }
 
 void trawl_act_close(struct trawl_act *a, uint32_t act, uint64_t key, const struct trawl_sw_event *ev)
 {
-	struct at e = { ev->time, 0, ev->cpu, ev->tid };
+	struct at e = at_of(ev);
 	if (act < a->nacts)
 		close_node(a, act, key, &e, 0);
 }
