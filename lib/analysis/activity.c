@@ -583,8 +583,14 @@ size_t trawl_act_pack(const struct trawl_act *a, const struct trawl_sw_event *ev
 		if (ci >= nclasses || role_start[ci] == role_start[ci + 1])
 			continue;
 		int f = class_field[ci];
-		out[m++] = (struct trawl_act_event){ ev->time, f >= 0 ? ev->vals[f] : 0, ev->cpu, ev->tid,
-						      (uint32_t)ci, keep[i] };
+		/* field by field: built as one value, it went through the stack */
+		struct trawl_act_event *o = &out[m++];
+		o->time = ev->time;
+		o->val = f >= 0 ? ev->vals[f] : 0;
+		o->cpu = ev->cpu;
+		o->tid = ev->tid;
+		o->cls = (uint32_t)ci;
+		o->keep = keep[i];
 	}
 	return m;
 }
