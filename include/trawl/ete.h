@@ -246,9 +246,13 @@ enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **ou
 					       struct trawl_error *err);
 void trawl_ete_deformatter_feed(struct trawl_ete_deformatter *d, const uint8_t *data, size_t len);
 void trawl_ete_deformatter_finish(struct trawl_ete_deformatter *d);
-/* frames processed, bytes dropped (partial frame at end, bad frames) */
+/* frames processed, bytes dropped (before a TPIU capture's first FSYNC;
+ * after trawl_ete_deformatter_finish also a partial last frame, unless it
+ * is all zeros, a capture's padding) */
 void trawl_ete_deformatter_counts(const struct trawl_ete_deformatter *d, uint64_t *frames,
 				  uint64_t *dropped, uint64_t *syncs);
+/* The input offset of the first byte dropped (when any was). */
+uint64_t trawl_ete_deformatter_first_drop(const struct trawl_ete_deformatter *d);
 void trawl_ete_deformatter_destroy(struct trawl_ete_deformatter *d);
 
 /* A stopped TRBE buffer in wrap mode: `buf` holds memory [base, limit);

@@ -35,6 +35,7 @@ struct trawl_ete_deformatter {
 	uint64_t offset;       /* offset of the next input byte */
 	uint8_t cur_id;
 	uint64_t frames, dropped, syncs;
+	uint64_t first_drop;   /* input offset of the first byte dropped */
 };
 
 enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **out, int tpiu,
@@ -51,6 +52,11 @@ enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **ou
 	d->fn_ctx = fn_ctx;
 	*out = d;
 	return TRAWL_OK;
+}
+
+uint64_t trawl_ete_deformatter_first_drop(const struct trawl_ete_deformatter *d)
+{
+	return d->first_drop;
 }
 
 void trawl_ete_deformatter_destroy(struct trawl_ete_deformatter *d)
@@ -151,7 +157,8 @@ void trawl_ete_deformatter_feed(struct trawl_ete_deformatter *d, const uint8_t *
 				d->syncs++;
 				d->npend = 0;
 			} else {
-				d->dropped++;
+				if (!d->dropped++)
+					d->first_drop = d->pend_off;
 				memmove(d->pend, d->pend + 1, 3);
 				d->npend = 3;
 				d->pend_off++;
@@ -189,7 +196,17 @@ void trawl_ete_deformatter_feed(struct trawl_ete_deformatter *d, const uint8_t *
 
 void trawl_ete_deformatter_finish(struct trawl_ete_deformatter *d)
 {
-	d->dropped += d->nframe + d->npend;
+	/* zeros past the last whole frame are a capture's padding (the end
+	 * of a DSTREAM file's last block): nothing is lost with them */
+	unsigned nonzero = 0;
+	for (unsigned i = 0; i < d->nframe; i++)
+		nonzero |= d->frame[i];
+	for (unsigned i = 0; i < d->npend; i++)
+		nonzero |= d->pend[i];
+	if (nonzero && !d->dropped)
+		d->first_drop = d->nframe ? d->frame_off : d->pend_off;
+	if (nonzero)
+		d->dropped += d->nframe + d->npend;
 	d->nframe = 0;
 	d->npend = 0;
 }

@@ -165,7 +165,7 @@ static void end_segment(struct ete_reader *r, struct ete_perf_cpu *pc, int again
 	struct ete_stream *s = stream_of(r, pc);
 	if (pc->df) {
 		r->cur = pc;
-		trawl_ete_deformatter_finish(pc->df);
+		ete_deformatter_end(r, pc->df, seg_map(&pc->segs, trawl_ete_deformatter_first_drop(pc->df)));
 		trawl_ete_deformatter_destroy(pc->df);
 		pc->df = NULL;
 	}

@@ -135,6 +135,33 @@ expect_stderr_has "trace ID 0x15: no ETE or ETMv4 trace unit has this ID" "$TRAW
 # --id leaves the other IDs out on purpose: nothing said of them
 expect_exit 0 "$TRAWL" ete decode --symfs "$t" --id 0x12 "$t/badid.data"
 
+# formatted AUX data that ends inside a frame (8 of its 16 bytes): those
+# bytes are lost to the decode, which is said with the file offset, exit 1
+# (they were dropped with exit 0), by trawl ete and by the library's reader
+$mk "$t/cutf.data" "$t/trace.bin" /no/such/dir/prog.bin --unit etmv4 --version 1 --formatted --cut-frame 8
+expect_exit 1 "$TRAWL" ete decode --symfs "$t" "$t/cutf.data"
+expect_stderr_has "8 formatted bytes were not in a whole 16-byte frame" "$TRAWL" ete decode --symfs "$t" "$t/cutf.data"
+expect_exit 1 "$TRAWL" stats "$t/cutf.data"
+expect_stderr_has "8 formatted bytes were not in a whole 16-byte frame" "$TRAWL" stats "$t/cutf.data"
+# a raw formatted buffer: cut inside its last frame, said with the offset
+# of the frame; zeros after the last whole frame are padding (a DSTREAM
+# file's last block), nothing lost
+python3 - "$t/trace.bin" "$t/f.bin" <<'PY'
+import os, sys
+src = open(os.path.join(os.environ['TRAWL_SRC'], 'tests/cli/perf-mkdata.py')).read()
+ns = {}  # its frame formatter, without running its main()
+exec(compile(src.replace('\nmain()\n', '\n'), 'perf-mkdata.py', 'exec'), ns)
+open(sys.argv[2], 'wb').write(ns['frames']([(0x10, open(sys.argv[1], 'rb').read())]))
+PY
+raw="--formatted --reg TRCTRACEIDR=0x10 --image 0x1000=$t/prog.bin"
+expect_exit 0 "$TRAWL" ete decode $raw "$t/f.bin"
+head -c 43 "$t/f.bin" >"$t/fcut.bin"
+expect_exit 1 "$TRAWL" ete decode $raw "$t/fcut.bin"
+expect_stderr_has "fcut.bin: offset 32: 11 formatted bytes were not in a whole 16-byte frame" \
+	"$TRAWL" ete decode $raw "$t/fcut.bin"
+{ cat "$t/f.bin"; printf '\0\0\0\0\0\0\0\0\0\0\0\0'; } >"$t/fpad.bin"
+expect_exit 0 "$TRAWL" ete decode $raw "$t/fpad.bin"
+
 # the same records as Linux perf reads them (perf 6.1 knows header <= 1)
 if command -v perf >/dev/null 2>&1; then
 	for f in etm v0 z; do

@@ -13,6 +13,8 @@ options:
   --version V       cs_etm header version 0-2 (default 2: trace IDs by
                     AUX_OUTPUT_HW_ID, 0x20 + 2*cpu; else TRCTRACEIDR 0x10 + 2*cpu)
   --formatted       wrap each CPU's trace in CoreSight 16-byte frames
+  --cut-frame N     drop the last N bytes of each CPU's formatted data (it
+                    ends inside a frame)
   --aux-flags F     extra AUX record flags (number)
   --split K         each CPU's AUX data in AUXTRACE chunks of K bytes (one AUX
                     record each), back to back
@@ -234,6 +236,8 @@ def main():
         tid = (0x20 if version == 2 else 0x10) + 2 * c
         mine = open(opt['trace1'], 'rb').read() if c == 1 and opt.get('trace1') else trace
         payload = frames([(tid, mine)]) if 'formatted' in flags else mine
+        if opt.get('cut-frame'):  # the AUX data ends inside its last frame
+            payload = payload[:-opt['cut-frame']]
         payload += b'\x70' * (-len(payload) % 8)  # padded with IGNORE packets
         data += rec(12, struct.pack('<II', pid, pid) + trailer(pid, c))
         if version == 2:

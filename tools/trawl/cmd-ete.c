@@ -870,6 +870,25 @@ static uint64_t unsynced(struct run *r, int id)
 	return s ? trawl_ete_pkt_decoder_stats(s->pd)->unsynced_bytes : 0;
 }
 
+/* The end of formatted bytes: what the deformatter could not place in a
+ * whole frame (a buffer cut inside its last frame; in a TPIU capture,
+ * bytes before the first FSYNC, whose alignment is unknown) is trace
+ * that was not decoded: said, and counted as lost. */
+static void deformatter_done(struct run *r, struct trawl_ete_deformatter *df)
+{
+	uint64_t dropped = 0;
+	trawl_ete_deformatter_finish(df);
+	trawl_ete_deformatter_counts(df, NULL, &dropped, NULL);
+	uint64_t at = trawl_ete_deformatter_first_drop(df);
+	trawl_ete_deformatter_destroy(df);
+	if (!dropped)
+		return;
+	cli_warn(cmd, "%s: offset %" PRIu64 ": %" PRIu64 " formatted byte%s not in a whole 16-byte frame (a buffer "
+		 "cut inside a frame, or bytes before a TPIU capture's first FSYNC): not decoded",
+		 r->label, r->fmt_base + at, dropped, dropped == 1 ? " was" : "s were");
+	r->bad++;
+}
+
 /* End a CPU's segment: the bytes fed are flushed; trace before the first
  * sync point of a snapshot or of data after a gap is named as lost. With
  * `again`, the stream starts over unsynced, as at creation. */
@@ -880,8 +899,7 @@ static void end_segment(struct run *r, const struct trawl_perf_file *pf, struct 
 	struct stream *s = id >= 0 && id < MAX_IDS ? r->streams[id] : NULL;
 	if (pc->df) {
 		r->fmt_base = pc->base;
-		trawl_ete_deformatter_finish(pc->df);
-		trawl_ete_deformatter_destroy(pc->df);
+		deformatter_done(r, pc->df);
 		pc->df = NULL;
 	}
 	if (s)
@@ -1010,8 +1028,7 @@ static int decode_source(struct run *r, struct source *src, struct trawl_error *
 	trawl_ete_deformatter_feed(df, src->p1, src->n1);
 	if (src->n2)
 		trawl_ete_deformatter_feed(df, src->p2, src->n2);
-	trawl_ete_deformatter_finish(df);
-	trawl_ete_deformatter_destroy(df);
+	deformatter_done(r, df);
 	return EXIT_OK;
 }
 
