@@ -23,7 +23,12 @@
 #define PIPE_SLOTS 16
 /* packed events a slot holds: a read batch is packed into it whole */
 #define PACK_SLOT (4 * PIPE_BATCH)
-#define SPINS 100
+/* pauses a side spins before it sleeps (a pause is 40-140 cycles, so up
+ * to a few tenths of a millisecond): about as long as the other side takes
+ * for a slot or two. A sleep costs the sleeper a wake-up and the wait for a
+ * quarter ring; with 100 a balanced summary slept some 600 times in 36 M
+ * events and took 2-5% more wall time (4% less CPU) */
+#define SPINS 10000
 /* a sleeping side is woken when WAKE batches are there for it (the
  * engine) or free (the reader): the side that keeps the other waiting
  * still has the rest of the ring to go on with while the other wakes */
