@@ -77,6 +77,14 @@ if [ -n "$lua" ]; then
 	     "on one thread (${ou} s CPU) in CPU time, $(ratio "$lw" "$ow")x in wall time (target <= 3);" \
 	     "$(ratio "$lw" "$1")x the default two-thread --where run in wall time"
 	cmp -s "$OUT/lua.out" "$OUT/summary.out" || echo "WARNING: the Lua and --where summaries differ"
+	# the floor: stock Lua's call of keep(e) alone, per event, added to the
+	# --where run (whose own filter is a few ns an event); trawl's part
+	# of the Lua run is what lies between that and the run itself
+	if floor=$("$B/bench-lua-call" "$SRC/bench/events-bench.lua" 20000000 2>/dev/null); then
+		awk -v ns="$floor" -v ou="$ou" -v lu="$lu" -v n="$nl" 'BEGIN {
+			w = ou / n * 1e9; l = lu / n * 1e9
+			printf "floor: stock Lua 5.4 calling keep(e) alone (bench-lua-call) takes %.1f ns an event, the --where run %.1f ns: a Lua filter costs at least %.2fx the --where run here; trawl adds %.1f ns an event around the calls\n", ns, w, (w + ns) / w, l - w - ns }'
+	fi
 	cmp -s "$OUT/summary-one.out" "$OUT/summary.out" || echo "WARNING: the one- and two-thread summaries differ"
 fi
 small_sum=$(measure summary-small "$T" events summary "$OUT/small" --defs "$defs" --where "$where") || exit 1
