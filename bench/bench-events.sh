@@ -53,6 +53,9 @@ read -r nl ll <<EOI
 $(make_trace "$N" "$OUT/large")
 EOI
 echo "traces: $ns events ($ls lost), $nl events ($ll lost); $(du -sh "$OUT/large" | cut -f1) on disk"
+# the traces' dirty pages written back first: the kernel's writeback
+# would otherwise take a cpu from whichever command is timed first
+sync
 [ "$nl" -ge "$N" ] || echo "WARNING: the large trace holds fewer than $N events"
 sum=$(measure summary "$T" events summary "$OUT/large" --defs "$defs" --where "$where") || exit 1
 if command -v babeltrace2 >/dev/null 2>&1; then
