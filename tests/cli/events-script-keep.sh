@@ -98,6 +98,14 @@ want=$(awk 'BEGIN { for (i = 0; i < 1000; i += 10) printf "%d ", i }')
 	fail "runaway after bounded work: kept $(nums "$_tmp/rn" | head -c 200)"
 grep -qF "run.lua:3: the script ran more than 100000 instructions on one event: stopped (--script-limit raises it) (while processing net:RX at 7000 ns, cpu 0, thread 0)" \
 	"$_tmp/rne" || fail "runaway after bounded work: $(cat "$_tmp/rne")"
+# and so in a summary with activities, where keep runs on the reading
+# thread (the watchdog signals that thread): 600 events before it read
+"$TRAWL" events summary "$T" --defs "$d/act.tdef" --threads 2 --script "$_tmp/run.lua" --script-limit 100000 \
+	>"$_tmp/rs" 2>"$_tmp/rse"
+[ $? = 1 ] || fail "summary, runaway: exit status $?"
+[ "$(head -1 "$_tmp/rs")" = "events: 60 kept of 601 read, 0 lost, over 6000 ns" ] || fail "summary, runaway: $(head -1 "$_tmp/rs")"
+grep -qF "run.lua:3: the script ran more than 100000 instructions on one event: stopped" "$_tmp/rse" ||
+	fail "summary, runaway: $(cat "$_tmp/rse")"
 
 # summary reads in batches of 64 with keep as part of the filter: an
 # error at num N (either side of a batch's edge) stops the reading there
@@ -110,6 +118,18 @@ for n in 0 63 64 65 600 999; do
 	[ "$(head -1 "$_tmp/sb$n")" = "$want" ] || fail "summary, error at $n: $(head -1 "$_tmp/sb$n"), expected $want"
 	grep -q "err$n.lua:2: boom at $n (while processing net:RX at $((1000 + 10 * n)) ns" "$_tmp/sbe$n" ||
 		fail "summary, error at $n: $(cat "$_tmp/sbe$n")"
+	# with activities, keep runs on the reading thread (--threads 2) and
+	# the engine on the other: the same summary, message and exit status
+	# as on one thread
+	for th in 1 2; do
+		"$TRAWL" events summary "$T" --defs "$d/act.tdef" --threads $th --script "$_tmp/err$n.lua" \
+			>"$_tmp/sa$th" 2>"$_tmp/sae$th"
+		echo "exit $?" >>"$_tmp/sa$th"
+	done
+	cmp -s "$_tmp/sa1" "$_tmp/sa2" && cmp -s "$_tmp/sae1" "$_tmp/sae2" ||
+		fail "summary with activities, error at $n: --threads 1 and 2 differ: $(diff "$_tmp/sa1" "$_tmp/sa2" | head -5)"
+	[ "$(head -1 "$_tmp/sa2")" = "$want" ] || fail "summary with activities, error at $n: $(head -1 "$_tmp/sa2")"
+	grep -q "^exit 1$" "$_tmp/sa2" || fail "summary with activities, error at $n: $(tail -1 "$_tmp/sa2")"
 done
 
 # summary with keep = summary with the same --where
@@ -117,6 +137,8 @@ printf 'function keep(e) return e.num %% 7 == 2 or (e.cpu == 1 and e.time >= 500
 "$TRAWL" events summary "$T" --defs "$d/act.tdef" --script "$_tmp/w.lua" >"$_tmp/s1" 2>&1
 "$TRAWL" events summary "$T" --defs "$d/act.tdef" --where 'num % 7 == 2 || (cpu == 1 && time >= 5000)' >"$_tmp/s2" 2>&1
 cmp -s "$_tmp/s1" "$_tmp/s2" || fail "summary: keep and --where differ: $(diff "$_tmp/s1" "$_tmp/s2" | head -5)"
+"$TRAWL" events summary "$T" --defs "$d/act.tdef" --script "$_tmp/w.lua" --threads 1 >"$_tmp/s3" 2>&1
+cmp -s "$_tmp/s1" "$_tmp/s3" || fail "summary: keep on one thread and on two differ: $(diff "$_tmp/s1" "$_tmp/s3" | head -5)"
 grep -q "^events: $(awk 'BEGIN { for (i = 0; i < 1000; i++) n += (i % 7 == 2 || (i % 2 == 1 && 10 * i >= 5000)); print n }') kept of 1000 read" "$_tmp/s1" ||
 	fail "summary: $(head -1 "$_tmp/s1")"
 finish

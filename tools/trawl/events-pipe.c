@@ -27,8 +27,13 @@
  * to a few tenths of a millisecond): about as long as the other side takes
  * for a slot or two. A sleep costs the sleeper a wake-up and the wait for a
  * quarter ring; with 100 a balanced summary slept some 600 times in 36 M
- * events and took 2-5% more wall time (4% less CPU) */
+ * events and took 2-5% more wall time (4% less CPU). Behind a Lua filter
+ * (several times slower than the engine) the engine would spin through
+ * most of every slot's wait, a third more CPU time: it spins SPINS_MIN,
+ * then sleeps (it wakes with a quarter of the ring to go on with, so the
+ * reader does not wait for it) */
 #define SPINS 10000
+#define SPINS_MIN 50
 /* a sleeping side is woken when WAKE batches are there for it (the
  * engine) or free (the reader): the side that keeps the other waiting
  * still has the rest of the ring to go on with while the other wakes */
@@ -60,6 +65,7 @@ struct pipe {
 	_Alignas(64) atomic_size_t tail;
 	_Alignas(64) atomic_int done;
 	atomic_int reader_sleeps, engine_sleeps;
+	int reader_spins, engine_spins; /* pauses before a sleep (SPINS) */
 	pthread_mutex_t mu;
 	pthread_cond_t reader_cv, engine_cv;
 };
@@ -81,7 +87,7 @@ static size_t filled(struct pipe *p)
 /* The reader, with the ring full: on when a slot is free. */
 static void reader_wait(struct pipe *p)
 {
-	for (int i = 0; i < SPINS && filled(p) == PIPE_SLOTS; i++)
+	for (int i = 0; i < p->reader_spins && filled(p) == PIPE_SLOTS; i++)
 		relax();
 	if (filled(p) == PIPE_SLOTS) {
 		pthread_mutex_lock(&p->mu);
@@ -97,7 +103,7 @@ static void reader_wait(struct pipe *p)
  * reader is done; 0 when nothing is left. */
 static int engine_wait(struct pipe *p)
 {
-	for (int i = 0; i < SPINS && !filled(p) && !atomic_load(&p->done); i++)
+	for (int i = 0; i < p->engine_spins && !filled(p) && !atomic_load(&p->done); i++)
 		relax();
 	if (!filled(p) && !atomic_load(&p->done)) {
 		pthread_mutex_lock(&p->mu);
@@ -198,12 +204,18 @@ int events_threads_default(void)
 
 void events_run_all(struct events_run *r, int threads, events_batch_fn on_read, events_batch_fn on_fed, void *ctx)
 {
-	struct pipe p = { .r = r, .on_read = on_read, .on_fed = on_fed, .ctx = ctx };
+	struct pipe p = { .r = r, .on_read = on_read, .on_fed = on_fed, .ctx = ctx,
+			  .reader_spins = SPINS, .engine_spins = r->scr ? SPINS_MIN : SPINS };
 	pthread_t th;
-	/* a script sees events one by one and drives the engine itself; with
-	 * neither engine nor on_fed there is nothing to hand over */
+	/* a script with on_event sees events one by one and drives the
+	 * engine itself; one whose keep(e) is the filter runs on the reading
+	 * thread, the only one that touches its Lua state, when the engine
+	 * takes packed events (nothing on this thread calls the script: with
+	 * on_fed, a listing's computed fields would); with neither engine nor
+	 * on_fed there is nothing to hand over */
 	int packed = !on_fed && r->act && trawl_act_packable(r->act);
-	if (threads < 2 || r->scr || (!on_fed && !r->act) ||
+	int script_here = r->scr && (!packed || trawl_script_has_on_event(r->scr));
+	if (threads < 2 || script_here || (!on_fed && !r->act) ||
 	    !(p.slot = malloc((packed ? 1 : PIPE_SLOTS) * sizeof *p.slot)) ||
 	    (packed && !(p.pack = malloc(PIPE_SLOTS * sizeof *p.pack)))) {
 		free(p.slot);

@@ -71,6 +71,8 @@ enum trawl_status events_run_next(struct events_run *r, struct trawl_sw_event *e
 
 size_t events_run_read(struct events_run *r, struct trawl_sw_event *evs, uint8_t *keep, uint8_t *act, size_t max)
 {
+	if (r->script_failed) /* keep(e) failed: nothing after it is read */
+		return 0;
 	size_t n = trawl_swtrace_next_batch(r->t, evs, max);
 	if (!n)
 		return 0;
