@@ -56,6 +56,25 @@ for seed in 1 2 3 4 5 6 7 8; do
 	"$TRAWL" events summary --json "$T" --defs "$ex/analysis.tdef" --where 'len > 100 || cpu == 0' >"$T.w" 2>/dev/null
 	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events_kept"])' "$T.w")
 	[ "$got" = "$want" ] || fail "seed $seed: --where kept $got events, awk counts $want"
+	# the kept events per unit of time, against the same count in python
+	# (buckets of the summary's final width from the first kept event)
+	python3 - "$T.list" "$T.w" <<'PY' || fail "seed $seed: --where rate differs from the list's"
+import json, sys
+s = json.load(open(sys.argv[2]))
+times = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) < 6:
+        continue
+    lens = [int(x[4:]) for x in f[6:] if x.startswith('len=')]
+    if int(f[2]) == 0 or (lens and lens[0] > 100):
+        times.append(int(f[0]))
+w = s["rate_width_ns"]
+want = [0] * len(s["rate"])
+for t in times:
+    want[(t - times[0]) // w] += 1
+sys.exit(0 if want == s["rate"] else 1)
+PY
 	if [ $lua = 1 ]; then
 		"$TRAWL" events summary --json "$T" --defs "$ex/analysis.tdef" --script "$_tmp/k.lua" >"$T.l" 2>/dev/null
 		cmp -s "$T.l" "$T.w" || fail "seed $seed: the Lua keep(e) and --where summaries differ"
