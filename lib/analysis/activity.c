@@ -380,6 +380,24 @@ static void sweep_empty(struct trawl_act *a)
 	a->nempty = 0;
 }
 
+/* Node i into its (activity, key) entry s: a message at the tail (first
+ * in, first out), a span at the head (innermost first). Values are
+ * index + 1, 0 for none. */
+static inline void slot_link(struct trawl_act *a, struct act_slot *s, uint32_t i, int message)
+{
+	if (!message) {
+		a->nodes[i].next = s->a ? s->a - 1 : NIL;
+		s->a = i + 1;
+		return;
+	}
+	a->nodes[i].next = NIL;
+	if (s->a == 0)
+		s->a = i + 1;
+	else
+		a->nodes[s->b - 1].next = i;
+	s->b = i + 1;
+}
+
 __attribute__((always_inline)) static inline void open_node(struct trawl_act *a, uint32_t act, uint64_t key,
 							    const struct at *ev, int keep)
 {
@@ -409,17 +427,8 @@ __attribute__((always_inline)) static inline void open_node(struct trawl_act *a,
 	n->next = NIL;
 	if (!(a->omit & TRAWL_ACT_NO_OLDEST))
 		open_link(a, i);
-	if (d->kind == TRAWL_DEFS_MESSAGE) {
-		if (s->a == 0) /* empty: values are index + 1 */
-			s->a = i + 1;
-		else
-			a->nodes[s->b - 1].next = i;
-		s->b = i + 1;
-		return;
-	}
-	n->next = s->a ? s->a - 1 : NIL;
-	s->a = i + 1;
-	if (a->omit & TRAWL_ACT_NO_DEPTH)
+	slot_link(a, s, i, d->kind == TRAWL_DEFS_MESSAGE);
+	if (d->kind == TRAWL_DEFS_MESSAGE || (a->omit & TRAWL_ACT_NO_DEPTH))
 		return;
 	int cpu_lane = d->key == TRAWL_DEFS_KEY_CPU;
 	n->lane = lane_of(a, cpu_lane, cpu_lane ? ev->cpu : ev->tid);
@@ -641,17 +650,7 @@ static inline void lean_open(struct trawl_act *a, const struct role *r, uint64_t
 	n->flags = p->keep ? TRAWL_ACT_KEEP : 0;
 	n->depth = 0;
 	n->lane = NIL;
-	if (r->message) {
-		n->next = NIL;
-		if (s->a == 0)
-			s->a = i + 1;
-		else
-			a->nodes[s->b - 1].next = i;
-		s->b = i + 1;
-		return;
-	}
-	n->next = s->a ? s->a - 1 : NIL;
-	s->a = i + 1;
+	slot_link(a, s, i, r->message);
 }
 
 /* close_node when the memo holds (activity, key) with a node open. */
