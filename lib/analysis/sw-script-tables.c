@@ -18,6 +18,7 @@
 
 #include <lauxlib.h>
 #include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 static const char *src_name(const struct trawl_sw_class *cls, unsigned k)
@@ -82,6 +83,21 @@ static int writes_word(const char *text, size_t len, const char *w)
 	return 0;
 }
 
+/* Source k joins t's fill: where tables_store reads it from. */
+static void fill_add(struct cls_table *t, unsigned k)
+{
+	struct fill_src *f = &t->src[t->nfill];
+	*f = (struct fill_src){ .mask = UINT64_MAX };
+	switch (k) {
+	case 0: f->off = offsetof(struct trawl_sw_event, cpu), f->mask = UINT32_MAX; break;
+	case 1: f->off = offsetof(struct trawl_sw_event, tid), f->mask = UINT32_MAX; break;
+	case 2: f->off = offsetof(struct trawl_sw_event, time), f->tmask = UINT64_MAX; break;
+	default: f->off = (uint32_t)(offsetof(struct trawl_sw_event, vals) + (k - SRC_FIELD) * sizeof(uint64_t));
+	}
+	t->stored[k] = 1;
+	t->fill[t->nfill++] = (uint8_t)k;
+}
+
 /* Which values each class stores per event: those the text names, or
  * every one when unsafe (a module could reach anything). */
 void tables_plan(struct script_tables *s, const char *text, size_t len, int unsafe)
@@ -90,10 +106,8 @@ void tables_plan(struct script_tables *s, const char *text, size_t len, int unsa
 		struct cls_table *t = &s->ct[c];
 		t->nsrc = class_nsrc(&s->classes[c]);
 		for (unsigned k = 0; k < t->nsrc; k++)
-			if (unsafe || names_word(text, len, src_name(&s->classes[c], k))) {
-				t->stored[k] = 1;
-				t->fill[t->nfill++] = (uint8_t)k;
-			}
+			if (unsafe || names_word(text, len, src_name(&s->classes[c], k)))
+				fill_add(t, k);
 		for (unsigned k = 0, u = 0; k < t->nsrc; k++)
 			if (!t->stored[k])
 				t->unstored[u++] = (uint8_t)k;
@@ -113,8 +127,11 @@ void tables_plan(struct script_tables *s, const char *text, size_t len, int unsa
 	for (size_t c = 0; s->sealed && c < s->nclasses; c++) {
 		struct cls_table *t = &s->ct[c];
 		for (unsigned j = 0; j < t->nfill; j++)
-			t->steady[t->fill[j]] = !writes_word(text, len, src_name(&s->classes[c], t->fill[j]));
+			t->src[j].steady = !writes_word(text, len, src_name(&s->classes[c], t->fill[j]));
 	}
+	/* sealed, a lazy table has no __index: no calls to weigh */
+	for (size_t c = 0; c < s->nclasses; c++)
+		s->ct[c].adapt = s->ct[c].lazy && !s->sealed;
 }
 
 /* Push the names of t's fill into the tables' table (at index tables). */
@@ -194,15 +211,14 @@ void tables_make_eager(struct script_tables *s, lua_State *L, size_t c, int e)
 		lua_pushstring(L, src_name(&s->classes[c], k));
 		lua_pushinteger(L, tables_value(s, t->last, k));
 		lua_rawset(L, e);
-		t->stored[k] = 1;
-		t->fill[t->nfill++] = (uint8_t)k;
+		fill_add(t, k);
 	}
 	lua_pushnil(L);
 	lua_setmetatable(L, e);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, s->tables_ref);
 	add_keys(s, L, &s->classes[c], t, lua_gettop(L));
 	lua_pop(L, 1);
-	t->lazy = 0;
+	t->lazy = t->adapt = 0;
 	t->gen = 0;
 	t->mvalid = 0;
 }

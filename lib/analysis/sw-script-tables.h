@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/lua-lazy.h"
 #include "trawl/status.h"
 #include "trawl/sw-event.h"
 
@@ -28,20 +29,30 @@
 
 struct script_tables;
 
+/* How tables_store reads one value of fill from an event, with no branch
+ * on which it is: 8 bytes at off, masked (cpu and tid are 4), less the
+ * time origin where tmask is all ones (time). */
+struct fill_src {
+	uint32_t off;
+	uint8_t steady;              /* the script never writes it */
+	uint8_t held;                /* steady, and the table holds have */
+	uint64_t mask, tmask;
+	int64_t have;
+};
+
 /* One event class's table. */
 struct cls_table {
 	struct script_tables *s;     /* for its metamethods, whose upvalue it is */
 	size_t c;
 	int made;                    /* the table is in the tables' table */
 	int lazy;                    /* has the metatable: what fill lacks is read from last */
+	int adapt;                   /* lazy with an __index: weighed for eager (ADAPT_EVERY) */
 	unsigned nsrc, nfill;        /* values of the class; those stored per event */
 	uint8_t fill[NSRC];          /* the sources stored */
 	uint8_t stored[NSRC];        /* 1 if in fill */
 	uint8_t unstored[NSRC];      /* the others, nsrc - nfill of them */
-	uint8_t steady[NSRC];        /* stored, and the script never writes it */
-	uint8_t held[NSRC];          /* steady, and the table holds have[k] */
-	int64_t have[NSRC];
-	uint64_t epoch;              /* of held */
+	struct fill_src src[NSRC];   /* per entry of fill: how tables_store reads it */
+	uint64_t epoch;              /* of the held flags */
 	int key;                     /* tables[key + j] is the name of fill[j] */
 	const char *names[NSRC];     /* lazy: the names, interned (kept in the tables' table) */
 	const struct trawl_sw_event *last; /* lazy: its last event: in the batch, or lastev */
@@ -54,6 +65,7 @@ struct cls_table {
 
 struct script_tables {
 	lua_State *L;
+	const struct lua_lazy_hot *api; /* for the per-event calls */
 	const struct trawl_sw_class *classes;
 	size_t nclasses;
 	struct cls_table *ct;        /* per class */
@@ -111,19 +123,22 @@ static inline void tables_store(struct script_tables *s, struct cls_table *t, in
 {
 	lua_State *L = s->L;
 	if (t->epoch != s->epoch) {
-		memset(t->held, 0, sizeof t->held);
+		for (unsigned j = 0; j < t->nfill; j++)
+			t->src[j].held = 0;
 		t->epoch = s->epoch;
 	}
 	for (unsigned j = 0; j < t->nfill; j++) {
-		unsigned k = t->fill[j];
-		int64_t v = tables_value(s, ev, k);
-		if (t->held[k] && t->have[k] == v)
+		struct fill_src *f = &t->src[j];
+		uint64_t raw;
+		memcpy(&raw, (const char *)ev + f->off, sizeof raw);
+		int64_t v = (int64_t)((raw & f->mask) - (s->t0 & f->tmask));
+		if (f->held && f->have == v)
 			continue;
-		lua_pushvalue(L, e + 1 + (int)j);
-		lua_pushinteger(L, v);
-		lua_rawset(L, e);
-		t->held[k] = t->steady[k];
-		t->have[k] = v;
+		s->api->pushvalue(L, e + 1 + (int)j);
+		s->api->pushinteger(L, v);
+		s->api->rawset(L, e);
+		f->held = f->steady;
+		f->have = v;
 	}
 }
 

@@ -531,6 +531,7 @@ static int run_batch(lua_State *L)
 	struct trawl_script *s = of_state(L);
 	struct script_tables *tb = &s->tab;
 	struct run *r = &s->run;
+	const struct lua_lazy_hot *api = tb->api;
 	if (!lua_checkstack(L, PENDING + 8))
 		tables_no_stack(L);
 	int top = lua_gettop(L), pending = 0;
@@ -554,7 +555,7 @@ static int run_batch(lua_State *L)
 				tables_push(tb, c);
 				top = lua_gettop(L);
 			}
-			if (t->lazy && ++t->nev >= ADAPT_EVERY) {
+			if (t->adapt && ++t->nev >= ADAPT_EVERY) {
 				if (MISS_COST * t->ncalls > (uint64_t)(t->nsrc - t->nfill) * t->nev) {
 					tables_make_eager(tb, L, c, t->slot);
 					tables_push(tb, c);
@@ -566,14 +567,14 @@ static int run_batch(lua_State *L)
 			tables_store(tb, t, e, ev);
 			t->last = ev;
 		}
-		lua_pushvalue(L, 1);
-		lua_pushvalue(L, e);
+		api->pushvalue(L, 1);
+		api->pushvalue(L, e);
 		uint64_t n = call_begin(s);
-		lua_callk(L, 1, 1, 0, NULL);
+		api->callk(L, 1, 1, 0, NULL);
 		call_end(s, n);
-		r->keep[i] = (uint8_t)lua_toboolean(L, -1);
+		r->keep[i] = (uint8_t)api->toboolean(L, -1);
 		if (c >= tb->nclasses || ++pending == PENDING) {
-			lua_settop(L, top);
+			api->settop(L, top);
 			pending = 0;
 		}
 	}
@@ -613,6 +614,7 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	snprintf(s->path, sizeof s->path, "%s", path);
 	s->tab.classes = classes;
 	s->tab.nclasses = nclasses;
+	s->tab.api = lua_lazy_hot();
 	s->budget = opt && opt->max_instructions ? opt->max_instructions : TRAWL_SCRIPT_DEFAULT_INSTRUCTIONS;
 	s->fields_ref = s->tab.tables_ref = s->tab.next_ref = LUA_NOREF;
 	if (!(s->L = s->tab.L = lua_newstate(alloc, s))) {

@@ -140,9 +140,20 @@ static struct lazy_lib lua = {
 	.slots = (void **)&lazy_fn,
 };
 
+static struct lua_lazy_hot hot;
+
 enum trawl_status lua_lazy_load(struct trawl_error *err)
 {
-	return lazy_lib_load(&lua, err);
+	enum trawl_status st = lazy_lib_load(&lua, err);
+	if (st == TRAWL_OK && !hot.pushvalue)
+		hot = (struct lua_lazy_hot){ lazy_fn.lua_pushvalue, lazy_fn.lua_pushinteger, lazy_fn.lua_rawset,
+					     lazy_fn.lua_callk, lazy_fn.lua_toboolean, lazy_fn.lua_settop };
+	return st;
+}
+
+const struct lua_lazy_hot *lua_lazy_hot(void)
+{
+	return &hot;
 }
 
 void * lua_touserdata(lua_State *L, int idx)
