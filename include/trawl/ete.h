@@ -248,11 +248,19 @@ void trawl_ete_deformatter_feed(struct trawl_ete_deformatter *d, const uint8_t *
 void trawl_ete_deformatter_finish(struct trawl_ete_deformatter *d);
 /* frames processed, bytes dropped (before a TPIU capture's first FSYNC;
  * after trawl_ete_deformatter_finish also a partial last frame, unless it
- * is all zeros, a capture's padding) */
+ * is all zeros, a capture's padding), syncs removed (in memory, a frame
+ * of four FSYNCs is a barrier that Linux's CoreSight drivers write where
+ * a wrapped buffer lost trace: skipped) */
 void trawl_ete_deformatter_counts(const struct trawl_ete_deformatter *d, uint64_t *frames,
 				  uint64_t *dropped, uint64_t *syncs);
 /* The input offset of the first byte dropped (when any was). */
 uint64_t trawl_ete_deformatter_first_drop(const struct trawl_ete_deformatter *d);
+/* Data bytes no trace unit can have sent: a non-zero byte under the
+ * null ID 0 (a formatter pads with zeros) or any byte under a reserved ID
+ * (0x70..0x7f but the trigger's 0x7d). Trace that a damaged ID byte
+ * switched to such an ID is not decoded: these say so. Returns the count;
+ * *first_frame is the input offset of the first one's frame. */
+uint64_t trawl_ete_deformatter_stray(const struct trawl_ete_deformatter *d, uint64_t *first_frame);
 void trawl_ete_deformatter_destroy(struct trawl_ete_deformatter *d);
 
 /* A stopped TRBE buffer in wrap mode: `buf` holds memory [base, limit);

@@ -9,7 +9,11 @@
  *            before it, belongs to the OLD ID when flag bit i is 1
  *   15       flag bits: bit i goes with byte 2i
  *
- * ID 0 is padding, 0x7F is reserved (never data). TPIU/DSTREAM captures
+ * ID 0 is padding (its data zeros), 0x70-0x7F are reserved (0x7D marks a
+ * trigger): a data byte for any of them that a formatter would not write
+ * is counted (stray), as it is most likely trace that a damaged ID byte
+ * sent there. In memory, Linux writes a barrier (four FSYNCs, one whole
+ * frame) where a wrapped buffer lost trace. TPIU/DSTREAM captures
  * insert FSYNC (FF FF FF 7F) between frames and HSYNC (FF 7F) at even
  * positions; both are removed before frames are decoded. DSTREAM capture
  * files also end every 512-byte block with 8 bytes of capture metadata.
@@ -36,6 +40,7 @@ struct trawl_ete_deformatter {
 	uint8_t cur_id;
 	uint64_t frames, dropped, syncs;
 	uint64_t first_drop;   /* input offset of the first byte dropped */
+	uint64_t stray, first_stray; /* data bytes under ID 0 or a reserved ID */
 };
 
 enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **out, int tpiu,
@@ -57,6 +62,13 @@ enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **ou
 uint64_t trawl_ete_deformatter_first_drop(const struct trawl_ete_deformatter *d)
 {
 	return d->first_drop;
+}
+
+uint64_t trawl_ete_deformatter_stray(const struct trawl_ete_deformatter *d, uint64_t *first_frame)
+{
+	if (first_frame)
+		*first_frame = d->first_stray;
+	return d->stray;
 }
 
 void trawl_ete_deformatter_destroy(struct trawl_ete_deformatter *d)
@@ -81,8 +93,13 @@ void trawl_ete_deformatter_counts(const struct trawl_ete_deformatter *d, uint64_
 static inline void emit(struct trawl_ete_deformatter *d, uint8_t id, uint8_t byte, uint64_t base,
 			uint32_t *cnt)
 {
-	if (id == 0 || id >= 0x70)
+	if (id == 0 || id >= 0x70) {
+		if ((id == 0 && byte) || (id >= 0x70 && id != 0x7d)) {
+			if (!d->stray++)
+				d->first_stray = d->frame_off;
+		}
 		return;
+	}
 	d->fn(d->fn_ctx, id, &byte, 1, base + (*cnt)++);
 }
 
@@ -92,6 +109,13 @@ static void do_frame(struct trawl_ete_deformatter *d)
 	uint8_t flags = f[15];
 	uint64_t base = d->frame_off;
 	uint32_t cnt = 0;
+	static const uint8_t barrier[16] = { 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f,
+					     0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f };
+	if (!d->tpiu && f[0] == 0xff && !memcmp(f, barrier, sizeof barrier)) {
+		d->syncs += 4;
+		d->nframe = 0;
+		return;
+	}
 	d->frames++;
 	for (int i = 0; i < 8; i++) {
 		uint8_t b = f[2 * i];

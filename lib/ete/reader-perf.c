@@ -53,6 +53,11 @@ static uint64_t seg_map(const struct ete_segs *s, uint64_t off)
 	return s->v[lo].file + (off >= s->v[lo].from ? off - s->v[lo].from : 0);
 }
 
+static uint64_t seg_map_fn(const void *segs, uint64_t off)
+{
+	return seg_map(segs, off);
+}
+
 uint64_t ete_perf_offset(const struct ete_stream *s, uint64_t off)
 {
 	return s->framed ? s->frame_off : seg_map(&s->segs, off);
@@ -165,7 +170,7 @@ static void end_segment(struct ete_reader *r, struct ete_perf_cpu *pc, int again
 	struct ete_stream *s = stream_of(r, pc);
 	if (pc->df) {
 		r->cur = pc;
-		ete_deformatter_end(r, pc->df, seg_map(&pc->segs, trawl_ete_deformatter_first_drop(pc->df)));
+		ete_deformatter_end(r, pc->df, seg_map_fn, &pc->segs);
 		trawl_ete_deformatter_destroy(pc->df);
 		pc->df = NULL;
 	}

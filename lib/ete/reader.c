@@ -257,15 +257,25 @@ static void on_packets(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
 	trawl_ete_flow_packets(s->flow, pkts, n);
 }
 
-void ete_deformatter_end(struct ete_reader *r, struct trawl_ete_deformatter *df, uint64_t file_off)
+void ete_deformatter_end(struct ete_reader *r, struct trawl_ete_deformatter *df,
+			 uint64_t (*map)(const void *ctx, uint64_t off), const void *map_ctx)
 {
-	uint64_t dropped = 0;
+	uint64_t dropped = 0, at;
 	trawl_ete_deformatter_finish(df);
 	trawl_ete_deformatter_counts(df, NULL, &dropped, NULL);
-	if (dropped)
-		ete_reader_damage(r, file_off, "%" PRIu64 " formatted byte%s not in a whole 16-byte frame (a buffer "
+	if (dropped) {
+		at = trawl_ete_deformatter_first_drop(df);
+		ete_reader_damage(r, map ? map(map_ctx, at) : at,
+				  "%" PRIu64 " formatted byte%s not in a whole 16-byte frame (a buffer "
 				  "cut inside a frame, or bytes before a TPIU capture's first FSYNC): not decoded",
 				  dropped, dropped == 1 ? " was" : "s were");
+	}
+	uint64_t stray = trawl_ete_deformatter_stray(df, &at);
+	if (stray)
+		ete_reader_damage(r, map ? map(map_ctx, at) : at,
+				  "%" PRIu64 " data byte%s under the null trace ID 0 (not zero) or a reserved "
+				  "ID, from this frame on: trace that a damaged ID byte sent there is not decoded",
+				  stray, stray == 1 ? "" : "s");
 }
 
 struct ete_stream *ete_frame_stream(struct ete_reader *r, uint8_t id, uint64_t off)
@@ -332,7 +342,7 @@ struct ete_stream *ete_stream_get(struct ete_reader *r, uint8_t id, struct trawl
 static void finish_buffer(struct ete_reader *r)
 {
 	if (r->df)
-		ete_deformatter_end(r, r->df, trawl_ete_deformatter_first_drop(r->df));
+		ete_deformatter_end(r, r->df, NULL, NULL);
 	for (int i = 0; i < ETE_READER_IDS; i++)
 		if (r->streams[i]) {
 			trawl_ete_pkt_decoder_finish(r->streams[i]->pd);

@@ -135,6 +135,36 @@ expect_stderr_has "trace ID 0x15: no ETE or ETMv4 trace unit has this ID" "$TRAW
 # --id leaves the other IDs out on purpose: nothing said of them
 expect_exit 0 "$TRAWL" ete decode --symfs "$t" --id 0x12 "$t/badid.data"
 
+# the same ID byte damaged to the null ID 0 (padding) or a reserved one
+# (0x70): the trace after it went nowhere, with exit 0 before; now its
+# bytes (not zeros, as padding is) are said from that frame on, exit 1
+for id in 0 0x70; do
+	python3 - "$t/etm.data" "$t/pad.data" "$id" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+data_off, data_size = struct.unpack_from('<QQ', d, 40)
+pos, done = data_off, False
+while pos < data_off + data_size and not done:
+    rtype, misc, size = struct.unpack_from('<IHH', d, pos)
+    if rtype == 71:
+        n = struct.unpack_from('<Q', d, pos + 8)[0]
+        for f in range(pos + 48, pos + 48 + n, 16):
+            if d[f] == 0x10 << 1 | 1:
+                d[f] = int(sys.argv[3], 0) << 1 | 1
+                done = True
+                break
+        pos += n
+    pos += size
+assert done
+open(sys.argv[2], 'wb').write(d)
+PY
+	expect_exit 1 "$TRAWL" ete decode --symfs "$t" "$t/pad.data"
+	expect_stderr_has "under the null trace ID 0 (not zero) or a reserved ID, from this frame on" \
+		"$TRAWL" ete decode --symfs "$t" "$t/pad.data"
+	expect_exit 1 "$TRAWL" stats "$t/pad.data"
+	expect_stderr_has "under the null trace ID 0 (not zero) or a reserved ID" "$TRAWL" stats "$t/pad.data"
+done
+
 # formatted AUX data that ends inside a frame (8 of its 16 bytes): those
 # bytes are lost to the decode, which is said with the file offset, exit 1
 # (they were dropped with exit 0), by trawl ete and by the library's reader

@@ -101,6 +101,45 @@ static void test_tpiu(void **state)
 	trawl_ete_deformatter_destroy(d);
 }
 
+/* In memory, a frame of four FSYNCs (Linux's barrier) is skipped; data
+ * bytes under ID 0 that are not zero, and any under a reserved ID but the
+ * trigger's 0x7d, are counted as stray: trace a damaged ID byte sent
+ * away. */
+static void test_stray_and_barrier(void **state)
+{
+	(void)state;
+	uint8_t in[7 * 16];
+	memset(in, 0, sizeof in);
+	memcpy(in, frame, 16);                              /* 0: as test_deformat */
+	for (int i = 0; i < 16; i += 4)                     /* 16: the barrier */
+		in[16 + i] = in[17 + i] = in[18 + i] = 0xff, in[19 + i] = 0x7f;
+	in[32] = 0x01;                                      /* 32: padding, zeros */
+	in[48] = 0x01, in[49] = 0xaa;                       /* 48: ID 0, one byte not zero */
+	in[64] = 0xe1, in[65] = 0x11;                       /* 64: ID 0x70: 14 data bytes */
+	in[80] = 0xfb;                                      /* 80: the trigger ID 0x7d */
+	in[96] = 0x21, in[97] = 0x99;                       /* 96: back to ID 0x10 */
+	struct idbytes b;
+	struct trawl_ete_deformatter *d;
+	memset(&b, 0, sizeof b);
+	assert_int_equal(trawl_ete_deformatter_create(&d, 0, on_bytes, &b, NULL), TRAWL_OK);
+	trawl_ete_deformatter_feed(d, in, sizeof in);
+	trawl_ete_deformatter_finish(d);
+	uint64_t frames, dropped, syncs, first;
+	trawl_ete_deformatter_counts(d, &frames, &dropped, &syncs);
+	assert_int_equal(frames, 6);
+	assert_int_equal(dropped, 0);
+	assert_int_equal(syncs, 4);
+	assert_int_equal(trawl_ete_deformatter_stray(d, &first), 1 + 14);
+	assert_int_equal(first, 48);
+	/* ID 0x10: the first frame's four bytes, then 0x99 and 13 zeros; the
+	 * barrier gave it nothing (as a frame, its first byte would be 0xff) */
+	assert_int_equal(b.n[0], 4 + 14);
+	assert_int_equal(b.data[0][4], 0x99);
+	assert_int_equal(b.off[0][4], 96);
+	assert_int_equal(b.n[1], 9);
+	trawl_ete_deformatter_destroy(d);
+}
+
 static void test_trbe(void **state)
 {
 	(void)state;
@@ -412,6 +451,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deformat),
 		cmocka_unit_test(test_tpiu),
+		cmocka_unit_test(test_stray_and_barrier),
 		cmocka_unit_test(test_trbe),
 		cmocka_unit_test(test_settings_files),
 		cmocka_unit_test(test_ini),

@@ -879,8 +879,15 @@ static void deformatter_done(struct run *r, struct trawl_ete_deformatter *df)
 	uint64_t dropped = 0;
 	trawl_ete_deformatter_finish(df);
 	trawl_ete_deformatter_counts(df, NULL, &dropped, NULL);
-	uint64_t at = trawl_ete_deformatter_first_drop(df);
+	uint64_t at = trawl_ete_deformatter_first_drop(df), stray_at = 0;
+	uint64_t stray = trawl_ete_deformatter_stray(df, &stray_at);
 	trawl_ete_deformatter_destroy(df);
+	if (stray) {
+		cli_warn(cmd, "%s: offset %" PRIu64 ": %" PRIu64 " data byte%s under the null trace ID 0 (not zero) or "
+			 "a reserved ID, from this frame on: trace that a damaged ID byte sent there is not decoded",
+			 r->label, r->fmt_base + stray_at, stray, stray == 1 ? "" : "s");
+		r->bad++;
+	}
 	if (!dropped)
 		return;
 	cli_warn(cmd, "%s: offset %" PRIu64 ": %" PRIu64 " formatted byte%s not in a whole 16-byte frame (a buffer "
