@@ -261,6 +261,11 @@ uint64_t trawl_ete_deformatter_first_drop(const struct trawl_ete_deformatter *d)
  * switched to such an ID is not decoded: these say so. Returns the count;
  * *first_frame is the input offset of the first one's frame. */
 uint64_t trawl_ete_deformatter_stray(const struct trawl_ete_deformatter *d, uint64_t *first_frame);
+/* Data bytes before the input's first ID byte (a wrapped buffer starts
+ * inside some ID's run): which trace unit sent them is unknown, so they
+ * are not decoded. 0 when they were all zeros (no trace). They start at
+ * input offset 0. */
+uint64_t trawl_ete_deformatter_unplaced(const struct trawl_ete_deformatter *d);
 void trawl_ete_deformatter_destroy(struct trawl_ete_deformatter *d);
 
 /* A stopped TRBE buffer in wrap mode: `buf` holds memory [base, limit);

@@ -41,7 +41,12 @@ struct trawl_ete_deformatter {
 	uint64_t frames, dropped, syncs;
 	uint64_t first_drop;   /* input offset of the first byte dropped */
 	uint64_t stray, first_stray; /* data bytes under ID 0 or a reserved ID */
+	uint64_t unplaced;     /* data bytes before the first ID byte ... */
+	int unplaced_nonzero;  /* ... and whether any was not zero */
 };
+
+/* cur_id before the input's first ID byte: not a 7-bit ID */
+#define ID_NONE 0x80
 
 enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **out, int tpiu,
 					       trawl_ete_id_bytes_fn fn, void *fn_ctx,
@@ -53,6 +58,7 @@ enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **ou
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	d->tpiu = tpiu;
 	d->aligned = !tpiu;
+	d->cur_id = ID_NONE;
 	d->fn = fn;
 	d->fn_ctx = fn_ctx;
 	*out = d;
@@ -62,6 +68,11 @@ enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **ou
 uint64_t trawl_ete_deformatter_first_drop(const struct trawl_ete_deformatter *d)
 {
 	return d->first_drop;
+}
+
+uint64_t trawl_ete_deformatter_unplaced(const struct trawl_ete_deformatter *d)
+{
+	return d->unplaced_nonzero ? d->unplaced : 0;
 }
 
 uint64_t trawl_ete_deformatter_stray(const struct trawl_ete_deformatter *d, uint64_t *first_frame)
@@ -94,7 +105,10 @@ static inline void emit(struct trawl_ete_deformatter *d, uint8_t id, uint8_t byt
 			uint32_t *cnt)
 {
 	if (id == 0 || id >= 0x70) {
-		if ((id == 0 && byte) || (id >= 0x70 && id != 0x7d)) {
+		if (id == ID_NONE) {
+			d->unplaced++;
+			d->unplaced_nonzero |= byte != 0;
+		} else if ((id == 0 && byte) || (id >= 0x70 && id != 0x7d)) {
 			if (!d->stray++)
 				d->first_stray = d->frame_off;
 		}

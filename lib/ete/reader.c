@@ -270,6 +270,12 @@ void ete_deformatter_end(struct ete_reader *r, struct trawl_ete_deformatter *df,
 				  "cut inside a frame, or bytes before a TPIU capture's first FSYNC): not decoded",
 				  dropped, dropped == 1 ? " was" : "s were");
 	}
+	uint64_t unplaced = trawl_ete_deformatter_unplaced(df);
+	if (unplaced)
+		ete_reader_damage(r, map ? map(map_ctx, 0) : 0,
+				  "%" PRIu64 " data byte%s before the first trace ID byte (a wrapped buffer starts "
+				  "inside some ID's bytes): which trace unit sent them is unknown: not decoded",
+				  unplaced, unplaced == 1 ? "" : "s");
 	uint64_t stray = trawl_ete_deformatter_stray(df, &at);
 	if (stray)
 		ete_reader_damage(r, map ? map(map_ctx, at) : at,

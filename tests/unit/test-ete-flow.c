@@ -137,6 +137,20 @@ static void test_stray_and_barrier(void **state)
 	assert_int_equal(b.data[0][4], 0x99);
 	assert_int_equal(b.off[0][4], 96);
 	assert_int_equal(b.n[1], 9);
+	assert_int_equal(trawl_ete_deformatter_unplaced(d), 0);
+	trawl_ete_deformatter_destroy(d);
+
+	/* a wrapped buffer: two data bytes before the first ID byte belong
+	 * to no known ID; then ID 0x10 has 0x44 and twelve zeros */
+	uint8_t w[16] = { 0x02, 0x33, 0x21, 0x44 };
+	memset(&b, 0, sizeof b);
+	assert_int_equal(trawl_ete_deformatter_create(&d, 0, on_bytes, &b, NULL), TRAWL_OK);
+	trawl_ete_deformatter_feed(d, w, sizeof w);
+	trawl_ete_deformatter_finish(d);
+	assert_int_equal(trawl_ete_deformatter_unplaced(d), 2);
+	assert_int_equal(trawl_ete_deformatter_stray(d, NULL), 0);
+	assert_int_equal(b.n[0], 12);
+	assert_int_equal(b.data[0][0], 0x44);
 	trawl_ete_deformatter_destroy(d);
 }
 

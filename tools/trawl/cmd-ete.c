@@ -881,7 +881,14 @@ static void deformatter_done(struct run *r, struct trawl_ete_deformatter *df)
 	trawl_ete_deformatter_counts(df, NULL, &dropped, NULL);
 	uint64_t at = trawl_ete_deformatter_first_drop(df), stray_at = 0;
 	uint64_t stray = trawl_ete_deformatter_stray(df, &stray_at);
+	uint64_t unplaced = trawl_ete_deformatter_unplaced(df);
 	trawl_ete_deformatter_destroy(df);
+	if (unplaced) {
+		cli_warn(cmd, "%s: offset %" PRIu64 ": %" PRIu64 " data byte%s before the first trace ID byte (a "
+			 "wrapped buffer starts inside some ID's bytes): which trace unit sent them is unknown: not "
+			 "decoded", r->label, r->fmt_base, unplaced, unplaced == 1 ? "" : "s");
+		r->bad++;
+	}
 	if (stray) {
 		cli_warn(cmd, "%s: offset %" PRIu64 ": %" PRIu64 " data byte%s under the null trace ID 0 (not zero) or "
 			 "a reserved ID, from this frame on: trace that a damaged ID byte sent there is not decoded",
