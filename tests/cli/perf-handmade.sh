@@ -104,11 +104,10 @@ for c in "ete decode" stats; do
 		"$TRAWL" $c "$t/attrcut.data"
 done
 
-# a frame whose ID byte names no trace unit (0x15; the CPUs' are 0x10 and
-# 0x12), as one flipped byte makes it: the bytes it carries are not
-# decoded, which is said with the offset, exit 1 (they were dropped with
-# exit 0 before); the library's reader (trawl stats) says it too
-python3 - "$t/etm.data" "$t/badid.data" <<'PY'
+# retag SRC DST ID: DST is SRC with the first AUX frame that starts with
+# ID 0x10 starting with ID instead, as one damaged ID byte makes it
+retag() {
+	python3 - "$1" "$2" "$3" <<'PY'
 import struct, sys
 d = bytearray(open(sys.argv[1], 'rb').read())
 data_off, data_size = struct.unpack_from('<QQ', d, 40)
@@ -119,7 +118,7 @@ while pos < data_off + data_size and not done:
         n = struct.unpack_from('<Q', d, pos + 8)[0]
         for f in range(pos + 48, pos + 48 + n, 16):
             if d[f] == 0x10 << 1 | 1:  # a frame that starts with ID 0x10
-                d[f] = 0x15 << 1 | 1
+                d[f] = int(sys.argv[3], 0) << 1 | 1
                 done = True
                 break
         pos += n
@@ -127,6 +126,13 @@ while pos < data_off + data_size and not done:
 assert done
 open(sys.argv[2], 'wb').write(d)
 PY
+}
+
+# a frame whose ID byte names no trace unit (0x15; the CPUs' are 0x10 and
+# 0x12), as one flipped byte makes it: the bytes it carries are not
+# decoded, which is said with the offset, exit 1 (they were dropped with
+# exit 0 before); the library's reader (trawl stats) says it too
+retag "$t/etm.data" "$t/badid.data" 0x15
 expect_exit 1 "$TRAWL" ete decode --symfs "$t" "$t/badid.data"
 expect_stderr_has "trace ID 0x15: no ETE or ETMv4 trace unit has this ID: its bytes are not decoded" \
 	"$TRAWL" ete decode --symfs "$t" "$t/badid.data"
@@ -139,25 +145,7 @@ expect_exit 0 "$TRAWL" ete decode --symfs "$t" --id 0x12 "$t/badid.data"
 # (0x70): the trace after it went nowhere, with exit 0 before; now its
 # bytes (not zeros, as padding is) are said from that frame on, exit 1
 for id in 0 0x70; do
-	python3 - "$t/etm.data" "$t/pad.data" "$id" <<'PY'
-import struct, sys
-d = bytearray(open(sys.argv[1], 'rb').read())
-data_off, data_size = struct.unpack_from('<QQ', d, 40)
-pos, done = data_off, False
-while pos < data_off + data_size and not done:
-    rtype, misc, size = struct.unpack_from('<IHH', d, pos)
-    if rtype == 71:
-        n = struct.unpack_from('<Q', d, pos + 8)[0]
-        for f in range(pos + 48, pos + 48 + n, 16):
-            if d[f] == 0x10 << 1 | 1:
-                d[f] = int(sys.argv[3], 0) << 1 | 1
-                done = True
-                break
-        pos += n
-    pos += size
-assert done
-open(sys.argv[2], 'wb').write(d)
-PY
+	retag "$t/etm.data" "$t/pad.data" "$id"
 	expect_exit 1 "$TRAWL" ete decode --symfs "$t" "$t/pad.data"
 	expect_stderr_has "under the null trace ID 0 (not zero) or a reserved ID, from this frame on" \
 		"$TRAWL" ete decode --symfs "$t" "$t/pad.data"
