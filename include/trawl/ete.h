@@ -253,19 +253,17 @@ void trawl_ete_deformatter_finish(struct trawl_ete_deformatter *d);
  * a wrapped buffer lost trace: skipped) */
 void trawl_ete_deformatter_counts(const struct trawl_ete_deformatter *d, uint64_t *frames,
 				  uint64_t *dropped, uint64_t *syncs);
-/* The input offset of the first byte dropped (when any was). */
-uint64_t trawl_ete_deformatter_first_drop(const struct trawl_ete_deformatter *d);
-/* Data bytes no trace unit can have sent: a non-zero byte under the
- * null ID 0 (a formatter pads with zeros) or any byte under a reserved ID
- * (0x70..0x7f but the trigger's 0x7d). Trace that a damaged ID byte
- * switched to such an ID is not decoded: these say so. Returns the count;
- * *first_frame is the input offset of the first one's frame. */
-uint64_t trawl_ete_deformatter_stray(const struct trawl_ete_deformatter *d, uint64_t *first_frame);
-/* Data bytes before the input's first ID byte (a wrapped buffer starts
- * inside some ID's run): which trace unit sent them is unknown, so they
- * are not decoded. 0 when they were all zeros (no trace). They start at
- * input offset 0. */
-uint64_t trawl_ete_deformatter_unplaced(const struct trawl_ete_deformatter *d);
+/* What a finished deformatter could not decode, one finding at a time
+ * (i from 0): 1 with its input offset and a sentence in msg, 0 past the
+ * last. The findings: bytes not in a whole frame (a buffer cut inside its
+ * last frame; in a TPIU capture, bytes before the first FSYNC); data bytes
+ * before the input's first ID byte, unless all zeros (a wrapped buffer
+ * starts inside some ID's run, so which unit sent them is unknown); stray
+ * bytes: not zero under the null ID 0 (a formatter pads with zeros), or
+ * any under a reserved ID but the trigger's 0x7d, which is where a
+ * damaged ID byte sends the trace after it. */
+int trawl_ete_deformatter_damage(const struct trawl_ete_deformatter *d, unsigned i, uint64_t *offset, char *msg,
+				 size_t size);
 void trawl_ete_deformatter_destroy(struct trawl_ete_deformatter *d);
 
 /* A stopped TRBE buffer in wrap mode: `buf` holds memory [base, limit);

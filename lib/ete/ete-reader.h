@@ -140,10 +140,9 @@ uint64_t ete_perf_offset(const struct ete_stream *s, uint64_t off);
  * corrupt ID byte, or a source trawl does not decode, such as STM):
  * damage, said once an ID. */
 struct ete_stream *ete_frame_stream(struct ete_reader *r, uint8_t id, uint64_t off);
-/* Finish a deformatter: bytes it could not place in a whole frame, and
- * stray bytes (under ID 0 or a reserved ID), are damage, said at the file
- * offset map gives for the deformatter's own offset of the first (NULL:
- * the same). */
+/* Finish a deformatter: what it could not decode
+ * (trawl_ete_deformatter_damage) is damage, said at the file offset map
+ * gives for the deformatter's own offset (NULL: the same). */
 void ete_deformatter_end(struct ete_reader *r, struct trawl_ete_deformatter *df,
 			 uint64_t (*map)(const void *ctx, uint64_t off), const void *map_ctx);
 /* Warn about damage at a file offset (UINT64_MAX: none), counted. */

@@ -20,6 +20,8 @@
  *
  * TRBE buffers in wrap mode hold [write, limit) (older) then [base, write).
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,21 +67,32 @@ enum trawl_status trawl_ete_deformatter_create(struct trawl_ete_deformatter **ou
 	return TRAWL_OK;
 }
 
-uint64_t trawl_ete_deformatter_first_drop(const struct trawl_ete_deformatter *d)
+int trawl_ete_deformatter_damage(const struct trawl_ete_deformatter *d, unsigned i, uint64_t *offset, char *msg,
+				 size_t size)
 {
-	return d->first_drop;
-}
-
-uint64_t trawl_ete_deformatter_unplaced(const struct trawl_ete_deformatter *d)
-{
-	return d->unplaced_nonzero ? d->unplaced : 0;
-}
-
-uint64_t trawl_ete_deformatter_stray(const struct trawl_ete_deformatter *d, uint64_t *first_frame)
-{
-	if (first_frame)
-		*first_frame = d->first_stray;
-	return d->stray;
+	unsigned k = 0;
+	if (d->dropped && k++ == i) {
+		*offset = d->first_drop;
+		snprintf(msg, size, "%" PRIu64 " formatted byte%s not in a whole 16-byte frame (a buffer cut inside "
+			 "a frame, or bytes before a TPIU capture's first FSYNC): not decoded",
+			 d->dropped, d->dropped == 1 ? " was" : "s were");
+		return 1;
+	}
+	if (d->unplaced_nonzero && k++ == i) {
+		*offset = 0;
+		snprintf(msg, size, "%" PRIu64 " data byte%s before the first trace ID byte (a wrapped buffer "
+			 "starts inside some ID's bytes): which trace unit sent them is unknown: not decoded",
+			 d->unplaced, d->unplaced == 1 ? "" : "s");
+		return 1;
+	}
+	if (d->stray && k++ == i) {
+		*offset = d->first_stray;
+		snprintf(msg, size, "%" PRIu64 " data byte%s under the null trace ID 0 (not zero) or a reserved "
+			 "ID, from this frame on: trace that a damaged ID byte sent there is not decoded",
+			 d->stray, d->stray == 1 ? "" : "s");
+		return 1;
+	}
+	return 0;
 }
 
 void trawl_ete_deformatter_destroy(struct trawl_ete_deformatter *d)

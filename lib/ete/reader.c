@@ -260,28 +260,11 @@ static void on_packets(void *ctx, const struct trawl_ete_packet *pkts, size_t n)
 void ete_deformatter_end(struct ete_reader *r, struct trawl_ete_deformatter *df,
 			 uint64_t (*map)(const void *ctx, uint64_t off), const void *map_ctx)
 {
-	uint64_t dropped = 0, at;
+	char msg[256];
+	uint64_t at;
 	trawl_ete_deformatter_finish(df);
-	trawl_ete_deformatter_counts(df, NULL, &dropped, NULL);
-	if (dropped) {
-		at = trawl_ete_deformatter_first_drop(df);
-		ete_reader_damage(r, map ? map(map_ctx, at) : at,
-				  "%" PRIu64 " formatted byte%s not in a whole 16-byte frame (a buffer "
-				  "cut inside a frame, or bytes before a TPIU capture's first FSYNC): not decoded",
-				  dropped, dropped == 1 ? " was" : "s were");
-	}
-	uint64_t unplaced = trawl_ete_deformatter_unplaced(df);
-	if (unplaced)
-		ete_reader_damage(r, map ? map(map_ctx, 0) : 0,
-				  "%" PRIu64 " data byte%s before the first trace ID byte (a wrapped buffer starts "
-				  "inside some ID's bytes): which trace unit sent them is unknown: not decoded",
-				  unplaced, unplaced == 1 ? "" : "s");
-	uint64_t stray = trawl_ete_deformatter_stray(df, &at);
-	if (stray)
-		ete_reader_damage(r, map ? map(map_ctx, at) : at,
-				  "%" PRIu64 " data byte%s under the null trace ID 0 (not zero) or a reserved "
-				  "ID, from this frame on: trace that a damaged ID byte sent there is not decoded",
-				  stray, stray == 1 ? "" : "s");
+	for (unsigned i = 0; trawl_ete_deformatter_damage(df, i, &at, msg, sizeof msg); i++)
+		ete_reader_damage(r, map ? map(map_ctx, at) : at, "%s", msg);
 }
 
 struct ete_stream *ete_frame_stream(struct ete_reader *r, uint8_t id, uint64_t off)

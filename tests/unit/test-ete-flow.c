@@ -125,19 +125,23 @@ static void test_stray_and_barrier(void **state)
 	trawl_ete_deformatter_feed(d, in, sizeof in);
 	trawl_ete_deformatter_finish(d);
 	uint64_t frames, dropped, syncs, first;
+	char msg[256];
 	trawl_ete_deformatter_counts(d, &frames, &dropped, &syncs);
 	assert_int_equal(frames, 6);
 	assert_int_equal(dropped, 0);
 	assert_int_equal(syncs, 4);
-	assert_int_equal(trawl_ete_deformatter_stray(d, &first), 1 + 14);
+	/* one finding: the 1 + 14 stray bytes, from the frame at 48 */
+	assert_int_equal(trawl_ete_deformatter_damage(d, 0, &first, msg, sizeof msg), 1);
+	assert_string_equal(msg, "15 data bytes under the null trace ID 0 (not zero) or a reserved ID, from this "
+				 "frame on: trace that a damaged ID byte sent there is not decoded");
 	assert_int_equal(first, 48);
+	assert_int_equal(trawl_ete_deformatter_damage(d, 1, &first, msg, sizeof msg), 0);
 	/* ID 0x10: the first frame's four bytes, then 0x99 and 13 zeros; the
 	 * barrier gave it nothing (as a frame, its first byte would be 0xff) */
 	assert_int_equal(b.n[0], 4 + 14);
 	assert_int_equal(b.data[0][4], 0x99);
 	assert_int_equal(b.off[0][4], 96);
 	assert_int_equal(b.n[1], 9);
-	assert_int_equal(trawl_ete_deformatter_unplaced(d), 0);
 	trawl_ete_deformatter_destroy(d);
 
 	/* a wrapped buffer: two data bytes before the first ID byte belong
@@ -147,8 +151,11 @@ static void test_stray_and_barrier(void **state)
 	assert_int_equal(trawl_ete_deformatter_create(&d, 0, on_bytes, &b, NULL), TRAWL_OK);
 	trawl_ete_deformatter_feed(d, w, sizeof w);
 	trawl_ete_deformatter_finish(d);
-	assert_int_equal(trawl_ete_deformatter_unplaced(d), 2);
-	assert_int_equal(trawl_ete_deformatter_stray(d, NULL), 0);
+	/* one finding: the two bytes before the ID, at offset 0 */
+	assert_int_equal(trawl_ete_deformatter_damage(d, 0, &first, msg, sizeof msg), 1);
+	assert_non_null(strstr(msg, "2 data bytes before the first trace ID byte"));
+	assert_int_equal(first, 0);
+	assert_int_equal(trawl_ete_deformatter_damage(d, 1, &first, msg, sizeof msg), 0);
 	assert_int_equal(b.n[0], 12);
 	assert_int_equal(b.data[0][0], 0x44);
 	trawl_ete_deformatter_destroy(d);

@@ -870,37 +870,18 @@ static uint64_t unsynced(struct run *r, int id)
 	return s ? trawl_ete_pkt_decoder_stats(s->pd)->unsynced_bytes : 0;
 }
 
-/* The end of formatted bytes: what the deformatter could not place in a
- * whole frame (a buffer cut inside its last frame; in a TPIU capture,
- * bytes before the first FSYNC, whose alignment is unknown) is trace
- * that was not decoded: said, and counted as lost. */
+/* The end of formatted bytes: what the deformatter could not decode
+ * (trawl_ete_deformatter_damage) is said, and counted as lost. */
 static void deformatter_done(struct run *r, struct trawl_ete_deformatter *df)
 {
-	uint64_t dropped = 0;
+	char msg[256];
+	uint64_t at;
 	trawl_ete_deformatter_finish(df);
-	trawl_ete_deformatter_counts(df, NULL, &dropped, NULL);
-	uint64_t at = trawl_ete_deformatter_first_drop(df), stray_at = 0;
-	uint64_t stray = trawl_ete_deformatter_stray(df, &stray_at);
-	uint64_t unplaced = trawl_ete_deformatter_unplaced(df);
+	for (unsigned i = 0; trawl_ete_deformatter_damage(df, i, &at, msg, sizeof msg); i++) {
+		cli_warn(cmd, "%s: offset %" PRIu64 ": %s", r->label, r->fmt_base + at, msg);
+		r->bad++;
+	}
 	trawl_ete_deformatter_destroy(df);
-	if (unplaced) {
-		cli_warn(cmd, "%s: offset %" PRIu64 ": %" PRIu64 " data byte%s before the first trace ID byte (a "
-			 "wrapped buffer starts inside some ID's bytes): which trace unit sent them is unknown: not "
-			 "decoded", r->label, r->fmt_base, unplaced, unplaced == 1 ? "" : "s");
-		r->bad++;
-	}
-	if (stray) {
-		cli_warn(cmd, "%s: offset %" PRIu64 ": %" PRIu64 " data byte%s under the null trace ID 0 (not zero) or "
-			 "a reserved ID, from this frame on: trace that a damaged ID byte sent there is not decoded",
-			 r->label, r->fmt_base + stray_at, stray, stray == 1 ? "" : "s");
-		r->bad++;
-	}
-	if (!dropped)
-		return;
-	cli_warn(cmd, "%s: offset %" PRIu64 ": %" PRIu64 " formatted byte%s not in a whole 16-byte frame (a buffer "
-		 "cut inside a frame, or bytes before a TPIU capture's first FSYNC): not decoded",
-		 r->label, r->fmt_base + at, dropped, dropped == 1 ? " was" : "s were");
-	r->bad++;
 }
 
 /* End a CPU's segment: the bytes fed are flushed; trace before the first
