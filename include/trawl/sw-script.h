@@ -17,8 +17,12 @@
  * still running after 20 to 40 ms (a watchdog thread, made by open,
  * signals the calling thread with SIGURG, whose handler open installs) is
  * stopped after max_instructions more; coroutines are counted from their
- * start. Errors name the script's line and the event being processed. Lua
- * is loaded at the first script (lazy). */
+ * start. The memory Lua holds for the script is bounded (max_memory): past
+ * the bound, and still past it after a full collection, the call is
+ * stopped at the next line it runs; a single allocation that would take
+ * it past 1.5 times the bound is refused. Errors name the script's line
+ * and the event being processed. Lua is loaded at the first script
+ * (lazy). */
 #ifndef TRAWL_SW_SCRIPT_H
 #define TRAWL_SW_SCRIPT_H
 
@@ -29,6 +33,8 @@
 #include "trawl/sw-activity.h"
 
 #define TRAWL_SCRIPT_DEFAULT_INSTRUCTIONS 10000000u
+#define TRAWL_SCRIPT_DEFAULT_MEMORY (1024ull << 20)
+#define TRAWL_SCRIPT_NO_MEMORY_BOUND UINT64_MAX
 
 /* What the script's print() says (its arguments as tostring gives them,
  * tab-separated, no newline). */
@@ -37,6 +43,7 @@ typedef void (*trawl_script_print_fn)(void *ctx, const char *text, size_t len);
 struct trawl_script_options {
 	int unsafe;                  /* all of Lua's libraries (io, os, require, ...) */
 	uint64_t max_instructions;   /* per call, once watched (0: the default) */
+	uint64_t max_memory;         /* bytes (0: the default; TRAWL_SCRIPT_NO_MEMORY_BOUND: none) */
 	/* print(): NULL leaves none (calling it is an error naming the line),
 	 * so a script never writes into a command's own output */
 	trawl_script_print_fn print;

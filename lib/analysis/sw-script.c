@@ -79,6 +79,11 @@ struct trawl_script {
 	uint64_t co_seq, co_used;    /* the same for coroutines */
 	trawl_script_print_fn print; /* print(), or NULL: none */
 	void *print_ctx;
+	/* the memory bound (alloc): bytes held, the bound, the refusal line */
+	size_t mem, mem_max, mem_refuse;
+	int mem_over;                /* past mem_max: the hook collects and looks */
+	int mem_step;                /* memory_hook's count is set: 1, or 2 over the guard's */
+	int mem_refused;             /* an allocation was refused */
 };
 
 static struct trawl_script *self(lua_State *L)
@@ -94,6 +99,8 @@ static struct trawl_script *of_state(lua_State *L)
 }
 
 static void hook(lua_State *L, lua_Debug *ar);
+static void memory_hook(struct trawl_script *s);
+static void memory_check(lua_State *L, lua_Debug *ar, struct trawl_script *s);
 
 /* Main thread: turn the hook off. In this order against arm's (armed
  * first, then the hook), the two never end with armed == seq and the hook
@@ -181,11 +188,74 @@ static void stop(lua_State *L, lua_Debug *ar, struct trawl_script *s)
 	lua_error(L);
 }
 
+/* Past the memory bound (alloc): the count hook at the next instruction,
+ * so the look (memory_check) names the line that allocated. The
+ * watchdog's signal is held off meanwhile, so its handler's lua_sethook
+ * cannot fall between the two calls and be undone; one that comes after
+ * is the guard's and takes over (the look is then at its next count). */
+static void memory_hook(struct trawl_script *s)
+{
+	if (s->mem_step && lua_gethookmask(s->L) == LUA_MASKCOUNT && lua_gethookcount(s->L) == 1)
+		return; /* set already (a call's start may have turned it off since) */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, ARM_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	if (!s->mem_step)
+		s->mem_step = lua_gethookmask(s->L) & LUA_MASKCOUNT ? 2 : 1;
+	lua_sethook(s->L, hook, LUA_MASKCOUNT, 1);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* After that count: the guard's hook as it was (its step restarted, so
+ * the call may run up to one step more before it is stopped), or none. */
+static void memory_unhook(struct trawl_script *s, int step)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, ARM_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	uint64_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
+	if (step == 2)
+		lua_sethook(s->L, hook, LUA_MASKCOUNT, s->count_seq == seq ? s->count : s->arm_count);
+	else
+		lua_sethook(s->L, NULL, 0, 0);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* In the hook, past the memory bound: collect; still past it, stop the
+ * call at the line it is at. */
+static void memory_check(lua_State *L, lua_Debug *ar, struct trawl_script *s)
+{
+	s->mem_over = 0;
+	lua_gc(L, LUA_GCCOLLECT);
+	if (s->mem <= s->mem_max)
+		return;
+	char msg[400];
+	lua_getinfo(L, "Sl", ar);
+	snprintf(msg, sizeof msg, "%s:%d: the script holds more than %llu MiB of memory: stopped "
+		 "(--script-memory raises it)", s->path, ar->currentline, (unsigned long long)(s->mem_max >> 20));
+	lua_pushstring(L, msg);
+	lua_error(L);
+}
+
 /* The count hook: raises a Lua error naming the script's line it stopped
- * at once the call has run its budget of counted instructions. */
+ * at once the call has run its budget of counted instructions; and the
+ * memory bound's look (memory_hook sets a count of 1 for it). */
 static void hook(lua_State *L, lua_Debug *ar)
 {
 	struct trawl_script *s = of_state(L);
+	if (L == s->L && s->mem_step && lua_gethookcount(L) == 1) {
+		/* memory_hook's count */
+		int step = s->mem_step;
+		s->mem_step = 0;
+		if (s->mem_over)
+			memory_check(L, ar, s); /* returns when under the bound */
+		memory_unhook(s, step);
+		return;
+	}
+	if (s->mem_over)
+		memory_check(L, ar, s);
 	uint64_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
 	if (L != s->L) {
 		/* a coroutine (co_make) */
@@ -218,16 +288,34 @@ static void hook(lua_State *L, lua_Debug *ar)
 	lua_sethook(L, hook, LUA_MASKCOUNT, s->count);
 }
 
-/* The allocator carries the script, so the hook can find it. */
+/* The allocator carries the script, so the hook can find it, and keeps
+ * the memory bound: growing past mem_max sets the line hook, whose look
+ * (memory_check) collects first, as garbage counts until then; growing
+ * past mem_refuse fails, and Lua collects and tries once more before it
+ * raises "not enough memory". */
 static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
-	(void)ud;
-	(void)osize;
+	struct trawl_script *s = ud;
+	size_t old = ptr ? osize : 0;
 	if (!nsize) {
 		free(ptr);
+		s->mem -= old;
 		return NULL;
 	}
-	return realloc(ptr, nsize);
+	size_t after = s->mem - old + nsize;
+	if (nsize > old && after > s->mem_max) {
+		if (after > s->mem_refuse || after < s->mem) {
+			s->mem_refused = 1;
+			return NULL;
+		}
+		s->mem_over = 1;
+		if (s->L)
+			memory_hook(s);
+	}
+	void *p = realloc(ptr, nsize);
+	if (p)
+		s->mem = after;
+	return p;
 }
 
 static const char *type_name(int t)
@@ -466,7 +554,12 @@ static enum trawl_status lua_fail(struct trawl_script *s, const struct trawl_sw_
 {
 	const char *msg = lua_tostring(s->L, -1);
 	char what[400];
-	if (!msg) {
+	if (s->mem_refused && msg && !strcmp(msg, "not enough memory")) {
+		/* Lua's memory error has no line: the script and the bound */
+		snprintf(what, sizeof what, "%s: the script needs more than %llu MiB of memory: stopped "
+			 "(--script-memory raises it)", s->path, (unsigned long long)(s->mem_max >> 20));
+		msg = what;
+	} else if (!msg) {
 		/* error({}), error(nil): no message and no line, so at least
 		 * the script and the kind of value (as lua.c says) */
 		snprintf(what, sizeof what, "%s: the script raised an error whose value is a %s, not a message",
@@ -616,6 +709,9 @@ enum trawl_status trawl_script_open(struct trawl_script **out, const char *path,
 	s->tab.nclasses = nclasses;
 	s->tab.api = lua_lazy_hot();
 	s->budget = opt && opt->max_instructions ? opt->max_instructions : TRAWL_SCRIPT_DEFAULT_INSTRUCTIONS;
+	uint64_t mem = opt && opt->max_memory ? opt->max_memory : TRAWL_SCRIPT_DEFAULT_MEMORY;
+	s->mem_max = mem > SIZE_MAX / 3 ? SIZE_MAX : (size_t)mem;
+	s->mem_refuse = s->mem_max == SIZE_MAX ? SIZE_MAX : s->mem_max + s->mem_max / 2;
 	s->fields_ref = s->tab.tables_ref = s->tab.next_ref = LUA_NOREF;
 	if (!(s->L = s->tab.L = lua_newstate(alloc, s))) {
 		trawl_script_close(s);

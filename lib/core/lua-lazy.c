@@ -71,6 +71,9 @@ static const char *const names[] = {
 	"lua_rawseti",
 	"luaL_where",
 	"luaL_tolstring",
+	"lua_gethookmask",
+	"lua_gethookcount",
+	"lua_gc",
 	NULL,
 };
 
@@ -130,6 +133,9 @@ static struct {
 	__typeof__(lua_rawseti) *lua_rawseti;
 	__typeof__(luaL_where) *luaL_where;
 	__typeof__(luaL_tolstring) *luaL_tolstring;
+	__typeof__(lua_gethookmask) *lua_gethookmask;
+	__typeof__(lua_gethookcount) *lua_gethookcount;
+	__typeof__(lua_gc) *lua_gc;
 } lazy_fn;
 
 static struct lazy_lib lua = {
@@ -431,6 +437,23 @@ void luaL_where(lua_State *L, int lvl)
 const char *luaL_tolstring(lua_State *L, int idx, size_t *len)
 {
 	return lazy_fn.luaL_tolstring(L, idx, len);
+}
+
+int lua_gethookmask(lua_State *L)
+{
+	return lazy_fn.lua_gethookmask(L);
+}
+
+int lua_gethookcount(lua_State *L)
+{
+	return lazy_fn.lua_gethookcount(L);
+}
+
+/* Only the options that take no further argument (LUA_GCCOLLECT,
+ * LUA_GCCOUNT, ...) are passed on: trawl calls no other. */
+int lua_gc(lua_State *L, int what, ...)
+{
+	return lazy_fn.lua_gc(L, what);
 }
 
 #endif

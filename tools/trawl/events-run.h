@@ -25,6 +25,8 @@ struct events_run {
 	const char *script;
 	int unsafe_script;
 	uint64_t script_limit;
+	uint64_t script_memory;      /* MiB; 0 given: no bound */
+	int script_memory_seen;
 	struct trawl_script *scr;
 	struct trawl_error script_err; /* the error that stopped the script */
 	int script_failed;
@@ -60,7 +62,10 @@ struct events_run {
 	CLI_FLAG("unsafe-script", 0, &(r)->unsafe_script, "let the script use io, os, require and load"), \
 	CLI_U64("script-limit", "N", &(r)->script_limit, 0, NULL,                                    \
 		"stop a script call still running after 20 ms once it has run\n"                      \
-		"N more instructions (default 10000000)")
+		"N more instructions (default 10000000)"),                                            \
+	CLI_U64("script-memory", "MIB", &(r)->script_memory, UINT64_MAX >> 20, &(r)->script_memory_seen, \
+		"stop a script holding more than MIB MiB of memory after a full\n"                   \
+		"collection (default 1024; 0: no bound)")
 
 /* --defs and --max-open, for the verbs that group events into activities. */
 #define EVENTS_ACTIVITY_OPTIONS(r)                                                                   \
