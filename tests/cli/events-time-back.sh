@@ -8,30 +8,15 @@
 # to TX at 1500 lasted 18446744073709551116 ns, exit status 0.
 . "$TRAWL_SRC/tests/cli-lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
-python3 - "$_tmp/tr" <<'EOP' || fail "cannot write the trace"
-import os, struct, sys
-out = sys.argv[1]
-os.makedirs(out)
-open(os.path.join(out, "metadata"), "w").write("""/* CTF 1.8 */
-typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
-trace { major = 1; minor = 8; byte_order = le;
-	packet.header := struct { uint32_t magic; uint32_t stream_id; }; };
-clock { name = trawl; freq = 1000000000; offset_s = 0; offset = 0; absolute = false; };
-typealias integer { size = 64; align = 8; signed = false; map = clock.trawl.value; } := trawl_clock_t;
-stream { id = 0;
-	packet.context := struct { trawl_clock_t timestamp_begin; trawl_clock_t timestamp_end;
-		uint64_t content_size; uint64_t packet_size; uint64_t packet_seq_num;
-		uint64_t events_discarded; uint32_t cpu_id; uint32_t thread_id; };
-	event.header := struct { uint32_t id; trawl_clock_t timestamp; }; };
-event { name = "net:RX"; id = 0; stream_id = 0; fields := struct { uint32_t num; }; };
-event { name = "net:TX"; id = 1; stream_id = 0; fields := struct { uint32_t num; }; };
-""")
+python3 - "$TRAWL_SRC/tests/cli" "$_tmp/tr" <<'EOP' || fail "cannot write the trace"
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import ctf_trace
+out = sys.argv[2]
+ctf_trace.write_metadata(out, [("net:RX", 0, [("num", "uint32_t")]), ("net:TX", 1, [("num", "uint32_t")])])
 def stream(name, cpu, tid, evs):
-    body = b"".join(struct.pack("<IQI", i, t, v) for i, t, v in evs)
-    size = 64 + len(body)
-    head = struct.pack("<IIQQQQQQII", 0xC1FC1FC1, 0, evs[0][1], evs[-1][1], size * 8, size * 8, 0, 0, cpu, tid)
-    open(os.path.join(out, name), "wb").write(head + body)
+    evs = [ctf_trace.event(i, t, "<I", v) for i, t, v in evs]
+    open(os.path.join(out, name), "wb").write(ctf_trace.packet_of(evs, cpu, tid))
 # the third event of stream-0 (byte 64 + 2 * 16 = 96) goes back to 1500
 stream("stream-0", 0, 7, [(0, 1000, 1), (0, 2000, 2), (1, 1500, 2), (1, 2500, 1)])
 stream("stream-1", 1, 8, [(0, 1100, 3), (1, 1600, 3)])

@@ -7,32 +7,16 @@
 # a batch) and the general stack machine (!!(...)) must agree.
 . "$TRAWL_SRC/tests/cli-lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
-python3 - "$_tmp/tr" <<'EOP' || fail "cannot write the trace"
-import os, struct, sys
-out = sys.argv[1]
-os.makedirs(out)
-open(os.path.join(out, "metadata"), "w").write("""/* CTF 1.8 */
-typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
-typealias integer { size = 64; align = 8; signed = true; } := int64_t;
-trace { major = 1; minor = 8; byte_order = le;
-	packet.header := struct { uint32_t magic; uint32_t stream_id; }; };
-clock { name = trawl; freq = 1000000000; offset_s = 0; offset = 0; absolute = false; };
-typealias integer { size = 64; align = 8; signed = false; map = clock.trawl.value; } := trawl_clock_t;
-stream { id = 0;
-	packet.context := struct { trawl_clock_t timestamp_begin; trawl_clock_t timestamp_end;
-		uint64_t content_size; uint64_t packet_size; uint64_t packet_seq_num;
-		uint64_t events_discarded; uint32_t cpu_id; uint32_t thread_id; };
-	event.header := struct { uint32_t id; trawl_clock_t timestamp; }; };
-event { name = "mm:MAP"; id = 0; stream_id = 0; fields := struct { uint64_t addr; }; };
-event { name = "io:SEEK"; id = 1; stream_id = 0; fields := struct { int64_t addr; }; };
-""")
+python3 - "$TRAWL_SRC/tests/cli" "$_tmp/tr" <<'EOP' || fail "cannot write the trace"
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import ctf_trace
+out = sys.argv[2]
+ctf_trace.write_metadata(out, [("mm:MAP", 0, [("addr", "uint64_t")]), ("io:SEEK", 1, [("addr", "int64_t")])])
 evs = [(0, 1000, 0x10), (0, 1001, 0xffff800008000000), (0, 1002, 0xffffffffffffffff),
        (1, 1003, 5), (1, 1004, -1), (1, 1005, -(1 << 63))]
-body = b"".join(struct.pack("<IQq" if i else "<IQQ", i, t, v) for i, t, v in evs)
-size = 64 + len(body)
-head = struct.pack("<IIQQQQQQII", 0xC1FC1FC1, 0, 1000, 1005, size * 8, size * 8, 0, 0, 0, 7)
-open(os.path.join(out, "stream-0"), "wb").write(head + body)
+evs = [ctf_trace.event(i, t, "<q" if i else "<Q", v) for i, t, v in evs]
+open(os.path.join(out, "stream-0"), "wb").write(ctf_trace.packet_of(evs, cpu=0, tid=7))
 EOP
 check() { # condition, the times of the events it keeps (by hand)
 	for c in "$1" "!!($1)"; do

@@ -17,7 +17,10 @@ in connections and time.
   stream-client.py dump FILE             the valid stream (listener side
         not needed: the probes' answers are made up) for fuzz seeds
 """
-import socket, struct, sys, time, zlib
+import os, socket, struct, sys, time, zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ctf_trace  # noqa: E402
 
 CLASS_ID = 0x00010002
 
@@ -48,10 +51,8 @@ def class_payload():
 
 def packet(t0, n, seq):
     """A CTF packet (docs/recorder.md) of n events of the class, times t0.."""
-    body = b"".join(struct.pack("<IQH", CLASS_ID, t0 + i, 100 + i) for i in range(n))
-    size = (64 + len(body)) * 8
-    pre = struct.pack("<IIQQQQQQII", 0xC1FC1FC1, 0, t0, t0 + n - 1, size, size, seq, 0, 1, 77)
-    return pre + body
+    evs = [ctf_trace.event(CLASS_ID, t0 + i, "<H", 100 + i) for i in range(n)]
+    return ctf_trace.packet_of(evs, cpu=1, tid=77, seq=seq)
 
 
 def read_msg(s, timeout=5.0):
