@@ -84,6 +84,11 @@ struct trawl_script {
 	int mem_over;                /* past mem_max: the hook collects and looks */
 	int mem_step;                /* memory_hook's count is set: 1, or 2 over the guard's */
 	int mem_refused;             /* an allocation was refused */
+	/* A stop (runaway, memory) is final: the script could catch the
+	 * error (pcall, coroutine.resume) and go on, so from then on every
+	 * hook raises it again and every call returns it (stop_set). */
+	int stopped;
+	char stop_msg[400];
 };
 
 static struct trawl_script *self(lua_State *L)
@@ -100,6 +105,7 @@ static struct trawl_script *of_state(lua_State *L)
 
 static void hook(lua_State *L, lua_Debug *ar);
 static void memory_hook(struct trawl_script *s);
+static void stop_set(struct trawl_script *s, const char *msg);
 static void memory_check(lua_State *L, lua_Debug *ar, struct trawl_script *s);
 
 /* Main thread: turn the hook off. In this order against arm's (armed
@@ -178,14 +184,39 @@ static void arm(void *ctx, uint64_t seq)
 	pthread_kill((pthread_t)atomic_load(&s->caller), ARM_SIGNAL);
 }
 
+/* Make the script's stop final (see stopped): the main thread's hook at
+ * every instruction from now on. */
+static void stop_set(struct trawl_script *s, const char *msg)
+{
+	if (!s->stopped)
+		snprintf(s->stop_msg, sizeof s->stop_msg, "%s", msg);
+	s->stopped = 1;
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, ARM_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	lua_sethook(s->L, hook, LUA_MASKCOUNT, 1);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Raise the stop (in a hook or a C function the script called). */
+static void stop_raise(lua_State *L, struct trawl_script *s)
+{
+	if (L != s->L) /* a coroutine that catches it runs no instruction more either */
+		lua_sethook(L, hook, LUA_MASKCOUNT, 1);
+	lua_pushstring(L, s->stop_msg);
+	lua_error(L);
+}
+
 static void stop(lua_State *L, lua_Debug *ar, struct trawl_script *s)
 {
 	char msg[400];
 	lua_getinfo(L, "Sl", ar);
-	snprintf(msg, sizeof msg, "%s:%d: the script ran more than %llu instructions on one event: stopped "
-		 "(--script-limit raises it)", s->path, ar->currentline, (unsigned long long)s->budget);
-	lua_pushstring(L, msg);
-	lua_error(L);
+	snprintf(msg, sizeof msg, "%s:%d: the script ran more than %llu instructions %s: stopped "
+		 "(--script-limit raises it)", s->path, ar->currentline, (unsigned long long)s->budget,
+		 s->cur ? "on one event" : "at its top level");
+	stop_set(s, msg);
+	stop_raise(L, s);
 }
 
 /* Past the memory bound (alloc): the count hook at the next instruction,
@@ -235,8 +266,27 @@ static void memory_check(lua_State *L, lua_Debug *ar, struct trawl_script *s)
 	lua_getinfo(L, "Sl", ar);
 	snprintf(msg, sizeof msg, "%s:%d: the script holds more than %llu MiB of memory: stopped "
 		 "(--script-memory raises it)", s->path, ar->currentline, (unsigned long long)(s->mem_max >> 20));
-	lua_pushstring(L, msg);
-	lua_error(L);
+	stop_set(s, msg);
+	stop_raise(L, s);
+}
+
+/* After a call returned (a C function's allocation, a tail call into C,
+ * keep that is a C function: no Lua instruction of the script ran after
+ * the bound was passed, so the hook did not look): the same look, with
+ * no line to name. 1 if the script is stopped. */
+static int memory_after_call(struct trawl_script *s)
+{
+	if (s->mem_over) {
+		s->mem_over = 0;
+		lua_gc(s->L, LUA_GCCOLLECT);
+		if (s->mem > s->mem_max) {
+			char msg[400];
+			snprintf(msg, sizeof msg, "%s: the script holds more than %llu MiB of memory: stopped "
+				 "(--script-memory raises it)", s->path, (unsigned long long)(s->mem_max >> 20));
+			stop_set(s, msg);
+		}
+	}
+	return s->stopped;
 }
 
 /* The count hook: raises a Lua error naming the script's line it stopped
@@ -245,6 +295,8 @@ static void memory_check(lua_State *L, lua_Debug *ar, struct trawl_script *s)
 static void hook(lua_State *L, lua_Debug *ar)
 {
 	struct trawl_script *s = of_state(L);
+	if (s->stopped)
+		stop_raise(L, s);
 	if (L == s->L && s->mem_step && lua_gethookcount(L) == 1) {
 		/* memory_hook's count */
 		int step = s->mem_step;
@@ -306,6 +358,12 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	if (nsize > old && after > s->mem_max) {
 		if (after > s->mem_refuse || after < s->mem) {
 			s->mem_refused = 1;
+			if (s->L) {
+				char msg[400];
+				snprintf(msg, sizeof msg, "%s: the script needs more than %llu MiB of memory: stopped "
+					 "(--script-memory raises it)", s->path, (unsigned long long)(s->mem_max >> 20));
+				stop_set(s, msg);
+			}
 			return NULL;
 		}
 		s->mem_over = 1;
@@ -603,6 +661,12 @@ static int pcall(struct trawl_script *s, int nargs, int nres)
 	uint64_t n = atomic_load_explicit(&s->seq, memory_order_relaxed);
 	if (n & 1)
 		atomic_store_explicit(&s->seq, n + 1, memory_order_relaxed);
+	if (r == LUA_OK && (s->mem_over || s->stopped) && memory_after_call(s)) {
+		/* caught inside, or never looked at: the stop stands */
+		lua_pop(s->L, nres);
+		lua_pushstring(s->L, s->stop_msg);
+		r = LUA_ERRRUN;
+	}
 	return r;
 }
 
@@ -665,6 +729,8 @@ static int run_batch(lua_State *L)
 		uint64_t n = call_begin(s);
 		api->callk(L, 1, 1, 0, NULL);
 		call_end(s, n);
+		if ((s->mem_over | s->stopped) && memory_after_call(s))
+			stop_raise(L, s); /* this event's: see memory_after_call */
 		r->keep[i] = (uint8_t)api->toboolean(L, -1);
 		if (c >= tb->nclasses || ++pending == PENDING) {
 			api->settop(L, top);

@@ -1,0 +1,100 @@
+#!/bin/sh
+# A script's stop is final (lib/analysis/sw-script.c, stop_set): the
+# runaway guard's and the memory bound's errors can be caught by the
+# script (pcall, coroutine.resume), which went on, so a loop of caught
+# stops ran for ever and a caught stop ended with exit 0. Now once stopped
+# the script runs no instruction more, in any coroutine: each case below
+# ends with exit 1, the first stop's message and the events before the
+# one it was processing (1000 generated net:RX events, num = 0..999). And
+# the memory bound is looked at after a call whose last allocation was
+# in C (a tail call into C), at that event, not the next.
+. "$TRAWL_SRC/tests/cli-lib.sh"
+d="$TRAWL_SRC/tests/data/rec"
+awk 'BEGIN { print "# generated: CORE TIME subsys<<48|event<<32|arg";
+	for (i = 0; i < 1000; i++) printf "%d %d 00000000%08x\n", i % 2, 1000 + 10 * i, i }' >"$_tmp/dump.txt"
+expect_exit 0 "$TRAWL" events import-bf "$_tmp/dump.txt" --defs "$d/act.tdef" -o "$_tmp/tr"
+T="$_tmp/tr"
+if "$TRAWL" events list "$T" --script /dev/null 2>&1 | grep -q "built without Lua"; then
+	skip "trawl built without Lua (liblua5.4-dev)"
+fi
+nums() { sed -n 's/.*net:RX num=\([0-9]*\).*/\1/p' "$1" | tr '\n' ' '; }
+
+# case NAME WANT_NUMS MESSAGE [options]: the script is $_tmp/NAME.lua; it
+# must end (timeout 60) with exit 1, listing WANT_NUMS, saying MESSAGE
+case_() {
+	name=$1 want=$2 msg=$3; shift 3
+	timeout 60 "$TRAWL" events list "$T" --script "$_tmp/$name.lua" "$@" >"$_tmp/$name.out" 2>"$_tmp/$name.err"
+	rc=$?
+	[ "$rc" = 1 ] || fail "$name: exit status $rc, expected 1 (124: it ran on)"
+	[ "$(nums "$_tmp/$name.out")" = "$want" ] || fail "$name: listed '$(nums "$_tmp/$name.out")', expected '$want'"
+	grep -qF -- "$msg" "$_tmp/$name.err" || fail "$name: $(head -c 400 "$_tmp/$name.err")"
+}
+
+# a loop of caught runaways, at num 2
+cat >"$_tmp/caught.lua" <<'EOF'
+function keep(e)
+  if e.num == 2 then
+    while true do pcall(function() while true do end end) end
+  end
+  return true
+end
+EOF
+case_ caught "0 1 " "caught.lua:3: the script ran more than 100000 instructions on one event: stopped (--script-limit raises it) (while processing net:RX at 1020 ns" --script-limit 100000
+
+# the same inside a coroutine
+cat >"$_tmp/cocaught.lua" <<'EOF'
+function keep(e)
+  if e.num == 4 then
+    local co = coroutine.wrap(function() while true do pcall(function() while true do end end) end end)
+    co()
+  end
+  return true
+end
+EOF
+case_ cocaught "0 1 2 3 " "the script ran more than 100000 instructions on one event: stopped" --script-limit 100000
+
+# one runaway caught, then returning as if nothing happened
+printf 'function keep(e)\n  if e.num == 3 then pcall(function() while true do end end) end\n  return true\nend\n' >"$_tmp/once.lua"
+case_ once "0 1 2 " "once.lua:2: the script ran more than 100000 instructions on one event" --script-limit 100000
+
+# resume returns the stop as a value: still the stop
+cat >"$_tmp/resume.lua" <<'EOF'
+function keep(e)
+  if e.num == 1 then
+    local co = coroutine.create(function() while true do end end)
+    local ok, err = coroutine.resume(co)
+  end
+  return true
+end
+EOF
+case_ resume "0 " "resume.lua:3: the script ran more than 100000 instructions on one event" --script-limit 100000
+
+# the memory bound caught by pcall, at num 0 (100 strings of 100 KB against 8 MiB)
+cat >"$_tmp/memcaught.lua" <<'EOF'
+local t = {}
+function keep(e)
+  pcall(function() for i = 1, 100 do t[#t + 1] = string.rep("z", 100000) .. i end end)
+  return true
+end
+EOF
+case_ memcaught "" "memcaught.lua:3: the script holds more than 8 MiB of memory: stopped" --script-memory 8
+
+# a refused allocation caught by pcall ("not enough memory" to the script)
+printf 'function keep(e)\n  if e.num == 6 then pcall(string.rep, "x", 1 << 30) end\n  return true\nend\n' >"$_tmp/refused.lua"
+case_ refused "0 1 2 3 4 5 " "refused.lua: the script needs more than 16 MiB of memory: stopped (--script-memory raises it) (while processing net:RX at 1060 ns" --script-memory 16
+
+# a tail call into C that takes it past the bound, at num 5: stopped at 5
+cat >"$_tmp/tail.lua" <<'EOF'
+store = {}
+for i = 1, 1 << 20 do store[i] = i end
+function keep(e)
+  if e.num == 5 then return rawset(store, #store + 1, e.num) end
+  return true
+end
+EOF
+case_ tail "0 1 2 3 4 " "tail.lua: the script holds more than 24 MiB of memory: stopped (--script-memory raises it) (while processing net:RX at 1050 ns" --script-memory 24
+
+# a runaway top level is not said to be on an event
+printf 'while true do end\n' >"$_tmp/top.lua"
+case_ top "" "top.lua:1: the script ran more than 1000 instructions at its top level: stopped" --script-limit 1000
+finish
