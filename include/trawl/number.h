@@ -5,9 +5,10 @@
 
 #include <stdint.h>
 
-/* A whole unsigned number in C syntax (0x.. hex, 0.. octal, decimal), with
- * nothing after it and no sign (strtoull would take "-1" as 2^64 - 1).
- * Returns 1 and sets *out, or 0. */
+/* A whole unsigned number, decimal or 0x.. hex, with nothing after it and
+ * no sign (strtoull would take "-1" as 2^64 - 1). A leading 0 is decimal,
+ * not C's octal: "--limit 010" is 10, as a user means it. Returns 1 and
+ * sets *out, or 0. */
 int trawl_u64_parse(const char *s, uint64_t *out);
 
 #endif
