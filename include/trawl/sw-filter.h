@@ -40,6 +40,11 @@ void trawl_swfilter_set_fn(struct trawl_swfilter *f, trawl_swfilter_fn fn, void 
  * beside fn (which the one-event calls still use). */
 typedef void (*trawl_swfilter_batch_fn)(void *ctx, const struct trawl_sw_event *evs, size_t n, uint8_t *keep);
 void trawl_swfilter_set_batch_fn(struct trawl_swfilter *f, trawl_swfilter_batch_fn fn, void *ctx);
+/* No activities are grouped: an event outside --time's window needs no
+ * verdict but the window's, so the caller's test (a script's keep) is not
+ * called for it. Without this it is, as such an event may begin an
+ * activity that overlaps the window (but_time). */
+void trawl_swfilter_set_time_first(struct trawl_swfilter *f);
 /* Events must come in time order: the first one sets time 0 of --time. */
 int trawl_swfilter_keep(struct trawl_swfilter *f, const struct trawl_sw_event *ev);
 /* The same, and *but_time whether it passes all but --time (what an

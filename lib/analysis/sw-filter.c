@@ -61,6 +61,7 @@ struct trawl_swfilter {
 	trawl_swfilter_fn fn;
 	void *fn_ctx;
 	trawl_swfilter_batch_fn batch_fn;
+	int time_first;              /* trawl_swfilter_set_time_first */
 	void *batch_ctx;
 	int active;
 };
@@ -347,6 +348,11 @@ void trawl_swfilter_set_fn(struct trawl_swfilter *f, trawl_swfilter_fn fn, void 
 	f->active |= fn != NULL;
 }
 
+void trawl_swfilter_set_time_first(struct trawl_swfilter *f)
+{
+	f->time_first = 1;
+}
+
 void trawl_swfilter_set_batch_fn(struct trawl_swfilter *f, trawl_swfilter_batch_fn fn, void *ctx)
 {
 	f->batch_fn = fn;
@@ -435,6 +441,8 @@ int trawl_swfilter_keep_ex(struct trawl_swfilter *f, const struct trawl_sw_event
 	}
 	if (!f->active)
 		return *but_time = 1;
+	if (f->time_first && !in_time(f, ev))
+		return *but_time = 0;
 	*but_time = keep_but_time(f, ev, 0, 1);
 	return *but_time && in_time(f, ev);
 }
@@ -483,7 +491,7 @@ size_t trawl_swfilter_keep_batch(struct trawl_swfilter *f, const struct trawl_sw
 	if (f->batch_fn) {
 		/* the caller's test last, over the events every other test kept */
 		for (size_t i = 0; i < n; i++)
-			but_time[i] = (uint8_t)keep_but_time(f, &evs[i], 1, 0);
+			but_time[i] = (uint8_t)((!f->time_first || in_time(f, &evs[i])) && keep_but_time(f, &evs[i], 1, 0));
 		f->batch_fn(f->batch_ctx, evs, n, but_time);
 		for (size_t i = 0; i < n; i++) {
 			int k = but_time[i] && in_time(f, &evs[i]);

@@ -141,4 +141,16 @@ cmp -s "$_tmp/s1" "$_tmp/s2" || fail "summary: keep and --where differ: $(diff "
 cmp -s "$_tmp/s1" "$_tmp/s3" || fail "summary: keep on one thread and on two differ: $(diff "$_tmp/s1" "$_tmp/s3" | head -5)"
 grep -q "^events: $(awk 'BEGIN { for (i = 0; i < 1000; i++) n += (i % 7 == 2 || (i % 2 == 1 && 10 * i >= 5000)); print n }') kept of 1000 read" "$_tmp/s1" ||
 	fail "summary: $(head -1 "$_tmp/s1")"
+
+# --time with no activities: keep is called only for the events in the
+# window (it was called for every event, so one outside made list fail);
+# grouping activities it is called for the others too, which may begin an
+# activity that overlaps the window (docs/analysis.md, "Filters")
+printf 'function keep(e)\n  if e.num == 900 then error("late " .. e.num) end\n  return true\nend\n' >"$_tmp/late.lua"
+"$TRAWL" events list "$T" --script "$_tmp/late.lua" --time ..30ns >"$_tmp/late.out" 2>"$_tmp/late.err"
+[ $? = 0 ] || fail "--time ..30ns: keep was called outside the window: $(cat "$_tmp/late.err")"
+[ "$(nums "$_tmp/late.out")" = "0 1 2 3 " ] || fail "--time ..30ns: listed $(nums "$_tmp/late.out")"
+expect_exit 0 "$TRAWL" events stats "$T" --script "$_tmp/late.lua" --time ..30ns
+expect_exit 1 "$TRAWL" events summary "$T" --defs "$d/act.tdef" --script "$_tmp/late.lua" --time ..30ns
+expect_stderr_has "late.lua:2: late 900" "$TRAWL" events summary "$T" --defs "$d/act.tdef" --script "$_tmp/late.lua" --time ..30ns
 finish

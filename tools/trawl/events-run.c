@@ -39,6 +39,8 @@ int events_run_open(struct events_run *r, trawl_act_sink sink, void *ctx)
 		return cli_report(r->cmd, &err);
 	if (r->scr)
 		trawl_script_set_activities(r->scr, r->act);
+	if (!r->act) /* keep(e) only for the events in --time's window */
+		trawl_swfilter_set_time_first(r->filter);
 	return EXIT_OK;
 }
 
