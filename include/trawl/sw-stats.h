@@ -15,11 +15,16 @@
 
 struct trawl_hist {
 	uint64_t count, total, min, max;
+	uint64_t total_hi;           /* the total's carry: with damaged times it passes 2^64 */
 	uint64_t *buckets;           /* TRAWL_HIST_BUCKETS, allocated at the first value */
 };
 
 /* 0, or -1 when out of memory (the value is still in count/total/min/max). */
 int trawl_hist_add(struct trawl_hist *h, uint64_t v);
+/* The total (with its carry) in decimal; the mean, rounded down (below
+ * 2^64, as every value is). */
+void trawl_hist_total_text(const struct trawl_hist *h, char *buf, size_t size);
+uint64_t trawl_hist_mean(const struct trawl_hist *h);
 /* The q-quantile (0 < q <= 1) by nearest rank: the middle of the bucket
  * holding it, clamped to [min, max]. 0 when empty. */
 uint64_t trawl_hist_quantile(const struct trawl_hist *h, double q);

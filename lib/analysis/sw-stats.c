@@ -53,6 +53,7 @@ static inline int hist_add(struct trawl_hist *h, uint64_t v)
 		h->max = v;
 	h->count++;
 	h->total += v;
+	h->total_hi += h->total < v;
 	if (!h->buckets && !(h->buckets = calloc(TRAWL_HIST_BUCKETS, sizeof *h->buckets)))
 		return -1;
 	h->buckets[bucket_of(v)]++;
@@ -62,6 +63,29 @@ static inline int hist_add(struct trawl_hist *h, uint64_t v)
 int trawl_hist_add(struct trawl_hist *h, uint64_t v)
 {
 	return hist_add(h, v);
+}
+
+void trawl_hist_total_text(const struct trawl_hist *h, char *buf, size_t size)
+{
+	unsigned __int128 t = (unsigned __int128)h->total_hi << 64 | h->total;
+	char d[48];
+	size_t n = 0;
+	do {
+		d[n++] = (char)('0' + (int)(t % 10));
+		t /= 10;
+	} while (t);
+	size_t i = 0;
+	for (; i < n && i + 1 < size; i++)
+		buf[i] = d[n - 1 - i];
+	if (size)
+		buf[i] = 0;
+}
+
+uint64_t trawl_hist_mean(const struct trawl_hist *h)
+{
+	if (!h->count)
+		return 0;
+	return (uint64_t)(((unsigned __int128)h->total_hi << 64 | h->total) / h->count);
 }
 
 uint64_t trawl_hist_quantile(const struct trawl_hist *h, double q)

@@ -121,17 +121,19 @@ static void act_row_text(const struct sum *s, size_t i, const char *sep)
 	const struct trawl_defs_activity *d = trawl_act_def(s->r->act, i);
 	const struct trawl_hist *h = &s->st.hist[i];
 	const struct trawl_act_counts *c = trawl_act_counts(s->r->act, i);
-	uint64_t mean = h->count ? h->total / h->count : 0;
+	uint64_t mean = trawl_hist_mean(h);
+	char total[48];
+	trawl_hist_total_text(h, total, sizeof total);
 	if (*sep == ',')
-		printf("%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		printf("%s,%s,%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-		       d->name, kinds[d->kind], h->count, h->total, h->min, mean, trawl_hist_quantile(h, 0.5),
+		       d->name, kinds[d->kind], h->count, total, h->min, mean, trawl_hist_quantile(h, 0.5),
 		       trawl_hist_quantile(h, 0.9), trawl_hist_quantile(h, 0.99), h->max, c->open_at_end,
 		       c->unmatched_end, c->overflow);
 	else
-		printf("%-16s %-7s %10" PRIu64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+		printf("%-16s %-7s %10" PRIu64 " %14s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
 		       " %10" PRIu64 " %10" PRIu64 " %6" PRIu64 " %9" PRIu64 " %8" PRIu64 "\n",
-		       d->name, kinds[d->kind], h->count, h->total, h->min, mean, trawl_hist_quantile(h, 0.5),
+		       d->name, kinds[d->kind], h->count, total, h->min, mean, trawl_hist_quantile(h, 0.5),
 		       trawl_hist_quantile(h, 0.9), trawl_hist_quantile(h, 0.99), h->max, c->open_at_end,
 		       c->unmatched_end, c->overflow);
 }
@@ -260,9 +262,13 @@ static void json_acts(struct sum *s)
 		trawl_json_key(j, "kind");
 		trawl_json_cstring(j, kinds[trawl_act_def(s->r->act, i)->kind]);
 		json_kv(j, "count", h->count);
-		json_kv(j, "total_ns", h->total);
+		char total[48];
+		trawl_hist_total_text(h, total, sizeof total);
+		trawl_json_key(j, "total_ns");
+		trawl_json_value_begin(j); /* a JSON number may pass 2^64 */
+		fputs(total, j->f);
 		json_kv(j, "min_ns", h->min);
-		json_kv(j, "mean_ns", h->count ? h->total / h->count : 0);
+		json_kv(j, "mean_ns", trawl_hist_mean(h));
 		json_kv(j, "p50_ns", trawl_hist_quantile(h, 0.5));
 		json_kv(j, "p90_ns", trawl_hist_quantile(h, 0.9));
 		json_kv(j, "p99_ns", trawl_hist_quantile(h, 0.99));
