@@ -33,6 +33,7 @@
 #include "trawl/sw-activity.h"
 
 #define TRAWL_SCRIPT_DEFAULT_INSTRUCTIONS 10000000u
+#define TRAWL_SCRIPT_NO_INSTRUCTION_BOUND UINT64_MAX
 #define TRAWL_SCRIPT_DEFAULT_MEMORY (1024ull << 20)
 #define TRAWL_SCRIPT_NO_MEMORY_BOUND UINT64_MAX
 
@@ -42,7 +43,7 @@ typedef void (*trawl_script_print_fn)(void *ctx, const char *text, size_t len);
 
 struct trawl_script_options {
 	int unsafe;                  /* all of Lua's libraries (io, os, require, ...) */
-	uint64_t max_instructions;   /* per call, once watched (0: the default) */
+	uint64_t max_instructions;   /* per call, once watched (0: the default; TRAWL_SCRIPT_NO_INSTRUCTION_BOUND: none) */
 	uint64_t max_memory;         /* bytes (0: the default; TRAWL_SCRIPT_NO_MEMORY_BOUND: none) */
 	/* print(): NULL leaves none (calling it is an error naming the line),
 	 * so a script never writes into a command's own output */

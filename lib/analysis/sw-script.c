@@ -624,9 +624,17 @@ static enum trawl_status lua_fail(struct trawl_script *s, const struct trawl_sw_
 			 s->path, type_name(lua_type(s->L, -1)));
 		msg = what;
 	}
-	if (ev)
+	if (ev) {
+		/* a long message is cut, not the event it names */
+		char shown[700];
+		size_t n = strlen(msg);
+		if (n >= sizeof shown)
+			snprintf(shown, sizeof shown, "%.*s... (%zu bytes)", (int)sizeof shown - 32, msg, n);
+		else
+			memcpy(shown, msg, n + 1);
 		trawl_error_set(err, TRAWL_ERR_FORMAT, "%s (while processing %s at %llu ns, cpu %u, thread %u)",
-				msg, ev->cls->name, (unsigned long long)ev->time, ev->cpu, ev->tid);
+				shown, ev->cls->name, (unsigned long long)ev->time, ev->cpu, ev->tid);
+	}
 	else
 		trawl_error_set(err, TRAWL_ERR_FORMAT, "%s", msg);
 	lua_pop(s->L, 1);

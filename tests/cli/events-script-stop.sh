@@ -97,4 +97,15 @@ case_ tail "0 1 2 3 4 " "tail.lua: the script holds more than 24 MiB of memory: 
 # a runaway top level is not said to be on an event
 printf 'while true do end\n' >"$_tmp/top.lua"
 case_ top "" "top.lua:1: the script ran more than 1000 instructions at its top level: stopped" --script-limit 1000
+
+# --script-limit 0 is no bound, as --script-memory 0 is (it was the default)
+printf 'function keep(e)\n  if e.num == 2 then local x = 0 for i = 1, 20000000 do x = x + i end end\n  return true\nend\n' >"$_tmp/long.lua"
+expect_exit 0 "$TRAWL" events list "$T" --script "$_tmp/long.lua" --script-limit 0
+[ "$(nums "$_tmp/out" | wc -w)" = 1000 ] || fail "--script-limit 0: not every event listed"
+expect_exit 1 "$TRAWL" events list "$T" --script "$_tmp/long.lua" --script-limit 1000000
+
+# a long message is cut, not the event it names
+printf 'function keep(e)\n  if e.num == 3 then error(string.rep("E", 100000)) end\n  return true\nend\n' >"$_tmp/long-msg.lua"
+expect_exit 1 "$TRAWL" events list "$T" --script "$_tmp/long-msg.lua"
+grep -q "EEE... (1000[0-9]* bytes) (while processing net:RX at 1030 ns, cpu 1, thread 0)" "$_tmp/err" || fail "long message: $(tail -c 200 "$_tmp/err")"
 finish

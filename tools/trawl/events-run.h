@@ -24,7 +24,8 @@ struct events_run {
 	struct trawl_swfilter_spec spec;
 	const char *script;
 	int unsafe_script;
-	uint64_t script_limit;
+	uint64_t script_limit;       /* 0 given: no bound */
+	int script_limit_seen;
 	uint64_t script_memory;      /* MiB; 0 given: no bound */
 	int script_memory_seen;
 	struct trawl_script *scr;
@@ -60,9 +61,9 @@ struct events_run {
 		   "a Lua script: keep(e) filters, on_event(e) opens and closes\n"                    \
 		   "activities, fields = {...} adds computed fields (docs/analysis.md)"),              \
 	CLI_FLAG("unsafe-script", 0, &(r)->unsafe_script, "let the script use io, os, require and load"), \
-	CLI_U64("script-limit", "N", &(r)->script_limit, 0, NULL,                                    \
+	CLI_U64("script-limit", "N", &(r)->script_limit, 0, &(r)->script_limit_seen,                 \
 		"stop a script call still running after 20 ms once it has run\n"                      \
-		"N more instructions (default 10000000)"),                                            \
+		"N more instructions (default 10000000; 0: no bound)"),                                            \
 	CLI_U64("script-memory", "MIB", &(r)->script_memory, UINT64_MAX >> 20, &(r)->script_memory_seen, \
 		"stop a script holding more than MIB MiB of memory after a full\n"                   \
 		"collection (default 1024; 0: no bound)")

@@ -53,6 +53,8 @@ int events_script_open(struct events_run *r)
 	size_t len;
 	struct trawl_script_options o = { .unsafe = r->unsafe_script, .max_instructions = r->script_limit,
 					  .print = print_fn, .print_ctx = r };
+	if (r->script_limit_seen && !r->script_limit)
+		o.max_instructions = TRAWL_SCRIPT_NO_INSTRUCTION_BOUND;
 	if (r->script_memory_seen)
 		o.max_memory = r->script_memory ? r->script_memory << 20 : TRAWL_SCRIPT_NO_MEMORY_BOUND;
 	enum trawl_status st = trawl_file_read(r->script, &text, &len, &err);
