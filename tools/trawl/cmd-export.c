@@ -39,7 +39,12 @@ int cmd_export(int argc, char **argv)
 			"and chrome://tracing: one complete slice per call activation, one track\n"
 			"per CPU, nested as the calls were. Time is the instruction count (one\n"
 			"instruction shows as 1 us) unless --timestamps asks for the trace's own\n"
-			"timestamps (ps and ns are converted; clock ticks and cycles show as us).\n",
+			"timestamps (ps and ns are converted; clock ticks and cycles show as us).\n"
+			"\n"
+			"A software-event trace (a CTF directory) is exported with options of its\n"
+			"own: --defs for activities and the events filters (--cpu, --thread,\n"
+			"--subsys, --event, --time, --where, --script...); `trawl export --help\n"
+			"TRACEDIR` lists them.\n",
 		.options = opts,
 		.min_args = 1, .max_args = 1, .missing = "no trace given",
 	};
