@@ -108,4 +108,16 @@ expect_exit 1 "$TRAWL" events list "$T" --script "$_tmp/long.lua" --script-limit
 printf 'function keep(e)\n  if e.num == 3 then error(string.rep("E", 100000)) end\n  return true\nend\n' >"$_tmp/long-msg.lua"
 expect_exit 1 "$TRAWL" events list "$T" --script "$_tmp/long-msg.lua"
 grep -q "EEE... (1000[0-9]* bytes) (while processing net:RX at 1030 ns, cpu 1, thread 0)" "$_tmp/err" || fail "long message: $(tail -c 200 "$_tmp/err")"
+
+# after a stop, what was not read is said, and activities open then are
+# open where the script stopped, not at the end of the trace
+printf 'subsystem net { event RX (u32 num) };\nactivity rx span { begin net:RX; end net:RX; key num; };\n' >"$_tmp/rx.tdef"
+printf 'function keep(e)\n  if e.num == 9 then error("nine") end\n  return true\nend\n' >"$_tmp/nine.lua"
+expect_exit 1 "$TRAWL" events list "$T" --script "$_tmp/nine.lua"
+grep -q "the script stopped at event 10 of the trace: the events after it were not read" "$_tmp/err" ||
+	fail "not-read note: $(cat "$_tmp/err")"
+printf 'function on_event(e)\n  activity.open("rx", e.num)\n  if e.num == 4 then error("four") end\nend\n' >"$_tmp/opener.lua"
+expect_exit 1 "$TRAWL" events activities "$T" --defs "$_tmp/rx.tdef" --script "$_tmp/opener.lua"
+grep -q "still open where the script stopped" "$_tmp/err" || fail "open activities: $(cat "$_tmp/err")"
+grep -q "still open at the end of the trace" "$_tmp/err" && fail "open activities said to be at the end of the trace"
 finish

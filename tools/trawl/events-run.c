@@ -163,8 +163,8 @@ static void report_activities(struct events_run *r)
 		const struct trawl_act_counts *c = trawl_act_counts(r->act, i);
 		const struct trawl_defs_activity *d = trawl_act_def(r->act, i);
 		if (c->open_at_end && d->kind != TRAWL_DEFS_STATE)
-			cli_warn(r->cmd, "activity '%s': %" PRIu64 " still open at the end of the trace", d->name,
-				 c->open_at_end);
+			cli_warn(r->cmd, "activity '%s': %" PRIu64 " still open %s", d->name, c->open_at_end,
+				 r->script_failed ? "where the script stopped" : "at the end of the trace");
 		if (c->unmatched_end)
 			cli_warn(r->cmd, "activity '%s': %" PRIu64 " %s with no %s (the first at %" PRIu64 " ns)",
 				 d->name, c->unmatched_end, d->kind == TRAWL_DEFS_MESSAGE ? "receives" : "ends",

@@ -1,6 +1,7 @@
 /* --script for the events verbs (sw-script.h): keep(e) joins the filter,
  * on_event(e) feeds the activity engine, and an error inside the script
  * stops the reading with the script's line and the event it was on. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,8 @@ void events_script_close(struct events_run *r)
 	if (r->script_failed) {
 		fflush(stdout);
 		cli_report(r->cmd, &r->script_err);
+		cli_warn(r->cmd, "the script stopped at event %" PRIu64 " of the trace: the events after it were not read",
+			 r->read);
 		cli_mark_lossy();
 	}
 	trawl_script_close(r->scr);
