@@ -38,7 +38,12 @@ struct trawl_act_counts {
 	uint64_t unmatched_end;      /* an end (receive) with nothing open for its key */
 	uint64_t overflow;           /* begins not kept: max_open were open */
 	uint64_t first_unmatched;    /* time of the first unmatched end */
+	uint64_t cpu_beyond;         /* state changes not kept: their cpu is TRAWL_ACT_STATE_CPUS or more */
+	uint32_t first_cpu_beyond;   /* the first such cpu */
 };
+
+/* A state activity keeps a state per cpu for cpus below this. */
+#define TRAWL_ACT_STATE_CPUS 4096
 
 typedef void (*trawl_act_sink)(void *ctx, const struct trawl_act_record *r);
 

@@ -19,7 +19,7 @@
 #define NIL UINT32_MAX
 #define TAG_THREAD_LANE UINT32_MAX
 #define TAG_CPU_LANE (UINT32_MAX - 1)
-#define MAX_STATE_CPUS 4096
+#define MAX_STATE_CPUS TRAWL_ACT_STATE_CPUS
 
 enum { R_BEGIN, R_END, R_SET };
 
@@ -513,7 +513,12 @@ __attribute__((always_inline)) static inline void set_state(struct trawl_act *a,
 	struct act_info *ai = &a->acts[r->act];
 	struct cpu_state *c = cpu_slot(ai, ev->cpu);
 	if (!c) {
-		ai->counts.overflow++;
+		if (ev->cpu >= MAX_STATE_CPUS) { /* not open activities: its own count */
+			if (!ai->counts.cpu_beyond++)
+				ai->counts.first_cpu_beyond = ev->cpu;
+		} else {
+			ai->counts.overflow++;
+		}
 		return;
 	}
 	uint64_t v = r->field >= 0 ? ev->val : r->set_index;

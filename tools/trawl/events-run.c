@@ -169,6 +169,12 @@ static void report_activities(struct events_run *r)
 			cli_warn(r->cmd, "activity '%s': %" PRIu64 " %s with no %s (the first at %" PRIu64 " ns)",
 				 d->name, c->unmatched_end, d->kind == TRAWL_DEFS_MESSAGE ? "receives" : "ends",
 				 d->kind == TRAWL_DEFS_MESSAGE ? "send" : "begin", c->first_unmatched);
+		if (c->cpu_beyond) {
+			cli_error(r->cmd, "activity '%s': %" PRIu64 " state changes not kept: their cpu is %u or more "
+				  "(the first: cpu %" PRIu32 ")", d->name, c->cpu_beyond, (unsigned)TRAWL_ACT_STATE_CPUS,
+				  c->first_cpu_beyond);
+			cli_mark_lossy();
+		}
 		if (c->overflow) {
 			cli_error(r->cmd, "activity '%s': %" PRIu64 " not kept: more than %" PRIu64
 				  " activities were open (--max-open)", d->name, c->overflow,
