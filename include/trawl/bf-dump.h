@@ -37,6 +37,15 @@ enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file,
 /* qsort order of events: by time, then by dump line (a dump's own order
  * for ties). */
 int trawl_bf_event_cmp(const void *a, const void *b);
+/* The value of a field of type `type` (enum trawl_sw_type) for a word's
+ * 32-bit argument, which is its class's first field (trawl/event.h, "the
+ * first field's low 32 bits"; the dump has no value for further fields):
+ * signed types take it sign-extended from 32 bits, as C widens a narrower
+ * signed value. 0 when it does not fit the field (damage), 1 with *v set. */
+int trawl_bf_arg_value(int type, uint32_t arg, uint64_t *v);
+/* Place err at the raw word (third column) of line `line` of the dump:
+ * file, line, column, byte offset, and the line as its excerpt. */
+void trawl_bf_error_at_word(struct trawl_error *err, const char *text, size_t len, const char *file, uint64_t line);
 
 /* ---- Bfscope framing ----
  * What a Bfscope server (Barrelfish's trace service, TCP port 6666) sends

@@ -7,7 +7,15 @@
  *
  * The dump is read whole before the first event: merging by time needs
  * every core's events, and a dump is the size of the kernel's buffers
- * (Bfscope sends at most 2 MiB at a time). Times are the dump's ticks. */
+ * (Bfscope sends at most 2 MiB at a time). Times are the dump's ticks.
+ *
+ * A word's 32-bit argument is its class's first field (the recorder's fast
+ * path: trawl/event.h, "the first field's low 32 bits"); the dump has no
+ * value for further fields, which are 0. Signed types take the argument
+ * sign-extended from 32 bits (C widened a narrower signed value so); one
+ * that does not fit its field is damage. Damage (a bad line, a misfit
+ * argument) ends the dump: the events before it are handed out, then the
+ * error, as a damaged CTF stream is read up to the damage. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +33,9 @@ struct bf_reader {
 	size_t ncls, ccap;
 	struct sw_batch b;
 	int nomem;
-	struct trawl_error cut; /* a last line cut short: the error after the events */
+	/* a bad line, a misfit argument or a last line cut short: the error
+	 * handed out after the events before it */
+	struct trawl_error damage;
 };
 
 /* "CORE TIMESTAMP RAWHEX": decimal, decimal or 0x hex, hex (0x optional) */
@@ -114,9 +124,34 @@ static int add_class(struct bf_reader *r, const struct trawl_sw_class *c)
 	return 0;
 }
 
+/* The first event (in dump order) whose argument does not fit its class's
+ * first field ends the dump there. Only the definitions' classes can
+ * refuse one: a made-up class's field is u32. */
+static void check_args(struct bf_reader *r, const char *text, size_t len, const char *file)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct trawl_sw_class *c = find(r, (uint32_t)(r->ev[i].word >> 32));
+		uint32_t arg = (uint32_t)r->ev[i].word;
+		uint64_t v;
+		if (!c || trawl_bf_arg_value(c->fields[0].type, arg, &v))
+			continue;
+		trawl_error_set(&r->damage, TRAWL_ERR_FORMAT,
+				"argument %u (0x%x) does not fit field '%s' (%s) of %s: this event and the rest "
+				"of the dump are not read",
+				(unsigned)arg, (unsigned)arg, c->fields[0].name,
+				trawl_sw_type_name(c->fields[0].type), c->name);
+		trawl_bf_error_at_word(&r->damage, text, len, file, r->ev[i].line);
+		r->n = i;
+		return;
+	}
+}
+
 /* The definitions' classes, then one made up per id they lack; the table
- * is complete before the first event, so class pointers stay valid. */
-static enum trawl_status make_classes(struct bf_reader *r, const char *defs_path, struct trawl_error *err)
+ * is complete before the first event, so class pointers stay valid. The
+ * arguments are checked against the definitions' fields in between, so no
+ * class is made up for an id only the events after damage use. */
+static enum trawl_status make_classes(struct bf_reader *r, const char *defs_path, const char *text, size_t len,
+				      const char *file, struct trawl_error *err)
 {
 	struct trawl_defs *d = NULL;
 	if (defs_path) {
@@ -133,6 +168,7 @@ static enum trawl_status make_classes(struct bf_reader *r, const char *defs_path
 		}
 	trawl_defs_destroy(d);
 	sort(r->cls, r->ncls, sizeof *r->cls, cls_cmp);
+	check_args(r, text, len, file);
 	/* the ids the dump uses, once each, sorted */
 	uint32_t *ids = malloc((r->n ? r->n : 1) * sizeof *ids);
 	size_t nids = 0, known = r->ncls;
@@ -192,19 +228,31 @@ static enum trawl_status bf_open(void **state, struct trawl_input *in, const str
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	sw_batch_init(&r->b, opt);
 	struct trawl_bf_stats bs;
+	const char *name = trawl_input_name(in);
 	enum trawl_status st = read_all(in, first, &text, &len, err);
-	if (st == TRAWL_OK)
-		st = trawl_bf_parse(text ? text : "", len, trawl_input_name(in), collect, r, &bs, err);
-	if (st == TRAWL_OK && bs.cut_line) {
-		trawl_error_set(&r->cut, TRAWL_ERR_FORMAT,
+	if (st == TRAWL_OK) {
+		struct trawl_error perr;
+		trawl_error_clear(&perr);
+		enum trawl_status ps = trawl_bf_parse(text ? text : "", len, name, collect, r, &bs, &perr);
+		/* a bad line: the events before it are kept, the error comes after them */
+		if (ps == TRAWL_ERR_FORMAT)
+			r->damage = perr;
+		else if (ps != TRAWL_OK && !r->nomem) {
+			st = ps;
+			if (err)
+				*err = perr;
+		}
+	}
+	if (st == TRAWL_OK && !r->damage.status && bs.cut_line) {
+		trawl_error_set(&r->damage, TRAWL_ERR_FORMAT,
 				"the dump ends inside its last line (no newline after it: cut short?), which is not read");
-		trawl_error_at(&r->cut, trawl_input_name(in), bs.cut_line, 1, bs.cut_offset);
+		trawl_error_at(&r->damage, name, bs.cut_line, 1, bs.cut_offset);
 	}
 	if (r->nomem)
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-	free(text);
 	if (st == TRAWL_OK)
-		st = make_classes(r, opt ? opt->defs : NULL, err);
+		st = make_classes(r, opt ? opt->defs : NULL, text ? text : "", len, name, err);
+	free(text);
 	if (st != TRAWL_OK) {
 		bf_close(r);
 		return st;
@@ -223,15 +271,17 @@ static enum trawl_status bf_next(void *state, struct trawl_event_batch *batch, s
 		const struct trawl_bf_event *b = &r->ev[r->next];
 		struct trawl_sw_event ev = { .time = b->time, .cpu = b->core, .cls = find(r, (uint32_t)(b->word >> 32)) };
 		ev.vals[0] = (uint32_t)b->word;
+		if (ev.cls) /* it fits: check_args kept only the events whose arguments do */
+			(void)trawl_bf_arg_value(ev.cls->fields[0].type, (uint32_t)b->word, &ev.vals[0]);
 		if (sw_batch_push(&r->b, &ev, TRAWL_TIME_CYC, b->line, 0) != 0)
 			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	}
 	if (!r->b.n) {
-		if (!r->cut.status)
+		if (!r->damage.status)
 			return TRAWL_END;
 		if (err)
-			*err = r->cut;
-		return r->cut.status;
+			*err = r->damage;
+		return r->damage.status;
 	}
 	sw_batch_take(&r->b, batch);
 	return TRAWL_OK;

@@ -5,11 +5,14 @@
  *   <core> <timestamp> <raw word hex>    one event
  *
  * The raw word is subsys(16) << 48 | event(16) << 32 | arg(32). Blank
- * lines are allowed; anything else is an error with line and column. An
+ * lines are allowed; anything else is an error with line and column, and
+ * parsing stops there: the events before it have been handed to fn, for the
+ * caller to keep (a dump is read up to its damage, as a CTF stream is). An
  * event line with no newline after it ends a cut dump, perhaps inside its
  * word: it is left out and named in the stats (cut_line).
  */
 #include "trawl/bf-dump.h"
+#include "trawl/sw-event.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -114,6 +117,13 @@ enum trawl_status trawl_bf_parse(const char *text, size_t len, const char *file,
 					st = bad(err, file, line, &c, text, "bad core offset");
 					goto out;
 				}
+				/* "2x5" or "25.7" is not the number it starts with */
+				skip_blank(&c);
+				if (c.s != c.end) {
+					st = bad(err, file, line, &c, text,
+						 "bad core offset (unexpected text after the number)");
+					goto out;
+				}
 				if (core >= MAX_CORES) {
 					st = bad(err, file, line, &c, text, "core number too large (at most 4095)");
 					goto out;
@@ -191,4 +201,41 @@ int trawl_bf_event_cmp(const void *a, const void *b)
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+int trawl_bf_arg_value(int type, uint32_t arg, uint64_t *v)
+{
+	/* sign-extended from 32 bits, without an implementation-defined cast */
+	int64_t s = arg & 0x80000000u ? (int64_t)arg - 0x100000000ll : (int64_t)arg;
+	switch (type) {
+	case TRAWL_SW_U8: *v = arg; return arg <= 0xffu;
+	case TRAWL_SW_U16: *v = arg; return arg <= 0xffffu;
+	case TRAWL_SW_S8: *v = (uint64_t)s; return s >= -128 && s <= 127;
+	case TRAWL_SW_S16: *v = (uint64_t)s; return s >= -32768 && s <= 32767;
+	case TRAWL_SW_S32:
+	case TRAWL_SW_S64: *v = (uint64_t)s; return 1;
+	default: *v = arg; return 1; /* u32, u64 */
+	}
+}
+
+void trawl_bf_error_at_word(struct trawl_error *e, const char *text, size_t len, const char *file, uint64_t line)
+{
+	const char *s = text, *end = text + len;
+	for (uint64_t l = 1; l < line && s < end; l++) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		s = nl ? nl + 1 : end;
+	}
+	const char *ls = s, *le = memchr(s, '\n', (size_t)(end - s));
+	if (!le)
+		le = end;
+	for (int f = 0; f < 2; f++) {
+		while (s < le && (*s == ' ' || *s == '\t' || *s == '\r'))
+			s++;
+		while (s < le && *s != ' ' && *s != '\t' && *s != '\r')
+			s++;
+	}
+	while (s < le && (*s == ' ' || *s == '\t' || *s == '\r'))
+		s++;
+	trawl_error_at(e, file, line, (uint32_t)(s - ls + 1), (uint64_t)(s - text));
+	trawl_error_excerpt(e, ls, (size_t)(le - ls));
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # trawl serve DUMP: a Barrelfish dump opened directly answers as the trace
-# import-bf makes of it (tests/cli/serve-bf.py); a damaged dump fails on
-# the page and exits 1.
+# import-bf makes of it (tests/cli/serve-bf.py); a damaged dump is served
+# up to the damage, which the page names, and exits 1.
 . "$TRAWL_SRC/tests/cli-lib.sh"
 command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 d="$TRAWL_SRC/tests/data/rec"

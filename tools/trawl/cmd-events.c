@@ -386,6 +386,45 @@ static int dir_is_empty(const char *path)
 	return empty;
 }
 
+/* The first event (in dump order, over every core) whose argument does not
+ * fit its defined class's first field is damage: it and the events after
+ * it are dropped, as after a bad line. Events of a core are in dump order
+ * here (collected so; sorted by time only when written). */
+static void bf_check_args(struct bf_ctx *b, const struct trawl_ctf_meta *meta, const char *text, size_t len,
+			  const char *name, struct trawl_error *damage)
+{
+	uint64_t first = UINT64_MAX;
+	const struct trawl_bf_event *bad = NULL;
+	const struct trawl_ctf_class *bad_cls = NULL;
+	for (size_t ci = 0; ci < b->ncores; ci++)
+		for (size_t i = 0; i < b->cores[ci].n && b->cores[ci].ev[i].line < first; i++) {
+			const struct trawl_bf_event *e = &b->cores[ci].ev[i];
+			const struct trawl_ctf_class *cls = trawl_ctf_meta_find(meta, (uint32_t)(e->word >> 32));
+			uint64_t v;
+			if (cls && cls->nfields && !trawl_bf_arg_value(cls->fields[0].type, (uint32_t)e->word, &v)) {
+				first = e->line;
+				bad = e;
+				bad_cls = cls;
+				break;
+			}
+		}
+	if (!bad)
+		return;
+	uint32_t arg = (uint32_t)bad->word;
+	trawl_error_set(damage, TRAWL_ERR_FORMAT,
+			"argument %u (0x%x) does not fit field '%s' (%s) of %s: this event and the rest of the dump "
+			"are not read", (unsigned)arg, (unsigned)arg, bad_cls->fields[0].name,
+			trawl_sw_type_name(bad_cls->fields[0].type), bad_cls->name);
+	trawl_bf_error_at_word(damage, text, len, name, first);
+	for (size_t ci = 0; ci < b->ncores; ci++) {
+		struct bf_core *c = &b->cores[ci];
+		size_t keep = 0;
+		while (keep < c->n && c->ev[keep].line < first)
+			keep++;
+		c->n = keep;
+	}
+}
+
 /* One core's events as one stream file of 64 KiB packets, sorted by time
  * (a dump interleaves cores); an event no definition names gets a class
  * made up from its ids, so nothing in the dump is dropped. */
@@ -416,6 +455,8 @@ static int write_core_stream(struct bf_core *c, const char *out, struct trawl_ct
 				cls = trawl_ctf_meta_find(meta, id);
 			}
 			uint64_t vals[TRAWL_REC_MAX_FIELDS] = { (uint32_t)w };
+			/* it fits: events_bf_write kept only the events whose arguments do */
+			(void)trawl_bf_arg_value(cls ? cls->fields[0].type : 0, (uint32_t)w, &vals[0]);
 			unsigned __int128 ns = (unsigned __int128)c->ev[i].time * 1000000000u / freq;
 			if (!cls || trawl_ctf_packet_event(pkt, cls, (uint64_t)ns, vals) != 0) {
 				cli_error("events", "out of memory");
@@ -438,7 +479,10 @@ static int write_core_stream(struct bf_core *c, const char *out, struct trawl_ct
  * interleaves cores and CTF wants one time-ordered stream per core
  * (write_core_stream). The definitions' classes are added before any stream
  * is written, so only ids they do not name get made-up classes; metadata
- * goes last, once every class is known. */
+ * goes last, once every class is known. Damage (a bad line, an argument
+ * that does not fit its field, a cut last line) ends the dump: the events
+ * before it are written, then it is reported (exit 1), as a damaged CTF
+ * stream is read up to the damage. */
 int events_bf_write(const char *text, size_t len, const char *name, const char *defs_path, const char *out,
 		    uint64_t freq)
 {
@@ -447,20 +491,38 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 	struct bf_ctx b = { 0 };
 	struct trawl_ctf_meta meta;
 	struct trawl_ctf_packet pkt = { 0 };
-	struct trawl_error err;
-	trawl_error_clear(&err);
+	struct trawl_error damage; /* reported at the end, after what could be written */
+	trawl_error_clear(&damage);
 	trawl_ctf_meta_init(&meta);
 	snprintf(meta.tracer, sizeof meta.tracer, "trawl-import-bf");
 	snprintf(meta.procname, sizeof meta.procname, "barrelfish");
 	if (defs_path && (rc = events_load_defs(defs_path, &defs)))
 		goto out;
 	struct trawl_bf_stats bs;
-	if (trawl_bf_parse(text, len, name, bf_collect, &b, &bs, &err)) {
+	enum trawl_status ps = trawl_bf_parse(text, len, name, bf_collect, &b, &bs, &damage);
+	if (b.nomem || (ps != TRAWL_OK && ps != TRAWL_ERR_FORMAT)) {
 		if (b.nomem)
-			trawl_error_set(&err, TRAWL_ERR_NOMEM, "out of memory");
-		rc = cli_report("events", &err);
+			trawl_error_set(&damage, TRAWL_ERR_NOMEM, "out of memory");
+		rc = cli_report("events", &damage);
+		trawl_error_clear(&damage);
 		goto out;
 	}
+	if (ps == TRAWL_OK && bs.cut_line) {
+		trawl_error_set(&damage, TRAWL_ERR_FORMAT,
+				"the dump ends inside its last line (no newline after it: cut short?), which is not read");
+		trawl_error_at(&damage, name, bs.cut_line, 1, bs.cut_offset);
+	}
+	for (size_t i = 0; defs && i < defs->nsubsys; i++)
+		for (size_t j = 0; j < defs->subsys[i].nevents; j++) {
+			struct trawl_sw_class sc;
+			struct trawl_ctf_class cc;
+			trawl_defs_class(&defs->subsys[i], &defs->subsys[i].events[j], &sc);
+			trawl_sw_class_to_ctf(&sc, &cc);
+			trawl_ctf_meta_add(&meta, &cc);
+		}
+	/* the events up to a bad line all precede it: only a misfit before
+	 * it can come first */
+	bf_check_args(&b, &meta, text, len, name, &damage);
 	/* ticks of --freq become ns: one that does not fit would wrap around
 	 * and land out of its order */
 	for (size_t ci = 0; ci < b.ncores; ci++)
@@ -473,14 +535,6 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 				goto out;
 			}
 		}
-	for (size_t i = 0; defs && i < defs->nsubsys; i++)
-		for (size_t j = 0; j < defs->subsys[i].nevents; j++) {
-			struct trawl_sw_class sc;
-			struct trawl_ctf_class cc;
-			trawl_defs_class(&defs->subsys[i], &defs->subsys[i].events[j], &sc);
-			trawl_sw_class_to_ctf(&sc, &cc);
-			trawl_ctf_meta_add(&meta, &cc);
-		}
 	if (mkdir(out, 0777) != 0 && (errno != EEXIST || !dir_is_empty(out))) {
 		/* a trace already there would mix its streams with these */
 		if (errno == EEXIST)
@@ -491,21 +545,23 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 		goto out;
 	}
 	for (size_t ci = 0; ci < b.ncores && rc == EXIT_OK; ci++)
-		rc = write_core_stream(&b.cores[ci], out, &meta, &pkt, freq);
+		if (b.cores[ci].n) /* a core whose events all came after damage has none */
+			rc = write_core_stream(&b.cores[ci], out, &meta, &pkt, freq);
 	if (rc)
 		goto out;
 	int r = trawl_ctf_meta_write(&meta, out);
 	if (r) {
 		cli_error("events", "cannot write '%s/metadata': %s", out, strerror(-r));
 		rc = EXIT_BAD_INPUT;
-	} else if (bs.cut_line) {
-		/* the events before it are written; the dump was not used whole */
-		trawl_error_set(&err, TRAWL_ERR_FORMAT,
-				"the dump ends inside its last line (no newline after it: cut short?), which is not read");
-		trawl_error_at(&err, name, bs.cut_line, 1, bs.cut_offset);
-		rc = cli_report("events", &err);
 	}
 out:
+	/* the events before the damage are written (or could not be: said
+	 * above); the dump was not used whole */
+	if (damage.status) {
+		int d = cli_report("events", &damage);
+		if (!rc)
+			rc = d;
+	}
 	for (size_t i = 0; i < b.ncores; i++)
 		free(b.cores[i].ev);
 	free(b.cores);
@@ -532,7 +588,10 @@ static int events_import_bf(int argc, char **argv)
 		.usage = "DUMP --defs DEFS.json -o OUT [--freq HZ]",
 		.description =
 			"Converts a Barrelfish trace dump ('#' header lines, then\n"
-			"'CORE TIMESTAMP RAWHEX' lines) into a CTF trace OUT.\n",
+			"'CORE TIMESTAMP RAWHEX' lines) into a CTF trace OUT. A word's 32-bit\n"
+			"argument is its event's first field. A dump is read up to its first\n"
+			"damage (a bad line, an argument that does not fit its field): the\n"
+			"events before it are written, the damage is named, exit status 1.\n",
 		.options = opts,
 		.min_args = 1, .max_args = 1, .missing = "import-bf needs DUMP and -o OUT",
 	};

@@ -272,11 +272,11 @@ int cmd_stats(int argc, char **argv)
 		cli_progress_update(&prog, trace_progress(r));
 	}
 	cli_progress_finish(&prog);
-	if (st != TRAWL_END) {
+	/* damage stops the reading: what was read before it is still shown */
+	if (st != TRAWL_END)
 		rc = cli_report("stats", &err);
-		goto out;
-	}
-	trace_report_skipped(&to, r);
+	else
+		trace_report_skipped(&to, r);
 	if (s.nsw > 1)
 		qsort(s.sw, s.nsw, sizeof *s.sw, sw_cmp);
 	print_stats(&s, trawl_reader_stats(r), to.path, timing, cli_now() - t0);

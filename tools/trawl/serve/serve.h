@@ -54,6 +54,7 @@ struct serve_trace {
 	struct serve_sw *sw;        /* SERVE_KIND_SW: the events and the current view */
 	int bf_dump;                /* a Barrelfish dump: turned into a CTF trace first */
 	char bf_dir[4096];          /* ... in this temporary folder, removed at the end */
+	char bf_damage[512];        /* the dump's damage: served up to it, and said */
 };
 
 struct serve {

@@ -76,6 +76,14 @@ static int import_bf(struct serve *s, struct serve_trace *t)
 	}
 	int rc = events_bf_write((const char *)text, len, t->path, s->defs, t->bf_dir, 1000000000u);
 	free(text);
+	char meta[4200];
+	snprintf(meta, sizeof meta, "%s/metadata", t->bf_dir);
+	if (rc == EXIT_BAD_INPUT && access(meta, F_OK) == 0) {
+		/* damaged: the events before the damage were written, and are served */
+		snprintf(t->bf_damage, sizeof t->bf_damage, "%s", cli_last_error());
+		cli_mark_lossy();
+		return 0;
+	}
 	if (rc) {
 		fail(s, t, "the Barrelfish dump could not be read (the terminal says where)");
 		return -1;
@@ -113,7 +121,7 @@ static void build_sw(struct serve *s, struct serve_trace *t)
 		return;
 	}
 	t->ncpus = t->sw->ncpus;
-	set_state(s, t, SERVE_READY, t->sw->damage[0] ? t->sw->damage : NULL);
+	set_state(s, t, SERVE_READY, t->sw->damage[0] ? t->sw->damage : t->bf_damage[0] ? t->bf_damage : NULL);
 }
 
 /* The reader options for one trace. They are given once for every trace
