@@ -120,4 +120,12 @@ printf 'function on_event(e)\n  activity.open("rx", e.num)\n  if e.num == 4 then
 expect_exit 1 "$TRAWL" events activities "$T" --defs "$_tmp/rx.tdef" --script "$_tmp/opener.lua"
 grep -q "still open where the script stopped" "$_tmp/err" || fail "open activities: $(cat "$_tmp/err")"
 grep -q "still open at the end of the trace" "$_tmp/err" && fail "open activities said to be at the end of the trace"
+
+# a computed field that fails: the event it failed on is not listed (it
+# was, without that field, as if whole)
+printf 'fields = {\n  a = function(e) if e.num == 10 then error("boom") end return e.num end,\n}\n' >"$_tmp/field.lua"
+expect_exit 1 "$TRAWL" events list "$T" --script "$_tmp/field.lua"
+[ "$(nums "$_tmp/out")" = "0 1 2 3 4 5 6 7 8 9 " ] || fail "failed field: listed $(nums "$_tmp/out")"
+tail -1 "$_tmp/out" | grep -q "num=9 a=9$" || fail "failed field: last line $(tail -1 "$_tmp/out")"
+grep -q "field.lua:2: boom (while processing net:RX at 1100 ns" "$_tmp/err" || fail "failed field: $(cat "$_tmp/err")"
 finish

@@ -147,18 +147,24 @@ static void print_value(const struct trawl_sw_class *c, unsigned i, uint64_t v)
 }
 
 /* A script's computed fields (fields = { name = function(e) ... end }),
- * after the event's own; nil is left out. */
-static void print_computed(struct events_run *r, const struct trawl_sw_event *ev)
+ * after the event's own, as text; nil is left out. -1 when one failed: the
+ * event is then not printed at all (half a line would look whole). */
+static int computed_text(struct events_run *r, const struct trawl_sw_event *ev, char *out, size_t size)
 {
 	char buf[256];
-	for (size_t i = 0; r->scr && !r->script_failed && i < trawl_script_nfields(r->scr); i++) {
-		if (trawl_script_field(r->scr, i, ev, buf, sizeof buf, &r->script_err)) {
+	size_t n = 0;
+	out[0] = 0;
+	for (size_t i = 0; r->scr && i < trawl_script_nfields(r->scr); i++) {
+		if (r->script_failed || trawl_script_field(r->scr, i, ev, buf, sizeof buf, &r->script_err)) {
 			r->script_failed = 1;
-			return;
+			return -1;
 		}
-		if (buf[0])
-			printf(" %s=%s", trawl_script_field_name(r->scr, i), buf);
+		if (buf[0] && n < size) {
+			int k = snprintf(out + n, size - n, " %s=%s", trawl_script_field_name(r->scr, i), buf);
+			n += k > 0 ? (size_t)k : 0;
+		}
 	}
+	return 0;
 }
 
 /* The library merges the streams by time, so listing is one loop over
@@ -199,6 +205,9 @@ static int events_list(int argc, char **argv)
 	while (n < limit && events_run_next(&r, &ev, &keep) == TRAWL_OK) {
 		if (!keep)
 			continue;
+		char computed[4096];
+		if (computed_text(&r, &ev, computed, sizeof computed))
+			break;
 		uint64_t t = ev.time - r.first;
 		if (abs_time)
 			printf("%20" PRIu64, ev.time);
@@ -207,7 +216,7 @@ static int events_list(int argc, char **argv)
 		printf("  cpu %-3u tid %-7u %s", ev.cpu, ev.tid, ev.cls->name);
 		for (unsigned i = 0; i < ev.cls->nfields; i++)
 			print_value(ev.cls, i, ev.vals[i]);
-		print_computed(&r, &ev);
+		fputs(computed, stdout);
 		putchar('\n');
 		n++;
 	}
