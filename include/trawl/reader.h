@@ -46,8 +46,11 @@ typedef void (*trawl_warn_fn)(void *ctx, const struct trawl_error *warning);
  * Barrelfish text) make of the same bytes: raised with any parser change
  * that makes other events, so indexes built before it are rebuilt
  * (identity key 7, docs/index-format.md). */
-#define TRAWL_READER_VERSION 2u /* 1: NUL bytes and a cut last line are damage;
-                                  * 2: real time in ps, one unit per trace */
+#define TRAWL_READER_VERSION 3u /* 1: NUL bytes and a cut last line are damage;
+                                  * 2: real time in ps, one unit per trace;
+                                  * 3: text after a Tarmac value, a cut
+                                  * variable-width value, a Barrelfish
+                                  * argument that does not fit its field */
 
 #define TRAWL_WANT_FILTER 1u
 #define TRAWL_WANT_MEMS 2u

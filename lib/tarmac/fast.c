@@ -171,10 +171,6 @@ TARMAC_INLINE int fast_reg(struct trawl_tarmac *t, const char *p, const char *e,
 	struct tarmac_regcache rc;
 	if (tarmac_reg_lookup(t, name, (size_t)(ne - name), tarmac_reg_state(t, 0), &rc))
 		return -1;
-	/* partial parsing: the value is not read (unless the input ends
-	 * inside this line: then the grammar decides if it is whole) */
-	if (!tarmac_want_reg(t, rc.reg) && !t->cut_line)
-		return tarmac_attach_effects(t, ln, t->nregs, t->nmems, t->pool_len) ? 1 : -1;
 	size_t want = rc.flexible ? 0 : 2u * rc.size;
 	/* v holds at most 16 digits: longer values take the general path */
 	if (fast_hex(val, e, &n, &v) != e || (want ? n != want || want > 16 : (n != 8 && n != 16)))
@@ -185,6 +181,12 @@ TARMAC_INLINE int fast_reg(struct trawl_tarmac *t, const char *p, const char *e,
 			return 0;
 		want = n;
 	}
+	/* partial parsing: a register not wanted is checked but not stored.
+	 * Only a line with the instruction's own time prefix goes unread
+	 * (tarmac_skip_line); this one may be at another time, where the
+	 * general grammar would judge it */
+	if (!tarmac_want_reg(t, rc.reg))
+		return tarmac_attach_effects(t, ln, t->nregs, t->nmems, t->pool_len) ? 1 : -1;
 	size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
 	if (!tarmac_reserve_regs(t, 1))
 		return -1;
@@ -204,15 +206,12 @@ TARMAC_INLINE int fast_reg(struct trawl_tarmac *t, const char *p, const char *e,
 }
 
 /* "MR8 a:pa 00000000_0000ca68", p at "M": one access of 1, 2, 4 or 8 bytes
- * joined to its event; skipped unread when memory is not wanted. */
+ * joined to its event; checked but not stored when memory is not wanted. */
 TARMAC_INLINE int fast_mem(struct trawl_tarmac *t, const char *p, const char *e,
 			   struct tarmac_line *ln)
 {
 	uint64_t v, w;
 	size_t n, m;
-	if ((t->opt.want & (TRAWL_WANT_FILTER | TRAWL_WANT_MEMS)) == TRAWL_WANT_FILTER &&
-	    !t->cut_line)
-		return tarmac_attach_effects(t, ln, t->nregs, t->nmems, t->pool_len) ? 1 : -1;
 	unsigned size = (unsigned)(p[2] - '0');
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		return 0;
@@ -239,6 +238,11 @@ TARMAC_INLINE int fast_mem(struct trawl_tarmac *t, const char *p, const char *e,
 	}
 	if (q != e || n != 2 * size)
 		return 0;
+	/* only lines with the instruction's own time prefix are skipped
+	 * unread (tarmac_skip_line): this one was read whole, like the
+	 * general grammar reads it */
+	if ((t->opt.want & (TRAWL_WANT_FILTER | TRAWL_WANT_MEMS)) == TRAWL_WANT_FILTER)
+		return tarmac_attach_effects(t, ln, t->nregs, t->nmems, t->pool_len) ? 1 : -1;
 	uint8_t bytes[8];
 	if (t->opt.big_endian)
 		store_be(bytes, v, size);

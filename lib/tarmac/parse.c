@@ -875,6 +875,51 @@ static inline int emit_reg_word(struct trawl_tarmac *t, uint32_t reg, unsigned b
 	return 0;
 }
 
+/* An annotation producers write after a register value: the flags of a
+ * PSR ("__C_", "NZ_V", with an optional Q: N Z C V Q each its letter, in
+ * either case, or '_') or a bracketed word ("(MSP)" after r13). Returns
+ * its length, 0 if the text at p is none. */
+static size_t reg_annotation(const struct tl *l)
+{
+	const char *p = l->p;
+	size_t n = tl_wordlen(l);
+	if (n == 4 || n == 5) {
+		static const char flag[] = "NZCVQ";
+		size_t i = 0;
+		while (i < n && (p[i] == '_' || (p[i] | 0x20) == (flag[i] | 0x20)))
+			i++;
+		if (i == n)
+			return n;
+	}
+	if (*p == '(') {
+		struct tl k = *l;
+		k.p++;
+		size_t w = tl_wordlen(&k);
+		if (w && k.p + w < k.e && k.p[w] == ')')
+			return w + 2;
+	}
+	return 0;
+}
+
+/* After a register or memory value only blanks (and, after a register, one
+ * annotation) may follow. Anything else is text the value would silently
+ * lose: another record on the same line (a lost newline, or a CR-only line
+ * end), or a digit group the value has no room for. */
+static int value_end(struct trawl_tarmac *t, struct tl *l, int annot, const char *what)
+{
+	tl_skipsp(l);
+	if (tl_eol(l))
+		return 0;
+	size_t a = annot ? reg_annotation(l) : 0;
+	if (a) {
+		l->p += a;
+		tl_skipsp(l);
+		if (tl_eol(l))
+			return 0;
+	}
+	return fail(t, l, l->p, "unexpected text after the %s value (two records on one line?)", what);
+}
+
 /* Digits of a register whose width comes from the value (SP, system
  * registers): one token, or two joined by ':' or followed by a second
  * word-sized (8 digit) token; annotations may follow. An odd count gains a
@@ -989,8 +1034,12 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	/* quick path: one token of exactly the expected hex digits (X, W, R, D ...) */
 	uint64_t v;
 	if (want && want <= 16 && tl_hexrun(l->p, l->e, &v) == want &&
-	    (l->p + want == l->e || tl_is(l->p[want], TL_SPACE)))
+	    (l->p + want == l->e || tl_is(l->p[want], TL_SPACE))) {
+		l->p += want;
+		if ((r = value_end(t, l, 1, "register")))
+			return r;
 		return emit_reg_word(t, rc.reg, base, v, want / 2, zext);
+	}
 
 	uint8_t nib[MAX_NIBBLES];
 	size_t n = 0;
@@ -999,6 +1048,14 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		return fail(t, l, l->p, "expected a register value");
 	r = want ? take_reg_fixed(t, l, nib, &n, want, vstart) : take_reg_flexible(t, l, nib, &n, vstart);
 	if (r)
+		return r;
+	/* a width taken from the value: on a line the input cut off, any
+	 * count of digits may be the start of a longer value (only an
+	 * annotation after it shows it is whole) */
+	if (!want && t->cut_line && (tl_skipsp(l), tl_eol(l)))
+		return fail(t, l, vstart, "register value cut off by the end of the input: "
+			    "its width comes from the value");
+	if ((r = value_end(t, l, 1, "register")))
 		return r;
 	if (base + n / 2 > width)
 		return fail(t, l, vstart, "register value is wider than the register (%zu bytes)", n / 2);
@@ -1090,9 +1147,9 @@ static int skip_mem_prefix(struct trawl_tarmac *t, struct tl *l)
 
 /* The quick path: one token of exactly 2*size hex digits (size <= 8, Fast
  * Models' "00000000_0000ca68" split of 8-byte values included) ending the
- * line or followed by a space. Returns 1 with the value in *v. Inlined: it
- * is the common case. */
-static inline int mem_quick_value(const struct tl *l, unsigned size, int memorder, uint64_t *v)
+ * line or followed by a space. Returns the token's length with the value
+ * in *v, or 0. Inlined: it is the common case. */
+static inline size_t mem_quick_value(const struct tl *l, unsigned size, int memorder, uint64_t *v)
 {
 	size_t want = 2u * size, got = 0, span = 0;
 	if (size <= 8 && !memorder) {
@@ -1106,7 +1163,7 @@ static inline int mem_quick_value(const struct tl *l, unsigned size, int memorde
 			}
 		}
 	}
-	return got == want && (l->p + span == l->e || tl_is(l->p[span], TL_SPACE));
+	return got == want && (l->p + span == l->e || tl_is(l->p[span], TL_SPACE)) ? span : 0;
 }
 
 /* Digits of a memory value the quick path did not take: one token, or the
@@ -1228,7 +1285,11 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		return fail(t, l, l->p, "unexpected bracket in a memory access");
 	}
 	uint64_t v;
-	if (mem_quick_value(l, size, mt.memorder, &v)) {
+	size_t span = mem_quick_value(l, size, mt.memorder, &v);
+	if (span) {
+		l->p += span;
+		if ((r = value_end(t, l, 0, "memory")))
+			return r;
 		if (t->opt.big_endian)
 			store_be(bytes, v, size);
 		else
@@ -1240,6 +1301,7 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	const char *vstart = l->p;
 	int any_unknown = 0;
 	if ((r = take_mem_digits(t, l, nib, &n, size, vstart)) ||
+	    (r = value_end(t, l, 0, "memory")) ||
 	    (r = mem_pick_bytes(t, l, nib, n, addr, size, mt.memorder, vstart, bytes, known,
 				&any_unknown)))
 		return r;
@@ -1305,6 +1367,12 @@ static int parse_ldst(struct trawl_tarmac *t, struct tl *l, int is_store)
 		if (n && n <= 16 && tl_allhex(k.p, n)) {
 			paddr = tl_hex64(k.p, n);
 			has_pa = 1;
+			/* the attributes after it show the address is whole; on a
+			 * line the input cut off right after it, it may not be */
+			k.p += n;
+			tl_skipsp(&k);
+			if (t->cut_line && tl_eol(&k))
+				return fail(t, l, l->p, "physical address cut off by the end of the input");
 		}
 	}
 	uint32_t flags = is_store ? TRAWL_MEM_WRITE : TRAWL_MEM_READ;
@@ -1398,8 +1466,9 @@ static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const ch
 						size_t len, uint64_t offset,
 						struct trawl_error *err);
 static enum trawl_status reject_line(struct trawl_tarmac *t, const char *line, size_t len,
-				     uint64_t offset, struct trawl_error *err);
+				     uint64_t offset, int cut, struct trawl_error *err);
 static void cut_text_line(struct trawl_tarmac *t, const char *line, size_t len, uint64_t offset);
+static int lone_cr(struct trawl_tarmac *t, const struct tl *l);
 
 /* What may come before a line's record type: a timestamp (with its unit)
  * and a "cpuN" field. A line without a time has the previous line's; one
@@ -1486,21 +1555,29 @@ static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const ch
 		t->prev_ldst = 0;
 		return TRAWL_OK;
 	}
+	/* a CR-only file is one line: it is the first line, or (no newline
+	 * at all) the last; only those are looked at, not every line */
+	if (__builtin_expect(t->lineno == 1 || t->cut_line, 0) && lone_cr(t, &l)) {
+		t->prev_ldst = 0;
+		return reject_line(t, line, len, offset, 0, err);
+	}
 	struct tarmac_line ln = { line, len, offset, t->lineno, t->time, t->unit, t->cpu, 0 };
 	size_t r0 = t->nregs, m0 = t->nmems, p0 = t->pool_len;
 	size_t ev0 = t->nev;
-	int ldst = 0, r = 0;
+	int ldst = 0, r = 0, effect = 0;
 	size_t col = (size_t)(l.p - l.s);
 
 	if (t->prev_ldst && col == t->ldst_col && tl_is(*l.p, TL_HEX)) {
 		/* continuation of an LD/ST diagram: same type, no prefix */
 		ldst = t->prev_ldst;
+		effect = 1;
 		r = parse_ldst(t, &l, ldst == 2);
 		if (!r && !tarmac_attach_effects(t, &ln, r0, m0, p0))
 			r = E_NOMEM;
 		goto done;
 	}
-	if (col == 0 && t->fast_unit_len && !t->prev_ldst && !t->no_fast) {
+	/* a line the input cut off goes to the grammar, which judges it */
+	if (col == 0 && t->fast_unit_len && !t->prev_ldst && !t->no_fast && !t->cut_line) {
 		int f = tarmac_fast_line(t, l.p, l.e, &ln);
 		if (f > 0)
 			goto done;
@@ -1515,16 +1592,20 @@ static enum trawl_status tarmac_parse_unskipped(struct trawl_tarmac *t, const ch
 	size_t tn = tl_wordlen(&l);
 	r = parse_body(t, &l, &ln, &ldst);
 	/* effect lines that did not turn into text join an event */
-	if (!r && tn && is_effect_type(body, tn) && t->nev == ev0 &&
-	    !tarmac_attach_effects(t, &ln, r0, m0, p0))
-		r = E_NOMEM;
+	if (!r && tn && is_effect_type(body, tn) && t->nev == ev0) {
+		effect = 1;
+		if (!tarmac_attach_effects(t, &ln, r0, m0, p0))
+			r = E_NOMEM;
+	}
 done:
 	if (!r) {
 		t->time = ln.time;
 		t->unit = ln.unit;
 		t->cpu = ln.cpu;
 		t->prev_ldst = ldst;
-		if (t->cut_line && t->open && t->ev[t->nev].line == t->lineno)
+		/* an effect's value showed it is whole (parse_reg and parse_mem
+		 * refuse one that may not be); a line of free text cannot */
+		if (__builtin_expect(t->cut_line, 0) && !effect)
 			cut_text_line(t, line, len, offset);
 		return TRAWL_OK;
 	}
@@ -1536,20 +1617,29 @@ done:
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory parsing line %llu",
 				       (unsigned long long)t->lineno);
 	t->prev_ldst = 0;
-	return reject_line(t, line, len, offset, err);
+	return reject_line(t, line, len, offset, t->cut_line, err);
 }
 
-/* The input's last line has no newline and began an event: it parsed, but
- * its free text (an instruction's disassembly) may have been cut anywhere,
- * and no producer ends a trace without one. The event is kept and marked
- * truncated, and the cut is counted (exit 1). A last effect line needs no
- * such note: its value's digits show whether it is whole. */
+/* The input's last line has no newline and began an event of its own (an
+ * instruction, exception, gap or text line): it parsed, but its free text
+ * (disassembly, an exception's or a text line's words) may have been cut
+ * anywhere, and no producer ends a trace without a newline. The event is
+ * kept and marked truncated, and the cut is counted (exit 1). A last
+ * effect line needs no such note: the grammar accepts it on a cut line
+ * only when its value's digits show it is whole. */
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
 static void cut_text_line(struct trawl_tarmac *t, const char *line, size_t len, uint64_t offset)
 {
-	t->ev[t->nev].flags |= TRAWL_EVF_TRUNCATED;
+	struct trawl_event *e = NULL;
+	if (t->open && t->ev[t->nev].line == t->lineno)
+		e = &t->ev[t->nev]; /* an instruction, still open */
+	else if (t->nev && t->ev[t->nev - 1].line == t->lineno)
+		e = &t->ev[t->nev - 1]; /* an exception, gap or text: complete */
+	if (!e)
+		return;
+	e->flags |= TRAWL_EVF_TRUNCATED;
 	t->stats.cut_lines++;
 	if (!t->opt.warn)
 		return;
@@ -1569,9 +1659,9 @@ static void cut_text_line(struct trawl_tarmac *t, const char *line, size_t len, 
 __attribute__((noinline, cold))
 #endif
 static enum trawl_status reject_line(struct trawl_tarmac *t, const char *line, size_t len,
-				     uint64_t offset, struct trawl_error *err)
+				     uint64_t offset, int cut, struct trawl_error *err)
 {
-	if (t->cut_line) {
+	if (cut) {
 		/* the input ends inside this line (a trace cut off while being
 		 * written): what it would have said is unknown, so it is dropped
 		 * and the event it belonged to is marked truncated */
@@ -1621,7 +1711,23 @@ enum trawl_status tarmac_reject_nul_line(struct trawl_tarmac *t, const char *lin
 	else
 		snprintf(t->emsg, sizeof t->emsg, "a control byte (0x%02x) in the line: the file is damaged",
 			 (unsigned char)line[col]);
-	return reject_line(t, line, len, offset, err);
+	return reject_line(t, line, len, offset, t->cut_line, err);
+}
+
+/* A carriage return inside a line (a CRLF line end's CR is trimmed with the
+ * trailing blanks before this): the input ends its lines with CR alone,
+ * which is no line end here, so every record would run into one line. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int lone_cr(struct trawl_tarmac *t, const struct tl *l)
+{
+	const char *cr = memchr(l->p, '\r', (size_t)(l->e - l->p));
+	if (!cr)
+		return 0;
+	fail(t, l, cr, "a carriage return inside the line: lines ending in CR alone are not "
+	     "read (LF and CRLF are); convert them with tr '\\r' '\\n'");
+	return 1;
 }
 
 void trawl_tarmac_set_fast_path(struct trawl_tarmac *t, int on)

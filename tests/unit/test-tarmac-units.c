@@ -269,13 +269,32 @@ static void reader_flow(void **state)
 	trawl_reader_close(r);
 }
 
+/* Not a unit, but the same two paths: text after a register or memory
+ * value is refused where it starts (a lost newline: two records on one
+ * line), on both paths; an annotation producers write is not. */
+static void text_after_values(void **state)
+{
+	(void)state;
+	/* "1 clk R X0 " 11 characters, 16 digits, a blank: column 29 */
+	refused("1 clk " INSN "\n1 clk R X0 0000000000000001 1 clk R X1 0000000000000002\n", 2, 29,
+		"unexpected text after the register value");
+	/* "1 clk MW4 00001000 " 19, 8 digits, a blank: column 29 */
+	refused("1 clk " INSN "\n1 clk MW4 00001000 12345678 99\n", 2, 29,
+		"unexpected text after the memory value");
+	refused("1 clk R X0 00000000 00000001 ffffffff\n", 1, 30, "unexpected text after the register value");
+	static const uint64_t one[1] = { 1 };
+	times_are("1 clk " INSN "\n1 clk R cpsr 20000000 __C_\n1 clk R cpsr 00000001 00000002\n"
+		  "1 clk R r13 20001fff (MSP)\n",
+		  1, one, TRAWL_TIME_CLK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_unit),        cmocka_unit_test(real_time_units_agree),
 		cmocka_unit_test(unknown_units),    cmocka_unit_test(mixed_units),
 		cmocka_unit_test(time_backwards),   cmocka_unit_test(huge_times),
-		cmocka_unit_test(reader_flow),
+		cmocka_unit_test(reader_flow),      cmocka_unit_test(text_after_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
