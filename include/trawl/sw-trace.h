@@ -9,7 +9,7 @@
 
 /* The version of the events this reader makes of a trace's bytes, for
  * index identity as TRAWL_READER_VERSION is for text traces. */
-#define TRAWL_SW_READER_VERSION 1u
+#define TRAWL_SW_READER_VERSION 2u /* 2: packet headers held against their events */
 
 #include <stddef.h>
 #include <stdint.h>

@@ -25,7 +25,12 @@ struct stream {
 	 * is the damage */
 	size_t cut_packet, cut_size;
 	uint32_t cpu, tid;
-	uint64_t discarded;
+	uint64_t discarded;          /* the current packet's events_discarded */
+	uint64_t seq;                /* the current packet's packet_seq_num */
+	int seq_known;               /* a packet was read: seq holds */
+	/* the current packet's timestamp_begin and _end: its events lie
+	 * within (take_run keeps pkt_end in a register) */
+	uint64_t pkt_begin, pkt_end;
 	int done;
 	int have;                    /* `ev` holds the next event's header */
 	size_t cls_idx;              /* its class, for decoding its fields */
@@ -54,6 +59,7 @@ struct class_dec {
 };
 
 #define CLASS_CACHE 256
+#define CTF_MAX_SIDS 16
 
 struct trawl_swtrace {
 	struct trawl_sw_class *classes;
@@ -78,6 +84,11 @@ struct trawl_swtrace {
 	size_t nstreams, streams_cap;
 	struct trawl_error damage;
 	int damaged;
+	/* stream ids the metadata declares (a packet naming another is damage);
+	 * more than fit: any is taken */
+	uint32_t sids[CTF_MAX_SIDS];
+	size_t nsids;
+	int sids_any;
 	struct ring_file *rings;
 	size_t nrings;
 	uint32_t *made;              /* class ids made up for recovered events */

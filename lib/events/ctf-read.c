@@ -20,9 +20,14 @@
  *   60     4    thread_id
  *   event: 0 4 id, 4 8 timestamp (ns), 12.. fields at natural size
  *
- * Every size read from a stream is checked against the bytes present;
- * damage stops the stream at the last whole event and is reported with the
- * file and byte offset.
+ * Every size read from a stream is checked against the bytes present, and
+ * what a packet header promises is held to: a stream id the metadata
+ * declares, timestamp_begin <= every event's time <= timestamp_end,
+ * events_discarded never going down; damage stops the stream at the last
+ * whole event and is reported with the file and byte offset. A jump in
+ * packet_seq_num is packets lost: said the same way, but the stream is
+ * read on (0 again starts a new count: the recorder appends a second
+ * recording to the same files).
  */
 #include "core/bytes.h"
 #include "trawl/file.h"
@@ -33,6 +38,8 @@
 #include "events/text-skip.h"
 
 #include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <dirent.h>
@@ -357,6 +364,38 @@ static void env_attr(void *ctx, struct lexer *L, const char *k, size_t n)
 	}
 }
 
+/* The stream ids the stream blocks declare (a block without one is
+ * stream 0, as CTF has it for a trace of one stream class). */
+struct stream_ids {
+	uint32_t v[CTF_MAX_SIDS];
+	size_t n;
+	int any;                     /* more than v holds: take any id */
+	int seen;                    /* the current block named its id */
+};
+
+static void stream_ids_add(struct stream_ids *ids, uint64_t id)
+{
+	for (size_t i = 0; i < ids->n; i++)
+		if (ids->v[i] == id)
+			return;
+	if (ids->n == sizeof ids->v / sizeof ids->v[0] || id > UINT32_MAX)
+		ids->any = 1;
+	else
+		ids->v[ids->n++] = (uint32_t)id;
+}
+
+static void stream_attr(void *ctx, struct lexer *L, const char *k, size_t n)
+{
+	struct stream_ids *ids = ctx;
+	if (!key_is(k, n, "id"))
+		return;
+	ids->seen = 1;
+	if (L->kind == T_NUM)
+		stream_ids_add(ids, L->num);
+	else
+		ids->any = 1; /* an id we cannot read: do not turn every packet into damage */
+}
+
 static void trace_attr(void *ctx, struct lexer *L, const char *k, size_t n)
 {
 	int *big = ctx;
@@ -453,8 +492,9 @@ static int class_cmp(const void *a, const void *b)
  * id at the end, so lookups can bisect and a duplicate id shows as two
  * neighbours. Byte order is checked after the whole text, as the trace
  * block may come anywhere in it. */
-enum trawl_status trawl_swtrace_parse_metadata(const char *text, size_t len, struct trawl_sw_class **classes,
-					   size_t *nclasses, struct trawl_swtrace_info *info, struct trawl_error *err)
+static enum trawl_status parse_metadata(const char *text, size_t len, struct trawl_sw_class **classes,
+				       size_t *nclasses, struct trawl_swtrace_info *info, struct stream_ids *ids,
+				       struct trawl_error *err)
 {
 	struct lexer L = { .s = text, .len = len, .line = 1 };
 	struct alias al[32];
@@ -484,7 +524,10 @@ enum trawl_status trawl_swtrace_parse_metadata(const char *text, size_t len, str
 		} else if (tok_is(&L, "trace")) {
 			st = parse_attrs(&L, err, trace_attr, &big);
 		} else if (tok_is(&L, "stream")) {
-			st = parse_attrs(&L, err, NULL, NULL);
+			ids->seen = 0;
+			st = parse_attrs(&L, err, stream_attr, ids);
+			if (st == TRAWL_OK && !ids->seen)
+				stream_ids_add(ids, 0);
 		} else if (tok_is(&L, "event")) {
 			if (n == cap) {
 				size_t ncap = cap ? cap * 2 : 32;
@@ -527,6 +570,13 @@ enum trawl_status trawl_swtrace_parse_metadata(const char *text, size_t len, str
 out:
 	free(cls);
 	return st;
+}
+
+enum trawl_status trawl_swtrace_parse_metadata(const char *text, size_t len, struct trawl_sw_class **classes,
+					   size_t *nclasses, struct trawl_swtrace_info *info, struct trawl_error *err)
+{
+	struct stream_ids ids = { .n = 0 };
+	return parse_metadata(text, len, classes, nclasses, info, &ids, err);
 }
 
 /* ---- streams ---- */
@@ -608,9 +658,42 @@ static void stream_damage(struct trawl_swtrace *t, struct stream *s, uint64_t of
 	s->have = 0;
 	struct trawl_error e;
 	trawl_error_clear(&e);
+	/* said here, as a missing packet (stream_note) reads on */
+	trawl_error_set(&e, TRAWL_ERR_CORRUPT, "%s: the rest of this stream is not read", what);
+	trawl_error_at(&e, s->name, 0, 0, off);
+	swtrace_note_damage(t, &e);
+}
+
+static void stream_damagef(struct trawl_swtrace *t, struct stream *s, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void stream_damagef(struct trawl_swtrace *t, struct stream *s, uint64_t off, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	stream_damage(t, s, off, msg);
+}
+
+/* Loss the stream reads on past (a missing packet): kept as the damage
+ * the read ends with, so the exit status says it, but the stream goes on. */
+static void stream_note(struct trawl_swtrace *t, const struct stream *s, uint64_t off, const char *what)
+{
+	struct trawl_error e;
+	trawl_error_clear(&e);
 	trawl_error_set(&e, TRAWL_ERR_CORRUPT, "%s", what);
 	trawl_error_at(&e, s->name, 0, 0, off);
 	swtrace_note_damage(t, &e);
+}
+
+/* Does the metadata declare this stream id? */
+static int stream_id_known(const struct trawl_swtrace *t, uint32_t id)
+{
+	for (size_t i = 0; i < t->nsids; i++)
+		if (t->sids[i] == id)
+			return 1;
+	return t->sids_any;
 }
 
 /* The damage at s->off, or, in a packet the end of the file cut, that cut
@@ -646,18 +729,44 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 			const uint8_t *p = s->data + s->off;
 			if (bytes_rd32(p) != CTF_MAGIC)
 				return stream_damage(t, s, s->off, "bad packet magic");
+			if (!stream_id_known(t, bytes_rd32(p + 4)))
+				return stream_damagef(t, s, s->off, "packet of stream id %" PRIu32 ", which the metadata does not declare",
+						      bytes_rd32(p + 4));
 			uint64_t content = bytes_rd64(p + 24), total = bytes_rd64(p + 32);
 			if (content % 8 || total % 8 || content < PREAMBLE * 8 || total < content)
 				return stream_damage(t, s, s->off, "bad packet sizes");
+			uint64_t t0 = bytes_rd64(p + 8), t1 = bytes_rd64(p + 16);
+			if (t0 > t1)
+				return stream_damagef(t, s, s->off, "packet timestamp_begin %" PRIu64 " is after its timestamp_end %" PRIu64,
+						      t0, t1);
+			uint64_t seq = bytes_rd64(p + 40), disc = bytes_rd64(p + 48);
+			/* packet_seq_num 0 again: a recording appended to the file
+			 * (the recorder appends), whose count starts again at 0 */
+			if (s->seq_known && seq == 0)
+				s->discarded = 0;
+			if (disc < s->discarded)
+				return stream_damagef(t, s, s->off,
+						      "events_discarded goes down from %" PRIu64 " to %" PRIu64 " (it counts up over a stream)",
+						      s->discarded, disc);
+			/* a packet missing in between: loss, said, and reading goes on */
+			if (s->seq_known && seq > s->seq && seq - s->seq > 1) {
+				char msg[200];
+				snprintf(msg, sizeof msg,
+					 "packet_seq_num jumps from %" PRIu64 " to %" PRIu64 ": %" PRIu64
+					 " packet(s) missing before this one, their events lost",
+					 s->seq, seq, seq - s->seq - 1);
+				stream_note(t, s, s->off, msg);
+			}
+			s->seq = seq;
+			s->seq_known = 1;
+			s->pkt_begin = t0;
+			s->pkt_end = t1;
 			/* cut by the end of the file (a crash, a copy cut short):
 			 * its whole events are kept, as for damage inside one */
 			s->cut_packet = total / 8 > s->size - s->off ? s->off + 1 : 0;
 			s->cut_size = (size_t)(total / 8);
-			uint64_t disc = bytes_rd64(p + 48);
-			if (disc > s->discarded) {
-				t->info.lost += disc - s->discarded;
-				s->discarded = disc;
-			}
+			t->info.lost += disc - s->discarded;
+			s->discarded = disc;
 			s->cpu = bytes_rd32(p + 56);
 			s->tid = bytes_rd32(p + 60);
 			s->content_end = content / 8 > s->size - s->off ? s->size : s->off + (size_t)(content / 8);
@@ -680,6 +789,13 @@ static void stream_advance(struct trawl_swtrace *t, struct stream *s, size_t idx
 		uint64_t time = bytes_rd64(p + 4);
 		if (time < ev->time) /* ev: the stream's event before; the merge needs order */
 			return stream_damage(t, s, s->off, "time goes back (earlier than the event before it in this stream)");
+		/* (a flipped high bit makes a time days away from its neighbours) */
+		if (time > s->pkt_end)
+			return stream_damagef(t, s, s->off, "event time %" PRIu64 " is after its packet's timestamp_end %" PRIu64,
+					      time, s->pkt_end);
+		if (time < s->pkt_begin)
+			return stream_damagef(t, s, s->off, "event time %" PRIu64 " is before its packet's timestamp_begin %" PRIu64,
+					      time, s->pkt_begin);
 		ev->time = time;
 		ev->cpu = s->cpu;
 		ev->tid = s->tid;
@@ -704,9 +820,16 @@ void swtrace_note_damage(struct trawl_swtrace *t, const struct trawl_error *e)
 static enum trawl_status finish_open(struct trawl_swtrace *t, const char *meta, size_t meta_len,
 				     struct trawl_error *err)
 {
-	enum trawl_status st = trawl_swtrace_parse_metadata(meta, meta_len, &t->classes, &t->nclasses, &t->info, err);
+	struct stream_ids ids = { .n = 0 };
+	enum trawl_status st = parse_metadata(meta, meta_len, &t->classes, &t->nclasses, &t->info, &ids, err);
 	if (st)
 		return st;
+	/* no stream block at all: trawl's fixed layout has stream 0 */
+	if (!ids.n && !ids.any)
+		stream_ids_add(&ids, 0);
+	memcpy(t->sids, ids.v, sizeof t->sids);
+	t->nsids = ids.n;
+	t->sids_any = ids.any;
 	if (t->nrings && (st = ring_trace_apply(t)) != TRAWL_OK)
 		return trawl_error_set(err, st, "out of memory recovering buffer files");
 	if (decoders_build(t))
@@ -801,15 +924,107 @@ static enum trawl_status list_dir(const char *dir, struct names *streams, struct
 
 #define RELEASE_STEP ((size_t)8 << 20)
 
+/* The file an error names (cut to fit, as trawl_error_at would). */
+static void error_file(struct trawl_error *e, const char *path)
+{
+	if (!e)
+		return;
+	size_t n = strlen(path);
+	if (n >= sizeof e->file)
+		n = sizeof e->file - 1;
+	memcpy(e->file, path, n);
+	e->file[n] = 0;
+}
+
+/* What a directory entry that is no regular file is, for the message. */
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+	       : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+/* All of fd into a new buffer (it may have grown since fstat: a recorder
+ * still writing). */
+static enum trawl_status read_fd(int fd, size_t hint, const char *path, uint8_t **out, size_t *len,
+				 struct trawl_error *err)
+{
+	size_t cap = hint + 4096, n = 0;
+	uint8_t *buf = malloc(cap);
+	for (;;) {
+		if (!buf)
+			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
+		if (n == cap) {
+			if (cap >= TRAWL_FILE_READ_MAX) {
+				free(buf);
+				trawl_error_set(err, TRAWL_ERR_LIMIT, "'%s' is too large to read whole", path);
+				error_file(err, path);
+				return TRAWL_ERR_LIMIT;
+			}
+			uint8_t *nb = realloc(buf, cap * 2);
+			if (!nb)
+				free(buf);
+			buf = nb;
+			cap *= 2;
+			continue;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			enum trawl_status st = trawl_error_errno(err, e, "cannot read '%s'", path);
+			error_file(err, path);
+			return st;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*out = buf;
+	*len = n;
+	return TRAWL_OK;
+}
+
 /* A stream file of some size is mapped rather than read, and the pages
  * behind the reading position are handed back every 8 MiB (the file
  * stays in the page cache), so memory does not grow with the trace. A
- * small file, or one that cannot be mapped, is read whole. */
-static enum trawl_status stream_load(struct stream *s, const char *path, struct trawl_error *err)
+ * small file, or one that cannot be mapped, is read whole. An entry that
+ * is no regular file (FIFO, device, directory; a symlink is followed) is
+ * not read: *kind says what it is. It is never opened blocking (a FIFO
+ * would wait for a writer), and the type is checked again on the open
+ * descriptor, as the entry may change in between. */
+static enum trawl_status stream_load(struct stream *s, const char *path, const char **kind, struct trawl_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat sb;
-	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size >= RELEASE_STEP) {
+	*kind = NULL;
+	if (stat(path, &sb) == 0) {
+		if (!S_ISREG(sb.st_mode)) {
+			*kind = file_kind(sb.st_mode);
+			return TRAWL_OK;
+		}
+	} else if (errno == ENOENT && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		*kind = "a symlink to nothing";
+		return TRAWL_OK;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		enum trawl_status st = trawl_error_errno(err, errno, "cannot open '%s'", path);
+		error_file(err, path);
+		return st;
+	}
+	if (fstat(fd, &sb) != 0) {
+		enum trawl_status st = trawl_error_errno(err, errno, "cannot read '%s'", path);
+		close(fd);
+		error_file(err, path);
+		return st;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		*kind = file_kind(sb.st_mode);
+		close(fd);
+		return TRAWL_OK;
+	}
+	if ((uint64_t)sb.st_size >= RELEASE_STEP) {
 		void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m != MAP_FAILED) {
 			close(fd);
@@ -820,11 +1035,10 @@ static enum trawl_status stream_load(struct stream *s, const char *path, struct 
 			return TRAWL_OK;
 		}
 	}
-	if (fd >= 0)
-		close(fd);
 	uint8_t *buf = NULL;
 	size_t len = 0;
-	enum trawl_status st = trawl_file_read(path, &buf, &len, err);
+	enum trawl_status st = read_fd(fd, (size_t)sb.st_size, path, &buf, &len, err);
+	close(fd);
 	if (st)
 		return st;
 	s->data = buf;
@@ -875,6 +1089,11 @@ enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir
 		goto out;
 	}
 	snprintf(path, sizeof path, "%s/metadata", dir);
+	/* (a FIFO would block the read) */
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		st = trawl_error_set(err, TRAWL_ERR_FORMAT, "the metadata is %s, not a regular file", file_kind(sb.st_mode));
+		goto out;
+	}
 	st = trawl_file_read(path, &meta, &meta_len, err);
 	if (st || (st = list_dir(dir, &names, &rings, err)) != TRAWL_OK)
 		goto out;
@@ -888,14 +1107,33 @@ enum trawl_status trawl_swtrace_open(struct trawl_swtrace **out, const char *dir
 	t->streams_cap = cap;
 	for (size_t i = 0; i < rings.n && st == TRAWL_OK; i++)
 		st = ring_trace_add(t, dir, rings.v[i], err);
+	/* an entry that is no regular file is damage naming it, the others
+	 * are read; one damage is kept, so its message names the rest */
+	struct trawl_error skip;
+	size_t nskip = 0;
+	trawl_error_clear(&skip);
 	for (size_t i = 0; i < names.n && st == TRAWL_OK; i++) {
 		struct stream *s = &t->streams[t->nstreams];
+		const char *kind;
 		snprintf(path, sizeof path, "%s/%s", dir, names.v[i]);
-		if ((st = stream_load(s, path, err)))
+		if ((st = stream_load(s, path, &kind, err)))
 			break;
+		if (kind) {
+			size_t n = strlen(skip.message);
+			if (!nskip++) {
+				trawl_error_set(&skip, TRAWL_ERR_CORRUPT, "%s, not a stream file: not read", kind);
+				error_file(&skip, path);
+			} else {
+				snprintf(skip.message + n, sizeof skip.message - n, "%s %s (%s)", nskip == 2 ? "; nor" : ",",
+					 names.v[i], kind);
+			}
+			continue;
+		}
 		snprintf(s->name, sizeof s->name, "%s", path);
 		t->nstreams++;
 	}
+	if (nskip)
+		swtrace_note_damage(t, &skip);
 	if (st == TRAWL_OK)
 		st = finish_open(t, (const char *)meta, meta_len, err);
 	if (st == TRAWL_OK && err)
@@ -961,7 +1199,7 @@ __attribute__((always_inline)) static inline int stream_advance_fast(struct traw
 	size_t ci = t->cache[h].idx - 1;
 	uint32_t need = t->cache[h].need;
 	uint64_t time = bytes_rd64(p + 4);
-	if (s->content_end - s->off < need || time < s->ev.time) /* going back: the slow path says so */
+	if (s->content_end - s->off < need || time < s->ev.time || time > s->pkt_end) /* the slow path says why */
 		return 0;
 	s->ev.time = time;
 	s->ev.offset = s->off;
@@ -1061,7 +1299,7 @@ static size_t take_run(struct trawl_swtrace *t, struct stream *s, struct trawl_s
 	for (;;) {
 		const uint8_t *data = s->data;
 		size_t off = s->off, end = s->content_end, rel = s->release_at, ci = s->cls_idx;
-		uint64_t time = s->ev.time, at = s->ev.offset;
+		uint64_t time = s->ev.time, at = s->ev.offset, pend = s->pkt_end;
 		const struct trawl_sw_class *cls = s->ev.cls;
 		const uint32_t cpu = s->ev.cpu, tid = s->ev.tid, sid = s->ev.stream;
 		for (;;) {
@@ -1079,8 +1317,9 @@ static size_t take_run(struct trawl_swtrace *t, struct stream *s, struct trawl_s
 			uint32_t id = bytes_rd32(p);
 			unsigned h = (unsigned)((id * 0x9e3779b1u) >> 24) & (CLASS_CACHE - 1);
 			uint64_t next = bytes_rd64(p + 4);
-			if (!t->cache[h].idx || t->cache[h].id != id || end - off < t->cache[h].need || next < time)
-				break; /* (going back: the slow path says so) */
+			if (!t->cache[h].idx || t->cache[h].id != id || end - off < t->cache[h].need || next < time ||
+			    next > pend)
+				break; /* (going back, out of the packet: the slow path says so) */
 			time = next;
 			at = off;
 			ci = t->cache[h].idx - 1;

@@ -153,7 +153,8 @@ int index_cli_open(struct index_cli *c)
 		/* the same rule as a reading command's: a dropped line is lost */
 		cli_warn(c->to.cmd, "the trace was cut off at its end (a last line without "
 			 "newline, compressed data that stops mid-stream, or bytes after it that "
-			 "are not compressed data) when this index was built: what was cut is left out");
+			 "are not compressed data) when this index was built: a cut effect line is left "
+			 "out, a cut instruction or text line is kept as far as it goes");
 		cli_mark_lossy();
 	}
 	return 0;

@@ -70,8 +70,8 @@ int serve_sw_load(struct serve_sw *s, const char *dir, const char *defs)
 	}
 	const struct trawl_error *d = trawl_swtrace_damage(s->run.t);
 	if (d) {
-		snprintf(s->damage, sizeof s->damage, "%.120s: %.120s", d->file, d->message);
-		cli_error("serve", "%s: the rest of that stream was not read", s->damage);
+		snprintf(s->damage, sizeof s->damage, "%.160s: %.340s", d->file, d->message);
+		cli_error("serve", "%s", s->damage); /* the reader's message says what was not read */
 	}
 	trawl_swtrace_info(s->run.t, &s->run.info);
 	if (spill_seal(&s->ev) || spill_seal(&s->vals) || make_rows(s))

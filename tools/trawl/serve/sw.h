@@ -108,7 +108,7 @@ struct serve_sw {
 	uint16_t *cpus;              /* distinct cpus, sorted */
 	unsigned ncpus;
 	uint32_t row_of[65536];      /* cpu -> row + 1 */
-	char damage[256];            /* the first damage met, "" none */
+	char damage[512];            /* the first damage met, "" none */
 	struct sw_view view;
 	struct trawl_act *names;     /* an engine kept for state names */
 };
