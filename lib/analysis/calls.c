@@ -955,6 +955,10 @@ static void on_exception(struct trawl_calls *c, struct cpu_state *st, const stru
 			 x->name.ptr ? x->name.len : 9);
 	n->call_pc = call_pc;
 	n->call_line = ev->line;
+	/* where it was taken, until its first instruction says where it ran
+	 * (a frame the trace ends in before any has these only) */
+	n->first_line = n->last_line = ev->line;
+	n->first_time = n->last_time = ev->time;
 	n->ret_addr = x->ret_addr;
 	n->sp = sp;
 	c->stats.exceptions++;
