@@ -129,6 +129,11 @@ rc=$(run guard "$_tmp/long.lua" --script-memory 16)
 grep -q "long.lua:5: the script ran more than 10000000 instructions on one event" "$_tmp/guard.err" ||
 	fail "guarded long call: $(cat "$_tmp/guard.err")"
 
-# not a number of MiB: a usage error
+# not a number of MiB, or a bound with no script: usage errors
 expect_exit 2 "$TRAWL" events list "$T" --script "$_tmp/hold.lua" --script-memory 2G
+for o in "--script-memory 8" "--script-limit 5" --unsafe-script; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "$TRAWL" events list "$T" $o
+	grep -q "is for a --script" "$_tmp/err" || fail "$o without --script: $(cat "$_tmp/err")"
+done
 finish

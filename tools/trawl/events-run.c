@@ -23,6 +23,10 @@ int events_run_open(struct events_run *r, trawl_act_sink sink, void *ctx)
 	 * silently be the default million */
 	if (r->max_open_seen && !r->max_open)
 		return cli_usage(r->cmd, "--max-open must be at least 1");
+	/* bounds for a script that is not there would be silently nothing */
+	if (!r->script && (r->script_limit_seen || r->script_memory_seen || r->unsafe_script))
+		return cli_usage(r->cmd, "%s is for a --script", r->unsafe_script ? "--unsafe-script" :
+				 r->script_limit_seen ? "--script-limit" : "--script-memory");
 	int rc = events_open_trace(r->dir, &r->t);
 	if (rc)
 		return rc;
