@@ -46,6 +46,17 @@ static enum trawl_status damage(struct rctx *c, uint64_t off, const char *what)
 	return TRAWL_ERR_CORRUPT;
 }
 
+/* The journal entry at `off` and sub-buffer header `no` (slot idx)
+ * disagree: which one is wrong cannot be told, so both are named. */
+static enum trawl_status disagree(struct rctx *c, uint64_t off, const char *what, uint64_t no, uint32_t idx)
+{
+	trawl_error_set(c->err, TRAWL_ERR_CORRUPT, "ring journal %s sub-buffer %llu (header at offset %llu)", what,
+			(unsigned long long)no,
+			(unsigned long long)(TRAWL_RING_HEAD + (uint64_t)idx * sizeof(struct trawl_ring_sub)));
+	trawl_error_at(c->err, c->name, 0, 0, off);
+	return TRAWL_ERR_CORRUPT;
+}
+
 
 /* The recorder's ticks_to_ns, with the same arithmetic (so the times
  * match what its flusher writes), clamped where a damaged head would
@@ -223,20 +234,68 @@ static enum trawl_status check_head(struct rctx *c)
 	return TRAWL_OK;
 }
 
+#define ENTRY(e) offsetof(struct trawl_ring_head, e)
+#define FIELD(f) offsetof(struct trawl_ring_cursor, f)
+
 /* Which journal entry holds: pending once stream-N is as long as it says,
- * else committed (never written: an empty stream). */
-static enum trawl_status pick_cursor(struct rctx *c, const struct ring_stream *st, struct trawl_ring_cursor *cur)
+ * else committed (never written: an empty stream). *at: the chosen
+ * entry's offset, for naming damage in it.
+ *
+ * What the writer (rec/src/ring.c) allows: pending is cleared (gen 0)
+ * while rewritten, then gets committed.gen + 1; a commit copies it field
+ * by field, gen last. So pending.gen is 0, committed.gen or one more;
+ * when it is one more, committed is the entry before it (or, mid-commit,
+ * a field-wise mix of that and pending), and every count only grows from
+ * one entry to the next. */
+static enum trawl_status pick_cursor(struct rctx *c, const struct ring_stream *st, struct trawl_ring_cursor *cur,
+				     uint64_t *at)
 {
 	const struct trawl_ring_cursor *p = &c->h.pending, *k = &c->h.committed;
-	if (p->gen == k->gen + 1 && st->size >= p->file_size)
+	if (p->gen && p->gen != k->gen && p->gen - 1 != k->gen)
+		return damage(c, ENTRY(pending) + FIELD(gen), "ring journal generations disagree");
+	int next = p->gen && p->gen - 1 == k->gen;
+	if (next && k->gen) {
+		if (k->consumed > p->consumed)
+			return damage(c, ENTRY(committed) + FIELD(consumed), "ring journal goes backwards");
+		if (k->expected > p->expected)
+			return damage(c, ENTRY(committed) + FIELD(expected), "ring journal goes backwards");
+		if (k->gaps > p->gaps)
+			return damage(c, ENTRY(committed) + FIELD(gaps), "ring journal goes backwards");
+		if (k->packet_seq > p->packet_seq)
+			return damage(c, ENTRY(committed) + FIELD(packet_seq), "ring journal goes backwards");
+		if (k->reported > p->reported)
+			return damage(c, ENTRY(committed) + FIELD(reported), "ring journal goes backwards");
+		if (k->file_size > p->file_size)
+			return damage(c, ENTRY(committed) + FIELD(file_size), "ring journal goes backwards");
+	}
+	if (next && st->size >= p->file_size) {
 		*cur = *p;
-	else if (k->gen)
+		*at = ENTRY(pending);
+	} else if (k->gen) {
+		/* no commit under way: committed is whole, pending (if it
+		 * holds) the one packet after it */
+		if (next && (p->packet_seq != k->packet_seq + 1 ||
+			     (p->consumed == k->consumed && p->coff < k->coff)))
+			return damage(c, ENTRY(pending) + FIELD(packet_seq), "ring journal entries disagree");
 		*cur = *k;
-	else
+		*at = ENTRY(committed);
+	} else {
 		memset(cur, 0, sizeof *cur);
+		*at = ENTRY(committed);
+	}
 	if (cur->file_size > st->size)
-		return damage(c, offsetof(struct trawl_ring_head, committed),
-			      "ring journal says the stream file is longer than it is");
+		return damage(c, *at + FIELD(file_size), "ring journal says the stream file is longer than it is");
+	/* counts that cannot be: every entry follows a packet; losses are
+	 * part of the events accounted for; a packet reports losses known
+	 * when it was made (dropped only grows) */
+	if (cur->gen && cur->packet_seq == 0)
+		return damage(c, *at + FIELD(packet_seq), "ring journal counts no packet");
+	if (cur->gaps > cur->expected)
+		return damage(c, *at + FIELD(gaps), "ring journal loses more events than it accounts for");
+	if (cur->reported > cur->gaps && cur->reported - cur->gaps > c->h.dropped)
+		return damage(c, *at + FIELD(reported), "ring journal reports more lost events than there are");
+	if (cur->coff % 16 || cur->coff > c->h.sub_size)
+		return damage(c, *at + FIELD(coff), "ring journal offset is not a record's");
 	return TRAWL_OK;
 }
 
@@ -294,6 +353,11 @@ static enum trawl_status read_sub(struct rctx *c, uint64_t no, uint32_t idx, siz
 	if (from > end)
 		return damage(c, offsetof(struct trawl_ring_head, committed), "ring journal points past its sub-buffer");
 	if (from == 0) {
+		/* events are counted as the producer counts them: a later
+		 * sub-buffer cannot begin before those already accounted for */
+		if (s.ev_begin < c->expected)
+			return damage(c, hoff + offsetof(struct trawl_ring_sub, ev_begin),
+				      "ring sub-buffer begins before events already read");
 		if (s.ev_begin > c->expected)
 			c->gaps += s.ev_begin - c->expected;
 		c->expected = s.ev_begin;
@@ -394,6 +458,97 @@ static uint64_t ticks_bound(const struct rctx *c, const struct ring_now *now)
 	return d >= 1.8e19 ? UINT64_MAX : d <= 0 ? 0 : (uint64_t)d;
 }
 
+/* Events in the first `to` bytes of sub-buffer idx (header s, ready):
+ * -1 when `to` is not where a record starts or a record before it was
+ * never written (the consumer only reads stored records), -2 when the
+ * file is too short to tell. */
+static int64_t events_before(const struct rctx *c, uint32_t idx, const struct trawl_ring_sub *s, uint64_t to)
+{
+	uint64_t base = c->h.data_off + (uint64_t)idx * c->h.sub_size;
+	int64_t n = 0;
+	uint64_t o = 0;
+	while (o < to) {
+		if (base + o + 16 > c->len)
+			return -2;
+		uint64_t t = bytes_rd64(c->buf + base + o), w = bytes_rd64(c->buf + base + o + 8);
+		if (t < s->open_ticks)
+			return -1;
+		unsigned f = (w & TYPED_FLAG) && !TRAWL_RING_IS_CPU(w) ? (unsigned)(w & 0xff) : 0;
+		if (f > MAX_FIELDS)
+			return -1;
+		n += !TRAWL_RING_IS_CPU(w);
+		o += 16 + (uint64_t)(f + (f & 1)) * 8;
+	}
+	return o == to ? n : -1;
+}
+
+/* The journal's position (consumed, coff) and count (expected) against
+ * the sub-buffer headers, which the producer writes on its own: the
+ * consumer never gets ahead of the producer, expected is ev_begin of the
+ * sub-buffer it points into plus the events before coff, and at a
+ * sub-buffer's start it is where the one before ended. Sub-buffers
+ * overwritten since only bound it. Slots are checked (list_slots). */
+static enum trawl_status check_cursor(struct rctx *c, const struct trawl_ring_cursor *cur, uint64_t at)
+{
+	uint32_t nsub = c->h.nsub, top_i = 0;
+	uint64_t top = 0, j = cur->consumed;
+	int any = 0;
+	for (uint32_t i = 0; i < nsub; i++) {
+		struct trawl_ring_sub s = sub_at(c, i);
+		if (s.seq && (!any || (s.seq - 1) / 2 > top)) {
+			top = (s.seq - 1) / 2;
+			top_i = i;
+			any = 1;
+		}
+	}
+	if (!any) {
+		if (j || cur->coff || cur->expected)
+			return damage(c, at + FIELD(consumed), "ring journal counts events its ring never held");
+		return TRAWL_OK;
+	}
+	struct trawl_ring_sub ts = sub_at(c, top_i);
+	int top_closed = ts.seq % 2 == 0;
+	uint64_t pos = at + FIELD(consumed);
+	if (j > top + (uint64_t)top_closed || (j > top && cur->coff))
+		return disagree(c, pos, "is ahead of the writer's last", top, top_i);
+	uint32_t ji = (uint32_t)(j % nsub);
+	struct trawl_ring_sub s = sub_at(c, ji);
+	int here = s.seq && (s.seq - 1) / 2 == j;
+	if (here && s.ready != j) {
+		/* died opening it: the consumer waits for ready */
+		if (cur->coff)
+			return disagree(c, at + FIELD(coff), "points into never written", j, ji);
+	} else if (here) {
+		if (s.seq % 2 == 0 && cur->coff > s.used)
+			return disagree(c, at + FIELD(coff), "points past the end of", j, ji);
+		int64_t n = events_before(c, ji, &s, cur->coff);
+		if (n == -1)
+			return disagree(c, at + FIELD(coff), "offset is not at a record of", j, ji);
+		if (n >= 0 && (cur->coff ? cur->expected != s.ev_begin + (uint64_t)n : cur->expected > s.ev_begin))
+			return disagree(c, pos, "event count disagrees with", j, ji);
+	} else if (s.seq && (s.seq - 1) / 2 > j) {
+		/* overwritten: what it vouches for came before any sub-buffer
+		 * still in the ring */
+		for (uint32_t i = 0; i < nsub; i++) {
+			struct trawl_ring_sub o = sub_at(c, i);
+			if (o.seq && o.ready == (o.seq - 1) / 2 && o.ready > j && cur->expected > o.ev_begin)
+				return disagree(c, pos, "counts more events than were recorded before", o.ready, i);
+		}
+	}
+	/* at a sub-buffer's start, the one before (still there and closed)
+	 * was read to its end: its ev_begin and events make expected */
+	if (!cur->coff && j) {
+		uint32_t pi = (uint32_t)((j - 1) % nsub);
+		struct trawl_ring_sub p = sub_at(c, pi);
+		if (p.seq == 2 * (j - 1) + 2 && p.ready == j - 1 && p.used <= c->h.sub_size) {
+			int64_t n = events_before(c, pi, &p, p.used);
+			if (n >= 0 && cur->expected != p.ev_begin + (uint64_t)n)
+				return disagree(c, pos, "event count disagrees with the end of", j - 1, pi);
+		}
+	}
+	return TRAWL_OK;
+}
+
 /* Rebuilds exactly what stream-N lacks: the journal's cursor says where the
  * stream file ends, then each sub-buffer still in the ring is read oldest
  * first, bounded in time by the next one's open_ticks (or by now, in the same
@@ -414,7 +569,8 @@ enum trawl_status ring_recover(const uint8_t *buf, size_t len, const char *name,
 	out->signal = c.h.signal;
 	out->flushed = (c.h.flags & TRAWL_RING_FLUSHED) != 0;
 	struct trawl_ring_cursor cur;
-	if ((rc = pick_cursor(&c, st, &cur)) != TRAWL_OK)
+	uint64_t cur_at;
+	if ((rc = pick_cursor(&c, st, &cur, &cur_at)) != TRAWL_OK)
 		return rc;
 	out->keep = cur.file_size;
 	out->have_keep = 1;
@@ -428,6 +584,13 @@ enum trawl_status ring_recover(const uint8_t *buf, size_t len, const char *name,
 		return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
 	size_t nv = 0;
 	rc = list_slots(&c, cur.consumed, v, &nv);
+	if (rc == TRAWL_OK && (rc = check_cursor(&c, &cur, cur_at)) != TRAWL_OK) {
+		/* a journal that disagrees with its ring says nothing of
+		 * where stream-N ends: keep it whole, add nothing */
+		out->have_keep = 0;
+		free(v);
+		return rc;
+	}
 	uint64_t hi_now = ticks_bound(&c, now);
 	for (size_t i = 0; rc == TRAWL_OK && i < nv; i++) {
 		size_t from = v[i].no == cur.consumed ? (size_t)cur.coff : 0;
