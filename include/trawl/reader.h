@@ -50,7 +50,9 @@ typedef void (*trawl_warn_fn)(void *ctx, const struct trawl_error *warning);
                                   * 2: real time in ps, one unit per trace;
                                   * 3: text after a Tarmac value, a cut
                                   * variable-width value, a Barrelfish
-                                  * argument that does not fit its field */
+                                  * argument that does not fit its field,
+                                  * per-core state past core 255, bit ranges
+                                  * past a register, accesses ending at 2^64 */
 
 #define TRAWL_WANT_FILTER 1u
 #define TRAWL_WANT_MEMS 2u

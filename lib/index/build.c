@@ -480,7 +480,7 @@ static enum trawl_status do_clobber(struct trawl_index_builder *b, uint64_t addr
 				    struct trawl_error *err)
 {
 	enum trawl_status st;
-	if (size == 0 || size > IDX_MAX_CLOBBER || addr + size < addr)
+	if (size == 0 || size > IDX_MAX_CLOBBER || addr + (size - 1) < addr)
 		return TRAWL_OK;
 	uint8_t h[17];
 	uint64_t dloff = b->dl.pos;
@@ -900,7 +900,9 @@ static enum trawl_status add_event(struct trawl_index_builder *b, const struct t
 		const struct trawl_mem_access *m = &batch->mems[e->first_mem + i];
 		if (m->flags & (TRAWL_MEM_ABORTED | TRAWL_MEM_FETCH) || !m->size)
 			continue;
-		if (m->addr + m->size < m->addr)
+		/* ending at 2^64 is fine (readers refuse past it: this is for
+		 * sources that do not) */
+		if (m->addr + (m->size - 1) < m->addr)
 			return trawl_error_set(err, TRAWL_ERR_FORMAT,
 					       "memory access wraps around the address space");
 		const uint8_t *v = batch->pool + m->value;

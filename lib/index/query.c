@@ -797,7 +797,8 @@ static enum trawl_status q_mem_at(const struct trawl_index *ix, uint64_t ev, uin
 	if (ev >= ix->nev)
 		return trawl_error_set(err, TRAWL_ERR_NOT_FOUND, "no event %llu",
 				       (unsigned long long)ev);
-	if (addr + len < addr)
+	/* the last byte may be 2^64-1 */
+	if (len && addr + (len - 1) < addr)
 		return trawl_error_set(err, TRAWL_ERR_USAGE, "address range wraps around");
 	memset(known, 0, (len + 7) / 8);
 	size_t done = 0;
@@ -1042,7 +1043,7 @@ static enum trawl_status q_written_ranges(const struct trawl_index *ix, uint64_t
 			struct delta d;
 			if ((st = delta_next(ix, &a, b, &d, err)))
 				return st;
-			if ((d.tag != DT_MEM && d.tag != DT_CLOB) || !d.len || d.addr + d.len < d.addr)
+			if ((d.tag != DT_MEM && d.tag != DT_CLOB) || !d.len || d.addr + (d.len - 1) < d.addr)
 				continue;
 			if (*nb + 2 > cap) {
 				cap = cap ? cap * 2 : 256;

@@ -30,7 +30,6 @@ enum trawl_status trawl_tarmac_create(struct trawl_tarmac **out, const char *fil
 	if (!t->file)
 		goto nomem;
 	trawl_reg_names_init(&t->sysregs);
-	memset(t->cpu_iset, 0, sizeof t->cpu_iset);
 	t->fast_unit_ps = 1;
 	*out = t;
 	return TRAWL_OK;
@@ -315,8 +314,7 @@ int tarmac_commit_insn(struct trawl_tarmac *t, const struct tarmac_line *ln,
 	e->u.insn.el = in->el;
 	e->u.insn.mode = in->mode;
 	e->u.insn.disasm = in->disasm;
-	if (ln->cpu < TARMAC_MAX_CPUS)
-		t->cpu_iset[ln->cpu] = in->iset;
+	t->cpu_iset[ln->cpu] = in->iset;
 	return 0;
 }
 

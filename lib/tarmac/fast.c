@@ -218,7 +218,8 @@ TARMAC_INLINE int fast_mem(struct trawl_tarmac *t, const char *p, const char *e,
 	uint64_t addr, pa = 0;
 	uint32_t flags = p[1] == 'R' ? TRAWL_MEM_READ : TRAWL_MEM_WRITE;
 	const char *q = fast_hex(p + 4, e, &n, &addr);
-	if (!n || n > 16 || q >= e)
+	/* an access past 2^64-1 is the general grammar's error */
+	if (!n || n > 16 || q >= e || addr > UINT64_MAX - (size - 1))
 		return 0;
 	if (*q == ':') {
 		q = fast_hex(q + 1, e, &n, &pa);

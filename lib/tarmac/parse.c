@@ -783,7 +783,7 @@ static int emit_reg(struct trawl_tarmac *t, uint32_t reg, unsigned base, const u
 
 unsigned tarmac_reg_state(const struct trawl_tarmac *t, uint16_t cpu)
 {
-	uint8_t is = cpu < TARMAC_MAX_CPUS ? t->cpu_iset[cpu] : 0;
+	uint8_t is = t->cpu_iset[cpu];
 	if (is == TRAWL_ISET_A64)
 		return TRAWL_REG_STATE_A64;
 	if (is == TRAWL_ISET_A32 || is == TRAWL_ISET_T32)
@@ -820,9 +820,11 @@ static int skip_reg_qualifier(struct trawl_tarmac *t, struct tl *l)
 }
 
 /* A bit range ("V0<127:64>") narrows the write to whole bytes inside the
- * register: it moves *base, sets the digits *want and turns zero-extension
- * off (the rest of the register keeps its value). */
-static int parse_reg_range(struct trawl_tarmac *t, struct tl *l, uint32_t width, unsigned *base,
+ * named register: it moves *base, sets the digits *want and turns
+ * zero-extension off (the rest of the register keeps its value). `end` is
+ * the byte after the name's view (W0: 4, not X0's 8), so a range past the
+ * view is refused as one past the storage is. */
+static int parse_reg_range(struct trawl_tarmac *t, struct tl *l, uint32_t end, unsigned *base,
 			   size_t *want, unsigned *zext)
 {
 	const char *at = l->p++;
@@ -844,7 +846,7 @@ static int parse_reg_range(struct trawl_tarmac *t, struct tl *l, uint32_t width,
 	l->p++;
 	if (hi % 8 != 7 || lo % 8 != 0 || lo > hi)
 		return fail(t, l, at, "register bit range must cover whole bytes");
-	if (*base + hi / 8 >= width)
+	if (*base + hi / 8 >= end)
 		return fail(t, l, at, "register bit range is outside the register");
 	*base += lo / 8;
 	*want = 2u * ((hi - lo + 1) / 8);
@@ -1019,7 +1021,8 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	}
 	(void)type;
 	struct tarmac_regcache rc;
-	if ((r = tarmac_reg_lookup(t, name, nn, tarmac_reg_state(t, ln->cpu), &rc)))
+	unsigned state = tarmac_reg_state(t, ln->cpu);
+	if ((r = tarmac_reg_lookup(t, name, nn, state, &rc)))
 		return r;
 	tl_skipsp(l);
 	if ((r = skip_reg_qualifier(t, l)))
@@ -1028,8 +1031,17 @@ static int parse_reg(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 	unsigned base = rc.offset;
 	size_t want = rc.flexible ? 0 : 2u * rc.size;
 	unsigned zext = rc.zext;
-	if (tl_at(l, '<') && (r = parse_reg_range(t, l, width, &base, &want, &zext)))
-		return r;
+	if (tl_at(l, '<')) {
+		/* the view's own end; SP's cache entry has no size (its width
+		 * comes from the value), but WSP and AArch32 r13 are 32-bit */
+		uint32_t end = rc.flexible ? width : rc.offset + rc.size;
+		struct trawl_reg_ref ref;
+		if (rc.reg == TRAWL_REG_SP && trawl_reg_parse(name, nn, (enum trawl_reg_state)state, &ref) &&
+		    ref.size)
+			end = ref.offset + ref.size;
+		if ((r = parse_reg_range(t, l, end, &base, &want, &zext)))
+			return r;
+	}
 
 	/* quick path: one token of exactly the expected hex digits (X, W, R, D ...) */
 	uint64_t v;
@@ -1181,12 +1193,16 @@ static int take_mem_digits(struct trawl_tarmac *t, struct tl *l, uint8_t *nib, s
 		if (nib[i] == TL_NIB_DASH)
 			return fail(t, l, vstart, "expected memory contents in hex");
 	if (*n < want) {
+		/* the second word is read like the first ('x' digits, '_'
+		 * splits) and counted in digits, so "HI LO" takes the same
+		 * values as the unsplit HILO */
 		struct tl k = *l;
 		tl_skipsp(&k);
-		size_t m = tl_wordlen(&k);
-		if (m && *n + m <= want && tl_allhex(k.p, m)) {
+		size_t m = *n;
+		if (!take_token(&k, nib, &m, 64) && m > *n && m <= want &&
+		    !memchr(nib + *n, TL_NIB_DASH, m - *n)) {
 			*l = k;
-			take_token(l, nib, n, 64);
+			*n = m;
 		}
 	}
 	if (*n < want && t->cut_line)
@@ -1264,8 +1280,13 @@ static int parse_mem(struct trawl_tarmac *t, struct tl *l, const struct tarmac_l
 		return commit_text(t, ln, type, tn, l->p, l->e); /* coprocessor transfer */
 	uint64_t addr, paddr = 0;
 	uint32_t flags = (uint32_t)mt.rw | (mt.fetch ? TRAWL_MEM_FETCH : 0);
+	const char *astart = l->p;
 	if ((r = hex_word(t, l, 16, &addr, "a memory address")))
 		return r;
+	/* ending at 2^64 is fine; past it no command could place the bytes */
+	if (addr > UINT64_MAX - (size - 1))
+		return fail(t, l, astart, "memory access wraps around the address space "
+			    "(%u bytes at %llx)", size, (unsigned long long)addr);
 	if (tl_at(l, ':')) {
 		l->p++;
 		if ((r = paddr_word(t, l, &paddr)))
@@ -1316,6 +1337,7 @@ static int parse_ldst(struct trawl_tarmac *t, struct tl *l, int is_store)
 	uint64_t base, paddr = 0;
 	uint8_t b[16], st[16]; /* st: 0 unused 1 known 2 unknown */
 	tl_skipsp(l);
+	const char *astart = l->p;
 	t->ldst_col = (size_t)(l->p - l->s);
 	if ((r = hex_word(t, l, 16, &base, "a load/store address")))
 		return r;
@@ -1375,6 +1397,13 @@ static int parse_ldst(struct trawl_tarmac *t, struct tl *l, int is_store)
 				return fail(t, l, l->p, "physical address cut off by the end of the input");
 		}
 	}
+	/* the highest byte accessed must not pass 2^64-1 (parse_mem's rule) */
+	int top = 15;
+	while (top >= 0 && st[15 - top] == 0)
+		top--;
+	if (top > 0 && base > UINT64_MAX - (uint64_t)top)
+		return fail(t, l, astart, "memory access wraps around the address space "
+			    "(%d bytes at %llx)", top + 1, (unsigned long long)base);
 	uint32_t flags = is_store ? TRAWL_MEM_WRITE : TRAWL_MEM_READ;
 	/* address order: offset a is drawn at position 15 - a */
 	for (int a = 0; a < 16;) {

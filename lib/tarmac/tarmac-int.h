@@ -14,7 +14,10 @@
 #endif
 
 #define TARMAC_MAX_WARNED 64
-#define TARMAC_MAX_CPUS 256
+/* every core a line can name (cpu0..cpu65535, parse_line_prefix) has its
+ * own state: a core past a smaller table would read d/s as A64 views */
+#define TARMAC_MAX_CPUS 65536
+_Static_assert(TARMAC_MAX_CPUS == UINT16_MAX + 1, "cpu_iset is indexed by a uint16_t core");
 #define TARMAC_REGCACHE 512
 #define TARMAC_MAX_BAD_WARNINGS 20
 
@@ -90,7 +93,6 @@ struct trawl_tarmac {
 	uint64_t skip_seq;
 	int prev_ldst;           /* previous line was LD (1) or ST (2) */
 	size_t ldst_col;         /* column of the address on that line */
-	uint8_t cpu_iset[TARMAC_MAX_CPUS];
 
 	struct trawl_reader_stats stats;
 	/* memory writes logged on instructions that cannot store (gem5 logs
@@ -103,6 +105,10 @@ struct trawl_tarmac {
 	/* the last error of parse.c: column (1-based) and message */
 	uint32_t ecol;
 	char emsg[160];
+
+	/* instruction set of each core's last instruction (64 KiB: last, so
+	 * the fields above stay close together) */
+	uint8_t cpu_iset[TARMAC_MAX_CPUS];
 };
 
 /* What the line prefix said. */

@@ -47,7 +47,9 @@ int cmd_mem(int argc, char **argv)
 		return cli_usage("mem", "bad address '%s'", pos[0]);
 	if (npos > 1 && (!cli_parse_u64(pos[1], &len) || len == 0 || len > MAX_LEN))
 		return cli_usage("mem", "bad length '%s' (1 to %u bytes)", pos[1], MAX_LEN);
-	if (addr + len < addr)
+	/* the last byte may be 2^64-1: addr + len itself may be 0 */
+	uint64_t last = addr + (len - 1);
+	if (last < addr)
 		return cli_usage("mem", "the range wraps around the address space");
 	rc = index_cli_open(&c);
 	if (rc)
@@ -89,7 +91,7 @@ int cmd_mem(int argc, char **argv)
 		printf("(%zu byte%s from the program image: the trace records no data accesses)\n",
 		       from_image, from_image == 1 ? "" : "s");
 	/* rows of 16 aligned to 16-byte addresses */
-	for (uint64_t row = addr & ~(uint64_t)15; row < addr + len; row += 16) {
+	for (uint64_t row = addr & ~(uint64_t)15, end = last & ~(uint64_t)15;; row += 16) {
 		printf("%016llx:", (unsigned long long)row);
 		char ascii[17];
 		for (unsigned k = 0; k < 16; k++) {
@@ -97,7 +99,7 @@ int cmd_mem(int argc, char **argv)
 			ascii[k] = ' ';
 			if (k == 8)
 				putchar(' ');
-			if (a < addr || a >= addr + len) {
+			if (a < addr || a > last) {
 				fputs("   ", stdout);
 				continue;
 			}
@@ -112,6 +114,8 @@ int cmd_mem(int argc, char **argv)
 		}
 		ascii[16] = 0;
 		printf("  |%s|\n", ascii);
+		if (row == end)
+			break; /* row + 16 may wrap to 0 */
 	}
 #undef KNOWN
 out:
