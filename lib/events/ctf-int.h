@@ -61,6 +61,21 @@ struct class_dec {
 #define CLASS_CACHE 256
 #define CTF_MAX_SIDS 16
 
+/* The stream ids the stream blocks declare (a block without one is
+ * stream 0, as CTF has it for a trace of one stream class). */
+struct stream_ids {
+	uint32_t v[CTF_MAX_SIDS];
+	size_t n;
+	int any;                     /* more than v holds: take any id */
+	int seen;                    /* the current block named its id */
+};
+void ctf_stream_ids_add(struct stream_ids *ids, uint64_t id);
+/* The metadata's classes (sorted by id), the trace's info and the stream
+ * ids it declares (ctf-metadata.c). */
+enum trawl_status ctf_metadata_parse(const char *text, size_t len, struct trawl_sw_class **classes,
+				     size_t *nclasses, struct trawl_swtrace_info *info, struct stream_ids *ids,
+				     struct trawl_error *err);
+
 struct trawl_swtrace {
 	struct trawl_sw_class *classes;
 	size_t nclasses;
