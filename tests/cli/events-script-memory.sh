@@ -114,7 +114,7 @@ local t = {}
 function keep(e)
   if e.num == 3 then
     local x = 0
-    for i = 1, 30000000 do x = x + i end
+    for i = 1, 100000000 do x = x + i end
     for i = 1, 1000 do t[i] = string.rep("g", 100000) end
   end
   return true
