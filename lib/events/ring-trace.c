@@ -50,9 +50,21 @@ enum trawl_status ring_trace_add(struct trawl_swtrace *t, const char *dir, const
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* never blocked by a FIFO of that name: opened without waiting, and
+	 * anything but a regular file is said and left out */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return trawl_error_errno(err, errno, "cannot open '%s'", path);
+	struct stat sb;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		struct trawl_error e;
+		trawl_error_clear(&e);
+		trawl_error_set(&e, TRAWL_ERR_CORRUPT, "not a regular file, so not a buffer file: not read");
+		trawl_error_at(&e, path, 0, 0, 0);
+		swtrace_note_damage(t, &e);
+		return TRAWL_OK;
+	}
 	/* the recorder holds an exclusive lock while the program lives */
 	if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
 		close(fd);

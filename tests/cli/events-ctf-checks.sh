@@ -147,6 +147,15 @@ grep -qF "entries/stream-8: a symlink to nothing, not a stream file: not read" "
 rm "$d/stream-8"
 expect_exit 0 "$TRAWL" events list "$d"
 [ "$(wc -l <"$_tmp/out")" = 3 ] || fail "symlink: listed $(cat "$_tmp/out")"
+# a FIFO named as a crash buffer: not waited on either, named, left there
+mkfifo "$d/.ring-3" || fail "mkfifo"
+expect_exit 1 timeout 10 "$TRAWL" events list "$d"
+[ "$(wc -l <"$_tmp/out")" = 3 ] || fail "ring fifo: listed $(cat "$_tmp/out")"
+grep -qF "entries/.ring-3:offset 0: not a regular file, so not a buffer file: not read" "$_tmp/err" ||
+	fail "ring fifo: $(cat "$_tmp/err")"
+expect_exit 1 timeout 10 "$TRAWL" events recover "$d"
+[ -p "$d/.ring-3" ] || fail "ring fifo: recover removed it"
+rm "$d/.ring-3"
 # the metadata as a FIFO: refused, not waited on
 rm "$d/metadata" && mkfifo "$d/metadata"
 expect_exit 1 timeout 10 "$TRAWL" events list "$d"
