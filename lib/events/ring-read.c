@@ -229,6 +229,11 @@ static enum trawl_status check_head(struct rctx *c)
 		return damage(c, 12, "bad ring sizes");
 	if (h->data_off < TRAWL_RING_HEAD + (uint64_t)h->nsub * sizeof(struct trawl_ring_sub) || h->data_off > c->len)
 		return damage(c, 24, "bad ring data offset");
+	/* the recorder sizes the file to exactly this (rec/src/ring.c), so a
+	 * longer one means a damaged count or size; a shorter one may be a
+	 * cut copy, whose sub-buffers are read as far as they go */
+	if (c->len > h->data_off + (uint64_t)h->nsub * h->sub_size)
+		return damage(c, 12, "ring file longer than its header's sub-buffers (count, size) make it");
 	if (!isfinite(h->ns_per_tick) || !(h->ns_per_tick > 0) || h->ns_per_tick > 1e9)
 		return damage(c, 48, "bad ring clock");
 	return TRAWL_OK;

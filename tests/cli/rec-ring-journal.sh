@@ -78,6 +78,22 @@ case_ "reported beyond losses" 176 + 5 176
 case_ "pending gen ahead" 192 + 5 192
 case_ "committed gen ahead" 128 + 1 192
 
+# sub-buffers made smaller in the header (sub_size, a u32 at 16, halved):
+# the file is longer than its header makes it, which the recorder never
+# leaves (it sizes the file to data_off + nsub * sub_size)
+rm -rf "$d"; cp -r "$_tmp/orig" "$d"
+python3 - "$d/.ring-0" <<'PY' || fail "cannot damage sub_size"
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+struct.pack_into('<I', b, 16, struct.unpack_from('<I', b, 16)[0] // 2)
+open(p, 'wb').write(b)
+PY
+expect_exit 1 "$TRAWL" events list "$d"
+expect_stderr_has ".ring-0:offset 12: ring file longer than its header's sub-buffers (count, size) make it" "$TRAWL" events list "$d"
+expect_exit 1 "$TRAWL" events recover "$d"
+[ -f "$d/.ring-0.damaged" ] || fail "sub_size halved: recover did not keep the buffer file"
+
 # undamaged, it still reads whole and recovers (the file then goes)
 rm -rf "$d"; cp -r "$_tmp/orig" "$d"
 "$TRAWL" events list "$d" 2>/dev/null | cmp -s - "$_tmp/want" || fail "undamaged: events differ"
