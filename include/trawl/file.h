@@ -20,5 +20,9 @@
  * *data is NULL, *len 0, and err names the file. */
 enum trawl_status trawl_file_read(const char *path, uint8_t **data, size_t *len,
 				  struct trawl_error *err);
+/* The same from a descriptor the caller opened (and closes), named path
+ * in errors: for a caller that checked what the open file is first. */
+enum trawl_status trawl_file_read_fd(int fd, const char *path, uint8_t **data, size_t *len,
+				     struct trawl_error *err);
 
 #endif

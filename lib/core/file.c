@@ -55,6 +55,28 @@ static enum trawl_status read_fd(int fd, const char *path, size_t guess, uint8_t
 	return TRAWL_OK;
 }
 
+enum trawl_status trawl_file_read_fd(int fd, const char *path, uint8_t **data, size_t *len,
+				     struct trawl_error *err)
+{
+	*data = NULL;
+	*len = 0;
+	struct stat sb;
+	if (fstat(fd, &sb) != 0)
+		return trawl_error_errno(err, errno, "cannot stat '%s'", path);
+	if (S_ISDIR(sb.st_mode))
+		return trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is a directory, not a file",
+				       path);
+	size_t guess = 0;
+	if (S_ISREG(sb.st_mode)) {
+		if ((uint64_t)sb.st_size > TRAWL_FILE_READ_MAX)
+			return trawl_error_set(err, TRAWL_ERR_LIMIT,
+					       "'%s' is larger than 2 GiB, the limit for a file read whole",
+					       path);
+		guess = (size_t)sb.st_size + 1; /* +1: end of file seen without a regrow */
+	}
+	return read_fd(fd, path, guess, data, len, err);
+}
+
 enum trawl_status trawl_file_read(const char *path, uint8_t **data, size_t *len,
 				  struct trawl_error *err)
 {
@@ -63,28 +85,7 @@ enum trawl_status trawl_file_read(const char *path, uint8_t **data, size_t *len,
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return trawl_error_errno(err, errno, "cannot open '%s'", path);
-	struct stat sb;
-	if (fstat(fd, &sb) != 0) {
-		int e = errno;
-		close(fd);
-		return trawl_error_errno(err, e, "cannot stat '%s'", path);
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		close(fd);
-		return trawl_error_set(err, TRAWL_ERR_FORMAT, "'%s' is a directory, not a file",
-				       path);
-	}
-	size_t guess = 0;
-	if (S_ISREG(sb.st_mode)) {
-		if ((uint64_t)sb.st_size > TRAWL_FILE_READ_MAX) {
-			close(fd);
-			return trawl_error_set(err, TRAWL_ERR_LIMIT,
-					       "'%s' is larger than 2 GiB, the limit for a file read whole",
-					       path);
-		}
-		guess = (size_t)sb.st_size + 1; /* +1: end of file seen without a regrow */
-	}
-	enum trawl_status st = read_fd(fd, path, guess, data, len, err);
+	enum trawl_status st = trawl_file_read_fd(fd, path, data, len, err);
 	close(fd);
 	return st;
 }

@@ -446,49 +446,6 @@ static const char *file_kind(mode_t m)
 	       : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
 }
 
-/* All of fd into a new buffer (it may have grown since fstat: a recorder
- * still writing). */
-static enum trawl_status read_fd(int fd, size_t hint, const char *path, uint8_t **out, size_t *len,
-				 struct trawl_error *err)
-{
-	size_t cap = hint + 4096, n = 0;
-	uint8_t *buf = malloc(cap);
-	for (;;) {
-		if (!buf)
-			return trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");
-		if (n == cap) {
-			if (cap >= TRAWL_FILE_READ_MAX) {
-				free(buf);
-				trawl_error_set(err, TRAWL_ERR_LIMIT, "'%s' is too large to read whole", path);
-				error_file(err, path);
-				return TRAWL_ERR_LIMIT;
-			}
-			uint8_t *nb = realloc(buf, cap * 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-			cap *= 2;
-			continue;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			free(buf);
-			enum trawl_status st = trawl_error_errno(err, e, "cannot read '%s'", path);
-			error_file(err, path);
-			return st;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*out = buf;
-	*len = n;
-	return TRAWL_OK;
-}
-
 /* A stream file of some size is mapped rather than read, and the pages
  * behind the reading position are handed back every 8 MiB (the file
  * stays in the page cache), so memory does not grow with the trace. A
@@ -540,10 +497,12 @@ static enum trawl_status stream_load(struct stream *s, const char *path, const c
 	}
 	uint8_t *buf = NULL;
 	size_t len = 0;
-	enum trawl_status st = read_fd(fd, (size_t)sb.st_size, path, &buf, &len, err);
+	enum trawl_status st = trawl_file_read_fd(fd, path, &buf, &len, err);
 	close(fd);
-	if (st)
+	if (st) {
+		error_file(err, path);
 		return st;
+	}
 	s->data = buf;
 	s->owned = buf;
 	s->size = len;
