@@ -10,21 +10,13 @@
 # not stopped and a runaway call after it is; an error stops summary's
 # batches where it happened; summary equals --where.
 . "$TRAWL_SRC/tests/cli-lib.sh"
-d="$TRAWL_SRC/tests/data/rec"
-awk 'BEGIN { print "# generated: CORE TIME subsys<<48|event<<32|arg";
-	for (i = 0; i < 1000; i++) printf "%d %d 00000000%08x\n", i % 2, 1000 + 10 * i, i }' >"$_tmp/dump.txt"
-expect_exit 0 "$TRAWL" events import-bf "$_tmp/dump.txt" --defs "$d/act.tdef" -o "$_tmp/tr"
-T="$_tmp/tr"
-if "$TRAWL" events list "$T" --script /dev/null 2>&1 | grep -q "built without Lua"; then
-	skip "trawl built without Lua (liblua5.4-dev)"
-fi
+. "$TRAWL_SRC/tests/script-lib.sh"
 [ "$("$TRAWL" events list "$T" | wc -l)" = 1000 ] || fail "the generated trace does not hold 1000 events"
 
 # the same script with a computed field (nil: not shown), which makes
 # events list call the script for fields too
 with_field() { { cat "$1"; echo 'fields = { none = function(e) return nil end }'; } >"$1.u"; echo "$1.u"; }
 # the nums of the events a run listed (--abs: "TIME cpu C tid 0 net:RX num=N")
-nums() { sed -n 's/.*net:RX num=\([0-9]*\).*/\1/p' "$1" | tr '\n' ' '; }
 
 # an error at num N, keep(num % 3 == 0) before it: exit 1, the kept
 # events before N and nothing after, the error naming N's time and cpu

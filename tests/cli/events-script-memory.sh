@@ -10,17 +10,8 @@
 # call the runaway guard is already counting are bounded too; 0 means no
 # bound, and the default (1024 MiB) lets 100 MB through.
 . "$TRAWL_SRC/tests/cli-lib.sh"
-d="$TRAWL_SRC/tests/data/rec"
-awk 'BEGIN { print "# generated: CORE TIME subsys<<48|event<<32|arg";
-	for (i = 0; i < 1000; i++) printf "%d %d 00000000%08x\n", i % 2, 1000 + 10 * i, i }' >"$_tmp/dump.txt"
-expect_exit 0 "$TRAWL" events import-bf "$_tmp/dump.txt" --defs "$d/act.tdef" -o "$_tmp/tr"
-T="$_tmp/tr"
-if "$TRAWL" events list "$T" --script /dev/null 2>&1 | grep -q "built without Lua"; then
-	skip "trawl built without Lua (liblua5.4-dev)"
-fi
+. "$TRAWL_SRC/tests/script-lib.sh"
 
-# the nums listed, as one line
-nums() { sed -n 's/.*net:RX num=\([0-9]*\).*/\1/p' "$1" | tr '\n' ' '; }
 # 0 .. n-1, as nums prints them
 upto() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "%d ", i }'; }
 # run a script over the trace: $1 name, $2 script, then options

@@ -9,15 +9,7 @@
 # the memory bound is looked at after a call whose last allocation was
 # in C (a tail call into C), at that event, not the next.
 . "$TRAWL_SRC/tests/cli-lib.sh"
-d="$TRAWL_SRC/tests/data/rec"
-awk 'BEGIN { print "# generated: CORE TIME subsys<<48|event<<32|arg";
-	for (i = 0; i < 1000; i++) printf "%d %d 00000000%08x\n", i % 2, 1000 + 10 * i, i }' >"$_tmp/dump.txt"
-expect_exit 0 "$TRAWL" events import-bf "$_tmp/dump.txt" --defs "$d/act.tdef" -o "$_tmp/tr"
-T="$_tmp/tr"
-if "$TRAWL" events list "$T" --script /dev/null 2>&1 | grep -q "built without Lua"; then
-	skip "trawl built without Lua (liblua5.4-dev)"
-fi
-nums() { sed -n 's/.*net:RX num=\([0-9]*\).*/\1/p' "$1" | tr '\n' ' '; }
+. "$TRAWL_SRC/tests/script-lib.sh"
 
 # case NAME WANT_NUMS MESSAGE [options]: the script is $_tmp/NAME.lua; it
 # must end (timeout 60) with exit 1, listing WANT_NUMS, saying MESSAGE
