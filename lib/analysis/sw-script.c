@@ -184,6 +184,22 @@ static void arm(void *ctx, uint64_t seq)
 	pthread_kill((pthread_t)atomic_load(&s->caller), ARM_SIGNAL);
 }
 
+/* The main thread's hook changes with the watchdog's signal held off, so
+ * its handler's lua_sethook cannot fall between a read of the hook and
+ * the write that follows, and be undone. */
+static void arm_signal_hold(sigset_t *old)
+{
+	sigset_t block;
+	sigemptyset(&block);
+	sigaddset(&block, ARM_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &block, old);
+}
+
+static void arm_signal_release(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 /* Make the script's stop final (see stopped): the main thread's hook at
  * every instruction from now on. */
 static void stop_set(struct trawl_script *s, const char *msg)
@@ -191,12 +207,10 @@ static void stop_set(struct trawl_script *s, const char *msg)
 	if (!s->stopped)
 		snprintf(s->stop_msg, sizeof s->stop_msg, "%s", msg);
 	s->stopped = 1;
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, ARM_SIGNAL);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	sigset_t old;
+	arm_signal_hold(&old);
 	lua_sethook(s->L, hook, LUA_MASKCOUNT, 1);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	arm_signal_release(&old);
 }
 
 /* Raise the stop (in a hook or a C function the script called). */
@@ -220,38 +234,33 @@ static void stop(lua_State *L, lua_Debug *ar, struct trawl_script *s)
 }
 
 /* Past the memory bound (alloc): the count hook at the next instruction,
- * so the look (memory_check) names the line that allocated. The
- * watchdog's signal is held off meanwhile, so its handler's lua_sethook
- * cannot fall between the two calls and be undone; one that comes after
- * is the guard's and takes over (the look is then at its next count). */
+ * so the look (memory_check) names the line that allocated. A guard
+ * signal that comes after takes over (the look is then at its next
+ * count). */
 static void memory_hook(struct trawl_script *s)
 {
 	if (s->mem_step && lua_gethookmask(s->L) == LUA_MASKCOUNT && lua_gethookcount(s->L) == 1)
 		return; /* set already (a call's start may have turned it off since) */
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, ARM_SIGNAL);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	sigset_t old;
+	arm_signal_hold(&old);
 	if (!s->mem_step)
 		s->mem_step = lua_gethookmask(s->L) & LUA_MASKCOUNT ? 2 : 1;
 	lua_sethook(s->L, hook, LUA_MASKCOUNT, 1);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	arm_signal_release(&old);
 }
 
 /* After that count: the guard's hook as it was (its step restarted, so
  * the call may run up to one step more before it is stopped), or none. */
 static void memory_unhook(struct trawl_script *s, int step)
 {
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, ARM_SIGNAL);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	sigset_t old;
+	arm_signal_hold(&old);
 	uint64_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
 	if (step == 2)
 		lua_sethook(s->L, hook, LUA_MASKCOUNT, s->count_seq == seq ? s->count : s->arm_count);
 	else
 		lua_sethook(s->L, NULL, 0, 0);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	arm_signal_release(&old);
 }
 
 /* In the hook, past the memory bound: collect; still past it, stop the
