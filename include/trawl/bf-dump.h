@@ -46,6 +46,9 @@ int trawl_bf_arg_value(int type, uint32_t arg, uint64_t *v);
 /* Place err at the raw word (third column) of line `line` of the dump:
  * file, line, column, byte offset, and the line as its excerpt. */
 void trawl_bf_error_at_word(struct trawl_error *err, const char *text, size_t len, const char *file, uint64_t line);
+/* The damage a parse's stats hold: a last line cut short (stats->cut_line
+ * set), said at that line. */
+void trawl_bf_error_cut(struct trawl_error *err, const char *file, const struct trawl_bf_stats *stats);
 
 /* ---- Bfscope framing ----
  * What a Bfscope server (Barrelfish's trace service, TCP port 6666) sends

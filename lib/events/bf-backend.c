@@ -244,9 +244,7 @@ static enum trawl_status bf_open(void **state, struct trawl_input *in, const str
 		}
 	}
 	if (st == TRAWL_OK && !r->damage.status && bs.cut_line) {
-		trawl_error_set(&r->damage, TRAWL_ERR_FORMAT,
-				"the dump ends inside its last line (no newline after it: cut short?), which is not read");
-		trawl_error_at(&r->damage, name, bs.cut_line, 1, bs.cut_offset);
+		trawl_bf_error_cut(&r->damage, name, &bs);
 	}
 	if (r->nomem)
 		st = trawl_error_set(err, TRAWL_ERR_NOMEM, "out of memory");

@@ -239,3 +239,10 @@ void trawl_bf_error_at_word(struct trawl_error *e, const char *text, size_t len,
 	trawl_error_at(e, file, line, (uint32_t)(s - ls + 1), (uint64_t)(s - text));
 	trawl_error_excerpt(e, ls, (size_t)(le - ls));
 }
+
+void trawl_bf_error_cut(struct trawl_error *err, const char *file, const struct trawl_bf_stats *stats)
+{
+	trawl_error_set(err, TRAWL_ERR_FORMAT,
+			"the dump ends inside its last line (no newline after it: cut short?), which is not read");
+	trawl_error_at(err, file, stats->cut_line, 1, stats->cut_offset);
+}

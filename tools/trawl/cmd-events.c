@@ -517,9 +517,7 @@ int events_bf_write(const char *text, size_t len, const char *name, const char *
 		goto out;
 	}
 	if (ps == TRAWL_OK && bs.cut_line) {
-		trawl_error_set(&damage, TRAWL_ERR_FORMAT,
-				"the dump ends inside its last line (no newline after it: cut short?), which is not read");
-		trawl_error_at(&damage, name, bs.cut_line, 1, bs.cut_offset);
+		trawl_bf_error_cut(&damage, name, &bs);
 	}
 	for (size_t i = 0; defs && i < defs->nsubsys; i++)
 		for (size_t j = 0; j < defs->subsys[i].nevents; j++) {
